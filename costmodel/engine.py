@@ -1,0 +1,194 @@
+"""The Monte Carlo orchestrator: sample inputs, evaluate the equations, summarise.
+
+Each uncertain input is sampled once per draw and held for the whole horizon. Draws are evaluated
+in chunks so that (draws x months) arrays stay a few tens of MB whatever the sample count; the
+chunking does not change any number. Results are summarised as mean, P10, P50 and P90 (linear
+interpolation between order statistics); "never" outcomes rank as +inf and a percentile that
+lands on one is reported as ``None``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .cashflows import BuyFlows, RentFlows, buy_flows, rent_flows, throughput
+from .inputs import ModelInputs
+from .outcomes import breakeven_utilisation, cumulative_costs, payback_months
+from .sampling import induce_rank_correlation, percentiles
+
+__all__ = ["Simulation", "simulate", "summarise", "CUMULATIVE_DRAWS"]
+
+_CHUNK_ELEMENTS = 2_000_000
+#: Draws used for the cumulative-cost-by-month summary (the first ones; the chart needs no more).
+CUMULATIVE_DRAWS = 20_000
+_QUANTILES = {"p10": 0.10, "p50": 0.50, "p90": 0.90}
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """Per-draw outcomes. Shapes: S draws, U utilisation levels, H months.
+
+    buy_tco, rent_tco [USD] (S, U); payback [month] (S, U), inf = never; breakeven [-] (S,),
+    inf = never; own_throughput [reference GPU-hours/hour] (S,); cum_buy, cum_rent [USD]
+    (min(S, CUMULATIVE_DRAWS), H + 1) at ``report_utilisation``.
+    """
+
+    inputs: ModelInputs
+    draws: dict[str, np.ndarray]
+    buy_tco: np.ndarray
+    rent_tco: np.ndarray
+    payback: np.ndarray
+    breakeven: np.ndarray
+    own_throughput: np.ndarray
+    report_utilisation: float
+    cum_buy: np.ndarray
+    cum_rent: np.ndarray
+
+
+def _draw(inputs: ModelInputs) -> dict[str, np.ndarray]:
+    dists = inputs.distributions()
+    uncertain = sorted(name for name, d in dists.items() if not d.is_fixed)
+    q = percentiles(uncertain, inputs.samples, inputs.seed, inputs.method)
+    q = induce_rank_correlation(q, inputs.correlations, inputs.seed)
+    return {
+        name: dist.ppf(q[name]) if name in q else dist.ppf(np.empty(inputs.samples))
+        for name, dist in dists.items()
+    }
+
+
+def _flows(inputs: ModelInputs, x: dict[str, np.ndarray]) -> tuple[BuyFlows, RentFlows, np.ndarray]:
+    buy, rent = inputs.buy, inputs.rent
+    bx = {k[4:]: v for k, v in x.items() if k.startswith("buy.")}
+    rx = {k[5:]: v for k, v in x.items() if k.startswith("rent.")}
+    t_own = throughput(
+        buy.gpu_count, bx["relative_throughput"], bx["scaling_efficiency"], bx["thermal_derate"]
+    )
+    t_inst = throughput(rent.gpu_count, rx["relative_throughput"], rx["scaling_efficiency"])
+    common = {
+        "horizon": inputs.horizon_months,
+        "discount_rate": inputs.discount_rate,
+        "tax_rate": inputs.tax_rate,
+    }
+    bf = buy_flows(
+        bx,
+        gpu_count=buy.gpu_count,
+        powered_when_idle=buy.powered_when_idle,
+        depreciation=buy.depreciation,
+        depreciation_years=buy.depreciation_years,
+        **common,
+    )
+    rf = rent_flows(
+        rx,
+        pricing=rent.pricing,
+        own_throughput=t_own,
+        instance_throughput=t_inst,
+        committed_instances=rent.committed_instances,
+        **common,
+    )
+    return bf, rf, t_own
+
+
+def _report_level(inputs: ModelInputs) -> float:
+    if inputs.report_utilisation is not None:
+        return inputs.report_utilisation
+    grid = np.asarray(inputs.utilisation)
+    return float(grid[np.argmin(np.abs(grid - 0.5))])
+
+
+def simulate(inputs: ModelInputs) -> Simulation:
+    """Sample every input and evaluate every draw at every utilisation level."""
+    x = _draw(inputs)
+    s, grid = inputs.samples, inputs.utilisation
+    buy_tco, rent_tco, payback = (np.empty((s, len(grid))) for _ in range(3))
+    breakeven, t_own = np.empty(s), np.empty(s)
+    chunk = max(1, _CHUNK_ELEMENTS // inputs.horizon_months)
+    for start in range(0, s, chunk):
+        rows = slice(start, min(s, start + chunk))
+        bf, rf, t_own[rows] = _flows(inputs, {k: v[rows] for k, v in x.items()})
+        breakeven[rows] = breakeven_utilisation(bf, rf)
+        for j, u in enumerate(grid):
+            buy_tco[rows, j] = bf.tco(u)
+            rent_tco[rows, j] = rf.tco(u)
+            payback[rows, j] = payback_months(bf, rf, u)
+    level = _report_level(inputs)
+    head = slice(0, min(s, CUMULATIVE_DRAWS))
+    bf, rf, _ = _flows(inputs, {k: v[head] for k, v in x.items()})
+    cum_buy, cum_rent = cumulative_costs(bf, rf, level)
+    return Simulation(
+        inputs=inputs,
+        draws=x,
+        buy_tco=buy_tco,
+        rent_tco=rent_tco,
+        payback=payback,
+        breakeven=breakeven,
+        own_throughput=t_own,
+        report_utilisation=level,
+        cum_buy=cum_buy,
+        cum_rent=cum_rent,
+    )
+
+
+def _quantile(values: np.ndarray, q: float) -> np.ndarray:
+    """Linear-interpolation quantile along axis 0 that yields NaN where it touches +inf."""
+    ordered = np.sort(values, axis=0)
+    pos = q * (ordered.shape[0] - 1)
+    lo, frac = int(np.floor(pos)), pos - np.floor(pos)
+    low = ordered[lo]
+    if frac == 0.0:
+        return np.where(np.isfinite(low), low, np.nan)
+    high = ordered[min(lo + 1, ordered.shape[0] - 1)]
+    with np.errstate(invalid="ignore"):
+        out = low + frac * (high - low)
+    return np.where(np.isfinite(out), out, np.nan)
+
+
+def _json(a: np.ndarray | float) -> list | float | None:
+    """NaN/inf to None; numpy to plain Python floats."""
+    if np.ndim(a) == 0:
+        v = float(a)
+        return v if np.isfinite(v) else None
+    return [_json(v) for v in a]
+
+
+def _bands(values: np.ndarray, mean: bool = True) -> dict:
+    out = {"mean": _json(values.mean(axis=0))} if mean else {}
+    out.update({k: _json(_quantile(values, q)) for k, q in _QUANTILES.items()})
+    return out
+
+
+def summarise(sim: Simulation) -> dict:
+    """The numeric fields of the result contract (DESIGN section 5) as plain JSON-able values."""
+    inputs = sim.inputs
+    grid = np.asarray(inputs.utilisation)
+    finite = np.isfinite(sim.breakeven)
+    breakeven = {
+        "mean": float(sim.breakeven[finite].mean()) if finite.any() else None,
+        **{k: _json(_quantile(sim.breakeven, q)) for k, q in _QUANTILES.items()},
+        "prob_always": float(np.mean(sim.breakeven == 0.0)),
+        "prob_never": float(np.mean(~finite)),
+    }
+    payback = {k: _json(_quantile(sim.payback, q)) for k, q in _QUANTILES.items()}
+    payback["prob_never"] = _json(np.mean(~np.isfinite(sim.payback), axis=0))
+    hours = grid[None, :] * 730.0 * inputs.horizon_months * sim.own_throughput[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_hour = {
+            side: _bands(np.where(hours > 0, tco / hours, np.nan), mean=False)
+            for side, tco in (("buy", sim.buy_tco), ("rent", sim.rent_tco))
+        }
+    return {
+        "utilisation": [float(u) for u in grid],
+        "buy_tco": _bands(sim.buy_tco),
+        "rent_tco": _bands(sim.rent_tco),
+        "prob_buy_cheaper": _json(np.mean(sim.buy_tco < sim.rent_tco, axis=0)),
+        "breakeven_utilisation": breakeven,
+        "payback_months": payback,
+        "cost_per_reference_gpu_hour": per_hour,
+        "cumulative_cost": {
+            "utilisation": sim.report_utilisation,
+            "months": list(range(inputs.horizon_months + 1)),
+            "buy": _bands(sim.cum_buy, mean=False),
+            "rent": _bands(sim.cum_rent, mean=False),
+        },
+    }

@@ -1,0 +1,121 @@
+"""Seeds, samplers and rank correlation.
+
+One seed entry point (:func:`stream`) returns a ``numpy.random.Generator`` for an input *name*:
+the child ``SeedSequence`` is keyed by a hash of the name, not by the input's position, so adding
+or removing one uncertain input leaves every other input's draws unchanged (for the ``random`` and
+``lhs`` methods; ``sobol`` draws all dimensions from one sequence in name order).
+
+Samplers return percentiles strictly inside (0, 1); distributions map them through ``ppf``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+from scipy.stats import qmc
+
+__all__ = ["METHODS", "SamplingError", "stream", "percentiles", "induce_rank_correlation"]
+
+METHODS = ("random", "lhs", "sobol")
+
+_EPS = 2.0**-53
+
+
+class SamplingError(ValueError):
+    """A sampling request that cannot be met (unknown method, impossible correlations)."""
+
+
+def _name_key(name: str) -> tuple[int, ...]:
+    digest = hashlib.sha256(name.encode("utf-8")).digest()
+    return tuple(int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4))
+
+
+def stream(seed: int, name: str) -> np.random.Generator:
+    """The random generator of input ``name`` under ``seed`` (stable across runs and versions)."""
+    return np.random.Generator(
+        np.random.PCG64(np.random.SeedSequence(seed, spawn_key=_name_key(name)))
+    )
+
+
+def _open_unit(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` uniform draws strictly inside (0, 1): 53-bit integers offset by half a step."""
+    return (rng.integers(0, 2**53, size=n, dtype=np.int64) + 0.5) * _EPS
+
+
+def percentiles(names: Sequence[str], n: int, seed: int, method: str) -> dict[str, np.ndarray]:
+    """Percentiles in (0, 1) of shape ``(n,)`` for each input name.
+
+    ``random``: independent uniforms per name. ``lhs``: Latin hypercube, one stratum of width
+    1/n per draw and per input, strata paired by an independent random permutation per name
+    (the construction of ``scipy.stats.qmc.LatinHypercube``, kept per name so that draws are
+    name-keyed). ``sobol``: scrambled Sobol' points (``scipy.stats.qmc.Sobol``), one dimension
+    per name in sorted order; balance is best when ``n`` is a power of two.
+    """
+    if method not in METHODS:
+        raise SamplingError(f"unknown sampling method {method!r}; valid: {', '.join(METHODS)}")
+    if n < 1:
+        raise SamplingError(f"samples must be at least 1, got {n}")
+    if method == "random":
+        return {name: _open_unit(stream(seed, name), n) for name in names}
+    if method == "lhs":
+        out = {}
+        for name in names:
+            rng = stream(seed, name)
+            out[name] = (rng.permutation(n) + _open_unit(rng, n)) / n
+        return out
+    ordered = sorted(names)
+    if not ordered:
+        return {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # balance warning for n not a power of 2
+        points = qmc.Sobol(len(ordered), scramble=True, rng=stream(seed, "__sobol__")).random(n)
+    points = np.clip(points, _EPS, 1.0 - _EPS)
+    return {name: points[:, i] for i, name in enumerate(ordered)}
+
+
+def induce_rank_correlation(
+    draws: dict[str, np.ndarray],
+    pairs: Sequence[tuple[str, str, float]],
+    seed: int,
+) -> dict[str, np.ndarray]:
+    """Reorder draws so that named pairs get the target Spearman rank correlations.
+
+    Iman & Conover (1982): van der Waerden scores, randomly permuted per column, are
+    decorrelated with the Cholesky factor of their own correlation and recorrelated with
+    the target's; each input's draws are then rearranged to the ranks of its score column.
+    Marginals are untouched (values are only permuted). Inputs not named in ``pairs`` are
+    returned as they were. Raises :class:`SamplingError` for a target matrix that is not
+    positive definite.
+    """
+    if not pairs:
+        return dict(draws)
+    names = sorted({p[0] for p in pairs} | {p[1] for p in pairs})
+    index = {name: i for i, name in enumerate(names)}
+    target = np.eye(len(names))
+    for a, b, rho in pairs:
+        target[index[a], index[b]] = target[index[b], index[a]] = rho
+    try:
+        p_target = np.linalg.cholesky(target)
+    except np.linalg.LinAlgError:
+        raise SamplingError(
+            "the correlations are inconsistent (the correlation matrix is not positive definite)"
+        ) from None
+    n = len(next(iter(draws.values())))
+    base = stats.norm.ppf(np.arange(1, n + 1) / (n + 1))
+    rng = stream(seed, "__iman_conover__")
+    scores = np.column_stack([rng.permutation(base) for _ in names])
+    current = np.corrcoef(scores, rowvar=False) if n > 2 else np.eye(len(names))
+    try:
+        q_current = np.linalg.cholesky(np.atleast_2d(current))
+    except np.linalg.LinAlgError:
+        raise SamplingError("too few samples to induce rank correlations") from None
+    adjusted = scores @ np.linalg.inv(q_current).T @ p_target.T
+    out = dict(draws)
+    for name in names:
+        ranks = np.argsort(np.argsort(adjusted[:, index[name]], kind="stable"), kind="stable")
+        out[name] = np.sort(draws[name], kind="stable")[ranks]
+    return out

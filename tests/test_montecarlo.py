@@ -1,0 +1,237 @@
+"""Monte Carlo properties: closed-form cases, seeds, stream independence, LHS marginals."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from costmodel import simulate, summarise
+from costmodel.distributions import (
+    Discrete,
+    Fixed,
+    LogNormal,
+    Normal,
+    Pert,
+    Triangular,
+    Uniform,
+)
+from costmodel.engine import _draw
+from costmodel.sampling import induce_rank_correlation, percentiles
+from tests.helpers import buy, model, rent
+
+
+def _uncertain_model(method="lhs", samples=4000, seed=7, **extra):
+    b = buy(
+        4,
+        gpu_price_usd=Pert(900, 1000, 1300),
+        platform_price_usd=3000,
+        gpu_power_w=250,
+        gpu_idle_w=20,
+        platform_power_w=300,
+        electricity_usd_per_kwh=Uniform(0.08, 0.3),
+        pue=Triangular(1.0, 1.2, 1.6),
+        resale_annual_decay=Normal(0.25, 0.05, 0.05, 0.6),
+        **extra,
+    )
+    r = rent(
+        4,
+        price_usd_per_hour=12.24,
+        price_annual_change=Discrete((-0.2, 0.0), (0.3, 0.7)),
+        relative_throughput=1.4,
+    )
+    return model(
+        b,
+        r,
+        horizon_months=36,
+        discount_rate=0.08,
+        samples=samples,
+        seed=seed,
+        method=method,
+        utilisation=(0.1, 0.5, 1.0),
+    )
+
+
+def test_all_fixed_percentiles_coincide_and_equal_the_equations():
+    one = summarise(
+        simulate(
+            model(
+                buy(2, platform_price_usd=5000, admin_usd_per_month=30),
+                rent(price_usd_per_hour=1.5),
+                samples=1,
+            )
+        )
+    )
+    many = summarise(
+        simulate(
+            model(
+                buy(2, platform_price_usd=5000, admin_usd_per_month=30),
+                rent(price_usd_per_hour=1.5),
+                samples=257,
+                method="lhs",
+            )
+        )
+    )
+    for side in ("buy_tco", "rent_tco"):
+        for k in ("mean", "p10", "p50", "p90"):
+            assert many[side][k] == pytest.approx(one[side]["p50"], rel=1e-12)
+    be = many["breakeven_utilisation"]
+    assert be["p10"] == be["p50"] == be["p90"] == pytest.approx(one["breakeven_utilisation"]["p50"])
+
+
+@pytest.mark.parametrize("method", ["random", "lhs", "sobol"])
+def test_same_seed_same_numbers_different_seed_different_draws(method):
+    a = summarise(simulate(_uncertain_model(method, samples=512)))
+    b = summarise(simulate(_uncertain_model(method, samples=512)))
+    c = summarise(simulate(_uncertain_model(method, samples=512, seed=8)))
+    assert a == b
+    assert a["buy_tco"]["p50"] != c["buy_tco"]["p50"]
+
+
+@pytest.mark.parametrize("method", ["random", "lhs"])
+def test_adding_an_uncertain_input_leaves_other_draws_unchanged(method):
+    base = _draw(_uncertain_model(method))
+    more = _draw(_uncertain_model(method, admin_usd_per_month=Uniform(10, 200)))
+    assert not np.all(more["buy.admin_usd_per_month"] == more["buy.admin_usd_per_month"][0])
+    for name, values in base.items():
+        if name != "buy.admin_usd_per_month":
+            np.testing.assert_array_equal(values, more[name], err_msg=name)
+
+
+def test_lhs_strata_hold_one_draw_each():
+    q = percentiles(["a", "b"], 1000, seed=3, method="lhs")
+    for values in q.values():
+        assert np.all((values > 0) & (values < 1))
+        np.testing.assert_array_equal(np.sort(np.floor(values * 1000)), np.arange(1000))
+
+
+@pytest.mark.parametrize(
+    "dist, cdf",
+    [
+        (Uniform(2, 5), stats.uniform(2, 3).cdf),
+        (Triangular(1, 1.2, 1.6), stats.triang(1 / 3, loc=1, scale=0.6).cdf),
+        (Pert(900, 1000, 1300), stats.beta(1 + 4 * 100 / 400, 1 + 4 * 300 / 400, 900, 400).cdf),
+        (Normal(0.25, 0.05, 0.05, 0.6), stats.truncnorm(-4, 7, 0.25, 0.05).cdf),
+        (
+            LogNormal(median=0.12, p90=0.2),
+            stats.lognorm(np.log(0.2 / 0.12) / stats.norm.ppf(0.9), scale=0.12).cdf,
+        ),
+    ],
+)
+def test_lhs_marginals_pass_ks(dist, cdf):
+    q = percentiles(["x"], 5000, seed=11, method="lhs")["x"]
+    assert stats.kstest(dist.ppf(q), cdf).pvalue > 0.05
+
+
+def test_distribution_parameters():
+    assert LogNormal(median=2.0, p90=3.0).ppf(np.array([0.5, 0.9])) == pytest.approx([2.0, 3.0])
+    ln = LogNormal(mean=10.0, sd=4.0)
+    mean = stats.lognorm(ln.sigma, scale=np.exp(ln.mu)).mean()
+    assert mean == pytest.approx(10.0)
+    # beta-PERT mean = (low + 4*mode + high)/6 = (900 + 4000 + 1300)/6 = 1033.33
+    q = (np.arange(200_000) + 0.5) / 200_000
+    assert Pert(900, 1000, 1300).ppf(q).mean() == pytest.approx(6200 / 6, rel=1e-4)
+    d = Discrete((-0.2, 0.0), (0.3, 0.7)).ppf(np.array([0.1, 0.29, 0.31, 0.9]))
+    assert list(d) == [-0.2, -0.2, 0.0, 0.0]
+
+
+def test_one_monotone_input_quantiles_map_through():
+    # TCO_buy increases with the electricity price and nothing else is uncertain, so the
+    # P10/P50/P90 of TCO are the TCO evaluated at the P10/P50/P90 of the sampled prices.
+    b = buy(
+        4,
+        platform_price_usd=3000,
+        gpu_power_w=250,
+        gpu_idle_w=20,
+        platform_power_w=300,
+        electricity_usd_per_kwh=LogNormal(median=0.12, p90=0.2),
+    )
+    m = model(
+        b,
+        rent(price_usd_per_hour=3.0),
+        horizon_months=36,
+        discount_rate=0.05,
+        samples=2001,
+        method="random",
+        utilisation=(0.6,),
+    )
+    sim = simulate(m)
+    prices = sim.draws["buy.electricity_usd_per_kwh"]
+    for q in (0.1, 0.5, 0.9):
+        at = dataclasses.replace(
+            m,
+            samples=1,
+            buy=dataclasses.replace(
+                b, electricity_usd_per_kwh=Fixed(float(np.quantile(prices, q)))
+            ),
+        )
+        assert np.quantile(sim.buy_tco[:, 0], q) == pytest.approx(
+            simulate(at).buy_tco[0, 0], rel=1e-9
+        )
+
+
+def test_rank_correlation_is_induced_without_touching_marginals():
+    q = percentiles(["a", "b", "c"], 5000, seed=5, method="lhs")
+    out = induce_rank_correlation(q, [("a", "b", 0.6), ("b", "c", -0.3)], seed=5)
+    assert stats.spearmanr(out["a"], out["b"]).statistic == pytest.approx(0.6, abs=0.03)
+    assert stats.spearmanr(out["b"], out["c"]).statistic == pytest.approx(-0.3, abs=0.03)
+    for k in q:
+        np.testing.assert_array_equal(np.sort(out[k]), np.sort(q[k]))
+
+
+def test_chunking_does_not_change_numbers(monkeypatch):
+    whole = simulate(_uncertain_model(samples=300))
+    monkeypatch.setattr("costmodel.engine._CHUNK_ELEMENTS", 36 * 7)  # 7 draws per chunk
+    chunked = simulate(_uncertain_model(samples=300))
+    np.testing.assert_array_equal(whole.buy_tco, chunked.buy_tco)
+    np.testing.assert_array_equal(whole.payback, chunked.payback)
+    np.testing.assert_array_equal(whole.breakeven, chunked.breakeven)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    e_low=st.floats(0.01, 0.5),
+    e_extra=st.floats(0.0, 0.5),
+    price=st.floats(0.1, 40.0),
+    capex=st.floats(0.0, 200_000.0),
+    tau=st.floats(0.0, 0.5),
+)
+def test_outcomes_stay_in_their_ranges(e_low, e_extra, price, capex, tau):
+    b = buy(
+        4,
+        platform_price_usd=capex,
+        gpu_power_w=300,
+        gpu_idle_w=30,
+        electricity_usd_per_kwh=Uniform(e_low, e_low + e_extra),
+    )
+    m = model(
+        b,
+        rent(price_usd_per_hour=price),
+        horizon_months=24,
+        tax_rate=tau,
+        samples=64,
+        utilisation=(0.0, 0.3, 1.0),
+    )
+    sim = simulate(m)
+    be = sim.breakeven
+    assert np.all((be >= 0) & (be <= 1) | np.isinf(be))
+    assert np.all((sim.payback >= 0) & (sim.payback <= 24) | np.isinf(sim.payback))
+    # buying more hours never makes the owned side cheaper; renting more hours costs more
+    assert np.all(np.diff(sim.buy_tco, axis=1) >= -1e-6)
+    assert np.all(np.diff(sim.rent_tco, axis=1) >= -1e-6)
+    # at the break-even utilisation the two sides cost the same
+    finite = np.isfinite(be) & (be > 0)
+    if finite.any():
+        i = int(np.argmax(finite))
+        one = dataclasses.replace(
+            m,
+            samples=1,
+            utilisation=(float(be[i]),),
+            buy=dataclasses.replace(
+                b, electricity_usd_per_kwh=Fixed(float(sim.draws["buy.electricity_usd_per_kwh"][i]))
+            ),
+        )
+        s1 = simulate(one)
+        assert s1.buy_tco[0, 0] == pytest.approx(s1.rent_tco[0, 0], rel=1e-9, abs=1e-6)
