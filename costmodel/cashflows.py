@@ -14,6 +14,7 @@ Sign rule: costs are positive; resale and tax shields reduce cost. Units: USD, m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -43,8 +44,11 @@ def discount_factors(rate: float, horizon: int) -> np.ndarray:
 
 def growth_factors(annual_change: np.ndarray, horizon: int) -> np.ndarray:
     """``(1 + g)^((m - 1)/12)`` for m = 1..horizon, shape ``(S, horizon)``; g [1/year]."""
-    m = np.arange(1, horizon + 1)
-    return (1.0 + np.asarray(annual_change))[:, None] ** ((m - 1) / 12.0)
+    g = np.asarray(annual_change, dtype=float)
+    years = (np.arange(1, horizon + 1) - 1) / 12.0
+    if g.size and np.all(g == g[0]):  # a fixed input: one row serves every draw
+        return np.broadcast_to((1.0 + g[0]) ** years, (g.size, horizon))
+    return (1.0 + g)[:, None] ** years
 
 
 def depreciation_schedule(method: str, years: int, horizon: int) -> np.ndarray:
@@ -85,9 +89,22 @@ class BuyFlows:
     per_u: np.ndarray
     salvage: np.ndarray
 
-    def tco(self, u: float) -> np.ndarray:
-        """``TCO_buy(u)`` [USD] present value, shape (S,)."""
-        return self.capex + self.fixed.sum(axis=1) + u * self.per_u.sum(axis=1) - self.salvage
+    @cached_property
+    def tco_at_zero(self) -> np.ndarray:
+        """``TCO_buy(0)`` [USD], shape (S,)."""
+        return self.capex + self.fixed.sum(axis=1) - self.salvage
+
+    @cached_property
+    def tco_per_u(self) -> np.ndarray:
+        """``dTCO_buy/du`` [USD], shape (S,)."""
+        return self.per_u.sum(axis=1)
+
+    def tco(self, u: np.ndarray | float) -> np.ndarray:
+        """``TCO_buy(u)`` [USD] present value: shape (S,) for a scalar u, (S, U) for a grid."""
+        u = np.asarray(u, dtype=float)
+        return self.tco_at_zero.reshape((-1,) + (1,) * u.ndim) + np.multiply.outer(
+            self.tco_per_u, u
+        )
 
 
 @dataclass(frozen=True)
@@ -102,9 +119,22 @@ class RentFlows:
     slope: np.ndarray
     kink: np.ndarray
 
-    def tco(self, u: float) -> np.ndarray:
-        """``TCO_rent(u)`` [USD] present value, shape (S,)."""
-        return self.base.sum(axis=1) + np.maximum(0.0, u - self.kink) * self.slope.sum(axis=1)
+    @cached_property
+    def tco_at_zero(self) -> np.ndarray:
+        """``TCO_rent(u)`` for u below the kink [USD], shape (S,)."""
+        return self.base.sum(axis=1)
+
+    @cached_property
+    def tco_slope(self) -> np.ndarray:
+        """``dTCO_rent/du`` above the kink [USD], shape (S,)."""
+        return self.slope.sum(axis=1)
+
+    def tco(self, u: np.ndarray | float) -> np.ndarray:
+        """``TCO_rent(u)`` [USD] present value: shape (S,) for a scalar u, (S, U) for a grid."""
+        u = np.asarray(u, dtype=float)
+        shape = (-1,) + (1,) * u.ndim
+        above = np.maximum(0.0, u - self.kink.reshape(shape))
+        return self.tco_at_zero.reshape(shape) + self.tco_slope.reshape(shape) * above
 
 
 def buy_flows(

@@ -15,7 +15,7 @@ import numpy as np
 
 from .cashflows import BuyFlows, RentFlows, buy_flows, rent_flows, throughput
 from .inputs import ModelInputs
-from .outcomes import breakeven_utilisation, cumulative_costs, payback_months
+from .outcomes import Cumulative, breakeven_utilisation
 from .sampling import induce_rank_correlation, percentiles
 
 __all__ = ["Simulation", "simulate", "summarise", "CUMULATIVE_DRAWS"]
@@ -108,14 +108,16 @@ def simulate(inputs: ModelInputs) -> Simulation:
         rows = slice(start, min(s, start + chunk))
         bf, rf, t_own[rows] = _flows(inputs, {k: v[rows] for k, v in x.items()})
         breakeven[rows] = breakeven_utilisation(bf, rf)
+        buy_tco[rows] = bf.tco(np.asarray(grid))
+        rent_tco[rows] = rf.tco(np.asarray(grid))
+        cumulative = Cumulative(bf, rf)
         for j, u in enumerate(grid):
-            buy_tco[rows, j] = bf.tco(u)
-            rent_tco[rows, j] = rf.tco(u)
-            payback[rows, j] = payback_months(bf, rf, u)
+            payback[rows, j] = cumulative.payback(u)
     level = _report_level(inputs)
     head = slice(0, min(s, CUMULATIVE_DRAWS))
-    bf, rf, _ = _flows(inputs, {k: v[head] for k, v in x.items()})
-    cum_buy, cum_rent = cumulative_costs(bf, rf, level)
+    cum_buy, cum_rent = Cumulative(*_flows(inputs, {k: v[head] for k, v in x.items()})[:2]).costs(
+        level
+    )
     return Simulation(
         inputs=inputs,
         draws=x,
@@ -130,18 +132,32 @@ def simulate(inputs: ModelInputs) -> Simulation:
     )
 
 
-def _quantile(values: np.ndarray, q: float) -> np.ndarray:
-    """Linear-interpolation quantile along axis 0 that yields NaN where it touches +inf."""
-    ordered = np.sort(values, axis=0)
-    pos = q * (ordered.shape[0] - 1)
-    lo, frac = int(np.floor(pos)), pos - np.floor(pos)
-    low = ordered[lo]
-    if frac == 0.0:
-        return np.where(np.isfinite(low), low, np.nan)
-    high = ordered[min(lo + 1, ordered.shape[0] - 1)]
-    with np.errstate(invalid="ignore"):
-        out = low + frac * (high - low)
-    return np.where(np.isfinite(out), out, np.nan)
+def _quantiles(values: np.ndarray) -> dict[str, np.ndarray]:
+    """P10/P50/P90 along axis 0 by linear interpolation between order statistics.
+
+    One partial sort serves all three. A percentile that touches +inf (or NaN) is NaN.
+    """
+    n = values.shape[0]
+    pos = {k: q * (n - 1) for k, q in _QUANTILES.items()}
+    kth = sorted(
+        {i for p in pos.values() for i in (int(np.floor(p)), min(int(np.floor(p)) + 1, n - 1))}
+    )
+    # partition along the contiguous axis: draws last
+    ordered = np.moveaxis(
+        np.partition(np.ascontiguousarray(np.moveaxis(values, 0, -1)), kth), -1, 0
+    )
+    out = {}
+    for k, p in pos.items():
+        lo, frac = int(np.floor(p)), p - np.floor(p)
+        low = ordered[lo]
+        if frac == 0.0:
+            out[k] = np.where(np.isfinite(low), low, np.nan)
+            continue
+        high = ordered[min(lo + 1, n - 1)]
+        with np.errstate(invalid="ignore"):
+            v = low + frac * (high - low)
+        out[k] = np.where(np.isfinite(v), v, np.nan)
+    return out
 
 
 def _json(a: np.ndarray | float) -> list | float | None:
@@ -154,7 +170,7 @@ def _json(a: np.ndarray | float) -> list | float | None:
 
 def _bands(values: np.ndarray, mean: bool = True) -> dict:
     out = {"mean": _json(values.mean(axis=0))} if mean else {}
-    out.update({k: _json(_quantile(values, q)) for k, q in _QUANTILES.items()})
+    out.update({k: _json(v) for k, v in _quantiles(values).items()})
     return out
 
 
@@ -165,11 +181,11 @@ def summarise(sim: Simulation) -> dict:
     finite = np.isfinite(sim.breakeven)
     breakeven = {
         "mean": float(sim.breakeven[finite].mean()) if finite.any() else None,
-        **{k: _json(_quantile(sim.breakeven, q)) for k, q in _QUANTILES.items()},
+        **{k: _json(v) for k, v in _quantiles(sim.breakeven).items()},
         "prob_always": float(np.mean(sim.breakeven == 0.0)),
         "prob_never": float(np.mean(~finite)),
     }
-    payback = {k: _json(_quantile(sim.payback, q)) for k, q in _QUANTILES.items()}
+    payback = {k: _json(v) for k, v in _quantiles(sim.payback).items()}
     payback["prob_never"] = _json(np.mean(~np.isfinite(sim.payback), axis=0))
     hours = grid[None, :] * 730.0 * inputs.horizon_months * sim.own_throughput[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):

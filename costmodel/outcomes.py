@@ -10,7 +10,7 @@ import numpy as np
 
 from .cashflows import BuyFlows, RentFlows
 
-__all__ = ["breakeven_utilisation", "cumulative_costs", "payback_months"]
+__all__ = ["breakeven_utilisation", "Cumulative"]
 
 
 def breakeven_utilisation(buy: BuyFlows, rent: RentFlows) -> np.ndarray:
@@ -20,9 +20,8 @@ def breakeven_utilisation(buy: BuyFlows, rent: RentFlows) -> np.ndarray:
     fills a reservation), so the difference is piecewise linear on [0, k] and [k, 1] and its first
     zero is found exactly by linear interpolation on the first segment whose end is <= 0.
     """
-    b0 = buy.capex + buy.fixed.sum(axis=1) - buy.salvage
-    b1 = buy.per_u.sum(axis=1)
-    r0, s = rent.base.sum(axis=1), rent.slope.sum(axis=1)
+    b0, b1 = buy.tco_at_zero, buy.tco_per_u
+    r0, s = rent.tco_at_zero, rent.tco_slope
     k = np.clip(rent.kink, 0.0, 1.0)
     d0 = b0 - r0
     dk = b0 + b1 * k - r0
@@ -33,34 +32,46 @@ def breakeven_utilisation(buy: BuyFlows, rent: RentFlows) -> np.ndarray:
     return np.where(d0 <= 0, 0.0, np.where(dk <= 0, first, np.where(d1 <= 0, second, np.inf)))
 
 
-def cumulative_costs(buy: BuyFlows, rent: RentFlows, u: float) -> tuple[np.ndarray, np.ndarray]:
-    """Cumulative discounted after-tax cost of each side at months 0..H, shapes (S, H + 1).
+class Cumulative:
+    """Cumulative discounted after-tax cost of each side by month, for any utilisation.
 
-    Buy starts at C0 at month 0; resale is not counted. Rent starts at 0.
+    The four running sums (buy fixed and per-u, rent base and slope) are computed once, so each
+    utilisation level costs a few (S, H) array operations.
     """
-    monthly_buy = buy.fixed + u * buy.per_u
-    monthly_rent = rent.base + np.maximum(0.0, u - rent.kink)[:, None] * rent.slope
-    cum_buy = np.concatenate([np.zeros((monthly_buy.shape[0], 1)), monthly_buy], axis=1)
-    cum_rent = np.concatenate([np.zeros((monthly_rent.shape[0], 1)), monthly_rent], axis=1)
-    cum_buy = np.cumsum(cum_buy, axis=1) + buy.capex[:, None]
-    return cum_buy, np.cumsum(cum_rent, axis=1)
 
+    def __init__(self, buy: BuyFlows, rent: RentFlows) -> None:
+        self.capex = buy.capex
+        self.kink = rent.kink
+        self._gap = buy.capex[:, None] + np.cumsum(buy.fixed, axis=1)  # buy at u = 0, m = 1..H
+        self._buy_u = np.cumsum(buy.per_u, axis=1)
+        self._rent = np.cumsum(rent.base, axis=1)
+        self._rent_u = np.cumsum(rent.slope, axis=1)
 
-def payback_months(buy: BuyFlows, rent: RentFlows, u: float) -> np.ndarray:
-    """Fractional month at which cumulative buy cost first meets cumulative rent cost, (S,).
+    def costs(self, u: float) -> tuple[np.ndarray, np.ndarray]:
+        """(buy, rent) cumulative costs [USD] at months 0..H, shapes (S, H + 1).
 
-    f(t) = C0 + sum_{m<=t}[opex_m(1-tau) - tau*D_m]d_m - sum_{m<=t} rent_m(1-tau)d_m; the first
-    month m with f(m) <= 0 gives t = (m - 1) + f(m-1)/(f(m-1) - f(m)), linear inside the month.
-    ``inf`` when f stays positive through the horizon; 0 when f(0) = C0 <= 0.
-    """
-    cum_buy, cum_rent = cumulative_costs(buy, rent, u)
-    f = cum_buy - cum_rent
-    met = f <= 0.0
-    first = np.argmax(met, axis=1)
-    rows = np.arange(f.shape[0])
-    prev = f[rows, np.maximum(first - 1, 0)]
-    here = f[rows, first]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (first - 1) + prev / (prev - here)
-    t = np.where(first == 0, 0.0, t)
-    return np.where(met.any(axis=1), t, np.inf)
+        Buy starts at C0 at month 0 and counts no resale; rent starts at 0.
+        """
+        above = np.maximum(0.0, u - self.kink)[:, None]
+        buy = np.concatenate([self.capex[:, None], self._gap + u * self._buy_u], axis=1)
+        rent = self._rent + above * self._rent_u
+        return buy, np.concatenate([np.zeros((rent.shape[0], 1)), rent], axis=1)
+
+    def payback(self, u: float) -> np.ndarray:
+        """Fractional month at which cumulative buy cost first meets cumulative rent cost, (S,).
+
+        f(t) = C0 + sum_{m<=t}[opex_m(1-tau) - tau*D_m]d_m - sum_{m<=t} rent_m(1-tau)d_m; the
+        first month m with f(m) <= 0 gives t = (m - 1) + f(m-1)/(f(m-1) - f(m)), linear inside
+        the month. ``inf`` when f stays positive through the horizon; 0 when f(0) = C0 <= 0.
+        """
+        above = np.maximum(0.0, u - self.kink)[:, None]
+        f = self._gap + u * self._buy_u - self._rent - above * self._rent_u  # months 1..H
+        met = f <= 0.0
+        month = np.argmax(met, axis=1)  # index m-1 of the first month with f(m) <= 0
+        rows = np.arange(f.shape[0])
+        here = f[rows, month]
+        prev = np.where(month == 0, self.capex, f[rows, np.maximum(month - 1, 0)])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = month + prev / (prev - here)
+        t = np.where(self.capex <= 0.0, 0.0, t)
+        return np.where(met.any(axis=1) | (self.capex <= 0.0), t, np.inf)
