@@ -1,0 +1,29 @@
+"""Dated, versioned catalogs for the rent-versus-buy GPU cost model.
+
+The catalogs (GPUs, cloud instances with price history, platform tiers, multi-GPU scaling) are
+CSV/JSON package data in ``pricing/data``; ``data/NOTES.md`` explains conventions and sources and
+``data/CHANGES.md`` the history. Units: [USD], [USD/h] per instance, [W], [GB], [TFLOPS]/[TOPS];
+throughput figures are relative to the reference GPU ``v100-sxm2-16gb`` [-].
+
+>>> from pricing import load_catalog, relative_throughput
+>>> cat = load_catalog()
+>>> round(relative_throughput(cat.gpu("t4"), cat.reference, "int8"), 2)
+1.04
+"""
+
+from .catalog import Catalog, load_catalog
+from .errors import CatalogError, UnknownIdError
+from .models import GPU, Instance, PlatformTier, PriceRecord
+from .throughput import relative_throughput
+
+__all__ = [
+    "GPU",
+    "Catalog",
+    "CatalogError",
+    "Instance",
+    "PlatformTier",
+    "PriceRecord",
+    "UnknownIdError",
+    "load_catalog",
+    "relative_throughput",
+]

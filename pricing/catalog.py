@@ -1,0 +1,615 @@
+"""Load, validate and query the dated catalogs shipped as package data in ``pricing/data``.
+
+``load_catalog()`` reads the shipped files once (cached). ``read_catalog(data_dir)`` reads any
+directory with the same layout, uncached; tests use it to feed deliberately broken files through
+the same validators. Every problem raises :class:`CatalogError` naming file, row id, column and
+problem; unknown ids raise :class:`UnknownIdError` listing the closest valid ids.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import difflib
+import functools
+import json
+import math
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, TypeVar
+
+from .errors import CatalogError, UnknownIdError
+from .models import GPU, INTERCONNECTS, PRECISIONS, Instance, PlatformTier, PriceRecord
+
+__all__ = ["Catalog", "ScalingPoint", "load_catalog", "read_catalog"]
+
+_T = TypeVar("_T")
+
+_META_FILE = "catalog.json"
+_ROLES = ("gpus", "instances", "price_history", "platforms", "scaling")
+_COLUMNS: dict[str, tuple[str, ...]] = {
+    "gpus": (
+        "id",
+        "name",
+        "family",
+        "arch",
+        "year",
+        "fp32_tflops",
+        "fp16_tflops",
+        "int8_tops",
+        "memory_gb",
+        "bandwidth_gbs",
+        "tdp_w",
+        "idle_w",
+        "idle_w_estimated",
+        "price_usd",
+        "price_estimated",
+        "cooling",
+        "measured_fp32",
+        "measured_fp16",
+        "measured_source",
+        "estimated_fields",
+        "source",
+        "note",
+    ),
+    "instances": (
+        "id",
+        "provider",
+        "name",
+        "gpu",
+        "gpu_count",
+        "vcpus",
+        "ram_gib",
+        "region",
+        "as_of",
+        "on_demand_usd_per_hour",
+        "reserved_1y_usd_per_hour",
+        "reserved_3y_usd_per_hour",
+        "spot_usd_per_hour",
+        "interconnect",
+        "estimated_fields",
+        "source",
+        "note",
+    ),
+    "price_history": ("id", "pricing", "usd_per_hour", "valid_from", "valid_to", "source", "note"),
+    "platforms": (
+        "gpu_count",
+        "name",
+        "cpu",
+        "dram_gb",
+        "psu_w",
+        "chassis",
+        "storage",
+        "network",
+        "interconnect",
+        "price_usd",
+        "power_w",
+        "estimated_fields",
+        "source",
+        "note",
+    ),
+    "scaling": ("interconnect", "gpu_count", "efficiency", "estimated", "source", "note"),
+}
+_VERSION = re.compile(r"^\d{4}\.\d{2}\.\d{2}$")
+_REFERENCE_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class ScalingPoint:
+    """Multi-GPU scaling efficiency for an interconnect and GPU count.
+
+    Attributes:
+        interconnect: ``"nvlink" | "pcie-x16" | "pcie-x8" | "pcie-x4"``.
+        gpu_count: GPUs [-]. efficiency: throughput of N GPUs / (N x one GPU) [-], in (0, 1].
+        estimated: True when not measured. source, note: citation and derivation.
+    """
+
+    interconnect: str
+    gpu_count: int
+    efficiency: float
+    estimated: bool
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Catalog:
+    """One dated, versioned set of catalogs.
+
+    Attributes:
+        version: catalog version, ``"YYYY.MM.DD"``. as_of: ISO date the data describe.
+        reference_gpu: id of the GPU that measured throughput is relative to.
+        gpus, instances: id -> record (read-only mappings, ids lowercase).
+        tiers: platform tiers, ascending GPU count.
+        scaling: (interconnect, gpu_count) -> :class:`ScalingPoint`.
+        bridge_factors: precision -> factor from the V100 32GB to the V100 16GB baseline [-].
+        files: role -> file name, as listed in ``catalog.json``.
+    """
+
+    version: str
+    as_of: str
+    reference_gpu: str
+    gpus: Mapping[str, GPU]
+    instances: Mapping[str, Instance]
+    tiers: tuple[PlatformTier, ...]
+    scaling: Mapping[tuple[str, int], ScalingPoint]
+    bridge_factors: Mapping[str, float]
+    files: Mapping[str, str]
+
+    @property
+    def reference(self) -> GPU:
+        """The reference GPU record (unit of normalised work)."""
+        return self.gpus[self.reference_gpu]
+
+    @property
+    def price_history(self) -> tuple[PriceRecord, ...]:
+        """Every superseded price, grouped by instance."""
+        return tuple(rec for inst in self.instances.values() for rec in inst.history)
+
+    def gpu(self, gpu_id: str) -> GPU:
+        """GPU by id (case-insensitive). Raises :class:`UnknownIdError` listing close ids."""
+        return _lookup(self.gpus, gpu_id, "gpu")
+
+    def instance(self, instance_id: str) -> Instance:
+        """Instance by ``provider/name`` id (case-insensitive), e.g. ``"aws/p3.8xlarge"``."""
+        return _lookup(self.instances, instance_id, "instance")
+
+    def platform_tier(self, gpu_count: int) -> PlatformTier:
+        """Smallest platform tier holding ``gpu_count`` GPUs (3 GPUs -> the 4-GPU tier).
+
+        Raises:
+            CatalogError: ``gpu_count`` is not a positive integer or exceeds the largest tier.
+        """
+        _require_count(gpu_count)
+        for tier in self.tiers:
+            if tier.gpu_count >= gpu_count:
+                return tier
+        largest = self.tiers[-1].gpu_count
+        raise CatalogError(
+            f"no platform tier holds {gpu_count} GPUs; the largest tier holds {largest} "
+            f"(tiers: {', '.join(str(t.gpu_count) for t in self.tiers)}); "
+            "give buy.platform_price_usd and buy.platform_power_w explicitly"
+        )
+
+    def scaling_efficiency(self, interconnect: str, gpu_count: int) -> float:
+        """Multi-GPU scaling efficiency [-] for ``gpu_count`` GPUs on ``interconnect``.
+
+        1.0 for one GPU. Counts between table points (e.g. 3) interpolate linearly in
+        log2(count); counts above the largest table point raise :class:`CatalogError`.
+        """
+        _require_count(gpu_count)
+        key = str(interconnect).strip().casefold()
+        points = sorted(
+            (p.gpu_count, p.efficiency) for (ic, _), p in self.scaling.items() if ic == key
+        )
+        if not points:
+            valid = sorted({ic for ic, _ in self.scaling})
+            raise UnknownIdError("interconnect", str(interconnect), _closest(key, valid), valid)
+        if gpu_count == 1:
+            return 1.0
+        for (n0, e0), (n1, e1) in zip(points, points[1:], strict=False):
+            if n0 <= gpu_count <= n1:
+                if gpu_count == n1:
+                    return e1
+                t = (math.log2(gpu_count) - math.log2(n0)) / (math.log2(n1) - math.log2(n0))
+                return e0 + t * (e1 - e0)
+        raise CatalogError(
+            f"no scaling data for {gpu_count} GPUs on {key}; the table stops at "
+            f"{points[-1][0]} GPUs; give scaling_efficiency explicitly"
+        )
+
+
+def _require_count(gpu_count: int) -> None:
+    if isinstance(gpu_count, bool) or not isinstance(gpu_count, int) or gpu_count < 1:
+        raise CatalogError(f"gpu_count must be a positive integer, got {gpu_count!r}")
+
+
+def _closest(key: str, valid: list[str] | tuple[str, ...], n: int = 3) -> list[str]:
+    """Closest valid ids, best first: difflib matches within 0.1 of the best score, else
+    ids containing ``key`` (so ``"h100"`` suggests every H100)."""
+    matches = difflib.get_close_matches(key, valid, n=n, cutoff=0.6)
+    if matches:
+        best = difflib.SequenceMatcher(None, key, matches[0]).ratio()
+        return [m for m in matches if difflib.SequenceMatcher(None, key, m).ratio() >= best - 0.1]
+    return [v for v in sorted(valid) if key and key in v][:n]
+
+
+def _lookup(table: Mapping[str, _T], raw_id: str, kind: str) -> _T:
+    key = str(raw_id).strip().casefold()
+    try:
+        return table[key]
+    except KeyError:
+        valid = sorted(table)
+        raise UnknownIdError(kind, str(raw_id), _closest(key, valid), valid) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+
+
+class _Row:
+    """One CSV row with typed, located accessors."""
+
+    def __init__(self, file: str, row_id: str, values: dict[str, str]) -> None:
+        self.file = file
+        self.row_id = row_id
+        self.values = values
+
+    def error(self, column: str | None, problem: str) -> CatalogError:
+        return CatalogError(problem, file=self.file, row_id=self.row_id, column=column)
+
+    def text(self, column: str, *, required: bool = True) -> str:
+        value = self.values[column]
+        if required and not value:
+            raise self.error(column, "is required")
+        return value
+
+    def number(self, column: str, *, required: bool = True) -> float | None:
+        value = self.values[column]
+        if not value:
+            if required:
+                raise self.error(column, "is required")
+            return None
+        try:
+            number = float(value)
+        except ValueError:
+            raise self.error(column, f"{value!r} is not a number") from None
+        if not math.isfinite(number):
+            raise self.error(column, f"{value!r} is not finite")
+        return number
+
+    def integer(self, column: str, *, required: bool = True) -> int | None:
+        value = self.values[column]
+        if not value:
+            if required:
+                raise self.error(column, "is required")
+            return None
+        if not re.fullmatch(r"[+-]?\d+", value):
+            raise self.error(column, f"{value!r} is not an integer")
+        return int(value)
+
+    def flag(self, column: str) -> bool:
+        value = self.values[column].lower()
+        if value not in ("true", "false"):
+            raise self.error(column, f"{self.values[column]!r} is not true or false")
+        return value == "true"
+
+    def names(self, column: str) -> tuple[str, ...]:
+        return tuple(v.strip() for v in self.values[column].split(";") if v.strip())
+
+    def build(self, factory: Callable[..., _T], **kwargs: Any) -> _T:
+        try:
+            return factory(**kwargs)
+        except CatalogError as exc:
+            raise exc.located(file=self.file, row_id=self.row_id) from None
+
+
+def _read_rows(
+    data_dir: Traversable, file: str, columns: tuple[str, ...], row_id: Callable[[dict], str]
+) -> list[_Row]:
+    try:
+        fh = data_dir.joinpath(file).open("r", encoding="utf-8", newline="")
+    except (FileNotFoundError, NotADirectoryError):
+        raise CatalogError("file not found", file=file) from None
+    with fh:
+        reader = csv.DictReader(fh)
+        header = list(reader.fieldnames or [])
+        if len(set(header)) != len(header):
+            raise CatalogError("duplicate column names in the header", file=file)
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise CatalogError(f"missing column(s): {', '.join(missing)}", file=file)
+        extra = [c for c in header if c not in columns]
+        if extra:
+            raise CatalogError(f"unexpected column(s): {', '.join(extra)}", file=file)
+        rows = []
+        for lineno, rec in enumerate(reader, start=2):
+            if None in rec or any(v is None for v in rec.values()):
+                raise CatalogError(
+                    f"line {lineno} has {len(rec.get(None) or [])} extra or missing fields",
+                    file=file,
+                )
+            values = {k: v.strip() for k, v in rec.items()}
+            if not any(values.values()):
+                continue  # blank line
+            rid = row_id(values) or f"line {lineno}"
+            rows.append(_Row(file, rid, values))
+    return rows
+
+
+def _read_meta(data_dir: Traversable) -> dict[str, Any]:
+    try:
+        text = data_dir.joinpath(_META_FILE).read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        raise CatalogError("file not found", file=_META_FILE) from None
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CatalogError(f"invalid JSON: {exc}", file=_META_FILE) from None
+
+    def bad(key: str, problem: str) -> CatalogError:
+        return CatalogError(problem, file=_META_FILE, column=key)
+
+    if not isinstance(meta, dict):
+        raise CatalogError("expected a JSON object", file=_META_FILE)
+    version, as_of = meta.get("version"), meta.get("as_of")
+    if not isinstance(version, str) or not _VERSION.match(version):
+        raise bad("version", f"{version!r} is not 'YYYY.MM.DD'")
+    try:
+        dt.date.fromisoformat(str(as_of))
+    except ValueError:
+        raise bad("as_of", f"{as_of!r} is not an ISO date") from None
+    if version.replace(".", "-") != as_of:
+        raise bad("version", f"version {version!r} does not match as_of {as_of!r}")
+    if not isinstance(meta.get("reference_gpu"), str) or not meta["reference_gpu"]:
+        raise bad("reference_gpu", "is required")
+    files = meta.get("files")
+    if not isinstance(files, dict) or any(
+        not isinstance(files.get(role), str) or not files[role] for role in _ROLES
+    ):
+        raise bad("files", f"must map each of {', '.join(_ROLES)} to a file name")
+    bridges = (meta.get("throughput") or {}).get("bridge_factor")
+    if not isinstance(bridges, dict) or not bridges:
+        raise bad("throughput", "throughput.bridge_factor must map precisions to factors")
+    for precision, factor in bridges.items():
+        if precision not in PRECISIONS or not isinstance(factor, int | float) or factor <= 0:
+            raise bad("throughput", f"bad bridge factor {precision!r}: {factor!r}")
+    return meta
+
+
+def _unique(table: dict, key: Any, row: _Row, column: str) -> None:
+    if key in table:
+        raise row.error(column, f"duplicate id {key!r}")
+
+
+def _read_gpus(data_dir: Traversable, file: str) -> dict[str, GPU]:
+    gpus: dict[str, GPU] = {}
+    for row in _read_rows(data_dir, file, _COLUMNS["gpus"], lambda v: v["id"]):
+        measured = {}
+        for precision in ("fp32", "fp16"):
+            value = row.number(f"measured_{precision}", required=False)
+            if value is not None:
+                measured[precision] = value
+        gpu = row.build(
+            GPU,
+            id=row.text("id"),
+            name=row.text("name"),
+            family=row.text("family"),
+            arch=row.text("arch"),
+            year=row.integer("year", required=False),
+            fp32_tflops=row.number("fp32_tflops", required=False),
+            fp16_tflops=row.number("fp16_tflops", required=False),
+            int8_tops=row.number("int8_tops", required=False),
+            memory_gb=row.number("memory_gb"),
+            bandwidth_gbs=row.number("bandwidth_gbs", required=False),
+            tdp_w=row.number("tdp_w"),
+            idle_w=row.number("idle_w"),
+            idle_w_estimated=row.flag("idle_w_estimated"),
+            price_usd=row.number("price_usd", required=False),
+            price_estimated=row.flag("price_estimated"),
+            cooling=row.text("cooling"),
+            measured=measured,
+            measured_source=row.text("measured_source", required=bool(measured)),
+            source=row.text("source"),
+            note=row.text("note", required=False),
+            estimated_fields=row.names("estimated_fields"),
+        )
+        if gpu.fp32_tflops is None and gpu.fp16_tflops is None and gpu.int8_tops is None:
+            raise row.error("fp32_tflops", "a catalog GPU needs at least one peak figure")
+        _unique(gpus, gpu.id, row, "id")
+        gpus[gpu.id] = gpu
+    if not gpus:
+        raise CatalogError("no rows", file=file)
+    return gpus
+
+
+def _read_history(data_dir: Traversable, file: str) -> dict[str, list[tuple[_Row, PriceRecord]]]:
+    out: dict[str, list[tuple[_Row, PriceRecord]]] = {}
+    seen: set[tuple[str, str, str]] = set()
+    rows = _read_rows(
+        data_dir,
+        file,
+        _COLUMNS["price_history"],
+        lambda v: f"{v['id']}/{v['pricing']}/{v['valid_from']}",
+    )
+    for row in rows:
+        rec = row.build(
+            PriceRecord,
+            id=row.text("id").casefold(),
+            pricing=row.text("pricing"),
+            usd_per_hour=row.number("usd_per_hour"),
+            valid_from=row.text("valid_from", required=False),
+            valid_to=row.text("valid_to", required=False),
+            source=row.text("source"),
+            note=row.text("note", required=False),
+        )
+        key = (rec.id, rec.pricing, rec.valid_from)
+        if key in seen:
+            raise row.error("valid_from", "duplicate history record")
+        seen.add(key)
+        out.setdefault(rec.id, []).append((row, rec))
+    return out
+
+
+def _read_instances(
+    data_dir: Traversable,
+    file: str,
+    gpus: Mapping[str, GPU],
+    history: dict[str, list[tuple[_Row, PriceRecord]]],
+) -> dict[str, Instance]:
+    instances: dict[str, Instance] = {}
+    for row in _read_rows(data_dir, file, _COLUMNS["instances"], lambda v: v["id"]):
+        gpu_id = row.text("gpu")
+        if gpu_id not in gpus:
+            close = _closest(gpu_id, sorted(gpus))
+            hint = f"; closest: {', '.join(close)}" if close else ""
+            raise row.error("gpu", f"unknown GPU id {gpu_id!r} (not in the GPU table){hint}")
+        inst_id = row.text("id")
+        records = sorted(
+            (rec for _, rec in history.get(inst_id, [])), key=lambda r: (r.valid_from, r.pricing)
+        )
+        inst = row.build(
+            Instance,
+            id=inst_id,
+            provider=row.text("provider"),
+            name=row.text("name"),
+            gpu=gpu_id,
+            gpu_count=row.integer("gpu_count"),
+            vcpus=row.integer("vcpus"),
+            ram_gib=row.number("ram_gib"),
+            region=row.text("region"),
+            as_of=row.text("as_of"),
+            on_demand_usd_per_hour=row.number("on_demand_usd_per_hour"),
+            reserved_1y_usd_per_hour=row.number("reserved_1y_usd_per_hour", required=False),
+            reserved_3y_usd_per_hour=row.number("reserved_3y_usd_per_hour", required=False),
+            spot_usd_per_hour=row.number("spot_usd_per_hour", required=False),
+            interconnect=row.text("interconnect"),
+            history=tuple(records),
+            source=row.text("source"),
+            note=row.text("note", required=False),
+            estimated_fields=row.names("estimated_fields"),
+        )
+        _unique(instances, inst.id, row, "id")
+        instances[inst.id] = inst
+    for inst_id, entries in history.items():
+        if inst_id not in instances:
+            row = entries[0][0]
+            close = _closest(inst_id, sorted(instances))
+            hint = f"; closest: {', '.join(close)}" if close else ""
+            raise row.error("id", f"unknown instance id {inst_id!r} (not in {file}){hint}")
+    return instances
+
+
+def _read_tiers(data_dir: Traversable, file: str) -> tuple[PlatformTier, ...]:
+    tiers: dict[int, PlatformTier] = {}
+    for row in _read_rows(data_dir, file, _COLUMNS["platforms"], lambda v: v["gpu_count"]):
+        estimated = row.names("estimated_fields")
+        tier = row.build(
+            PlatformTier,
+            gpu_count=row.integer("gpu_count"),
+            name=row.text("name"),
+            cpu=row.text("cpu"),
+            dram_gb=row.number("dram_gb"),
+            psu_w=row.number("psu_w"),
+            chassis=row.text("chassis"),
+            storage=row.text("storage"),
+            network=row.text("network"),
+            interconnect=row.text("interconnect"),
+            price_usd=row.number("price_usd"),
+            power_w=row.number("power_w"),
+            source=row.text("source"),
+            estimated=bool(estimated),
+            estimated_fields=estimated,
+            note=row.text("note", required=False),
+        )
+        _unique(tiers, tier.gpu_count, row, "gpu_count")
+        tiers[tier.gpu_count] = tier
+    if 1 not in tiers:
+        raise CatalogError("needs a tier for 1 GPU", file=file, column="gpu_count")
+    return tuple(tiers[n] for n in sorted(tiers))
+
+
+def _read_scaling(data_dir: Traversable, file: str) -> dict[tuple[str, int], ScalingPoint]:
+    points: dict[tuple[str, int], ScalingPoint] = {}
+    rows = _read_rows(
+        data_dir, file, _COLUMNS["scaling"], lambda v: f"{v['interconnect']}/{v['gpu_count']}"
+    )
+    for row in rows:
+        interconnect = row.text("interconnect")
+        if interconnect not in INTERCONNECTS:
+            raise row.error(
+                "interconnect",
+                f"unknown interconnect {interconnect!r}; valid: {', '.join(INTERCONNECTS)}",
+            )
+        count = row.integer("gpu_count")
+        if count < 1 or count > 64:
+            raise row.error("gpu_count", f"{count} outside 1..64")
+        eff = row.number("efficiency")
+        if not 0 < eff <= 1:
+            raise row.error("efficiency", f"{eff!r} outside (0, 1]")
+        if count == 1 and eff != 1.0:
+            raise row.error("efficiency", "one GPU must scale at exactly 1.0")
+        key = (interconnect, count)
+        _unique(points, key, row, "gpu_count")
+        points[key] = ScalingPoint(
+            interconnect,
+            count,
+            eff,
+            row.flag("estimated"),
+            row.text("source"),
+            row.text("note", required=False),
+        )
+    for interconnect in INTERCONNECTS:
+        series = sorted((n, p.efficiency) for (ic, n), p in points.items() if ic == interconnect)
+        if not series or series[0][0] != 1:
+            raise CatalogError(
+                f"interconnect {interconnect!r} needs rows starting at 1 GPU", file=file
+            )
+        for (n0, e0), (n1, e1) in zip(series, series[1:], strict=False):
+            if e1 > e0 + 1e-12:
+                raise CatalogError(
+                    f"efficiency rises from {e0} at {n0} GPUs to {e1} at {n1} GPUs",
+                    file=file,
+                    row_id=f"{interconnect}/{n1}",
+                    column="efficiency",
+                )
+    return points
+
+
+def read_catalog(data_dir: str | os.PathLike[str] | Traversable) -> Catalog:
+    """Read and validate a catalog directory (``catalog.json`` plus the CSVs it lists).
+
+    Args:
+        data_dir: directory path or :class:`importlib.resources.abc.Traversable`.
+
+    Raises:
+        CatalogError: any invalid file, row or value (message names file, row, column).
+    """
+    root: Traversable = Path(data_dir) if isinstance(data_dir, str | os.PathLike) else data_dir
+    meta = _read_meta(root)
+    files = {role: meta["files"][role] for role in _ROLES}
+    gpus = _read_gpus(root, files["gpus"])
+    history = _read_history(root, files["price_history"])
+    instances = _read_instances(root, files["instances"], gpus, history)
+    tiers = _read_tiers(root, files["platforms"])
+    scaling = _read_scaling(root, files["scaling"])
+
+    reference = meta["reference_gpu"]
+    if reference not in gpus:
+        raise CatalogError(
+            f"reference GPU {reference!r} is not in {files['gpus']}",
+            file=_META_FILE,
+            column="reference_gpu",
+        )
+    for precision in ("fp32", "fp16"):
+        value = gpus[reference].measured.get(precision)
+        if value is None or abs(value - 1.0) > _REFERENCE_TOLERANCE:
+            raise CatalogError(
+                f"the reference GPU must measure exactly 1.0 at {precision}, found {value!r}",
+                file=files["gpus"],
+                row_id=reference,
+                column=f"measured_{precision}",
+            )
+    return Catalog(
+        version=meta["version"],
+        as_of=meta["as_of"],
+        reference_gpu=reference,
+        gpus=MappingProxyType(gpus),
+        instances=MappingProxyType(instances),
+        tiers=tiers,
+        scaling=MappingProxyType(scaling),
+        bridge_factors=MappingProxyType(dict(meta["throughput"]["bridge_factor"])),
+        files=MappingProxyType(files),
+    )
+
+
+@functools.cache
+def load_catalog() -> Catalog:
+    """The catalog shipped with the package (read once, then cached)."""
+    return read_catalog(resources.files(__package__).joinpath("data"))

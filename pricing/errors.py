@@ -1,0 +1,86 @@
+"""Errors raised by the pricing catalogs (all ``ValueError`` subclasses, never ``KeyError``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["CatalogError", "ThroughputUnavailableError", "UnknownIdError"]
+
+# kind -> (label in messages, CLI listing hint or None)
+_KINDS: dict[str, tuple[str, str | None]] = {
+    "gpu": ("GPU id", "see 'costmodel catalog gpus'"),
+    "instance": ("instance id", "see 'costmodel catalog instances'"),
+    "interconnect": ("interconnect", None),
+    "pricing": ("pricing", None),
+    "precision": ("precision", None),
+}
+
+
+class CatalogError(ValueError):
+    """A catalog file, row or value is invalid, or a catalog lookup cannot be answered.
+
+    ``file``, ``row_id`` and ``column`` locate the problem when it comes from a data file;
+    ``problem`` is the bare description. ``str(e)`` joins them into one line.
+    """
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        file: str | None = None,
+        row_id: str | None = None,
+        column: str | None = None,
+    ) -> None:
+        self.problem = problem
+        self.file = file
+        self.row_id = row_id
+        self.column = column
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        where = []
+        if self.file:
+            where.append(self.file)
+        if self.row_id is not None:
+            where.append(f"row {self.row_id!r}")
+        if self.column:
+            where.append(f"column {self.column!r}")
+        return f"{', '.join(where)}: {self.problem}" if where else self.problem
+
+    def located(self, *, file: str | None = None, row_id: str | None = None) -> CatalogError:
+        """A copy of this error with the file and row filled in where they were missing."""
+        return CatalogError(
+            self.problem,
+            file=self.file or file,
+            row_id=self.row_id if self.row_id is not None else row_id,
+            column=self.column,
+        )
+
+
+class UnknownIdError(CatalogError):
+    """An id (GPU, instance, interconnect, ...) is not in the catalog.
+
+    Attributes: ``kind`` (e.g. ``"gpu"``), ``id`` (as given), ``close_matches`` (closest valid ids,
+    best first, from :func:`difflib.get_close_matches`) and ``valid`` (all valid ids, sorted).
+    """
+
+    def __init__(
+        self, kind: str, id: str, close_matches: Sequence[str], valid: Sequence[str]
+    ) -> None:
+        self.kind = kind
+        self.id = id
+        self.close_matches = tuple(close_matches)
+        self.valid = tuple(valid)
+        label, hint = _KINDS.get(kind, (kind, None))
+        parts = [f"unknown {label} {id!r}"]
+        if self.close_matches:
+            parts.append("closest: " + ", ".join(self.close_matches))
+        if hint:
+            parts.append(hint)
+        else:
+            parts.append("valid: " + ", ".join(self.valid))
+        super().__init__("; ".join(parts))
+
+
+class ThroughputUnavailableError(CatalogError):
+    """No measured or peak figure exists to compare a GPU at a precision."""

@@ -1,0 +1,447 @@
+"""Frozen records of the pricing catalogs: GPUs, cloud instances, price history, platform tiers.
+
+Every record validates its own types, units and ranges in ``__post_init__`` and raises
+:class:`~pricing.errors.CatalogError` naming the offending column; the CSV loaders add the file
+name and row id. Money is US dollars, power watts, memory gigabytes, throughput TFLOPS/TOPS.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+
+from .errors import CatalogError, UnknownIdError
+
+__all__ = [
+    "COOLING",
+    "GPU",
+    "IDLE_FRACTION_OF_TDP",
+    "INTERCONNECTS",
+    "PRECISIONS",
+    "PRICINGS",
+    "Instance",
+    "PlatformTier",
+    "PriceRecord",
+]
+
+PRECISIONS: tuple[str, ...] = ("fp32", "fp16", "int8")
+COOLING: tuple[str, ...] = ("open-air", "blower", "passive", "sxm")
+INTERCONNECTS: tuple[str, ...] = ("nvlink", "pcie-x16", "pcie-x8", "pcie-x4")
+PRICINGS: tuple[str, ...] = ("on_demand", "spot", "reserved_1y", "reserved_3y")
+#: Idle draw assumed when no sourced figure exists [-] (fraction of TDP); see data/NOTES.md.
+IDLE_FRACTION_OF_TDP = 0.10
+
+_GPU_ID = re.compile(r"^[a-z0-9][a-z0-9._:-]*$")
+_INSTANCE_ID = re.compile(r"^[a-z0-9-]+/[a-z0-9][a-z0-9._-]*$")
+_PARTIAL_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+
+
+def _check_number(
+    value: float | None,
+    column: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    unit: str = "",
+    optional: bool = False,
+    low_inclusive: bool = True,
+) -> None:
+    if value is None:
+        if not optional:
+            raise CatalogError("is required", column=column)
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CatalogError(f"expected a number, got {value!r}", column=column)
+    if not math.isfinite(value):
+        raise CatalogError(f"{value!r} is not finite", column=column)
+    unit_txt = f" [{unit}]" if unit else ""
+    if low is not None and (value < low or (value == low and not low_inclusive)):
+        bound = ">=" if low_inclusive else ">"
+        raise CatalogError(f"{value!r}{unit_txt} must be {bound} {low!r}", column=column)
+    if high is not None and value > high:
+        raise CatalogError(f"{value!r}{unit_txt} must be <= {high!r}", column=column)
+
+
+def _check_int(value: int, column: str, *, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise CatalogError(f"expected an integer, got {value!r}", column=column)
+    if not low <= value <= high:
+        raise CatalogError(f"{value!r} outside {low}..{high}", column=column)
+
+
+def _check_text(value: str, column: str) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise CatalogError("must be non-empty text", column=column)
+
+
+def _check_choice(value: str, column: str, kind: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise CatalogError(f"unknown {kind} {value!r}; valid: {', '.join(choices)}", column=column)
+
+
+def _check_estimated_fields(names: tuple[str, ...], allowed: set[str]) -> None:
+    for name in names:
+        if name not in allowed:
+            raise CatalogError(
+                f"unknown field {name!r} in estimated_fields; valid: {', '.join(sorted(allowed))}",
+                column="estimated_fields",
+            )
+
+
+@dataclass(frozen=True)
+class GPU:
+    """One GPU model.
+
+    Attributes:
+        id: stable catalog id, lowercase (``"rtx-2080-ti"``).
+        name, family, arch: display text.
+        year: launch year [year] or None.
+        fp32_tflops: peak FP32 [TFLOPS] (non-tensor).
+        fp16_tflops: peak dense FP16 tensor [TFLOPS]; None for GPUs without tensor cores.
+        int8_tops: peak dense INT8 tensor [TOPS].
+        memory_gb: memory [GB], 0.5..512.
+        bandwidth_gbs: memory bandwidth [GB/s].
+        tdp_w: board power at peak [W], 10..2000.
+        idle_w: draw when powered but idle [W]; ``idle_w_estimated`` when it is the
+            documented fraction of TDP rather than a sourced figure.
+        price_usd: launch/street price [USD/GPU] or None; ``price_estimated`` when estimated.
+        cooling: ``"open-air" | "blower" | "passive" | "sxm"``.
+        measured: precision -> measured training throughput relative to v100-sxm2-16gb [-].
+        measured_source, source, note: citations and remarks.
+        estimated_fields: names of other fields that are estimated or derived (see ``note``).
+    """
+
+    id: str
+    name: str
+    family: str
+    arch: str
+    year: int | None
+    fp32_tflops: float | None
+    fp16_tflops: float | None
+    int8_tops: float | None
+    memory_gb: float
+    bandwidth_gbs: float | None
+    tdp_w: float
+    idle_w: float
+    idle_w_estimated: bool
+    price_usd: float | None
+    price_estimated: bool
+    cooling: str
+    measured: Mapping[str, float] = field(default_factory=dict, hash=False)
+    measured_source: str = ""
+    source: str = ""
+    note: str = ""
+    estimated_fields: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not _GPU_ID.match(self.id):
+            raise CatalogError(
+                f"invalid GPU id {self.id!r} (lowercase letters, digits, '.', '_', ':', '-')",
+                column="id",
+            )
+        _check_text(self.name, "name")
+        if self.year is not None:
+            _check_int(self.year, "year", low=1990, high=2100)
+        _check_number(
+            self.fp32_tflops,
+            "fp32_tflops",
+            low=0,
+            high=10_000,
+            unit="TFLOPS",
+            optional=True,
+            low_inclusive=False,
+        )
+        _check_number(
+            self.fp16_tflops,
+            "fp16_tflops",
+            low=0,
+            high=100_000,
+            unit="TFLOPS",
+            optional=True,
+            low_inclusive=False,
+        )
+        _check_number(
+            self.int8_tops,
+            "int8_tops",
+            low=0,
+            high=100_000,
+            unit="TOPS",
+            optional=True,
+            low_inclusive=False,
+        )
+        _check_number(self.memory_gb, "memory_gb", low=0.5, high=512, unit="GB")
+        _check_number(
+            self.bandwidth_gbs,
+            "bandwidth_gbs",
+            low=0,
+            high=100_000,
+            unit="GB/s",
+            optional=True,
+            low_inclusive=False,
+        )
+        _check_number(self.tdp_w, "tdp_w", low=10, high=2000, unit="W")
+        _check_number(self.idle_w, "idle_w", low=0, high=self.tdp_w, unit="W")
+        _check_number(self.price_usd, "price_usd", low=0, high=1_000_000, unit="USD", optional=True)
+        _check_choice(self.cooling, "cooling", "cooling", COOLING)
+        for name in ("idle_w_estimated", "price_estimated"):
+            if not isinstance(getattr(self, name), bool):
+                raise CatalogError("expected true or false", column=name)
+        measured = dict(self.measured)
+        for precision, value in measured.items():
+            if precision not in PRECISIONS:
+                raise CatalogError(f"unknown precision {precision!r}", column="measured")
+            _check_number(
+                value, f"measured_{precision}", low=0, high=1000, unit="-", low_inclusive=False
+            )
+        object.__setattr__(self, "measured", MappingProxyType(measured))
+        object.__setattr__(self, "estimated_fields", tuple(self.estimated_fields))
+        allowed = {f.name for f in fields(self)} | {f"measured_{p}" for p in PRECISIONS}
+        _check_estimated_fields(self.estimated_fields, allowed)
+
+    @classmethod
+    def inline(
+        cls,
+        name: str,
+        memory_gb: float,
+        tdp_w: float,
+        price_usd: float | None,
+        fp32_tflops: float | None = None,
+        fp16_tflops: float | None = None,
+        int8_tops: float | None = None,
+        idle_w: float | None = None,
+        *,
+        cooling: str = "open-air",
+    ) -> GPU:
+        """A GPU described inline by a scenario rather than taken from the catalog.
+
+        Args:
+            name: display name; the id becomes ``"inline:<slug of name>"``.
+            memory_gb: memory [GB]. tdp_w: peak board power [W]. price_usd: price [USD/GPU].
+            fp32_tflops, fp16_tflops, int8_tops: peaks [TFLOPS]/[TOPS]; without any of them the
+                scenario must give ``relative_throughput`` explicitly.
+            idle_w: idle draw [W]; default ``IDLE_FRACTION_OF_TDP * tdp_w`` (marked estimated).
+            cooling: cooling class; default ``"open-air"`` (the consumer-card case).
+
+        Raises:
+            CatalogError: a value is out of range (the message names the field).
+        """
+        slug = re.sub(r"[^a-z0-9]+", "-", str(name).lower()).strip("-") or "gpu"
+        estimated = idle_w is None
+        try:
+            if estimated:
+                _check_number(tdp_w, "tdp_w", low=10, high=2000, unit="W")
+                idle_w = round(IDLE_FRACTION_OF_TDP * float(tdp_w), 1)
+            return cls(
+                id=f"inline:{slug}",
+                name=str(name),
+                family="inline",
+                arch="",
+                year=None,
+                fp32_tflops=fp32_tflops,
+                fp16_tflops=fp16_tflops,
+                int8_tops=int8_tops,
+                memory_gb=memory_gb,
+                bandwidth_gbs=None,
+                tdp_w=tdp_w,
+                idle_w=idle_w,
+                idle_w_estimated=estimated,
+                price_usd=price_usd,
+                price_estimated=False,
+                cooling=cooling,
+                source="inline (scenario)",
+            )
+        except CatalogError as exc:
+            raise exc.located(file="<inline GPU>", row_id=str(name)) from None
+
+
+@dataclass(frozen=True)
+class PriceRecord:
+    """A past price of a cloud instance.
+
+    Attributes:
+        id: instance id. pricing: ``"on_demand" | "spot" | "reserved_1y" | "reserved_3y"``.
+        usd_per_hour: price [USD/h] per instance.
+        valid_from, valid_to: ISO dates, possibly partial (``"2021"``, ``"2025-06"``); empty
+            when unknown. ``valid_from`` may be the first observation rather than the start.
+        source, note: citation and remarks.
+    """
+
+    id: str
+    pricing: str
+    usd_per_hour: float
+    valid_from: str
+    valid_to: str
+    source: str
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        _check_choice(self.pricing, "pricing", "pricing", PRICINGS)
+        _check_number(self.usd_per_hour, "usd_per_hour", low=0, high=1000, unit="USD/h")
+        for name in ("valid_from", "valid_to"):
+            value = getattr(self, name)
+            if value and not _PARTIAL_DATE.match(value):
+                raise CatalogError(
+                    f"{value!r} is not an ISO date (YYYY, YYYY-MM or YYYY-MM-DD)", column=name
+                )
+        if self.valid_from and self.valid_to and self.valid_to < self.valid_from:
+            raise CatalogError(
+                f"valid_to {self.valid_to!r} is before valid_from {self.valid_from!r}",
+                column="valid_to",
+            )
+        _check_text(self.source, "source")
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A cloud instance type.
+
+    Attributes:
+        id: ``"<provider>/<name lowercased>"``, e.g. ``"aws/p3.8xlarge"``,
+            ``"azure/standard_nc6s_v3"``. provider: lowercase provider key. name: the provider's
+            own spelling (``"Standard_NC6s_v3"``).
+        gpu: catalog GPU id. gpu_count: GPUs per instance. vcpus: vCPUs. ram_gib: RAM [GiB].
+        region: price region. as_of: ISO date of the on-demand price, or text when only a
+            period is known.
+        on_demand_usd_per_hour, reserved_1y_usd_per_hour, reserved_3y_usd_per_hour,
+        spot_usd_per_hour: prices [USD/h] per instance; None when unknown.
+        interconnect: GPU-to-GPU link (``"nvlink"``, ``"pcie-x16"``, ...).
+        history: superseded prices, oldest first.
+        source, note: citations and remarks. estimated_fields: estimated/assumed fields.
+    """
+
+    id: str
+    provider: str
+    name: str
+    gpu: str
+    gpu_count: int
+    vcpus: int
+    ram_gib: float
+    region: str
+    as_of: str
+    on_demand_usd_per_hour: float
+    reserved_1y_usd_per_hour: float | None
+    reserved_3y_usd_per_hour: float | None
+    spot_usd_per_hour: float | None
+    interconnect: str
+    history: tuple[PriceRecord, ...] = ()
+    source: str = ""
+    note: str = ""
+    estimated_fields: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not _INSTANCE_ID.match(self.id):
+            raise CatalogError(
+                f"invalid instance id {self.id!r} (expected lowercase '<provider>/<name>')",
+                column="id",
+            )
+        _check_text(self.provider, "provider")
+        _check_text(self.name, "name")
+        expected = f"{self.provider}/{self.name.casefold()}"
+        if self.id != expected:
+            raise CatalogError(
+                f"id must be provider + '/' + name lowercased, i.e. {expected!r}", column="id"
+            )
+        _check_text(self.gpu, "gpu")
+        _check_int(self.gpu_count, "gpu_count", low=1, high=64)
+        _check_int(self.vcpus, "vcpus", low=1, high=4096)
+        _check_number(self.ram_gib, "ram_gib", low=0, high=65_536, unit="GiB", low_inclusive=False)
+        _check_text(self.region, "region")
+        _check_text(self.as_of, "as_of")
+        _check_number(
+            self.on_demand_usd_per_hour,
+            "on_demand_usd_per_hour",
+            low=0,
+            high=1000,
+            unit="USD/h",
+            low_inclusive=False,
+        )
+        for pricing in ("reserved_1y", "reserved_3y", "spot"):
+            _check_number(
+                getattr(self, f"{pricing}_usd_per_hour"),
+                f"{pricing}_usd_per_hour",
+                low=0,
+                high=1000,
+                unit="USD/h",
+                optional=True,
+            )
+        _check_choice(self.interconnect, "interconnect", "interconnect", INTERCONNECTS)
+        object.__setattr__(self, "history", tuple(self.history))
+        for rec in self.history:
+            if not isinstance(rec, PriceRecord) or rec.id != self.id:
+                raise CatalogError("history records must belong to this instance", column="history")
+        object.__setattr__(self, "estimated_fields", tuple(self.estimated_fields))
+        _check_estimated_fields(self.estimated_fields, {f.name for f in fields(self)})
+
+    def price(self, pricing: str) -> float:
+        """Current price for a pricing model [USD/h per instance].
+
+        Args:
+            pricing: ``"on_demand" | "spot" | "reserved_1y" | "reserved_3y"``.
+
+        Raises:
+            UnknownIdError: ``pricing`` is not one of the four names.
+            CatalogError: the catalog has no such price for this instance.
+        """
+        if pricing not in PRICINGS:
+            close = difflib.get_close_matches(str(pricing), PRICINGS, n=3, cutoff=0.5)
+            raise UnknownIdError("pricing", str(pricing), close, PRICINGS)
+        value = getattr(self, f"{pricing}_usd_per_hour")
+        if value is None:
+            known = [p for p in PRICINGS if getattr(self, f"{p}_usd_per_hour") is not None]
+            raise CatalogError(
+                f"instance {self.id!r} has no {pricing} price in the catalog "
+                f"(known: {', '.join(known)}); give rent.price_usd_per_hour explicitly"
+            )
+        return float(value)
+
+
+@dataclass(frozen=True)
+class PlatformTier:
+    """Everything in an owned build except the GPUs, for a GPU-count tier.
+
+    Attributes:
+        gpu_count: GPUs the tier holds (1, 2, 4, 8). name: display name.
+        cpu, chassis, storage, network: description. dram_gb: host DRAM [GB].
+        psu_w: usable power-supply capacity [W]. interconnect: GPU link the tier provides.
+        price_usd: price of the platform without GPUs [USD]. power_w: platform draw under
+            load, GPUs excluded [W].
+        source: citations. estimated: True when any field is estimated
+        (``estimated_fields`` lists them). note: derivations.
+    """
+
+    gpu_count: int
+    name: str
+    cpu: str
+    dram_gb: float
+    psu_w: float
+    chassis: str
+    storage: str
+    network: str
+    interconnect: str
+    price_usd: float
+    power_w: float
+    source: str
+    estimated: bool
+    estimated_fields: tuple[str, ...] = ()
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        _check_int(self.gpu_count, "gpu_count", low=1, high=64)
+        for name in ("name", "cpu", "chassis", "storage", "network", "source"):
+            _check_text(getattr(self, name), name)
+        _check_number(self.dram_gb, "dram_gb", low=1, high=65_536, unit="GB")
+        _check_number(self.psu_w, "psu_w", low=100, high=100_000, unit="W")
+        _check_choice(self.interconnect, "interconnect", "interconnect", INTERCONNECTS)
+        _check_number(self.price_usd, "price_usd", low=0, high=1_000_000, unit="USD")
+        _check_number(self.power_w, "power_w", low=0, high=100_000, unit="W")
+        object.__setattr__(self, "estimated_fields", tuple(self.estimated_fields))
+        _check_estimated_fields(self.estimated_fields, {f.name for f in fields(self)})
+        if self.estimated != bool(self.estimated_fields):
+            raise CatalogError(
+                "estimated must be true exactly when estimated_fields lists fields",
+                column="estimated",
+            )

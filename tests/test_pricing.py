@@ -1,0 +1,580 @@
+"""Tests of the pricing catalogs: shipped data, validators, lookups and the throughput rule.
+
+Hand-computed cases carry their arithmetic in comments; sources are in pricing/data/NOTES.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import json
+import shutil
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+import pricing
+from pricing import (
+    GPU,
+    CatalogError,
+    UnknownIdError,
+    load_catalog,
+    relative_throughput,
+)
+from pricing.catalog import read_catalog
+from pricing.errors import ThroughputUnavailableError
+
+REPO = Path(__file__).resolve().parents[1]
+TOOL = REPO / "tools" / "build_throughput.py"
+REFERENCE_THROUGHPUT = REPO.parent / "shared" / "reference" / "throughput.csv"
+TOL = 1e-9
+
+CONTRACT_GPUS = [
+    "gtx-960",
+    "gtx-970",
+    "gtx-980",
+    "gtx-980-ti",
+    "gtx-titan-x-maxwell",
+    "gtx-1050",
+    "gtx-1060-6gb",
+    "gtx-1070",
+    "gtx-1080",
+    "gtx-1080-ti",
+    "titan-xp",
+    "rtx-2060",
+    "rtx-2070",
+    "rtx-2080",
+    "rtx-2080-ti",
+    "titan-rtx",
+    "rtx-3080-10gb",
+    "rtx-3090",
+    "rtx-4090",
+    "rtx-5090",
+    "tesla-k80",
+    "p100-pcie-16gb",
+    "v100-sxm2-16gb",
+    "v100-pcie-16gb",
+    "v100-sxm2-32gb",
+    "t4",
+    "a10g",
+    "a100-sxm4-40gb",
+    "a100-sxm4-80gb",
+    "l4",
+    "l40s",
+    "h100-sxm5-80gb",
+    "h100-pcie-80gb",
+    "h200-sxm-141gb",
+    "b200",
+    # added for cloud rows
+    "a10",
+    "a100-pcie-40gb",
+    "radeon-pro-v520",
+]
+CONTRACT_INSTANCES = [
+    "aws/p3.2xlarge",
+    "aws/p3.8xlarge",
+    "aws/p3.16xlarge",
+    "aws/p3dn.24xlarge",
+    "aws/g4dn.xlarge",
+    "aws/g4dn.2xlarge",
+    "aws/g4dn.12xlarge",
+    "aws/g4dn.metal",
+    "aws/g4ad.xlarge",
+    "aws/p4d.24xlarge",
+    "aws/p4de.24xlarge",
+    "aws/p5.48xlarge",
+    "aws/p5.4xlarge",
+    "aws/g5.xlarge",
+    "aws/g5.48xlarge",
+    "aws/g6.xlarge",
+    "gcp/a2-highgpu-1g",
+    "gcp/a2-highgpu-8g",
+    "gcp/a3-highgpu-1g",
+    "gcp/a3-highgpu-8g",
+    "azure/standard_nc6s_v3",
+    "azure/standard_nd96asr_v4",
+    "azure/standard_nd96amsr_a100_v4",
+    "lambda/gpu_1x_a100",
+    "lambda/gpu_8x_a100",
+    "lambda/gpu_8x_a100_80gb_sxm4",
+    "lambda/gpu_1x_h100_pcie",
+    "lambda/gpu_1x_h100_sxm5",
+    "lambda/gpu_8x_h100_sxm5",
+]
+
+
+@pytest.fixture(scope="module")
+def cat():
+    return load_catalog()
+
+
+# --------------------------------------------------------------------------- shipped catalog
+
+
+def test_public_api_matches_contract():
+    assert sorted(pricing.__all__) == sorted(
+        [
+            "load_catalog",
+            "Catalog",
+            "GPU",
+            "Instance",
+            "PlatformTier",
+            "PriceRecord",
+            "CatalogError",
+            "UnknownIdError",
+            "relative_throughput",
+        ]
+    )
+
+
+def test_catalog_is_dated_versioned_and_cached(cat):
+    assert cat is load_catalog()
+    assert cat.version == "2026.11.29"
+    assert cat.as_of == "2026-11-29"
+    assert cat.reference_gpu == "v100-sxm2-16gb"
+    assert cat.reference.measured == {"fp32": 1.0, "fp16": 1.0}
+
+
+@pytest.mark.parametrize("gpu_id", CONTRACT_GPUS)
+def test_contract_gpu_ids_exist(cat, gpu_id):
+    assert cat.gpu(gpu_id).id == gpu_id
+
+
+@pytest.mark.parametrize("instance_id", CONTRACT_INSTANCES)
+def test_contract_instance_ids_exist_and_reference_known_gpus(cat, instance_id):
+    inst = cat.instance(instance_id)
+    assert inst.id == instance_id
+    assert inst.gpu in cat.gpus
+    assert inst.on_demand_usd_per_hour > 0
+
+
+def test_catalog_sizes(cat):
+    assert set(cat.gpus) == set(CONTRACT_GPUS)
+    assert set(cat.instances) == set(CONTRACT_INSTANCES)
+    assert [t.gpu_count for t in cat.tiers] == [1, 2, 4, 8]
+
+
+def test_lookups_are_case_insensitive(cat):
+    assert cat.instance("AWS/P3.8XLARGE") is cat.instance("aws/p3.8xlarge")
+    assert cat.instance("azure/Standard_NC6s_v3").name == "Standard_NC6s_v3"
+    assert cat.gpu(" RTX-2080-Ti ") is cat.gpu("rtx-2080-ti")
+
+
+def test_every_row_cites_a_source(cat):
+    for gpu in cat.gpus.values():
+        assert "http" in gpu.source, gpu.id
+        if gpu.measured:
+            assert "http" in gpu.measured_source, gpu.id
+    for inst in cat.instances.values():
+        assert "http" in inst.source, inst.id
+        for rec in inst.history:
+            assert "http" in rec.source, rec
+    for tier in cat.tiers:
+        assert "http" in tier.source, tier.gpu_count
+    for (ic, n), point in cat.scaling.items():
+        assert point.source.strip(), (ic, n)
+        if n > 1:
+            assert "http" in point.source, (ic, n)
+
+
+def test_estimates_are_marked_and_explained(cat):
+    # Turing tensor figures derived in gpus_notes.md (tensor cores x boost x 128 FLOP/clk)
+    for gpu_id, fp16 in (("rtx-2060", 51.6), ("rtx-2070", 59.7), ("rtx-2080", 80.5)):
+        gpu = cat.gpu(gpu_id)
+        assert gpu.fp16_tflops == fp16
+        assert "fp16_tflops" in gpu.estimated_fields
+        assert "derived" in gpu.note
+    for gpu in cat.gpus.values():
+        assert gpu.idle_w_estimated and gpu.idle_w == pytest.approx(0.1 * gpu.tdp_w, abs=0.05)
+        if gpu.price_estimated or gpu.estimated_fields:
+            assert gpu.note, gpu.id
+    assert cat.gpu("h100-sxm5-80gb").price_usd == 36718.75
+    assert cat.gpu("h100-sxm5-80gb").price_estimated
+    a10g = cat.gpu("a10g")
+    assert {"measured_fp32", "measured_fp16"} <= set(a10g.estimated_fields)
+    assert a10g.measured == cat.gpu("a10").measured
+    assert all(t.estimated == bool(t.estimated_fields) for t in cat.tiers)
+
+
+def test_cooling_classes(cat):
+    assert cat.gpu("gtx-1080-ti").cooling == "blower"
+    assert cat.gpu("rtx-2080-ti").cooling == "open-air"
+    assert cat.gpu("t4").cooling == "passive"
+    assert cat.gpu("h100-sxm5-80gb").cooling == "sxm"
+
+
+def test_gpus_are_hashable(cat):
+    assert len({cat.gpu("t4"), cat.gpu("t4"), cat.reference}) == 2
+
+
+# --------------------------------------------------------------------------- unknown ids
+
+
+def test_unknown_gpu_lists_closest_ids(cat):
+    with pytest.raises(UnknownIdError) as info:
+        cat.gpu("rtx-2080ti")
+    err = info.value
+    assert str(err) == (
+        "unknown GPU id 'rtx-2080ti'; closest: rtx-2080-ti, rtx-2080; see 'costmodel catalog gpus'"
+    )
+    assert isinstance(err, ValueError) and isinstance(err, CatalogError)
+    assert not isinstance(err, KeyError)
+    assert err.kind == "gpu" and err.id == "rtx-2080ti"
+    assert err.close_matches == ("rtx-2080-ti", "rtx-2080")
+    assert "t4" in err.valid
+
+
+def test_unknown_ids_suggest_prefix_matches(cat):
+    with pytest.raises(UnknownIdError) as info:
+        cat.gpu("h100")
+    assert info.value.close_matches == ("h100-pcie-80gb", "h100-sxm5-80gb")
+    with pytest.raises(UnknownIdError, match=r"closest: aws/p3\.8xlarge"):
+        cat.instance("aws/p3.8xlarg")
+
+
+def test_unknown_pricing_and_precision(cat):
+    with pytest.raises(UnknownIdError, match="unknown pricing 'ondemand'; closest: on_demand"):
+        cat.instance("aws/p3.8xlarge").price("ondemand")
+    with pytest.raises(UnknownIdError, match="unknown precision 'bf16'"):
+        relative_throughput(cat.gpu("t4"), cat.reference, "bf16")
+
+
+# --------------------------------------------------------------------------- instances, prices
+
+
+def test_p3_8xlarge_prices_and_interconnect(cat):
+    inst = cat.instance("aws/p3.8xlarge")
+    assert (inst.gpu, inst.gpu_count, inst.interconnect) == ("v100-sxm2-16gb", 4, "nvlink")
+    assert inst.price("on_demand") == 12.24
+    assert inst.price("reserved_1y") == 7.96  # 1.99 USD/GPU-h x 4 (AWS page, 2018)
+    assert inst.price("reserved_3y") == 4.92  # 1.23 x 4
+    assert inst.price("spot") == 3.67
+
+
+def test_g4dn_xlarge(cat):
+    inst = cat.instance("aws/g4dn.xlarge")
+    assert (inst.gpu, inst.gpu_count, inst.on_demand_usd_per_hour) == ("t4", 1, 0.526)
+    assert inst.reserved_1y_usd_per_hour == 0.331
+    assert inst.reserved_3y_usd_per_hour is None
+    assert cat.instance("aws/g4dn.12xlarge").interconnect == "pcie-x16"
+
+
+def test_p5_price_after_june_2025_cut_is_current_and_old_price_is_history(cat):
+    p5 = cat.instance("aws/p5.48xlarge")
+    assert p5.price("on_demand") == 55.04
+    old = [r for r in p5.history if r.pricing == "on_demand"]
+    assert [(r.usd_per_hour, r.valid_to) for r in old] == [(98.32, "2025-06")]
+    # cloud.csv has no reservation for p5.48xlarge: the price is unknown, not zero
+    assert p5.reserved_1y_usd_per_hour is None
+    with pytest.raises(CatalogError, match="no reserved_1y price"):
+        p5.price("reserved_1y")
+    p4d = cat.instance("aws/p4d.24xlarge")
+    assert p4d.price("on_demand") == 21.957642
+    assert {(r.pricing, r.usd_per_hour) for r in p4d.history} == {
+        ("on_demand", 32.7726),
+        ("reserved_1y", 19.2),
+        ("reserved_3y", 11.6),
+    }
+
+
+def test_lambda_old_prices_are_history_not_instances(cat):
+    assert not any("2022" in i or "2023" in i for i in cat.instances)
+    assert [r.usd_per_hour for r in cat.instance("lambda/gpu_1x_a100").history] == [1.10]
+    assert cat.instance("lambda/gpu_8x_h100_sxm5").history[0].usd_per_hour == 27.92
+    assert len(cat.price_history) == 14
+
+
+# --------------------------------------------------------------------------- tiers, scaling
+
+
+def test_platform_tiers(cat):
+    assert cat.platform_tier(3).gpu_count == 4
+    assert cat.platform_tier(1).gpu_count == 1
+    assert cat.platform_tier(2).psu_w == 1000
+    assert cat.platform_tier(8).dram_gb == 256
+    with pytest.raises(CatalogError, match="no platform tier holds 9 GPUs"):
+        cat.platform_tier(9)
+    with pytest.raises(CatalogError, match="positive integer"):
+        cat.platform_tier(0)
+
+
+@pytest.mark.parametrize("interconnect", ["nvlink", "pcie-x16", "pcie-x8", "pcie-x4"])
+def test_scaling_is_one_for_one_gpu_and_falls_with_count(cat, interconnect):
+    assert cat.scaling_efficiency(interconnect, 1) == 1.0
+    effs = [cat.scaling_efficiency(interconnect, n) for n in (1, 2, 4, 8)]
+    assert effs == sorted(effs, reverse=True)
+    assert all(0 < e <= 1 for e in effs)
+
+
+def test_scaling_values_and_interpolation(cat):
+    assert cat.scaling_efficiency("nvlink", 8) == 0.922
+    # 3 GPUs: linear in log2(n) between 2 (0.976) and 4 (0.955):
+    # t = log2(3) - 1 = 0.58496; 0.976 + 0.58496 * (0.955 - 0.976) = 0.963716
+    assert cat.scaling_efficiency("pcie-x16", 3) == pytest.approx(0.963716, abs=1e-6)
+    # links narrow -> never better than x16
+    for n in (2, 4, 8):
+        x16, x8, x4 = (cat.scaling_efficiency(ic, n) for ic in ("pcie-x16", "pcie-x8", "pcie-x4"))
+        assert x16 >= x8 >= x4
+    with pytest.raises(UnknownIdError, match="closest: nvlink"):
+        cat.scaling_efficiency("nvlnk", 2)
+    with pytest.raises(CatalogError, match="table stops at 8"):
+        cat.scaling_efficiency("nvlink", 16)
+
+
+# --------------------------------------------------------------------------- throughput rule
+
+
+def test_relative_throughput_measured(cat):
+    v100 = cat.reference
+    # RTX 2080 Ti fp16, PyTorch vs V100 32GB: 0.531 x bridge 1.1873 = 0.6305 (4 d.p.); V100 = 1
+    assert relative_throughput(cat.gpu("rtx-2080-ti"), v100, "fp16") == pytest.approx(0.6305)
+    # fp32: 0.629 x 1.2182 = 0.7662
+    assert relative_throughput(cat.gpu("rtx-2080-ti"), v100, "fp32") == pytest.approx(0.7662)
+    # both measured against a non-reference GPU: 3090 fp16 1.224 / 2080 Ti 0.6305 = 1.94131
+    assert relative_throughput(cat.gpu("rtx-3090"), cat.gpu("rtx-2080-ti"), "fp16") == (
+        pytest.approx(1.224 / 0.6305)
+    )
+    # the 32 GB V100 measures the bridge factor
+    assert relative_throughput(cat.gpu("v100-sxm2-32gb"), v100, "fp16") == pytest.approx(1.1873)
+
+
+def test_relative_throughput_peaks(cat):
+    v100 = cat.reference
+    # int8: T4 130 TOPS; V100 has no INT8 tensor figure -> its fp16 rule, 125 -> 130/125 = 1.04
+    assert relative_throughput(cat.gpu("t4"), v100, "int8") == pytest.approx(1.04)
+    # fp16: T4 unmeasured -> peaks for both: 65 / 125 = 0.52
+    assert relative_throughput(cat.gpu("t4"), v100, "fp16") == pytest.approx(0.52)
+    # the basis is never mixed: 3090 is measured but T4 is not -> peaks 142 / 65 = 2.184615
+    assert relative_throughput(cat.gpu("rtx-3090"), cat.gpu("t4"), "fp16") == (
+        pytest.approx(142 / 65)
+    )
+    # no tensor cores: GTX 1080 fp16 falls back to fp32 8.873 -> 8.873 / 125 = 0.070984
+    assert relative_throughput(cat.gpu("gtx-1080"), v100, "fp16") == pytest.approx(0.070984)
+    # int8 -> fp16 -> fp32 chain on a P100: 9.3 / 125 = 0.0744
+    assert relative_throughput(cat.gpu("p100-pcie-16gb"), v100, "int8") == pytest.approx(0.0744)
+    # fp32 peaks: V100 PCIe 14.0 / V100 SXM2 15.7 = 0.891720
+    assert relative_throughput(cat.gpu("v100-pcie-16gb"), v100, "fp32") == (
+        pytest.approx(14.0 / 15.7)
+    )
+
+
+def test_relative_throughput_without_figures_names_gpu_and_precision(cat):
+    blank = GPU.inline("mystery card", memory_gb=16, tdp_w=200, price_usd=500)
+    with pytest.raises(ThroughputUnavailableError, match="'inline:mystery-card' has no fp16"):
+        relative_throughput(blank, cat.reference, "fp16")
+
+
+def test_inline_gpu_defaults_and_validation():
+    gpu = GPU.inline("consumer 24 GB card", memory_gb=24, tdp_w=350, price_usd=1500)
+    assert gpu.id == "inline:consumer-24-gb-card"
+    assert gpu.idle_w == 35.0 and gpu.idle_w_estimated
+    assert dict(gpu.measured) == {}
+    explicit = GPU.inline("x", memory_gb=8, tdp_w=200, price_usd=100, idle_w=20)
+    assert explicit.idle_w == 20 and not explicit.idle_w_estimated
+    with pytest.raises(CatalogError, match="'tdp_w'"):
+        GPU.inline("hot", memory_gb=24, tdp_w=5000, price_usd=1500)
+    with pytest.raises(CatalogError, match="'price_usd'"):
+        GPU.inline("cheap", memory_gb=24, tdp_w=300, price_usd=-1)
+
+
+# --------------------------------------------------------------------------- reconciliation tool
+
+
+def _load_tool():
+    spec = importlib.util.spec_from_file_location("build_throughput", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def tool_rows():
+    if not REFERENCE_THROUGHPUT.exists():
+        pytest.skip(f"reference table not found at {REFERENCE_THROUGHPUT}")
+    tool = _load_tool()
+    return tool, tool.read_rows(REFERENCE_THROUGHPUT)
+
+
+def test_bridge_factors_match_committed_figures(cat, tool_rows):
+    tool, rows = tool_rows
+    bridges = tool.bridge_factors(rows)
+    for precision in ("fp32", "fp16"):
+        factor, pairs = bridges[precision]
+        assert len(pairs) == 4
+        assert {name for name, _ in pairs} == {
+            "A100 40GB PCIe",
+            "RTX 3090",
+            "RTX 8000",
+            "RTX A6000",
+        }
+        assert round(factor, 4) == cat.bridge_factors[precision]
+        assert cat.gpu("v100-sxm2-32gb").measured[precision] == round(factor, 4)
+    # fp16 by hand: (1.224/1.007 * 2.300/1.750 * 1.417/1.199 * 0.939/0.892) ** (1/4) = 1.18733
+    assert bridges["fp16"][0] == pytest.approx(
+        (1.224 / 1.007 * 2.300 / 1.750 * 1.417 / 1.199 * 0.939 / 0.892) ** 0.25, abs=TOL
+    )
+
+
+def test_measured_columns_equal_tool_output(cat, tool_rows):
+    tool, rows = tool_rows
+    figures = tool.catalog_figures(rows)
+    shipped = {g.id: dict(g.measured) for g in cat.gpus.values() if g.measured}
+    assert shipped == figures
+
+
+def test_tool_prints_table(capsys, tool_rows):
+    tool, _ = tool_rows
+    assert tool.main([str(REFERENCE_THROUGHPUT)]) == 0
+    out = capsys.readouterr().out
+    assert "# bridge fp16 = 1.1873 (n=4" in out
+    assert "rtx-2080-ti,RTX 2080 Ti,fp16,0.6305,0.531,1.1873,pytorch-32gb-bridged" in out
+
+
+# --------------------------------------------------------------------------- validators
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    target = tmp_path / "data"
+    with resources.as_file(resources.files("pricing").joinpath("data", "catalog.json")) as meta:
+        shutil.copytree(Path(meta).parent, target)
+    return target
+
+
+def _edit(path: Path, key: str, column: str, value: str, *, key_column: str | None = None):
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        header, rows = reader.fieldnames, list(reader)
+    key_column = key_column or header[0]
+    hits = [r for r in rows if r[key_column] == key]
+    assert hits, f"{key} not in {path.name}"
+    hits[0][column] = value
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=header, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _append_copy(path: Path, key: str, **changes: str):
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        header, rows = reader.fieldnames, list(reader)
+    row = dict(next(r for r in rows if r[header[0]] == key), **changes)
+    rows.append(row)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=header, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def test_copied_data_loads(data_dir):
+    assert read_catalog(data_dir).version == "2026.11.29"
+
+
+@pytest.mark.parametrize(
+    ("file", "key", "column", "value", "problem"),
+    [
+        ("gpus.csv", "rtx-2080-ti", "tdp_w", "5000", "must be <= 2000"),
+        ("gpus.csv", "rtx-2080-ti", "tdp_w", "5", "must be >= 10"),
+        ("gpus.csv", "t4", "memory_gb", "16000", "must be <= 512"),
+        ("gpus.csv", "t4", "memory_gb", "0.25", "must be >= 0.5"),
+        ("gpus.csv", "t4", "price_usd", "-2299", "must be >= 0"),
+        ("gpus.csv", "t4", "fp32_tflops", "0", "must be > 0"),
+        ("gpus.csv", "t4", "fp16_tflops", "-65", "must be > 0"),
+        ("gpus.csv", "t4", "int8_tops", "lots", "'lots' is not a number"),
+        ("gpus.csv", "t4", "idle_w", "100", "must be <= 70"),
+        ("gpus.csv", "t4", "cooling", "water", "unknown cooling 'water'"),
+        ("gpus.csv", "t4", "price_estimated", "maybe", "not true or false"),
+        ("gpus.csv", "t4", "year", "2018.5", "not an integer"),
+        ("gpus.csv", "rtx-3090", "measured_fp16", "-1", "must be > 0"),
+        ("gpus.csv", "t4", "estimated_fields", "colour", "unknown field 'colour'"),
+        ("gpus.csv", "t4", "source", "", "is required"),
+        ("instances.csv", "aws/p3.8xlarge", "gpu", "rtx-2080ti", "unknown GPU id 'rtx-2080ti'"),
+        ("instances.csv", "aws/p3.8xlarge", "interconnect", "infiniband", "unknown interconnect"),
+        ("instances.csv", "aws/p3.8xlarge", "on_demand_usd_per_hour", "-12.24", "must be > 0"),
+        ("instances.csv", "aws/p3.8xlarge", "spot_usd_per_hour", "-1", "must be >= 0"),
+        ("instances.csv", "aws/p3.8xlarge", "gpu_count", "0", "outside 1..64"),
+        ("instances.csv", "aws/p3.8xlarge", "id", "AWS/p3.8xlarge", "invalid instance id"),
+        ("instances.csv", "aws/p3.8xlarge", "id", "aws/p3.8xlarge-x", "provider + '/' + name"),
+        ("price_history.csv", "aws/p5.48xlarge", "pricing", "hourly", "unknown pricing 'hourly'"),
+        ("price_history.csv", "aws/p5.48xlarge", "valid_to", "June 2025", "not an ISO date"),
+        ("price_history.csv", "aws/p5.48xlarge", "usd_per_hour", "-98", "must be >= 0"),
+        ("platforms.csv", "4", "price_usd", "-3500", "must be >= 0"),
+        ("platforms.csv", "4", "interconnect", "pcie-x32", "unknown interconnect 'pcie-x32'"),
+        ("scaling.csv", "pcie-x8", "efficiency", "1.5", "outside (0, 1]"),
+    ],
+)
+def test_validators_reject_bad_values(data_dir, file, key, column, value, problem):
+    _edit(data_dir / file, key, column, value)
+    with pytest.raises(CatalogError) as info:
+        read_catalog(data_dir)
+    err = info.value
+    assert err.file == file
+    assert err.column == column
+    assert problem in str(err)
+    assert str(err).startswith(f"{file}, row ")
+
+
+def test_error_message_names_file_row_column(data_dir):
+    _edit(data_dir / "gpus.csv", "rtx-2080-ti", "tdp_w", "5000")
+    with pytest.raises(CatalogError) as info:
+        read_catalog(data_dir)
+    assert str(info.value) == (
+        "gpus.csv, row 'rtx-2080-ti', column 'tdp_w': 5000.0 [W] must be <= 2000"
+    )
+    assert info.value.row_id == "rtx-2080-ti"
+
+
+def test_duplicate_ids_are_rejected(data_dir):
+    _append_copy(data_dir / "gpus.csv", "t4")
+    with pytest.raises(CatalogError, match="gpus.csv, row 't4', column 'id': duplicate id 't4'"):
+        read_catalog(data_dir)
+
+
+def test_duplicate_instance_ids_are_rejected(data_dir):
+    _append_copy(data_dir / "instances.csv", "aws/g6.xlarge")
+    with pytest.raises(CatalogError, match="duplicate id 'aws/g6.xlarge'"):
+        read_catalog(data_dir)
+
+
+def test_history_for_unknown_instance_is_rejected(data_dir):
+    _edit(data_dir / "price_history.csv", "aws/p5.48xlarge", "id", "aws/p5.48xlarg")
+    with pytest.raises(CatalogError, match="unknown instance id 'aws/p5.48xlarg'.*p5.48xlarge"):
+        read_catalog(data_dir)
+
+
+def test_scaling_rules_are_enforced(data_dir):
+    path = data_dir / "scaling.csv"
+    original = path.read_text(encoding="utf-8")
+    path.write_text(original.replace("pcie-x4,8,0.793,", "pcie-x4,8,0.95,"), encoding="utf-8")
+    with pytest.raises(CatalogError, match="row 'pcie-x4/8', column 'efficiency'.*rises"):
+        read_catalog(data_dir)
+    path.write_text(original.replace("pcie-x4,1,1.0,", "pcie-x4,1,0.99,"), encoding="utf-8")
+    with pytest.raises(CatalogError, match="one GPU must scale at exactly 1.0"):
+        read_catalog(data_dir)
+
+
+def test_missing_or_unexpected_columns_are_rejected(data_dir):
+    path = data_dir / "platforms.csv"
+    text = path.read_text(encoding="utf-8").replace("power_w", "power_kw", 1)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CatalogError, match="platforms.csv: missing column\\(s\\): power_w"):
+        read_catalog(data_dir)
+
+
+def test_catalog_json_reference_must_exist(data_dir):
+    meta_path = data_dir / "catalog.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta["reference_gpu"] = "v100"
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(CatalogError, match="reference GPU 'v100' is not in gpus.csv"):
+        read_catalog(data_dir)
+
+
+def test_missing_file_is_reported(data_dir):
+    (data_dir / "scaling.csv").unlink()
+    with pytest.raises(CatalogError, match="^scaling.csv: file not found$"):
+        read_catalog(data_dir)
