@@ -1,0 +1,181 @@
+"""The scenario format: bad input gives a clear error and exit status 2, never a traceback."""
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import scenarios
+from scenarios.cli import main
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "scenarios" / "examples").glob("*.yaml"))
+
+GOOD = """\
+version: 1
+name: t
+horizon_months: 24
+utilisation: [0.25, 0.5]
+simulation: {samples: 200, seed: 3}
+workload: {precision: fp16}
+buy:
+  gpu: rtx-2080-ti
+  gpu_count: 2
+  pue: 1.1
+rent:
+  instance: aws/p3.8xlarge
+"""
+
+
+def _run(tmp_path, text, capsys):
+    path = tmp_path / "s.yaml"
+    path.write_text(textwrap.dedent(text))
+    code = main(["run", str(path)])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, err, str(path)
+
+
+def test_good_scenario_runs(tmp_path, capsys):
+    code, err, _ = _run(tmp_path, GOOD, capsys)
+    assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize(
+    "old, new, expected",
+    [
+        (
+            "horizon_months: 24",
+            "horizon_month: 24",
+            ["horizon_month", "did you mean 'horizon_months'", "valid keys:"],
+        ),
+        (
+            "  pue: 1.1",
+            "  pue: 1.1\n  electricty_usd_per_kwh: 0.1",
+            ["buy.electricty_usd_per_kwh", "electricity_usd_per_kwh"],
+        ),
+        ("horizon_months: 24", "horizon_months: ten", ["horizon_months", "wrong type"]),
+        ("  pue: 1.1", "  pue: 0.8", ["buy.pue", "[1, 5]"]),
+        (
+            "  pue: 1.1",
+            "  pue: {dist: uniform, low: 1.5, high: 1.2}",
+            ["buy.pue", "low (1.5) is greater than high (1.2)"],
+        ),
+        ("  pue: 1.1", "  pue: {dist: gamma, k: 2}", ["buy.pue", "unknown dist 'gamma'", "pert"]),
+        (
+            "  pue: 1.1",
+            "  pue: {dist: normal, mean: 1.3, sd: 0.1}",
+            ["buy.pue", "give low/high bounds"],
+        ),
+        ("  pue: 1.1", "  pue: .nan", ["buy.pue", "finite"]),
+        ("gpu: rtx-2080-ti", "gpu: rtx-2080ti", ["buy.gpu", "rtx-2080-ti"]),
+        ("instance: aws/p3.8xlarge", "instance: aws/p3.8xl", ["rent.instance", "aws/p3.8xlarge"]),
+        (
+            "workload: {precision: fp16}",
+            "workload: {precision: fp16, min_gpu_memory_gb: 12}",
+            ["buy.gpu", "below workload.min_gpu_memory_gb = 12 GB"],
+        ),
+        (
+            "workload: {precision: fp16}",
+            "workload: {precision: bf16}",
+            ["workload.precision", "fp32, fp16, int8"],
+        ),
+        ("version: 1", "version: 2", ["version", "unsupported version 2"]),
+        ("  gpu_count: 2", "  gpu_count: 2\n  gpu_count: 3", ["buy.gpu_count", "duplicate key"]),
+        ("  pue: 1.1", "  pue: [1.1", ["malformed YAML"]),
+        (
+            "instance: aws/p3.8xlarge",
+            "instance: aws/p5.48xlarge\n  pricing: reserved_3y",
+            ["rent.price_usd_per_hour", "no reserved_3y price", "choose pricing from"],
+        ),
+        ("  pue: 1.1", "  pue: 1.1\n  gpu_price_usd: -5", ["buy.gpu_price_usd", "[0, inf]"]),
+        ("name: t\n", "", ["name", "required key is missing"]),
+        (
+            "utilisation: [0.25, 0.5]",
+            "utilisation: {start: 0.9, stop: 0.1, step: 0.1}",
+            ["utilisation.start", "greater than stop"],
+        ),
+        ("utilisation: [0.25, 0.5]", "utilisation: [0.25, 1.5]", ["utilisation", "1.5"]),
+        (
+            "workload: {precision: fp16}",
+            "workload: {precision: fp16}\ncorrelations: [[buy.pue, rent.price_annual_change, 0.3]]",
+            ["correlations[0]", "buy.pue is fixed"],
+        ),
+    ],
+)
+def test_bad_input_names_file_path_and_choices(tmp_path, capsys, old, new, expected):
+    assert old in GOOD
+    code, err, path = _run(tmp_path, GOOD.replace(old, new, 1), capsys)
+    assert code == 2
+    assert path in err
+    for text in expected:
+        assert text in err, (text, err)
+
+
+def test_errors_carry_the_line_of_the_key(tmp_path, capsys):
+    _, err, path = _run(tmp_path, GOOD.replace("  pue: 1.1", "  pue: 0.5"), capsys)
+    assert f"{path}:10: buy.pue:" in err
+
+
+def test_malformed_yaml_gives_its_line(tmp_path, capsys):
+    _, err, path = _run(tmp_path, GOOD.replace("  pue: 1.1", "  pue: [1.1"), capsys)
+    assert f"{path}:11:" in err or f"{path}:10:" in err
+
+
+def test_missing_and_empty_files(tmp_path, capsys):
+    assert main(["run", str(tmp_path / "nope.yaml")]) == 2
+    assert "file not found" in capsys.readouterr().err
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    assert main(["run", str(empty)]) == 2
+    assert "expected a mapping, got empty document" in capsys.readouterr().err
+
+
+def test_inline_gpu_without_throughput_needs_an_override():
+    data = scenarios.ScenarioSchema().load(
+        {
+            "version": 1,
+            "name": "x",
+            "buy": {
+                "gpu": {"name": "mystery", "memory_gb": 16, "tdp_w": 200, "price_usd": 900},
+                "gpu_count": 1,
+            },
+            "rent": {"instance": "aws/p3.2xlarge"},
+        }
+    )
+    with pytest.raises(scenarios.ScenarioError) as err:
+        scenarios.load_mapping(data)
+    assert "buy.relative_throughput" in str(err.value)
+
+
+def test_bad_cli_arguments(capsys):
+    assert main(["run", str(EXAMPLES[0]), "--samples", "0"]) == 2
+    assert "--samples" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_runs_and_round_trips(path):
+    sc = scenarios.load_file(path)
+    result = scenarios.run(sc, samples=500)
+    assert len(result["buy_tco"]["p50"]) == len(result["utilisation"])
+    assert result["verdict"]
+    # the resolved scenario is itself a valid scenario with the same cache key
+    again = scenarios.load_mapping(json.loads(json.dumps(result["scenario"])))
+    assert again.key(500) == sc.key(500)
+
+
+def test_same_seed_gives_byte_identical_json():
+    sc = scenarios.load_file(EXAMPLES[0])
+    a = json.dumps(scenarios.run(sc, samples=2000))
+    b = json.dumps(scenarios.run(scenarios.load_file(EXAMPLES[0]), samples=2000))
+    c = json.dumps(scenarios.run(sc, samples=2000, seed=12345))
+    assert a == b and a != c
+
+
+def test_catalog_listing(capsys):
+    assert main(["catalog", "gpus"]) == 0
+    out = capsys.readouterr().out
+    assert "rtx-2080-ti" in out and "h100-sxm5-80gb" in out
+    assert main(["catalog", "instances"]) == 0
+    out = capsys.readouterr().out
+    assert "aws/p3.8xlarge" in out and "aws/g4dn.xlarge" in out
