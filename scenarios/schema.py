@@ -213,7 +213,20 @@ class WorkloadSchema(_Base):
     min_gpu_memory_gb = _num("reject GPUs with less memory [GB]", 0, 1024, load_default=None)
 
 
-class BuySchema(_Base):
+class _Side(_Base):
+    """Inputs both sides share."""
+
+    admin_usd_per_month = DistField("[USD/month]", "administration", 0)
+    relative_throughput = DistField(
+        "[reference GPU-hours/GPU-hour]",
+        "per-GPU throughput override; default: catalog",
+        1e-6,
+        1000,
+    )
+    scaling_efficiency = DistField("[-]", "multi-GPU scaling; default: interconnect table", 1e-6, 1)
+
+
+class BuySchema(_Side):
     gpu = _Ref(InlineGPUSchema, "catalog GPU id or inline GPU", required=True)
     gpu_count = fields.Integer(strict=True, required=True, validate=_range(1, 64))
     interconnect = fields.String(
@@ -238,7 +251,6 @@ class BuySchema(_Base):
     hosting_usd_per_kw_month = DistField("[USD/(kW*month)]", "colocation, on peak IT kW", 0, 10_000)
     maintenance_rate = DistField("[1/year]", "maintenance as a share of hardware price", 0, 1)
     gpu_annual_failure_rate = DistField("[1/year]", "GPU replacements at gpu_price_usd", 0, 1)
-    admin_usd_per_month = DistField("[USD/month]", "administration", 0)
     resale_annual_decay = DistField("[1/year]", "market value lost per year (geometric)", 0, 1)
     depreciation = fields.String(
         validate=validate.OneOf(DEPRECIATION_METHODS),
@@ -251,17 +263,10 @@ class BuySchema(_Base):
         load_default=5,
         metadata={"description": "straight-line life [year]"},
     )
-    relative_throughput = DistField(
-        "[reference GPU-hours/GPU-hour]",
-        "per-GPU throughput override; default: catalog",
-        1e-6,
-        1000,
-    )
-    scaling_efficiency = DistField("[-]", "multi-GPU scaling; default: interconnect table", 1e-6, 1)
     thermal_derate = DistField("[-]", "throughput kept under the build's cooling", 1e-6, 1)
 
 
-class RentSchema(_Base):
+class RentSchema(_Side):
     instance = _Ref(InlineInstanceSchema, "catalog instance id or inline instance", required=True)
     pricing = fields.String(
         validate=validate.OneOf(PRICING_MODELS),
@@ -287,14 +292,6 @@ class RentSchema(_Base):
     )
     storage_usd_per_month = DistField("[USD/month]", "storage", 0)
     egress_usd_per_month = DistField("[USD/month]", "data egress", 0)
-    admin_usd_per_month = DistField("[USD/month]", "administration", 0)
-    relative_throughput = DistField(
-        "[reference GPU-hours/GPU-hour]",
-        "per-GPU throughput override; default: catalog",
-        1e-6,
-        1000,
-    )
-    scaling_efficiency = DistField("[-]", "multi-GPU scaling; default: interconnect table", 1e-6, 1)
 
 
 class _Correlation(fields.Field):
