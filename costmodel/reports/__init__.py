@@ -1,0 +1,111 @@
+"""Report exporters: render a result (the JSON contract, DESIGN sec 5) as HTML, Markdown, CSV,
+XLSX or JSON, and write reports atomically.
+
+>>> from costmodel import reports
+>>> reports.render(result, "html")            # bytes of one self-contained HTML file
+>>> reports.write(result, "md", "out/run.md")  # [out/run.md, out/run_breakeven.png, ...]
+
+Money is in [USD] at present value, utilisation and probabilities are fractions [-] (shown as
+percentages), payback is in [month], unit cost in [USD/reference GPU-hour].
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from .contract import ReportError, check_result
+
+__all__ = ["FORMATS", "ReportError", "render", "write"]
+
+FORMATS = ("html", "md", "csv", "xlsx", "json")
+
+
+def _render_json(result: Mapping[str, Any]) -> bytes:
+    try:
+        text = json.dumps(result, indent=2, sort_keys=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ReportError(f"result is not JSON-able: {exc}") from exc
+    return text.encode("utf-8")
+
+
+def _renderer(fmt: str) -> Callable[[Mapping[str, Any]], bytes]:
+    if fmt == "html":
+        from .html import render_html
+
+        return render_html
+    if fmt == "md":
+        from .markdown import render_markdown
+
+        return render_markdown
+    if fmt == "csv":
+        from .csvfile import render_csv
+
+        return render_csv
+    if fmt == "xlsx":
+        from .xlsx import render_xlsx
+
+        return render_xlsx
+    return _render_json
+
+
+def _check_format(fmt: Any) -> str:
+    if fmt not in FORMATS:
+        raise ReportError(f"unknown report format {fmt!r}; valid formats: {', '.join(FORMATS)}")
+    return fmt
+
+
+def render(result: dict, fmt: str) -> bytes:
+    """The whole report in format ``fmt`` (one of :data:`FORMATS`) as bytes.
+
+    Raises :class:`ReportError` for an unknown format or a result missing required keys.
+    """
+    _check_format(fmt)
+    check_result(result)
+    return _renderer(fmt)(result)
+
+
+def _write_atomic(path: Path, data: bytes) -> Path:
+    """Write ``data`` to a temporary file beside ``path``, then ``os.replace`` it into place."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write(result: dict, fmt: str, out: str | Path) -> list[Path]:
+    """Write the report to ``out`` atomically and return every path written.
+
+    For ``md`` the chart PNGs are written beside the document as ``<stem>_<chart>.png`` and
+    linked relatively; they are written before the document so it never links a missing file.
+    """
+    _check_format(fmt)
+    check_result(result)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if fmt != "md":
+        return [_write_atomic(out, _renderer(fmt)(result))]
+
+    from .charts import render_charts
+    from .markdown import render_markdown
+
+    images: list[Path] = []
+    links: dict[str, str] = {}
+    for name, png in render_charts(result).items():
+        image = out.with_name(f"{out.stem}_{name}.png")
+        images.append(_write_atomic(image, png))
+        links[name] = quote(image.name)
+    return [_write_atomic(out, render_markdown(result, links)), *images]

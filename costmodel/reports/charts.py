@@ -1,0 +1,234 @@
+"""The report's three charts as PNG bytes, drawn headless with matplotlib's Agg canvas.
+
+- ``breakeven``: TCO [USD, present value] of buying and renting across utilisation [%],
+  P50 lines with P10–P90 bands; the break-even P50 as a vertical line, its P10–P90 shaded.
+- ``prob_buy_cheaper``: P(buy cheaper) [%] across utilisation [%].
+- ``cumulative``: cumulative discounted cost [USD] by month at one utilisation, with the
+  payback month (P50 line, P10–P90 shaded) where the curves cross.
+
+Figures are built with :class:`matplotlib.figure.Figure` (no pyplot state), so rendering is
+safe in servers and threads. Null values (``None``) are drawn as gaps.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, PercentFormatter
+
+from .formatting import fmt_months, fmt_utilisation
+from .tables import cumulative_payback
+
+__all__ = ["CHARTS", "render_charts"]
+
+CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative")
+BUY, RENT, MARK = "#1f5fa8", "#d9620b", "#3a3a3a"
+_DPI = 150
+_SIZE = (8.0, 4.8)  # [inch]
+
+
+def _arr(values: Any) -> np.ndarray:
+    """A float array with NaN for nulls."""
+    return np.array([np.nan if v is None else v for v in values], dtype=float)
+
+
+def _usd_tick(v: float, _pos: Any = None) -> str:
+    a = abs(v)
+    sign = "-" if v < 0 else ""
+    if a >= 1e6:
+        return f"{sign}${a / 1e6:,.1f}M"
+    if a >= 1e3:
+        return f"{sign}${a / 1e3:,.0f}k"
+    return f"{sign}${a:,.0f}"
+
+
+def _figure() -> tuple[Figure, Axes]:
+    fig = Figure(figsize=_SIZE, dpi=_DPI, layout="constrained")
+    ax = fig.add_subplot()
+    ax.grid(True, color="#dddddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return fig, ax
+
+
+def _legend(fig: Figure, ax: Axes) -> None:
+    """Legend below the axes, so it never hides data."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+
+
+def _png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=_DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def _band(ax: Axes, x: np.ndarray, stats: Mapping[str, Any], color: str, label: str) -> None:
+    """P50 line with a P10–P90 band; no band when the draws agree (a deterministic run)."""
+    lo, hi = _arr(stats["p10"]), _arr(stats["p90"])
+    if np.nanmax(np.abs(hi - lo), initial=0.0) > 1e-9 * np.nanmax(np.abs(hi), initial=1.0):
+        ax.fill_between(x, lo, hi, color=color, alpha=0.18, linewidth=0, label=f"{label} P10–P90")
+    ax.plot(x, _arr(stats["p50"]), color=color, linewidth=2, label=f"{label} P50")
+
+
+def _mark_span(
+    ax: Axes,
+    p10: float | None,
+    p50: float | None,
+    p90: float | None,
+    right: float,
+    label: str,
+    fmt: Any,
+) -> None:
+    """Vertical P50 line and shaded P10–P90 span; a null P90 ("never") shades to ``right``."""
+    if p10 is not None and (p90 is None or p90 - p10 > 1e-9 * max(1.0, abs(p90))):
+        hi = right if p90 is None else p90
+        ax.axvspan(
+            p10,
+            hi,
+            color=MARK,
+            alpha=0.08,
+            linewidth=0,
+            label=f"{label} P10–P90 ({fmt(p10)} – {fmt(p90)})",
+        )
+        for edge in (p10, p90):
+            if edge is not None:
+                ax.axvline(edge, color=MARK, linestyle=":", linewidth=0.9, alpha=0.7)
+    if p50 is not None:
+        ax.axvline(
+            p50, color=MARK, linestyle="--", linewidth=1.4, label=f"{label} P50 ({fmt(p50)})"
+        )
+
+
+def _pct_of(fraction: float | None) -> float | None:
+    return None if fraction is None else fraction * 100
+
+
+def breakeven_chart(result: Mapping[str, Any]) -> bytes:
+    """TCO of both sides across utilisation with the break-even marked; PNG bytes."""
+    fig, ax = _figure()
+    x = _arr(result["utilisation"]) * 100
+    _band(ax, x, result["buy_tco"], BUY, "Buy")
+    _band(ax, x, result["rent_tco"], RENT, "Rent")
+    be = result["breakeven_utilisation"]
+    _mark_span(
+        ax,
+        _pct_of(be["p10"]),
+        _pct_of(be["p50"]),
+        _pct_of(be["p90"]),
+        100.0,
+        "Break-even",
+        lambda p: fmt_utilisation(None if p is None else p / 100),
+    )
+    note = None
+    if be["p50"] is None:
+        note = "Break-even P50: never (renting is cheaper even at 100 %)"
+    elif be["p50"] == 0:
+        note = "Break-even P50: 0 % (buying is cheaper even when idle)"
+    if note:
+        ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=9, color=MARK)
+    ax.set_xlim(0, 100)
+    ax.xaxis.set_major_formatter(PercentFormatter(decimals=0))
+    ax.yaxis.set_major_formatter(FuncFormatter(_usd_tick))
+    ax.set_xlabel("Utilisation of the owned GPUs [% of wall-clock hours]")
+    ax.set_ylabel("Total cost of ownership [USD, present value]")
+    ax.set_title("Buy vs rent: total cost over the horizon", loc="left", fontsize=11)
+    _legend(fig, ax)
+    return _png(fig)
+
+
+def prob_chart(result: Mapping[str, Any]) -> bytes:
+    """Share of draws in which buying is cheaper, across utilisation; PNG bytes."""
+    fig, ax = _figure()
+    x = _arr(result["utilisation"]) * 100
+    y = _arr(result["prob_buy_cheaper"]) * 100
+    ax.fill_between(x, 0, y, color=BUY, alpha=0.12, linewidth=0)
+    ax.plot(x, y, color=BUY, linewidth=2, marker="o", markersize=3.5, label="P(buy cheaper)")
+    ax.axhline(50, color="#888888", linestyle=":", linewidth=1, label="even odds (50 %)")
+    be50 = result["breakeven_utilisation"]["p50"]
+    if be50 is not None:
+        ax.axvline(
+            be50 * 100,
+            color=MARK,
+            linestyle="--",
+            linewidth=1.4,
+            label=f"Break-even P50 ({fmt_utilisation(be50)})",
+        )
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 100)
+    ax.xaxis.set_major_formatter(PercentFormatter(decimals=0))
+    ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
+    ax.set_xlabel("Utilisation of the owned GPUs [% of wall-clock hours]")
+    ax.set_ylabel("Share of draws where buying is cheaper [%]")
+    ax.set_title("How sure: probability that buying is cheaper", loc="left", fontsize=11)
+    _legend(fig, ax)
+    return _png(fig)
+
+
+def _crossing(months: np.ndarray, buy: np.ndarray, rent: np.ndarray) -> float | None:
+    """First month [month] where the P50 curves cross, by linear interpolation."""
+    diff = buy - rent
+    idx = np.flatnonzero(diff <= 0)
+    if idx.size == 0:
+        return None
+    k = int(idx[0])
+    if k == 0:
+        return float(months[0])
+    d0, d1 = diff[k - 1], diff[k]
+    return float(months[k - 1] + (months[k] - months[k - 1]) * d0 / (d0 - d1))
+
+
+def cumulative_chart(result: Mapping[str, Any]) -> bytes:
+    """Cumulative discounted cost by month at one utilisation, payback marked; PNG bytes."""
+    cum = result["cumulative_cost"]
+    fig, ax = _figure()
+    months = _arr(cum["months"])
+    _band(ax, months, cum["buy"], BUY, "Buy (capex + running cost)")
+    _band(ax, months, cum["rent"], RENT, "Rent")
+    right = float(np.nanmax(months)) if months.size else 1.0
+    payback = cumulative_payback(result)
+    if payback is None:
+        cross = _crossing(months, _arr(cum["buy"]["p50"]), _arr(cum["rent"]["p50"]))
+        payback = (None, cross, None)
+    p10, p50, p90 = payback
+    _mark_span(
+        ax, p10, p50, p90, right, "Payback", lambda t: fmt_months(t) + ("" if t is None else " mo")
+    )
+    if p50 is not None:
+        y = float(np.interp(p50, months, _arr(cum["rent"]["p50"])))
+        ax.plot([p50], [y], marker="o", color=MARK, markersize=6, zorder=5)
+    else:
+        ax.text(
+            0.98,
+            0.04,
+            "No payback within the horizon (P50)",
+            transform=ax.transAxes,
+            ha="right",
+            fontsize=9,
+            color=MARK,
+        )
+    ax.set_xlim(0, right)
+    ax.yaxis.set_major_formatter(FuncFormatter(_usd_tick))
+    ax.set_xlabel("Month")
+    ax.set_ylabel("Cumulative cost [USD, present value]")
+    u = fmt_utilisation(cum["utilisation"], none="?")
+    ax.set_title(
+        f"Payback: cumulative cost at {u} utilisation (no resale)", loc="left", fontsize=11
+    )
+    _legend(fig, ax)
+    return _png(fig)
+
+
+def render_charts(result: Mapping[str, Any]) -> dict[str, bytes]:
+    """All charts as ``{name: PNG bytes}`` in the order of :data:`CHARTS`."""
+    return {
+        "breakeven": breakeven_chart(result),
+        "prob_buy_cheaper": prob_chart(result),
+        "cumulative": cumulative_chart(result),
+    }

@@ -1,0 +1,79 @@
+"""The Markdown report: the HTML report's content as GitHub-flavoured pipe tables plus charts.
+
+Charts are PNG images, embedded as data URIs (one standalone file) or linked to files beside
+the document when :func:`costmodel.reports.write` saves them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any
+
+import jinja2
+
+from .charts import render_charts
+from .context import report_context
+from .html import data_uri
+from .tables import Table
+
+__all__ = ["md_escape", "md_table", "render_markdown"]
+
+_SPECIAL = re.compile(r"([\\|<>*_`])")
+
+
+def md_escape(text: Any) -> str:
+    """Text safe inside Markdown prose and table cells (special characters backslash-escaped)."""
+    return _SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def md_table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool]) -> str:
+    """A pipe table; ``numeric`` columns are right-aligned. Cells must already be escaped."""
+    lines = ["| " + " | ".join(headers) + " |"]
+    lines.append("|" + "|".join("---:" if n else ":---" for n in numeric) + "|")
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _table(t: Table) -> str:
+    rows = [[md_escape(c) for c in row] for row in t.rows]
+    return md_table([md_escape(h) for h in t.headers], rows, t.numeric)
+
+
+def _assumptions(rows: Sequence[Mapping[str, Any]]) -> str:
+    cells = [
+        [f"`{a['key']}`", md_escape(a["text"]), md_escape(a["unit"]), md_escape(a["source"])]
+        for a in rows
+    ]
+    return md_table(["Key", "Value", "Unit", "Source"], cells, [False] * 4)
+
+
+@cache
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("costmodel.reports", "templates"),
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["md"] = md_escape
+    env.globals["table"] = _table
+    return env
+
+
+def render_markdown(
+    result: Mapping[str, Any], image_links: Mapping[str, str] | None = None
+) -> bytes:
+    """The report as UTF-8 Markdown.
+
+    ``image_links`` maps chart name -> relative link; without it the charts are embedded as
+    ``data:image/png;base64`` URIs so the document stands alone.
+    """
+    if image_links is None:
+        image_links = {name: data_uri(png) for name, png in render_charts(result).items()}
+    ctx = report_context(result, image_links)
+    ctx["assumptions"] = _assumptions(ctx["assumptions"])
+    return _env().get_template("report.md.j2").render(**ctx).encode("utf-8")

@@ -1,0 +1,512 @@
+"""Report exporters: every format read back by a real parser and checked against the result.
+
+Results come from ``tests/fixtures/result_sample.json`` (a contract-exact sample with nulls in
+payback and break-even) and, when the engine is available, from running each example scenario
+in ``scenarios/examples`` with 2,000 samples.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+from functools import cache
+from html.parser import HTMLParser
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+import scenarios
+from costmodel import reports
+from costmodel.reports import FORMATS, ReportError, render, write
+from costmodel.reports.formatting import (
+    fmt_months,
+    fmt_number,
+    fmt_prob,
+    fmt_usd,
+    fmt_utilisation,
+    fmt_value,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = Path(__file__).parent / "fixtures" / "result_sample.json"
+EXAMPLES = sorted((ROOT / "scenarios" / "examples").glob("*.yaml"))
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _result_params() -> list:
+    return [pytest.param("fixture", id="fixture")] + [
+        pytest.param(p.name, id=p.stem) for p in EXAMPLES
+    ]
+
+
+@cache
+def _load(source: str) -> str:
+    """The result for ``source`` as JSON text (cached; each test gets a fresh dict)."""
+    if source == "fixture":
+        return FIXTURE.read_text("utf-8")
+    result = scenarios.run(
+        scenarios.load_file(ROOT / "scenarios" / "examples" / source), samples=2000
+    )
+    return json.dumps(result, allow_nan=False)
+
+
+@cache
+def _rendered(source: str, fmt: str) -> bytes:
+    """``render`` of an unmodified result, shared by the tests that only read it."""
+    return render(json.loads(_load(source)), fmt)
+
+
+@pytest.fixture(params=_result_params())
+def source(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def result(source) -> dict:
+    return json.loads(_load(source))
+
+
+@pytest.fixture
+def sample() -> dict:
+    return json.loads(_load("fixture"))
+
+
+# --- readers -------------------------------------------------------------------------------
+
+
+class _Html(HTMLParser):
+    """Collects table cells, element text by id, attributes that load resources, tags."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.cells: list[str] = []
+        self.by_id: dict[str, str] = {}
+        self.imgs: list[str] = []
+        self.refs: list[str] = []
+        self.tags: list[str] = []
+        self.classes: list[str] = []
+        self.text: list[str] = []
+        self._cell: list[str] | None = None
+        self._id: tuple[str, list[str]] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        self.classes += (a.get("class") or "").split()
+        self.refs += [
+            v for k, v in attrs if k in ("src", "href", "srcset", "xlink:href", "data") and v
+        ]
+        if tag == "img":
+            self.imgs.append(a.get("src", ""))
+        if tag in ("td", "th"):
+            self._cell = []
+        if "id" in a:
+            self._id = (a["id"], [])
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.cells.append(" ".join("".join(self._cell).split()))
+            self._cell = None
+        if self._id is not None:
+            self.by_id[self._id[0]] = " ".join("".join(self._id[1]).split())
+            self._id = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+        if self._id is not None:
+            self._id[1].append(data)
+
+
+def _parse_html(data: bytes) -> _Html:
+    parser = _Html()
+    parser.feed(data.decode("utf-8"))
+    parser.close()
+    return parser
+
+
+def _md_tables(text: str) -> list[list[list[str]]]:
+    """Pipe tables as lists of rows of unescaped cells (separator rows dropped)."""
+    tables, current = [], []
+    for line in [*text.splitlines(), ""]:
+        if line.startswith("|"):
+            cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+            cells = [re.sub(r"\\(.)", r"\1", c.strip()) for c in cells]
+            if not all(re.fullmatch(r":?-+:?", c) for c in cells):
+                current.append(cells)
+        elif current:
+            tables.append(current)
+            current = []
+    return tables
+
+
+def _png_ok(data: bytes) -> None:
+    assert data.startswith(PNG_MAGIC)
+    assert len(data) > 10_000
+
+
+# --- JSON ----------------------------------------------------------------------------------
+
+
+def test_formats_and_public_api():
+    assert FORMATS == ("html", "md", "csv", "xlsx", "json")
+    assert set(reports.__all__) == {"FORMATS", "ReportError", "render", "write"}
+    assert issubclass(ReportError, ValueError)
+
+
+def test_json_is_the_contract(result):
+    data = render(result, "json")
+    assert json.loads(data) == result
+    assert data == json.dumps(result, indent=2, sort_keys=False, allow_nan=False).encode()
+
+
+def test_json_rejects_nan(sample):
+    sample["buy_tco"]["p50"][0] = float("nan")
+    with pytest.raises(ReportError, match="JSON"):
+        render(sample, "json")
+
+
+# --- HTML ----------------------------------------------------------------------------------
+
+
+def test_html_shows_the_result(source, result):
+    page = _parse_html(_rendered(source, "html"))
+    assert page.by_id["verdict"] == " ".join(result["verdict"].split())
+    cells = set(page.cells)
+    be = result["breakeven_utilisation"]
+    assert fmt_utilisation(be["p50"]) in cells
+    assert fmt_utilisation(be["p90"]) in cells
+    for i, u in enumerate(result["utilisation"]):
+        assert fmt_usd(result["buy_tco"]["p50"][i]) in cells, u
+        assert fmt_usd(result["rent_tco"]["p90"][i]) in cells, u
+        assert fmt_months(result["payback_months"]["p50"][i]) in cells, u
+    for a in result["assumptions"]:
+        assert a["key"] in cells
+        assert fmt_value(a["value"]) in cells
+        assert a["source"] in cells
+    text = " ".join(" ".join(page.text).split())
+    for w in result["warnings"]:
+        assert " ".join(w["message"].split()) in text
+        assert w["code"] in text
+        assert f"sev-{w['severity']}" in page.classes
+    for value in (
+        result["seed"],
+        result["samples"],
+        result["method"],
+        result["catalog"]["version"],
+        result["catalog"]["as_of"],
+        result["scenario"]["name"],
+    ):
+        assert str(value) in text
+
+
+def test_html_is_self_contained(source):
+    raw = _rendered(source, "html")
+    page = _parse_html(raw)
+    external = [r for r in page.refs if re.match(r"\s*(https?:)?//", r, re.I)]
+    assert external == []
+    assert not re.search(rb"url\(\s*['\"]?(https?:)?//", raw, re.I)
+    assert "script" not in page.tags and "link" not in page.tags and "iframe" not in page.tags
+    assert len(page.imgs) == 3
+    for src in page.imgs:
+        assert src.startswith("data:image/png;base64,")
+        _png_ok(base64.b64decode(src.partition(",")[2]))
+
+
+def test_html_autoescapes(sample):
+    sample["verdict"] = "Rent <script>alert(1)</script> & relax."
+    sample["warnings"][0]["message"] = "<img src=https://evil.example/x.png>"
+    page = _parse_html(render(sample, "html"))
+    assert "script" not in page.tags
+    assert page.by_id["verdict"] == sample["verdict"]
+    assert len(page.imgs) == 3
+
+
+# --- Markdown ------------------------------------------------------------------------------
+
+
+def test_markdown_tables_and_images(source, result):
+    text = _rendered(source, "md").decode("utf-8")
+    tables = _md_tables(text)
+    per_u = next(t for t in tables if t[0][0] == "Utilisation")
+    header, rows = per_u[0], per_u[1:]
+    assert len(rows) == len(result["utilisation"])
+    col = header.index("Buy TCO P50")
+    assert [r[col] for r in rows] == [fmt_usd(v) for v in result["buy_tco"]["p50"]]
+    col = header.index("P(buy cheaper)")
+    assert [r[col] for r in rows] == [fmt_prob(v) for v in result["prob_buy_cheaper"]]
+    figures = dict(r for r in next(t for t in tables if t[0] == ["Figure", "Value"])[1:])
+    assert figures["Break-even utilisation P50"] == fmt_utilisation(
+        result["breakeven_utilisation"]["p50"]
+    )
+    assumptions = next(t for t in tables if t[0][0] == "Key")
+    assert [r[0].strip("`") for r in assumptions[1:]] == [a["key"] for a in result["assumptions"]]
+    assert [r[1] for r in assumptions[1:]] == [fmt_value(a["value"]) for a in result["assumptions"]]
+    images = re.findall(r"!\[[^\]]*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", text)
+    assert len(images) == 3
+    for b64 in images:
+        _png_ok(base64.b64decode(b64))
+    flat = text.replace("\\", "")
+    assert " ".join(result["verdict"].split()) in flat
+    for w in result["warnings"]:
+        assert " ".join(w["message"].split()) in flat
+
+
+# --- CSV -----------------------------------------------------------------------------------
+
+CSV_COLUMNS = [
+    "utilisation",
+    *(f"buy_tco_{s}" for s in ("mean", "p10", "p50", "p90")),
+    *(f"rent_tco_{s}" for s in ("mean", "p10", "p50", "p90")),
+    "prob_buy_cheaper",
+    "payback_months_p10",
+    "payback_months_p50",
+    "payback_months_p90",
+    "payback_prob_never",
+    *(
+        f"cost_per_ref_gpu_hour_{side}_{s}"
+        for side in ("buy", "rent")
+        for s in ("p10", "p50", "p90")
+    ),
+]
+
+
+def _expected_columns(result: dict) -> dict[str, list]:
+    pb, cpu = result["payback_months"], result["cost_per_reference_gpu_hour"]
+    out = {
+        "utilisation": result["utilisation"],
+        "prob_buy_cheaper": result["prob_buy_cheaper"],
+        "payback_prob_never": pb["prob_never"],
+    }
+    for side in ("buy", "rent"):
+        out |= {f"{side}_tco_{s}": result[f"{side}_tco"][s] for s in ("mean", "p10", "p50", "p90")}
+        out |= {f"cost_per_ref_gpu_hour_{side}_{s}": cpu[side][s] for s in ("p10", "p50", "p90")}
+    out |= {f"payback_months_{s}": pb[s] for s in ("p10", "p50", "p90")}
+    return out
+
+
+def test_csv_round_trips_exactly(source, result):
+    rows = list(csv.DictReader(io.StringIO(_rendered(source, "csv").decode("utf-8"))))
+    assert len(rows) == len(result["utilisation"])
+    assert list(rows[0]) == CSV_COLUMNS
+    for name, values in _expected_columns(result).items():
+        got = [None if r[name] == "" else float(r[name]) for r in rows]
+        assert got == values, name  # exact: floats are written with repr precision
+
+
+# --- XLSX ----------------------------------------------------------------------------------
+
+
+def test_xlsx_sheets_and_numbers(source, result):
+    wb = openpyxl.load_workbook(io.BytesIO(_rendered(source, "xlsx")))
+    assert wb.sheetnames == ["summary", "per_utilisation", "assumptions", "warnings"]
+    ws = wb["per_utilisation"]
+    header = [c.value for c in ws[1]]
+    assert header == CSV_COLUMNS
+    assert all(c.font.bold for c in ws[1])
+    assert ws.max_row == len(result["utilisation"]) + 1
+    for name, values in _expected_columns(result).items():
+        col = header.index(name) + 1
+        got = [ws.cell(row, col).value for row in range(2, ws.max_row + 1)]
+        # openpyxl writes 16 significant digits ("%.16g"); Excel itself keeps 15
+        assert got == [None if v is None else pytest.approx(v, rel=1e-15, abs=0) for v in values]
+        assert all(isinstance(v, int | float) for v in got if v is not None), name
+    summary = {r[0]: r[1] for r in wb["summary"].iter_rows(min_row=2, values_only=True)}
+    be = result["breakeven_utilisation"]
+    for k in ("p10", "p50", "p90", "mean", "prob_always", "prob_never"):
+        key = f"breakeven_{k}" if k.startswith("prob") else f"breakeven_utilisation_{k}"
+        assert summary[key] == (None if be[k] is None else pytest.approx(be[k], rel=1e-15)), key
+    assert summary["verdict"] == result["verdict"]
+    assert summary["seed"] == result["seed"] and summary["samples"] == result["samples"]
+    assert summary["method"] == result["method"]
+    assert summary["catalog_version"] == result["catalog"]["version"]
+    assert summary["scenario_name"] == result["scenario"]["name"]
+    assert summary["warnings_count"] == len(result["warnings"])
+    keys = [r[0] for r in wb["assumptions"].iter_rows(min_row=2, values_only=True)]
+    assert keys == [a["key"] for a in result["assumptions"]]
+    codes = sorted(r[0] for r in wb["warnings"].iter_rows(min_row=2, values_only=True))
+    assert codes == sorted(w["code"] for w in result["warnings"])
+    assert all(wb[name]["A1"].font.bold for name in wb.sheetnames)
+    assert wb["per_utilisation"].column_dimensions["B"].width >= len("buy_tco_mean")
+
+
+# --- nulls ---------------------------------------------------------------------------------
+
+
+def test_nulls_render_as_never_dash_and_empty(sample):
+    n = len(sample["utilisation"])
+    sample["breakeven_utilisation"].update(p10=None, p50=None, p90=None, prob_never=1.0)
+    sample["cost_per_reference_gpu_hour"]["buy"]["p50"][0] = None
+    sample["payback_months"]["p50"] = [None] * n
+    page = _parse_html(render(sample, "html"))
+    assert "never" in page.cells and "—" in page.cells
+    start = page.cells.index("Utilisation")
+    header = page.cells[start : start + 11]
+    first_row = dict(zip(header, page.cells[start + 11 : start + 22], strict=True))
+    assert first_row["Buy P50 [$/ref GPU-h]"] == "—"
+    assert first_row["Payback P50 [months]"] == "never"
+    rows = list(csv.DictReader(io.StringIO(render(sample, "csv").decode())))
+    assert rows[0]["cost_per_ref_gpu_hour_buy_p50"] == "" and rows[-1]["payback_months_p50"] == ""
+    ws = openpyxl.load_workbook(io.BytesIO(render(sample, "xlsx")))["summary"]
+    summary = {r[0]: r[1] for r in ws.iter_rows(min_row=2, values_only=True)}
+    assert summary["breakeven_utilisation_p50"] is None
+    assert "never" in render(sample, "md").decode()
+
+
+def test_formatting_is_readable():
+    assert fmt_usd(52347.12) == "$52,350"
+    assert fmt_usd(7996.3813) == "$7,996"
+    assert fmt_usd(640.87) == "$641"
+    assert fmt_usd(3.0612) == "$3.06"
+    assert fmt_usd(None) == "—"
+    assert fmt_utilisation(0.0714134) == "7.1 %" and fmt_utilisation(0.35) == "35 %"
+    assert fmt_utilisation(None) == "never" and fmt_months(None) == "never"
+    assert fmt_prob(0.999) == "> 99 %" and fmt_prob(0.001) == "< 1 %" and fmt_prob(1.0) == "100 %"
+    assert fmt_number(1500) == "1,500" and fmt_number(0.1) == "0.10"
+    assert fmt_value({"dist": "pert", "low": 0.10, "mode": 0.15, "high": 0.25}) == (
+        "PERT(0.10, 0.15, 0.25)"
+    )
+    assert fmt_value({"dist": "uniform", "low": 0, "high": 0.05}) == "Uniform(0.00, 0.05)"
+    assert fmt_value({"dist": "triangular", "low": 2500, "mode": 3500, "high": 5000}) == (
+        "Triangular(2500, 3500, 5000)"  # no thousands separator inside a comma-separated list
+    )
+    assert fmt_value({"dist": "lognormal", "median": 400, "p90": 800}) == (
+        "Lognormal(median 400, p90 800)"
+    )
+    assert fmt_value(True) == "yes" and fmt_value("spot") == "spot"
+
+
+# --- errors --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["pdf", "HTML", "", None])
+def test_unknown_format_lists_valid_formats(sample, fmt, tmp_path):
+    for call in (lambda: render(sample, fmt), lambda: write(sample, fmt, tmp_path / "r.out")):
+        with pytest.raises(ReportError) as exc:
+            call()
+        assert all(f in str(exc.value) for f in FORMATS)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_or_misaligned_keys(sample):
+    broken = copy.deepcopy(sample)
+    del broken["buy_tco"], broken["breakeven_utilisation"]["p50"]
+    with pytest.raises(ReportError, match=r"buy_tco.*breakeven_utilisation\.p50"):
+        render(broken, "csv")
+    broken = copy.deepcopy(sample)
+    broken["prob_buy_cheaper"].pop()
+    with pytest.raises(ReportError, match="prob_buy_cheaper"):
+        render(broken, "html")
+    with pytest.raises(ReportError, match="mapping"):
+        render([], "json")
+
+
+# --- write ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["html", "csv", "xlsx", "json"])
+def test_write_single_file(sample, fmt, tmp_path):
+    out = tmp_path / "sub" / f"report.{fmt}"
+    paths = write(sample, fmt, str(out))
+    assert paths == [out]
+    assert sorted(p.name for p in out.parent.iterdir()) == [out.name]  # no temp file left
+    if fmt != "xlsx":  # xlsx embeds a timestamp
+        assert out.read_bytes() == _rendered("fixture", fmt)
+
+
+def test_write_md_puts_charts_beside(sample, tmp_path):
+    out = tmp_path / "run 1.md"
+    paths = write(sample, "md", out)
+    names = [
+        "run 1.md",
+        "run 1_breakeven.png",
+        "run 1_prob_buy_cheaper.png",
+        "run 1_cumulative.png",
+    ]
+    assert [p.name for p in paths] == names
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
+    text = out.read_text("utf-8")
+    assert "data:image" not in text
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert links == [
+        "run%201_breakeven.png",
+        "run%201_prob_buy_cheaper.png",
+        "run%201_cumulative.png",
+    ]
+    for p in paths[1:]:
+        _png_ok(p.read_bytes())
+
+
+def test_write_is_atomic_on_failure(sample, tmp_path, monkeypatch):
+    out = tmp_path / "report.json"
+    out.write_text("previous report")
+
+    def fail(*_args):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        write(sample, "json", out)
+    assert out.read_text() == "previous report"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+# --- headless browser ----------------------------------------------------------------------
+
+_BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+_NOISE = re.compile(r"dbus|/gpu/|gpu_|vaapi|sandbox_linux|fontconfig|idle_linux|bluez|floss", re.I)
+_CONSOLE = re.compile(r":CONSOLE[:(]|Uncaught|Failed to load resource")
+
+
+def _browser() -> str:
+    browser = next((shutil.which(b) for b in _BROWSERS if shutil.which(b)), None)
+    if browser is None:
+        pytest.skip("no Chromium found: install the 'chromium' system package")
+    return browser
+
+
+def _screenshot(page: Path, shot: Path, profile: Path) -> list[str]:
+    """Screenshot ``page`` headless; return console errors (Chromium's own noise filtered)."""
+    cmd = [
+        _browser(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+        f"--screenshot={shot}", "--window-size=1280,2400", page.as_uri(),
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert shot.exists(), proc.stderr[-2000:]
+    lines = [ln for ln in proc.stderr.splitlines() if _CONSOLE.search(ln) or not _NOISE.search(ln)]
+    return [ln for ln in lines if _CONSOLE.search(ln)]
+
+
+def test_console_check_catches_errors(tmp_path):
+    """Guards the next test: a page with a script error must be reported."""
+    _browser()
+    page = tmp_path / "bad.html"
+    page.write_text("<html><body><script>notDefined();</script></body></html>")
+    errors = _screenshot(page, tmp_path / "bad.png", tmp_path / "profile")
+    assert any("Uncaught" in e for e in errors)
+
+
+def test_html_renders_in_headless_chromium(tmp_path):
+    _browser()
+    source = "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml"  # a real result
+    page = tmp_path / "report.html"
+    write(json.loads(_load(source)), "html", page)
+    artifacts = ROOT / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    shot = artifacts / "report.png"
+    shot.unlink(missing_ok=True)
+    errors = _screenshot(page, shot, tmp_path / "profile")
+    data = shot.read_bytes()
+    assert data.startswith(PNG_MAGIC) and len(data) > 50_000
+    assert errors == []
