@@ -49,14 +49,15 @@ def _checks(r: Resolved) -> Iterator[dict[str, str]]:
                 "info",
                 f"{side}: {g.name} has {g.memory_gb:g} GB; 8 GB or more is recommended",
             )
-    if busy_w > _PEAK_GPU_W:
+    consumer = gpu.cooling in ("open-air", "blower")
+    if consumer and busy_w > _PEAK_GPU_W:
         yield _w(
             "gpu_power_high",
             "info",
             f"each GPU draws {busy_w:.0f} W busy, above the ~350 W per GPU that typical "
             "power supplies are sized for; size the PSU from the card's peak, not typical, draw",
         )
-    if peak_w > r.platform.psu_w:
+    if not hosted and peak_w > r.platform.psu_w:
         yield _w(
             "psu_undersized",
             "warning",
@@ -84,7 +85,7 @@ def _checks(r: Resolved) -> Iterator[dict[str, str]]:
             "water-cooled cards or set buy.thermal_derate (one report: training ran at half "
             "speed)",
         )
-    if n > 4 and gpu.cooling in ("open-air", "blower"):
+    if n > 4 and consumer:
         yield _w(
             "chassis_fit",
             "warning",

@@ -1,0 +1,86 @@
+"""The buyer's-guide advice fires where the source documents say it should, and only there."""
+
+import scenarios
+
+
+def _codes(buy: dict, rent: dict | None = None, **top) -> set[str]:
+    doc = {
+        "version": 1,
+        "name": "advice",
+        "buy": buy,
+        "rent": rent or {"instance": "aws/p3.8xlarge"},
+        **top,
+    }
+    return {w["code"] for w in scenarios.load_mapping(doc).warnings}
+
+
+def test_four_rtx4090_in_an_office():
+    # peak = 4*450 + 300 (4-GPU tier) = 2100 W > 1920 W (20 A circuit) and > 2000 W tier PSU
+    codes = _codes({"gpu": "rtx-4090", "gpu_count": 4})
+    assert {
+        "gpu_power_high",
+        "office_circuit",
+        "psu_undersized",
+        "cooling_open_air",
+        "loud_hot",
+    } <= codes
+
+
+def test_derated_cooling_and_colocation_silence_their_warnings():
+    codes = _codes(
+        {"gpu": "rtx-4090", "gpu_count": 4, "thermal_derate": 0.8, "hosting_usd_per_kw_month": 180}
+    )
+    assert not {"cooling_open_air", "office_circuit", "loud_hot"} & codes
+
+
+def test_small_memory_cards():
+    assert "gpu_memory_low" in _codes({"gpu": "gtx-1050", "gpu_count": 1})
+    assert "gpu_memory_small" in _codes({"gpu": "rtx-2060", "gpu_count": 1})
+    assert not {"gpu_memory_low", "gpu_memory_small"} & _codes({"gpu": "rtx-3090", "gpu_count": 1})
+
+
+def test_consumer_cards_in_an_eight_gpu_chassis():
+    assert "chassis_fit" in _codes({"gpu": "rtx-3090", "gpu_count": 8})
+    assert "chassis_fit" not in _codes(
+        {"gpu": "v100-sxm2-16gb", "gpu_count": 8}, {"instance": "aws/p3.16xlarge"}
+    )
+
+
+def test_pcie_lanes():
+    assert "pcie_lanes" in _codes({"gpu": "rtx-3090", "gpu_count": 4, "interconnect": "pcie-x8"})
+    assert "pcie_lanes" not in _codes({"gpu": "rtx-3090", "gpu_count": 4})
+
+
+def test_precision_without_tensor_cores_or_measurements():
+    codes = _codes({"gpu": "gtx-1070", "gpu_count": 1}, workload={"precision": "fp16"})
+    assert "no_tensor_cores" in codes and "throughput_from_peaks" in codes
+
+
+def test_spot_short_horizon_and_estimated_price():
+    codes = _codes(
+        {"gpu": "h100-sxm5-80gb", "gpu_count": 8},
+        {"instance": "aws/p3.16xlarge", "pricing": "spot"},
+        horizon_months=6,
+    )
+    assert {"spot_overhead", "short_horizon", "price_estimated"} <= codes
+    codes = _codes(
+        {"gpu": "h100-sxm5-80gb", "gpu_count": 8, "gpu_price_usd": 35000},
+        {"instance": "aws/p3.16xlarge", "pricing": "spot", "spot_interruption_overhead": 0.1},
+    )
+    assert not {"spot_overhead", "short_horizon", "price_estimated"} & codes
+
+
+def test_warning_shape_and_order_are_stable():
+    sc = scenarios.load_mapping(
+        {
+            "version": 1,
+            "name": "a",
+            "buy": {"gpu": "rtx-4090", "gpu_count": 4},
+            "rent": {"instance": "aws/p3.8xlarge"},
+        }
+    )
+    again = scenarios.load_mapping(sc.resolved)
+    assert list(sc.warnings) == list(again.warnings)
+    for w in sc.warnings:
+        assert set(w) == {"code", "severity", "message"}
+        assert w["severity"] in ("info", "warning", "error") and w["message"]
