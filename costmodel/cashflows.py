@@ -169,28 +169,29 @@ def buy_flows(
         kw_idle = np.zeros_like(w_busy)
         kw_per_u = (n * w_busy + w_plat) / 1000.0
     peak_kw = (n * w_busy + w_plat) / 1000.0
-    energy_price = (
-        HOURS_PER_MONTH
-        * x["pue"][:, None]
-        * x["electricity_usd_per_kwh"][:, None]
-        * growth_factors(x["electricity_annual_change"], horizon)
-    )
     monthly_fixed = (
         x["hosting_usd_per_kw_month"] * peak_kw
         + x["maintenance_rate"] * hw / 12.0
         + x["gpu_annual_failure_rate"] * n * g / 12.0
         + x["admin_usd_per_month"]
     )
-    opex_fixed = kw_idle[:, None] * energy_price + monthly_fixed[:, None]
-    opex_per_u = kw_per_u[:, None] * energy_price
     d = discount_factors(discount_rate, horizon)
-    dep = capex[:, None] * depreciation_schedule(depreciation, depreciation_years, horizon)
+    after_tax = (1.0 - tau) * d
+    # energy per kW, after tax and discounted [USD/kW]: 730 * PUE * e * growth_m * (1-tau) * d_m
+    per_kw = growth_factors(x["electricity_annual_change"], horizon) * after_tax
+    per_kw *= (HOURS_PER_MONTH * x["pue"] * x["electricity_usd_per_kwh"])[:, None]
+    fixed = per_kw * kw_idle[:, None]
+    fixed += np.multiply.outer(monthly_fixed, after_tax)
+    schedule = depreciation_schedule(depreciation, depreciation_years, horizon)
+    if tau:
+        fixed -= np.multiply.outer(tau * capex, schedule * d)
+    per_kw *= kw_per_u[:, None]
     resale = hw * (1.0 - x["resale_annual_decay"]) ** (horizon / 12.0)
-    book_value = capex - dep.sum(axis=1)
+    book_value = capex * (1.0 - schedule.sum())
     return BuyFlows(
         capex=capex,
-        fixed=(opex_fixed * (1.0 - tau) - tau * dep) * d,
-        per_u=opex_per_u * (1.0 - tau) * d,
+        fixed=fixed,
+        per_u=per_kw,
         salvage=(resale - tau * (resale - book_value)) * d[-1],
     )
 
@@ -217,9 +218,10 @@ def rent_flows(
     hours_at_full = HOURS_PER_MONTH * own_throughput / instance_throughput
     if pricing == "spot":
         hours_at_full = hours_at_full * (1.0 + x["spot_interruption_overhead"])
-    grow = growth_factors(x["price_annual_change"], horizon)
-    extras = x["storage_usd_per_month"] + x["egress_usd_per_month"] + x["admin_usd_per_month"]
     after_tax = discount_factors(discount_rate, horizon) * (1.0 - tax_rate)
+    grow = growth_factors(x["price_annual_change"], horizon) * after_tax  # (S, H)
+    extras = x["storage_usd_per_month"] + x["egress_usd_per_month"] + x["admin_usd_per_month"]
+    base = np.multiply.outer(extras, after_tax)
     if pricing.startswith("reserved"):
         if committed_instances is None:
             # ceil with a tolerance, so that a ratio of exactly 2 computed as 2.0000000000004
@@ -227,12 +229,11 @@ def rent_flows(
             committed = np.ceil(own_throughput / instance_throughput - 1e-9)
         else:
             committed = np.full_like(hours_at_full, float(committed_instances))
-        reserved_cost = committed * HOURS_PER_MONTH * x["price_usd_per_hour"]
-        base = reserved_cost[:, None] * grow + extras[:, None]
-        slope = (x["on_demand_price_usd_per_hour"] * hours_at_full)[:, None] * grow
+        base += (committed * HOURS_PER_MONTH * x["price_usd_per_hour"])[:, None] * grow
+        price = x["on_demand_price_usd_per_hour"]
         kink = committed * HOURS_PER_MONTH / hours_at_full
     else:
-        base = np.broadcast_to(extras[:, None], grow.shape)
-        slope = (x["price_usd_per_hour"] * hours_at_full)[:, None] * grow
+        price = x["price_usd_per_hour"]
         kink = np.zeros_like(hours_at_full)
-    return RentFlows(base=base * after_tax, slope=slope * after_tax, kink=kink)
+    grow *= (price * hours_at_full)[:, None]
+    return RentFlows(base=base, slope=grow, kink=kink)

@@ -46,6 +46,11 @@ class Cumulative:
         self._buy_u = np.cumsum(buy.per_u, axis=1)
         self._rent = np.cumsum(rent.base, axis=1)
         self._rent_u = np.cumsum(rent.slope, axis=1)
+        # f(u) = net0 + u * net_u - max(0, u - k) * rent_u, and with no kink (k = 0, pay as
+        # you go) simply net0 + u * (net_u - rent_u): one multiply-add per level.
+        self._net0 = self._gap - self._rent
+        self._kinked = bool(np.any(self.kink > 0))
+        self._net_u = self._buy_u if self._kinked else self._buy_u - self._rent_u
 
     def costs(self, u: float) -> tuple[np.ndarray, np.ndarray]:
         """(buy, rent) cumulative costs [USD] at months 0..H, shapes (S, H + 1).
@@ -64,14 +69,15 @@ class Cumulative:
         first month m with f(m) <= 0 gives t = (m - 1) + f(m-1)/(f(m-1) - f(m)), linear inside
         the month. ``inf`` when f stays positive through the horizon; 0 when f(0) = C0 <= 0.
         """
-        above = np.maximum(0.0, u - self.kink)[:, None]
-        f = self._gap + u * self._buy_u - self._rent - above * self._rent_u  # months 1..H
-        met = f <= 0.0
-        month = np.argmax(met, axis=1)  # index m-1 of the first month with f(m) <= 0
+        f = self._net_u * u  # months 1..H
+        f += self._net0
+        if self._kinked:
+            f -= np.maximum(0.0, u - self.kink)[:, None] * self._rent_u
+        month = np.argmax(f <= 0.0, axis=1)  # index m-1 of the first month with f(m) <= 0
         rows = np.arange(f.shape[0])
         here = f[rows, month]
         prev = np.where(month == 0, self.capex, f[rows, np.maximum(month - 1, 0)])
         with np.errstate(divide="ignore", invalid="ignore"):
             t = month + prev / (prev - here)
-        t = np.where(self.capex <= 0.0, 0.0, t)
-        return np.where(met.any(axis=1) | (self.capex <= 0.0), t, np.inf)
+        t = np.where(here <= 0.0, t, np.inf)  # argmax found no month: never within H
+        return np.where(self.capex <= 0.0, 0.0, t)
