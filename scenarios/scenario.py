@@ -19,7 +19,15 @@ from .errors import ScenarioError
 from .loader import load_documents, validate
 from .resolve import Resolved, resolve
 
-__all__ = ["Scenario", "load_file", "load_files", "load_mapping", "run", "RESULT_SCHEMA_VERSION"]
+__all__ = [
+    "Scenario",
+    "load_document",
+    "load_file",
+    "load_files",
+    "load_mapping",
+    "run",
+    "RESULT_SCHEMA_VERSION",
+]
 
 RESULT_SCHEMA_VERSION = 1
 
@@ -62,7 +70,8 @@ class Scenario:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _build(data: Any, source: str, lines: dict[str, int] | None = None) -> Scenario:
+def load_document(data: Any, source: str, lines: dict[str, int] | None = None) -> Scenario:
+    """Validate and resolve one parsed document; ``lines`` maps key paths to YAML lines."""
     valid = validate(data, source, lines)
     try:
         resolved = resolve(valid, source)
@@ -81,12 +90,12 @@ def _build(data: Any, source: str, lines: dict[str, int] | None = None) -> Scena
 
 def load_mapping(data: Any, source: str = "<request>") -> Scenario:
     """Validate and resolve a scenario given as a mapping (e.g. a JSON request body)."""
-    return _build(data, source)
+    return load_document(data, source)
 
 
 def load_files(path: str | os.PathLike) -> list[Scenario]:
     """Every scenario of a YAML file holding one scenario or a list of them."""
-    return [_build(data, source, lines) for source, data, lines in load_documents(path)]
+    return [load_document(data, source, lines) for source, data, lines in load_documents(path)]
 
 
 def load_file(path: str | os.PathLike) -> Scenario:
@@ -104,7 +113,7 @@ def load_file(path: str | os.PathLike) -> Scenario:
             ],
         )
     source, data, lines = docs[0]
-    return _build(data, source, lines)
+    return load_document(data, source, lines)
 
 
 def run(

@@ -159,7 +159,7 @@ def _png_ok(data: bytes) -> None:
 
 def test_formats_and_public_api():
     assert FORMATS == ("html", "md", "csv", "xlsx", "json")
-    assert set(reports.__all__) == {"FORMATS", "ReportError", "render", "write"}
+    assert set(reports.__all__) == {"FORMATS", "ReportError", "render", "write", "write_atomic"}
     assert issubclass(ReportError, ValueError)
 
 

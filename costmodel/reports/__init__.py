@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from .contract import ReportError, check_result
 
-__all__ = ["FORMATS", "ReportError", "render", "write"]
+__all__ = ["FORMATS", "ReportError", "render", "write", "write_atomic"]
 
 FORMATS = ("html", "md", "csv", "xlsx", "json")
 
@@ -70,7 +70,7 @@ def render(result: dict, fmt: str) -> bytes:
     return _renderer(fmt)(result)
 
 
-def _write_atomic(path: Path, data: bytes) -> Path:
+def write_atomic(path: Path, data: bytes) -> Path:
     """Write ``data`` to a temporary file beside ``path``, then ``os.replace`` it into place."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
@@ -97,7 +97,7 @@ def write(result: dict, fmt: str, out: str | Path) -> list[Path]:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt != "md":
-        return [_write_atomic(out, _renderer(fmt)(result))]
+        return [write_atomic(out, _renderer(fmt)(result))]
 
     from .charts import render_charts
     from .markdown import render_markdown
@@ -106,6 +106,6 @@ def write(result: dict, fmt: str, out: str | Path) -> list[Path]:
     links: dict[str, str] = {}
     for name, png in render_charts(result).items():
         image = out.with_name(f"{out.stem}_{name}.png")
-        images.append(_write_atomic(image, png))
+        images.append(write_atomic(image, png))
         links[name] = quote(image.name)
-    return [_write_atomic(out, render_markdown(result, links)), *images]
+    return [write_atomic(out, render_markdown(result, links)), *images]

@@ -1,0 +1,701 @@
+"""Run many scenario files at once, resumably, and write a result and a report for each.
+
+>>> from scenarios.batch import run_batch
+>>> summary = run_batch(["scenarios/examples"], "out", workers=4, formats=("html", "md"))
+>>> summary.failed, summary.skipped          # counts
+>>> summary.summary_csv                      # out/summary.csv, one row per scenario
+
+How it works:
+
+* :func:`expand_paths` turns folders (recursively, ``*.yaml``/``*.yml``) and globs into files; a
+  file may hold one scenario or a list. Each scenario is loaded and validated in the calling
+  process; one that cannot be loaded becomes a ``failed`` item and the others still run.
+* Every scenario is keyed by :meth:`Scenario.key` (resolved scenario, seed, samples and catalog
+  version). A key already in the run store is not recomputed: its stored result is reused and the
+  item is ``skipped`` (loaded from the store). New results are stored as soon as they arrive, so a
+  batch killed midway and rerun only computes what is missing; the store's unique key index
+  keeps it free of duplicates.
+* Jobs run in ``spawn``-ed worker processes (``workers`` of them, default ``os.cpu_count()``;
+  one worker runs in the calling process) or on an existing Dask distributed cluster. Each job is
+  exactly ``scenarios.run(scenario, samples, seed)``, so a result does not depend on where, in
+  which order or beside what it ran.
+* Every file is written to a temporary name in its folder and moved into place with
+  :func:`os.replace`, so no reader ever sees half a file; temporary files left by a killed run
+  are removed when the next batch starts in the same folder. Per scenario ``<slug>.json`` (the
+  result contract) is written last, after the reports.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import sys
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from costmodel.reports import write_atomic as _write_atomic
+from pricing import load_catalog
+
+from .errors import ScenarioError
+from .loader import load_documents
+from .scenario import Scenario, load_document, run
+from .store import RunStore
+
+__all__ = ["BatchError", "BatchItem", "BatchSummary", "expand_paths", "run_batch"]
+
+_SUFFIXES = (".yaml", ".yml")
+_SUMMARY = "summary.csv"
+_TEMP = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")  # ours and costmodel.reports'
+
+
+class BatchError(ValueError):
+    """The batch as a whole cannot run: no scenario files, bad options, unreachable scheduler."""
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One scenario of a batch.
+
+    ``file`` is the scenario's source (``path``, or ``path[i]`` for item ``i`` of a list file);
+    ``name`` its name (``""`` when unreadable); ``status`` is ``"ok"`` (computed now),
+    ``"skipped"`` (result loaded from the run store) or ``"failed"`` (``error`` says why);
+    ``outputs`` are the files written or kept for it (result JSON first); ``key`` the cache key.
+    """
+
+    file: str
+    name: str
+    status: str
+    error: str = ""
+    outputs: tuple[Path, ...] = ()
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class BatchSummary:
+    """What a batch did: its items in input order and the ``summary.csv`` written."""
+
+    items: tuple[BatchItem, ...]
+    out_dir: Path
+    summary_csv: Path
+
+    def _count(self, status: str) -> int:
+        return sum(item.status == status for item in self.items)
+
+    @property
+    def ok(self) -> int:
+        """Scenarios computed in this batch [count]."""
+        return self._count("ok")
+
+    @property
+    def skipped(self) -> int:
+        """Scenarios whose result was loaded from the run store [count]."""
+        return self._count("skipped")
+
+    @property
+    def failed(self) -> int:
+        """Scenarios that could not be loaded, run or written [count]."""
+        return self._count("failed")
+
+
+# --------------------------------------------------------------------------- paths and names
+
+
+def _yaml_files(folder: Path) -> list[Path]:
+    """YAML files under ``folder``, recursively, sorted, skipping hidden files and folders."""
+    found = [
+        p
+        for p in folder.rglob("*")
+        if p.suffix.lower() in _SUFFIXES
+        and p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    ]
+    return sorted(found, key=lambda p: p.as_posix())
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """The YAML files named by ``paths``, in argument order, each file once.
+
+    A folder gives its ``*.yaml``/``*.yml`` files recursively (sorted; hidden entries skipped); a
+    glob (``*``, ``?``, ``[``; ``**`` recurses) gives its matching YAML files and the YAML files of
+    matching folders; any other path is kept as given, even when missing, so that the batch reports
+    it as a failed item. A glob matching nothing is kept too, for the same reason.
+    """
+    out: list[Path] = []
+    seen: set[str] = set()
+
+    def add(path: Path) -> None:
+        ident = os.path.normcase(os.path.abspath(path))
+        if ident not in seen:
+            seen.add(ident)
+            out.append(path)
+
+    for raw in paths:
+        text = os.fspath(raw)
+        path = Path(text)
+        if path.is_dir():
+            for f in _yaml_files(path):
+                add(f)
+        elif any(c in text for c in "*?["):
+            import glob
+
+            matches = sorted(glob.glob(text, recursive=True))
+            if not matches:
+                add(path)
+            for m in map(Path, matches):
+                if m.is_dir():
+                    for f in _yaml_files(m):
+                        add(f)
+                elif m.suffix.lower() in _SUFFIXES:
+                    add(m)
+        else:
+            add(path)
+    return out
+
+
+def _slug(name: str) -> str:
+    """A lowercase ASCII file stem for ``name`` (``[a-z0-9-]``, at most 80 characters)."""
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80].rstrip("-")
+    return text or "scenario"
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _remove_stale_temps(folder: Path) -> None:
+    """Delete temporary files a killed batch left in ``folder``."""
+    for p in folder.iterdir():
+        if _TEMP.match(p.name) and p.is_file():
+            p.unlink(missing_ok=True)
+
+
+def _result_bytes(result: dict[str, Any]) -> bytes:
+    """The result JSON as written to ``<slug>.json`` (same bytes as the ``json`` report)."""
+    return json.dumps(result, indent=2, allow_nan=False).encode("utf-8")
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) if isinstance(exc, ScenarioError) else f"{type(exc).__name__}: {exc}"
+    return "; ".join(line.strip() for line in text.splitlines() if line.strip()) or repr(exc)
+
+
+# --------------------------------------------------------------------------- jobs
+
+
+@dataclass(frozen=True)
+class _Job:
+    """Work for one cache key: run a scenario (or reuse a stored result), then its reports.
+
+    The scenario travels as its YAML document ``(data, source, lines)``, plain picklable data
+    (a resolved :class:`Scenario` holds catalog objects that do not pickle); the worker builds it
+    exactly as :func:`scenarios.load_files` does.
+    """
+
+    key: str
+    document: tuple[Any, str, dict[str, int]] | None
+    result: dict[str, Any] | None
+    samples: int | None
+    seed: int | None
+    write: tuple[tuple[str, str], ...] = ()  # (format, path) the worker writes (same filesystem)
+    render: tuple[str, ...] = ()  # formats the worker renders to bytes (Dask)
+
+
+@dataclass(frozen=True)
+class _Done:
+    result: dict[str, Any]
+    written: tuple[str, ...] = ()
+    rendered: tuple[tuple[str, bytes], ...] = ()
+    report_error: str = ""
+
+
+def _write_reports(result: dict[str, Any], reports: Iterable[tuple[str, str]]) -> _Done:
+    from costmodel.reports import write
+
+    written: list[str] = []
+    try:
+        for fmt, path in reports:
+            written += [str(p) for p in write(result, fmt, path)]
+    except Exception as exc:  # a report failure must not lose the computed result
+        return _Done(result, tuple(written), (), f"report: {_one_line(exc)}")
+    return _Done(result, tuple(written))
+
+
+def _execute(job: _Job) -> _Done:
+    """Worker entry point: exactly ``scenarios.run(scenario, samples, seed)``, then reports."""
+    if job.document is None:
+        result = job.result or {}
+    else:
+        data, source, lines = job.document
+        scenario = load_document(data, source, lines)
+        if scenario.key(job.samples, job.seed) != job.key:
+            raise BatchError(
+                f"{source}: the worker resolved the scenario differently "
+                f"(its catalog is {load_catalog().version})"
+            )
+        result = run(scenario, samples=job.samples, seed=job.seed)
+    done = _write_reports(result, job.write)
+    if done.report_error or not job.render:
+        return done
+    from costmodel.reports import render
+
+    try:
+        rendered = tuple((fmt, render(result, fmt)) for fmt in job.render)
+    except Exception as exc:
+        return _Done(result, done.written, (), f"report: {_one_line(exc)}")
+    return _Done(result, done.written, rendered)
+
+
+def _run_jobs(
+    jobs: Sequence[_Job], workers: int, scheduler: str | None
+) -> Iterator[tuple[_Job, _Done | BaseException]]:
+    """Yield each job with its outcome (or exception) as jobs finish."""
+    if not jobs:
+        return
+    if scheduler is not None:
+        yield from _run_dask(jobs, scheduler)
+    elif workers == 1:
+        for job in jobs:
+            try:
+                yield job, _execute(job)
+            except Exception as exc:
+                yield job, exc
+    else:
+        yield from _run_pool(jobs, workers)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Worker initializer: end this worker when the batch process dies (e.g. ``kill -9``).
+
+    Workers of a killed :class:`ProcessPoolExecutor` would otherwise run on as orphans.
+    """
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def _run_pool(jobs: Sequence[_Job], workers: int) -> Iterator[tuple[_Job, _Done | BaseException]]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(jobs)),
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_exit_with_parent,
+        initargs=(os.getpid(),),
+    )
+    try:
+        futures = {pool.submit(_execute, job): job for job in jobs}
+        for future in as_completed(futures):
+            try:
+                yield futures[future], future.result()
+            except Exception as exc:
+                yield futures[future], exc
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_dask(jobs: Sequence[_Job], address: str) -> Iterator[tuple[_Job, _Done | BaseException]]:
+    try:
+        from distributed import Client, as_completed
+    except ImportError as exc:  # pragma: no cover - distributed is a dependency
+        raise BatchError(f"--dask-scheduler needs the 'distributed' package: {exc}") from exc
+    try:
+        # Connect timeout: dask config distributed.comm.timeouts.connect (30 s by default).
+        client = Client(address, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise BatchError(f"cannot connect to the Dask scheduler at {address}: {exc}") from exc
+    futures: dict[Any, _Job] = {}
+    try:
+        for job in jobs:
+            futures[client.submit(_execute, job, pure=False, key=f"costmodel-{job.key}")] = job
+        for future in as_completed(list(futures), loop=client.loop):
+            try:
+                yield futures[future], future.result()
+            except Exception as exc:
+                yield futures[future], exc
+    finally:
+        client.cancel(list(futures))
+        client.close()
+
+
+# --------------------------------------------------------------------------- the batch
+
+
+@dataclass
+class _Entry:
+    file: str
+    name: str
+    scenario: Scenario | None = None
+    document: tuple[Any, str, dict[str, int]] | None = None
+    error: str = ""
+    key: str = ""
+    slug: str = ""
+    status: str = ""
+    result: dict[str, Any] | None = None
+    outputs: list[Path] = field(default_factory=list)
+
+    def fail(self, message: str) -> None:
+        self.status, self.error = "failed", message
+
+
+def _load(path: Path) -> list[_Entry]:
+    """One entry per scenario of ``path``; a file that cannot be read is one failed entry."""
+    try:
+        docs = load_documents(path)
+    except ScenarioError as exc:
+        return [_Entry(str(path), "", status="failed", error=_one_line(exc))]
+    if not docs:
+        return [_Entry(str(path), "", status="failed", error=f"{path}: empty list of scenarios")]
+    entries = []
+    for source, data, lines in docs:
+        name = data.get("name") if isinstance(data, dict) else None
+        entry = _Entry(source, name if isinstance(name, str) else "")
+        try:
+            # load_files() does exactly this for every item; per item, a bad one fails alone.
+            entry.scenario = load_document(data, source, lines)
+            entry.document = (data, source, lines)
+            entry.name = entry.scenario.name
+        except ScenarioError as exc:
+            entry.fail(_one_line(exc))
+        entries.append(entry)
+    return entries
+
+
+def _check_formats(formats: Iterable[str]) -> tuple[str, ...]:
+    from costmodel.reports import FORMATS
+
+    if isinstance(formats, str):
+        formats = (formats,)
+    out = tuple(dict.fromkeys(formats))
+    bad = [f for f in out if f not in FORMATS]
+    if bad:
+        raise BatchError(f"unknown report format {bad[0]!r}; valid formats: {', '.join(FORMATS)}")
+    return out
+
+
+def _assign_slugs(entries: Iterable[_Entry]) -> None:
+    """``<slug>``, then ``<slug>-2``, ``-3``... in input order; ``summary`` is reserved."""
+    used = {"summary"}
+    for entry in entries:
+        if entry.scenario is None:
+            continue
+        base = slug = _slug(entry.name)
+        n = 2
+        while slug in used:
+            slug, n = f"{base}-{n}", n + 1
+        used.add(slug)
+        entry.slug = slug
+
+
+def _report_paths(out: Path, slug: str, formats: Sequence[str]) -> list[tuple[str, str]]:
+    """Reports other than ``json`` (the result JSON itself is the ``json`` report)."""
+    return [(fmt, str(out / f"{slug}.{fmt}")) for fmt in formats if fmt != "json"]
+
+
+def _current(out: Path, entry: _Entry, data: bytes, formats: Sequence[str]) -> bool:
+    """Whether the outputs of a stored result are already in ``out`` (result JSON identical)."""
+    path = out / f"{entry.slug}.json"
+    try:
+        if path.read_bytes() != data:
+            return False
+    except OSError:
+        return False
+    return all(Path(p).is_file() for _, p in _report_paths(out, entry.slug, formats))
+
+
+def _kept_outputs(out: Path, entry: _Entry, formats: Sequence[str]) -> list[Path]:
+    paths = [out / f"{entry.slug}.json"]
+    for fmt, p in _report_paths(out, entry.slug, formats):
+        paths.append(Path(p))
+        if fmt == "md":
+            paths += sorted(out.glob(f"{entry.slug}_*.png"))
+    return paths
+
+
+def _level(u: float) -> str:
+    """Column suffix of a utilisation level: ``0.50``; more digits only when needed."""
+    r = round(float(u), 6)
+    return f"{r:.2f}" if abs(r * 100 - round(r * 100)) < 1e-6 else f"{r:g}"
+
+
+def _cell(value: Any) -> Any:
+    return "never" if value is None else value
+
+
+def _summary_bytes(entries: Sequence[_Entry]) -> bytes:
+    levels: dict[str, float] = {}
+    for e in entries:
+        for u in (e.result or {}).get("utilisation", []):
+            levels.setdefault(_level(u), round(float(u), 6))
+    order = sorted(levels, key=levels.__getitem__)
+    header = [
+        "file",
+        "name",
+        "status",
+        "error",
+        "warnings",
+        "breakeven_p10",
+        "breakeven_p50",
+        "breakeven_p90",
+        *(f"prob_buy_cheaper_u{lv}" for lv in order),
+        *(f"payback_p50_u{lv}" for lv in order),
+        "result",
+    ]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=header, lineterminator="\n")
+    writer.writeheader()
+    for e in entries:
+        row: dict[str, Any] = {"file": e.file, "name": e.name, "status": e.status}
+        row["error"] = e.error
+        if e.result is not None:
+            r = e.result
+            row["warnings"] = len(r.get("warnings", []))
+            for p in ("p10", "p50", "p90"):
+                row[f"breakeven_{p}"] = _cell(r["breakeven_utilisation"][p])
+            for j, u in enumerate(r["utilisation"]):
+                row[f"prob_buy_cheaper_u{_level(u)}"] = r["prob_buy_cheaper"][j]
+                row[f"payback_p50_u{_level(u)}"] = _cell(r["payback_months"]["p50"][j])
+            row["result"] = f"{e.slug}.json" if e.outputs else ""
+        writer.writerow(row)
+    return buf.getvalue().encode("utf-8")
+
+
+class _Progress:
+    """A tqdm bar on stderr showing each scenario's status; silent when disabled."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self._bar = None
+        if enabled and total and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, file=sys.stderr, unit="scenario", dynamic_ncols=True)
+
+    def done(self, entry: _Entry) -> None:
+        if self._bar is None:
+            return
+        label = {"ok": "ok", "skipped": "cached", "failed": "FAILED"}[entry.status]
+        if entry.status == "failed":
+            self._bar.write(f"FAILED {entry.file}: {entry.error}", file=sys.stderr)
+        self._bar.set_postfix_str(f"{label}: {entry.name or entry.file}", refresh=False)
+        self._bar.update(1)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def run_batch(
+    paths: Iterable[str | os.PathLike[str]],
+    out_dir: str | os.PathLike[str],
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    samples: int | None = None,
+    seed: int | None = None,
+    formats: Sequence[str] = ("html",),
+    store: RunStore | str | os.PathLike[str] | None = None,
+    progress: bool = True,
+) -> BatchSummary:
+    """Run every scenario of ``paths`` and write its result and reports into ``out_dir``.
+
+    Parameters
+    ----------
+    paths:
+        Files, folders and globs (see :func:`expand_paths`).
+    out_dir:
+        Folder for ``<slug>.json`` (the result contract), ``<slug>.<format>`` reports and
+        ``summary.csv``; created if missing. Slugs come from scenario names; a repeated slug gets
+        ``-2``, ``-3``... in input order.
+    workers:
+        Worker processes [count] (``spawn`` context); default ``os.cpu_count()``; ``1`` runs in
+        this process. Ignored when ``scheduler`` is given.
+    scheduler:
+        Address of an existing Dask distributed scheduler (``tcp://host:8786``) to run on instead.
+    samples, seed:
+        Override every scenario's ``simulation`` block [count], [-].
+    formats:
+        Report formats (``costmodel.reports.FORMATS``); ``json`` is the result JSON itself.
+    store:
+        The run store, or its database path; ``None`` opens the default (``COSTMODEL_DB``).
+        Results already stored under a scenario's cache key are reused, not recomputed.
+    progress:
+        Show a progress bar on stderr (only when stderr is a terminal).
+
+    Raises :class:`BatchError` when no scenario file is found, an option is invalid or the Dask
+    scheduler cannot be reached; problems of single scenarios are ``failed`` items instead.
+    """
+    formats = _check_formats(formats)
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        raise BatchError(f"workers must be a positive integer, got {workers!r}")
+    files = expand_paths(paths)
+    if not files:
+        raise BatchError("no scenario files (*.yaml, *.yml) found")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temps(out)
+    if not isinstance(store, RunStore):
+        store = RunStore(store)
+    catalog_version = load_catalog().version
+
+    entries = [entry for path in files for entry in _load(path)]
+    _assign_slugs(entries)
+    bar = _Progress(len(entries), progress)
+    try:
+        _run_entries(
+            entries, out, formats, store, catalog_version, samples, seed, workers, scheduler, bar
+        )
+    finally:
+        bar.close()
+    summary_csv = _write_atomic(out / _SUMMARY, _summary_bytes(entries))
+    items = tuple(
+        BatchItem(e.file, e.name, e.status, e.error, tuple(e.outputs), e.key) for e in entries
+    )
+    return BatchSummary(items=items, out_dir=out, summary_csv=summary_csv)
+
+
+def _run_entries(
+    entries: list[_Entry],
+    out: Path,
+    formats: tuple[str, ...],
+    store: RunStore,
+    catalog_version: str,
+    samples: int | None,
+    seed: int | None,
+    workers: int | None,
+    scheduler: str | None,
+    bar: _Progress,
+) -> None:
+    groups: dict[str, list[_Entry]] = {}
+    for entry in entries:
+        if entry.scenario is None:
+            bar.done(entry)
+            continue
+        try:
+            entry.key = entry.scenario.key(samples, seed)
+        except Exception as exc:
+            entry.fail(_one_line(exc))
+            bar.done(entry)
+            continue
+        groups.setdefault(entry.key, []).append(entry)
+
+    local = scheduler is None
+    # Reports not rendered by Dask workers: md (charts are separate files) and json (the result).
+    remote_render = tuple(f for f in formats if f not in ("md", "json"))
+    compute: list[_Job] = []  # on the Dask cluster when there is one
+    rewrite: list[_Job] = []  # outputs of stored results: always here
+    for key, group in groups.items():
+        record = store.find(key)
+        if record is None:
+            first = group[0]
+            if local:
+                reports = tuple(t for e in group for t in _report_paths(out, e.slug, formats))
+                compute.append(_Job(key, first.document, None, samples, seed, write=reports))
+            else:
+                compute.append(_Job(key, first.document, None, samples, seed, render=remote_render))
+            continue
+        data = _result_bytes(record.result)
+        stale = [e for e in group if not _current(out, e, data, formats)]
+        for e in group:
+            e.status, e.result = "skipped", record.result
+            if e not in stale:
+                e.outputs = _kept_outputs(out, e, formats)
+                bar.done(e)
+        if stale:
+            reports = tuple(t for e in stale for t in _report_paths(out, e.slug, formats))
+            rewrite.append(_Job(key, None, record.result, samples, seed, write=reports))
+
+    n = workers or os.cpu_count() or 1
+    if local:
+        runs = [_run_jobs(rewrite + compute, n, None)]
+    else:
+        runs = [_run_jobs(rewrite, n, None), _run_jobs(compute, n, scheduler)]
+    for outcomes in runs:
+        for job, outcome in outcomes:
+            for e in _finish(job, outcome, groups[job.key], out, formats, store, catalog_version):
+                bar.done(e)
+
+
+def _finish(
+    job: _Job,
+    outcome: _Done | BaseException,
+    group: list[_Entry],
+    out: Path,
+    formats: Sequence[str],
+    store: RunStore,
+    catalog_version: str,
+) -> list[_Entry]:
+    """Store a finished job's result and write the outputs of its entries; returns them."""
+    if isinstance(outcome, BaseException):
+        for e in group:
+            e.fail(_one_line(outcome))
+        return group
+    result = outcome.result
+    if job.document is None:
+        todo = [e for e in group if not e.outputs]  # the others' outputs were current
+    else:
+        todo = group
+        version = result.get("catalog", {}).get("version")
+        if version != catalog_version:
+            for e in group:
+                e.fail(f"worker used catalog {version!r}, this batch {catalog_version!r}")
+            return group
+        try:
+            store.add(
+                scenario=result["scenario"],
+                result=result,
+                seed=result["seed"],
+                samples=result["samples"],
+                catalog_version=catalog_version,
+                name=group[0].name,
+                cache_key=job.key,
+            )
+        except (ValueError, KeyError) as exc:
+            for e in group:
+                e.fail(f"store: {_one_line(exc)}")
+            return group
+        for e in group:
+            e.status, e.result = "ok", result
+    data = _result_bytes(result)
+    rendered = dict(outcome.rendered)
+    for e in todo:
+        targets = _report_paths(out, e.slug, formats)
+        error = outcome.report_error
+        written: list[Path] = []
+        try:
+            if job.write:  # written by the worker
+                mine = {Path(p) for _, p in targets}
+                written = [
+                    Path(p)
+                    for p in outcome.written
+                    if Path(p) in mine or _md_image(Path(p), e.slug)
+                ]
+            else:  # Dask: its workers may not share our filesystem
+                for fmt, path in targets:
+                    if fmt in rendered:
+                        written.append(_write_atomic(Path(path), rendered[fmt]))
+                        continue
+                    done = _write_reports(result, [(fmt, path)])
+                    written += [Path(p) for p in done.written]
+                    error = error or done.report_error
+            e.outputs = [_write_atomic(out / f"{e.slug}.json", data), *written]
+        except OSError as exc:
+            error = error or f"writing outputs: {_one_line(exc)}"
+        if error:
+            e.fail(error)
+    return todo
+
+
+def _md_image(path: Path, slug: str) -> bool:
+    return path.suffix == ".png" and path.name.startswith(f"{slug}_")

@@ -1,0 +1,344 @@
+"""Batch runs (scenarios.batch and ``costmodel batch``/``costmodel report``).
+
+Scenarios are copies of ``scenarios/examples`` run with 2,000 samples to stay fast. Every test
+uses its own run store in ``tmp_path`` (``COSTMODEL_DB`` points there too, as a safety net).
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+import yaml
+
+import scenarios
+from costmodel.reports import FORMATS, render
+from scenarios import batch as batch_mod
+from scenarios.batch import BatchError, expand_paths, run_batch
+from scenarios.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
+BEGINNER = "beginner-1x-rtx2080ti-vs-p3-2xlarge"
+LAB = "lab-4x-rtx2080ti-vs-p3-8xlarge"
+INFERENCE = "inference-1x-t4-vs-g4dn-xlarge"
+WORKED = "worked-example"
+SAMPLES = 2000
+
+
+@pytest.fixture(autouse=True)
+def _private_db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COSTMODEL_DB", str(tmp_path / "default-runs.sqlite3"))
+
+
+def _copy(folder: Path, *stems: str) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    return [Path(shutil.copy(EXAMPLES / f"{s}.yaml", folder / f"{s}.yaml")) for s in stems]
+
+
+def _rows(summary_csv: Path) -> list[dict[str, str]]:
+    with summary_csv.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _store_keys(db: Path) -> list[str]:
+    with sqlite3.connect(db) as conn:
+        return [k for (k,) in conn.execute("SELECT cache_key FROM runs")]
+
+
+def _temp_files(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.name.endswith(".tmp")]
+
+
+def _alone(path: Path, samples: int = SAMPLES) -> bytes:
+    """The result JSON of one scenario run on its own, as ``costmodel report --format json``."""
+    return render(scenarios.run(scenarios.load_file(path), samples=samples), "json")
+
+
+# --------------------------------------------------------------------------- failures
+
+
+def test_broken_files_are_reported_and_do_not_stop_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "in"
+    _copy(src, BEGINNER, WORKED)
+    (src / "broken.yaml").write_text("version: 1\nname: [oops\n", encoding="utf-8")
+    text = (EXAMPLES / f"{LAB}.yaml").read_text(encoding="utf-8")
+    assert "gpu: rtx-2080-ti" in text
+    (src / "unknown-gpu.yaml").write_text(
+        text.replace("gpu: rtx-2080-ti", "gpu: rtx-9999", 1), encoding="utf-8"
+    )
+    out = tmp_path / "out"
+
+    status = main(
+        ["batch", str(src), "--out", str(out), "--samples", str(SAMPLES), "--quiet"]
+        + ["--workers", "2", "--db", str(tmp_path / "runs.sqlite3")]
+    )
+
+    assert status == 1
+    err = capsys.readouterr().err
+    assert "broken.yaml" in err and "unknown-gpu.yaml" in err
+    for stem in (BEGINNER, "worked-example-2gpu-vs-on-demand"):
+        assert (out / f"{stem}.json").stat().st_size > 0
+        assert (out / f"{stem}.html").stat().st_size > 0
+    rows = {Path(r["file"]).name: r for r in _rows(out / "summary.csv")}
+    assert set(rows) == {f"{BEGINNER}.yaml", f"{WORKED}.yaml", "broken.yaml", "unknown-gpu.yaml"}
+    assert rows["broken.yaml"]["status"] == "failed"
+    assert "malformed YAML" in rows["broken.yaml"]["error"]
+    assert rows["unknown-gpu.yaml"]["status"] == "failed"
+    assert "rtx-9999" in rows["unknown-gpu.yaml"]["error"]
+    assert rows["unknown-gpu.yaml"]["name"] == LAB
+    good = rows[f"{BEGINNER}.yaml"]
+    assert good["status"] == "ok" and good["error"] == ""
+    result = scenarios.run(scenarios.load_file(EXAMPLES / f"{BEGINNER}.yaml"), samples=SAMPLES)
+    assert float(good["breakeven_p50"]) == result["breakeven_utilisation"]["p50"]
+    j = result["utilisation"].index(0.5)
+    assert float(good["prob_buy_cheaper_u0.50"]) == result["prob_buy_cheaper"][j]
+    assert int(good["warnings"]) == len(result["warnings"])
+    # Columns are the union of the levels: u = 0 exists only in the worked example.
+    assert good["prob_buy_cheaper_u0.00"] == ""
+    assert rows[f"{WORKED}.yaml"]["prob_buy_cheaper_u0.00"] != ""
+    assert rows[f"{WORKED}.yaml"]["payback_p50_u0.25"] != ""
+
+
+# --------------------------------------------------------------------------- resume
+
+
+def test_interrupted_batch_resumes_without_duplicates_or_temp_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = tmp_path / "in"
+    _copy(src, BEGINNER, INFERENCE, LAB)
+    out, db = tmp_path / "out", tmp_path / "runs.sqlite3"
+    args = ["batch", str(src), "--out", str(out), "--db", str(db)]
+    args += ["--samples", str(SAMPLES), "--workers", "1", "--format", "json", "csv", "--quiet"]
+    calls: list[str] = []
+    real_run = batch_mod.run
+
+    def killed_on_second(scenario, **kw):
+        calls.append(scenario.name)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # Ctrl-C while the second scenario runs
+        return real_run(scenario, **kw)
+
+    monkeypatch.setattr(batch_mod, "run", killed_on_second)
+    assert main(args) == 130
+    assert len(_store_keys(db)) == 1
+    # A write cut short by the kill leaves a temporary file behind.
+    (out / f".{LAB}.json.{'0' * 32}.tmp").write_bytes(b'{"schema_version": 1, "scen')
+
+    def counted(scenario, **kw):
+        calls.append(scenario.name)
+        return real_run(scenario, **kw)
+
+    calls.clear()
+    monkeypatch.setattr(batch_mod, "run", counted)
+    assert main(args) == 0
+    assert sorted(calls) == sorted([INFERENCE, LAB])  # the first result was not recomputed
+    rows = _rows(out / "summary.csv")
+    assert [r["status"] for r in rows] == ["skipped", "ok", "ok"]
+    assert _temp_files(out) == []
+    first = {p.name: p.read_bytes() for p in out.glob("*.json")}
+    assert set(first) == {f"{s}.json" for s in (BEGINNER, INFERENCE, LAB)}
+
+    # An output deleted after the run comes back from the store, bit-identical, not recomputed.
+    (out / f"{INFERENCE}.json").unlink()
+    (out / f"{LAB}.csv").unlink()
+    calls.clear()
+    summary = run_batch(
+        [src], out, workers=1, samples=SAMPLES, formats=("json", "csv"), store=db, progress=False
+    )
+    assert calls == []
+    assert (summary.ok, summary.skipped, summary.failed) == (0, 3, 0)
+    assert {p.name: p.read_bytes() for p in out.glob("*.json")} == first
+    assert (out / f"{LAB}.csv").stat().st_size > 0
+    assert _temp_files(out) == []
+
+    keys = _store_keys(db)
+    assert len(keys) == 3 and len(set(keys)) == 3
+    assert set(keys) == {item.key for item in summary.items}
+    for name, data in first.items():
+        assert data == _alone(src / name.replace(".json", ".yaml"))
+
+
+# --------------------------------------------------------------------------- reproducibility
+
+
+def test_one_and_two_workers_give_identical_bytes(tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    files = _copy(src, BEGINNER, LAB, INFERENCE)
+    outputs = {}
+    for workers in (1, 2):
+        out = tmp_path / f"out{workers}"
+        summary = run_batch(
+            [src],
+            out,
+            workers=workers,
+            samples=SAMPLES,
+            formats=("json", "csv"),
+            store=tmp_path / f"runs{workers}.sqlite3",
+            progress=False,
+        )
+        assert (summary.ok, summary.failed) == (3, 0)
+        outputs[workers] = {p.name: p.read_bytes() for p in out.iterdir() if p.suffix != ".csv"}
+        outputs[workers] |= {p.name: p.read_bytes() for p in out.glob("*.csv")}
+    assert outputs[1] == outputs[2]
+    for f in files:
+        assert outputs[1][f"{f.stem}.json"] == _alone(f)
+
+
+def test_dask_local_cluster_gives_the_local_bytes(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    src = tmp_path / "in"
+    _copy(src, BEGINNER, LAB)
+    local = run_batch(
+        [src],
+        tmp_path / "local",
+        workers=1,
+        samples=SAMPLES,
+        formats=("json", "csv"),
+        store=tmp_path / "local.sqlite3",
+        progress=False,
+    )
+    with distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
+        remote = run_batch(
+            [src],
+            tmp_path / "dask",
+            scheduler=cluster.scheduler_address,
+            samples=SAMPLES,
+            formats=("json", "csv"),
+            store=tmp_path / "dask.sqlite3",
+            progress=False,
+        )
+    assert [(i.status, i.error) for i in remote.items] == [("ok", ""), ("ok", "")]
+    assert [i.key for i in remote.items] == [i.key for i in local.items]
+    for name in (f"{BEGINNER}.json", f"{LAB}.json", f"{BEGINNER}.csv", f"{LAB}.csv"):
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+
+
+def test_unreachable_dask_scheduler_is_a_clear_error(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    import dask
+
+    src = tmp_path / "in"
+    _copy(src, WORKED)
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
+        pytest.raises(BatchError, match="Dask scheduler"),
+    ):
+        run_batch(
+            [src],
+            tmp_path / "out",
+            scheduler="tcp://127.0.0.1:9",
+            samples=10,
+            formats=("json",),
+            store=tmp_path / "runs.sqlite3",
+            progress=False,
+        )
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def test_list_file_expands_to_several_results_and_glob_selects_files(tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    one = yaml.safe_load((EXAMPLES / f"{BEGINNER}.yaml").read_text(encoding="utf-8"))
+    two = {**one, "simulation": {**one["simulation"], "seed": 7}}  # same name, other seed
+    bad = {**one, "name": "bad one", "colour": "red"}
+    (src / "many.yaml").write_text(yaml.safe_dump([one, two, bad]), encoding="utf-8")
+    _copy(src, WORKED)
+    (src / "ignored.txt").write_text("not a scenario", encoding="utf-8")
+
+    summary = run_batch(
+        [str(src / "*.yaml")],
+        tmp_path / "out",
+        workers=1,
+        samples=SAMPLES,
+        formats=("json",),
+        store=tmp_path / "runs.sqlite3",
+        progress=False,
+    )
+
+    assert [(Path(i.file).name, i.status) for i in summary.items] == [
+        ("many.yaml[0]", "ok"),
+        ("many.yaml[1]", "ok"),
+        ("many.yaml[2]", "failed"),
+        (f"{WORKED}.yaml", "ok"),
+    ]
+    assert "colour" in summary.items[2].error
+    # Duplicate names get deterministic suffixes in input order.
+    names = [i.outputs[0].name for i in summary.items if i.status == "ok"]
+    assert names[:2] == [f"{BEGINNER}.json", f"{BEGINNER}-2.json"]
+    assert summary.items[0].key != summary.items[1].key
+    assert (tmp_path / "out" / f"{BEGINNER}-2.json").read_bytes() == render(
+        scenarios.run(scenarios.load_mapping(two), samples=SAMPLES), "json"
+    )
+    assert len(_rows(summary.summary_csv)) == 4
+
+
+def test_expand_paths_folders_globs_and_duplicates(tmp_path: Path) -> None:
+    d = tmp_path / "d"
+    for rel in ("b.yaml", "a.yml", "sub/c.yaml", "sub/deeper/e.YAML", ".hidden/x.yaml", "n.txt"):
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / rel).write_text("{}", encoding="utf-8")
+    folder = [d / "a.yml", d / "b.yaml", d / "sub/c.yaml", d / "sub/deeper/e.YAML"]
+    assert expand_paths([d]) == folder
+    assert expand_paths([str(d / "*.y*ml")]) == [d / "a.yml", d / "b.yaml"]
+    assert expand_paths([str(d / "**" / "c.yaml")]) == [d / "sub/c.yaml"]
+    assert expand_paths([str(d / "su*")]) == [d / "sub/c.yaml", d / "sub/deeper/e.YAML"]
+    # Each file once, in argument order; explicit and missing paths are kept as given.
+    assert expand_paths([d / "sub/c.yaml", d, d / "n.txt"]) == [
+        d / "sub/c.yaml",
+        d / "a.yml",
+        d / "b.yaml",
+        d / "sub/deeper/e.YAML",
+        d / "n.txt",
+    ]
+    assert expand_paths([d / "missing.yaml"]) == [d / "missing.yaml"]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(BatchError, match="no scenario files"):
+        run_batch([tmp_path / "empty"], tmp_path / "out", store=tmp_path / "r.sqlite3")
+
+
+# --------------------------------------------------------------------------- report command
+
+
+def test_report_command_writes_every_format_from_yaml_and_result_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = _copy(tmp_path / "in", INFERENCE)[0]
+    out = tmp_path / "reports"
+    for fmt in FORMATS:
+        target = out / f"from-yaml.{fmt}"
+        assert (
+            main(
+                ["report", str(scenario), "--format", fmt, "-o", str(target)]
+                + ["--samples", "500", "--seed", "3"]
+            )
+            == 0
+        )
+        assert target.stat().st_size > 0
+    result_json = out / "from-yaml.json"
+    assert result_json.read_bytes() == render(
+        scenarios.run(scenarios.load_file(scenario), samples=500, seed=3), "json"
+    )
+    for fmt in FORMATS:
+        target = out / f"from-json.{fmt}"
+        assert main(["report", str(result_json), "-o", str(target)]) == 0  # format from suffix
+        assert target.stat().st_size > 0
+    assert (out / "from-json.json").read_bytes() == result_json.read_bytes()
+    assert list(out.glob("from-json_*.png"))  # markdown charts beside the document
+    capsys.readouterr()
+
+    assert main(["report", str(result_json), "--samples", "9", "-o", str(out / "x.html")]) == 2
+    assert "scenario" in capsys.readouterr().err
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"schema_version": 1,', encoding="utf-8")
+    assert main(["report", str(broken), "-o", str(out / "y.html")]) == 2
+    assert "broken.json" in capsys.readouterr().err
