@@ -104,6 +104,9 @@ def simulate(inputs: ModelInputs) -> Simulation:
     buy_tco, rent_tco, payback = (np.empty((s, len(grid))) for _ in range(3))
     breakeven, t_own = np.empty(s), np.empty(s)
     chunk = max(1, _CHUNK_ELEMENTS // inputs.horizon_months)
+    level = _report_level(inputs)
+    head = min(s, CUMULATIVE_DRAWS)
+    cum_buy = cum_rent = None
     for start in range(0, s, chunk):
         rows = slice(start, min(s, start + chunk))
         bf, rf, t_own[rows] = _flows(inputs, {k: v[rows] for k, v in x.items()})
@@ -113,11 +116,11 @@ def simulate(inputs: ModelInputs) -> Simulation:
         cumulative = Cumulative(bf, rf)
         for j, u in enumerate(grid):
             payback[rows, j] = cumulative.payback(u)
-    level = _report_level(inputs)
-    head = slice(0, min(s, CUMULATIVE_DRAWS))
-    cum_buy, cum_rent = Cumulative(*_flows(inputs, {k: v[head] for k, v in x.items()})[:2]).costs(
-        level
-    )
+        if start == 0 and rows.stop >= head:  # the first chunk holds the summarised draws
+            cum_buy, cum_rent = (c[:head] for c in cumulative.costs(level))
+    if cum_buy is None:
+        bf, rf, _ = _flows(inputs, {k: v[:head] for k, v in x.items()})
+        cum_buy, cum_rent = Cumulative(bf, rf).costs(level)
     return Simulation(
         inputs=inputs,
         draws=x,

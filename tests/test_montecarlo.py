@@ -188,6 +188,8 @@ def test_chunking_does_not_change_numbers(monkeypatch):
     np.testing.assert_array_equal(whole.buy_tco, chunked.buy_tco)
     np.testing.assert_array_equal(whole.payback, chunked.payback)
     np.testing.assert_array_equal(whole.breakeven, chunked.breakeven)
+    np.testing.assert_array_equal(whole.cum_buy, chunked.cum_buy)
+    np.testing.assert_array_equal(whole.cum_rent, chunked.cum_rent)
 
 
 @settings(max_examples=40, deadline=None)
