@@ -1,0 +1,5 @@
+"""The ``catalog`` blueprint: the pricing catalog over HTTP."""
+
+from .resources import blp
+
+__all__ = ["blp"]

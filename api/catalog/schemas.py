@@ -1,0 +1,80 @@
+"""Schemas of the catalog endpoints: GPUs and cloud instances of the dated pricing catalog."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields
+
+__all__ = ["GPUListSchema", "GPUSchema", "InstanceListSchema", "InstanceSchema"]
+
+
+def _num(description: str) -> fields.Float:
+    return fields.Float(allow_none=True, metadata={"description": description})
+
+
+class GPUSchema(Schema):
+    """One catalog GPU; every row cites its source."""
+
+    id = fields.String(required=True, metadata={"example": "rtx-2080-ti"})
+    name = fields.String(required=True)
+    family = fields.String(allow_none=True)
+    arch = fields.String(allow_none=True)
+    year = fields.Integer(allow_none=True)
+    fp32_tflops = _num("FP32 peak [TFLOPS]")
+    fp16_tflops = _num("dense FP16 tensor peak [TFLOPS]")
+    int8_tops = _num("dense INT8 peak [TOPS]")
+    memory_gb = _num("memory [GB]")
+    bandwidth_gbs = _num("memory bandwidth [GB/s]")
+    tdp_w = _num("board power [W]")
+    idle_w = _num("idle draw [W]")
+    idle_w_estimated = fields.Boolean()
+    price_usd = _num("launch or street price [USD]")
+    price_estimated = fields.Boolean()
+    cooling = fields.String(allow_none=True, metadata={"example": "blower"})
+    measured = fields.Dict(
+        keys=fields.String(),
+        values=fields.Float(),
+        metadata={
+            "description": "measured throughput by precision, relative to v100-sxm2-16gb [-]"
+        },
+    )
+    measured_source = fields.String(allow_none=True)
+    source = fields.String(allow_none=True)
+    note = fields.String(allow_none=True)
+
+
+class InstanceSchema(Schema):
+    """One catalog cloud instance with its hourly prices."""
+
+    id = fields.String(required=True, metadata={"example": "aws/p3.8xlarge"})
+    provider = fields.String()
+    name = fields.String()
+    gpu = fields.String(metadata={"description": "catalog GPU id"})
+    gpu_count = fields.Integer()
+    vcpus = fields.Integer(allow_none=True)
+    ram_gib = _num("memory [GiB]")
+    region = fields.String(allow_none=True)
+    as_of = fields.String(allow_none=True, metadata={"description": "ISO date of the prices"})
+    on_demand_usd_per_hour = _num("[USD/instance-hour]")
+    reserved_1y_usd_per_hour = _num("[USD/instance-hour]")
+    reserved_3y_usd_per_hour = _num("[USD/instance-hour]")
+    spot_usd_per_hour = _num("[USD/instance-hour]")
+    interconnect = fields.String(allow_none=True)
+    source = fields.String(allow_none=True)
+    note = fields.String(allow_none=True)
+
+
+class _CatalogList(Schema):
+    version = fields.String(required=True, metadata={"example": "2026.11.29"})
+    as_of = fields.String(required=True, metadata={"description": "ISO date of the catalog"})
+
+
+class GPUListSchema(_CatalogList):
+    """Every catalog GPU."""
+
+    items = fields.List(fields.Nested(GPUSchema), required=True)
+
+
+class InstanceListSchema(_CatalogList):
+    """Every catalog instance."""
+
+    items = fields.List(fields.Nested(InstanceSchema), required=True)

@@ -1,0 +1,5 @@
+"""The ``evaluate`` blueprint: ``POST /v1/evaluate``."""
+
+from .resources import blp
+
+__all__ = ["blp"]

@@ -1,0 +1,59 @@
+"""``POST /v1/evaluate``: scenario JSON in, result JSON out (200); nothing is stored."""
+
+from __future__ import annotations
+
+from flask import Response
+from flask_smorest import Blueprint
+
+from ..auth import require_owner
+from ..openapi import BEARER, error_responses, scenario_request_body
+from ..service import evaluate_body
+from .schemas import EvaluateQuerySchema, ResultSchema
+
+__all__ = ["blp"]
+
+blp = Blueprint(
+    "evaluate",
+    __name__,
+    url_prefix="/v1",
+    description="Evaluate a scenario: the Monte Carlo rent-versus-buy result, not stored.",
+)
+
+#: What the OpenAPI says about the request body and its limits (shared with POST /v1/runs).
+LIMITS_TEXT = (
+    "Validates the body against the version-1 scenario schema (DESIGN sec. 3), resolves "
+    "catalog ids and runs the Monte Carlo model. `?samples=` and `?seed=` override the body's "
+    "`simulation` block. Limits: body size (MAX_CONTENT_LENGTH, 413), samples per request "
+    "(COSTMODEL_MAX_SAMPLES, default 200,000, 422), horizon and utilisation-grid bounds "
+    "(COSTMODEL_MAX_HORIZON, COSTMODEL_MAX_LEVELS, 422). Strict JSON: NaN, Infinity, "
+    "duplicate keys and malformed text are answered 400, a non-JSON content type 415, unknown "
+    "keys and out-of-range values 422 with their key paths. Results are deterministic given the "
+    "scenario, seed, samples and catalog version, so each server process keeps the last "
+    "COSTMODEL_RESULT_CACHE results (header `X-Cache: hit|miss`). With COSTMODEL_API_KEYS set, an "
+    "`Authorization: Bearer <key>` header is required (401 otherwise)."
+)
+
+
+@blp.route("/evaluate", methods=["POST"])
+@blp.arguments(EvaluateQuerySchema, location="query", error_status_code=400, as_kwargs=True)
+@blp.response(
+    200,
+    ResultSchema,
+    description="The result contract (DESIGN sec. 5)",
+    headers={"X-Cache": {"description": "hit or miss", "schema": {"type": "string"}}},
+)
+@error_responses(blp, 401, 413, 415, 422)
+@blp.doc(
+    operationId="evaluate",
+    summary="Evaluate a scenario",
+    description=LIMITS_TEXT,
+    requestBody=scenario_request_body("A version-1 scenario (DESIGN sec. 3)"),
+    security=[{}, {BEARER: []}],
+)
+def evaluate(samples: int | None = None, seed: int | None = None) -> Response:
+    """Evaluate the scenario of the request body."""
+    require_owner()
+    text, hit = evaluate_body(samples=samples, seed=seed)
+    response = Response(text, mimetype="application/json")
+    response.headers["X-Cache"] = "hit" if hit else "miss"
+    return response

@@ -1,0 +1,54 @@
+"""``GET /health``: 200 when the catalog loads and the run store answers, else 503."""
+
+from __future__ import annotations
+
+import logging
+from importlib import metadata
+from typing import Any
+
+from flask_smorest import Blueprint
+
+from pricing import load_catalog
+
+from ..errors import fail
+from ..openapi import error_responses
+from ..service import get_store
+from .schemas import HealthSchema
+
+__all__ = ["blp"]
+
+_log = logging.getLogger("api")
+
+blp = Blueprint("health", __name__, description="Liveness and readiness probe.")
+
+
+def _version() -> str:
+    try:
+        return metadata.version("gpu-costmodel")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+@blp.route("/health", methods=["GET"])
+@blp.response(200, HealthSchema)
+@error_responses(blp, 503)
+@blp.doc(operationId="health", summary="Health check")
+def health() -> dict[str, Any]:
+    """Catalog version and run-store status; 503 in the error shape when either fails."""
+    try:
+        cat = load_catalog()
+    except Exception:
+        _log.exception("health: the catalog does not load")
+        fail(503, "the pricing catalog does not load; see the server log")
+    store = get_store()
+    try:
+        store.count()
+    except Exception:
+        _log.exception("health: the run store %s does not answer", store.path)
+        fail(503, "the run store does not answer; see the server log")
+    return {
+        "status": "ok",
+        "version": _version(),
+        "catalog": {"version": cat.version, "as_of": str(cat.as_of)},
+        "store": "ok",
+    }

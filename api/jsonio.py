@@ -1,0 +1,150 @@
+"""Strict JSON in and out: no NaN/Infinity, no duplicate keys, UTF-8, JSON content types only.
+
+Python's ``json`` accepts ``NaN``, ``Infinity`` and ``1e999`` (which becomes ``inf``) by default;
+none of them is JSON (RFC 8259), and none is a meaningful price or rate, so a request holding one
+is answered 400 with the position of the offending token.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from flask import request
+from flask.json.provider import DefaultJSONProvider
+
+from .errors import fail
+
+__all__ = [
+    "StrictJSONProvider",
+    "parse_json_body",
+    "read_json_body",
+    "require_json_content_type",
+    "strict_loads",
+]
+
+_MAX_INT_DIGITS = 300  # larger integers overflow a float [-]
+
+
+class _NotJSON(ValueError):
+    """A token that Python's json module accepts but RFC 8259 does not."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NotJSON(f"{name} is not valid JSON; numbers must be finite")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotJSON(f"number {text} is out of range; numbers must be finite")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > _MAX_INT_DIGITS:
+        raise _NotJSON(f"integer with {len(text.lstrip('-'))} digits is out of range")
+    return int(text)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _NotJSON(f"duplicate key {key!r} in a JSON object")
+        out[key] = value
+    return out
+
+
+def strict_loads(text: str | bytes) -> Any:
+    """Parse RFC 8259 JSON; raises ``ValueError`` for NaN/Infinity, out-of-range numbers,
+    duplicate keys and malformed text."""
+    return json.loads(
+        text,
+        parse_constant=_reject_constant,
+        parse_float=_finite_float,
+        parse_int=_bounded_int,
+        object_pairs_hook=_unique_keys,
+    )
+
+
+class StrictJSONProvider(DefaultJSONProvider):
+    """Flask's JSON provider with strict parsing and ``allow_nan=False`` output.
+
+    Keys keep their insertion order so that results read in the contract's order.
+    """
+
+    sort_keys = False
+    compact = True
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        """Serialise ``obj``; NaN or Infinity raise ``ValueError`` (answered as a logged 500)."""
+        kwargs.setdefault("allow_nan", False)
+        return super().dumps(obj, **kwargs)
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        """Parse strictly (see :func:`strict_loads`)."""
+        return strict_loads(s)
+
+
+def _is_json_mimetype(mimetype: str) -> bool:
+    return mimetype == "application/json" or (
+        mimetype.startswith("application/") and mimetype.endswith("+json")
+    )
+
+
+def require_json_content_type() -> None:
+    """Abort with 415 unless the request declares a JSON body in UTF-8."""
+    mimetype = request.mimetype
+    if not _is_json_mimetype(mimetype):
+        got = f"{request.content_type!r}" if request.content_type else "no Content-Type"
+        fail(
+            415,
+            f"the request body must be JSON: send 'Content-Type: application/json' (got {got})",
+            [{"path": "", "message": "unsupported media type"}],
+        )
+    charset = request.mimetype_params.get("charset", "utf-8").lower()
+    if charset not in ("utf-8", "utf8"):
+        fail(
+            415,
+            f"the request body must be UTF-8 encoded JSON (got charset {charset!r})",
+            [{"path": "", "message": "unsupported charset"}],
+        )
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """Parse a request body as strict JSON; 400 for an empty, undecodable or malformed body,
+    NaN/Infinity, out-of-range numbers or duplicate keys."""
+    if not raw.strip():
+        fail(400, "the request body is empty; send a scenario as JSON", [_whole("empty body")])
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        fail(
+            400, "the request body is not valid UTF-8", [_whole(f"byte {exc.start}: {exc.reason}")]
+        )
+    try:
+        return strict_loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        fail(400, f"malformed JSON at {where}: {exc.msg}", [_whole(f"{where}: {exc.msg}")])
+    except RecursionError:
+        fail(400, "malformed JSON: nested too deeply", [_whole("nested too deeply")])
+    except ValueError as exc:  # _NotJSON and int-conversion limits
+        fail(400, f"invalid JSON: {exc}", [_whole(str(exc))])
+
+
+def read_json_body() -> Any:
+    """The request body parsed as strict JSON.
+
+    Aborts with 415 for a content type other than JSON (or a charset other than UTF-8), 413 for
+    a body over ``MAX_CONTENT_LENGTH`` (raised by Werkzeug while reading) and 400 as
+    :func:`parse_json_body` says.
+    """
+    require_json_content_type()
+    return parse_json_body(request.get_data(cache=True))
+
+
+def _whole(message: str) -> dict[str, str]:
+    return {"path": "", "message": message}

@@ -1,0 +1,212 @@
+"""The run store over HTTP: ``POST /v1/runs``, ``GET /v1/runs``, ``GET /v1/runs/<id>`` and
+``GET /v1/runs/<id>/report``.
+
+With API keys, every run belongs to the key that stored it (as a SHA-256 hash); another key's
+run answers 404 exactly like a run that does not exist.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from typing import Any
+
+from flask import Response, current_app, jsonify, url_for
+from flask_smorest import Blueprint
+
+from costmodel import reports
+from scenarios.store import RunRecord
+
+from ..auth import require_owner
+from ..errors import fail
+from ..evaluate.resources import LIMITS_TEXT
+from ..openapi import BEARER, error_responses, scenario_request_body
+from ..service import evaluate_body, get_store
+from .schemas import (
+    REPORT_MEDIA_TYPES,
+    ReportQuerySchema,
+    RunListQuerySchema,
+    RunListSchema,
+    RunQuerySchema,
+    RunSchema,
+)
+
+__all__ = ["blp"]
+
+_log = logging.getLogger("api")
+
+blp = Blueprint(
+    "runs",
+    __name__,
+    url_prefix="/v1/runs",
+    description="Evaluate and store runs; list, fetch and export them as reports.",
+)
+
+_SECURITY = [{}, {BEARER: []}]
+_ID_PARAM = {
+    "in": "path",
+    "name": "run_id",
+    "required": True,
+    "schema": {"type": "string", "minLength": 1},
+    "description": "run id from the Location header of POST /v1/runs",
+}
+
+
+def _links(run_id: str) -> dict[str, str]:
+    return {
+        "self": url_for("runs.get_run", run_id=run_id),
+        "report": url_for("runs.get_report", run_id=run_id),
+    }
+
+
+def _full(record: RunRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "name": record.name,
+        "seed": record.seed,
+        "samples": record.samples,
+        "catalog_version": record.catalog_version,
+        "created_at": record.created_at,
+        "updated_at": record.updated_at,
+        "scenario": record.scenario,
+        "result": record.result,
+        "links": _links(record.id),
+    }
+
+
+def _record_or_404(run_id: str) -> RunRecord:
+    owner = require_owner()
+    record = get_store().get(run_id, owner=owner)
+    if record is None:
+        fail(404, f"no run with id {run_id!r}", [{"path": "run_id", "message": "no such run"}])
+    return record
+
+
+@blp.route("", methods=["POST"])
+@blp.arguments(RunQuerySchema, location="query", error_status_code=400, as_kwargs=True)
+@blp.response(
+    201,
+    RunSchema,
+    description="The stored run",
+    headers={
+        "Location": {
+            "description": "URL of the new run, /v1/runs/<id>",
+            "schema": {"type": "string"},
+        }
+    },
+)
+@error_responses(blp, 401, 413, 415, 422)
+@blp.doc(
+    operationId="createRun",
+    summary="Evaluate a scenario and store the run",
+    description=LIMITS_TEXT
+    + " The run keeps the resolved scenario, the result, seed, samples, catalog version and "
+    "timestamps; every POST stores a new run under a new unguessable id.",
+    requestBody=scenario_request_body("A version-1 scenario (DESIGN sec. 3)"),
+    security=_SECURITY,
+)
+def create_run(samples: int | None = None, seed: int | None = None) -> Response:
+    """Evaluate the scenario of the body and store it with its result."""
+    owner = require_owner()
+    text, _ = evaluate_body(samples=samples, seed=seed)
+    result = json.loads(text)
+    record = get_store().add(
+        scenario=result["scenario"],
+        result=result,
+        seed=result["seed"],
+        samples=result["samples"],
+        catalog_version=result["catalog"]["version"],
+        owner=owner,
+    )
+    response = jsonify(_full(record))
+    response.status_code = 201
+    response.headers["Location"] = url_for("runs.get_run", run_id=record.id)
+    return response
+
+
+@blp.route("", methods=["GET"])
+@blp.arguments(RunListQuerySchema, location="query", error_status_code=400, as_kwargs=True)
+@blp.response(200, RunListSchema, description="One page of runs, newest first")
+@error_responses(blp, 401)
+@blp.doc(operationId="listRuns", summary="List stored runs, newest first", security=_SECURITY)
+def list_runs(page: int = 1, page_size: int = 20) -> Response:
+    """The caller's runs, newest first, ``page_size`` per page, with the total count."""
+    owner = require_owner()
+    limit = current_app.config["COSTMODEL_MAX_PAGE_SIZE"]
+    if page_size > limit:
+        fail(
+            400,
+            f"page_size {page_size} exceeds the limit of {limit} (COSTMODEL_MAX_PAGE_SIZE)",
+            [{"path": "query.page_size", "message": f"must be at most {limit}"}],
+        )
+    store = get_store()
+    total = store.count(owner=owner)
+    records = store.list(owner=owner, limit=page_size, offset=(page - 1) * page_size)
+    items = [{**r.summary(), "links": _links(r.id)} for r in records]
+    return jsonify(
+        {
+            "items": items,
+            "total": total,
+            "page": page,
+            "page_size": page_size,
+            "pages": math.ceil(total / page_size),
+        }
+    )
+
+
+@blp.route("/<run_id>", methods=["GET"], parameters=[_ID_PARAM])
+@blp.response(200, RunSchema, description="The stored run")
+@error_responses(blp, 401, 404)
+@blp.doc(operationId="getRun", summary="Fetch a stored run", security=_SECURITY)
+def get_run(run_id: str) -> Response:
+    """One stored run with its scenario and result."""
+    return jsonify(_full(_record_or_404(run_id)))
+
+
+def _filename(name: str | None, run_id: str, fmt: str) -> str:
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", name or "").strip("-.")[:80] or "run"
+    return f"{stem}-{run_id[:8]}.{fmt}"
+
+
+_REPORT_DOC = {
+    "200": {
+        "description": "The report in the requested format",
+        "content": {
+            media.split(";")[0]: {"schema": {"type": "string", "format": "binary"}}
+            if fmt in ("xlsx",)
+            else {"schema": {"type": "object"} if fmt == "json" else {"type": "string"}}
+            for fmt, media in REPORT_MEDIA_TYPES.items()
+            if fmt in reports.FORMATS
+        },
+    }
+}
+
+
+@blp.route("/<run_id>/report", methods=["GET"], parameters=[_ID_PARAM])
+@blp.arguments(ReportQuerySchema, location="query", error_status_code=400, as_kwargs=True)
+@error_responses(blp, 401, 404)
+@blp.doc(
+    operationId="getRunReport",
+    summary="Export a stored run as a report",
+    description=f"Formats: {', '.join(reports.FORMATS)}. An unknown format is answered 400 "
+    "listing the valid ones.",
+    responses=_REPORT_DOC,
+    security=_SECURITY,
+)
+def get_report(run_id: str, format: str = "html") -> Response:
+    """The run's report rendered by :func:`costmodel.reports.render`."""
+    record = _record_or_404(run_id)
+    body = reports.render(record.result, format)
+    response = Response(
+        body,
+        status=200,
+        mimetype=None,
+        content_type=REPORT_MEDIA_TYPES.get(format, "application/octet-stream"),
+    )
+    disposition = "inline" if format in ("html", "json") else "attachment"
+    response.headers["Content-Disposition"] = (
+        f'{disposition}; filename="{_filename(record.name, record.id, format)}"'
+    )
+    return response

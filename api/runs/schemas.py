@@ -1,0 +1,116 @@
+"""Schemas of the run store endpoints: stored runs, their listing and report formats."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from costmodel.reports import FORMATS
+
+from ..evaluate.schemas import EvaluateQuerySchema, ResultSchema
+
+__all__ = [
+    "REPORT_MEDIA_TYPES",
+    "ReportQuerySchema",
+    "RunListQuerySchema",
+    "RunListSchema",
+    "RunQuerySchema",
+    "RunSchema",
+    "RunSummarySchema",
+]
+
+#: Content-Type of each report format.
+REPORT_MEDIA_TYPES: dict[str, str] = {
+    "json": "application/json",
+    "csv": "text/csv; charset=utf-8",
+    "md": "text/markdown; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+}
+
+
+class RunQuerySchema(EvaluateQuerySchema):
+    """Optional overrides of the scenario's ``simulation`` block (as for /v1/evaluate)."""
+
+
+class LinksSchema(Schema):
+    """Relative links of a run."""
+
+    self = fields.String(required=True, metadata={"example": "/v1/runs/3q2-Xo7tVqkqYbq1lVb0nQ"})
+    report = fields.String(
+        required=True, metadata={"example": "/v1/runs/3q2-Xo7tVqkqYbq1lVb0nQ/report"}
+    )
+
+
+class RunSummarySchema(Schema):
+    """A stored run without its scenario and result."""
+
+    id = fields.String(
+        required=True,
+        metadata={"description": "unguessable run id (128 random bits, URL-safe)"},
+    )
+    name = fields.String(allow_none=True, required=True)
+    seed = fields.Integer(required=True)
+    samples = fields.Integer(required=True, metadata={"description": "Monte Carlo draws [-]"})
+    catalog_version = fields.String(required=True)
+    created_at = fields.String(
+        required=True, metadata={"description": "ISO-8601 UTC timestamp with microseconds"}
+    )
+    breakeven_p50 = fields.Float(
+        allow_none=True,
+        metadata={"description": "median break-even utilisation [-]; null means never"},
+    )
+    links = fields.Nested(LinksSchema, required=True)
+
+
+class RunSchema(Schema):
+    """A stored run: the resolved scenario, the result, seed, samples, catalog and timestamps."""
+
+    id = fields.String(required=True)
+    name = fields.String(allow_none=True, required=True)
+    seed = fields.Integer(required=True)
+    samples = fields.Integer(required=True, metadata={"description": "Monte Carlo draws [-]"})
+    catalog_version = fields.String(required=True)
+    created_at = fields.String(required=True, metadata={"description": "ISO-8601 UTC"})
+    updated_at = fields.String(required=True, metadata={"description": "ISO-8601 UTC"})
+    scenario = fields.Dict(
+        required=True, metadata={"description": "the resolved scenario that was run"}
+    )
+    result = fields.Nested(ResultSchema, required=True)
+    links = fields.Nested(LinksSchema, required=True)
+
+
+class RunListQuerySchema(Schema):
+    """Paging of ``GET /v1/runs`` (newest first)."""
+
+    page = fields.Integer(
+        load_default=1,
+        validate=validate.Range(min=1, max=10**9),
+        metadata={"description": "page number, from 1"},
+    )
+    page_size = fields.Integer(
+        load_default=20,
+        validate=validate.Range(min=1),
+        metadata={"description": "runs per page, at most COSTMODEL_MAX_PAGE_SIZE (default 100)"},
+    )
+
+
+class RunListSchema(Schema):
+    """One page of runs, newest first, with the total count."""
+
+    items = fields.List(fields.Nested(RunSummarySchema), required=True)
+    total = fields.Integer(required=True, metadata={"description": "runs visible to the caller"})
+    page = fields.Integer(required=True)
+    page_size = fields.Integer(required=True)
+    pages = fields.Integer(required=True, metadata={"description": "number of pages"})
+
+
+class ReportQuerySchema(Schema):
+    """Report format."""
+
+    format = fields.String(
+        load_default="html",
+        validate=validate.OneOf(
+            FORMATS, error="unknown report format {input!r}; valid formats: {choices}"
+        ),
+        metadata={"description": f"one of {', '.join(FORMATS)}"},
+    )

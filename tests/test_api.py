@@ -1,0 +1,608 @@
+"""The HTTP API through Flask's test client: every endpoint, every error status, the worked
+example of DESIGN section 7, limits, API keys, the result cache and concurrent writers."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from flask import Flask
+from flask.testing import FlaskClient
+
+import api.service
+from api import create_app
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
+WORKED = yaml.safe_load((EXAMPLES / "worked-example.yaml").read_text(encoding="utf-8"))
+ERROR_KEYS = {"code", "status", "message", "errors"}
+
+# DESIGN section 7, USD at present value, u = 0, 0.25, 0.5, 1.
+TCO_BUY = [7996.3813, 8757.2999, 9518.2185, 11040.0558]
+TCO_RENT = [640.8666, 27151.5548, 53662.2429, 106683.6192]
+BREAKEVEN = 0.0714134
+PAYBACK = {1: 7.14496, 2: 3.28996}  # [month] at u = 0.25 and 0.5
+REL = 1e-6
+
+
+def make_app(tmp_path: Path, **config: Any) -> Flask:
+    settings = {
+        "TESTING": True,
+        "COSTMODEL_DB": str(tmp_path / "runs.sqlite3"),
+        "COSTMODEL_API_KEYS": "",
+    }
+    settings.update(config)
+    return create_app(settings)
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Flask:
+    return make_app(tmp_path)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def scenario(**changes: Any) -> dict[str, Any]:
+    """A deep copy of the worked example with top-level changes."""
+    data = copy.deepcopy(WORKED)
+    data.update(changes)
+    return data
+
+
+def assert_error(response: Any, code: int) -> dict[str, Any]:
+    """The response is ``code`` in the one error shape, without a traceback."""
+    assert response.status_code == code, response.get_data(as_text=True)
+    assert response.mimetype == "application/json"
+    body = response.get_json()
+    assert ERROR_KEYS <= set(body) <= ERROR_KEYS | {"error_id"}
+    assert body["code"] == code
+    assert isinstance(body["status"], str) and body["status"]
+    assert isinstance(body["message"], str) and body["message"]
+    assert all(set(e) == {"path", "message"} for e in body["errors"])
+    assert "Traceback" not in response.get_data(as_text=True)
+    return body
+
+
+def paths(body: dict[str, Any]) -> set[str]:
+    return {e["path"] for e in body["errors"]}
+
+
+# --------------------------------------------------------------------------- worked example
+
+
+def check_worked_example(result: dict[str, Any]) -> None:
+    assert result["utilisation"] == [0.0, 0.25, 0.5, 1.0]
+    for stat in ("mean", "p10", "p50", "p90"):
+        assert result["buy_tco"][stat] == pytest.approx(TCO_BUY, rel=REL)
+        assert result["rent_tco"][stat] == pytest.approx(TCO_RENT, rel=REL)
+    be = result["breakeven_utilisation"]
+    assert [be[k] for k in ("mean", "p10", "p50", "p90")] == pytest.approx([BREAKEVEN] * 4, rel=REL)
+    assert be["prob_always"] == 0.0 and be["prob_never"] == 0.0
+    for j, months in PAYBACK.items():
+        assert result["payback_months"]["p50"][j] == pytest.approx(months, rel=REL)
+    assert result["payback_months"]["p50"][0] is None  # idle: never pays back
+    assert result["prob_buy_cheaper"] == [0.0, 1.0, 1.0, 1.0]
+
+
+def test_evaluate_reproduces_the_worked_example(client: FlaskClient) -> None:
+    response = client.post("/v1/evaluate", json=WORKED)
+    assert response.status_code == 200
+    assert response.mimetype == "application/json"
+    result = response.get_json()
+    check_worked_example(result)
+    assert result["schema_version"] == 1
+    assert result["seed"] == 1 and result["samples"] == 1 and result["method"] == "random"
+    assert result["scenario"]["name"] == WORKED["name"]
+    assert set(result["catalog"]) == {"version", "as_of"}
+
+
+def test_evaluate_query_overrides_samples_and_seed(client: FlaskClient) -> None:
+    result = client.post("/v1/evaluate?samples=3&seed=7", json=WORKED).get_json()
+    assert result["samples"] == 3 and result["seed"] == 7
+    assert result["scenario"]["simulation"]["samples"] == 3
+    check_worked_example(result)  # every input fixed: any draw count gives the same numbers
+
+
+def test_evaluate_body_only_uses_the_simulation_block(client: FlaskClient) -> None:
+    body = scenario(simulation={"samples": 5, "seed": 11, "method": "lhs"})
+    result = client.post("/v1/evaluate", json=body).get_json()
+    assert (result["samples"], result["seed"], result["method"]) == (5, 11, "lhs")
+
+
+def test_evaluate_accepts_a_json_content_type_with_charset(client: FlaskClient) -> None:
+    response = client.post(
+        "/v1/evaluate",
+        data=json.dumps(WORKED),
+        content_type="application/json; charset=utf-8",
+    )
+    assert response.status_code == 200
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def test_create_run_stores_and_returns_it(client: FlaskClient, app: Flask) -> None:
+    response = client.post("/v1/runs?seed=9", json=WORKED)
+    assert response.status_code == 201
+    run = response.get_json()
+    assert response.headers["Location"] == f"/v1/runs/{run['id']}"
+    assert len(run["id"]) >= 22  # 128 random bits, URL-safe
+    check_worked_example(run["result"])
+    assert run["seed"] == 9 and run["samples"] == 1
+    assert run["scenario"]["simulation"]["seed"] == 9
+    assert run["scenario"]["buy"]["gpu_count"] == 2  # the resolved scenario
+    assert run["catalog_version"] == run["result"]["catalog"]["version"]
+    assert run["created_at"] and run["updated_at"]
+    assert run["links"] == {
+        "self": f"/v1/runs/{run['id']}",
+        "report": f"/v1/runs/{run['id']}/report",
+    }
+
+    fetched = client.get(response.headers["Location"])
+    assert fetched.status_code == 200
+    assert fetched.get_json() == run
+    with sqlite3.connect(app.config["COSTMODEL_DB"]) as db:
+        assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1
+
+
+def test_every_post_stores_a_new_run(client: FlaskClient) -> None:
+    ids = {client.post("/v1/runs", json=WORKED).get_json()["id"] for _ in range(3)}
+    assert len(ids) == 3
+    assert client.get("/v1/runs").get_json()["total"] == 3
+
+
+def test_list_runs_is_paged_newest_first(client: FlaskClient) -> None:
+    created = [
+        client.post("/v1/runs", json=scenario(name=f"run-{i}")).get_json()["id"] for i in range(5)
+    ]
+    page1 = client.get("/v1/runs?page=1&page_size=2").get_json()
+    assert page1["total"] == 5 and page1["pages"] == 3
+    assert page1["page"] == 1 and page1["page_size"] == 2
+    assert [r["id"] for r in page1["items"]] == created[::-1][:2]
+    page3 = client.get("/v1/runs?page=3&page_size=2").get_json()
+    assert [r["id"] for r in page3["items"]] == [created[0]]
+    assert client.get("/v1/runs?page=9&page_size=2").get_json()["items"] == []
+    item = page1["items"][0]
+    assert item["name"] == "run-4"
+    assert item["breakeven_p50"] == pytest.approx(BREAKEVEN, rel=REL)
+    assert item["links"]["self"] == f"/v1/runs/{item['id']}"
+    assert "result" not in item
+    default = client.get("/v1/runs").get_json()
+    assert default["page"] == 1 and default["page_size"] == 20 and len(default["items"]) == 5
+
+
+def test_list_runs_bad_paging_is_400(client: FlaskClient) -> None:
+    body = assert_error(client.get("/v1/runs?page=0"), 400)
+    assert paths(body) == {"query.page"}
+    body = assert_error(client.get("/v1/runs?page_size=101"), 400)
+    assert "COSTMODEL_MAX_PAGE_SIZE" in body["message"] and paths(body) == {"query.page_size"}
+    assert_error(client.get("/v1/runs?page_size=ten"), 400)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content_type"),
+    [
+        ("json", "application/json"),
+        ("csv", "text/csv; charset=utf-8"),
+        ("md", "text/markdown; charset=utf-8"),
+        ("html", "text/html; charset=utf-8"),
+        ("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+    ],
+)
+def test_report_formats(client: FlaskClient, fmt: str, content_type: str) -> None:
+    run = client.post("/v1/runs", json=WORKED).get_json()
+    response = client.get(f"/v1/runs/{run['id']}/report?format={fmt}")
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == content_type
+    assert response.headers["Content-Disposition"].endswith(f'.{fmt}"')
+    data = response.get_data()
+    assert data
+    if fmt == "json":
+        assert json.loads(data) == run["result"]
+    elif fmt == "xlsx":
+        assert data[:2] == b"PK"  # a zip container
+    elif fmt == "csv":
+        assert b"7996" in data  # TCO_buy at u = 0
+
+
+def test_report_default_format_is_html(client: FlaskClient) -> None:
+    run = client.post("/v1/runs", json=WORKED).get_json()
+    response = client.get(run["links"]["report"])
+    assert response.status_code == 200 and response.mimetype == "text/html"
+
+
+def test_report_unknown_format_is_400_listing_the_valid_ones(client: FlaskClient) -> None:
+    run = client.post("/v1/runs", json=WORKED).get_json()
+    body = assert_error(client.get(f"/v1/runs/{run['id']}/report?format=pdf"), 400)
+    assert paths(body) == {"query.format"}
+    for fmt in ("json", "csv", "md", "html", "xlsx"):
+        assert fmt in body["message"]
+
+
+def test_unknown_run_is_404(client: FlaskClient) -> None:
+    assert paths(assert_error(client.get("/v1/runs/no-such-run"), 404)) == {"run_id"}
+    assert_error(client.get("/v1/runs/no-such-run/report?format=csv"), 404)
+
+
+# --------------------------------------------------------------------------- catalog, health, spec
+
+
+def test_catalog_gpus(client: FlaskClient) -> None:
+    body = client.get("/v1/catalog/gpus").get_json()
+    ids = {g["id"] for g in body["items"]}
+    assert {"rtx-2080-ti", "v100-sxm2-16gb"} <= ids
+    assert body["version"] and body["as_of"]
+    gpu = client.get("/v1/catalog/gpus/rtx-2080-ti").get_json()
+    assert gpu["id"] == "rtx-2080-ti" and gpu["memory_gb"] > 0 and gpu["tdp_w"] > 0
+    assert gpu["source"]
+
+
+def test_catalog_unknown_gpu_is_404_with_close_matches(client: FlaskClient) -> None:
+    body = assert_error(client.get("/v1/catalog/gpus/rtx-2080-tii"), 404)
+    assert "rtx-2080-ti" in body["message"] and paths(body) == {"gpu_id"}
+
+
+def test_catalog_instances(client: FlaskClient) -> None:
+    body = client.get("/v1/catalog/instances").get_json()
+    assert "aws/p3.8xlarge" in {i["id"] for i in body["items"]}
+    inst = client.get("/v1/catalog/instances/aws/p3.8xlarge").get_json()
+    assert inst["gpu"] == "v100-sxm2-16gb" and inst["gpu_count"] == 4
+    assert inst["on_demand_usd_per_hour"] > 0
+    assert_error(client.get("/v1/catalog/instances/aws/p9.huge"), 404)
+
+
+def test_health(client: FlaskClient) -> None:
+    response = client.get("/health")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["status"] == "ok" and body["store"] == "ok" and body["catalog"]["version"]
+
+
+def test_health_is_503_when_the_store_cannot_open(tmp_path: Path) -> None:
+    broken = make_app(tmp_path, COSTMODEL_DB=str(tmp_path))  # a directory, not a file
+    body = assert_error(broken.test_client().get("/health"), 503)
+    assert str(tmp_path) not in body["message"]  # no server paths leak
+
+
+def test_openapi_documents_the_custom_scenario_fields(client: FlaskClient) -> None:
+    spec = client.get("/openapi.json").get_json()
+    schemas = spec["components"]["schemas"]
+    pue = schemas["Buy"]["properties"]["pue"]
+    assert pue["oneOf"][0] == {"type": "number", "minimum": 1, "maximum": 5}
+    assert pue["oneOf"][1] == {"$ref": "#/components/schemas/Distribution"}
+    assert pue["x-unit"] == "[-]" and "[-]" in pue["description"]
+    assert schemas["Buy"]["properties"]["electricity_usd_per_kwh"]["x-unit"] == "[USD/kWh]"
+    gpu = schemas["Buy"]["properties"]["gpu"]["oneOf"]
+    assert gpu[0]["type"] == "string" and gpu[1] == {"$ref": "#/components/schemas/InlineGPU"}
+    util = schemas["Scenario"]["properties"]["utilisation"]["oneOf"]
+    assert util[0]["type"] == "array" and util[0]["maxItems"] == 101
+    assert util[1] == {"$ref": "#/components/schemas/UtilisationRange"}
+    corr = schemas["Scenario"]["properties"]["correlations"]["items"]
+    assert corr["type"] == "array" and corr["minItems"] == corr["maxItems"] == 3
+    assert len(schemas["Distribution"]["oneOf"]) == 7
+    assert schemas["Scenario"]["additionalProperties"] is False
+    assert schemas["Scenario"]["properties"]["horizon_months"]["maximum"] == 240
+    body = spec["paths"]["/v1/evaluate"]["post"]["requestBody"]["content"]["application/json"]
+    assert body["schema"] == {"$ref": "#/components/schemas/Scenario"}
+    assert next(iter(body["examples"].values()))["value"] == WORKED
+    assert "bearerAuth" in spec["components"]["securitySchemes"]
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"version": 1,',  # truncated
+        "{'version': 1}",  # not JSON
+        '{"version": NaN}',
+        '{"version": Infinity}',
+        '{"discount_rate": -Infinity}',
+        '{"discount_rate": 1e999}',
+        '{"version": 1, "version": 1}',  # duplicate key
+        "   ",
+    ],
+)
+def test_malformed_json_is_400(client: FlaskClient, text: str) -> None:
+    response = client.post("/v1/evaluate", data=text, content_type="application/json")
+    body = assert_error(response, 400)
+    assert paths(body) == {""}
+
+
+def test_nan_inside_a_valid_scenario_is_400(client: FlaskClient) -> None:
+    text = json.dumps(WORKED).replace('"pue": 1.3', '"pue": NaN')
+    assert "NaN" in text
+    body = assert_error(client.post("/v1/runs", data=text, content_type="application/json"), 400)
+    assert "NaN" in body["message"]
+    assert client.get("/v1/runs").get_json()["total"] == 0
+
+
+def test_invalid_utf8_is_400(client: FlaskClient) -> None:
+    response = client.post(
+        "/v1/evaluate", data=b'{"name": "\xff"}', content_type="application/json"
+    )
+    assert_error(response, 400)
+
+
+def test_bad_query_parameter_is_400(client: FlaskClient) -> None:
+    body = assert_error(client.post("/v1/evaluate?samples=many", json=WORKED), 400)
+    assert paths(body) == {"query.samples"}
+    assert_error(client.post("/v1/evaluate?seed=-1", json=WORKED), 400)
+
+
+def test_unknown_route_is_404(client: FlaskClient) -> None:
+    assert "/v2/nothing" in assert_error(client.get("/v2/nothing"), 404)["message"]
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "allowed"),
+    [
+        ("delete", "/v1/runs", {"GET", "POST"}),
+        ("get", "/v1/evaluate", {"POST"}),
+        ("put", "/health", {"GET"}),
+    ],
+)
+def test_wrong_method_is_405(client: FlaskClient, method: str, url: str, allowed: set) -> None:
+    response = getattr(client, method)(url)
+    body = assert_error(response, 405)
+    assert allowed <= {m.strip() for m in response.headers["Allow"].split(",")}
+    assert method.upper() in body["message"]
+
+
+def test_body_over_the_limit_is_413(tmp_path: Path) -> None:
+    client = make_app(tmp_path, MAX_CONTENT_LENGTH=2048).test_client()
+    big = scenario(description="x" * 4000)
+    body = assert_error(client.post("/v1/evaluate", json=big), 413)
+    assert "MAX_CONTENT_LENGTH" in body["message"] and "2048" in body["message"]
+    assert client.post("/v1/evaluate", json=WORKED).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("data", "content_type"),
+    [
+        (json.dumps(WORKED), "text/plain"),
+        (json.dumps(WORKED), None),
+        ("name=x", "application/x-www-form-urlencoded"),
+        (json.dumps(WORKED), "application/json; charset=latin-1"),
+    ],
+)
+def test_wrong_content_type_is_415(
+    client: FlaskClient, data: str, content_type: str | None
+) -> None:
+    response = client.post("/v1/runs", data=data, content_type=content_type)
+    assert "JSON" in assert_error(response, 415)["message"]
+    assert client.get("/v1/runs").get_json()["total"] == 0
+
+
+def test_schema_errors_are_422_with_every_key_path(client: FlaskClient) -> None:
+    body = scenario(horizon_months=0, colour="red")
+    body["buy"] = {**body["buy"], "pue": 0.5, "gpu_count": "two", "pue_factor": 1.2}
+    del body["rent"]
+    response = client.post("/v1/evaluate", json=body)
+    err = assert_error(response, 422)
+    assert paths(err) == {
+        "horizon_months",
+        "colour",
+        "buy.pue",
+        "buy.gpu_count",
+        "buy.pue_factor",
+        "rent",
+    }
+    messages = {e["path"]: e["message"] for e in err["errors"]}
+    assert "unknown key" in messages["colour"] and "valid keys" in messages["colour"]
+    assert "[1, 5]" in messages["buy.pue"]
+    assert "missing" in messages["rent"]
+
+
+def test_inconsistent_distribution_is_422(client: FlaskClient) -> None:
+    body = scenario()
+    body["buy"] = {
+        **body["buy"],
+        "electricity_usd_per_kwh": {"dist": "uniform", "low": 2, "high": 1},
+    }
+    err = assert_error(client.post("/v1/evaluate", json=body), 422)
+    assert paths(err) == {"buy.electricity_usd_per_kwh"}
+
+
+def test_unknown_catalog_id_is_422(client: FlaskClient) -> None:
+    body = scenario()
+    body["rent"] = {**body["rent"], "instance": "aws/p3.9xlarge"}
+    err = assert_error(client.post("/v1/evaluate", json=body), 422)
+    assert "rent.instance" in paths(err)
+
+
+def test_scenario_that_is_not_a_mapping_is_422(client: FlaskClient) -> None:
+    assert paths(assert_error(client.post("/v1/evaluate", json=[1, 2]), 422)) == {""}
+
+
+def test_samples_over_the_limit_is_422_naming_the_limit(client: FlaskClient) -> None:
+    err = assert_error(client.post("/v1/evaluate?samples=200001", json=WORKED), 422)
+    assert "200,000" in err["message"] and "COSTMODEL_MAX_SAMPLES" in err["message"]
+    assert paths(err) == {"query.samples"}
+    body = scenario(simulation={"samples": 250_000, "seed": 1})
+    err = assert_error(client.post("/v1/runs", json=body), 422)
+    assert paths(err) == {"simulation.samples"}
+    assert client.get("/v1/runs").get_json()["total"] == 0
+
+
+def test_configured_limits_name_themselves(tmp_path: Path) -> None:
+    client = make_app(
+        tmp_path, COSTMODEL_MAX_SAMPLES=10, COSTMODEL_MAX_HORIZON=24, COSTMODEL_MAX_LEVELS=3
+    ).test_client()
+    err = assert_error(client.post("/v1/evaluate?samples=11", json=WORKED), 422)
+    assert "limit of 10 samples" in err["message"]
+    err = assert_error(client.post("/v1/evaluate", json=WORKED), 422)  # 36 months, 4 levels
+    assert paths(err) == {"horizon_months", "utilisation"}
+    assert "COSTMODEL_MAX_HORIZON" in err["message"] and "COSTMODEL_MAX_LEVELS" in err["message"]
+    ok = scenario(horizon_months=24, utilisation=[0.25, 0.5])
+    assert client.post("/v1/evaluate", json=ok).status_code == 200
+
+
+def test_total_work_limit_names_itself(tmp_path: Path) -> None:
+    # the worked example: 1000 samples x 4 levels x 36 months = 144,000 draw-level-months
+    client = make_app(tmp_path, COSTMODEL_MAX_WORK=100_000).test_client()
+    err = assert_error(client.post("/v1/evaluate?samples=1000", json=WORKED), 422)
+    assert "144,000" in err["message"] and "COSTMODEL_MAX_WORK" in err["message"]
+    assert client.post("/v1/evaluate?samples=500", json=WORKED).status_code == 200
+
+
+def test_schema_bounds_on_horizon_and_grid(client: FlaskClient) -> None:
+    err = assert_error(client.post("/v1/evaluate", json=scenario(horizon_months=241)), 422)
+    assert paths(err) == {"horizon_months"}
+    grid = {"start": 0.0, "stop": 1.0, "step": 0.001}
+    err = assert_error(client.post("/v1/evaluate", json=scenario(utilisation=grid)), 422)
+    assert paths(err) == {"utilisation"} and "101" in err["message"]
+
+
+def test_invalid_limit_setting_fails_at_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COSTMODEL_MAX_SAMPLES", "lots")
+    with pytest.raises(ValueError, match="COSTMODEL_MAX_SAMPLES"):
+        make_app(tmp_path)
+    monkeypatch.setenv("COSTMODEL_MAX_SAMPLES", "5")
+    assert make_app(tmp_path).config["COSTMODEL_MAX_SAMPLES"] == 5
+
+
+def test_unexpected_error_is_500_with_a_logged_id(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def explode(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("secret internal detail")
+
+    monkeypatch.setattr(api.service, "run", explode)
+    with caplog.at_level(logging.ERROR, logger="api"):
+        response = client.post("/v1/evaluate", json=WORKED)
+    body = assert_error(response, 500)
+    assert body["error_id"] in body["message"]
+    assert "secret internal detail" not in response.get_data(as_text=True)
+    logged = [r for r in caplog.records if body["error_id"] in r.getMessage()]
+    assert logged and logged[0].exc_info is not None
+
+
+# --------------------------------------------------------------------------- result cache
+
+
+def test_identical_requests_are_answered_from_the_cache(client: FlaskClient) -> None:
+    first = client.post("/v1/evaluate", json=WORKED)
+    second = client.post("/v1/evaluate", json=WORKED)
+    assert first.headers["X-Cache"] == "miss" and second.headers["X-Cache"] == "hit"
+    assert first.get_data() == second.get_data()
+    reformatted = client.post(
+        "/v1/evaluate", data=json.dumps(WORKED, indent=4), content_type="application/json"
+    )
+    assert reformatted.headers["X-Cache"] == "hit"  # same resolved scenario, other bytes
+    other_seed = client.post("/v1/evaluate?seed=2", json=WORKED)
+    assert other_seed.headers["X-Cache"] == "miss" and other_seed.get_json()["seed"] == 2
+
+
+def test_cache_can_be_switched_off(tmp_path: Path) -> None:
+    client = make_app(tmp_path, COSTMODEL_RESULT_CACHE=0).test_client()
+    for _ in range(2):
+        assert client.post("/v1/evaluate", json=WORKED).headers["X-Cache"] == "miss"
+
+
+# --------------------------------------------------------------------------- API keys
+
+
+@pytest.fixture
+def keyed(tmp_path: Path) -> FlaskClient:
+    return make_app(tmp_path, COSTMODEL_API_KEYS="alpha-key, beta-key").test_client()
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{}, bearer("wrong-key"), {"Authorization": "Basic YWxwaGEta2V5Og=="}, bearer("")],
+)
+def test_missing_or_wrong_key_is_401(keyed: FlaskClient, headers: dict[str, str]) -> None:
+    for url in ("/v1/evaluate", "/v1/runs"):
+        response = keyed.post(url, json=WORKED, headers=headers)
+        assert_error(response, 401)
+        assert response.headers["WWW-Authenticate"].startswith("Bearer")
+    assert_error(keyed.get("/v1/runs", headers=headers), 401)
+
+
+def test_right_key_is_accepted(keyed: FlaskClient) -> None:
+    assert keyed.post("/v1/evaluate", json=WORKED, headers=bearer("alpha-key")).status_code == 200
+    assert keyed.post("/v1/runs", json=WORKED, headers=bearer("beta-key")).status_code == 201
+    # Reads of the catalog, the health probe and the spec stay open.
+    for url in ("/health", "/v1/catalog/gpus", "/openapi.json"):
+        assert keyed.get(url).status_code == 200
+
+
+def test_a_key_sees_only_its_own_runs(keyed: FlaskClient, tmp_path: Path) -> None:
+    alpha = keyed.post("/v1/runs", json=scenario(name="a"), headers=bearer("alpha-key"))
+    beta = keyed.post("/v1/runs", json=scenario(name="b"), headers=bearer("beta-key"))
+    a_id, b_id = alpha.get_json()["id"], beta.get_json()["id"]
+
+    assert keyed.get(f"/v1/runs/{a_id}", headers=bearer("alpha-key")).status_code == 200
+    assert_error(keyed.get(f"/v1/runs/{a_id}", headers=bearer("beta-key")), 404)
+    assert_error(keyed.get(f"/v1/runs/{a_id}/report?format=csv", headers=bearer("beta-key")), 404)
+    assert_error(keyed.get(f"/v1/runs/{a_id}"), 401)
+    listing = keyed.get("/v1/runs", headers=bearer("beta-key")).get_json()
+    assert [r["id"] for r in listing["items"]] == [b_id] and listing["total"] == 1
+
+    with sqlite3.connect(tmp_path / "runs.sqlite3") as db:
+        owners = {row[0] for row in db.execute("SELECT owner FROM runs")}
+        dump = "\n".join(db.iterdump())
+    expected = {
+        "sha256:" + hashlib.sha256(k.encode()).hexdigest() for k in ("alpha-key", "beta-key")
+    }
+    assert owners == expected
+    assert "alpha-key" not in dump and "beta-key" not in dump
+
+
+# --------------------------------------------------------------------------- concurrency
+
+
+def test_sixteen_threads_posting_runs_lose_nothing(app: Flask) -> None:
+    n = 16
+    barrier = threading.Barrier(n)
+    results: list[tuple[int, int, dict[str, Any]]] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def post(i: int) -> None:
+        try:
+            client = app.test_client()
+            barrier.wait(timeout=30)
+            body = scenario(name=f"concurrent-{i:02d}", simulation={"samples": 2, "seed": i})
+            response = client.post("/v1/runs", json=body)
+            with lock:
+                results.append((i, response.status_code, response.get_json()))
+        except BaseException as exc:  # reported below; a thread's exception would be lost
+            with lock:
+                errors.append(exc)
+
+    threads = [threading.Thread(target=post, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors
+    assert sorted(code for _, code, _ in results) == [201] * n
+    ids = [run["id"] for _, _, run in results]
+    assert len(set(ids)) == n  # no duplicates
+
+    client = app.test_client()
+    for i, _, run in results:
+        stored = client.get(f"/v1/runs/{run['id']}").get_json()
+        assert stored["name"] == f"concurrent-{i:02d}" and stored["seed"] == i
+    listing = client.get("/v1/runs?page_size=100").get_json()
+    assert listing["total"] == n
+    assert sorted(r["id"] for r in listing["items"]) == sorted(ids)  # none lost

@@ -1,0 +1,74 @@
+"""Property-based tests of the HTTP API from its own OpenAPI document (schemathesis, in-process).
+
+Every operation of ``/openapi.json`` gets the example library of the spec plus a bounded number
+of generated requests, valid and invalid (schemathesis' positive and negative modes). None may be
+answered with a 5xx, and every answer must match what the document says (status codes, content
+types, headers and body schemas), so the spec cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis import checks
+
+from api import create_app
+
+# Limits below the defaults keep generated-but-valid scenarios fast (each limit is still a real
+# check); they let the example scenarios of the spec (10,000 samples, 20 levels) through.
+_APP = create_app(
+    {
+        "TESTING": True,
+        "COSTMODEL_MAX_SAMPLES": 10_000,
+        "COSTMODEL_MAX_HORIZON": 120,
+        "COSTMODEL_MAX_LEVELS": 21,
+        "COSTMODEL_RESULT_CACHE": 0,
+        "COSTMODEL_API_KEYS": "",
+    }
+)
+# The coverage phase enumerates boundary cases of every scenario field (about 11,000 requests
+# for POST /v1/evaluate alone); the examples phase and 100 generated cases per operation keep
+# the whole module well under two minutes.
+_CONFIG = schemathesis.Config.from_dict({"phases": {"coverage": {"enabled": False}}})
+schema = schemathesis.openapi.from_wsgi("/openapi.json", _APP, config=_CONFIG)
+
+_CHECKS = [
+    checks.not_a_server_error,
+    checks.status_code_conformance,
+    checks.content_type_conformance,
+    checks.response_headers_conformance,
+    checks.response_schema_conformance,
+    checks.allow_header_conformance,
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _temporary_store(tmp_path_factory: pytest.TempPathFactory) -> None:
+    _APP.config["COSTMODEL_DB"] = str(Path(tmp_path_factory.mktemp("db")) / "runs.sqlite3")
+
+
+def test_openapi_document_is_valid() -> None:
+    from openapi_spec_validator import validate  # here, so a missing package fails only this
+
+    spec = _APP.test_client().get("/openapi.json").get_json()
+    validate(spec)  # raises on an invalid OpenAPI 3 document
+    assert spec["openapi"].startswith("3.")
+    assert {
+        "/v1/evaluate",
+        "/v1/runs",
+        "/v1/runs/{run_id}",
+        "/v1/runs/{run_id}/report",
+        "/v1/catalog/gpus",
+        "/v1/catalog/gpus/{gpu_id}",
+        "/v1/catalog/instances",
+        "/health",
+    } <= set(spec["paths"])
+
+
+@schema.parametrize()
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+def test_no_server_errors_and_responses_match_the_spec(case: schemathesis.Case) -> None:
+    case.call_and_validate(checks=_CHECKS)
