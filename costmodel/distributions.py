@@ -260,8 +260,13 @@ class LogNormal(Distribution):
             mean, sd = _finite("mean", self.mean), _finite("sd", self.sd)
             if mean <= 0 or sd <= 0:
                 raise DistributionError("lognormal mean and sd must be positive")
-            s2 = math.log1p((sd / mean) ** 2)
+            try:
+                s2 = math.log1p((sd / mean) ** 2)
+            except OverflowError:
+                s2 = math.inf
             mu, sigma = math.log(mean) - s2 / 2, math.sqrt(s2)
+        if not (math.isfinite(mu) and math.isfinite(sigma)):
+            raise DistributionError("the parameters give an infinitely wide lognormal")
         object.__setattr__(self, "mu", mu)
         object.__setattr__(self, "sigma", sigma)
 

@@ -133,6 +133,14 @@ def _throughput(gpu: GPU, ref: GPU, precision: str, path: str, problems: _Proble
         return None
 
 
+def _scaling(interconnect: str, count: int, path: str, problems: _Problems) -> Fixed | None:
+    try:
+        return Fixed(load_catalog().scaling_efficiency(interconnect, count))
+    except CatalogError as exc:
+        problems.add(path, str(exc))
+        return None
+
+
 def resolve(data: dict, source: str) -> Resolved:
     """Fill catalog defaults into a schema-validated scenario and build the engine inputs.
 
@@ -224,7 +232,7 @@ def resolve(data: dict, source: str) -> Resolved:
         "buy",
         "scaling_efficiency",
         buy["scaling_efficiency"],
-        Fixed(cat.scaling_efficiency(interconnect, n)),
+        buy["scaling_efficiency"] or _scaling(interconnect, n, "buy.scaling_efficiency", problems),
         f"catalog: {interconnect} scaling, {n} GPUs",
     )
     for name in (
@@ -287,7 +295,8 @@ def resolve(data: dict, source: str) -> Resolved:
         "rent",
         "scaling_efficiency",
         rent["scaling_efficiency"],
-        Fixed(cat.scaling_efficiency(inst["interconnect"], inst["gpu_count"])),
+        rent["scaling_efficiency"]
+        or _scaling(inst["interconnect"], inst["gpu_count"], "rent.scaling_efficiency", problems),
         f"catalog: {inst['interconnect']} scaling, {inst['gpu_count']} GPUs",
     )
     for name in (

@@ -179,3 +179,22 @@ def test_catalog_listing(capsys):
     assert main(["catalog", "instances"]) == 0
     out = capsys.readouterr().out
     assert "aws/p3.8xlarge" in out and "aws/g4dn.xlarge" in out
+
+
+def test_counts_beyond_the_scaling_table_and_extreme_lognormals_are_input_errors():
+    inline = {"name": "big", "gpu": "t4", "gpu_count": 63, "on_demand_usd_per_hour": 30}
+    doc = {
+        "version": 1,
+        "name": "x",
+        "buy": {"gpu": "rtx-3090", "gpu_count": 2},
+        "rent": {"instance": inline},
+    }
+    with pytest.raises(scenarios.ScenarioError) as err:
+        scenarios.load_mapping(doc)
+    assert err.value.errors[0]["path"] == "rent.scaling_efficiency"
+    doc["rent"]["scaling_efficiency"] = 0.8
+    assert scenarios.load_mapping(doc).name == "x"
+    doc["buy"]["admin_usd_per_month"] = {"dist": "lognormal", "mean": 1e-200, "sd": 1e200}
+    with pytest.raises(scenarios.ScenarioError) as err:
+        scenarios.load_mapping(doc)
+    assert err.value.errors[0]["path"] == "buy.admin_usd_per_month"
