@@ -28,7 +28,7 @@ from pricing.errors import ThroughputUnavailableError
 
 REPO = Path(__file__).resolve().parents[1]
 TOOL = REPO / "tools" / "build_throughput.py"
-REFERENCE_THROUGHPUT = REPO.parent / "shared" / "reference" / "throughput.csv"
+REFERENCE_THROUGHPUT = REPO / "tools" / "reference" / "throughput.csv"
 TOL = 1e-9
 
 CONTRACT_GPUS = [
@@ -392,8 +392,6 @@ def _load_tool():
 
 @pytest.fixture(scope="module")
 def tool_rows():
-    if not REFERENCE_THROUGHPUT.exists():
-        pytest.skip(f"reference table not found at {REFERENCE_THROUGHPUT}")
     tool = _load_tool()
     return tool, tool.read_rows(REFERENCE_THROUGHPUT)
 
