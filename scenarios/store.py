@@ -433,18 +433,20 @@ class RunStore:
                         if existing is not None:
                             return existing
                     continue
-                return RunRecord(
-                    id=run_id,
-                    owner=owner,
-                    name=name,
-                    cache_key=cache_key,
-                    scenario=json.loads(scenario_json),
-                    result=json.loads(result_json),
-                    seed=seed,
-                    samples=samples,
-                    catalog_version=catalog_version,
-                    created_at=now,
-                    updated_at=now,
+                return _record(
+                    (
+                        run_id,
+                        owner,
+                        name,
+                        cache_key,
+                        scenario_json,
+                        result_json,
+                        seed,
+                        samples,
+                        catalog_version,
+                        now,
+                        now,
+                    )
                 )
         raise StoreError(f"could not insert run into {self._path} after repeated id conflicts")
 
