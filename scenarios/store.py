@@ -409,21 +409,10 @@ class RunStore:
                             if existing is not None:
                                 return existing
                         now = _utcnow()
+                        row = (run_id, owner, name, cache_key, scenario_json, result_json, seed,
+                               samples, catalog_version, now, now)  # fmt: skip
                         conn.execute(
-                            f"INSERT INTO runs ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                            (
-                                run_id,
-                                owner,
-                                name,
-                                cache_key,
-                                scenario_json,
-                                result_json,
-                                seed,
-                                samples,
-                                catalog_version,
-                                now,
-                                now,
-                            ),
+                            f"INSERT INTO runs ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)", row
                         )
                 except sqlite3.IntegrityError:
                     # Another writer stored the same (owner, cache_key) first, or (with odds of
@@ -433,21 +422,7 @@ class RunStore:
                         if existing is not None:
                             return existing
                     continue
-                return _record(
-                    (
-                        run_id,
-                        owner,
-                        name,
-                        cache_key,
-                        scenario_json,
-                        result_json,
-                        seed,
-                        samples,
-                        catalog_version,
-                        now,
-                        now,
-                    )
-                )
+                return _record(row)
         raise StoreError(f"could not insert run into {self._path} after repeated id conflicts")
 
     def get(self, run_id: str, owner: str | None = None) -> RunRecord | None:
