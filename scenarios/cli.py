@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -141,9 +142,8 @@ def _cmd_catalog(args: argparse.Namespace) -> int:
             "as of",
         )
     widths = [max(len(header[k]), *(len(r[k]) for r in rows)) for k in range(len(header))]
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+    for row in (header, *rows):
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     print(
         f"\ncatalog {cat.version} (as of {cat.as_of})"
         + ("; * estimated price" if args.table == "gpus" else "")
@@ -306,6 +306,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ScenarioError, CatalogError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into e.g. head: stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":
