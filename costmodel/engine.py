@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from .cashflows import BuyFlows, RentFlows, buy_flows, rent_flows, throughput
 from .inputs import ModelInputs
@@ -177,6 +178,30 @@ def _bands(values: np.ndarray, mean: bool = True) -> dict:
     return out
 
 
+def _sensitivity(sim: Simulation) -> dict:
+    """Spearman rank correlation of each uncertain input with TCO_buy - TCO_rent.
+
+    At the utilisation level nearest the report utilisation; sorted by strength. A positive
+    value means that a higher input makes buying relatively dearer. Empty with fewer than 10
+    draws or no uncertain input.
+    """
+    grid = np.asarray(sim.inputs.utilisation)
+    j = int(np.argmin(np.abs(grid - sim.report_utilisation)))
+    names = sorted(n for n, d in sim.inputs.distributions().items() if not d.is_fixed)
+    rows: list[dict] = []
+    if names and sim.inputs.samples >= 10:
+        gap = sim.buy_tco[:, j] - sim.rent_tco[:, j]
+        data = np.column_stack([gap, *(sim.draws[n] for n in names)])
+        with np.errstate(invalid="ignore", divide="ignore"):  # a constant column gives NaN
+            rho = np.corrcoef(stats.rankdata(data, axis=0), rowvar=False)[0, 1:]
+        rows = [
+            {"input": n, "spearman": float(r) if np.isfinite(r) else 0.0}
+            for n, r in zip(names, rho, strict=True)
+        ]
+        rows.sort(key=lambda r: (-abs(r["spearman"]), r["input"]))
+    return {"utilisation": float(grid[j]), "metric": "buy_tco - rent_tco", "inputs": rows}
+
+
 def summarise(sim: Simulation) -> dict:
     """The numeric fields of the result contract (DESIGN section 5) as plain JSON-able values."""
     inputs = sim.inputs
@@ -198,6 +223,7 @@ def summarise(sim: Simulation) -> dict:
         }
     return {
         "utilisation": [float(u) for u in grid],
+        "sensitivity": _sensitivity(sim),
         "buy_tco": _bands(sim.buy_tco),
         "rent_tco": _bands(sim.rent_tco),
         "prob_buy_cheaper": _json(np.mean(sim.buy_tco < sim.rent_tco, axis=0)),

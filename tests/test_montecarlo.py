@@ -237,3 +237,38 @@ def test_outcomes_stay_in_their_ranges(e_low, e_extra, price, capex, tau):
         )
         s1 = simulate(one)
         assert s1.buy_tco[0, 0] == pytest.approx(s1.rent_tco[0, 0], rel=1e-9, abs=1e-6)
+
+
+def test_sensitivity_ranks_the_driving_input_first():
+    # electricity is the only input that moves TCO_buy - TCO_rent monotonically upward, so its
+    # rank correlation is exactly +1; the cloud price change moves the rent side only (a higher
+    # change raises rent, so buy - rent falls: negative rho) but over a narrow range.
+    b = buy(
+        4,
+        platform_price_usd=3000,
+        gpu_power_w=250,
+        gpu_idle_w=20,
+        platform_power_w=300,
+        electricity_usd_per_kwh=Uniform(0.05, 0.5),
+    )
+    m = model(
+        b,
+        rent(price_usd_per_hour=3.0, price_annual_change=Uniform(-0.01, 0.0)),
+        horizon_months=36,
+        samples=2000,
+        utilisation=(0.2, 0.6),
+    )
+    only = model(
+        b, rent(price_usd_per_hour=3.0), horizon_months=36, samples=2000, utilisation=(0.6,)
+    )
+    one = summarise(simulate(only))["sensitivity"]
+    assert one["inputs"] == [{"input": "buy.electricity_usd_per_kwh", "spearman": 1.0}]
+    two = summarise(simulate(m))["sensitivity"]
+    assert two["utilisation"] == 0.6 and two["metric"] == "buy_tco - rent_tco"
+    assert [r["input"] for r in two["inputs"]] == [
+        "buy.electricity_usd_per_kwh",
+        "rent.price_annual_change",
+    ]
+    assert two["inputs"][0]["spearman"] > 0.9 and two["inputs"][1]["spearman"] < 0
+    fixed = summarise(simulate(model(buy(platform_price_usd=1), rent(), samples=50)))
+    assert fixed["sensitivity"]["inputs"] == []

@@ -193,6 +193,9 @@ def test_html_shows_the_result(source, result):
         assert a["key"] in cells
         assert fmt_value(a["value"]) in cells
         assert a["source"] in cells
+    for r in (result.get("sensitivity") or {}).get("inputs", [])[:8]:
+        if r["spearman"]:
+            assert r["input"] in cells and f"{r['spearman']:+.2f}" in cells
     text = " ".join(" ".join(page.text).split())
     for w in result["warnings"]:
         assert " ".join(w["message"].split()) in text
@@ -251,6 +254,11 @@ def test_markdown_tables_and_images(source, result):
     assumptions = next(t for t in tables if t[0][0] == "Key")
     assert [r[0].strip("`") for r in assumptions[1:]] == [a["key"] for a in result["assumptions"]]
     assert [r[1] for r in assumptions[1:]] == [fmt_value(a["value"]) for a in result["assumptions"]]
+    drivers = [r for r in (result.get("sensitivity") or {}).get("inputs", []) if r["spearman"]]
+    if drivers:
+        table = next(t for t in tables if t[0][0] == "Input")
+        assert [r[0].replace("\\", "") for r in table[1:]] == [r["input"] for r in drivers[:8]]
+        assert [r[1] for r in table[1:]] == [f"{r['spearman']:+.2f}" for r in drivers[:8]]
     images = re.findall(r"!\[[^\]]*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", text)
     assert len(images) == 3
     for b64 in images:

@@ -15,6 +15,7 @@ from .tables import (
     per_utilisation_table,
     reproducibility,
     scenario_name,
+    sensitivity_table,
     warning_rows,
 )
 
@@ -65,6 +66,10 @@ def report_context(result: Mapping[str, Any], images: Mapping[str, str]) -> dict
         "warnings": warning_rows(result),
         "images": dict(images),
         "per_utilisation": per_utilisation_table(result),
+        "drivers": sensitivity_table(result),
+        "drivers_u": fmt_utilisation(
+            (result.get("sensitivity") or {}).get("utilisation"), none="?"
+        ),
         "assumptions": assumption_rows(result),
         "reproducibility": reproducibility(result),
     }

@@ -29,6 +29,7 @@ __all__ = [
     "per_utilisation_table",
     "reproducibility",
     "scenario_name",
+    "sensitivity_table",
     "summary_items",
     "warning_rows",
 ]
@@ -51,6 +52,23 @@ def scenario_name(result: Mapping[str, Any]) -> str:
     scenario = result.get("scenario")
     name = scenario.get("name") if isinstance(scenario, Mapping) else None
     return str(name) if name else "unnamed scenario"
+
+
+def sensitivity_table(result: Mapping[str, Any], top: int = 8) -> Table | None:
+    """The inputs that move buy-minus-rent TCO most (Spearman rho), or None without any."""
+    sens = result.get("sensitivity") or {}
+    inputs = [r for r in sens.get("inputs") or [] if r.get("spearman")][:top]
+    if not inputs:
+        return None
+    rows = tuple(
+        (
+            str(r["input"]),
+            f"{r['spearman']:+.2f}",
+            "makes buying dearer" if r["spearman"] > 0 else "makes buying cheaper",
+        )
+        for r in inputs
+    )
+    return Table(("Input", "Spearman ρ", "A higher value…"), rows, (False, True, False))
 
 
 def per_utilisation_columns(result: Mapping[str, Any]) -> list[tuple[str, list[Any]]]:
