@@ -71,7 +71,9 @@ def depreciation_schedule(method: str, years: int, horizon: int) -> np.ndarray:
     return out
 
 
-def throughput(count: int, per_gpu: np.ndarray, efficiency: np.ndarray, derate=1.0) -> np.ndarray:
+def throughput(
+    count: int, per_gpu: np.ndarray, efficiency: np.ndarray, derate: np.ndarray | float = 1.0
+) -> np.ndarray:
     """Reference GPU-hours per wall-clock hour: count * per-GPU throughput * scaling * derate."""
     return count * np.asarray(per_gpu) * np.asarray(efficiency) * np.asarray(derate)
 
