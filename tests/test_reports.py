@@ -316,7 +316,11 @@ def test_csv_round_trips_exactly(source, result):
 
 def test_xlsx_sheets_and_numbers(source, result):
     wb = openpyxl.load_workbook(io.BytesIO(_rendered(source, "xlsx")))
-    assert wb.sheetnames == ["summary", "per_utilisation", "assumptions", "warnings"]
+    assert wb.sheetnames == ["summary", "per_utilisation", "assumptions", "warnings", "sensitivity"]
+    sens = [r for r in wb["sensitivity"].iter_rows(min_row=2, values_only=True)]
+    expected = (result.get("sensitivity") or {}).get("inputs", [])
+    assert [r[0] for r in sens] == [e["input"] for e in expected]
+    assert [r[1] for r in sens] == pytest.approx([e["spearman"] for e in expected], rel=1e-15)
     ws = wb["per_utilisation"]
     header = [c.value for c in ws[1]]
     assert header == CSV_COLUMNS

@@ -1,4 +1,5 @@
-"""The XLSX workbook: sheets ``summary``, ``per_utilisation``, ``assumptions``, ``warnings``.
+"""The XLSX workbook: sheets ``summary``, ``per_utilisation``, ``assumptions``, ``warnings``,
+``sensitivity``.
 
 Numbers are stored as numbers (display formats only change how they look): money [USD] as
 ``#,##0``, shares [-] as percentages, payback [month] with one decimal. Nulls are empty cells.
@@ -21,7 +22,7 @@ from .tables import assumption_rows, per_utilisation_columns, summary_items, war
 
 __all__ = ["SHEETS", "render_xlsx"]
 
-SHEETS = ("summary", "per_utilisation", "assumptions", "warnings")
+SHEETS = ("summary", "per_utilisation", "assumptions", "warnings", "sensitivity")
 _BOLD = Font(bold=True)
 
 
@@ -94,6 +95,13 @@ def _warnings(ws: Worksheet, result: Mapping[str, Any]) -> None:
     ws.column_dimensions["C"].width = min(ws.column_dimensions["C"].width, 100)
 
 
+def _sensitivity(ws: Worksheet, result: Mapping[str, Any]) -> None:
+    sens = result.get("sensitivity") or {}
+    u = sens.get("utilisation")
+    rows = [(r["input"], r["spearman"], u) for r in sens.get("inputs") or []]
+    _sheet(ws, ("input", "spearman_rho_with_buy_minus_rent_tco", "utilisation"), rows)
+
+
 def render_xlsx(result: Mapping[str, Any]) -> bytes:
     """The workbook as XLSX bytes."""
     wb = Workbook()
@@ -103,6 +111,7 @@ def render_xlsx(result: Mapping[str, Any]) -> bytes:
     _per_utilisation(wb.create_sheet(SHEETS[1]), result)
     _assumptions(wb.create_sheet(SHEETS[2]), result)
     _warnings(wb.create_sheet(SHEETS[3]), result)
+    _sensitivity(wb.create_sheet(SHEETS[4]), result)
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
