@@ -115,6 +115,26 @@ class AssumptionSchema(Schema):
     source = fields.String(required=True, metadata={"example": "scenario"})
 
 
+class DriverSchema(Schema):
+    """One uncertain input's Spearman rank correlation with TCO_buy - TCO_rent [-]."""
+
+    input = fields.String(required=True, metadata={"example": "rent.price_annual_change"})
+    spearman = fields.Float(
+        required=True,
+        metadata={"description": "in [-1, 1]; > 0: a higher value makes buying relatively dearer"},
+    )
+
+
+class SensitivitySchema(Schema):
+    """What drives the answer, at the utilisation level nearest the report utilisation."""
+
+    utilisation = fields.Float(required=True, metadata={"description": "level [-]"})
+    metric = fields.String(required=True, metadata={"example": "buy_tco - rent_tco"})
+    inputs = fields.List(
+        fields.Nested(DriverSchema), required=True, metadata={"description": "strongest first"}
+    )
+
+
 class ResultSchema(Schema):
     """The result contract, ``schema_version`` 1 (DESIGN sec. 5). Money in USD, present value."""
 
@@ -138,3 +158,6 @@ class ResultSchema(Schema):
     verdict = fields.String(required=True, metadata={"description": "one-sentence summary"})
     cumulative_cost = fields.Nested(CumulativeSchema, required=True)
     assumptions = fields.List(fields.Nested(AssumptionSchema), required=True)
+    sensitivity = fields.Nested(
+        SensitivitySchema, metadata={"description": "absent in runs stored before it existed"}
+    )
