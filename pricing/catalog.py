@@ -245,16 +245,18 @@ class _Row:
         return CatalogError(problem, file=self.file, row_id=self.row_id, column=column)
 
     def text(self, column: str, *, required: bool = True) -> str:
+        return self._present(column, required) or ""
+
+    def _present(self, column: str, required: bool) -> str | None:
+        """The cell's text, ``None`` when empty and optional; an error when empty and required."""
         value = self.values[column]
-        if required and not value:
+        if not value and required:
             raise self.error(column, "is required")
-        return value
+        return value or None
 
     def number(self, column: str, *, required: bool = True) -> float | None:
-        value = self.values[column]
-        if not value:
-            if required:
-                raise self.error(column, "is required")
+        value = self._present(column, required)
+        if value is None:
             return None
         try:
             number = float(value)
@@ -265,10 +267,8 @@ class _Row:
         return number
 
     def integer(self, column: str, *, required: bool = True) -> int | None:
-        value = self.values[column]
-        if not value:
-            if required:
-                raise self.error(column, "is required")
+        value = self._present(column, required)
+        if value is None:
             return None
         if not re.fullmatch(r"[+-]?\d+", value):
             raise self.error(column, f"{value!r} is not an integer")
