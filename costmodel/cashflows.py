@@ -18,6 +18,8 @@ from functools import cached_property
 
 import numpy as np
 
+from pricing.vocabulary import RESERVATION_MONTHS
+
 __all__ = [
     "HOURS_PER_MONTH",
     "MACRS5",
@@ -28,6 +30,7 @@ __all__ = [
     "depreciation_schedule",
     "buy_flows",
     "rent_flows",
+    "term_end",
     "throughput",
 ]
 
@@ -36,18 +39,21 @@ HOURS_PER_MONTH = 730.0
 MACRS5 = (0.20, 0.32, 0.192, 0.1152, 0.1152, 0.0576)
 
 
-def discount_factors(rate: float, horizon: int) -> np.ndarray:
-    """``d_m = (1 + rate)^(-m/12)`` for m = 1..horizon; rate [1/year] nominal annual."""
-    m = np.arange(1, horizon + 1)
+def discount_factors(rate: float, horizon: int, first: int = 1) -> np.ndarray:
+    """``d_m = (1 + rate)^(-m/12)`` for m = first..horizon; rate [1/year] nominal annual."""
+    m = np.arange(first, horizon + 1)
     return (1.0 + rate) ** (-m / 12.0)
 
 
-def growth_factors(annual_change: np.ndarray, horizon: int) -> np.ndarray:
-    """``(1 + g)^((m - 1)/12)`` for m = 1..horizon, shape ``(S, horizon)``; g [1/year]."""
+def growth_factors(annual_change: np.ndarray, horizon: int, first: int = 1) -> np.ndarray:
+    """``(1 + g)^((m - 1)/12)`` for m = first..horizon, shape ``(S, horizon - first + 1)``.
+
+    g [1/year].
+    """
     g = np.asarray(annual_change, dtype=float)
-    years = (np.arange(1, horizon + 1) - 1) / 12.0
+    years = (np.arange(first, horizon + 1) - 1) / 12.0
     if g.size and np.all(g == g[0]):  # a fixed input: one row serves every draw
-        return np.broadcast_to((1.0 + g[0]) ** years, (g.size, horizon))
+        return np.broadcast_to((1.0 + g[0]) ** years, (g.size, years.size))
     return (1.0 + g)[:, None] ** years
 
 
@@ -111,20 +117,22 @@ class BuyFlows:
 
 @dataclass(frozen=True)
 class RentFlows:
-    """The rent side in kinked-linear form. Shapes: base, slope (S, H); kink (S,).
+    """The rent side in kinked-linear form. Shapes: base, slope (S, H); kink, tail (S,).
 
     ``base[:, m] + slope[:, m] * max(0, u - kink)`` is the after-tax discounted outflow of
-    month m + 1.
+    month m + 1; ``tail`` is the after-tax discounted reservation still owed after the horizon
+    (a term that ends after month H), counted in the TCO but not in cumulative cost by month.
     """
 
     base: np.ndarray
     slope: np.ndarray
     kink: np.ndarray
+    tail: np.ndarray | float = 0.0
 
     @cached_property
     def tco_at_zero(self) -> np.ndarray:
         """``TCO_rent(u)`` for u below the kink [USD], shape (S,)."""
-        return self.base.sum(axis=1)
+        return self.base.sum(axis=1) + self.tail
 
     @cached_property
     def tco_slope(self) -> np.ndarray:
@@ -215,7 +223,9 @@ def rent_flows(
     spot. On demand and spot: rent_m = hours_m*p*(1+g_p)^((m-1)/12) + storage + egress + admin.
     Reserved with K instances: rent_m = [K*730*p_res + max(0, hours_m - K*730)*p_od]
     *(1+g_p)^((m-1)/12) + extras, K = ceil(T_own/T_inst) by default. Discounted after tax:
-    sum[rent_m*(1-tau)*d_m].
+    sum[rent_m*(1-tau)*d_m]. A reservation is paid in whole terms (12 or 36 months): when the
+    term running at month H ends after H, months H+1 .. end add K*730*p_res*(1+g_p)^((m-1)/12)
+    *(1-tau)*d_m as ``tail``.
     """
     hours_at_full = HOURS_PER_MONTH * own_throughput / instance_throughput
     if pricing == "spot":
@@ -231,11 +241,30 @@ def rent_flows(
             committed = np.ceil(own_throughput / instance_throughput - 1e-9)
         else:
             committed = np.full_like(hours_at_full, float(committed_instances))
-        base += (committed * HOURS_PER_MONTH * x["price_usd_per_hour"])[:, None] * grow
+        reserved = committed * HOURS_PER_MONTH * x["price_usd_per_hour"]
+        base += reserved[:, None] * grow
+        tail = reserved * _owed_after(
+            x["price_annual_change"], RESERVATION_MONTHS[pricing], horizon, discount_rate
+        )
         price = x["on_demand_price_usd_per_hour"]
         kink = committed * HOURS_PER_MONTH / hours_at_full
     else:
         price = x["price_usd_per_hour"]
         kink = np.zeros_like(hours_at_full)
+        tail = 0.0
     grow *= (price * hours_at_full)[:, None]
-    return RentFlows(base=base, slope=grow, kink=kink)
+    return RentFlows(base=base, slope=grow, kink=kink, tail=tail * (1.0 - tax_rate))
+
+
+def term_end(term: int, horizon: int) -> int:
+    """Last month [month] of the reservation term running at month ``horizon``."""
+    return -(-horizon // term) * term
+
+
+def _owed_after(annual_change: np.ndarray, term: int, horizon: int, rate: float) -> np.ndarray:
+    """sum over m = H+1 .. term end of (1+g)^((m-1)/12) * d_m, shape (S,); 0 when none."""
+    end = term_end(term, horizon)
+    if end == horizon:
+        return np.zeros(np.shape(annual_change))
+    grow = growth_factors(annual_change, end, first=horizon + 1)
+    return grow @ discount_factors(rate, end, first=horizon + 1)

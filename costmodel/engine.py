@@ -53,8 +53,10 @@ def _draw(inputs: ModelInputs) -> dict[str, np.ndarray]:
     uncertain = sorted(name for name, d in dists.items() if not d.is_fixed)
     q = percentiles(uncertain, inputs.samples, inputs.seed, inputs.method)
     q = induce_rank_correlation(q, inputs.correlations, inputs.seed)
+    # A fixed input (a point mass, such as a discrete with one non-zero weight) takes its one
+    # value without going through ppf.
     return {
-        name: dist.ppf(q[name]) if name in q else dist.ppf(np.empty(inputs.samples))
+        name: dist.ppf(q[name]) if name in q else np.full(inputs.samples, dist.support()[0])
         for name, dist in dists.items()
     }
 

@@ -87,6 +87,8 @@ def induce_rank_correlation(
     Iman & Conover (1982): van der Waerden scores, randomly permuted per column, are
     decorrelated with the Cholesky factor of their own correlation and recorrelated with
     the target's; each input's draws are then rearranged to the ranks of its score column.
+    For normal scores the Spearman correlation is (6/pi)*asin(r/2) of the Pearson r, so the
+    Pearson target of each pair is r = 2*sin(pi*rho/6), which makes the achieved Spearman rho.
     Marginals are untouched (values are only permuted). Inputs not named in ``pairs`` are
     returned as they were. Raises :class:`SamplingError` for a target matrix that is not
     positive definite.
@@ -97,7 +99,8 @@ def induce_rank_correlation(
     index = {name: i for i, name in enumerate(names)}
     target = np.eye(len(names))
     for a, b, rho in pairs:
-        target[index[a], index[b]] = target[index[b], index[a]] = rho
+        pearson = 2.0 * np.sin(np.pi * rho / 6.0)
+        target[index[a], index[b]] = target[index[b], index[a]] = pearson
     try:
         p_target = np.linalg.cholesky(target)
     except np.linalg.LinAlgError:

@@ -7,22 +7,37 @@ throughput figures are relative to the reference GPU ``v100-sxm2-16gb`` [-].
 
 >>> from pricing import load_catalog, relative_throughput
 >>> cat = load_catalog()
->>> round(relative_throughput(cat.gpu("t4"), cat.reference, "int8"), 2)
-1.04
+>>> relative_throughput(cat.gpu("rtx-2080-ti"), cat.reference, "fp16").value
+0.6305
 """
 
 from .catalog import Catalog, load_catalog
 from .errors import CatalogError, UnknownIdError
 from .models import GPU, Instance, PlatformTier, PriceRecord
-from .throughput import relative_throughput
+from .throughput import Throughput, relative_throughput
+from .vocabulary import (
+    COOLING,
+    INTERCONNECTS,
+    PRECISIONS,
+    PRICING_MODELS,
+    RESERVATION_MONTHS,
+    Bound,
+)
 
 __all__ = [
+    "COOLING",
+    "INTERCONNECTS",
+    "PRECISIONS",
+    "PRICING_MODELS",
+    "RESERVATION_MONTHS",
+    "Bound",
     "GPU",
     "Catalog",
     "CatalogError",
     "Instance",
     "PlatformTier",
     "PriceRecord",
+    "Throughput",
     "UnknownIdError",
     "load_catalog",
     "relative_throughput",

@@ -25,7 +25,8 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from .errors import CatalogError, UnknownIdError
-from .models import GPU, INTERCONNECTS, PRECISIONS, Instance, PlatformTier, PriceRecord
+from .models import GPU, Instance, PlatformTier, PriceRecord
+from .vocabulary import INTERCONNECTS, PRECISIONS
 
 __all__ = ["Catalog", "ScalingPoint", "load_catalog", "read_catalog"]
 

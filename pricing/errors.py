@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 __all__ = ["CatalogError", "ThroughputUnavailableError", "UnknownIdError"]
@@ -20,7 +21,9 @@ class CatalogError(ValueError):
     """A catalog file, row or value is invalid, or a catalog lookup cannot be answered.
 
     ``file``, ``row_id`` and ``column`` locate the problem when it comes from a data file;
-    ``problem`` is the bare description. ``str(e)`` joins them into one line.
+    ``path`` is the dotted key path of the scenario or request field that asked the catalog
+    (``"buy.gpu"``), set by :meth:`at`; ``problem`` is the bare description. ``str(e)`` joins
+    file, row, column and problem into one line (the path is for the caller to show).
     """
 
     def __init__(
@@ -35,6 +38,7 @@ class CatalogError(ValueError):
         self.file = file
         self.row_id = row_id
         self.column = column
+        self.path: str | None = None
         super().__init__(self._message())
 
     def _message(self) -> str:
@@ -55,6 +59,12 @@ class CatalogError(ValueError):
             row_id=self.row_id if self.row_id is not None else row_id,
             column=self.column,
         )
+
+    def at(self, path: str) -> CatalogError:
+        """A copy of this error that names the key path which asked for the lookup."""
+        located = copy.copy(self)
+        located.path = path
+        return located
 
 
 class UnknownIdError(CatalogError):

@@ -15,25 +15,19 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
 from .errors import CatalogError, UnknownIdError
+from .vocabulary import (
+    COOLING,
+    GPU_LIMITS,
+    IDLE_FRACTION_OF_TDP,
+    INSTANCE_LIMITS,
+    INTERCONNECTS,
+    PLATFORM_LIMITS,
+    PRECISIONS,
+    PRICING_MODELS,
+    Bound,
+)
 
-__all__ = [
-    "COOLING",
-    "GPU",
-    "IDLE_FRACTION_OF_TDP",
-    "INTERCONNECTS",
-    "PRECISIONS",
-    "PRICINGS",
-    "Instance",
-    "PlatformTier",
-    "PriceRecord",
-]
-
-PRECISIONS: tuple[str, ...] = ("fp32", "fp16", "int8")
-COOLING: tuple[str, ...] = ("open-air", "blower", "passive", "sxm")
-INTERCONNECTS: tuple[str, ...] = ("nvlink", "pcie-x16", "pcie-x8", "pcie-x4")
-PRICINGS: tuple[str, ...] = ("on_demand", "spot", "reserved_1y", "reserved_3y")
-#: Idle draw assumed when no sourced figure exists [-] (fraction of TDP); see data/NOTES.md.
-IDLE_FRACTION_OF_TDP = 0.10
+__all__ = ["GPU", "Instance", "PlatformTier", "PriceRecord"]
 
 _GPU_ID = re.compile(r"^[a-z0-9][a-z0-9._:-]*$")
 _INSTANCE_ID = re.compile(r"^[a-z0-9-]+/[a-z0-9][a-z0-9._-]*$")
@@ -41,14 +35,7 @@ _PARTIAL_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
 def _check_number(
-    value: float | None,
-    column: str,
-    *,
-    low: float | None = None,
-    high: float | None = None,
-    unit: str = "",
-    optional: bool = False,
-    low_inclusive: bool = True,
+    value: float | None, column: str, bound: Bound, *, optional: bool = False
 ) -> None:
     if value is None:
         if not optional:
@@ -58,19 +45,11 @@ def _check_number(
         raise CatalogError(f"expected a number, got {value!r}", column=column)
     if not math.isfinite(value):
         raise CatalogError(f"{value!r} is not finite", column=column)
-    unit_txt = f" [{unit}]" if unit else ""
-    if low is not None and (value < low or (value == low and not low_inclusive)):
-        bound = ">=" if low_inclusive else ">"
-        raise CatalogError(f"{value!r}{unit_txt} must be {bound} {low!r}", column=column)
-    if high is not None and value > high:
-        raise CatalogError(f"{value!r}{unit_txt} must be <= {high!r}", column=column)
-
-
-def _check_int(value: int, column: str, *, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if bound.integer and not isinstance(value, int):
         raise CatalogError(f"expected an integer, got {value!r}", column=column)
-    if not low <= value <= high:
-        raise CatalogError(f"{value!r} outside {low}..{high}", column=column)
+    problem = bound.problem(value)
+    if problem:
+        raise CatalogError(problem, column=column)
 
 
 def _check_text(value: str, column: str) -> None:
@@ -144,48 +123,15 @@ class GPU:
                 column="id",
             )
         _check_text(self.name, "name")
-        if self.year is not None:
-            _check_int(self.year, "year", low=1990, high=2100)
-        _check_number(
-            self.fp32_tflops,
-            "fp32_tflops",
-            low=0,
-            high=10_000,
-            unit="TFLOPS",
-            optional=True,
-            low_inclusive=False,
-        )
-        _check_number(
-            self.fp16_tflops,
-            "fp16_tflops",
-            low=0,
-            high=100_000,
-            unit="TFLOPS",
-            optional=True,
-            low_inclusive=False,
-        )
-        _check_number(
-            self.int8_tops,
-            "int8_tops",
-            low=0,
-            high=100_000,
-            unit="TOPS",
-            optional=True,
-            low_inclusive=False,
-        )
-        _check_number(self.memory_gb, "memory_gb", low=0.5, high=512, unit="GB")
-        _check_number(
-            self.bandwidth_gbs,
-            "bandwidth_gbs",
-            low=0,
-            high=100_000,
-            unit="GB/s",
-            optional=True,
-            low_inclusive=False,
-        )
-        _check_number(self.tdp_w, "tdp_w", low=10, high=2000, unit="W")
-        _check_number(self.idle_w, "idle_w", low=0, high=self.tdp_w, unit="W")
-        _check_number(self.price_usd, "price_usd", low=0, high=1_000_000, unit="USD", optional=True)
+        for column in ("fp32_tflops", "fp16_tflops", "int8_tops", "bandwidth_gbs", "year"):
+            _check_number(getattr(self, column), column, GPU_LIMITS[column], optional=True)
+        for column in ("memory_gb", "tdp_w", "idle_w"):
+            _check_number(getattr(self, column), column, GPU_LIMITS[column])
+        if self.idle_w > self.tdp_w:
+            raise CatalogError(
+                f"must be <= tdp_w ({self.tdp_w:g} [W]), got {self.idle_w:g}", column="idle_w"
+            )
+        _check_number(self.price_usd, "price_usd", GPU_LIMITS["price_usd"], optional=True)
         _check_choice(self.cooling, "cooling", "cooling", COOLING)
         for name in ("idle_w_estimated", "price_estimated"):
             if not isinstance(getattr(self, name), bool):
@@ -194,9 +140,7 @@ class GPU:
         for precision, value in measured.items():
             if precision not in PRECISIONS:
                 raise CatalogError(f"unknown precision {precision!r}", column="measured")
-            _check_number(
-                value, f"measured_{precision}", low=0, high=1000, unit="-", low_inclusive=False
-            )
+            _check_number(value, f"measured_{precision}", GPU_LIMITS["measured"])
         object.__setattr__(self, "measured", MappingProxyType(measured))
         object.__setattr__(self, "estimated_fields", tuple(self.estimated_fields))
         allowed = {f.name for f in fields(self)} | {f"measured_{p}" for p in PRECISIONS}
@@ -233,7 +177,7 @@ class GPU:
         estimated = idle_w is None
         try:
             if estimated:
-                _check_number(tdp_w, "tdp_w", low=10, high=2000, unit="W")
+                _check_number(tdp_w, "tdp_w", GPU_LIMITS["tdp_w"])
                 idle_w = round(IDLE_FRACTION_OF_TDP * float(tdp_w), 1)
             return cls(
                 id=f"inline:{slug}",
@@ -279,8 +223,8 @@ class PriceRecord:
     note: str = ""
 
     def __post_init__(self) -> None:
-        _check_choice(self.pricing, "pricing", "pricing", PRICINGS)
-        _check_number(self.usd_per_hour, "usd_per_hour", low=0, high=1000, unit="USD/h")
+        _check_choice(self.pricing, "pricing", "pricing", PRICING_MODELS)
+        _check_number(self.usd_per_hour, "usd_per_hour", INSTANCE_LIMITS["usd_per_hour"])
         for name in ("valid_from", "valid_to"):
             value = getattr(self, name)
             if value and not _PARTIAL_DATE.match(value):
@@ -346,27 +290,14 @@ class Instance:
                 f"id must be provider + '/' + name lowercased, i.e. {expected!r}", column="id"
             )
         _check_text(self.gpu, "gpu")
-        _check_int(self.gpu_count, "gpu_count", low=1, high=64)
-        _check_int(self.vcpus, "vcpus", low=1, high=4096)
-        _check_number(self.ram_gib, "ram_gib", low=0, high=65_536, unit="GiB", low_inclusive=False)
+        for column in ("gpu_count", "vcpus", "ram_gib", "on_demand_usd_per_hour"):
+            _check_number(getattr(self, column), column, INSTANCE_LIMITS[column])
         _check_text(self.region, "region")
         _check_text(self.as_of, "as_of")
-        _check_number(
-            self.on_demand_usd_per_hour,
-            "on_demand_usd_per_hour",
-            low=0,
-            high=1000,
-            unit="USD/h",
-            low_inclusive=False,
-        )
         for pricing in ("reserved_1y", "reserved_3y", "spot"):
+            column = f"{pricing}_usd_per_hour"
             _check_number(
-                getattr(self, f"{pricing}_usd_per_hour"),
-                f"{pricing}_usd_per_hour",
-                low=0,
-                high=1000,
-                unit="USD/h",
-                optional=True,
+                getattr(self, column), column, INSTANCE_LIMITS["usd_per_hour"], optional=True
             )
         _check_choice(self.interconnect, "interconnect", "interconnect", INTERCONNECTS)
         object.__setattr__(self, "history", tuple(self.history))
@@ -386,12 +317,12 @@ class Instance:
             UnknownIdError: ``pricing`` is not one of the four names.
             CatalogError: the catalog has no such price for this instance.
         """
-        if pricing not in PRICINGS:
-            close = difflib.get_close_matches(str(pricing), PRICINGS, n=3, cutoff=0.5)
-            raise UnknownIdError("pricing", str(pricing), close, PRICINGS)
+        if pricing not in PRICING_MODELS:
+            close = difflib.get_close_matches(str(pricing), PRICING_MODELS, n=3, cutoff=0.5)
+            raise UnknownIdError("pricing", str(pricing), close, PRICING_MODELS)
         value = getattr(self, f"{pricing}_usd_per_hour")
         if value is None:
-            known = [p for p in PRICINGS if getattr(self, f"{p}_usd_per_hour") is not None]
+            known = [p for p in PRICING_MODELS if getattr(self, f"{p}_usd_per_hour") is not None]
             raise CatalogError(
                 f"instance {self.id!r} has no {pricing} price in the catalog "
                 f"(known: {', '.join(known)}); give rent.price_usd_per_hour explicitly"
@@ -430,14 +361,11 @@ class PlatformTier:
     note: str = ""
 
     def __post_init__(self) -> None:
-        _check_int(self.gpu_count, "gpu_count", low=1, high=64)
         for name in ("name", "cpu", "chassis", "storage", "network", "source"):
             _check_text(getattr(self, name), name)
-        _check_number(self.dram_gb, "dram_gb", low=1, high=65_536, unit="GB")
-        _check_number(self.psu_w, "psu_w", low=100, high=100_000, unit="W")
+        for column, bound in PLATFORM_LIMITS.items():
+            _check_number(getattr(self, column), column, bound)
         _check_choice(self.interconnect, "interconnect", "interconnect", INTERCONNECTS)
-        _check_number(self.price_usd, "price_usd", low=0, high=1_000_000, unit="USD")
-        _check_number(self.power_w, "power_w", low=0, high=100_000, unit="W")
         object.__setattr__(self, "estimated_fields", tuple(self.estimated_fields))
         _check_estimated_fields(self.estimated_fields, {f.name for f in fields(self)})
         if self.estimated != bool(self.estimated_fields):

@@ -1,21 +1,49 @@
-"""Relative training throughput of one GPU against another (DESIGN section 4).
+"""Relative training throughput of one GPU against another.
 
-Rule: if both GPUs have a *measured* figure for the precision, the result is the ratio of the
-measured figures (both are relative to v100-sxm2-16gb). Otherwise both sides fall back to catalog
-peaks, so one basis is never mixed with the other:
+Measured figures in the catalog are relative to the V100 SXM2 16 GB baseline at one precision.
+The throughput of ``gpu`` in units of ``reference`` at ``precision`` is, in order:
 
-- fp32 -> ``fp32_tflops``;
-- fp16 -> ``fp16_tflops`` (dense tensor), falling back to ``fp32_tflops`` for GPUs without
-  tensor cores;
-- int8 -> ``int8_tops``, falling back to the fp16 rule.
+1. a GPU against itself: exactly 1;
+2. ``measured``: both GPUs are measured at the precision: the ratio of the measured figures;
+3. ``scaled``: each GPU is measured at the nearest precision (int8 -> fp16 -> fp32, fp32 ->
+   fp16), scaled by the ratio of that GPU's *own* peaks at the two precisions (its int8 and
+   fp16 tensor peaks, say); a GPU without a peak at a precision runs that work at the rate of
+   the next lower one (no INT8 tensor cores: INT8 at its FP16 rate);
+4. ``peaks``: where one of the two has nothing measured, the ratio of like-for-like peaks of
+   the two GPUs: tensor peak against tensor peak when both have tensor cores at the precision,
+   otherwise FP32 against FP32. A tensor peak of one GPU is never set against a non-tensor peak
+   of the other.
 """
 
 from __future__ import annotations
 
-from .errors import ThroughputUnavailableError, UnknownIdError
-from .models import GPU, PRECISIONS
+from dataclasses import dataclass
 
-__all__ = ["peak_throughput", "relative_throughput"]
+from .errors import ThroughputUnavailableError, UnknownIdError
+from .models import GPU
+from .vocabulary import PRECISIONS
+
+__all__ = ["Throughput", "relative_throughput"]
+
+#: Peak column of each precision's tensor cores; fp32 is the plain FP32 peak.
+_PEAK = {"fp32": "fp32_tflops", "fp16": "fp16_tflops", "int8": "int8_tops"}
+#: Measured precisions to scale from, nearest first.
+_NEAREST = {"int8": ("fp16", "fp32"), "fp16": ("fp32",), "fp32": ("fp16",)}
+#: The precision whose rate a GPU without a peak at this one falls back to.
+_LOWER = {"int8": "fp16", "fp16": "fp32"}
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """Per-GPU throughput [reference GPU-hours per GPU-hour] and how it was obtained.
+
+    ``basis`` is ``"identity"``, ``"measured"``, ``"scaled"`` or ``"peaks"`` (module docstring);
+    ``how`` says it in words, for the result's assumptions.
+    """
+
+    value: float
+    basis: str
+    how: str
 
 
 def _check_precision(precision: str) -> None:
@@ -23,31 +51,45 @@ def _check_precision(precision: str) -> None:
         raise UnknownIdError("precision", str(precision), [], PRECISIONS)
 
 
-def peak_throughput(gpu: GPU, precision: str) -> float:
-    """Catalog peak used for ``precision`` [TFLOPS or TOPS], after the fallbacks above.
+def _own_rate(gpu: GPU, precision: str) -> float | None:
+    """The peak at which ``gpu`` runs ``precision`` work [TFLOPS or TOPS], or None."""
+    value = getattr(gpu, _PEAK[precision])
+    if value is not None:
+        return float(value)
+    lower = _LOWER.get(precision)
+    return _own_rate(gpu, lower) if lower else None
 
-    Raises:
-        ThroughputUnavailableError: the GPU has no usable figure (names GPU and precision).
-        UnknownIdError: ``precision`` is not ``"fp32" | "fp16" | "int8"``.
-    """
-    _check_precision(precision)
-    chain = {
-        "fp32": ("fp32_tflops",),
-        "fp16": ("fp16_tflops", "fp32_tflops"),
-        "int8": ("int8_tops", "fp16_tflops", "fp32_tflops"),
-    }[precision]
-    for name in chain:
-        value = getattr(gpu, name)
-        if value is not None:
-            return float(value)
+
+def _from_measurements(gpu: GPU, precision: str) -> tuple[float, str] | None:
+    """Throughput relative to the V100 baseline from the GPU's own measurements, or None."""
+    if precision in gpu.measured:
+        return gpu.measured[precision], f"measured {precision}"
+    for nearest in _NEAREST[precision]:
+        if nearest not in gpu.measured:
+            continue
+        target, source = _own_rate(gpu, precision), _own_rate(gpu, nearest)
+        if target and source:
+            ratio = target / source
+            how = f"measured {nearest} x its own {precision}/{nearest} peak ratio {ratio:.3g}"
+            return gpu.measured[nearest] * ratio, how
+    return None
+
+
+def _like_for_like(gpu: GPU, reference: GPU, precision: str) -> tuple[float, str]:
+    for column in dict.fromkeys((_PEAK[precision], "fp32_tflops")):
+        mine, theirs = getattr(gpu, column), getattr(reference, column)
+        if mine is not None and theirs is not None:
+            return mine / theirs, f"peak {column} {mine:g} / {theirs:g}"
+    missing = gpu if gpu.fp32_tflops is None else reference
     raise ThroughputUnavailableError(
-        f"GPU {gpu.id!r} has no {precision} throughput figure (looked for "
-        f"{', '.join(chain)}); give relative_throughput explicitly"
+        f"GPU {missing.id!r} has no {precision} throughput figure to compare with "
+        f"{(reference if missing is gpu else gpu).id!r} (no measurement, no like-for-like "
+        "peak); give relative_throughput explicitly"
     )
 
 
-def relative_throughput(gpu: GPU, reference: GPU, precision: str) -> float:
-    """Per-GPU training throughput of ``gpu`` in units of ``reference`` [-].
+def relative_throughput(gpu: GPU, reference: GPU, precision: str) -> Throughput:
+    """Per-GPU training throughput of ``gpu`` in units of ``reference`` at ``precision``.
 
     Args:
         gpu: the GPU being priced.
@@ -55,17 +97,20 @@ def relative_throughput(gpu: GPU, reference: GPU, precision: str) -> float:
         precision: ``"fp32" | "fp16" | "int8"``.
 
     Returns:
-        measured(gpu) / measured(reference) when both are measured at ``precision``, else
-        peak(gpu) / peak(reference) with the fallbacks in the module docstring.
+        A :class:`Throughput` by the rules of the module docstring.
 
     Raises:
-        ThroughputUnavailableError: no figure exists for one of the GPUs (names GPU and
-            precision).
+        ThroughputUnavailableError: no measurement and no like-for-like peak (names the GPU).
         UnknownIdError: unknown precision.
     """
     _check_precision(precision)
-    mine = gpu.measured.get(precision)
-    theirs = reference.measured.get(precision)
+    if gpu.id == reference.id:
+        return Throughput(1.0, "identity", f"the reference GPU itself ({reference.id})")
+    mine = _from_measurements(gpu, precision)
+    theirs = _from_measurements(reference, precision)
     if mine is not None and theirs is not None:
-        return mine / theirs
-    return peak_throughput(gpu, precision) / peak_throughput(reference, precision)
+        both_direct = precision in gpu.measured and precision in reference.measured
+        how = mine[1] if theirs[1] == f"measured {precision}" else f"{mine[1]} / {theirs[1]}"
+        return Throughput(mine[0] / theirs[0], "measured" if both_direct else "scaled", how)
+    value, how = _like_for_like(gpu, reference, precision)
+    return Throughput(value, "peaks", how)

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from costmodel.cashflows import term_end
+from pricing import RESERVATION_MONTHS
+
 from .resolve import Resolved
 
 __all__ = ["advise", "CIRCUIT_15A_W", "CIRCUIT_20A_W"]
@@ -146,6 +149,17 @@ def _checks(r: Resolved) -> Iterator[dict[str, str]]:
             "info",
             "spot pricing with no interruption overhead assumes no work is ever redone",
         )
+    term = RESERVATION_MONTHS.get(rent.pricing)
+    if term and rent.committed_instances != 0:
+        end = term_end(term, inputs.horizon_months)
+        if end > inputs.horizon_months:
+            yield _w(
+                "reservation_outlives_horizon",
+                "warning",
+                f"the {term}-month reservation running at month {inputs.horizon_months} ends at "
+                f"month {end}; the {end - inputs.horizon_months} months after the horizon are "
+                "still owed and are counted in the rent TCO",
+            )
     if inputs.horizon_months < 12:
         yield _w(
             "short_horizon",

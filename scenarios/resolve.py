@@ -127,7 +127,7 @@ def _instance(ref: str | dict, path: str, problems: _Problems) -> dict | None:
 
 def _throughput(gpu: GPU, ref: GPU, precision: str, path: str, problems: _Problems) -> float | None:
     try:
-        return relative_throughput(gpu, ref, precision)
+        return relative_throughput(gpu, ref, precision).value
     except (CatalogError, ValueError) as exc:
         problems.add(path, f"{exc}; give relative_throughput explicitly")
         return None

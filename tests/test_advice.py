@@ -84,3 +84,15 @@ def test_warning_shape_and_order_are_stable():
     for w in sc.warnings:
         assert set(w) == {"code", "severity", "message"}
         assert w["severity"] in ("info", "warning", "error") and w["message"]
+
+
+def test_reservation_that_outlives_the_horizon():
+    reserved = {"instance": "aws/p3.8xlarge", "pricing": "reserved_3y"}
+    gpu = {"gpu": "rtx-3090", "gpu_count": 4}
+    assert "reservation_outlives_horizon" in _codes(gpu, reserved, horizon_months=12)
+    assert "reservation_outlives_horizon" not in _codes(gpu, reserved, horizon_months=36)
+    assert "reservation_outlives_horizon" in _codes(
+        gpu, {**reserved, "pricing": "reserved_1y"}, horizon_months=30
+    )
+    none = {**reserved, "committed_instances": 0}
+    assert "reservation_outlives_horizon" not in _codes(gpu, none, horizon_months=12)

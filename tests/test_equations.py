@@ -165,16 +165,18 @@ def test_spot_interruption_overhead():
 def test_reservation_without_overflow():
     # T_own = 4 GPUs * 1.0 = 4, T_inst = 2 GPUs * 1.0 = 2 -> K = ceil(4/2) = 2 instances.
     # u = 0.5: hours = 0.5*730*4/2 = 730 h <= K*730 = 1460 h, so no overflow:
-    # rent = 2*730*0.60 = 876 USD/month whatever u (also at u = 0)
+    # rent = 2*730*0.60 = 876 USD/month whatever u (also at u = 0); 12 months (the whole
+    # 1-year term) -> 12*876 = 10,512 USD
     r = rent(2, "reserved_1y", price_usd_per_hour=0.6, on_demand_price_usd_per_hour=1.0)
-    m = model(buy(4), r, horizon_months=1, utilisation=(0.0, 0.5))
-    assert tco(m, 0)[1] == pytest.approx(876.0, rel=REL)
-    assert tco(m, 1)[1] == pytest.approx(876.0, rel=REL)
+    m = model(buy(4), r, horizon_months=12, utilisation=(0.0, 0.5))
+    assert tco(m, 0)[1] == pytest.approx(10_512.0, rel=REL)
+    assert tco(m, 1)[1] == pytest.approx(10_512.0, rel=REL)
 
 
 def test_reservation_with_overflow():
     # K = 1 committed: u = 0.75 -> hours = 0.75*730*4/2 = 1095 h; 730 h reserved at 0.60
-    # = 438 USD, 365 h overflow on demand at 1.00 = 365 USD -> 803 USD in one month
+    # = 438 USD, 365 h overflow on demand at 1.00 = 365 USD -> 803 USD a month, 12 months
+    # -> 9,636 USD
     r = rent(
         2,
         "reserved_1y",
@@ -182,8 +184,48 @@ def test_reservation_with_overflow():
         on_demand_price_usd_per_hour=1.0,
         committed_instances=1,
     )
-    _, got = tco(model(buy(4), r, horizon_months=1, utilisation=(0.75,)))
-    assert got == pytest.approx(803.0, rel=REL)
+    _, got = tco(model(buy(4), r, horizon_months=12, utilisation=(0.75,)))
+    assert got == pytest.approx(9636.0, rel=REL)
+
+
+def test_reservation_that_outlives_the_horizon_is_still_owed():
+    # 1 instance reserved for 3 years at 1.00 USD/h = 730 USD/month, tau = 0.25, r = g = 0:
+    # horizon 12 months: 12*730*0.75 = 6,570 within and months 13..36 still owed,
+    # 24*730*0.75 = 13,140 -> TCO_rent = 19,710 USD at every u up to the reservation
+    r = rent(pricing="reserved_3y", price_usd_per_hour=1.0, on_demand_price_usd_per_hour=2.0)
+    m = model(buy(), r, horizon_months=12, utilisation=(0.0, 1.0), tax_rate=0.25)
+    assert tco(m, 0)[1] == pytest.approx(19_710.0, rel=REL)
+    assert tco(m, 1)[1] == pytest.approx(19_710.0, rel=REL)
+    # a 1-year reservation over 30 months: the third term runs to month 36, 6 months owed:
+    # (30 + 6)*730 = 26,280 USD with no tax
+    r1 = rent(pricing="reserved_1y", price_usd_per_hour=1.0, on_demand_price_usd_per_hour=2.0)
+    assert tco(model(buy(), r1, horizon_months=30))[1] == pytest.approx(26_280.0, rel=REL)
+    # discounted and growing: months 2..12 owed after a 1-month horizon at r = 12 %/year,
+    # g = +10 %/year: 730 * sum_{m=1..12} 1.1^((m-1)/12) * 1.12^(-m/12) = 730 * 11.78960 = 8,606.406
+    grow = rent(
+        pricing="reserved_1y",
+        price_usd_per_hour=1.0,
+        on_demand_price_usd_per_hour=2.0,
+        price_annual_change=0.1,
+    )
+    expected = 730 * sum(1.1 ** ((m - 1) / 12) * 1.12 ** (-m / 12) for m in range(1, 13))
+    got = tco(model(buy(), grow, horizon_months=1, discount_rate=0.12))[1]
+    assert got == pytest.approx(expected, rel=REL)
+    assert expected == pytest.approx(8606.4059, rel=1e-8)
+
+
+def test_explicit_zero_reservation_means_none():
+    # committed_instances: 0 -> every hour on demand at 2.00: u = 0.5 -> 365 h * 2 = 730 USD a
+    # month, nothing owed after the horizon; at u = 0 nothing at all
+    r = rent(
+        pricing="reserved_3y",
+        price_usd_per_hour=1.0,
+        on_demand_price_usd_per_hour=2.0,
+        committed_instances=0,
+    )
+    m = model(buy(), r, horizon_months=1, utilisation=(0.0, 0.5))
+    assert tco(m, 0)[1] == 0.0
+    assert tco(m, 1)[1] == pytest.approx(730.0, rel=REL)
 
 
 def test_throughput_normalisation_between_gpus():

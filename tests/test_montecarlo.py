@@ -181,6 +181,40 @@ def test_rank_correlation_is_induced_without_touching_marginals():
         np.testing.assert_array_equal(np.sort(out[k]), np.sort(q[k]))
 
 
+@pytest.mark.parametrize("rho", [0.6, 0.95, -0.5])
+def test_rank_correlation_hits_the_requested_spearman(rho):
+    # The target is Spearman rho; used as the Pearson r of the normal scores it would come out
+    # as (6/pi)*asin(rho/2): 0.582, 0.945, -0.483. The standard error of Spearman's rho at
+    # n = 200,000 is about (1 - rho^2)/sqrt(n) < 0.0023, so 0.005 is two standard errors.
+    q = percentiles(["a", "b"], 200_000, seed=11, method="lhs")
+    out = induce_rank_correlation(q, [("a", "b", rho)], seed=11)
+    assert stats.spearmanr(out["a"], out["b"]).statistic == pytest.approx(rho, abs=0.005)
+
+
+@pytest.mark.parametrize("poison", [1.5, np.nan])
+def test_fixed_inputs_take_their_one_value(monkeypatch, poison):
+    # A discrete with a zero weight on 2.0, and a uniform with low == high, are point masses:
+    # over 20,000 draws the discrete never yields 2.0 and the uniform never NaN. np.empty is
+    # poisoned (as uninitialised memory may be) so that reading it anywhere would show.
+    empty = np.empty
+
+    def poisoned(*args, **kwargs):
+        out = empty(*args, **kwargs)
+        if out.dtype.kind == "f":
+            out.fill(poison)
+        return out
+
+    monkeypatch.setattr(np, "empty", poisoned)
+    m = _uncertain_model(
+        samples=20_000,
+        gpu_annual_failure_rate=Discrete((0.01, 0.02), (1.0, 0.0)),
+        maintenance_rate=Uniform(0.05, 0.05),
+    )
+    draws = _draw(m)
+    np.testing.assert_array_equal(draws["buy.gpu_annual_failure_rate"], 0.01)
+    np.testing.assert_array_equal(draws["buy.maintenance_rate"], 0.05)
+
+
 def test_chunking_does_not_change_numbers(monkeypatch):
     whole = simulate(_uncertain_model(samples=300))
     monkeypatch.setattr("costmodel.engine._CHUNK_ELEMENTS", 36 * 7)  # 7 draws per chunk

@@ -117,6 +117,13 @@ def test_public_api_matches_contract():
     assert sorted(pricing.__all__) == sorted(
         [
             "load_catalog",
+            "Bound",
+            "COOLING",
+            "INTERCONNECTS",
+            "PRECISIONS",
+            "PRICING_MODELS",
+            "RESERVATION_MONTHS",
+            "Throughput",
             "Catalog",
             "GPU",
             "Instance",
@@ -326,38 +333,58 @@ def test_scaling_values_and_interpolation(cat):
 # --------------------------------------------------------------------------- throughput rule
 
 
+def _thr(cat, gpu: str, ref: str, precision: str) -> tuple[float, str]:
+    t = relative_throughput(cat.gpu(gpu), cat.gpu(ref), precision)
+    return t.value, t.basis
+
+
 def test_relative_throughput_measured(cat):
-    v100 = cat.reference
+    v100 = "v100-sxm2-16gb"
     # RTX 2080 Ti fp16, PyTorch vs V100 32GB: 0.531 x bridge 1.1873 = 0.6305 (4 d.p.); V100 = 1
-    assert relative_throughput(cat.gpu("rtx-2080-ti"), v100, "fp16") == pytest.approx(0.6305)
+    assert _thr(cat, "rtx-2080-ti", v100, "fp16") == (pytest.approx(0.6305), "measured")
     # fp32: 0.629 x 1.2182 = 0.7662
-    assert relative_throughput(cat.gpu("rtx-2080-ti"), v100, "fp32") == pytest.approx(0.7662)
+    assert _thr(cat, "rtx-2080-ti", v100, "fp32") == (pytest.approx(0.7662), "measured")
     # both measured against a non-reference GPU: 3090 fp16 1.224 / 2080 Ti 0.6305 = 1.94131
-    assert relative_throughput(cat.gpu("rtx-3090"), cat.gpu("rtx-2080-ti"), "fp16") == (
-        pytest.approx(1.224 / 0.6305)
-    )
+    assert _thr(cat, "rtx-3090", "rtx-2080-ti", "fp16")[0] == pytest.approx(1.224 / 0.6305)
     # the 32 GB V100 measures the bridge factor
-    assert relative_throughput(cat.gpu("v100-sxm2-32gb"), v100, "fp16") == pytest.approx(1.1873)
+    assert _thr(cat, "v100-sxm2-32gb", v100, "fp16")[0] == pytest.approx(1.1873)
+    # a GPU against itself is exactly 1, measured or not (T4 has no measurement)
+    assert _thr(cat, "t4", "t4", "int8") == (1.0, "identity")
 
 
-def test_relative_throughput_peaks(cat):
-    v100 = cat.reference
-    # int8: T4 130 TOPS; V100 has no INT8 tensor figure -> its fp16 rule, 125 -> 130/125 = 1.04
-    assert relative_throughput(cat.gpu("t4"), v100, "int8") == pytest.approx(1.04)
-    # fp16: T4 unmeasured -> peaks for both: 65 / 125 = 0.52
-    assert relative_throughput(cat.gpu("t4"), v100, "fp16") == pytest.approx(0.52)
+def test_relative_throughput_scaled_from_the_nearest_measured_precision(cat):
+    v100 = "v100-sxm2-16gb"
+    # RTX 3090 int8: measured fp16 1.224 x its own int8/fp16 peaks 284/142 = 2 -> 2.448;
+    # V100 has no INT8 tensor peak, so it runs INT8 at its FP16 rate: 1.0 x 125/125 = 1
+    assert _thr(cat, "rtx-3090", v100, "int8") == (pytest.approx(2.448), "scaled")
+    # GTX 1080 Ti has no tensor cores at all: int8 and fp16 run at its FP32 rate, ratio 1
+    assert _thr(cat, "gtx-1080-ti", v100, "int8") == (pytest.approx(0.3028), "scaled")
+    # A100 40 GB SXM4 int8: 2.2726 x 624/312 = 4.5452; RTX 2080 Ti int8: 0.6305 x 227.7/113.8
+    # = 1.2615536; ratio 3.6028...
+    a100 = 2.2726 * 624 / 312
+    rtx = 0.6305 * 227.7 / 113.8
+    assert _thr(cat, "a100-sxm4-40gb", "rtx-2080-ti", "int8") == (
+        pytest.approx(a100 / rtx),
+        "scaled",
+    )
+
+
+def test_relative_throughput_peaks_are_like_for_like(cat):
+    v100 = "v100-sxm2-16gb"
+    # int8: T4 has an INT8 tensor peak, V100 none -> FP32 against FP32: 8.1 / 15.7 = 0.515924
+    assert _thr(cat, "t4", v100, "int8") == (pytest.approx(8.1 / 15.7), "peaks")
+    # fp16: both have FP16 tensor peaks: 65 / 125 = 0.52
+    assert _thr(cat, "t4", v100, "fp16") == (pytest.approx(0.52), "peaks")
     # the basis is never mixed: 3090 is measured but T4 is not -> peaks 142 / 65 = 2.184615
-    assert relative_throughput(cat.gpu("rtx-3090"), cat.gpu("t4"), "fp16") == (
-        pytest.approx(142 / 65)
-    )
-    # no tensor cores: GTX 1080 fp16 falls back to fp32 8.873 -> 8.873 / 125 = 0.070984
-    assert relative_throughput(cat.gpu("gtx-1080"), v100, "fp16") == pytest.approx(0.070984)
-    # int8 -> fp16 -> fp32 chain on a P100: 9.3 / 125 = 0.0744
-    assert relative_throughput(cat.gpu("p100-pcie-16gb"), v100, "int8") == pytest.approx(0.0744)
+    assert _thr(cat, "rtx-3090", "t4", "fp16") == (pytest.approx(142 / 65), "peaks")
+    # no tensor cores: GTX 1080 at fp16 is FP32 against FP32, 8.873 / 15.7 = 0.565159, never
+    # its FP32 peak against the V100's tensor peak (8.873 / 125 = 0.071)
+    assert _thr(cat, "gtx-1080", v100, "fp16") == (pytest.approx(8.873 / 15.7), "peaks")
+    # P100: 9.3 / 15.7 = 0.592357 at every precision (no tensor cores)
+    for precision in ("fp32", "fp16", "int8"):
+        assert _thr(cat, "p100-pcie-16gb", v100, precision)[0] == pytest.approx(0.592357, 1e-6)
     # fp32 peaks: V100 PCIe 14.0 / V100 SXM2 15.7 = 0.891720
-    assert relative_throughput(cat.gpu("v100-pcie-16gb"), v100, "fp32") == (
-        pytest.approx(14.0 / 15.7)
-    )
+    assert _thr(cat, "v100-pcie-16gb", v100, "fp32") == (pytest.approx(14.0 / 15.7), "peaks")
 
 
 def test_relative_throughput_without_figures_names_gpu_and_precision(cat):
@@ -483,7 +510,7 @@ def test_copied_data_loads(data_dir):
         ("gpus.csv", "t4", "fp32_tflops", "0", "must be > 0"),
         ("gpus.csv", "t4", "fp16_tflops", "-65", "must be > 0"),
         ("gpus.csv", "t4", "int8_tops", "lots", "'lots' is not a number"),
-        ("gpus.csv", "t4", "idle_w", "100", "must be <= 70"),
+        ("gpus.csv", "t4", "idle_w", "100", "must be <= tdp_w (70 [W])"),
         ("gpus.csv", "t4", "cooling", "water", "unknown cooling 'water'"),
         ("gpus.csv", "t4", "price_estimated", "maybe", "not true or false"),
         ("gpus.csv", "t4", "year", "2018.5", "not an integer"),
@@ -494,7 +521,7 @@ def test_copied_data_loads(data_dir):
         ("instances.csv", "aws/p3.8xlarge", "interconnect", "infiniband", "unknown interconnect"),
         ("instances.csv", "aws/p3.8xlarge", "on_demand_usd_per_hour", "-12.24", "must be > 0"),
         ("instances.csv", "aws/p3.8xlarge", "spot_usd_per_hour", "-1", "must be >= 0"),
-        ("instances.csv", "aws/p3.8xlarge", "gpu_count", "0", "outside 1..64"),
+        ("instances.csv", "aws/p3.8xlarge", "gpu_count", "0", "must be >= 1 [GPU], got 0"),
         ("instances.csv", "aws/p3.8xlarge", "id", "AWS/p3.8xlarge", "invalid instance id"),
         ("instances.csv", "aws/p3.8xlarge", "id", "aws/p3.8xlarge-x", "provider + '/' + name"),
         ("price_history.csv", "aws/p5.48xlarge", "pricing", "hourly", "unknown pricing 'hourly'"),
@@ -521,7 +548,7 @@ def test_error_message_names_file_row_column(data_dir):
     with pytest.raises(CatalogError) as info:
         read_catalog(data_dir)
     assert str(info.value) == (
-        "gpus.csv, row 'rtx-2080-ti', column 'tdp_w': 5000.0 [W] must be <= 2000"
+        "gpus.csv, row 'rtx-2080-ti', column 'tdp_w': must be <= 2000 [W], got 5000"
     )
     assert info.value.row_id == "rtx-2080-ti"
 

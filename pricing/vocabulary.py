@@ -1,0 +1,102 @@
+"""The words and ranges of the catalogs, defined once for every package that needs them.
+
+The scenario schema, the engine inputs and the HTTP API read the vocabularies (precisions,
+interconnects, pricing models, cooling classes) and the catalog fields' ranges from here, so a
+value the catalog would refuse is refused where it is typed, with the same message.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = [
+    "Bound",
+    "COOLING",
+    "GPU_LIMITS",
+    "IDLE_FRACTION_OF_TDP",
+    "INSTANCE_LIMITS",
+    "INTERCONNECTS",
+    "PLATFORM_LIMITS",
+    "PRECISIONS",
+    "PRICING_MODELS",
+    "RESERVATION_MONTHS",
+]
+
+#: Training/inference precisions; each picks a peak column and a measured column.
+PRECISIONS: tuple[str, ...] = ("fp32", "fp16", "int8")
+#: GPU-to-GPU links with a scaling-efficiency series.
+INTERCONNECTS: tuple[str, ...] = ("nvlink", "pcie-x16", "pcie-x8", "pcie-x4")
+#: Cloud pricing models of an instance.
+PRICING_MODELS: tuple[str, ...] = ("on_demand", "spot", "reserved_1y", "reserved_3y")
+#: Term of each reservation [month].
+RESERVATION_MONTHS: dict[str, int] = {"reserved_1y": 12, "reserved_3y": 36}
+#: Cooling classes of GPU boards.
+COOLING: tuple[str, ...] = ("open-air", "blower", "passive", "sxm")
+#: Idle draw assumed when no sourced figure exists [-] (fraction of TDP); see data/NOTES.md.
+IDLE_FRACTION_OF_TDP = 0.10
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A closed (or, with ``low_open``, half-open) range of valid values in ``unit``.
+
+    ``problem(value)`` returns what is wrong with a number (``"must be <= 2000 [W], got
+    2500"``) or ``None`` when it is in range.
+    """
+
+    low: float = -math.inf
+    high: float = math.inf
+    unit: str = ""
+    low_open: bool = False
+    integer: bool = False
+
+    def problem(self, value: float) -> str | None:
+        """What is wrong with ``value`` against this range, or ``None``."""
+        unit = f" {self.unit}" if self.unit else ""
+        if self.low_open and value <= self.low:
+            return f"must be > {self.low:g}{unit}, got {value:g}"
+        if value < self.low:
+            return f"must be >= {self.low:g}{unit}, got {value:g}"
+        if value > self.high:
+            return f"must be <= {self.high:g}{unit}, got {value:g}"
+        return None
+
+    def text(self) -> str:
+        """The range as ``[10, 2000] [W]`` (``(0, 1]`` when the low end is open)."""
+        left = "(" if self.low_open else "["
+        unit = f" {self.unit}" if self.unit else ""
+        return f"{left}{self.low:g}, {self.high:g}]{unit}"
+
+
+#: GPU columns (catalog rows and inline GPUs of scenarios).
+GPU_LIMITS: dict[str, Bound] = {
+    "year": Bound(1990, 2100, "[year]", integer=True),
+    "fp32_tflops": Bound(0, 10_000, "[TFLOPS]", low_open=True),
+    "fp16_tflops": Bound(0, 100_000, "[TFLOPS]", low_open=True),
+    "int8_tops": Bound(0, 100_000, "[TOPS]", low_open=True),
+    "memory_gb": Bound(0.5, 512, "[GB]"),
+    "bandwidth_gbs": Bound(0, 100_000, "[GB/s]", low_open=True),
+    "tdp_w": Bound(10, 2000, "[W]"),
+    "idle_w": Bound(0, 2000, "[W]"),
+    "price_usd": Bound(0, 1_000_000, "[USD]"),
+    "measured": Bound(0, 1000, "[-]", low_open=True),
+}
+
+#: Cloud instance columns (catalog rows and inline instances of scenarios).
+INSTANCE_LIMITS: dict[str, Bound] = {
+    "gpu_count": Bound(1, 64, "[GPU]", integer=True),
+    "vcpus": Bound(1, 4096, "[vCPU]", integer=True),
+    "ram_gib": Bound(0, 65_536, "[GiB]", low_open=True),
+    "on_demand_usd_per_hour": Bound(0, 10_000, "[USD/h]", low_open=True),
+    "usd_per_hour": Bound(0, 10_000, "[USD/h]"),
+}
+
+#: Platform tier columns (everything of an owned build but the GPUs).
+PLATFORM_LIMITS: dict[str, Bound] = {
+    "gpu_count": Bound(1, 64, "[GPU]", integer=True),
+    "dram_gb": Bound(1, 65_536, "[GB]"),
+    "psu_w": Bound(100, 100_000, "[W]"),
+    "price_usd": Bound(0, 1_000_000, "[USD]"),
+    "power_w": Bound(0, 100_000, "[W]"),
+}
