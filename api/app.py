@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
-from flask_smorest import Api
+from werkzeug.exceptions import InternalServerError
 
 from .catalog import blp as catalog_blp
-from .config import load_config
-from .errors import ErrorSchema, register_error_handlers
+from .config import DEFAULTS, ENV_PREFIX, check_config
+from .errors import ApiWithErrors
 from .evaluate import blp as evaluate_blp
 from .health import blp as health_blp
 from .jsonio import StrictJSONProvider
@@ -51,33 +51,34 @@ def _configure_logging() -> None:
         log.propagate = False
 
 
-class _Api(Api):
-    """flask-smorest's Api documenting errors with the API's one error shape."""
-
-    ERROR_SCHEMA = ErrorSchema
-
-
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the WSGI application.
 
-    ``config`` overrides the environment and the defaults of :mod:`api.config` (e.g.
-    ``{"COSTMODEL_DB": path, "COSTMODEL_API_KEYS": "k1,k2", "COSTMODEL_MAX_SAMPLES": 50_000}``).
-    Serve it with ``costmodel serve`` (development) or ``gunicorn "api:create_app()"``.
+    ``config`` overrides the ``COSTMODEL_*`` environment variables, which override the
+    defaults of :mod:`api.config` (e.g. ``{"DB": path, "API_KEYS": "k1,k2", "MAX_SAMPLES":
+    50_000}``). Serve it with ``costmodel serve`` (development) or ``gunicorn
+    "api:create_app()"``.
     """
     app = Flask("api")
     app.json = StrictJSONProvider(app)
     app.config.update(_SPEC_CONFIG)
-    app.config.update(load_config(config))
+    app.config.update(DEFAULTS)
+    app.config.from_prefixed_env(ENV_PREFIX)
+    check_config(app.config, config or {})
     app.extensions["costmodel"] = {
         "store": None,
-        "cache": ResultCache(app.config["COSTMODEL_RESULT_CACHE"]),
+        "cache": ResultCache(app.config["RESULT_CACHE"]),
     }
     _configure_logging()
 
-    api = _Api(app)
+    api = ApiWithErrors(app)
+    # Any other exception is a 500 in the same shape, also when Flask would propagate it
+    # (TESTING, PROPAGATE_EXCEPTIONS).
+    app.register_error_handler(
+        Exception,
+        lambda exc: api.handle_http_exception(InternalServerError(original_exception=exc)),
+    )
     register_openapi(api)
     for blp in (evaluate_blp, runs_blp, catalog_blp, health_blp):
         api.register_blueprint(blp)
-    # After Api(): replaces flask-smorest's HTTPException handler with the one error shape.
-    register_error_handlers(app)
     return app

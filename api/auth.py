@@ -10,8 +10,7 @@ import hashlib
 import hmac
 
 from flask import current_app, request
-
-from .errors import fail
+from flask_smorest import abort
 
 __all__ = ["owner_of_key", "require_owner"]
 
@@ -27,11 +26,11 @@ def owner_of_key(key: str) -> str:
 
 def _unauthorised(message: str, error: str | None = None) -> None:
     challenge = 'Bearer realm="costmodel"' + (f', error="{error}"' if error else "")
-    fail(
+    abort(
         401,
-        message,
-        [{"path": "headers.Authorization", "message": message}],
-        {"WWW-Authenticate": challenge},
+        message=message,
+        errors=[{"path": "headers.Authorization", "message": message}],
+        headers={"WWW-Authenticate": challenge},
     )
 
 
@@ -41,7 +40,7 @@ def require_owner() -> str | None:
     With keys configured, a request without a valid ``Authorization: Bearer <key>`` header is
     answered 401 with a ``WWW-Authenticate: Bearer`` challenge.
     """
-    keys: tuple[str, ...] = current_app.config.get("COSTMODEL_API_KEYS", ())
+    keys: tuple[str, ...] = current_app.config.get("API_KEYS", ())
     if not keys:
         return None
     header = request.headers.get("Authorization", "")

@@ -13,8 +13,7 @@ from typing import Any
 
 from flask import request
 from flask.json.provider import DefaultJSONProvider
-
-from .errors import fail
+from flask_smorest import abort
 
 __all__ = [
     "StrictJSONProvider",
@@ -99,17 +98,18 @@ def require_json_content_type() -> None:
     mimetype = request.mimetype
     if not _is_json_mimetype(mimetype):
         got = f"{request.content_type!r}" if request.content_type else "no Content-Type"
-        fail(
+        abort(
             415,
-            f"the request body must be JSON: send 'Content-Type: application/json' (got {got})",
-            [{"path": "", "message": "unsupported media type"}],
+            message="the request body must be JSON: send 'Content-Type: application/json' "
+            f"(got {got})",
+            errors=[_whole("unsupported media type")],
         )
     charset = request.mimetype_params.get("charset", "utf-8").lower()
     if charset not in ("utf-8", "utf8"):
-        fail(
+        abort(
             415,
-            f"the request body must be UTF-8 encoded JSON (got charset {charset!r})",
-            [{"path": "", "message": "unsupported charset"}],
+            message=f"the request body must be UTF-8 encoded JSON (got charset {charset!r})",
+            errors=[_whole("unsupported charset")],
         )
 
 
@@ -117,22 +117,20 @@ def parse_json_body(raw: bytes) -> Any:
     """Parse a request body as strict JSON; 400 for an empty, undecodable or malformed body,
     NaN/Infinity, out-of-range numbers or duplicate keys."""
     if not raw.strip():
-        fail(400, "the request body is empty; send a scenario as JSON", [_whole("empty body")])
+        _bad("the request body is empty; send a scenario as JSON", "empty body")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        fail(
-            400, "the request body is not valid UTF-8", [_whole(f"byte {exc.start}: {exc.reason}")]
-        )
+        _bad("the request body is not valid UTF-8", f"byte {exc.start}: {exc.reason}")
     try:
         return strict_loads(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
-        fail(400, f"malformed JSON at {where}: {exc.msg}", [_whole(f"{where}: {exc.msg}")])
+        _bad(f"malformed JSON at {where}: {exc.msg}", f"{where}: {exc.msg}")
     except RecursionError:
-        fail(400, "malformed JSON: nested too deeply", [_whole("nested too deeply")])
+        _bad("malformed JSON: nested too deeply", "nested too deeply")
     except ValueError as exc:  # _NotJSON and int-conversion limits
-        fail(400, f"invalid JSON: {exc}", [_whole(str(exc))])
+        _bad(f"invalid JSON: {exc}", str(exc))
 
 
 def read_json_body() -> Any:
@@ -148,3 +146,7 @@ def read_json_body() -> Any:
 
 def _whole(message: str) -> dict[str, str]:
     return {"path": "", "message": message}
+
+
+def _bad(message: str, problem: str) -> None:
+    abort(400, message=message, errors=[_whole(problem)])

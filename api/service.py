@@ -8,12 +8,13 @@ import threading
 from collections import OrderedDict
 
 from flask import Flask, current_app, request
+from flask_smorest import abort
 
-from pricing import CatalogError, load_catalog
-from scenarios import Scenario, ScenarioError, load_mapping, run
+from costmodel.result import Result
+from pricing import load_catalog
+from scenarios import Scenario, ScenarioError, evaluate, load_mapping
 from scenarios.store import RunStore, StoreError
 
-from .errors import fail
 from .jsonio import parse_json_body, require_json_content_type
 
 __all__ = ["ResultCache", "evaluate_body", "get_store"]
@@ -35,10 +36,10 @@ def get_store(app: Flask | None = None) -> RunStore:
     with _STORE_LOCK:
         if state.get("store") is None:
             try:
-                state["store"] = RunStore(app.config.get("COSTMODEL_DB"))
+                state["store"] = RunStore(app.config.get("DB"))
             except StoreError as exc:
                 _log.error("run store unavailable: %s", exc)
-                fail(503, "the run store is unavailable; see the server log")
+                abort(503, message="the run store is unavailable; see the server log")
         return state["store"]
 
 
@@ -50,70 +51,73 @@ def _check_limits(scenario: Scenario, samples: int | None) -> None:
     """
     config = current_app.config
     wanted = scenario.samples if samples is None else samples
-    horizon = scenario.resolved["horizon_months"]
-    levels = len(scenario.resolved_inputs.inputs.utilisation)
+    horizon = scenario.resolved.inputs.horizon_months
+    levels = len(scenario.resolved.inputs.utilisation)
     checks = (
         (
             "simulation.samples" if samples is None else "query.samples",
             wanted,
-            "COSTMODEL_MAX_SAMPLES",
+            "MAX_SAMPLES",
             "samples per request",
         ),
-        ("horizon_months", horizon, "COSTMODEL_MAX_HORIZON", "months"),
-        ("utilisation", levels, "COSTMODEL_MAX_LEVELS", "utilisation levels"),
+        ("horizon_months", horizon, "MAX_HORIZON", "months"),
+        ("utilisation", levels, "MAX_LEVELS", "utilisation levels"),
         (
             "simulation.samples",
             wanted * levels * horizon,
-            "COSTMODEL_MAX_WORK",
+            "MAX_WORK",
             "draw-level-months (samples x levels x months)",
         ),
     )
     problems = [
-        {"path": path, "message": f"{value:,} exceeds the limit of {config[key]:,} {what} ({key})"}
+        {
+            "path": path,
+            "message": f"{value:,} exceeds the limit of {config[key]:,} {what} (COSTMODEL_{key})",
+        }
         for path, value, key, what in checks
         if value > config[key]
     ]
     if problems:
-        fail(
+        abort(
             422,
-            "the request exceeds a limit of this service: "
+            message="the request exceeds a limit of this service: "
             + "; ".join(p["message"] for p in problems),
-            problems,
+            errors=problems,
         )
 
 
 class ResultCache:
-    """A small thread-safe LRU of result JSON texts (one per process; workers do not share it).
+    """A small thread-safe LRU of results (one per process; workers do not share it).
 
-    A result is a pure function of the scenario, seed, samples and catalog version (DESIGN
-    practice 3), so an identical request can be answered from memory. Entries are keyed twice:
-    by the SHA-256 of the raw body plus the query overrides (a hit skips parsing and
-    validation), and by :meth:`scenarios.Scenario.key` (a hit skips the engine for a body that
-    differs only in formatting). ``size`` 0 disables caching.
+    A result is a pure function of the scenario, seed, samples and catalog version, so an
+    identical request can be answered from memory. Entries are keyed twice: by the SHA-256 of
+    the raw body plus the query overrides (a hit skips parsing and validation), and by
+    :meth:`scenarios.Scenario.key` (a hit skips the engine for a body that differs only in
+    formatting). ``size`` 0 disables caching.
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[str, str] = OrderedDict()
+        self._items: OrderedDict[str, Result] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> str | None:
-        """The cached JSON text for ``key``, or ``None``."""
+    def get(self, key: str) -> Result | None:
+        """The cached result for ``key``, or ``None``."""
         if self.size <= 0:
             return None
         with self._lock:
-            text = self._items.get(key)
-            if text is not None:
+            result = self._items.get(key)
+            if result is not None:
                 self._items.move_to_end(key)
-            return text
+            return result
 
-    def put(self, keys: tuple[str, ...], text: str) -> None:
-        """Remember ``text`` under every key of ``keys``, evicting the least recently used."""
+    def put(self, keys: tuple[str, ...], result: Result) -> None:
+        """Remember ``result`` under every key of ``keys``, evicting the least recently used."""
         if self.size <= 0:
             return
         with self._lock:
             for key in keys:
-                self._items[key] = text
+                self._items[key] = result
                 self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
@@ -123,13 +127,34 @@ def _cache() -> ResultCache:
     return current_app.extensions["costmodel"]["cache"]
 
 
-def evaluate_body(samples: int | None = None, seed: int | None = None) -> tuple[str, bool]:
-    """Validate the JSON body as a scenario, check the limits and run it.
+def _scenario(data: object) -> Scenario:
+    """The scenario of a request body; 422 with every key path when it cannot be run."""
+    try:
+        return load_mapping(data, source="<request>")
+    except ScenarioError as exc:
+        count = len(exc.errors)
+        shown = "; ".join(f"{e['path'] or '(body)'}: {e['message']}" for e in exc.errors[:5])
+        abort(
+            422,
+            message=f"the scenario is invalid ({count} problem{'s' if count != 1 else ''}): "
+            + shown
+            + (" ..." if count > 5 else ""),
+            errors=exc.errors,
+        )
+    except ArithmeticError as exc:
+        # Extreme but finite numbers (e.g. a lognormal with sd/mean ~ 1e200) overflow while
+        # the inputs are checked; the input is out of range, not the server broken.
+        _log.warning("scenario validation overflowed: %r", exc)
+        message = f"a number is out of the range the model handles: {exc}"
+        abort(422, message=message, errors=[{"path": "", "message": message}])
+
+
+def evaluate_body(samples: int | None = None, seed: int | None = None) -> tuple[Result, bool]:
+    """Validate the JSON body as a scenario, check the limits and evaluate it.
 
     ``samples`` [draws] and ``seed`` override the scenario's ``simulation`` block. Returns the
-    result contract (DESIGN sec. 5) as JSON text and whether it came from the
-    :class:`ResultCache`. Invalid scenarios raise :class:`scenarios.ScenarioError`, which the
-    error handlers answer 422 with every key path.
+    result and whether it came from the :class:`ResultCache`. An invalid scenario is answered
+    422 with every key path.
     """
     require_json_content_type()
     raw = request.get_data(cache=True)
@@ -141,30 +166,15 @@ def evaluate_body(samples: int | None = None, seed: int | None = None) -> tuple[
             b"%s\0%s\0%s\0%s" % (str(samples).encode(), str(seed).encode(), version.encode(), raw)
         ).hexdigest()
     )
-    text = cache.get(body_key)
-    if text is not None:
-        return text, True
-    data = parse_json_body(raw)
-    try:
-        scenario = load_mapping(data, source="<request>")
-    except CatalogError as exc:
-        # The catalog loaded (above), so this is a lookup the scenario asked for and the
-        # catalog cannot answer (e.g. no scaling data for that GPU count): the client's to fix.
-        raise ScenarioError("<request>", [{"path": "", "message": str(exc)}]) from None
-    except ArithmeticError as exc:
-        # Extreme but finite numbers (e.g. a lognormal with sd/mean ~ 1e200) overflow while
-        # the inputs are checked; the input is out of range, not the server broken.
-        _log.warning("scenario validation overflowed: %r", exc)
-        raise ScenarioError(
-            "<request>",
-            [{"path": "", "message": f"a number is out of the range the model handles: {exc}"}],
-        ) from None
+    result = cache.get(body_key)
+    if result is not None:
+        return result, True
+    scenario = _scenario(parse_json_body(raw))
     _check_limits(scenario, samples)
     scenario_key = "scenario:" + scenario.key(samples, seed)
-    text = cache.get(scenario_key)
-    hit = text is not None
-    if text is None:
-        result = run(scenario, samples=samples, seed=seed)
-        text = current_app.json.dumps(result)
-    cache.put((body_key, scenario_key), text)
-    return text, hit
+    result = cache.get(scenario_key)
+    hit = result is not None
+    if result is None:
+        result = evaluate(scenario, samples=samples, seed=seed)
+    cache.put((body_key, scenario_key), result)
+    return result, hit

@@ -1,19 +1,40 @@
-"""The Monte Carlo rent-versus-buy engine: inputs, distributions, sampling, equations, outcomes."""
+"""The Monte Carlo rent-versus-buy engine: inputs, distributions, sampling, equations, results.
 
-from .distributions import Distribution, DistributionError, Fixed, from_spec
-from .engine import Simulation, simulate, summarise
+>>> from costmodel import simulate, summarise
+>>> result = summarise(simulate(inputs))      # inputs: a ModelInputs
+>>> result.breakeven_utilisation.p50          # [-]
+"""
+
+from .distributions import (
+    Discrete,
+    Distribution,
+    DistributionError,
+    Fixed,
+    LogNormal,
+    Normal,
+    Pert,
+    Triangular,
+    Uniform,
+)
+from .engine import simulate, summarise
 from .inputs import BuyInputs, InputError, ModelInputs, RentInputs
+from .result import Result
 
 __all__ = [
     "BuyInputs",
+    "Discrete",
     "Distribution",
     "DistributionError",
     "Fixed",
     "InputError",
+    "LogNormal",
     "ModelInputs",
+    "Normal",
+    "Pert",
     "RentInputs",
-    "Simulation",
-    "from_spec",
+    "Result",
+    "Triangular",
+    "Uniform",
     "simulate",
     "summarise",
 ]

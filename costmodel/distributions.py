@@ -4,22 +4,16 @@ Every distribution is a frozen dataclass with a vectorised ``ppf`` (inverse CDF)
 produces percentiles in the open interval (0, 1) and the distribution maps them to values in the
 input's own unit. Random, Latin hypercube and Sobol sampling are interchangeable because of this.
 
-The mapping forms accepted in scenario files (DESIGN section 3) are built by :func:`from_spec`:
-``{dist: uniform, low, high}``, ``{dist: triangular, low, mode, high}``, ``{dist: pert, low, mode,
-high}`` (beta-PERT with lambda = 4), ``{dist: normal, mean, sd, low?, high?}`` (truncated where
-bounds are given), ``{dist: lognormal, median, p90}`` or ``{dist: lognormal, mean, sd}`` and
-``{dist: discrete, values, weights}``. A plain number is a :class:`Fixed` value.
+Uniform, triangular and discrete inverse CDFs are closed forms in numpy; the normal, lognormal
+and beta-PERT ones use ``scipy.special``, imported when first used.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
-from scipy import stats
 
 __all__ = [
     "Distribution",
@@ -31,11 +25,10 @@ __all__ = [
     "Normal",
     "LogNormal",
     "Discrete",
-    "from_spec",
-    "DIST_FORMS",
 ]
 
-_Z90 = float(stats.norm.ppf(0.9))
+#: z(0.90) = Phi^-1(0.9) of the standard normal, to 16 digits.
+_Z90 = 1.2815515655446004
 
 
 class DistributionError(ValueError):
@@ -57,6 +50,40 @@ def _ordered(low: float, high: float, mode: float | None = None) -> None:
         raise DistributionError(
             f"mode ({mode:g}) must lie between low ({low:g}) and high ({high:g})"
         )
+
+
+def _bounds(low: float | None, high: float | None) -> tuple[float, float]:
+    lo = -math.inf if low is None else _finite("low", low)
+    hi = math.inf if high is None else _finite("high", high)
+    if lo >= hi:
+        raise DistributionError(f"low ({lo:g}) must be less than high ({hi:g})")
+    return lo, hi
+
+
+def _phi(z: float) -> float:
+    """Standard normal CDF [-] (scalar, no scipy)."""
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+def _truncated_standard_normal(q: np.ndarray, a: float, b: float) -> np.ndarray:
+    """Inverse CDF of the standard normal truncated to [a, b] (infinite ends allowed).
+
+    Windows in the upper tail are computed by reflection, so that the CDF values subtracted are
+    never both close to 1.
+    """
+    from scipy.special import ndtr, ndtri
+
+    if a > 0:
+        return -_truncated_standard_normal(1.0 - np.asarray(q), -b, -a)
+    lo, hi = ndtr(a), ndtr(b)
+    return ndtri(lo + np.asarray(q) * (hi - lo))
+
+
+def _mass(a: float, b: float) -> float:
+    """Probability of the standard normal between a and b [-]."""
+    if a > 0:
+        return _phi(-a) - _phi(-b)
+    return _phi(b) - _phi(a)
 
 
 @dataclass(frozen=True)
@@ -81,10 +108,6 @@ class Distribution:
         """The value at the 50th percentile."""
         return float(self.ppf(np.array([0.5]))[0])
 
-    def to_spec(self) -> float | dict[str, Any]:
-        """The scenario-file form of this distribution (a number for a fixed value)."""
-        raise NotImplementedError
-
 
 @dataclass(frozen=True)
 class Fixed(Distribution):
@@ -101,13 +124,10 @@ class Fixed(Distribution):
     def support(self) -> tuple[float, float]:
         return (float(self.value), float(self.value))
 
-    def to_spec(self) -> float:
-        return float(self.value)
-
 
 @dataclass(frozen=True)
 class Uniform(Distribution):
-    """Uniform on [low, high]."""
+    """Uniform on [low, high]: ppf(q) = low + q*(high - low)."""
 
     low: float
     high: float
@@ -121,13 +141,14 @@ class Uniform(Distribution):
     def support(self) -> tuple[float, float]:
         return (float(self.low), float(self.high))
 
-    def to_spec(self) -> dict[str, Any]:
-        return {"dist": "uniform", "low": self.low, "high": self.high}
-
 
 @dataclass(frozen=True)
 class Triangular(Distribution):
-    """Triangular with minimum ``low``, mode ``mode`` and maximum ``high``."""
+    """Triangular with minimum ``low``, mode ``mode`` and maximum ``high``.
+
+    With w = high - low and c = (mode - low)/w: ppf(q) = low + sqrt(q*w*(mode - low)) for
+    q < c, else high - sqrt((1 - q)*w*(high - mode)).
+    """
 
     low: float
     mode: float
@@ -137,22 +158,25 @@ class Triangular(Distribution):
         _ordered(_finite("low", self.low), _finite("high", self.high), _finite("mode", self.mode))
 
     def ppf(self, q: np.ndarray) -> np.ndarray:
+        q = np.asarray(q, dtype=float)
         width = self.high - self.low
         if width == 0:
-            return np.full(np.shape(q), float(self.low))
+            return np.full(q.shape, float(self.low))
         c = (self.mode - self.low) / width
-        return stats.triang.ppf(q, c, loc=self.low, scale=width)
+        left = self.low + np.sqrt(q * width * (self.mode - self.low))
+        right = self.high - np.sqrt((1.0 - q) * width * (self.high - self.mode))
+        return np.where(q < c, left, right)
 
     def support(self) -> tuple[float, float]:
         return (float(self.low), float(self.high))
 
-    def to_spec(self) -> dict[str, Any]:
-        return {"dist": "triangular", "low": self.low, "mode": self.mode, "high": self.high}
-
 
 @dataclass(frozen=True)
 class Pert(Distribution):
-    """Beta-PERT: a beta on [low, high] with mean (low + lam*mode + high)/(lam + 2), lam = 4."""
+    """Beta-PERT: a beta on [low, high] with mean (low + lam*mode + high)/(lam + 2), lam = 4.
+
+    Shape parameters a = 1 + lam*(mode - low)/w and b = 1 + lam*(high - mode)/w, w = high - low.
+    """
 
     low: float
     mode: float
@@ -168,15 +192,14 @@ class Pert(Distribution):
         width = self.high - self.low
         if width == 0:
             return np.full(np.shape(q), float(self.low))
+        from scipy.special import betaincinv
+
         a = 1.0 + self.lam * (self.mode - self.low) / width
         b = 1.0 + self.lam * (self.high - self.mode) / width
-        return stats.beta.ppf(q, a, b, loc=self.low, scale=width)
+        return self.low + width * betaincinv(a, b, q)
 
     def support(self) -> tuple[float, float]:
         return (float(self.low), float(self.high))
-
-    def to_spec(self) -> dict[str, Any]:
-        return {"dist": "pert", "low": self.low, "mode": self.mode, "high": self.high}
 
 
 @dataclass(frozen=True)
@@ -192,51 +215,39 @@ class Normal(Distribution):
         _finite("mean", self.mean)
         if _finite("sd", self.sd) <= 0:
             raise DistributionError(f"sd must be positive, got {self.sd:g}")
-        low = -math.inf if self.low is None else _finite("low", self.low)
-        high = math.inf if self.high is None else _finite("high", self.high)
-        if low >= high:
-            raise DistributionError(f"low ({low:g}) must be less than high ({high:g})")
+        low, high = _bounds(self.low, self.high)
         # A truncation window far in a tail leaves no probability mass to sample from.
-        a, b = (low - self.mean) / self.sd, (high - self.mean) / self.sd
-        if stats.norm.cdf(b) - stats.norm.cdf(a) < 1e-9:
+        if _mass((low - self.mean) / self.sd, (high - self.mean) / self.sd) < 1e-9:
             raise DistributionError(
                 f"the bounds [{low:g}, {high:g}] hold almost no probability of "
                 f"normal(mean={self.mean:g}, sd={self.sd:g})"
             )
 
     def ppf(self, q: np.ndarray) -> np.ndarray:
-        if self.low is None and self.high is None:
-            return stats.norm.ppf(q, loc=self.mean, scale=self.sd)
         low, high = self.support()
         a, b = (low - self.mean) / self.sd, (high - self.mean) / self.sd
-        return stats.truncnorm.ppf(q, a, b, loc=self.mean, scale=self.sd)
+        return self.mean + self.sd * _truncated_standard_normal(q, a, b)
 
     def support(self) -> tuple[float, float]:
-        low = -math.inf if self.low is None else float(self.low)
-        high = math.inf if self.high is None else float(self.high)
-        return (low, high)
-
-    def to_spec(self) -> dict[str, Any]:
-        spec: dict[str, Any] = {"dist": "normal", "mean": self.mean, "sd": self.sd}
-        if self.low is not None:
-            spec["low"] = self.low
-        if self.high is not None:
-            spec["high"] = self.high
-        return spec
+        return _bounds(self.low, self.high)
 
 
 @dataclass(frozen=True)
 class LogNormal(Distribution):
-    """Lognormal given either by ``median`` and ``p90`` or by ``mean`` and ``sd`` (of the value).
+    """Lognormal given by ``median`` and ``p90`` or by ``mean`` and ``sd`` (of the value),
+    truncated to [low, high] where given.
 
     median/p90: mu = ln(median), sigma = (ln(p90) - mu) / z(0.90).
     mean/sd: sigma^2 = ln(1 + sd^2/mean^2), mu = ln(mean) - sigma^2/2.
+    The parameters describe the lognormal before truncation.
     """
 
     median: float | None = None
     p90: float | None = None
     mean: float | None = None
     sd: float | None = None
+    low: float | None = None
+    high: float | None = None
     mu: float = field(init=False, repr=False)
     sigma: float = field(init=False, repr=False)
 
@@ -269,17 +280,26 @@ class LogNormal(Distribution):
             raise DistributionError("the parameters give an infinitely wide lognormal")
         object.__setattr__(self, "mu", mu)
         object.__setattr__(self, "sigma", sigma)
+        low, high = self.support()
+        if low < 0:
+            raise DistributionError(f"low must not be negative for a lognormal, got {low:g}")
+        if _mass(*self._window(low, high)) < 1e-9:
+            raise DistributionError(
+                f"the bounds [{low:g}, {high:g}] hold almost no probability of this lognormal"
+            )
+
+    def _window(self, low: float, high: float) -> tuple[float, float]:
+        """The bounds in standard-normal units of ln(value)."""
+        a = -math.inf if low <= 0 else (math.log(low) - self.mu) / self.sigma
+        b = (math.log(high) - self.mu) / self.sigma if math.isfinite(high) else math.inf
+        return a, b
 
     def ppf(self, q: np.ndarray) -> np.ndarray:
-        return np.exp(self.mu + self.sigma * stats.norm.ppf(q))
+        a, b = self._window(*self.support())
+        return np.exp(self.mu + self.sigma * _truncated_standard_normal(q, a, b))
 
     def support(self) -> tuple[float, float]:
-        return (0.0, math.inf)
-
-    def to_spec(self) -> dict[str, Any]:
-        if self.median is not None:
-            return {"dist": "lognormal", "median": self.median, "p90": self.p90}
-        return {"dist": "lognormal", "mean": self.mean, "sd": self.sd}
+        return _bounds(0.0 if self.low is None else self.low, self.high)
 
 
 @dataclass(frozen=True)
@@ -315,58 +335,3 @@ class Discrete(Distribution):
     def support(self) -> tuple[float, float]:
         kept = [v for v, w in zip(self.values, self.weights, strict=True) if w > 0]
         return (float(min(kept)), float(max(kept)))
-
-    def to_spec(self) -> dict[str, Any]:
-        return {"dist": "discrete", "values": list(self.values), "weights": list(self.weights)}
-
-
-#: The parameters each ``dist`` form takes: (required, optional).
-DIST_FORMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "uniform": (("low", "high"), ()),
-    "triangular": (("low", "mode", "high"), ()),
-    "pert": (("low", "mode", "high"), ()),
-    "normal": (("mean", "sd"), ("low", "high")),
-    "lognormal": ((), ("median", "p90", "mean", "sd")),
-    "discrete": (("values", "weights"), ()),
-}
-
-
-def from_spec(spec: float | Mapping[str, Any]) -> Distribution:
-    """Build a distribution from a number or a scenario mapping such as ``{dist: pert, ...}``.
-
-    Raises :class:`DistributionError` naming the unknown form or parameter.
-    """
-    if isinstance(spec, int | float) and not isinstance(spec, bool):
-        return Fixed(float(spec))
-    if not isinstance(spec, Mapping):
-        raise DistributionError(f"expected a number or a distribution mapping, got {spec!r}")
-    kind = spec.get("dist")
-    if kind not in DIST_FORMS:
-        raise DistributionError(
-            f"unknown dist {kind!r}; valid: {', '.join(DIST_FORMS)}"
-            if kind is not None
-            else f"a distribution mapping needs 'dist' (one of: {', '.join(DIST_FORMS)})"
-        )
-    required, optional = DIST_FORMS[kind]
-    params = {k: v for k, v in spec.items() if k != "dist"}
-    unknown = sorted(set(params) - set(required) - set(optional))
-    if unknown:
-        raise DistributionError(
-            f"{kind} does not take {', '.join(unknown)}; it takes {', '.join(required + optional)}"
-        )
-    missing = [k for k in required if k not in params]
-    if missing:
-        raise DistributionError(f"{kind} needs {', '.join(missing)}")
-    if kind == "discrete":
-        values, weights = params["values"], params["weights"]
-        if not isinstance(values, list | tuple) or not isinstance(weights, list | tuple):
-            raise DistributionError("discrete values and weights must be lists of numbers")
-        return Discrete(tuple(values), tuple(weights))
-    cls = {
-        "uniform": Uniform,
-        "triangular": Triangular,
-        "pert": Pert,
-        "normal": Normal,
-        "lognormal": LogNormal,
-    }[kind]
-    return cls(**params)

@@ -4,11 +4,12 @@ Each uncertain input is sampled once per draw and held for the whole horizon. Dr
 in chunks so that (draws x months) arrays stay a few tens of MB whatever the sample count; the
 chunking does not change any number. Results are summarised as mean, P10, P50 and P90 (linear
 interpolation between order statistics); "never" outcomes rank as +inf and a percentile that
-lands on one is reported as ``None``.
+lands on one is NaN in the :class:`~costmodel.result.Result`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,19 @@ from scipy import stats
 from .cashflows import BuyFlows, RentFlows, buy_flows, rent_flows, throughput
 from .inputs import ModelInputs
 from .outcomes import Cumulative, breakeven_utilisation
+from .result import (
+    Bands,
+    Breakeven,
+    CumulativeCost,
+    Driver,
+    Payback,
+    Result,
+    Sensitivity,
+    Sides,
+    frozen_array,
+)
 from .sampling import induce_rank_correlation, percentiles
+from .verdict import verdict
 
 __all__ = ["Simulation", "simulate", "summarise", "CUMULATIVE_DRAWS"]
 
@@ -166,21 +179,12 @@ def _quantiles(values: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
-def _json(a: np.ndarray | float) -> list | float | None:
-    """NaN/inf to None; numpy to plain Python floats."""
-    if np.ndim(a) == 0:
-        v = float(a)
-        return v if np.isfinite(v) else None
-    return [_json(v) for v in a]
+def _bands(values: np.ndarray, mean: bool = True) -> Bands:
+    q = {k: frozen_array(v) for k, v in _quantiles(values).items()}
+    return Bands(**q, mean=frozen_array(values.mean(axis=0)) if mean else None)
 
 
-def _bands(values: np.ndarray, mean: bool = True) -> dict:
-    out = {"mean": _json(values.mean(axis=0))} if mean else {}
-    out.update({k: _json(v) for k, v in _quantiles(values).items()})
-    return out
-
-
-def _sensitivity(sim: Simulation) -> dict:
+def _sensitivity(sim: Simulation) -> Sensitivity:
     """Spearman rank correlation of each uncertain input with TCO_buy - TCO_rent.
 
     At the utilisation level nearest the report utilisation; sorted by strength. A positive
@@ -190,52 +194,64 @@ def _sensitivity(sim: Simulation) -> dict:
     grid = np.asarray(sim.inputs.utilisation)
     j = int(np.argmin(np.abs(grid - sim.report_utilisation)))
     names = sorted(n for n, d in sim.inputs.distributions().items() if not d.is_fixed)
-    rows: list[dict] = []
+    rows: list[Driver] = []
     if names and sim.inputs.samples >= 10:
         gap = sim.buy_tco[:, j] - sim.rent_tco[:, j]
         data = np.column_stack([gap, *(sim.draws[n] for n in names)])
         with np.errstate(invalid="ignore", divide="ignore"):  # a constant column gives NaN
             rho = np.corrcoef(stats.rankdata(data, axis=0), rowvar=False)[0, 1:]
         rows = [
-            {"input": n, "spearman": float(r) if np.isfinite(r) else 0.0}
-            for n, r in zip(names, rho, strict=True)
+            Driver(n, float(r) if np.isfinite(r) else 0.0) for n, r in zip(names, rho, strict=True)
         ]
-        rows.sort(key=lambda r: (-abs(r["spearman"]), r["input"]))
-    return {"utilisation": float(grid[j]), "metric": "buy_tco - rent_tco", "inputs": rows}
+        rows.sort(key=lambda r: (-abs(r.spearman), r.input))
+    return Sensitivity(float(grid[j]), "buy_tco - rent_tco", tuple(rows))
 
 
-def summarise(sim: Simulation) -> dict:
-    """The numeric fields of the result contract (DESIGN section 5) as plain JSON-able values."""
+def summarise(sim: Simulation) -> Result:
+    """Mean and percentiles of every outcome per utilisation level, with the verdict."""
     inputs = sim.inputs
-    grid = np.asarray(inputs.utilisation)
+    grid = frozen_array(inputs.utilisation)
     finite = np.isfinite(sim.breakeven)
-    breakeven = {
-        "mean": float(sim.breakeven[finite].mean()) if finite.any() else None,
-        **{k: _json(v) for k, v in _quantiles(sim.breakeven).items()},
-        "prob_always": float(np.mean(sim.breakeven == 0.0)),
-        "prob_never": float(np.mean(~finite)),
-    }
-    payback = {k: _json(v) for k, v in _quantiles(sim.payback).items()}
-    payback["prob_never"] = _json(np.mean(~np.isfinite(sim.payback), axis=0))
+    be = _quantiles(sim.breakeven)
+    breakeven = Breakeven(
+        mean=float(sim.breakeven[finite].mean()) if finite.any() else math.nan,
+        p10=float(be["p10"]),
+        p50=float(be["p50"]),
+        p90=float(be["p90"]),
+        prob_always=float(np.mean(sim.breakeven == 0.0)),
+        prob_never=float(np.mean(~finite)),
+    )
+    pb = _quantiles(sim.payback)
+    payback = Payback(
+        **{k: frozen_array(v) for k, v in pb.items()},
+        prob_never=frozen_array(np.mean(~np.isfinite(sim.payback), axis=0)),
+    )
     hours = grid[None, :] * 730.0 * inputs.horizon_months * sim.own_throughput[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        per_hour = {
-            side: _bands(np.where(hours > 0, tco / hours, np.nan), mean=False)
-            for side, tco in (("buy", sim.buy_tco), ("rent", sim.rent_tco))
-        }
-    return {
-        "utilisation": [float(u) for u in grid],
-        "sensitivity": _sensitivity(sim),
-        "buy_tco": _bands(sim.buy_tco),
-        "rent_tco": _bands(sim.rent_tco),
-        "prob_buy_cheaper": _json(np.mean(sim.buy_tco < sim.rent_tco, axis=0)),
-        "breakeven_utilisation": breakeven,
-        "payback_months": payback,
-        "cost_per_reference_gpu_hour": per_hour,
-        "cumulative_cost": {
-            "utilisation": sim.report_utilisation,
-            "months": list(range(inputs.horizon_months + 1)),
-            "buy": _bands(sim.cum_buy, mean=False),
-            "rent": _bands(sim.cum_rent, mean=False),
-        },
-    }
+        per_hour = Sides(
+            *(
+                _bands(np.where(hours > 0, tco / hours, np.nan), mean=False)
+                for tco in (sim.buy_tco, sim.rent_tco)
+            )
+        )
+    prob = frozen_array(np.mean(sim.buy_tco < sim.rent_tco, axis=0))
+    return Result(
+        utilisation=grid,
+        buy_tco=_bands(sim.buy_tco),
+        rent_tco=_bands(sim.rent_tco),
+        prob_buy_cheaper=prob,
+        breakeven_utilisation=breakeven,
+        payback_months=payback,
+        cost_per_reference_gpu_hour=per_hour,
+        cumulative_cost=CumulativeCost(
+            utilisation=sim.report_utilisation,
+            months=frozen_array(np.arange(inputs.horizon_months + 1)),
+            buy=_bands(sim.cum_buy, mean=False),
+            rent=_bands(sim.cum_rent, mean=False),
+        ),
+        sensitivity=_sensitivity(sim),
+        verdict=verdict(breakeven, grid, prob, payback, sim.report_utilisation),
+        seed=inputs.seed,
+        samples=inputs.samples,
+        method=inputs.method,
+    )

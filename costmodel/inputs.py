@@ -1,236 +1,336 @@
 """Frozen, validated engine inputs.
 
-The scenario layer resolves catalog defaults and builds these; the engine never sees YAML, JSON
-or HTTP. Every uncertain quantity is a :class:`~costmodel.distributions.Distribution`, named in
-sampling by its dotted path (``"buy.pue"``), which keys its random stream.
+The engine never sees YAML, JSON or HTTP: a caller builds these from numbers and
+:class:`~costmodel.distributions.Distribution` objects. Every numeric field carries its unit,
+a one-line description and its valid range in the field's metadata (``unit``, ``text``,
+``bound``); the inputs validate themselves against them, and the scenario schema reads the same
+metadata, so each range is written once. Every uncertain input is named in sampling by
+``"<side>.<field>"`` (``"buy.pue"``), which keys its random stream.
 
-Conventions (DESIGN section 4): months m = 1..H of 730 hours, cash flows at month ends, capex at
-m = 0, discount factor (1 + r)^(-m/12) for a nominal annual rate r, an annual change g applied
-as (1 + g)^((m - 1)/12) in month m. Money in USD; costs are positive numbers.
+Conventions: months m = 1..H of 730 hours, cash flows at month ends, capex at m = 0, discount
+factor (1 + r)^(-m/12) for a nominal annual rate r, an annual change g applied as
+(1 + g)^((m - 1)/12) in month m. Money in USD; costs are positive numbers.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, Field, dataclass, field, fields
+from typing import Any
+
+from pricing.vocabulary import GPU_LIMITS, INSTANCE_LIMITS, PLATFORM_LIMITS, PRICING_MODELS, Bound
 
 from .distributions import Distribution, Fixed
 from .sampling import METHODS
 
 __all__ = [
-    "InputError",
     "BuyInputs",
-    "RentInputs",
-    "ModelInputs",
-    "PRICING_MODELS",
     "DEPRECIATION_METHODS",
+    "InputError",
+    "MAX_LEVELS",
+    "MAX_SAMPLES",
+    "ModelInputs",
+    "RentInputs",
+    "input_fields",
 ]
 
-PRICING_MODELS = ("on_demand", "spot", "reserved_1y", "reserved_3y")
 DEPRECIATION_METHODS = ("straight_line", "macrs5")
+#: Most utilisation levels one evaluation takes [-].
+MAX_LEVELS = 101
+#: Most Monte Carlo draws one evaluation takes [draw].
+MAX_SAMPLES = 1_000_000
 
 
 class InputError(ValueError):
-    """Engine inputs outside their valid range; the message names the field."""
+    """An engine input outside its valid range.
+
+    ``path`` names the input as the engine does (``"buy.pue"``, ``"horizon_months"``,
+    ``"correlations[0]"``); ``message`` says what is wrong, without the path.
+    """
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}")
 
 
-def _check(ok: bool, name: str, message: str) -> None:
-    if not ok:
-        raise InputError(f"{name}: {message}")
+def _input(
+    unit: str,
+    text: str,
+    low: float = -math.inf,
+    high: float = math.inf,
+    *,
+    default: Any = MISSING,
+    low_open: bool = False,
+    integer: bool = False,
+    bound: Bound | None = None,
+    dist: bool = True,
+) -> Any:
+    """A dataclass field with its unit, description, valid range and whether it takes a
+    distribution (``dist``) as metadata."""
+    if bound is None:
+        bound = Bound(low, high, unit, low_open=low_open, integer=integer)
+    meta = {"unit": unit, "text": text, "bound": bound, "dist": dist}
+    return field(metadata=meta) if default is MISSING else field(default=default, metadata=meta)
 
 
-def _within(dist: Distribution, name: str, low: float, high: float = math.inf) -> None:
-    """Every value the distribution can take must lie in [low, high]."""
-    lo, hi = dist.support()
-    _check(
-        low <= lo and hi <= high,
-        name,
-        f"values must lie in [{low:g}, {high:g}], but the distribution spans [{lo:g}, {hi:g}]",
-    )
+def _choice(text: str, choices: tuple[str, ...], *, default: Any = MISSING) -> Any:
+    meta = {"text": text, "choices": choices}
+    return field(metadata=meta) if default is MISSING else field(default=default, metadata=meta)
+
+
+def _validate(obj: Any, prefix: str) -> None:
+    """Check every field of ``obj`` against its ``bound`` or ``choices`` metadata."""
+    for f in fields(obj):
+        value, path = getattr(obj, f.name), f"{prefix}{f.name}"
+        bound: Bound | None = f.metadata.get("bound")
+        choices = f.metadata.get("choices")
+        if value is None:
+            continue
+        if choices is not None and value not in choices:
+            raise InputError(path, f"unknown value {value!r}; valid: {', '.join(choices)}")
+        if bound is None:
+            continue
+        if isinstance(value, Distribution):
+            lo, hi = value.support()
+            if bound.problem(lo) or bound.problem(hi):
+                raise InputError(
+                    path,
+                    f"values must lie in {bound.text()}, but the distribution spans "
+                    f"[{lo:g}, {hi:g}]",
+                )
+            continue
+        for item in value if isinstance(value, tuple) else (value,):
+            if bound.integer and (isinstance(item, bool) or not isinstance(item, int)):
+                raise InputError(path, f"must be an integer, got {item!r}")
+            problem = bound.problem(item)
+            if problem:
+                raise InputError(path, problem)
+
+
+_THROUGHPUT = "[reference GPU-hours/GPU-hour]"
 
 
 @dataclass(frozen=True)
 class BuyInputs:
     """The owned build: N GPUs in a platform, powered, hosted, maintained and resold.
 
-    gpu_price_usd [USD/GPU]; platform_price_usd [USD]; setup_usd [USD] one-off, not resold;
-    gpu_power_w, gpu_idle_w [W/GPU]; platform_power_w [W]; electricity_usd_per_kwh [USD/kWh];
-    electricity_annual_change [1/year]; pue [-] >= 1; hosting_usd_per_kw_month
-    [USD/(kW*month)] on peak IT kW; maintenance_rate [1/year] of hardware price;
-    gpu_annual_failure_rate [1/year]; admin_usd_per_month [USD/month]; resale_annual_decay
-    [1/year] geometric; relative_throughput [reference GPU-hours per GPU-hour];
-    scaling_efficiency [-]; thermal_derate [-] throughput kept under the build's cooling.
+    Each field's unit, description and range are in its metadata (see :func:`input_fields`).
     """
 
-    gpu_count: int
-    gpu_price_usd: Distribution
-    platform_price_usd: Distribution
-    gpu_power_w: Distribution
-    gpu_idle_w: Distribution
-    platform_power_w: Distribution
-    electricity_usd_per_kwh: Distribution
-    relative_throughput: Distribution
-    setup_usd: Distribution = Fixed(0.0)
-    powered_when_idle: bool = True
-    electricity_annual_change: Distribution = Fixed(0.0)
-    pue: Distribution = Fixed(1.0)
-    hosting_usd_per_kw_month: Distribution = Fixed(0.0)
-    maintenance_rate: Distribution = Fixed(0.0)
-    gpu_annual_failure_rate: Distribution = Fixed(0.0)
-    admin_usd_per_month: Distribution = Fixed(0.0)
-    resale_annual_decay: Distribution = Fixed(1.0)
-    depreciation: str = "straight_line"
-    depreciation_years: int = 5
-    scaling_efficiency: Distribution = Fixed(1.0)
-    thermal_derate: Distribution = Fixed(1.0)
+    gpu_count: int = _input(
+        "[GPU]", "GPUs in the build", bound=INSTANCE_LIMITS["gpu_count"], dist=False
+    )
+    gpu_price_usd: Distribution = _input(
+        "[USD/GPU]", "price of one GPU", bound=GPU_LIMITS["price_usd"]
+    )
+    platform_price_usd: Distribution = _input(
+        "[USD]",
+        "CPU, board, RAM, PSU, chassis and storage",
+        bound=PLATFORM_LIMITS["price_usd"],
+    )
+    gpu_power_w: Distribution = _input(
+        "[W/GPU]", "draw of one busy GPU", 0, GPU_LIMITS["tdp_w"].high
+    )
+    gpu_idle_w: Distribution = _input(
+        "[W/GPU]", "draw of one idle GPU", 0, GPU_LIMITS["tdp_w"].high
+    )
+    platform_power_w: Distribution = _input(
+        "[W]", "host draw without the GPUs", bound=PLATFORM_LIMITS["power_w"]
+    )
+    electricity_usd_per_kwh: Distribution = _input("[USD/kWh]", "electricity price", 0, 10)
+    relative_throughput: Distribution = _input(
+        _THROUGHPUT, "work of one GPU in reference GPU-hours per hour", 0, 1000, low_open=True
+    )
+    setup_usd: Distribution = _input(
+        "[USD]", "one-off setup, not resold", 0, 1e7, default=Fixed(0.0)
+    )
+    powered_when_idle: bool = field(
+        default=True, metadata={"text": "the build stays powered when idle"}
+    )
+    electricity_annual_change: Distribution = _input(
+        "[1/year]", "annual change of the electricity price", -0.99, 10, default=Fixed(0.0)
+    )
+    pue: Distribution = _input(
+        "[-]", "power usage effectiveness: cooling and facility overhead", 1, 5, default=Fixed(1.0)
+    )
+    hosting_usd_per_kw_month: Distribution = _input(
+        "[USD/(kW*month)]", "colocation fee on peak IT power", 0, 10_000, default=Fixed(0.0)
+    )
+    maintenance_rate: Distribution = _input(
+        "[1/year]", "maintenance as a share of the hardware price", 0, 1, default=Fixed(0.0)
+    )
+    gpu_annual_failure_rate: Distribution = _input(
+        "[1/year]", "GPUs replaced per GPU-year, at the GPU price", 0, 1, default=Fixed(0.0)
+    )
+    admin_usd_per_month: Distribution = _input(
+        "[USD/month]", "administration", 0, 1e6, default=Fixed(0.0)
+    )
+    resale_annual_decay: Distribution = _input(
+        "[1/year]", "market value lost per year (geometric)", 0, 1, default=Fixed(1.0)
+    )
+    depreciation: str = _choice(
+        "tax depreciation method", DEPRECIATION_METHODS, default="straight_line"
+    )
+    depreciation_years: int = _input(
+        "[year]", "straight-line tax life", 1, 40, integer=True, default=5, dist=False
+    )
+    scaling_efficiency: Distribution = _input(
+        "[-]", "multi-GPU scaling efficiency", 0, 1, low_open=True, default=Fixed(1.0)
+    )
+    thermal_derate: Distribution = _input(
+        "[-]",
+        "share of throughput kept under the build's cooling",
+        0,
+        1,
+        low_open=True,
+        default=Fixed(1.0),
+    )
 
     def __post_init__(self) -> None:
-        _check(1 <= self.gpu_count <= 64, "buy.gpu_count", "must be an integer in [1, 64]")
-        _check(
-            self.depreciation in DEPRECIATION_METHODS,
-            "buy.depreciation",
-            f"unknown method {self.depreciation!r}; valid: {', '.join(DEPRECIATION_METHODS)}",
-        )
-        _check(
-            1 <= self.depreciation_years <= 40,
-            "buy.depreciation_years",
-            "must be an integer in [1, 40]",
-        )
-        for name in (
-            "gpu_price_usd",
-            "platform_price_usd",
-            "setup_usd",
-            "gpu_power_w",
-            "gpu_idle_w",
-            "platform_power_w",
-            "electricity_usd_per_kwh",
-            "hosting_usd_per_kw_month",
-            "maintenance_rate",
-            "gpu_annual_failure_rate",
-            "admin_usd_per_month",
-        ):
-            _within(getattr(self, name), f"buy.{name}", 0.0)
-        _within(self.electricity_annual_change, "buy.electricity_annual_change", -0.99, 10.0)
-        _within(self.pue, "buy.pue", 1.0, 5.0)
-        _within(self.resale_annual_decay, "buy.resale_annual_decay", 0.0, 1.0)
-        _within(self.relative_throughput, "buy.relative_throughput", 1e-9)
-        _within(self.scaling_efficiency, "buy.scaling_efficiency", 1e-9, 1.0)
-        _within(self.thermal_derate, "buy.thermal_derate", 1e-9, 1.0)
+        _validate(self, "buy.")
 
 
 @dataclass(frozen=True)
 class RentInputs:
     """The rented side: instances with ``gpu_count`` GPUs each, priced per instance-hour.
 
-    price_usd_per_hour [USD/instance-hour] for the pricing model; on_demand_price_usd_per_hour
-    [USD/instance-hour] for hours above a reservation; committed_instances: reserved instances
-    (None: ceil(T_own / T_inst) per draw); price_annual_change [1/year];
-    spot_interruption_overhead [-] share of hours redone; storage, egress and admin
-    [USD/month]; relative_throughput [reference GPU-hours per GPU-hour]; scaling_efficiency [-].
+    ``committed_instances`` is the number of reserved instances (``None``: ceil(T_own /
+    T_inst) per draw; 0: none). Each field's unit, description and range are in its metadata.
     """
 
-    gpu_count: int
-    pricing: str
-    price_usd_per_hour: Distribution
-    relative_throughput: Distribution
-    on_demand_price_usd_per_hour: Distribution | None = None
-    committed_instances: int | None = None
-    price_annual_change: Distribution = Fixed(0.0)
-    spot_interruption_overhead: Distribution = Fixed(0.0)
-    storage_usd_per_month: Distribution = Fixed(0.0)
-    egress_usd_per_month: Distribution = Fixed(0.0)
-    admin_usd_per_month: Distribution = Fixed(0.0)
-    scaling_efficiency: Distribution = Fixed(1.0)
+    gpu_count: int = _input(
+        "[GPU]", "GPUs per instance", bound=INSTANCE_LIMITS["gpu_count"], dist=False
+    )
+    pricing: str = _choice("pricing model", PRICING_MODELS)
+    price_usd_per_hour: Distribution = _input(
+        "[USD/instance-hour]",
+        "price under the pricing model",
+        bound=INSTANCE_LIMITS["usd_per_hour"],
+    )
+    relative_throughput: Distribution = _input(
+        _THROUGHPUT, "work of one GPU in reference GPU-hours per hour", 0, 1000, low_open=True
+    )
+    on_demand_price_usd_per_hour: Distribution | None = _input(
+        "[USD/instance-hour]",
+        "price of hours above a reservation",
+        bound=INSTANCE_LIMITS["usd_per_hour"],
+        default=None,
+    )
+    committed_instances: int | None = _input(
+        "[instance]",
+        "reserved instances; default ceil(T_own/T_inst)",
+        0,
+        10_000,
+        integer=True,
+        default=None,
+        dist=False,
+    )
+    price_annual_change: Distribution = _input(
+        "[1/year]", "annual change of the cloud price", -0.99, 10, default=Fixed(0.0)
+    )
+    spot_interruption_overhead: Distribution = _input(
+        "[-]", "share of hours redone after spot interruptions", 0, 10, default=Fixed(0.0)
+    )
+    storage_usd_per_month: Distribution = _input(
+        "[USD/month]", "storage", 0, 1e6, default=Fixed(0.0)
+    )
+    egress_usd_per_month: Distribution = _input(
+        "[USD/month]", "data egress", 0, 1e6, default=Fixed(0.0)
+    )
+    admin_usd_per_month: Distribution = _input(
+        "[USD/month]", "administration", 0, 1e6, default=Fixed(0.0)
+    )
+    scaling_efficiency: Distribution = _input(
+        "[-]", "multi-GPU scaling efficiency", 0, 1, low_open=True, default=Fixed(1.0)
+    )
 
     def __post_init__(self) -> None:
-        _check(1 <= self.gpu_count <= 64, "rent.gpu_count", "must be an integer in [1, 64]")
-        _check(
-            self.pricing in PRICING_MODELS,
-            "rent.pricing",
-            f"unknown pricing {self.pricing!r}; valid: {', '.join(PRICING_MODELS)}",
-        )
+        _validate(self, "rent.")
         reserved = self.pricing.startswith("reserved")
-        _check(
-            not reserved or self.on_demand_price_usd_per_hour is not None,
-            "rent.on_demand_price_usd_per_hour",
-            "a reservation needs the on-demand price for hours above the commitment",
-        )
-        _check(
-            self.committed_instances is None or (reserved and self.committed_instances >= 0),
-            "rent.committed_instances",
-            "applies to reserved pricing only and must not be negative",
-        )
-        for name in (
-            "price_usd_per_hour",
-            "storage_usd_per_month",
-            "egress_usd_per_month",
-            "admin_usd_per_month",
-        ):
-            _within(getattr(self, name), f"rent.{name}", 0.0)
-        if self.on_demand_price_usd_per_hour is not None:
-            _within(self.on_demand_price_usd_per_hour, "rent.on_demand_price_usd_per_hour", 0.0)
-        _within(self.price_annual_change, "rent.price_annual_change", -0.99, 10.0)
-        _within(self.spot_interruption_overhead, "rent.spot_interruption_overhead", 0.0, 10.0)
-        _within(self.relative_throughput, "rent.relative_throughput", 1e-9)
-        _within(self.scaling_efficiency, "rent.scaling_efficiency", 1e-9, 1.0)
+        if reserved and self.on_demand_price_usd_per_hour is None:
+            raise InputError(
+                "rent.on_demand_price_usd_per_hour",
+                "a reservation needs the on-demand price for hours above the commitment",
+            )
+        if self.committed_instances is not None and not reserved:
+            raise InputError("rent.committed_instances", "applies to reserved pricing only")
 
 
 @dataclass(frozen=True)
 class ModelInputs:
     """A whole evaluation: horizon, money conventions, utilisation grid, both sides, sampling.
 
-    horizon_months [month] 1..240; discount_rate [1/year] nominal annual; tax_rate [-];
-    utilisation [-] levels in [0, 1] (busy share of wall-clock hours of the owned GPUs);
-    correlations: (input name, input name, Spearman rho) triples; report_utilisation [-]: the
-    level at which cumulative cost by month is summarised.
+    ``correlations`` are (input name, input name, Spearman rho) triples; ``report_utilisation``
+    is the level at which cumulative cost by month is summarised (default: the level nearest
+    0.5). Each field's unit, description and range are in its metadata.
     """
 
-    horizon_months: int
-    utilisation: tuple[float, ...]
-    buy: BuyInputs
-    rent: RentInputs
-    discount_rate: float = 0.0
-    tax_rate: float = 0.0
-    samples: int = 10_000
-    seed: int = 0
-    method: str = "lhs"
-    correlations: tuple[tuple[str, str, float], ...] = ()
-    report_utilisation: float | None = None
+    horizon_months: int = _input("[month]", "months compared", 1, 240, integer=True, dist=False)
+    utilisation: tuple[float, ...] = _input(
+        "[-]", "busy share of wall-clock hours of the owned GPUs", 0, 1, dist=False
+    )
+    buy: BuyInputs = field(metadata={"text": "the owned build"})
+    rent: RentInputs = field(metadata={"text": "the rented instances"})
+    discount_rate: float = _input(
+        "[1/year]",
+        "nominal annual discount rate",
+        -0.5,
+        1,
+        low_open=True,
+        default=0.0,
+        dist=False,
+    )
+    tax_rate: float = _input(
+        "[-]",
+        "tax rate; opex and depreciation are deductible when > 0",
+        0,
+        0.9,
+        default=0.0,
+        dist=False,
+    )
+    samples: int = _input(
+        "[draw]", "Monte Carlo draws", 1, MAX_SAMPLES, integer=True, default=10_000, dist=False
+    )
+    seed: int = _input(
+        "[-]",
+        "random seed; same seed, same result",
+        0,
+        2**63 - 1,
+        integer=True,
+        default=0,
+        dist=False,
+    )
+    method: str = _choice("sampler", METHODS, default="lhs")
+    correlations: tuple[tuple[str, str, float], ...] = field(
+        default=(), metadata={"text": "Spearman rank correlations between uncertain inputs"}
+    )
+    report_utilisation: float | None = _input(
+        "[-]", "level of the cumulative-cost-by-month summary", 0, 1, default=None, dist=False
+    )
 
     def __post_init__(self) -> None:
-        _check(1 <= self.horizon_months <= 240, "horizon_months", "must be in [1, 240]")
-        _check(-0.5 < self.discount_rate <= 1.0, "discount_rate", "must be in (-0.5, 1]")
-        _check(0.0 <= self.tax_rate <= 0.9, "tax_rate", "must be in [0, 0.9]")
-        _check(len(self.utilisation) > 0, "utilisation", "needs at least one level")
-        _check(
-            all(0.0 <= u <= 1.0 for u in self.utilisation),
-            "utilisation",
-            "every level must be in [0, 1]",
-        )
-        _check(self.samples >= 1, "simulation.samples", "must be at least 1")
-        _check(self.seed >= 0, "simulation.seed", "must not be negative")
-        _check(
-            self.method in METHODS,
-            "simulation.method",
-            f"unknown method {self.method!r}; valid: {', '.join(METHODS)}",
-        )
-        names = set(self.distributions())
-        for i, (a, b, rho) in enumerate(self.correlations):
-            for name in (a, b):
-                _check(name in names, f"correlations[{i}]", f"unknown input {name!r}")
-                _check(
-                    not self.distributions()[name].is_fixed,
-                    f"correlations[{i}]",
-                    f"{name} is fixed; only uncertain inputs can be correlated",
-                )
-            _check(a != b, f"correlations[{i}]", "an input cannot be correlated with itself")
-            _check(-1.0 < rho < 1.0, f"correlations[{i}]", "rho must be in (-1, 1)")
-        if self.report_utilisation is not None:
-            _check(
-                0.0 <= self.report_utilisation <= 1.0,
-                "report_utilisation",
-                "must be in [0, 1]",
+        _validate(self, "")
+        if not self.utilisation:
+            raise InputError("utilisation", "needs at least one level")
+        if len(self.utilisation) > MAX_LEVELS:
+            raise InputError(
+                "utilisation", f"at most {MAX_LEVELS} levels, got {len(self.utilisation)}"
             )
+        dists = self.distributions()
+        for i, (a, b, rho) in enumerate(self.correlations):
+            path = f"correlations[{i}]"
+            for name in (a, b):
+                if name not in dists:
+                    raise InputError(path, f"unknown input {name!r}")
+                if dists[name].is_fixed:
+                    raise InputError(
+                        path, f"{name} is fixed; only uncertain inputs can be correlated"
+                    )
+            if a == b:
+                raise InputError(path, "an input cannot be correlated with itself")
+            if not -1.0 < rho < 1.0:
+                raise InputError(path, "rho must be in (-1, 1)")
 
     def distributions(self) -> dict[str, Distribution]:
         """Every distribution-valued input by its dotted name (``"buy.pue"``)."""
@@ -241,3 +341,9 @@ class ModelInputs:
                 if isinstance(value, Distribution):
                     out[f"{side}.{f.name}"] = value
         return out
+
+
+def input_fields(cls: type) -> dict[str, Field]:
+    """The dataclass fields of an inputs class by name, with their ``unit``/``text``/``bound``
+    or ``choices`` metadata."""
+    return {f.name: f for f in fields(cls)}

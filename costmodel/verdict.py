@@ -1,36 +1,47 @@
-"""A one-sentence answer from the summarised result."""
+"""A one-sentence answer from the summarised numbers."""
 
 from __future__ import annotations
+
+import numpy as np
+
+from .formatting import fmt_share, fmt_utilisation, missing
+from .result import Breakeven, Payback
 
 __all__ = ["verdict"]
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.0f}%"
+def verdict(
+    breakeven: Breakeven,
+    utilisation: np.ndarray,
+    prob_buy_cheaper: np.ndarray,
+    payback: Payback,
+    level: float,
+) -> str:
+    """Break-even P50 with its P10-P90 range, then the picture at utilisation ``level``.
 
-
-def verdict(summary: dict) -> str:
-    """Break-even P50 with its P10-P90 range, then the picture at the report utilisation."""
-    be = summary["breakeven_utilisation"]
-    if be["p50"] is None:
+    The second half is left out when ``level`` is not one of the ``utilisation`` levels.
+    """
+    be = breakeven
+    if missing(be.p50):
         head = (
-            f"Renting is cheaper at every utilisation in most draws: buying never breaks "
-            f"even in {_pct(be['prob_never'])} of draws"
+            "Renting is cheaper at every utilisation in most draws: buying never breaks "
+            f"even in {fmt_share(be.prob_never)} of draws"
         )
-    elif be["p50"] == 0.0:
-        head = f"Buying is cheaper even when idle in {_pct(be['prob_always'])} of draws"
+    elif be.p50 == 0.0:
+        head = f"Buying is cheaper even when idle in {fmt_share(be.prob_always)} of draws"
     else:
-        p10 = _pct(be["p10"]) if be["p10"] is not None else "never"
-        p90 = _pct(be["p90"]) if be["p90"] is not None else "never"
-        head = f"Buying breaks even at {_pct(be['p50'])} utilisation (P10-P90: {p10} to {p90})"
-    grid = summary["utilisation"]
-    u = summary["cumulative_cost"]["utilisation"]
-    if u not in grid:
+        head = (
+            f"Buying breaks even at {fmt_utilisation(be.p50)} utilisation "
+            f"(P10-P90: {fmt_utilisation(be.p10)} to {fmt_utilisation(be.p90)})"
+        )
+    hits = np.flatnonzero(np.abs(np.asarray(utilisation) - level) < 1e-9)
+    if not hits.size:
         return head + "."
-    j = grid.index(u)
-    prob = summary["prob_buy_cheaper"][j]
-    payback = summary["payback_months"]["p50"][j]
-    tail = f"; at {_pct(u)} utilisation buying is cheaper in {_pct(prob)} of draws"
-    if payback is not None:
-        tail += f" and pays back in {payback:.1f} months (P50)"
+    j = int(hits[0])
+    tail = (
+        f"; at {fmt_utilisation(level)} utilisation buying is cheaper in "
+        f"{fmt_share(prob_buy_cheaper[j])} of draws"
+    )
+    if not missing(float(payback.p50[j])):
+        tail += f" and pays back in {payback.p50[j]:.1f} months (P50)"
     return head + tail + "."

@@ -174,8 +174,7 @@ class Catalog:
         largest = self.tiers[-1].gpu_count
         raise CatalogError(
             f"no platform tier holds {gpu_count} GPUs; the largest tier holds {largest} "
-            f"(tiers: {', '.join(str(t.gpu_count) for t in self.tiers)}); "
-            "give buy.platform_price_usd and buy.platform_power_w explicitly"
+            f"(tiers: {', '.join(str(t.gpu_count) for t in self.tiers)})"
         )
 
     def scaling_efficiency(self, interconnect: str, gpu_count: int) -> float:
@@ -202,7 +201,7 @@ class Catalog:
                 return e0 + t * (e1 - e0)
         raise CatalogError(
             f"no scaling data for {gpu_count} GPUs on {key}; the table stops at "
-            f"{points[-1][0]} GPUs; give scaling_efficiency explicitly"
+            f"{points[-1][0]} GPUs"
         )
 
 

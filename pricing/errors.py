@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 
 __all__ = ["CatalogError", "ThroughputUnavailableError", "UnknownIdError"]
@@ -61,10 +60,9 @@ class CatalogError(ValueError):
         )
 
     def at(self, path: str) -> CatalogError:
-        """A copy of this error that names the key path which asked for the lookup."""
-        located = copy.copy(self)
-        located.path = path
-        return located
+        """This error, naming the key path which asked for the lookup."""
+        self.path = path
+        return self
 
 
 class UnknownIdError(CatalogError):

@@ -325,7 +325,7 @@ class Instance:
             known = [p for p in PRICING_MODELS if getattr(self, f"{p}_usd_per_hour") is not None]
             raise CatalogError(
                 f"instance {self.id!r} has no {pricing} price in the catalog "
-                f"(known: {', '.join(known)}); give rent.price_usd_per_hour explicitly"
+                f"(known: {', '.join(known)})"
             )
         return float(value)
 

@@ -84,7 +84,7 @@ def _like_for_like(gpu: GPU, reference: GPU, precision: str) -> tuple[float, str
     raise ThroughputUnavailableError(
         f"GPU {missing.id!r} has no {precision} throughput figure to compare with "
         f"{(reference if missing is gpu else gpu).id!r} (no measurement, no like-for-like "
-        "peak); give relative_throughput explicitly"
+        "peak)"
     )
 
 

@@ -1,15 +1,21 @@
-"""The scenario format: schema, YAML loading, catalog resolution, runs, batch and the CLI."""
+"""The scenario format: schema, YAML loading, catalog resolution, evaluation, batch runs and the
+run store; plus the example scenario library.
+
+>>> import scenarios
+>>> result = scenarios.evaluate("scenarios/examples/lab-4x-rtx2080ti-vs-p3-8xlarge.yaml")
+>>> result.verdict
+"""
 
 from .errors import ScenarioError
-from .scenario import Scenario, load_file, load_files, load_mapping, run
+from .scenario import Scenario, evaluate, load_file, load_files, load_mapping
 from .schema import ScenarioSchema
 
 __all__ = [
     "Scenario",
     "ScenarioError",
     "ScenarioSchema",
+    "evaluate",
     "load_file",
     "load_files",
     "load_mapping",
-    "run",
 ]

@@ -17,7 +17,7 @@ How it works:
   keeps it free of duplicates.
 * Jobs run in ``spawn``-ed worker processes (``workers`` of them, default ``os.cpu_count()``;
   one worker runs in the calling process) or on an existing Dask distributed cluster. Each job is
-  exactly ``scenarios.run(scenario, samples, seed)``, so a result does not depend on where, in
+  exactly ``scenarios.evaluate(scenario, samples, seed)``, so a result does not depend on where, in
   which order or beside what it ran.
 * Every file is written to a temporary name in its folder and moved into place with
   :func:`os.replace`, so no reader ever sees half a file; temporary files left by a killed run
@@ -27,24 +27,26 @@ How it works:
 
 from __future__ import annotations
 
-import csv
-import io
-import json
+import math
 import os
 import re
 import sys
-import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from marshmallow import ValidationError
+
+from costmodel.formatting import slug
 from costmodel.reports import write_atomic as _write_atomic
+from costmodel.result import Result
 from pricing import load_catalog
 
 from .errors import ScenarioError
+from .executor import BatchError, Done, Job, one_line, run_jobs, write_reports
 from .loader import load_documents
-from .scenario import Scenario, load_document, run
+from .scenario import Scenario, load_document
 from .store import RunStore
 
 __all__ = ["BatchError", "BatchItem", "BatchSummary", "expand_paths", "run_batch"]
@@ -52,10 +54,6 @@ __all__ = ["BatchError", "BatchItem", "BatchSummary", "expand_paths", "run_batch
 _SUFFIXES = (".yaml", ".yml")
 _SUMMARY = "summary.csv"
 _TEMP = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")  # ours and costmodel.reports'
-
-
-class BatchError(ValueError):
-    """The batch as a whole cannot run: no scenario files, bad options, unreachable scheduler."""
 
 
 @dataclass(frozen=True)
@@ -158,13 +156,6 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return out
 
 
-def _slug(name: str) -> str:
-    """A lowercase ASCII file stem for ``name`` (``[a-z0-9-]``, at most 80 characters)."""
-    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    text = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80].rstrip("-")
-    return text or "scenario"
-
-
 # --------------------------------------------------------------------------- files
 
 
@@ -173,161 +164,6 @@ def _remove_stale_temps(folder: Path) -> None:
     for p in folder.iterdir():
         if _TEMP.match(p.name) and p.is_file():
             p.unlink(missing_ok=True)
-
-
-def _result_bytes(result: dict[str, Any]) -> bytes:
-    """The result JSON as written to ``<slug>.json`` (same bytes as the ``json`` report)."""
-    return json.dumps(result, indent=2, allow_nan=False).encode("utf-8")
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc) if isinstance(exc, ScenarioError) else f"{type(exc).__name__}: {exc}"
-    return "; ".join(line.strip() for line in text.splitlines() if line.strip()) or repr(exc)
-
-
-# --------------------------------------------------------------------------- jobs
-
-
-@dataclass(frozen=True)
-class _Job:
-    """Work for one cache key: run a scenario (or reuse a stored result), then its reports.
-
-    The scenario travels as its YAML document ``(data, source, lines)``, plain picklable data
-    (a resolved :class:`Scenario` holds catalog objects that do not pickle); the worker builds it
-    exactly as :func:`scenarios.load_files` does.
-    """
-
-    key: str
-    document: tuple[Any, str, dict[str, int]] | None
-    result: dict[str, Any] | None
-    samples: int | None
-    seed: int | None
-    write: tuple[tuple[str, str], ...] = ()  # (format, path) the worker writes (same filesystem)
-    render: tuple[str, ...] = ()  # formats the worker renders to bytes (Dask)
-
-
-@dataclass(frozen=True)
-class _Done:
-    result: dict[str, Any]
-    written: tuple[str, ...] = ()
-    rendered: tuple[tuple[str, bytes], ...] = ()
-    report_error: str = ""
-
-
-def _write_reports(result: dict[str, Any], reports: Iterable[tuple[str, str]]) -> _Done:
-    from costmodel.reports import write
-
-    written: list[str] = []
-    try:
-        for fmt, path in reports:
-            written += [str(p) for p in write(result, fmt, path)]
-    except Exception as exc:  # a report failure must not lose the computed result
-        return _Done(result, tuple(written), (), f"report: {_one_line(exc)}")
-    return _Done(result, tuple(written))
-
-
-def _execute(job: _Job) -> _Done:
-    """Worker entry point: exactly ``scenarios.run(scenario, samples, seed)``, then reports."""
-    if job.document is None:
-        result = job.result or {}
-    else:
-        data, source, lines = job.document
-        scenario = load_document(data, source, lines)
-        if scenario.key(job.samples, job.seed) != job.key:
-            raise BatchError(
-                f"{source}: the worker resolved the scenario differently "
-                f"(its catalog is {load_catalog().version})"
-            )
-        result = run(scenario, samples=job.samples, seed=job.seed)
-    done = _write_reports(result, job.write)
-    if done.report_error or not job.render:
-        return done
-    from costmodel.reports import render
-
-    try:
-        rendered = tuple((fmt, render(result, fmt)) for fmt in job.render)
-    except Exception as exc:
-        return _Done(result, done.written, (), f"report: {_one_line(exc)}")
-    return _Done(result, done.written, rendered)
-
-
-def _run_jobs(
-    jobs: Sequence[_Job], workers: int, scheduler: str | None
-) -> Iterator[tuple[_Job, _Done | BaseException]]:
-    """Yield each job with its outcome (or exception) as jobs finish."""
-    if not jobs:
-        return
-    if scheduler is not None:
-        yield from _run_dask(jobs, scheduler)
-    elif workers == 1:
-        for job in jobs:
-            try:
-                yield job, _execute(job)
-            except Exception as exc:
-                yield job, exc
-    else:
-        yield from _run_pool(jobs, workers)
-
-
-def _exit_with_parent(parent: int) -> None:
-    """Worker initializer: end this worker when the batch process dies (e.g. ``kill -9``).
-
-    Workers of a killed :class:`ProcessPoolExecutor` would otherwise run on as orphans.
-    """
-    import threading
-    import time
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-
-
-def _run_pool(jobs: Sequence[_Job], workers: int) -> Iterator[tuple[_Job, _Done | BaseException]]:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    pool = ProcessPoolExecutor(
-        max_workers=min(workers, len(jobs)),
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_exit_with_parent,
-        initargs=(os.getpid(),),
-    )
-    try:
-        futures = {pool.submit(_execute, job): job for job in jobs}
-        for future in as_completed(futures):
-            try:
-                yield futures[future], future.result()
-            except Exception as exc:
-                yield futures[future], exc
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _run_dask(jobs: Sequence[_Job], address: str) -> Iterator[tuple[_Job, _Done | BaseException]]:
-    try:
-        from distributed import Client, as_completed
-    except ImportError as exc:  # pragma: no cover - distributed is a dependency
-        raise BatchError(f"--dask-scheduler needs the 'distributed' package: {exc}") from exc
-    try:
-        # Connect timeout: dask config distributed.comm.timeouts.connect (30 s by default).
-        client = Client(address, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise BatchError(f"cannot connect to the Dask scheduler at {address}: {exc}") from exc
-    futures: dict[Any, _Job] = {}
-    try:
-        for job in jobs:
-            futures[client.submit(_execute, job, pure=False, key=f"costmodel-{job.key}")] = job
-        for future in as_completed(list(futures), loop=client.loop):
-            try:
-                yield futures[future], future.result()
-            except Exception as exc:
-                yield futures[future], exc
-    finally:
-        client.cancel(list(futures))
-        client.close()
 
 
 # --------------------------------------------------------------------------- the batch
@@ -343,7 +179,7 @@ class _Entry:
     key: str = ""
     slug: str = ""
     status: str = ""
-    result: dict[str, Any] | None = None
+    result: Result | None = None
     outputs: list[Path] = field(default_factory=list)
 
     def fail(self, message: str) -> None:
@@ -355,7 +191,7 @@ def _load(path: Path) -> list[_Entry]:
     try:
         docs = load_documents(path)
     except ScenarioError as exc:
-        return [_Entry(str(path), "", status="failed", error=_one_line(exc))]
+        return [_Entry(str(path), "", status="failed", error=one_line(exc))]
     if not docs:
         return [_Entry(str(path), "", status="failed", error=f"{path}: empty list of scenarios")]
     entries = []
@@ -368,7 +204,7 @@ def _load(path: Path) -> list[_Entry]:
             entry.document = (data, source, lines)
             entry.name = entry.scenario.name
         except ScenarioError as exc:
-            entry.fail(_one_line(exc))
+            entry.fail(one_line(exc))
         entries.append(entry)
     return entries
 
@@ -391,17 +227,17 @@ def _assign_slugs(entries: Iterable[_Entry]) -> None:
     for entry in entries:
         if entry.scenario is None:
             continue
-        base = slug = _slug(entry.name)
+        base = stem = slug(entry.name)
         n = 2
-        while slug in used:
-            slug, n = f"{base}-{n}", n + 1
-        used.add(slug)
-        entry.slug = slug
+        while stem in used:
+            stem, n = f"{base}-{n}", n + 1
+        used.add(stem)
+        entry.slug = stem
 
 
-def _report_paths(out: Path, slug: str, formats: Sequence[str]) -> list[tuple[str, str]]:
+def _report_paths(out: Path, stem: str, formats: Sequence[str]) -> list[tuple[str, str]]:
     """Reports other than ``json`` (the result JSON itself is the ``json`` report)."""
-    return [(fmt, str(out / f"{slug}.{fmt}")) for fmt in formats if fmt != "json"]
+    return [(fmt, str(out / f"{stem}.{fmt}")) for fmt in formats if fmt != "json"]
 
 
 def _current(out: Path, entry: _Entry, data: bytes, formats: Sequence[str]) -> bool:
@@ -430,46 +266,47 @@ def _level(u: float) -> str:
     return f"{r:.2f}" if abs(r * 100 - round(r * 100)) < 1e-6 else f"{r:g}"
 
 
-def _cell(value: Any) -> Any:
-    return "never" if value is None else value
+def _rounded(value: float, digits: int) -> float:
+    return round(float(value), digits)
+
+
+def _summary_row(e: _Entry) -> dict[str, Any]:
+    """One row of ``summary.csv``: no value is an empty cell with its ``*_never`` flag set."""
+    row: dict[str, Any] = {"file": e.file, "name": e.name, "status": e.status, "error": e.error}
+    r = e.result
+    if r is None:
+        return row
+    row["warnings"] = len(r.warnings)
+    be = r.breakeven_utilisation
+    for p in ("p10", "p50", "p90"):
+        value = getattr(be, p)
+        row[f"breakeven_{p}"] = _rounded(value, 4)
+        row[f"breakeven_{p}_never"] = math.isnan(value)
+    for j, u in enumerate(r.utilisation):
+        row[f"prob_buy_cheaper_u{_level(u)}"] = _rounded(r.prob_buy_cheaper[j], 4)
+    for j, u in enumerate(r.utilisation):
+        value = r.payback_months.p50[j]
+        row[f"payback_p50_u{_level(u)}"] = _rounded(value, 2)
+        row[f"payback_p50_u{_level(u)}_never"] = math.isnan(value)
+    row["result"] = f"{e.slug}.json" if e.outputs else ""
+    return row
 
 
 def _summary_bytes(entries: Sequence[_Entry]) -> bytes:
-    levels: dict[str, float] = {}
-    for e in entries:
-        for u in (e.result or {}).get("utilisation", []):
-            levels.setdefault(_level(u), round(float(u), 6))
-    order = sorted(levels, key=levels.__getitem__)
-    header = [
-        "file",
-        "name",
-        "status",
-        "error",
-        "warnings",
-        "breakeven_p10",
-        "breakeven_p50",
-        "breakeven_p90",
-        *(f"prob_buy_cheaper_u{lv}" for lv in order),
-        *(f"payback_p50_u{lv}" for lv in order),
-        "result",
-    ]
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=header, lineterminator="\n")
-    writer.writeheader()
-    for e in entries:
-        row: dict[str, Any] = {"file": e.file, "name": e.name, "status": e.status}
-        row["error"] = e.error
-        if e.result is not None:
-            r = e.result
-            row["warnings"] = len(r.get("warnings", []))
-            for p in ("p10", "p50", "p90"):
-                row[f"breakeven_{p}"] = _cell(r["breakeven_utilisation"][p])
-            for j, u in enumerate(r["utilisation"]):
-                row[f"prob_buy_cheaper_u{_level(u)}"] = r["prob_buy_cheaper"][j]
-                row[f"payback_p50_u{_level(u)}"] = _cell(r["payback_months"]["p50"][j])
-            row["result"] = f"{e.slug}.json" if e.outputs else ""
-        writer.writerow(row)
-    return buf.getvalue().encode("utf-8")
+    """``summary.csv``: one row per scenario, numeric columns numeric (rounded to 4 decimals
+    for shares and utilisation, 2 for months), levels as columns in ascending order."""
+    import pandas
+
+    levels = sorted({round(float(u), 6) for e in entries if e.result for u in e.result.utilisation})
+    head = ["file", "name", "status", "error", "warnings"]
+    head += [f"breakeven_{p}{flag}" for p in ("p10", "p50", "p90") for flag in ("", "_never")]
+    head += [f"prob_buy_cheaper_u{_level(u)}" for u in levels]
+    head += [f"payback_p50_u{_level(u)}{flag}" for u in levels for flag in ("", "_never")]
+    frame = pandas.DataFrame([_summary_row(e) for e in entries], columns=[*head, "result"])
+    flags = [c for c in frame.columns if c.endswith("_never")]
+    frame[flags] = frame[flags].astype("boolean")
+    frame["warnings"] = frame["warnings"].astype("Int64")
+    return frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
 
 
 class _Progress:
@@ -585,7 +422,7 @@ def _run_entries(
         try:
             entry.key = entry.scenario.key(samples, seed)
         except Exception as exc:
-            entry.fail(_one_line(exc))
+            entry.fail(one_line(exc))
             bar.done(entry)
             continue
         groups.setdefault(entry.key, []).append(entry)
@@ -593,34 +430,41 @@ def _run_entries(
     local = scheduler is None
     # Reports not rendered by Dask workers: md (charts are separate files) and json (the result).
     remote_render = tuple(f for f in formats if f not in ("md", "json"))
-    compute: list[_Job] = []  # on the Dask cluster when there is one
-    rewrite: list[_Job] = []  # outputs of stored results: always here
+    compute: list[Job] = []  # on the Dask cluster when there is one
+    rewrite: list[Job] = []  # outputs of stored results: always here
     for key, group in groups.items():
         record = store.find(key)
         if record is None:
             first = group[0]
             if local:
                 reports = tuple(t for e in group for t in _report_paths(out, e.slug, formats))
-                compute.append(_Job(key, first.document, None, samples, seed, write=reports))
+                compute.append(Job(key, first.document, None, samples, seed, write=reports))
             else:
-                compute.append(_Job(key, first.document, None, samples, seed, render=remote_render))
+                compute.append(Job(key, first.document, None, samples, seed, render=remote_render))
             continue
-        data = _result_bytes(record.result)
+        try:
+            stored = Result.from_dict(record.result)
+        except ValidationError as exc:
+            for e in group:
+                e.fail(f"the stored result {record.id} cannot be read: {exc.messages}")
+                bar.done(e)
+            continue
+        data = stored.to_json()
         stale = [e for e in group if not _current(out, e, data, formats)]
         for e in group:
-            e.status, e.result = "skipped", record.result
+            e.status, e.result = "skipped", stored
             if e not in stale:
                 e.outputs = _kept_outputs(out, e, formats)
                 bar.done(e)
         if stale:
             reports = tuple(t for e in stale for t in _report_paths(out, e.slug, formats))
-            rewrite.append(_Job(key, None, record.result, samples, seed, write=reports))
+            rewrite.append(Job(key, None, stored, samples, seed, write=reports))
 
     n = workers or os.cpu_count() or 1
     if local:
-        runs = [_run_jobs(rewrite + compute, n, None)]
+        runs = [run_jobs(rewrite + compute, n, None)]
     else:
-        runs = [_run_jobs(rewrite, n, None), _run_jobs(compute, n, scheduler)]
+        runs = [run_jobs(rewrite, n, None), run_jobs(compute, n, scheduler)]
     for outcomes in runs:
         for job, outcome in outcomes:
             for e in _finish(job, outcome, groups[job.key], out, formats, store, catalog_version):
@@ -628,8 +472,8 @@ def _run_entries(
 
 
 def _finish(
-    job: _Job,
-    outcome: _Done | BaseException,
+    job: Job,
+    outcome: Done | BaseException,
     group: list[_Entry],
     out: Path,
     formats: Sequence[str],
@@ -639,35 +483,35 @@ def _finish(
     """Store a finished job's result and write the outputs of its entries; returns them."""
     if isinstance(outcome, BaseException):
         for e in group:
-            e.fail(_one_line(outcome))
+            e.fail(one_line(outcome))
         return group
     result = outcome.result
     if job.document is None:
         todo = [e for e in group if not e.outputs]  # the others' outputs were current
     else:
         todo = group
-        version = result.get("catalog", {}).get("version")
+        version = result.catalog.version if result.catalog else None
         if version != catalog_version:
             for e in group:
                 e.fail(f"worker used catalog {version!r}, this batch {catalog_version!r}")
             return group
         try:
             store.add(
-                scenario=result["scenario"],
-                result=result,
-                seed=result["seed"],
-                samples=result["samples"],
+                scenario=dict(result.scenario),
+                result=result.to_dict(),
+                seed=result.seed,
+                samples=result.samples,
                 catalog_version=catalog_version,
                 name=group[0].name,
                 cache_key=job.key,
             )
         except (ValueError, KeyError) as exc:
             for e in group:
-                e.fail(f"store: {_one_line(exc)}")
+                e.fail(f"store: {one_line(exc)}")
             return group
         for e in group:
             e.status, e.result = "ok", result
-    data = _result_bytes(result)
+    data = result.to_json()
     rendered = dict(outcome.rendered)
     for e in todo:
         targets = _report_paths(out, e.slug, formats)
@@ -686,16 +530,16 @@ def _finish(
                     if fmt in rendered:
                         written.append(_write_atomic(Path(path), rendered[fmt]))
                         continue
-                    done = _write_reports(result, [(fmt, path)])
+                    done = write_reports(result, [(fmt, path)])
                     written += [Path(p) for p in done.written]
                     error = error or done.report_error
             e.outputs = [_write_atomic(out / f"{e.slug}.json", data), *written]
         except OSError as exc:
-            error = error or f"writing outputs: {_one_line(exc)}"
+            error = error or f"writing outputs: {one_line(exc)}"
         if error:
             e.fail(error)
     return todo
 
 
-def _md_image(path: Path, slug: str) -> bool:
-    return path.suffix == ".png" and path.name.startswith(f"{slug}_")
+def _md_image(path: Path, stem: str) -> bool:
+    return path.suffix == ".png" and path.name.startswith(f"{stem}_")

@@ -8,19 +8,18 @@ file, the dotted key path, the line and the valid choices.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
-from marshmallow import Schema, ValidationError, fields
+from marshmallow import ValidationError
 
-from .errors import ScenarioError
-from .schema import ScenarioSchema, _Ref
+from .errors import ScenarioError, flatten_messages
+from .schema import ScenarioSchema
 
-__all__ = ["read_yaml", "validate", "load_documents"]
+__all__ = ["load_documents", "read_yaml", "validate", "with_lines"]
 
 
 def _walk(node: yaml.Node, path: str, lines: dict[str, int], problems: list[dict]) -> None:
@@ -61,6 +60,8 @@ def read_yaml(path: str | os.PathLike) -> tuple[Any, dict[str, int]]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
+        if "'\\t'" in problem:
+            problem += "; indent with spaces, not tabs"
         err = {"path": "", "message": f"malformed YAML: {problem}"}
         if mark is not None:
             err["line"] = mark.line + 1
@@ -74,51 +75,6 @@ def read_yaml(path: str | os.PathLike) -> tuple[Any, dict[str, int]]:
     return data, lines
 
 
-def _nested_schema(schema: Schema, key: str) -> Schema | None:
-    field = schema.fields.get(key)
-    if isinstance(field, fields.Nested):
-        return field.schema
-    if isinstance(field, _Ref):
-        return field.schema_cls()
-    return None
-
-
-def _unknown_message(schema: Schema | None, key: str) -> str:
-    if schema is None:
-        return "unknown key"
-    valid = [name for name in schema.fields if not schema.fields[name].dump_only]
-    close = difflib.get_close_matches(key, valid, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown key{hint}; valid keys: {', '.join(valid)}"
-
-
-def _flatten(messages: Any, schema: Schema | None, path: str, out: list[dict]) -> None:
-    if isinstance(messages, Mapping):
-        for key, value in messages.items():
-            if key == "_schema":
-                _flatten(value, schema, path, out)
-                continue
-            if isinstance(key, int):
-                child_path, child_schema = f"{path}[{key}]", schema
-            else:
-                child_path = f"{path}.{key}" if path else str(key)
-                child_schema = _nested_schema(schema, key) if schema is not None else None
-            if value == ["Unknown field."]:
-                out.append({"path": child_path, "message": _unknown_message(schema, str(key))})
-            else:
-                _flatten(value, child_schema, child_path, out)
-    elif isinstance(messages, list | tuple):
-        for item in messages:
-            _flatten(item, schema, path, out)
-    else:
-        text = str(messages)
-        if text == "Missing data for required field.":
-            text = "required key is missing"
-        elif text.startswith("Not a valid"):
-            text = f"wrong type: {text[0].lower()}{text[1:]}"
-        out.append({"path": path, "message": text})
-
-
 def validate(data: Any, source: str, lines: dict[str, int] | None = None) -> dict:
     """Load ``data`` through :class:`ScenarioSchema`; raise :class:`ScenarioError` on problems."""
     if not isinstance(data, Mapping):
@@ -128,12 +84,12 @@ def validate(data: Any, source: str, lines: dict[str, int] | None = None) -> dic
     try:
         return schema.load(data)
     except ValidationError as exc:
-        errors: list[dict] = []
-        _flatten(exc.messages, schema, "", errors)
-        raise ScenarioError(source, _with_lines(errors, lines)) from None
+        errors = flatten_messages(exc.messages, schema)
+        raise ScenarioError(source, with_lines(errors, lines)) from None
 
 
-def _with_lines(errors: list[dict], lines: dict[str, int] | None) -> list[dict]:
+def with_lines(errors: list[dict], lines: dict[str, int] | None) -> list[dict]:
+    """``errors`` with the YAML line of each key path (or of its nearest parent) added."""
     if not lines:
         return errors
     out = []

@@ -1,319 +1,382 @@
-"""Resolve a validated scenario against the catalog into frozen engine inputs.
+"""Resolve a validated scenario against a catalog into frozen engine inputs.
 
-Every input left out of the scenario is filled from the catalog (GPU price, TDP and idle draw,
-platform tier, interconnect scaling, instance prices, throughput) or from a documented default
-(:data:`DEFAULTS`), and each value's origin is recorded as an assumption so that reports can show
-where every number came from.
+Every input a scenario leaves out comes from one row of :data:`SOURCES`: the key, where its
+value comes from (a catalog figure of the GPUs, the platform tier, the interconnect table or the
+instance, or a documented constant) and the origin recorded in the result's ``assumptions``.
+The same table writes the "default" column of the scenario format's key reference.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from costmodel.distributions import Distribution, Fixed
-from costmodel.inputs import BuyInputs, InputError, ModelInputs, RentInputs
-from pricing import GPU, CatalogError, load_catalog, relative_throughput
+from costmodel.inputs import BuyInputs, InputError, ModelInputs, RentInputs, input_fields
+from costmodel.result import Assumption
+from pricing import (
+    GPU,
+    PRICING_MODELS,
+    Catalog,
+    CatalogError,
+    Instance,
+    PlatformTier,
+    Throughput,
+    relative_throughput,
+)
 
+from .distspec import to_spec
 from .errors import ScenarioError
-from .schema import BuySchema, RentSchema
+from .schema import ScenarioSchema
 
-__all__ = ["DEFAULTS", "Resolved", "resolve"]
+__all__ = ["DOC_LABELS", "SOURCES", "Resolved", "Source", "resolve"]
 
-#: Inputs with no catalog figure: (value, source). Neutral where no public figure exists.
-DEFAULTS: dict[str, tuple[float, str]] = {
-    "buy.setup_usd": (0.0, "default: no setup cost"),
-    "buy.electricity_usd_per_kwh": (
+
+@dataclass(frozen=True)
+class _Rented:
+    """The rented instance, from the catalog or inline."""
+
+    id: str | None
+    name: str
+    gpu: GPU
+    gpu_count: int
+    interconnect: str
+    prices: Mapping[str, float | None]
+    source: str
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the default of a left-out input may depend on."""
+
+    catalog: Catalog
+    precision: str
+    reference: GPU
+    buy_gpu: GPU
+    gpu_count: int
+    tier: PlatformTier | None
+    interconnect: str
+    rented: _Rented
+    pricing: str
+    throughput: dict[str, Throughput] = field(default_factory=dict)
+
+    def relative_throughput(self, side: str) -> float:
+        """Throughput of one GPU of ``side`` in reference GPUs; remembered for the origin."""
+        gpu = self.buy_gpu if side == "buy" else self.rented.gpu
+        self.throughput[side] = relative_throughput(gpu, self.reference, self.precision)
+        return self.throughput[side].value
+
+    def labels(self) -> dict[str, str]:
+        """Values of the placeholders of :attr:`Source.origin` templates."""
+        gpu, inst = self.buy_gpu, self.rented
+        return {
+            "buy_gpu": gpu.id if not gpu.id.startswith("inline:") else f"inline GPU {gpu.name!r}",
+            "rent_gpu": inst.gpu.id,
+            "reference_gpu": self.reference.id,
+            "precision": self.precision,
+            "price_note": " (estimated)" if gpu.price_estimated else "",
+            "idle_note": " (estimated: 10 % of TDP)" if gpu.idle_w_estimated else "",
+            "tier": self.tier.name if self.tier else "",
+            "tiers": ", ".join(str(t.gpu_count) for t in self.catalog.tiers),
+            "interconnect": self.interconnect,
+            "gpu_count": str(self.gpu_count),
+            "instance": inst.id or f"inline instance {inst.name!r}",
+            "instance_source": inst.source,
+            "instance_interconnect": inst.interconnect,
+            "instance_gpu_count": str(inst.gpu_count),
+            "pricing": self.pricing,
+            "available": ", ".join(k for k, v in inst.prices.items() if v is not None),
+            **{f"{side}_throughput": t.how for side, t in self.throughput.items()},
+        }
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where input ``key`` comes from when a scenario leaves it out.
+
+    ``value`` is a constant or a function of the :class:`Context` (``None``: the catalog has no
+    figure, and ``missing`` says so); ``origin`` is a template filled from
+    :meth:`Context.labels`; ``applies`` says whether the input exists in this scenario.
+    """
+
+    key: str
+    value: float | Callable[[Context], float | None]
+    origin: str
+    missing: str = ""
+    applies: Callable[[Context], bool] = lambda c: True
+
+    def resolve(self, c: Context) -> float | None:
+        """The default value in this context."""
+        return self.value(c) if callable(self.value) else float(self.value)
+
+
+_NO_TIER = "no platform tier of the catalog holds {gpu_count} GPUs (tiers: {tiers})"
+
+
+def _reserved(c: Context) -> bool:
+    return c.pricing.startswith("reserved")
+
+
+#: Every input a scenario may leave out, in the order of the result's assumptions.
+SOURCES: tuple[Source, ...] = (
+    Source(
+        "buy.gpu_price_usd",
+        lambda c: c.buy_gpu.price_usd,
+        "catalog: {buy_gpu} price{price_note}",
+        missing="the catalog has no price for {buy_gpu}",
+    ),
+    Source(
+        "buy.platform_price_usd",
+        lambda c: c.tier and c.tier.price_usd,
+        "catalog: platform tier {tier}",
+        missing=_NO_TIER,
+    ),
+    Source("buy.gpu_power_w", lambda c: c.buy_gpu.tdp_w, "catalog: {buy_gpu} TDP"),
+    Source("buy.gpu_idle_w", lambda c: c.buy_gpu.idle_w, "catalog: {buy_gpu} idle draw{idle_note}"),
+    Source(
+        "buy.platform_power_w",
+        lambda c: c.tier and c.tier.power_w,
+        "catalog: platform tier {tier}",
+        missing=_NO_TIER,
+    ),
+    Source(
+        "buy.relative_throughput",
+        lambda c: c.relative_throughput("buy"),
+        "catalog: {precision} throughput of {buy_gpu} relative to {reference_gpu} "
+        "({buy_throughput})",
+    ),
+    Source(
+        "buy.scaling_efficiency",
+        lambda c: c.catalog.scaling_efficiency(c.interconnect, c.gpu_count),
+        "catalog: {interconnect} scaling, {gpu_count} GPUs",
+    ),
+    Source("buy.setup_usd", 0.0, "default: no setup cost"),
+    Source(
+        "buy.electricity_usd_per_kwh",
         0.1252,
         "default: US commercial average, March 2023 (EIA via shrinkthatfootprint.com)",
     ),
-    "buy.electricity_annual_change": (0.0, "default: flat electricity price"),
-    "buy.pue": (1.0, "default: office or home, no facility overhead"),
-    "buy.hosting_usd_per_kw_month": (0.0, "default: no colocation fee"),
-    "buy.maintenance_rate": (0.0, "default: no maintenance contract"),
-    "buy.gpu_annual_failure_rate": (0.0, "default: no GPU replacements"),
-    "buy.admin_usd_per_month": (0.0, "default: no administration cost"),
-    "buy.resale_annual_decay": (
+    Source("buy.electricity_annual_change", 0.0, "default: flat electricity price"),
+    Source("buy.pue", 1.0, "default: office or home, no facility overhead"),
+    Source("buy.hosting_usd_per_kw_month", 0.0, "default: no colocation fee"),
+    Source("buy.maintenance_rate", 0.0, "default: no maintenance contract"),
+    Source("buy.gpu_annual_failure_rate", 0.0, "default: no GPU replacements"),
+    Source("buy.admin_usd_per_month", 0.0, "default: no administration cost"),
+    Source(
+        "buy.resale_annual_decay",
         0.2,
-        "default: 20 %/year, between the 12 and 24 %/year of used GeForce prices "
-        "(Dettmers 2020, reference facts section 5)",
+        "default: 20 %/year, between the 12 and 24 %/year lost by used GeForce cards "
+        "(Dettmers 2020)",
     ),
-    "buy.thermal_derate": (1.0, "default: cooling keeps full speed"),
-    "rent.price_annual_change": (0.0, "default: flat cloud prices"),
-    "rent.spot_interruption_overhead": (0.0, "default: no work redone"),
-    "rent.storage_usd_per_month": (0.0, "default: no storage cost"),
-    "rent.egress_usd_per_month": (0.0, "default: no egress cost"),
-    "rent.admin_usd_per_month": (0.0, "default: no administration cost"),
+    Source("buy.thermal_derate", 1.0, "default: cooling keeps full speed"),
+    Source(
+        "rent.price_usd_per_hour",
+        lambda c: c.rented.prices[c.pricing],
+        "{instance_source}, {pricing}",
+        missing="{instance} has no {pricing} price; give it, or choose pricing from: {available}",
+    ),
+    Source(
+        "rent.on_demand_price_usd_per_hour",
+        lambda c: c.rented.prices["on_demand"],
+        "{instance_source}, on_demand",
+        applies=_reserved,
+    ),
+    Source(
+        "rent.relative_throughput",
+        lambda c: c.relative_throughput("rent"),
+        "catalog: {precision} throughput of {rent_gpu} relative to {reference_gpu} "
+        "({rent_throughput})",
+    ),
+    Source(
+        "rent.scaling_efficiency",
+        lambda c: c.catalog.scaling_efficiency(c.rented.interconnect, c.rented.gpu_count),
+        "catalog: {instance_interconnect} scaling, {instance_gpu_count} GPUs",
+    ),
+    Source("rent.price_annual_change", 0.0, "default: flat cloud prices"),
+    Source("rent.spot_interruption_overhead", 0.0, "default: no work redone"),
+    Source("rent.storage_usd_per_month", 0.0, "default: no storage cost"),
+    Source("rent.egress_usd_per_month", 0.0, "default: no egress cost"),
+    Source("rent.admin_usd_per_month", 0.0, "default: no administration cost"),
+)
+
+#: How the key reference reads each placeholder of an origin template.
+DOC_LABELS: dict[str, str] = {
+    "buy_gpu": "`buy.gpu`",
+    "rent_gpu": "the instance's GPU",
+    "reference_gpu": "`workload.reference_gpu`",
+    "precision": "`workload.precision`",
+    "price_note": "",
+    "idle_note": " (10 % of TDP where no figure is sourced)",
+    "tier": "for `buy.gpu_count`",
+    "tiers": "",
+    "interconnect": "`buy.interconnect`",
+    "gpu_count": "`buy.gpu_count`",
+    "instance": "`rent.instance`",
+    "instance_source": "catalog: `rent.instance`",
+    "instance_interconnect": "the instance's interconnect",
+    "instance_gpu_count": "the instance's",
+    "pricing": "`rent.pricing` price",
+    "buy_throughput": "measured, else scaled or peak ratios",
+    "rent_throughput": "measured, else scaled or peak ratios",
+    "available": "",
 }
 
 
 @dataclass(frozen=True)
 class Resolved:
-    """Engine inputs plus what reports and warnings need to know about the hardware."""
+    """Engine inputs plus what warnings and reports need to know about the hardware.
+
+    ``throughput`` holds how each side's per-GPU throughput was obtained, for the sides whose
+    throughput came from the catalog.
+    """
 
     inputs: ModelInputs
     scenario: dict[str, Any]
-    assumptions: tuple[dict[str, Any], ...]
+    assumptions: tuple[Assumption, ...]
+    catalog: Catalog
     buy_gpu: GPU
     rent_gpu: GPU
     reference_gpu: GPU
-    platform: Any
+    platform: PlatformTier | None
     interconnect: str
-    buy_measured: bool
-    rent_measured: bool
+    throughput: Mapping[str, Throughput]
 
 
-class _Problems:
-    def __init__(self) -> None:
-        self.errors: list[dict] = []
-
-    def add(self, path: str, message: str) -> None:
-        self.errors.append({"path": path, "message": message})
-
-
-def _unit(side: str, name: str) -> str:
-    schema = BuySchema if side == "buy" else RentSchema
-    field = schema().fields.get(name)
-    return field.metadata.get("unit", "") if field is not None else ""
+#: Engine input names that differ from the scenario's key paths.
+_SCENARIO_PATH = {
+    "samples": "simulation.samples",
+    "seed": "simulation.seed",
+    "method": "simulation.method",
+    "rent.gpu_count": "rent.instance.gpu_count",
+}
 
 
-def _gpu(ref: str | dict, path: str, problems: _Problems) -> GPU | None:
-    if isinstance(ref, dict):
+def _gpu(catalog: Catalog, ref: str | Mapping, path: str) -> GPU:
+    if isinstance(ref, Mapping):
         return GPU.inline(**ref)
     try:
-        return load_catalog().gpu(ref)
+        return catalog.gpu(ref)
     except CatalogError as exc:
-        problems.add(path, str(exc))
-        return None
+        raise exc.at(path) from None
 
 
-def _instance(ref: str | dict, path: str, problems: _Problems) -> dict | None:
-    """An instance as a plain mapping: gpu (GPU), gpu_count, prices by model, interconnect."""
+def _instance(catalog: Catalog, ref: str | Mapping, path: str) -> _Rented:
     if isinstance(ref, str):
         try:
-            inst = load_catalog().instance(ref)
+            inst: Instance = catalog.instance(ref)
         except CatalogError as exc:
-            problems.add(path, str(exc))
-            return None
-        gpu = _gpu(inst.gpu, path, problems)
-        return {
-            "id": inst.id,
-            "gpu": gpu,
-            "gpu_count": inst.gpu_count,
-            "interconnect": inst.interconnect,
-            "source": f"catalog: {inst.id} ({inst.region}, as of {inst.as_of})",
-            "prices": {
-                "on_demand": inst.on_demand_usd_per_hour,
-                "spot": inst.spot_usd_per_hour,
-                "reserved_1y": inst.reserved_1y_usd_per_hour,
-                "reserved_3y": inst.reserved_3y_usd_per_hour,
-            },
-        }
-    gpu = _gpu(ref["gpu"], f"{path}.gpu", problems)
-    return {
-        "id": None,
-        "gpu": gpu,
-        "gpu_count": ref["gpu_count"],
-        "interconnect": ref.get("interconnect") or "pcie-x16",
-        "source": f"scenario: inline instance {ref['name']!r}",
-        "prices": {
-            "on_demand": ref["on_demand_usd_per_hour"],
-            "spot": ref.get("spot_usd_per_hour"),
-            "reserved_1y": ref.get("reserved_1y_usd_per_hour"),
-            "reserved_3y": ref.get("reserved_3y_usd_per_hour"),
-        },
-    }
-
-
-def _throughput(gpu: GPU, ref: GPU, precision: str, path: str, problems: _Problems) -> float | None:
-    try:
-        return relative_throughput(gpu, ref, precision).value
-    except (CatalogError, ValueError) as exc:
-        problems.add(path, f"{exc}; give relative_throughput explicitly")
-        return None
-
-
-def _scaling(interconnect: str, count: int, path: str, problems: _Problems) -> Fixed | None:
-    try:
-        return Fixed(load_catalog().scaling_efficiency(interconnect, count))
-    except CatalogError as exc:
-        problems.add(path, str(exc))
-        return None
-
-
-def resolve(data: dict, source: str) -> Resolved:
-    """Fill catalog defaults into a schema-validated scenario and build the engine inputs.
-
-    Raises :class:`ScenarioError` naming the key path for unknown catalog ids, GPUs below
-    ``workload.min_gpu_memory_gb``, missing catalog prices and inputs the engine rejects.
-    """
-    problems = _Problems()
-    cat = load_catalog()
-    buy, rent, work = dict(data["buy"]), dict(data["rent"]), data["workload"]
-    chosen: dict[str, tuple[Any, str]] = {}
-
-    def pick(side: str, name: str, given: Any, fallback: Any, origin: str) -> Any:
-        key = f"{side}.{name}"
-        if given is not None:
-            chosen[key] = (given, "scenario")
-            return given
-        if key in DEFAULTS and fallback is None:
-            value, origin = DEFAULTS[key]
-            fallback = Fixed(value)
-        chosen[key] = (fallback, origin)
-        return fallback
-
-    ref_gpu = _gpu(work["reference_gpu"], "workload.reference_gpu", problems)
-    buy_gpu = _gpu(buy["gpu"], "buy.gpu", problems)
-    inst = _instance(rent["instance"], "rent.instance", problems)
-    rent_gpu = inst["gpu"] if inst else None
-    min_mem = work.get("min_gpu_memory_gb")
-    for gpu, path in ((buy_gpu, "buy.gpu"), (rent_gpu, "rent.instance")):
-        if gpu is not None and min_mem is not None and gpu.memory_gb < min_mem:
-            problems.add(
-                path,
-                f"{gpu.name} has {gpu.memory_gb:g} GB of memory, below "
-                f"workload.min_gpu_memory_gb = {min_mem:g} GB",
-            )
-    n = buy["gpu_count"]
-    try:
-        tier = cat.platform_tier(n)
-    except CatalogError as exc:
-        tier = None
-        problems.add("buy.gpu_count", str(exc))
-    if problems.errors or buy_gpu is None or ref_gpu is None or inst is None or tier is None:
-        raise ScenarioError(source, problems.errors)
-
-    gpu_src = f"catalog: {buy_gpu.id}" if buy_gpu.id else "scenario: inline GPU"
-    tier_src = f"catalog: platform tier {tier.name}"
-    interconnect = buy.get("interconnect") or (
-        "nvlink" if buy_gpu.cooling == "sxm" else tier.interconnect
-    )
-    precision = work["precision"]
-
-    def price(value: float | None, path: str, what: str) -> Distribution | None:
-        if value is None:
-            problems.add(path, f"the catalog has no {what}; give {path} explicitly")
-            return None
-        return Fixed(value)
-
-    gpu_price = buy["gpu_price_usd"] or price(
-        buy_gpu.price_usd, "buy.gpu_price_usd", f"price for {buy_gpu.id}"
-    )
-    pick(
-        "buy",
-        "gpu_price_usd",
-        buy["gpu_price_usd"],
-        gpu_price,
-        gpu_src + (" (estimated price)" if buy_gpu.price_estimated else ""),
-    )
-    pick("buy", "platform_price_usd", buy["platform_price_usd"], Fixed(tier.price_usd), tier_src)
-    pick("buy", "gpu_power_w", buy["gpu_power_w"], Fixed(buy_gpu.tdp_w), gpu_src + " TDP")
-    pick(
-        "buy",
-        "gpu_idle_w",
-        buy["gpu_idle_w"],
-        Fixed(buy_gpu.idle_w),
-        gpu_src + (" idle (estimated)" if buy_gpu.idle_w_estimated else " idle"),
-    )
-    pick("buy", "platform_power_w", buy["platform_power_w"], Fixed(tier.power_w), tier_src)
-    thr = buy["relative_throughput"]
-    if thr is None:
-        value = _throughput(buy_gpu, ref_gpu, precision, "buy.relative_throughput", problems)
-        thr = Fixed(value) if value is not None else None
-    pick(
-        "buy",
-        "relative_throughput",
-        buy["relative_throughput"],
-        thr,
-        f"catalog: {precision} throughput of {buy_gpu.id or 'inline GPU'} relative to {ref_gpu.id}",
-    )
-    pick(
-        "buy",
-        "scaling_efficiency",
-        buy["scaling_efficiency"],
-        buy["scaling_efficiency"] or _scaling(interconnect, n, "buy.scaling_efficiency", problems),
-        f"catalog: {interconnect} scaling, {n} GPUs",
-    )
-    for name in (
-        "setup_usd",
-        "electricity_usd_per_kwh",
-        "electricity_annual_change",
-        "pue",
-        "hosting_usd_per_kw_month",
-        "maintenance_rate",
-        "gpu_annual_failure_rate",
-        "admin_usd_per_month",
-        "resale_annual_decay",
-        "thermal_derate",
-    ):
-        pick("buy", name, buy[name], None, "")
-
-    pricing = rent["pricing"]
-    price_path = "rent.price_usd_per_hour"
-    available = [k for k, v in inst["prices"].items() if v is not None]
-    rent_price = rent["price_usd_per_hour"]
-    if rent_price is None:
-        if inst["prices"][pricing] is None:
-            problems.add(
-                price_path,
-                f"{inst['id'] or 'the inline instance'} has no {pricing} "
-                f"price; give {price_path} or choose pricing from: {', '.join(available)}",
-            )
-        else:
-            rent_price = Fixed(inst["prices"][pricing])
-    pick(
-        "rent",
-        "price_usd_per_hour",
-        rent["price_usd_per_hour"],
-        rent_price,
-        f"{inst['source']}, {pricing}",
-    )
-    od = rent["on_demand_price_usd_per_hour"]
-    if pricing.startswith("reserved"):
-        od = od or Fixed(inst["prices"]["on_demand"])
-        pick(
-            "rent",
-            "on_demand_price_usd_per_hour",
-            rent["on_demand_price_usd_per_hour"],
-            od,
-            f"{inst['source']}, on_demand",
+            raise exc.at(path) from None
+        return _Rented(
+            id=inst.id,
+            name=inst.name,
+            gpu=catalog.gpu(inst.gpu),
+            gpu_count=inst.gpu_count,
+            interconnect=inst.interconnect,
+            prices={p: getattr(inst, f"{p}_usd_per_hour") for p in PRICING_MODELS},
+            source=f"catalog: {inst.id} ({inst.region}, as of {inst.as_of})",
         )
-    rthr = rent["relative_throughput"]
-    if rthr is None:
-        value = _throughput(rent_gpu, ref_gpu, precision, "rent.relative_throughput", problems)
-        rthr = Fixed(value) if value is not None else None
-    pick(
-        "rent",
-        "relative_throughput",
-        rent["relative_throughput"],
-        rthr,
-        f"catalog: {precision} throughput of {rent_gpu.id or 'inline GPU'} "
-        f"relative to {ref_gpu.id}",
+    return _Rented(
+        id=None,
+        name=ref["name"],
+        gpu=_gpu(catalog, ref["gpu"], f"{path}.gpu"),
+        gpu_count=ref["gpu_count"],
+        interconnect=ref.get("interconnect") or "pcie-x16",
+        prices={p: ref.get(f"{p}_usd_per_hour") for p in PRICING_MODELS},
+        source=f"scenario: inline instance {ref['name']!r}",
     )
-    pick(
-        "rent",
-        "scaling_efficiency",
-        rent["scaling_efficiency"],
-        rent["scaling_efficiency"]
-        or _scaling(inst["interconnect"], inst["gpu_count"], "rent.scaling_efficiency", problems),
-        f"catalog: {inst['interconnect']} scaling, {inst['gpu_count']} GPUs",
-    )
-    for name in (
-        "price_annual_change",
-        "spot_interruption_overhead",
-        "storage_usd_per_month",
-        "egress_usd_per_month",
-        "admin_usd_per_month",
-    ):
-        pick("rent", name, rent[name], None, "")
-    if problems.errors:
-        raise ScenarioError(source, problems.errors)
 
-    values = {key: value for key, (value, _) in chosen.items()}
-    sim = data["simulation"]
+
+def _context(data: Mapping[str, Any], catalog: Catalog) -> Context:
+    """Look up the catalog rows the scenario names; every failed lookup is reported at once."""
+    buy, rent, work = data["buy"], data["rent"], data["workload"]
+    problems: list[dict] = []
+    found: dict[str, Any] = {}
+    lookups = (
+        ("reference", lambda: _gpu(catalog, work["reference_gpu"], "workload.reference_gpu")),
+        ("buy_gpu", lambda: _gpu(catalog, buy["gpu"], "buy.gpu")),
+        ("rented", lambda: _instance(catalog, rent["instance"], "rent.instance")),
+    )
+    for name, lookup in lookups:
+        try:
+            found[name] = lookup()
+        except CatalogError as exc:
+            problems.append({"path": exc.path or "", "message": exc.problem})
     try:
-        inputs = ModelInputs(
+        tier = catalog.platform_tier(buy["gpu_count"])
+    except CatalogError:  # more GPUs than the largest tier: its figures must be given
+        tier = None
+    least = work.get("min_gpu_memory_gb")
+    for name, path in (("buy_gpu", "buy.gpu"), ("rented", "rent.instance")):
+        gpu = found.get(name)
+        gpu = gpu.gpu if isinstance(gpu, _Rented) else gpu
+        if gpu is not None and least is not None and gpu.memory_gb < least:
+            problems.append(
+                {
+                    "path": path,
+                    "message": f"{gpu.name} has {gpu.memory_gb:g} GB of memory, below "
+                    f"workload.min_gpu_memory_gb = {least:g} GB",
+                }
+            )
+    if problems:
+        raise ScenarioError(None, problems)
+    gpu = found["buy_gpu"]
+    default_link = tier.interconnect if tier else "pcie-x16"
+    return Context(
+        catalog=catalog,
+        precision=work["precision"],
+        reference=found["reference"],
+        buy_gpu=gpu,
+        gpu_count=buy["gpu_count"],
+        tier=tier,
+        interconnect=buy.get("interconnect")
+        or ("nvlink" if gpu.cooling == "sxm" else default_link),
+        rented=found["rented"],
+        pricing=rent["pricing"],
+    )
+
+
+def _fill(data: Mapping[str, Any], c: Context) -> tuple[dict[str, Distribution], dict[str, str]]:
+    """Every input's distribution (given or default) and its origin, by engine name."""
+    values: dict[str, Distribution] = {}
+    origins: dict[str, str] = {}
+    pending: list[tuple[Source, float | None]] = []
+    problems: list[dict] = []
+    for src in SOURCES:
+        side, name = src.key.split(".")
+        if not src.applies(c):
+            continue
+        given = data[side].get(name)
+        if given is not None:
+            values[src.key], origins[src.key] = given, "scenario"
+            continue
+        try:
+            value = src.resolve(c)
+        except CatalogError as exc:
+            problems.append({"path": src.key, "message": f"{exc.problem}; give {src.key}"})
+            continue
+        pending.append((src, value))
+    labels = c.labels()  # after the throughput lookups, whose descriptions it carries
+    for src, value in pending:
+        if value is None:
+            message = src.missing.format(**labels)
+            problems.append({"path": src.key, "message": f"{message}; give {src.key}"})
+            continue
+        values[src.key], origins[src.key] = Fixed(float(value)), src.origin.format(**labels)
+    if problems:
+        raise ScenarioError(None, problems)
+    order = [src.key for src in SOURCES if src.key in values]
+    return {k: values[k] for k in order}, {k: origins[k] for k in order}
+
+
+def _inputs(data: Mapping[str, Any], c: Context, values: dict[str, Distribution]) -> ModelInputs:
+    buy, rent, sim = data["buy"], data["rent"], data["simulation"]
+
+    def side(prefix: str) -> dict[str, Distribution]:
+        return {k.removeprefix(prefix): v for k, v in values.items() if k.startswith(prefix)}
+
+    try:
+        return ModelInputs(
             horizon_months=data["horizon_months"],
             discount_rate=data["discount_rate"],
             tax_rate=data["tax_rate"],
@@ -322,66 +385,64 @@ def resolve(data: dict, source: str) -> Resolved:
             samples=sim["samples"],
             seed=sim["seed"],
             method=sim["method"],
-            correlations=tuple(tuple(c) for c in data["correlations"]),
+            correlations=tuple(tuple(x) for x in data["correlations"]),
             buy=BuyInputs(
-                gpu_count=n,
+                gpu_count=c.gpu_count,
                 powered_when_idle=buy["powered_when_idle"],
                 depreciation=buy["depreciation"],
                 depreciation_years=buy["depreciation_years"],
-                **{k[4:]: v for k, v in values.items() if k.startswith("buy.")},
+                **side("buy."),
             ),
             rent=RentInputs(
-                gpu_count=inst["gpu_count"],
-                pricing=pricing,
+                gpu_count=c.rented.gpu_count,
+                pricing=c.pricing,
                 committed_instances=rent["committed_instances"],
-                **{k[5:]: v for k, v in values.items() if k.startswith("rent.")},
+                **side("rent."),
             ),
         )
     except InputError as exc:
-        path, _, message = str(exc).partition(": ")
-        raise ScenarioError(source, [{"path": path, "message": message}]) from None
+        path = _SCENARIO_PATH.get(exc.path, exc.path)
+        raise ScenarioError(None, [{"path": path, "message": exc.message}]) from None
 
-    scenario = {
-        "version": data["version"],
-        "name": data["name"],
-        "description": data["description"],
-        "horizon_months": data["horizon_months"],
-        "discount_rate": data["discount_rate"],
-        "tax_rate": data["tax_rate"],
-        "utilisation": list(data["utilisation"]),
-        "report_utilisation": data["report_utilisation"],
-        "simulation": dict(sim),
-        "workload": dict(work),
-        "buy": {
-            "gpu": buy["gpu"],
-            "gpu_count": n,
-            "interconnect": interconnect,
-            "powered_when_idle": buy["powered_when_idle"],
-            "depreciation": buy["depreciation"],
-            "depreciation_years": buy["depreciation_years"],
-            **{k[4:]: v.to_spec() for k, v in values.items() if k.startswith("buy.")},
-        },
-        "rent": {
-            "instance": rent["instance"],
-            "pricing": pricing,
-            "committed_instances": rent["committed_instances"],
-            **{k[5:]: v.to_spec() for k, v in values.items() if k.startswith("rent.")},
-        },
-        "correlations": [list(c) for c in data["correlations"]],
+
+def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
+    """Fill catalog defaults into a schema-validated scenario and build the engine inputs.
+
+    Raises :class:`ScenarioError` naming the key path for unknown catalog ids, GPUs below
+    ``workload.min_gpu_memory_gb``, missing catalog figures and inputs the engine rejects.
+    """
+    try:
+        c = _context(data, catalog)
+        values, origins = _fill(data, c)
+        inputs = _inputs(data, c, values)
+    except ScenarioError as exc:
+        raise ScenarioError(source, exc.errors) from None
+    units = {
+        f"{side}.{name}": f.metadata.get("unit", "")
+        for side, cls in (("buy", BuyInputs), ("rent", RentInputs))
+        for name, f in input_fields(cls).items()
     }
-    assumptions = tuple(
-        {"key": key, "value": value.to_spec(), "unit": _unit(*key.split(".", 1)), "source": origin}
-        for key, (value, origin) in chosen.items()
-    )
+    filled = {
+        **data,
+        "buy": {**data["buy"], "interconnect": c.interconnect},
+        "rent": dict(data["rent"]),
+    }
+    for key, value in values.items():
+        side, name = key.split(".")
+        filled[side][name] = value
+    schema = ScenarioSchema()
     return Resolved(
         inputs=inputs,
-        scenario=scenario,
-        assumptions=assumptions,
-        buy_gpu=buy_gpu,
-        rent_gpu=rent_gpu,
-        reference_gpu=ref_gpu,
-        platform=tier,
-        interconnect=interconnect,
-        buy_measured=precision in buy_gpu.measured and precision in ref_gpu.measured,
-        rent_measured=precision in rent_gpu.measured and precision in ref_gpu.measured,
+        scenario=schema.dump(filled),
+        assumptions=tuple(
+            Assumption(key, to_spec(value), units[key], origins[key])
+            for key, value in values.items()
+        ),
+        catalog=catalog,
+        buy_gpu=c.buy_gpu,
+        rent_gpu=c.rented.gpu,
+        reference_gpu=c.reference,
+        platform=c.tier,
+        interconnect=c.interconnect,
+        throughput=dict(c.throughput),
     )

@@ -1,4 +1,10 @@
-"""Scenarios: load (file or mapping), key, and run into the result contract (DESIGN section 5)."""
+"""Scenarios: load (a YAML file or a mapping), resolve against a catalog, key and evaluate.
+
+>>> import scenarios
+>>> result = scenarios.evaluate("scenarios/examples/worked-example.yaml")
+>>> result.breakeven_utilisation.p50        # [-]
+>>> result.to_frame()                        # one row per utilisation level (pandas)
+"""
 
 from __future__ import annotations
 
@@ -7,151 +13,143 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from costmodel.engine import simulate, summarise
-from costmodel.verdict import verdict
-from pricing import load_catalog
+from costmodel.result import Advice, CatalogRef, Result
+from pricing import Catalog, load_catalog
 
 from .advice import advise
 from .errors import ScenarioError
-from .loader import load_documents, validate
+from .loader import load_documents, validate, with_lines
 from .resolve import Resolved, resolve
 
-__all__ = [
-    "Scenario",
-    "load_document",
-    "load_file",
-    "load_files",
-    "load_mapping",
-    "run",
-    "RESULT_SCHEMA_VERSION",
-]
-
-RESULT_SCHEMA_VERSION = 1
+__all__ = ["Scenario", "evaluate", "load_document", "load_file", "load_files", "load_mapping"]
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """A validated, catalog-resolved scenario ready to run."""
+    """A validated scenario resolved against a catalog, ready to evaluate."""
 
     source: str
-    resolved_inputs: Resolved
-    warnings: tuple[dict[str, str], ...]
+    resolved: Resolved
+    warnings: tuple[Advice, ...]
 
     @property
     def name(self) -> str:
-        return self.resolved_inputs.scenario["name"]
+        return self.resolved.scenario["name"]
 
     @property
-    def resolved(self) -> dict[str, Any]:
+    def document(self) -> dict[str, Any]:
         """The scenario with every default filled in (itself a valid version-1 scenario)."""
-        return self.resolved_inputs.scenario
+        return self.resolved.scenario
 
     @property
     def samples(self) -> int:
-        return self.resolved_inputs.inputs.samples
+        return self.resolved.inputs.samples
 
     @property
     def seed(self) -> int:
-        return self.resolved_inputs.inputs.seed
+        return self.resolved.inputs.seed
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.resolved.catalog
 
     def key(self, samples: int | None = None, seed: int | None = None) -> str:
         """SHA-256 of the resolved scenario, seed, samples and catalog version (cache key)."""
-        doc = dict(self.resolved)
+        doc = dict(self.document)
         doc["simulation"] = {
             **doc["simulation"],
             "samples": samples or self.samples,
             "seed": self.seed if seed is None else seed,
         }
-        doc["catalog_version"] = load_catalog().version
+        doc["catalog_version"] = self.catalog.version
         text = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def load_document(data: Any, source: str, lines: dict[str, int] | None = None) -> Scenario:
-    """Validate and resolve one parsed document; ``lines`` maps key paths to YAML lines."""
+def load_document(
+    data: Any,
+    source: str,
+    lines: dict[str, int] | None = None,
+    catalog: Catalog | None = None,
+) -> Scenario:
+    """Validate and resolve one parsed document; ``lines`` maps key paths to YAML lines.
+
+    ``catalog`` defaults to the shipped one.
+    """
     valid = validate(data, source, lines)
     try:
-        resolved = resolve(valid, source)
+        resolved = resolve(valid, source, catalog or load_catalog())
     except ScenarioError as exc:
-        if lines:
-            exc = ScenarioError(
-                source,
-                [
-                    {**e, **({"line": lines[e["path"]]} if e["path"] in lines else {})}
-                    for e in exc.errors
-                ],
-            )
-        raise exc from None
-    return Scenario(source=source, resolved_inputs=resolved, warnings=tuple(advise(resolved)))
+        raise ScenarioError(source, with_lines(exc.errors, lines)) from None
+    return Scenario(source=source, resolved=resolved, warnings=advise(resolved))
 
 
-def load_mapping(data: Any, source: str = "<request>") -> Scenario:
+def load_mapping(data: Any, source: str = "<request>", catalog: Catalog | None = None) -> Scenario:
     """Validate and resolve a scenario given as a mapping (e.g. a JSON request body)."""
-    return load_document(data, source)
+    return load_document(data, source, catalog=catalog)
 
 
-def load_files(path: str | os.PathLike) -> list[Scenario]:
+def load_files(path: str | os.PathLike, catalog: Catalog | None = None) -> list[Scenario]:
     """Every scenario of a YAML file holding one scenario or a list of them."""
-    return [load_document(data, source, lines) for source, data, lines in load_documents(path)]
+    return [
+        load_document(data, source, lines, catalog) for source, data, lines in load_documents(path)
+    ]
 
 
-def load_file(path: str | os.PathLike) -> Scenario:
+def load_file(path: str | os.PathLike, catalog: Catalog | None = None) -> Scenario:
     """The scenario of a YAML file holding exactly one scenario."""
     docs = load_documents(path)
     if len(docs) != 1:
-        raise ScenarioError(
-            str(path),
-            [
-                {
-                    "path": "",
-                    "message": f"expected one scenario, found "
-                    f"a list of {len(docs)}; use 'costmodel batch'",
-                }
-            ],
-        )
+        message = f"expected one scenario, found a list of {len(docs)}; use 'costmodel batch'"
+        raise ScenarioError(str(path), [{"path": "", "message": message}])
     source, data, lines = docs[0]
-    return load_document(data, source, lines)
+    return load_document(data, source, lines, catalog)
 
 
-def run(
-    scenario: Scenario,
+def evaluate(
+    scenario: Scenario | Mapping[str, Any] | str | os.PathLike,
+    *,
     samples: int | None = None,
     seed: int | None = None,
+    catalog: Catalog | None = None,
     timings: dict[str, float] | None = None,
-) -> dict[str, Any]:
-    """Run the Monte Carlo model; returns the result contract as a JSON-ready dict.
+) -> Result:
+    """Run the Monte Carlo model on a scenario: a :class:`Scenario`, a mapping in the scenario
+    format, or the path of a YAML file holding one.
 
-    ``samples``/``seed`` override the scenario's ``simulation`` block; ``timings``, when given,
-    receives ``engine_s`` [s], the time spent sampling, evaluating and summarising.
+    ``samples`` and ``seed`` override the scenario's ``simulation`` block; ``catalog`` (for a
+    mapping or a path) defaults to the shipped one; ``timings``, when given, receives
+    ``engine_s`` [s], the time spent sampling, evaluating and summarising. Raises
+    :class:`ScenarioError` for a scenario that cannot be run.
     """
-    inputs = scenario.resolved_inputs.inputs
+    if isinstance(scenario, Mapping):
+        scenario = load_mapping(scenario, catalog=catalog)
+    elif not isinstance(scenario, Scenario):
+        scenario = load_file(scenario, catalog=catalog)
+    inputs = scenario.resolved.inputs
     changes = {k: v for k, v in (("samples", samples), ("seed", seed)) if v is not None}
     if changes:
         inputs = dataclasses.replace(inputs, **changes)
     start = time.perf_counter()
-    summary = summarise(simulate(inputs))
+    result = summarise(simulate(inputs))
     if timings is not None:
         timings["engine_s"] = time.perf_counter() - start
-    cat = load_catalog()
-    resolved = dict(scenario.resolved)
-    resolved["simulation"] = {
-        **resolved["simulation"],
+    document = dict(scenario.document)
+    document["simulation"] = {
+        **document["simulation"],
         "samples": inputs.samples,
         "seed": inputs.seed,
     }
-    result: dict[str, Any] = {
-        "schema_version": RESULT_SCHEMA_VERSION,
-        "scenario": resolved,
-        "seed": inputs.seed,
-        "samples": inputs.samples,
-        "method": inputs.method,
-        "catalog": {"version": cat.version, "as_of": cat.as_of},
-    }
-    result.update(summary)
-    result["warnings"] = [dict(w) for w in scenario.warnings]
-    result["verdict"] = verdict(summary)
-    result["assumptions"] = [dict(a) for a in scenario.resolved_inputs.assumptions]
-    return result
+    cat = scenario.catalog
+    return dataclasses.replace(
+        result,
+        scenario=document,
+        catalog=CatalogRef(cat.version, cat.as_of),
+        warnings=scenario.warnings,
+        assumptions=scenario.resolved.assumptions,
+    )

@@ -1,51 +1,61 @@
-"""The version-1 scenario schema (DESIGN section 3), shared by the YAML loader and the HTTP API.
+"""The version-1 scenario schema, shared by the YAML loader, the HTTP API and the JSON Schema.
 
-Loading validates types, ranges and distribution forms and returns plain dicts whose *dist* fields
-hold :class:`costmodel.distributions.Distribution` objects; fields left out are ``None`` (or their
-fixed default) and are filled from the catalog by :mod:`scenarios.resolve`. Units are in square
-brackets in each field's ``metadata["description"]``.
+Loading validates types, ranges and distribution forms and returns plain dicts whose *dist*
+fields hold :class:`costmodel.distributions.Distribution` objects; fields left out are ``None``
+(or their fixed default) and are filled from the catalog by :mod:`scenarios.resolve`.
+
+No range, unit or vocabulary is written here: the engine inputs' field metadata give the units,
+descriptions and ranges of every input (:mod:`costmodel.inputs`), and :mod:`pricing.vocabulary`
+gives the catalog's words and the ranges of inline GPUs and instances. A value is therefore
+refused where it is typed, with the same message the engine or the catalog would give.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
-from costmodel.distributions import DIST_FORMS, DistributionError, from_spec
-from costmodel.inputs import DEPRECIATION_METHODS, PRICING_MODELS
-from costmodel.sampling import METHODS
+from costmodel.distributions import DistributionError
+from costmodel.inputs import MAX_LEVELS, BuyInputs, ModelInputs, RentInputs, input_fields
+from pricing.vocabulary import GPU_LIMITS, INSTANCE_LIMITS, INTERCONNECTS, PRECISIONS, Bound
 
-__all__ = ["ScenarioSchema", "DistField", "PRECISIONS", "INTERCONNECTS", "SCHEMA_VERSION"]
+from .distspec import from_spec, to_spec
+
+__all__ = ["DistField", "SCHEMA_VERSION", "ScenarioSchema"]
 
 SCHEMA_VERSION = 1
-PRECISIONS = ("fp32", "fp16", "int8")
-INTERCONNECTS = ("pcie-x16", "pcie-x8", "pcie-x4", "nvlink")
+
+
+class BoundRange(validate.Range):
+    """A :class:`marshmallow.validate.Range` from a :class:`~pricing.vocabulary.Bound`, with its
+    message ("must be <= 2000 [W], got 2500"); apispec reads it as minimum/maximum."""
+
+    def __init__(self, bound: Bound) -> None:
+        self.bound = bound
+        low = None if math.isinf(bound.low) else bound.low
+        high = None if math.isinf(bound.high) else bound.high
+        super().__init__(low, high, min_inclusive=not bound.low_open)
+
+    def __call__(self, value: Any) -> Any:
+        problem = self.bound.problem(value)
+        if problem:
+            raise ValidationError(problem)
+        return value
 
 
 class DistField(fields.Field):
     """A number, or a distribution mapping ``{dist: ..., ...}``; every possible value in range.
 
-    ``low``/``high`` bound the support of the distribution, so an unbounded normal for a
-    bounded quantity is rejected with a hint to give ``low``/``high``.
+    An unbounded normal or lognormal for a bounded quantity is refused with a hint to give
+    ``low``/``high``.
     """
 
-    def __init__(
-        self,
-        unit: str,
-        description: str,
-        low: float = -math.inf,
-        high: float = math.inf,
-        **kwargs: Any,
-    ) -> None:
-        self.low, self.high = low, high
-        metadata = {
-            "description": f"{description} {unit}",
-            "unit": unit,
-            "dist_forms": sorted(DIST_FORMS),
-            "x-dist": True,
-        }
+    def __init__(self, unit: str, description: str, bound: Bound, **kwargs: Any) -> None:
+        self.bound = bound
+        metadata = {"description": f"{description} {unit}", "unit": unit, "x-dist": True}
         kwargs.setdefault("load_default", None)
         kwargs.setdefault("allow_none", True)
         super().__init__(metadata=metadata, **kwargs)
@@ -58,27 +68,24 @@ class DistField(fields.Field):
         except TypeError as exc:  # a parameter given as a list or mapping
             raise ValidationError(f"invalid distribution parameters: {exc}") from None
         lo, hi = dist.support()
-        if lo < self.low or hi > self.high:
-            span = f"[{lo:g}, {hi:g}]"
-            rng = f"[{self.low:g}, {self.high:g}]"
-            hint = (
-                " (give low/high bounds to truncate it)" if math.isinf(lo) or math.isinf(hi) else ""
+        if self.bound.problem(lo) or self.bound.problem(hi):
+            hint = " (give low/high bounds to truncate it)" if math.isinf(lo - hi) else ""
+            raise ValidationError(
+                f"values must lie in {self.bound.text()}, but this input spans "
+                f"[{lo:g}, {hi:g}]{hint}"
             )
-            raise ValidationError(f"values must lie in {rng}, but this input spans {span}{hint}")
         return dist
 
     def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any):
-        return None if value is None else value.to_spec()
+        return None if value is None else to_spec(value)
 
 
-class _Ref(fields.Field):
+class Ref(fields.Field):
     """A catalog id (string) or an inline mapping validated by ``schema``."""
 
     def __init__(self, schema: type[Schema], description: str, **kwargs: Any) -> None:
         self.schema_cls = schema
-        super().__init__(
-            metadata={"description": description, "x-ref-or-inline": schema.__name__}, **kwargs
-        )
+        super().__init__(metadata={"description": description}, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any):
         if isinstance(value, str):
@@ -92,56 +99,95 @@ class _Ref(fields.Field):
         )
 
 
-def _range(low: float | None, high: float | None) -> validate.Range:
-    return validate.Range(min=low, max=high, error="must be in [{min}, {max}], got {input}")
+def _bounded(
+    kind: type[fields.Field], bound: Bound, description: str, **kwargs: Any
+) -> fields.Field:
+    if kind is fields.Integer:
+        kwargs.setdefault("strict", True)
+    else:
+        kwargs.setdefault("allow_nan", False)
+    return kind(validate=BoundRange(bound), metadata={"description": description}, **kwargs)
 
 
-def _num(
-    description: str, low: float | None = None, high: float | None = None, **kwargs: Any
-) -> fields.Float:
-    return fields.Float(
-        allow_nan=False,
-        validate=_range(low, high),
-        metadata={"description": description},
-        **kwargs,
-    )
+def _input(cls: type, name: str, **kwargs: Any) -> fields.Field:
+    """The schema field of engine input ``name`` of ``cls``, from its metadata."""
+    meta = input_fields(cls)[name].metadata
+    if "choices" in meta:
+        return fields.String(
+            validate=validate.OneOf(meta["choices"]),
+            metadata={"description": f"{meta['text']}: {' | '.join(meta['choices'])}"},
+            **kwargs,
+        )
+    if "bound" not in meta:  # a flag
+        return fields.Boolean(metadata={"description": meta["text"]}, **kwargs)
+    bound = meta["bound"]
+    if meta["dist"]:
+        return DistField(meta["unit"], meta["text"], bound, **kwargs)
+    kind = fields.Integer if bound.integer else fields.Float
+    return _bounded(kind, bound, f"{meta['text']} {meta['unit']}", **kwargs)
+
+
+def _limit(limits: dict[str, Bound], name: str, description: str, **kwargs: Any) -> fields.Field:
+    bound = limits[name]
+    kind = fields.Integer if bound.integer else fields.Float
+    return _bounded(kind, bound, f"{description} {bound.unit}", **kwargs)
 
 
 class _Base(Schema):
-    class Meta:
-        ordered = True
+    """Unknown keys are errors (marshmallow's default, RAISE)."""
 
 
 class InlineGPUSchema(_Base):
-    """A GPU the catalog lacks."""
+    """A GPU the catalog lacks; ranges as for catalog rows."""
 
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
-    memory_gb = _num("memory [GB]", 0.5, 1024, required=True)
-    tdp_w = _num("board power [W]", 1, 3000, required=True)
-    price_usd = _num("price [USD/GPU]", 0, 1e7, required=True)
-    fp32_tflops = _num("FP32 peak [TFLOPS]", 0.001, 1e5, load_default=None)
-    fp16_tflops = _num("dense FP16 tensor peak [TFLOPS]", 0.001, 1e5, load_default=None)
-    int8_tops = _num("dense INT8 peak [TOPS]", 0.001, 1e6, load_default=None)
-    idle_w = _num("idle draw [W]", 0, 3000, load_default=None)
+    memory_gb = _limit(GPU_LIMITS, "memory_gb", "memory", required=True)
+    tdp_w = _limit(GPU_LIMITS, "tdp_w", "board power at peak", required=True)
+    price_usd = _limit(GPU_LIMITS, "price_usd", "price of one GPU", required=True)
+    fp32_tflops = _limit(GPU_LIMITS, "fp32_tflops", "FP32 peak", load_default=None)
+    fp16_tflops = _limit(GPU_LIMITS, "fp16_tflops", "dense FP16 tensor peak", load_default=None)
+    int8_tops = _limit(GPU_LIMITS, "int8_tops", "dense INT8 tensor peak", load_default=None)
+    idle_w = _limit(GPU_LIMITS, "idle_w", "idle draw; default 10 % of tdp_w", load_default=None)
+
+    @validates_schema
+    def _idle_below_tdp(self, data: dict, **kwargs: Any) -> None:
+        idle, tdp = data.get("idle_w"), data.get("tdp_w")
+        if idle is not None and tdp is not None and idle > tdp:
+            raise ValidationError(f"must be <= tdp_w ({tdp:g} [W]), got {idle:g}", "idle_w")
 
 
 class InlineInstanceSchema(_Base):
-    """A cloud instance the catalog lacks."""
+    """A cloud instance the catalog lacks; ranges as for catalog rows."""
 
     name = fields.String(required=True, validate=validate.Length(min=1, max=200))
-    gpu = _Ref(InlineGPUSchema, "catalog GPU id or inline GPU", required=True)
-    gpu_count = fields.Integer(strict=True, required=True, validate=_range(1, 64))
-    on_demand_usd_per_hour = _num("[USD/instance-hour]", 0, 1e5, required=True)
-    spot_usd_per_hour = _num("[USD/instance-hour]", 0, 1e5, load_default=None)
-    reserved_1y_usd_per_hour = _num("[USD/instance-hour]", 0, 1e5, load_default=None)
-    reserved_3y_usd_per_hour = _num("[USD/instance-hour]", 0, 1e5, load_default=None)
-    interconnect = fields.String(validate=validate.OneOf(INTERCONNECTS), load_default=None)
+    gpu = Ref(InlineGPUSchema, "catalog GPU id or inline GPU", required=True)
+    gpu_count = _limit(INSTANCE_LIMITS, "gpu_count", "GPUs per instance", required=True)
+    on_demand_usd_per_hour = _limit(
+        INSTANCE_LIMITS, "on_demand_usd_per_hour", "on-demand price", required=True
+    )
+    spot_usd_per_hour = _limit(INSTANCE_LIMITS, "usd_per_hour", "spot price", load_default=None)
+    reserved_1y_usd_per_hour = _limit(
+        INSTANCE_LIMITS, "usd_per_hour", "1-year reservation price", load_default=None
+    )
+    reserved_3y_usd_per_hour = _limit(
+        INSTANCE_LIMITS, "usd_per_hour", "3-year reservation price", load_default=None
+    )
+    interconnect = fields.String(
+        validate=validate.OneOf(INTERCONNECTS),
+        load_default=None,
+        metadata={"description": f"GPU link: {' | '.join(INTERCONNECTS)}; default pcie-x16"},
+    )
+
+
+_LEVEL = input_fields(ModelInputs)["utilisation"].metadata["bound"]
 
 
 class UtilisationRangeSchema(_Base):
-    start = _num("first level [-]", 0, 1, required=True)
-    stop = _num("last level [-]", 0, 1, required=True)
-    step = _num("step [-]", 0.001, 1, required=True)
+    """Evenly spaced utilisation levels from ``start`` to ``stop``."""
+
+    start = _bounded(fields.Float, _LEVEL, "first level [-]", required=True)
+    stop = _bounded(fields.Float, _LEVEL, "last level [-]", required=True)
+    step = _bounded(fields.Float, Bound(0.001, 1, "[-]"), "step [-]", required=True)
 
     @validates_schema
     def _ordered(self, data: dict, **kwargs: Any) -> None:
@@ -156,12 +202,14 @@ class UtilisationRangeSchema(_Base):
         return [round(data["start"] + i * data["step"], 10) for i in range(count)]
 
 
-class _Utilisation(fields.Field):
+class Utilisation(fields.Field):
+    """A list of levels in [0, 1] or ``{start, stop, step}``; at most ``MAX_LEVELS`` levels."""
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(
             metadata={
                 "description": "utilisation levels [-]: a list of numbers in [0, 1] "
-                "or {start, stop, step}; at most 101 levels"
+                f"or {{start, stop, step}}; at most {MAX_LEVELS} levels"
             },
             **kwargs,
         )
@@ -170,131 +218,18 @@ class _Utilisation(fields.Field):
         if isinstance(value, dict):
             levels = UtilisationRangeSchema().load(value)
         elif isinstance(value, list):
-            levels = fields.List(_num("level", 0, 1), validate=validate.Length(min=1)).deserialize(
-                value
-            )
+            item = _bounded(fields.Float, _LEVEL, "level [-]")
+            levels = fields.List(item, validate=validate.Length(min=1)).deserialize(value)
         else:
             raise ValidationError("must be a list of levels or {start, stop, step}")
-        if len(levels) > 101:
-            raise ValidationError(f"at most 101 utilisation levels, got {len(levels)}")
+        if len(levels) > MAX_LEVELS:
+            raise ValidationError(f"at most {MAX_LEVELS} utilisation levels, got {len(levels)}")
         return sorted(set(levels))
 
 
-class SimulationSchema(_Base):
-    samples = fields.Integer(
-        strict=True,
-        validate=_range(1, 1_000_000),
-        load_default=10_000,
-        metadata={"description": "Monte Carlo draws [-]"},
-    )
-    seed = fields.Integer(
-        strict=True,
-        validate=_range(0, 2**63 - 1),
-        load_default=0,
-        metadata={"description": "random seed; same seed, same result"},
-    )
-    method = fields.String(
-        validate=validate.OneOf(METHODS),
-        load_default="lhs",
-        metadata={"description": "sampler: random | lhs | sobol"},
-    )
+class Correlation(fields.Field):
+    """``[input name, input name, Spearman rho]``."""
 
-
-class WorkloadSchema(_Base):
-    precision = fields.String(
-        validate=validate.OneOf(PRECISIONS),
-        load_default="fp16",
-        metadata={"description": "picks the catalog throughput column"},
-    )
-    reference_gpu = fields.String(
-        load_default="v100-sxm2-16gb",
-        metadata={"description": "catalog id: unit of normalised work"},
-    )
-    min_gpu_memory_gb = _num("reject GPUs with less memory [GB]", 0, 1024, load_default=None)
-
-
-class _Side(_Base):
-    """Inputs both sides share."""
-
-    admin_usd_per_month = DistField("[USD/month]", "administration", 0)
-    relative_throughput = DistField(
-        "[reference GPU-hours/GPU-hour]",
-        "per-GPU throughput override; default: catalog",
-        1e-6,
-        1000,
-    )
-    scaling_efficiency = DistField("[-]", "multi-GPU scaling; default: interconnect table", 1e-6, 1)
-
-
-class BuySchema(_Side):
-    gpu = _Ref(InlineGPUSchema, "catalog GPU id or inline GPU", required=True)
-    gpu_count = fields.Integer(strict=True, required=True, validate=_range(1, 64))
-    interconnect = fields.String(
-        validate=validate.OneOf(INTERCONNECTS),
-        load_default=None,
-        metadata={"description": "GPU link; default: platform tier"},
-    )
-    gpu_price_usd = DistField("[USD/GPU]", "GPU price; default: catalog", 0)
-    platform_price_usd = DistField(
-        "[USD]", "CPU, board, RAM, PSU, chassis, storage; default: tier by GPU count", 0
-    )
-    setup_usd = DistField("[USD]", "one-off setup, not resold", 0)
-    gpu_power_w = DistField("[W/GPU]", "busy draw; default: catalog TDP", 0, 5000)
-    gpu_idle_w = DistField("[W/GPU]", "idle draw; default: catalog", 0, 5000)
-    platform_power_w = DistField("[W]", "host draw without GPUs; default: tier", 0, 50_000)
-    powered_when_idle = fields.Boolean(
-        load_default=True, metadata={"description": "the build stays on when idle"}
-    )
-    electricity_usd_per_kwh = DistField("[USD/kWh]", "electricity price", 0, 10)
-    electricity_annual_change = DistField("[1/year]", "annual electricity price change", -0.99, 10)
-    pue = DistField("[-]", "power usage effectiveness, cooling and facility overhead", 1, 5)
-    hosting_usd_per_kw_month = DistField("[USD/(kW*month)]", "colocation, on peak IT kW", 0, 10_000)
-    maintenance_rate = DistField("[1/year]", "maintenance as a share of hardware price", 0, 1)
-    gpu_annual_failure_rate = DistField("[1/year]", "GPU replacements at gpu_price_usd", 0, 1)
-    resale_annual_decay = DistField("[1/year]", "market value lost per year (geometric)", 0, 1)
-    depreciation = fields.String(
-        validate=validate.OneOf(DEPRECIATION_METHODS),
-        load_default="straight_line",
-        metadata={"description": "tax depreciation method"},
-    )
-    depreciation_years = fields.Integer(
-        strict=True,
-        validate=_range(1, 40),
-        load_default=5,
-        metadata={"description": "straight-line life [year]"},
-    )
-    thermal_derate = DistField("[-]", "throughput kept under the build's cooling", 1e-6, 1)
-
-
-class RentSchema(_Side):
-    instance = _Ref(InlineInstanceSchema, "catalog instance id or inline instance", required=True)
-    pricing = fields.String(
-        validate=validate.OneOf(PRICING_MODELS),
-        load_default="on_demand",
-        metadata={"description": "on_demand | spot | reserved_1y | reserved_3y"},
-    )
-    price_usd_per_hour = DistField(
-        "[USD/instance-hour]", "price for the pricing model; default: catalog", 0, 1e5
-    )
-    on_demand_price_usd_per_hour = DistField(
-        "[USD/instance-hour]", "overflow above a reservation; default: catalog", 0, 1e5
-    )
-    committed_instances = fields.Integer(
-        strict=True,
-        validate=_range(0, 10_000),
-        load_default=None,
-        allow_none=True,
-        metadata={"description": "reserved instances; default ceil(T_own / T_inst)"},
-    )
-    price_annual_change = DistField("[1/year]", "annual cloud price change", -0.99, 10)
-    spot_interruption_overhead = DistField(
-        "[-]", "share of hours redone after interruptions", 0, 10
-    )
-    storage_usd_per_month = DistField("[USD/month]", "storage", 0)
-    egress_usd_per_month = DistField("[USD/month]", "data egress", 0)
-
-
-class _Correlation(fields.Field):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(metadata={"description": "[input, input, Spearman rho]"}, **kwargs)
 
@@ -314,9 +249,93 @@ class _Correlation(fields.Field):
             raise ValidationError(f"rho must be in (-1, 1), got {value[2]}")
         return (value[0], value[1], float(value[2]))
 
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any):
+        return None if value is None else list(value)
+
+
+def _nested(schema: type[Schema]) -> Callable[[], dict]:
+    return lambda: schema().load({})
+
+
+class SimulationSchema(_Base):
+    """How the Monte Carlo draws are made."""
+
+    samples = _input(ModelInputs, "samples", load_default=10_000)
+    seed = _input(ModelInputs, "seed", load_default=0)
+    method = _input(ModelInputs, "method", load_default="lhs")
+
+
+class WorkloadSchema(_Base):
+    """What work the GPUs do, and the unit it is counted in."""
+
+    precision = fields.String(
+        validate=validate.OneOf(PRECISIONS),
+        load_default="fp16",
+        metadata={"description": f"picks the catalog throughput: {' | '.join(PRECISIONS)}"},
+    )
+    reference_gpu = fields.String(
+        load_default="v100-sxm2-16gb",
+        validate=validate.Length(min=1),
+        metadata={"description": "catalog GPU id: the unit of normalised work"},
+    )
+    min_gpu_memory_gb = _limit(
+        GPU_LIMITS, "memory_gb", "GPUs with less memory are refused", load_default=None
+    )
+
+
+class BuySchema(_Base):
+    """The owned build."""
+
+    gpu = Ref(InlineGPUSchema, "catalog GPU id or inline GPU", required=True)
+    gpu_count = _input(BuyInputs, "gpu_count", required=True)
+    interconnect = fields.String(
+        validate=validate.OneOf(INTERCONNECTS),
+        load_default=None,
+        metadata={"description": f"GPU link: {' | '.join(INTERCONNECTS)}"},
+    )
+    gpu_price_usd = _input(BuyInputs, "gpu_price_usd")
+    platform_price_usd = _input(BuyInputs, "platform_price_usd")
+    setup_usd = _input(BuyInputs, "setup_usd")
+    gpu_power_w = _input(BuyInputs, "gpu_power_w")
+    gpu_idle_w = _input(BuyInputs, "gpu_idle_w")
+    platform_power_w = _input(BuyInputs, "platform_power_w")
+    powered_when_idle = _input(BuyInputs, "powered_when_idle", load_default=True)
+    electricity_usd_per_kwh = _input(BuyInputs, "electricity_usd_per_kwh")
+    electricity_annual_change = _input(BuyInputs, "electricity_annual_change")
+    pue = _input(BuyInputs, "pue")
+    hosting_usd_per_kw_month = _input(BuyInputs, "hosting_usd_per_kw_month")
+    maintenance_rate = _input(BuyInputs, "maintenance_rate")
+    gpu_annual_failure_rate = _input(BuyInputs, "gpu_annual_failure_rate")
+    resale_annual_decay = _input(BuyInputs, "resale_annual_decay")
+    depreciation = _input(BuyInputs, "depreciation", load_default="straight_line")
+    depreciation_years = _input(BuyInputs, "depreciation_years", load_default=5)
+    admin_usd_per_month = _input(BuyInputs, "admin_usd_per_month")
+    relative_throughput = _input(BuyInputs, "relative_throughput")
+    scaling_efficiency = _input(BuyInputs, "scaling_efficiency")
+    thermal_derate = _input(BuyInputs, "thermal_derate")
+
+
+class RentSchema(_Base):
+    """The rented instances."""
+
+    instance = Ref(InlineInstanceSchema, "catalog instance id or inline instance", required=True)
+    pricing = _input(RentInputs, "pricing", load_default="on_demand")
+    price_usd_per_hour = _input(RentInputs, "price_usd_per_hour")
+    on_demand_price_usd_per_hour = _input(RentInputs, "on_demand_price_usd_per_hour")
+    committed_instances = _input(
+        RentInputs, "committed_instances", load_default=None, allow_none=True
+    )
+    price_annual_change = _input(RentInputs, "price_annual_change")
+    spot_interruption_overhead = _input(RentInputs, "spot_interruption_overhead")
+    storage_usd_per_month = _input(RentInputs, "storage_usd_per_month")
+    egress_usd_per_month = _input(RentInputs, "egress_usd_per_month")
+    admin_usd_per_month = _input(RentInputs, "admin_usd_per_month")
+    relative_throughput = _input(RentInputs, "relative_throughput")
+    scaling_efficiency = _input(RentInputs, "scaling_efficiency")
+
 
 class ScenarioSchema(_Base):
-    """A whole scenario, version 1."""
+    """A whole rent-versus-buy scenario, version 1."""
 
     version = fields.Integer(
         strict=True,
@@ -324,25 +343,23 @@ class ScenarioSchema(_Base):
         validate=validate.Equal(
             SCHEMA_VERSION, error="unsupported version {input}; this release reads version 1"
         ),
+        metadata={"description": "format version: 1"},
     )
-    name = fields.String(required=True, validate=validate.Length(min=1, max=200))
-    description = fields.String(load_default="", validate=validate.Length(max=5000))
-    horizon_months = fields.Integer(
-        strict=True,
-        load_default=36,
-        validate=_range(1, 240),
-        metadata={"description": "[month] 1..240"},
+    name = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=200),
+        metadata={"description": "names the results and report files"},
     )
-    discount_rate = _num("[1/year] nominal annual", -0.49, 1, load_default=0.0)
-    tax_rate = _num(
-        "[-] 0..0.9; opex and depreciation deductible when > 0", 0, 0.9, load_default=0.0
+    description = fields.String(
+        load_default="", validate=validate.Length(max=5000), metadata={"description": "free text"}
     )
-    utilisation = _Utilisation(load_default=lambda: [round(0.05 * i, 10) for i in range(1, 21)])
-    report_utilisation = _num(
-        "[-] level for the cumulative-cost-by-month chart", 0, 1, load_default=None
-    )
-    simulation = fields.Nested(SimulationSchema, load_default=lambda: SimulationSchema().load({}))
-    workload = fields.Nested(WorkloadSchema, load_default=lambda: WorkloadSchema().load({}))
+    horizon_months = _input(ModelInputs, "horizon_months", load_default=36)
+    discount_rate = _input(ModelInputs, "discount_rate", load_default=0.0)
+    tax_rate = _input(ModelInputs, "tax_rate", load_default=0.0)
+    utilisation = Utilisation(load_default=lambda: [round(0.05 * i, 10) for i in range(1, 21)])
+    report_utilisation = _input(ModelInputs, "report_utilisation", load_default=None)
+    simulation = fields.Nested(SimulationSchema, load_default=_nested(SimulationSchema))
+    workload = fields.Nested(WorkloadSchema, load_default=_nested(WorkloadSchema))
     buy = fields.Nested(BuySchema, required=True)
     rent = fields.Nested(RentSchema, required=True)
-    correlations = fields.List(_Correlation(), load_default=list)
+    correlations = fields.List(Correlation(), load_default=list)

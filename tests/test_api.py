@@ -35,8 +35,8 @@ REL = 1e-6
 def make_app(tmp_path: Path, **config: Any) -> Flask:
     settings = {
         "TESTING": True,
-        "COSTMODEL_DB": str(tmp_path / "runs.sqlite3"),
-        "COSTMODEL_API_KEYS": "",
+        "DB": str(tmp_path / "runs.sqlite3"),
+        "API_KEYS": "",
     }
     settings.update(config)
     return create_app(settings)
@@ -151,7 +151,7 @@ def test_create_run_stores_and_returns_it(client: FlaskClient, app: Flask) -> No
     fetched = client.get(response.headers["Location"])
     assert fetched.status_code == 200
     assert fetched.get_json() == run
-    with sqlite3.connect(app.config["COSTMODEL_DB"]) as db:
+    with sqlite3.connect(app.config["DB"]) as db:
         assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1
 
 
@@ -269,7 +269,7 @@ def test_health(client: FlaskClient) -> None:
 
 
 def test_health_is_503_when_the_store_cannot_open(tmp_path: Path) -> None:
-    broken = make_app(tmp_path, COSTMODEL_DB=str(tmp_path))  # a directory, not a file
+    broken = make_app(tmp_path, DB=str(tmp_path))  # a directory, not a file
     body = assert_error(broken.test_client().get("/health"), 503)
     assert str(tmp_path) not in body["message"]  # no server paths leak
 
@@ -437,9 +437,7 @@ def test_samples_over_the_limit_is_422_naming_the_limit(client: FlaskClient) -> 
 
 
 def test_configured_limits_name_themselves(tmp_path: Path) -> None:
-    client = make_app(
-        tmp_path, COSTMODEL_MAX_SAMPLES=10, COSTMODEL_MAX_HORIZON=24, COSTMODEL_MAX_LEVELS=3
-    ).test_client()
+    client = make_app(tmp_path, MAX_SAMPLES=10, MAX_HORIZON=24, MAX_LEVELS=3).test_client()
     err = assert_error(client.post("/v1/evaluate?samples=11", json=WORKED), 422)
     assert "limit of 10 samples" in err["message"]
     err = assert_error(client.post("/v1/evaluate", json=WORKED), 422)  # 36 months, 4 levels
@@ -451,7 +449,7 @@ def test_configured_limits_name_themselves(tmp_path: Path) -> None:
 
 def test_total_work_limit_names_itself(tmp_path: Path) -> None:
     # the worked example: 1000 samples x 4 levels x 36 months = 144,000 draw-level-months
-    client = make_app(tmp_path, COSTMODEL_MAX_WORK=100_000).test_client()
+    client = make_app(tmp_path, MAX_WORK=100_000).test_client()
     err = assert_error(client.post("/v1/evaluate?samples=1000", json=WORKED), 422)
     assert "144,000" in err["message"] and "COSTMODEL_MAX_WORK" in err["message"]
     assert client.post("/v1/evaluate?samples=500", json=WORKED).status_code == 200
@@ -472,7 +470,7 @@ def test_invalid_limit_setting_fails_at_start(
     with pytest.raises(ValueError, match="COSTMODEL_MAX_SAMPLES"):
         make_app(tmp_path)
     monkeypatch.setenv("COSTMODEL_MAX_SAMPLES", "5")
-    assert make_app(tmp_path).config["COSTMODEL_MAX_SAMPLES"] == 5
+    assert make_app(tmp_path).config["MAX_SAMPLES"] == 5
 
 
 def test_unexpected_error_is_500_with_a_logged_id(
@@ -481,7 +479,7 @@ def test_unexpected_error_is_500_with_a_logged_id(
     def explode(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("secret internal detail")
 
-    monkeypatch.setattr(api.service, "run", explode)
+    monkeypatch.setattr(api.service, "evaluate", explode)
     with caplog.at_level(logging.ERROR, logger="api"):
         response = client.post("/v1/evaluate", json=WORKED)
     body = assert_error(response, 500)
@@ -508,7 +506,7 @@ def test_identical_requests_are_answered_from_the_cache(client: FlaskClient) -> 
 
 
 def test_cache_can_be_switched_off(tmp_path: Path) -> None:
-    client = make_app(tmp_path, COSTMODEL_RESULT_CACHE=0).test_client()
+    client = make_app(tmp_path, RESULT_CACHE=0).test_client()
     for _ in range(2):
         assert client.post("/v1/evaluate", json=WORKED).headers["X-Cache"] == "miss"
 
@@ -518,7 +516,7 @@ def test_cache_can_be_switched_off(tmp_path: Path) -> None:
 
 @pytest.fixture
 def keyed(tmp_path: Path) -> FlaskClient:
-    return make_app(tmp_path, COSTMODEL_API_KEYS="alpha-key, beta-key").test_client()
+    return make_app(tmp_path, API_KEYS="alpha-key, beta-key").test_client()
 
 
 def bearer(key: str) -> dict[str, str]:

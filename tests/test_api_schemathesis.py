@@ -22,11 +22,11 @@ from api import create_app
 _APP = create_app(
     {
         "TESTING": True,
-        "COSTMODEL_MAX_SAMPLES": 10_000,
-        "COSTMODEL_MAX_HORIZON": 120,
-        "COSTMODEL_MAX_LEVELS": 21,
-        "COSTMODEL_RESULT_CACHE": 0,
-        "COSTMODEL_API_KEYS": "",
+        "MAX_SAMPLES": 10_000,
+        "MAX_HORIZON": 120,
+        "MAX_LEVELS": 21,
+        "RESULT_CACHE": 0,
+        "API_KEYS": "",
     }
 )
 # The coverage phase enumerates boundary cases of every scenario field (about 11,000 requests
@@ -47,7 +47,7 @@ _CHECKS = [
 
 @pytest.fixture(scope="module", autouse=True)
 def _temporary_store(tmp_path_factory: pytest.TempPathFactory) -> None:
-    _APP.config["COSTMODEL_DB"] = str(Path(tmp_path_factory.mktemp("db")) / "runs.sqlite3")
+    _APP.config["DB"] = str(Path(tmp_path_factory.mktemp("db")) / "runs.sqlite3")
 
 
 def test_openapi_document_is_valid() -> None:

@@ -15,10 +15,10 @@ import pytest
 import yaml
 
 import scenarios
+from cli import main
 from costmodel.reports import FORMATS, render
-from scenarios import batch as batch_mod
+from scenarios import executor
 from scenarios.batch import BatchError, expand_paths, run_batch
-from scenarios.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
 BEGINNER = "beginner-1x-rtx2080ti-vs-p3-2xlarge"
@@ -54,7 +54,7 @@ def _temp_files(folder: Path) -> list[Path]:
 
 def _alone(path: Path, samples: int = SAMPLES) -> bytes:
     """The result JSON of one scenario run on its own, as ``costmodel report --format json``."""
-    return render(scenarios.run(scenarios.load_file(path), samples=samples), "json")
+    return render(scenarios.evaluate(path, samples=samples), "json")
 
 
 # --------------------------------------------------------------------------- failures
@@ -93,15 +93,21 @@ def test_broken_files_are_reported_and_do_not_stop_the_others(
     assert rows["unknown-gpu.yaml"]["name"] == LAB
     good = rows[f"{BEGINNER}.yaml"]
     assert good["status"] == "ok" and good["error"] == ""
-    result = scenarios.run(scenarios.load_file(EXAMPLES / f"{BEGINNER}.yaml"), samples=SAMPLES)
-    assert float(good["breakeven_p50"]) == result["breakeven_utilisation"]["p50"]
+    result = scenarios.evaluate(EXAMPLES / f"{BEGINNER}.yaml", samples=SAMPLES).to_dict()
+    # rounded to 4 decimals (shares and utilisation) and 2 (months); numbers stay numbers
+    assert float(good["breakeven_p50"]) == round(result["breakeven_utilisation"]["p50"], 4)
+    assert good["breakeven_p50_never"] == "False"
     j = result["utilisation"].index(0.5)
-    assert float(good["prob_buy_cheaper_u0.50"]) == result["prob_buy_cheaper"][j]
+    assert float(good["prob_buy_cheaper_u0.50"]) == round(result["prob_buy_cheaper"][j], 4)
+    assert float(good["payback_p50_u0.50"]) == round(result["payback_months"]["p50"][j], 2)
     assert int(good["warnings"]) == len(result["warnings"])
     # Columns are the union of the levels: u = 0 exists only in the worked example.
     assert good["prob_buy_cheaper_u0.00"] == ""
     assert rows[f"{WORKED}.yaml"]["prob_buy_cheaper_u0.00"] != ""
     assert rows[f"{WORKED}.yaml"]["payback_p50_u0.25"] != ""
+    # no payback idle: an empty cell and the flag, never the word "never" in a numeric column
+    idle = rows[f"{WORKED}.yaml"]
+    assert idle["payback_p50_u0.00"] == "" and idle["payback_p50_u0.00_never"] == "True"
 
 
 # --------------------------------------------------------------------------- resume
@@ -116,7 +122,7 @@ def test_interrupted_batch_resumes_without_duplicates_or_temp_files(
     args = ["batch", str(src), "--out", str(out), "--db", str(db)]
     args += ["--samples", str(SAMPLES), "--workers", "1", "--format", "json", "csv", "--quiet"]
     calls: list[str] = []
-    real_run = batch_mod.run
+    real_run = executor.evaluate
 
     def killed_on_second(scenario, **kw):
         calls.append(scenario.name)
@@ -124,7 +130,7 @@ def test_interrupted_batch_resumes_without_duplicates_or_temp_files(
             raise KeyboardInterrupt  # Ctrl-C while the second scenario runs
         return real_run(scenario, **kw)
 
-    monkeypatch.setattr(batch_mod, "run", killed_on_second)
+    monkeypatch.setattr(executor, "evaluate", killed_on_second)
     assert main(args) == 130
     assert len(_store_keys(db)) == 1
     # A write cut short by the kill leaves a temporary file behind.
@@ -135,7 +141,7 @@ def test_interrupted_batch_resumes_without_duplicates_or_temp_files(
         return real_run(scenario, **kw)
 
     calls.clear()
-    monkeypatch.setattr(batch_mod, "run", counted)
+    monkeypatch.setattr(executor, "evaluate", counted)
     assert main(args) == 0
     assert sorted(calls) == sorted([INFERENCE, LAB])  # the first result was not recomputed
     rows = _rows(out / "summary.csv")
@@ -277,7 +283,7 @@ def test_list_file_expands_to_several_results_and_glob_selects_files(tmp_path: P
     assert names[:2] == [f"{BEGINNER}.json", f"{BEGINNER}-2.json"]
     assert summary.items[0].key != summary.items[1].key
     assert (tmp_path / "out" / f"{BEGINNER}-2.json").read_bytes() == render(
-        scenarios.run(scenarios.load_mapping(two), samples=SAMPLES), "json"
+        scenarios.evaluate(two, samples=SAMPLES), "json"
     )
     assert len(_rows(summary.summary_csv)) == 4
 
@@ -326,7 +332,7 @@ def test_report_command_writes_every_format_from_yaml_and_result_json(
         assert target.stat().st_size > 0
     result_json = out / "from-yaml.json"
     assert result_json.read_bytes() == render(
-        scenarios.run(scenarios.load_file(scenario), samples=500, seed=3), "json"
+        scenarios.evaluate(scenario, samples=500, seed=3), "json"
     )
     for fmt in FORMATS:
         target = out / f"from-json.{fmt}"

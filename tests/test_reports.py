@@ -1,8 +1,9 @@
 """Report exporters: every format read back by a real parser and checked against the result.
 
 Results come from ``tests/fixtures/result_sample.json`` (a contract-exact sample with nulls in
-payback and break-even) and, when the engine is available, from running each example scenario
-in ``scenarios/examples`` with 2,000 samples.
+payback and break-even) and from running each example scenario in ``scenarios/examples`` with
+2,000 samples. Expected cells are computed from the result's JSON form, which the reports never
+see (they render the typed :class:`Result`).
 """
 
 from __future__ import annotations
@@ -22,18 +23,20 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from marshmallow import ValidationError
 
 import scenarios
 from costmodel import reports
-from costmodel.reports import FORMATS, ReportError, render, write
-from costmodel.reports.formatting import (
+from costmodel.formatting import (
     fmt_months,
     fmt_number,
-    fmt_prob,
+    fmt_share,
     fmt_usd,
     fmt_utilisation,
     fmt_value,
 )
+from costmodel.reports import FORMATS, ReportError, render, write
+from costmodel.result import Result
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "result_sample.json"
@@ -52,16 +55,18 @@ def _load(source: str) -> str:
     """The result for ``source`` as JSON text (cached; each test gets a fresh dict)."""
     if source == "fixture":
         return FIXTURE.read_text("utf-8")
-    result = scenarios.run(
-        scenarios.load_file(ROOT / "scenarios" / "examples" / source), samples=2000
-    )
-    return json.dumps(result, allow_nan=False)
+    result = scenarios.evaluate(ROOT / "scenarios" / "examples" / source, samples=2000)
+    return result.to_json().decode("utf-8")
+
+
+def _typed(data: dict) -> Result:
+    return Result.from_dict(data)
 
 
 @cache
 def _rendered(source: str, fmt: str) -> bytes:
     """``render`` of an unmodified result, shared by the tests that only read it."""
-    return render(json.loads(_load(source)), fmt)
+    return render(_typed(json.loads(_load(source))), fmt)
 
 
 @pytest.fixture(params=_result_params())
@@ -164,15 +169,22 @@ def test_formats_and_public_api():
 
 
 def test_json_is_the_contract(result):
-    data = render(result, "json")
-    assert json.loads(data) == result
-    assert data == json.dumps(result, indent=2, sort_keys=False, allow_nan=False).encode()
+    assert json.loads(render(_typed(result), "json")) == result
 
 
-def test_json_rejects_nan(sample):
-    sample["buy_tco"]["p50"][0] = float("nan")
-    with pytest.raises(ReportError, match="JSON"):
-        render(sample, "json")
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_results_with_nan_are_refused(sample, value):
+    sample["buy_tco"]["p50"][0] = value
+    with pytest.raises(ValidationError) as exc:
+        _typed(sample)
+    assert "NaN" in str(exc.value.messages["buy_tco"]["p50"])
+
+
+def test_results_of_another_schema_version_are_refused(sample):
+    sample["schema_version"] = 2
+    with pytest.raises(ValidationError) as exc:
+        _typed(sample)
+    assert "unsupported schema_version 2" in str(exc.value.messages["schema_version"])
 
 
 # --- HTML ----------------------------------------------------------------------------------
@@ -228,7 +240,7 @@ def test_html_is_self_contained(source):
 def test_html_autoescapes(sample):
     sample["verdict"] = "Rent <script>alert(1)</script> & relax."
     sample["warnings"][0]["message"] = "<img src=https://evil.example/x.png>"
-    page = _parse_html(render(sample, "html"))
+    page = _parse_html(render(_typed(sample), "html"))
     assert "script" not in page.tags
     assert page.by_id["verdict"] == sample["verdict"]
     assert len(page.imgs) == 3
@@ -246,7 +258,7 @@ def test_markdown_tables_and_images(source, result):
     col = header.index("Buy TCO P50")
     assert [r[col] for r in rows] == [fmt_usd(v) for v in result["buy_tco"]["p50"]]
     col = header.index("P(buy cheaper)")
-    assert [r[col] for r in rows] == [fmt_prob(v) for v in result["prob_buy_cheaper"]]
+    assert [r[col] for r in rows] == [fmt_share(v) for v in result["prob_buy_cheaper"]]
     figures = dict(r for r in next(t for t in tables if t[0] == ["Figure", "Value"])[1:])
     assert figures["Break-even utilisation P50"] == fmt_utilisation(
         result["breakeven_utilisation"]["p50"]
@@ -359,19 +371,20 @@ def test_nulls_render_as_never_dash_and_empty(sample):
     sample["breakeven_utilisation"].update(p10=None, p50=None, p90=None, prob_never=1.0)
     sample["cost_per_reference_gpu_hour"]["buy"]["p50"][0] = None
     sample["payback_months"]["p50"] = [None] * n
-    page = _parse_html(render(sample, "html"))
+    typed = _typed(sample)
+    page = _parse_html(render(typed, "html"))
     assert "never" in page.cells and "—" in page.cells
     start = page.cells.index("Utilisation")
     header = page.cells[start : start + 11]
     first_row = dict(zip(header, page.cells[start + 11 : start + 22], strict=True))
     assert first_row["Buy P50 [$/ref GPU-h]"] == "—"
     assert first_row["Payback P50 [months]"] == "never"
-    rows = list(csv.DictReader(io.StringIO(render(sample, "csv").decode())))
+    rows = list(csv.DictReader(io.StringIO(render(typed, "csv").decode())))
     assert rows[0]["cost_per_ref_gpu_hour_buy_p50"] == "" and rows[-1]["payback_months_p50"] == ""
-    ws = openpyxl.load_workbook(io.BytesIO(render(sample, "xlsx")))["summary"]
+    ws = openpyxl.load_workbook(io.BytesIO(render(typed, "xlsx")))["summary"]
     summary = {r[0]: r[1] for r in ws.iter_rows(min_row=2, values_only=True)}
     assert summary["breakeven_utilisation_p50"] is None
-    assert "never" in render(sample, "md").decode()
+    assert "never" in render(typed, "md").decode()
 
 
 def test_formatting_is_readable():
@@ -382,7 +395,11 @@ def test_formatting_is_readable():
     assert fmt_usd(None) == "—"
     assert fmt_utilisation(0.0714134) == "7.1 %" and fmt_utilisation(0.35) == "35 %"
     assert fmt_utilisation(None) == "never" and fmt_months(None) == "never"
-    assert fmt_prob(0.999) == "> 99 %" and fmt_prob(0.001) == "< 1 %" and fmt_prob(1.0) == "100 %"
+    # a share that is not exactly 0 or 1 never shows as "0 %" or "100 %"
+    assert fmt_share(0.9968) == "99.7 %" and fmt_share(0.9999) == "> 99.9 %"
+    assert fmt_share(0.001) == "0.1 %" and fmt_share(0.0001) == "< 0.1 %"
+    assert fmt_share(1.0) == "100 %" and fmt_share(0.0) == "0 %" and fmt_share(0.354) == "35 %"
+    assert fmt_share(float("nan")) == "—" and fmt_usd(float("nan")) == "—"
     assert fmt_number(1500) == "1,500" and fmt_number(0.1) == "0.10"
     assert fmt_value({"dist": "pert", "low": 0.10, "mode": 0.15, "high": 0.25}) == (
         "PERT(0.10, 0.15, 0.25)"
@@ -402,7 +419,8 @@ def test_formatting_is_readable():
 
 @pytest.mark.parametrize("fmt", ["pdf", "HTML", "", None])
 def test_unknown_format_lists_valid_formats(sample, fmt, tmp_path):
-    for call in (lambda: render(sample, fmt), lambda: write(sample, fmt, tmp_path / "r.out")):
+    typed = _typed(sample)
+    for call in (lambda: render(typed, fmt), lambda: write(typed, fmt, tmp_path / "r.out")):
         with pytest.raises(ReportError) as exc:
             call()
         assert all(f in str(exc.value) for f in FORMATS)
@@ -412,14 +430,16 @@ def test_unknown_format_lists_valid_formats(sample, fmt, tmp_path):
 def test_missing_or_misaligned_keys(sample):
     broken = copy.deepcopy(sample)
     del broken["buy_tco"], broken["breakeven_utilisation"]["p50"]
-    with pytest.raises(ReportError, match=r"buy_tco.*breakeven_utilisation\.p50"):
-        render(broken, "csv")
+    with pytest.raises(ValidationError) as exc:
+        _typed(broken)
+    assert exc.value.messages["buy_tco"] == ["Missing data for required field."]
+    assert "p50" in exc.value.messages["breakeven_utilisation"]
     broken = copy.deepcopy(sample)
     broken["prob_buy_cheaper"].pop()
-    with pytest.raises(ReportError, match="prob_buy_cheaper"):
-        render(broken, "html")
-    with pytest.raises(ReportError, match="mapping"):
-        render([], "json")
+    with pytest.raises(ValidationError, match="prob_buy_cheaper"):
+        _typed(broken)
+    with pytest.raises(ValidationError):
+        _typed([])
 
 
 # --- write ---------------------------------------------------------------------------------
@@ -428,7 +448,7 @@ def test_missing_or_misaligned_keys(sample):
 @pytest.mark.parametrize("fmt", ["html", "csv", "xlsx", "json"])
 def test_write_single_file(sample, fmt, tmp_path):
     out = tmp_path / "sub" / f"report.{fmt}"
-    paths = write(sample, fmt, str(out))
+    paths = write(_typed(sample), fmt, str(out))
     assert paths == [out]
     assert sorted(p.name for p in out.parent.iterdir()) == [out.name]  # no temp file left
     if fmt != "xlsx":  # xlsx embeds a timestamp
@@ -437,7 +457,7 @@ def test_write_single_file(sample, fmt, tmp_path):
 
 def test_write_md_puts_charts_beside(sample, tmp_path):
     out = tmp_path / "run 1.md"
-    paths = write(sample, "md", out)
+    paths = write(_typed(sample), "md", out)
     names = [
         "run 1.md",
         "run 1_breakeven.png",
@@ -467,7 +487,7 @@ def test_write_is_atomic_on_failure(sample, tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", fail)
     with pytest.raises(OSError, match="disk full"):
-        write(sample, "json", out)
+        write(_typed(sample), "json", out)
     assert out.read_text() == "previous report"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 
@@ -513,7 +533,7 @@ def test_html_renders_in_headless_chromium(tmp_path):
     _browser()
     source = "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml"  # a real result
     page = tmp_path / "report.html"
-    write(json.loads(_load(source)), "html", page)
+    write(_typed(json.loads(_load(source))), "html", page)
     artifacts = ROOT / "test-artifacts"
     artifacts.mkdir(exist_ok=True)
     shot = artifacts / "report.png"

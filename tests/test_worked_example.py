@@ -1,4 +1,4 @@
-"""DESIGN section 7 reproduced to 1e-6 relative: engine, YAML file, CLI JSON and subprocess."""
+"""The worked example reproduced to 1e-6 relative: engine, YAML file, CLI JSON and subprocess."""
 
 import json
 import subprocess
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import scenarios
-from scenarios.cli import main
+from cli import main
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "scenarios" / "examples" / "worked-example.yaml"
 BUY = [7996.3813, 8757.2999, 9518.2185, 11040.0558]
@@ -35,7 +35,7 @@ def _check(result: dict) -> None:
 
 
 def test_worked_example_through_yaml():
-    _check(scenarios.run(scenarios.load_file(EXAMPLE)))
+    _check(scenarios.evaluate(EXAMPLE).to_dict())
 
 
 def test_worked_example_through_cli_json(capsys):
@@ -44,12 +44,12 @@ def test_worked_example_through_cli_json(capsys):
 
 
 def test_worked_example_with_many_samples_is_the_same():
-    _check(scenarios.run(scenarios.load_file(EXAMPLE), samples=100))
+    _check(scenarios.evaluate(EXAMPLE, samples=100).to_dict())
 
 
 def test_cli_as_a_process_prints_the_contract():
     proc = subprocess.run(
-        [sys.executable, "-m", "scenarios.cli", "run", str(EXAMPLE), "--format", "json"],
+        [sys.executable, "-m", "cli", "run", str(EXAMPLE), "--format", "json"],
         capture_output=True,
         text=True,
         check=True,

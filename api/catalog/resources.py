@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask_smorest import Blueprint
+from flask_smorest import Blueprint, abort
 
 from pricing import UnknownIdError, load_catalog
 
-from ..errors import fail
 from ..openapi import error_responses
 from .schemas import GPUListSchema, GPUSchema, InstanceListSchema, InstanceSchema
 
@@ -24,7 +23,7 @@ blp = Blueprint(
 
 
 def _not_found(exc: UnknownIdError, param: str) -> None:
-    fail(404, str(exc), [{"path": param, "message": str(exc)}])
+    abort(404, message=str(exc), errors=[{"path": param, "message": str(exc)}])
 
 
 @blp.route("/gpus", methods=["GET"])

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from flask import Response
+from typing import Any
+
 from flask_smorest import Blueprint
 
 from ..auth import require_owner
@@ -21,7 +22,7 @@ blp = Blueprint(
 
 #: What the OpenAPI says about the request body and its limits (shared with POST /v1/runs).
 LIMITS_TEXT = (
-    "Validates the body against the version-1 scenario schema (DESIGN sec. 3), resolves "
+    "Validates the body against the version-1 scenario schema, resolves "
     "catalog ids and runs the Monte Carlo model. `?samples=` and `?seed=` override the body's "
     "`simulation` block. Limits: body size (MAX_CONTENT_LENGTH, 413), samples per request "
     "(COSTMODEL_MAX_SAMPLES, default 200,000, 422), horizon and utilisation-grid bounds "
@@ -39,7 +40,7 @@ LIMITS_TEXT = (
 @blp.response(
     200,
     ResultSchema,
-    description="The result contract (DESIGN sec. 5)",
+    description="The result",
     headers={"X-Cache": {"description": "hit or miss", "schema": {"type": "string"}}},
 )
 @error_responses(blp, 401, 413, 415, 422)
@@ -47,13 +48,11 @@ LIMITS_TEXT = (
     operationId="evaluate",
     summary="Evaluate a scenario",
     description=LIMITS_TEXT,
-    requestBody=scenario_request_body("A version-1 scenario (DESIGN sec. 3)"),
+    requestBody=scenario_request_body("A version-1 scenario"),
     security=[{}, {BEARER: []}],
 )
-def evaluate(samples: int | None = None, seed: int | None = None) -> Response:
+def evaluate(samples: int | None = None, seed: int | None = None) -> Any:
     """Evaluate the scenario of the request body."""
     require_owner()
-    text, hit = evaluate_body(samples=samples, seed=seed)
-    response = Response(text, mimetype="application/json")
-    response.headers["X-Cache"] = "hit" if hit else "miss"
-    return response
+    result, hit = evaluate_body(samples=samples, seed=seed)
+    return result, {"X-Cache": "hit" if hit else "miss"}

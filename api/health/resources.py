@@ -6,11 +6,10 @@ import logging
 from importlib import metadata
 from typing import Any
 
-from flask_smorest import Blueprint
+from flask_smorest import Blueprint, abort
 
 from pricing import load_catalog
 
-from ..errors import fail
 from ..openapi import error_responses
 from ..service import get_store
 from .schemas import HealthSchema
@@ -39,13 +38,13 @@ def health() -> dict[str, Any]:
         cat = load_catalog()
     except Exception:
         _log.exception("health: the catalog does not load")
-        fail(503, "the pricing catalog does not load; see the server log")
+        abort(503, message="the pricing catalog does not load; see the server log")
     store = get_store()
     try:
         store.count()
     except Exception:
         _log.exception("health: the run store %s does not answer", store.path)
-        fail(503, "the run store does not answer; see the server log")
+        abort(503, message="the run store does not answer; see the server log")
     return {
         "status": "ok",
         "version": _version(),

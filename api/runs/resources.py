@@ -7,20 +7,19 @@ run answers 404 exactly like a run that does not exist.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
-import re
 from typing import Any
 
-from flask import Response, current_app, jsonify, url_for
-from flask_smorest import Blueprint
+from flask import Response, current_app, url_for
+from flask_smorest import Blueprint, abort
 
 from costmodel import reports
+from costmodel.formatting import slug
+from costmodel.result import Result
 from scenarios.store import RunRecord
 
 from ..auth import require_owner
-from ..errors import fail
 from ..evaluate.resources import LIMITS_TEXT
 from ..openapi import BEARER, error_responses, scenario_request_body
 from ..service import evaluate_body, get_store
@@ -62,6 +61,7 @@ def _links(run_id: str) -> dict[str, str]:
 
 
 def _full(record: RunRecord) -> dict[str, Any]:
+    """A stored run as :class:`RunSchema` dumps it: the result loaded back into a Result."""
     return {
         "id": record.id,
         "name": record.name,
@@ -71,7 +71,7 @@ def _full(record: RunRecord) -> dict[str, Any]:
         "created_at": record.created_at,
         "updated_at": record.updated_at,
         "scenario": record.scenario,
-        "result": record.result,
+        "result": Result.from_dict(record.result),
         "links": _links(record.id),
     }
 
@@ -80,7 +80,11 @@ def _record_or_404(run_id: str) -> RunRecord:
     owner = require_owner()
     record = get_store().get(run_id, owner=owner)
     if record is None:
-        fail(404, f"no run with id {run_id!r}", [{"path": "run_id", "message": "no such run"}])
+        abort(
+            404,
+            message=f"no run with id {run_id!r}",
+            errors=[{"path": "run_id", "message": "no such run"}],
+        )
     return record
 
 
@@ -104,26 +108,22 @@ def _record_or_404(run_id: str) -> RunRecord:
     description=LIMITS_TEXT
     + " The run keeps the resolved scenario, the result, seed, samples, catalog version and "
     "timestamps; every POST stores a new run under a new unguessable id.",
-    requestBody=scenario_request_body("A version-1 scenario (DESIGN sec. 3)"),
+    requestBody=scenario_request_body("A version-1 scenario"),
     security=_SECURITY,
 )
-def create_run(samples: int | None = None, seed: int | None = None) -> Response:
+def create_run(samples: int | None = None, seed: int | None = None) -> Any:
     """Evaluate the scenario of the body and store it with its result."""
     owner = require_owner()
-    text, _ = evaluate_body(samples=samples, seed=seed)
-    result = json.loads(text)
+    result, _ = evaluate_body(samples=samples, seed=seed)
     record = get_store().add(
-        scenario=result["scenario"],
-        result=result,
-        seed=result["seed"],
-        samples=result["samples"],
-        catalog_version=result["catalog"]["version"],
+        scenario=dict(result.scenario),
+        result=result.to_dict(),
+        seed=result.seed,
+        samples=result.samples,
+        catalog_version=result.catalog.version,
         owner=owner,
     )
-    response = jsonify(_full(record))
-    response.status_code = 201
-    response.headers["Location"] = url_for("runs.get_run", run_id=record.id)
-    return response
+    return _full(record), {"Location": url_for("runs.get_run", run_id=record.id)}
 
 
 @blp.route("", methods=["GET"])
@@ -131,43 +131,40 @@ def create_run(samples: int | None = None, seed: int | None = None) -> Response:
 @blp.response(200, RunListSchema, description="One page of runs, newest first")
 @error_responses(blp, 401)
 @blp.doc(operationId="listRuns", summary="List stored runs, newest first", security=_SECURITY)
-def list_runs(page: int = 1, page_size: int = 20) -> Response:
+def list_runs(page: int = 1, page_size: int = 20) -> dict[str, Any]:
     """The caller's runs, newest first, ``page_size`` per page, with the total count."""
     owner = require_owner()
-    limit = current_app.config["COSTMODEL_MAX_PAGE_SIZE"]
+    limit = current_app.config["MAX_PAGE_SIZE"]
     if page_size > limit:
-        fail(
+        abort(
             400,
-            f"page_size {page_size} exceeds the limit of {limit} (COSTMODEL_MAX_PAGE_SIZE)",
-            [{"path": "query.page_size", "message": f"must be at most {limit}"}],
+            message=f"page_size {page_size} exceeds the limit of {limit} (COSTMODEL_MAX_PAGE_SIZE)",
+            errors=[{"path": "query.page_size", "message": f"must be at most {limit}"}],
         )
     store = get_store()
     total = store.count(owner=owner)
     records = store.list(owner=owner, limit=page_size, offset=(page - 1) * page_size)
     items = [{**r.summary(), "links": _links(r.id)} for r in records]
-    return jsonify(
-        {
-            "items": items,
-            "total": total,
-            "page": page,
-            "page_size": page_size,
-            "pages": math.ceil(total / page_size),
-        }
-    )
+    return {
+        "items": items,
+        "total": total,
+        "page": page,
+        "page_size": page_size,
+        "pages": math.ceil(total / page_size),
+    }
 
 
 @blp.route("/<run_id>", methods=["GET"], parameters=[_ID_PARAM])
 @blp.response(200, RunSchema, description="The stored run")
 @error_responses(blp, 401, 404)
 @blp.doc(operationId="getRun", summary="Fetch a stored run", security=_SECURITY)
-def get_run(run_id: str) -> Response:
+def get_run(run_id: str) -> dict[str, Any]:
     """One stored run with its scenario and result."""
-    return jsonify(_full(_record_or_404(run_id)))
+    return _full(_record_or_404(run_id))
 
 
 def _filename(name: str | None, run_id: str, fmt: str) -> str:
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", name or "").strip("-.")[:80] or "run"
-    return f"{stem}-{run_id[:8]}.{fmt}"
+    return f"{slug(name or '', default='run')}-{run_id[:8]}.{fmt}"
 
 
 _REPORT_DOC = {
@@ -198,7 +195,7 @@ _REPORT_DOC = {
 def get_report(run_id: str, format: str = "html") -> Response:
     """The run's report rendered by :func:`costmodel.reports.render`."""
     record = _record_or_404(run_id)
-    body = reports.render(record.result, format)
+    body = reports.render(Result.from_dict(record.result), format)
     response = Response(
         body,
         status=200,

@@ -1,5 +1,5 @@
-"""Report exporters: render a result (the JSON contract, DESIGN sec 5) as HTML, Markdown, CSV,
-XLSX or JSON, and write reports atomically.
+"""Report exporters: render a :class:`~costmodel.result.Result` as HTML, Markdown, CSV, XLSX or
+JSON, and write reports atomically.
 
 >>> from costmodel import reports
 >>> reports.render(result, "html")            # bytes of one self-contained HTML file
@@ -11,30 +11,28 @@ percentages), payback is in [month], unit cost in [USD/reference GPU-hour].
 
 from __future__ import annotations
 
-import json
 import os
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
-from .contract import ReportError, check_result
+from ..result import Result
 
 __all__ = ["FORMATS", "ReportError", "render", "write", "write_atomic"]
 
 FORMATS = ("html", "md", "csv", "xlsx", "json")
 
 
-def _render_json(result: Mapping[str, Any]) -> bytes:
-    try:
-        text = json.dumps(result, indent=2, sort_keys=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise ReportError(f"result is not JSON-able: {exc}") from exc
-    return text.encode("utf-8")
+class ReportError(ValueError):
+    """A report cannot be produced: an unknown format."""
 
 
-def _renderer(fmt: str) -> Callable[[Mapping[str, Any]], bytes]:
+def _render_json(result: Result) -> bytes:
+    return result.to_json()
+
+
+def _renderer(fmt: str) -> Callable[[Result], bytes]:
     if fmt == "html":
         from .html import render_html
 
@@ -54,20 +52,18 @@ def _renderer(fmt: str) -> Callable[[Mapping[str, Any]], bytes]:
     return _render_json
 
 
-def _check_format(fmt: Any) -> str:
+def _check_format(fmt: str) -> str:
     if fmt not in FORMATS:
         raise ReportError(f"unknown report format {fmt!r}; valid formats: {', '.join(FORMATS)}")
     return fmt
 
 
-def render(result: dict, fmt: str) -> bytes:
+def render(result: Result, fmt: str) -> bytes:
     """The whole report in format ``fmt`` (one of :data:`FORMATS`) as bytes.
 
-    Raises :class:`ReportError` for an unknown format or a result missing required keys.
+    Raises :class:`ReportError` for an unknown format.
     """
-    _check_format(fmt)
-    check_result(result)
-    return _renderer(fmt)(result)
+    return _renderer(_check_format(fmt))(result)
 
 
 def write_atomic(path: Path, data: bytes) -> Path:
@@ -86,14 +82,13 @@ def write_atomic(path: Path, data: bytes) -> Path:
     return path
 
 
-def write(result: dict, fmt: str, out: str | Path) -> list[Path]:
+def write(result: Result, fmt: str, out: str | Path) -> list[Path]:
     """Write the report to ``out`` atomically and return every path written.
 
     For ``md`` the chart PNGs are written beside the document as ``<stem>_<chart>.png`` and
     linked relatively; they are written before the document so it never links a missing file.
     """
     _check_format(fmt)
-    check_result(result)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt != "md":

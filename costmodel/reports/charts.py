@@ -7,13 +7,12 @@
   payback month (P50 line, P10–P90 shaded) where the curves cross.
 
 Figures are built with :class:`matplotlib.figure.Figure` (no pyplot state), so rendering is
-safe in servers and threads. Null values (``None``) are drawn as gaps.
+safe in servers and threads. No value (NaN) is drawn as a gap.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -21,7 +20,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
-from .formatting import fmt_months, fmt_utilisation
+from ..formatting import fmt_months, fmt_utilisation, missing
+from ..result import Bands, Result
 from .tables import cumulative_payback
 
 __all__ = ["CHARTS", "render_charts"]
@@ -30,11 +30,6 @@ CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative")
 BUY, RENT, MARK = "#1f5fa8", "#d9620b", "#3a3a3a"
 _DPI = 150
 _SIZE = (8.0, 4.8)  # [inch]
-
-
-def _arr(values: Any) -> np.ndarray:
-    """A float array with NaN for nulls."""
-    return np.array([np.nan if v is None else v for v in values], dtype=float)
 
 
 def _usd_tick(v: float, _pos: Any = None) -> str:
@@ -69,26 +64,20 @@ def _png(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
-def _band(ax: Axes, x: np.ndarray, stats: Mapping[str, Any], color: str, label: str) -> None:
+def _band(ax: Axes, x: np.ndarray, bands: Bands, color: str, label: str) -> None:
     """P50 line with a P10–P90 band; no band when the draws agree (a deterministic run)."""
-    lo, hi = _arr(stats["p10"]), _arr(stats["p90"])
+    lo, hi = bands.p10, bands.p90
     if np.nanmax(np.abs(hi - lo), initial=0.0) > 1e-9 * np.nanmax(np.abs(hi), initial=1.0):
         ax.fill_between(x, lo, hi, color=color, alpha=0.18, linewidth=0, label=f"{label} P10–P90")
-    ax.plot(x, _arr(stats["p50"]), color=color, linewidth=2, label=f"{label} P50")
+    ax.plot(x, bands.p50, color=color, linewidth=2, label=f"{label} P50")
 
 
 def _mark_span(
-    ax: Axes,
-    p10: float | None,
-    p50: float | None,
-    p90: float | None,
-    right: float,
-    label: str,
-    fmt: Any,
+    ax: Axes, p10: float, p50: float, p90: float, right: float, label: str, fmt: Any
 ) -> None:
-    """Vertical P50 line and shaded P10–P90 span; a null P90 ("never") shades to ``right``."""
-    if p10 is not None and (p90 is None or p90 - p10 > 1e-9 * max(1.0, abs(p90))):
-        hi = right if p90 is None else p90
+    """Vertical P50 line and shaded P10–P90 span; a NaN P90 ("never") shades to ``right``."""
+    if not missing(p10) and (missing(p90) or p90 - p10 > 1e-9 * max(1.0, abs(p90))):
+        hi = right if missing(p90) else p90
         ax.axvspan(
             p10,
             hi,
@@ -98,38 +87,34 @@ def _mark_span(
             label=f"{label} P10–P90 ({fmt(p10)} – {fmt(p90)})",
         )
         for edge in (p10, p90):
-            if edge is not None:
+            if not missing(edge):
                 ax.axvline(edge, color=MARK, linestyle=":", linewidth=0.9, alpha=0.7)
-    if p50 is not None:
+    if not missing(p50):
         ax.axvline(
             p50, color=MARK, linestyle="--", linewidth=1.4, label=f"{label} P50 ({fmt(p50)})"
         )
 
 
-def _pct_of(fraction: float | None) -> float | None:
-    return None if fraction is None else fraction * 100
-
-
-def breakeven_chart(result: Mapping[str, Any]) -> bytes:
+def breakeven_chart(result: Result) -> bytes:
     """TCO of both sides across utilisation with the break-even marked; PNG bytes."""
     fig, ax = _figure()
-    x = _arr(result["utilisation"]) * 100
-    _band(ax, x, result["buy_tco"], BUY, "Buy")
-    _band(ax, x, result["rent_tco"], RENT, "Rent")
-    be = result["breakeven_utilisation"]
+    x = result.utilisation * 100
+    _band(ax, x, result.buy_tco, BUY, "Buy")
+    _band(ax, x, result.rent_tco, RENT, "Rent")
+    be = result.breakeven_utilisation
     _mark_span(
         ax,
-        _pct_of(be["p10"]),
-        _pct_of(be["p50"]),
-        _pct_of(be["p90"]),
+        be.p10 * 100,
+        be.p50 * 100,
+        be.p90 * 100,
         100.0,
         "Break-even",
-        lambda p: fmt_utilisation(None if p is None else p / 100),
+        lambda p: fmt_utilisation(p / 100),
     )
     note = None
-    if be["p50"] is None:
+    if missing(be.p50):
         note = "Break-even P50: never (renting is cheaper even at 100 %)"
-    elif be["p50"] == 0:
+    elif be.p50 == 0:
         note = "Break-even P50: 0 % (buying is cheaper even when idle)"
     if note:
         ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=9, color=MARK)
@@ -143,16 +128,16 @@ def breakeven_chart(result: Mapping[str, Any]) -> bytes:
     return _png(fig)
 
 
-def prob_chart(result: Mapping[str, Any]) -> bytes:
+def prob_chart(result: Result) -> bytes:
     """Share of draws in which buying is cheaper, across utilisation; PNG bytes."""
     fig, ax = _figure()
-    x = _arr(result["utilisation"]) * 100
-    y = _arr(result["prob_buy_cheaper"]) * 100
+    x = result.utilisation * 100
+    y = result.prob_buy_cheaper * 100
     ax.fill_between(x, 0, y, color=BUY, alpha=0.12, linewidth=0)
     ax.plot(x, y, color=BUY, linewidth=2, marker="o", markersize=3.5, label="P(buy cheaper)")
     ax.axhline(50, color="#888888", linestyle=":", linewidth=1, label="even odds (50 %)")
-    be50 = result["breakeven_utilisation"]["p50"]
-    if be50 is not None:
+    be50 = result.breakeven_utilisation.p50
+    if not missing(be50):
         ax.axvline(
             be50 * 100,
             color=MARK,
@@ -171,12 +156,12 @@ def prob_chart(result: Mapping[str, Any]) -> bytes:
     return _png(fig)
 
 
-def _crossing(months: np.ndarray, buy: np.ndarray, rent: np.ndarray) -> float | None:
-    """First month [month] where the P50 curves cross, by linear interpolation."""
+def _crossing(months: np.ndarray, buy: np.ndarray, rent: np.ndarray) -> float:
+    """First month [month] where the P50 curves cross, by linear interpolation; NaN if none."""
     diff = buy - rent
     idx = np.flatnonzero(diff <= 0)
     if idx.size == 0:
-        return None
+        return float("nan")
     k = int(idx[0])
     if k == 0:
         return float(months[0])
@@ -184,24 +169,24 @@ def _crossing(months: np.ndarray, buy: np.ndarray, rent: np.ndarray) -> float | 
     return float(months[k - 1] + (months[k] - months[k - 1]) * d0 / (d0 - d1))
 
 
-def cumulative_chart(result: Mapping[str, Any]) -> bytes:
+def cumulative_chart(result: Result) -> bytes:
     """Cumulative discounted cost by month at one utilisation, payback marked; PNG bytes."""
-    cum = result["cumulative_cost"]
+    cum = result.cumulative_cost
     fig, ax = _figure()
-    months = _arr(cum["months"])
-    _band(ax, months, cum["buy"], BUY, "Buy (capex + running cost)")
-    _band(ax, months, cum["rent"], RENT, "Rent")
+    months = cum.months
+    _band(ax, months, cum.buy, BUY, "Buy (capex + running cost)")
+    _band(ax, months, cum.rent, RENT, "Rent")
     right = float(np.nanmax(months)) if months.size else 1.0
     payback = cumulative_payback(result)
     if payback is None:
-        cross = _crossing(months, _arr(cum["buy"]["p50"]), _arr(cum["rent"]["p50"]))
-        payback = (None, cross, None)
+        nan = float("nan")
+        payback = (nan, _crossing(months, cum.buy.p50, cum.rent.p50), nan)
     p10, p50, p90 = payback
     _mark_span(
-        ax, p10, p50, p90, right, "Payback", lambda t: fmt_months(t) + ("" if t is None else " mo")
+        ax, p10, p50, p90, right, "Payback", lambda t: fmt_months(t) + ("" if missing(t) else " mo")
     )
-    if p50 is not None:
-        y = float(np.interp(p50, months, _arr(cum["rent"]["p50"])))
+    if not missing(p50):
+        y = float(np.interp(p50, months, cum.rent.p50))
         ax.plot([p50], [y], marker="o", color=MARK, markersize=6, zorder=5)
     else:
         ax.text(
@@ -217,7 +202,7 @@ def cumulative_chart(result: Mapping[str, Any]) -> bytes:
     ax.yaxis.set_major_formatter(FuncFormatter(_usd_tick))
     ax.set_xlabel("Month")
     ax.set_ylabel("Cumulative cost [USD, present value]")
-    u = fmt_utilisation(cum["utilisation"], none="?")
+    u = fmt_utilisation(cum.utilisation, none="?")
     ax.set_title(
         f"Payback: cumulative cost at {u} utilisation (no resale)", loc="left", fontsize=11
     )
@@ -225,7 +210,7 @@ def cumulative_chart(result: Mapping[str, Any]) -> bytes:
     return _png(fig)
 
 
-def render_charts(result: Mapping[str, Any]) -> dict[str, bytes]:
+def render_charts(result: Result) -> dict[str, bytes]:
     """All charts as ``{name: PNG bytes}`` in the order of :data:`CHARTS`."""
     return {
         "breakeven": breakeven_chart(result),

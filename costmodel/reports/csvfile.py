@@ -1,6 +1,6 @@
-"""The tidy CSV export: one row per utilisation level (columns in :mod:`.tables`).
+"""The tidy CSV export: one row per utilisation level (columns of :meth:`Result.columns`).
 
-Floats are written with ``repr`` precision so they read back exactly; nulls are empty cells.
+Floats are written with ``repr`` precision so they read back exactly; no value is an empty cell.
 Money in [USD] present value, shares as fractions [-], payback in [month].
 """
 
@@ -8,25 +8,20 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
-from typing import Any
+import math
 
-from .tables import per_utilisation_columns
+from ..result import Result
 
 __all__ = ["render_csv"]
 
 
-def _cell(v: Any) -> Any:
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return repr(v)
-    return v
+def _cell(v: float) -> str:
+    return "" if math.isnan(v) else repr(float(v))
 
 
-def render_csv(result: Mapping[str, Any]) -> bytes:
+def render_csv(result: Result) -> bytes:
     """The per-utilisation table as UTF-8 CSV with a header row and ``\\n`` line ends."""
-    cols = per_utilisation_columns(result)
+    cols = result.columns()
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow([name for name, _ in cols])

@@ -6,13 +6,12 @@ Rendered with jinja2 (autoescape on) from ``templates/report.html.j2``.
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
 from functools import cache
 from importlib.resources import files
-from typing import Any
 
 import jinja2
 
+from ..result import Result
 from .charts import render_charts
 from .context import report_context
 
@@ -35,7 +34,7 @@ def data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def render_html(result: Mapping[str, Any]) -> bytes:
+def render_html(result: Result) -> bytes:
     """The whole report as one self-contained UTF-8 HTML document."""
     images = {name: data_uri(png) for name, png in render_charts(result).items()}
     css = files("costmodel.reports").joinpath("templates/report.css").read_text("utf-8")

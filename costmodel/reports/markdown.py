@@ -13,6 +13,7 @@ from typing import Any
 
 import jinja2
 
+from ..result import Result
 from .charts import render_charts
 from .context import report_context
 from .html import data_uri
@@ -64,9 +65,7 @@ def _env() -> jinja2.Environment:
     return env
 
 
-def render_markdown(
-    result: Mapping[str, Any], image_links: Mapping[str, str] | None = None
-) -> bytes:
+def render_markdown(result: Result, image_links: Mapping[str, str] | None = None) -> bytes:
     """The report as UTF-8 Markdown.
 
     ``image_links`` maps chart name -> relative link; without it the charts are embedded as

@@ -1,41 +1,52 @@
-"""The XLSX workbook: sheets ``summary``, ``per_utilisation``, ``assumptions``, ``warnings``,
-``sensitivity``.
+"""The XLSX workbook: sheets ``summary``, ``per_utilisation`` (with a break-even chart),
+``assumptions``, ``warnings`` and ``sensitivity``.
 
-Numbers are stored as numbers (display formats only change how they look): money [USD] as
-``#,##0``, shares [-] as percentages, payback [month] with one decimal. Nulls are empty cells.
-openpyxl stores floats to 16 significant digits (Excel itself keeps 15); the CSV and JSON
-exports keep full precision.
+Numbers are stored as numbers; display formats only change how they look: money [USD] as
+``$#,##0``, shares and utilisation [-] as percentages, payback [month] with one decimal. No
+value is an empty cell. openpyxl stores floats to 16 significant digits (Excel itself keeps 15);
+the CSV and JSON exports keep full precision.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Sequence
 from typing import Any
 
 from openpyxl import Workbook
+from openpyxl.chart import Reference, ScatterChart, Series
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from .tables import assumption_rows, per_utilisation_columns, summary_items, warning_rows
+from ..result import Result
+from .tables import assumption_rows, summary_items, warning_rows
 
 __all__ = ["SHEETS", "render_xlsx"]
 
 SHEETS = ("summary", "per_utilisation", "assumptions", "warnings", "sensitivity")
 _BOLD = Font(bold=True)
+_PERCENT, _MONEY, _UNIT_COST, _MONTHS = "0.0%", "$#,##0", "$#,##0.00", "0.0"
 
 
 def _number_format(column: str) -> str | None:
     if column == "utilisation" or "prob" in column or column.startswith("breakeven_utilisation"):
-        return "0.0%"
+        return _PERCENT
     if column.startswith(("buy_tco", "rent_tco")):
-        return "#,##0"
+        return _MONEY
     if column.startswith("cost_per_ref"):
-        return "#,##0.00"
+        return _UNIT_COST
     if column.startswith("payback_months"):
-        return "0.0"
+        return _MONTHS
     return None
+
+
+def _value(v: Any) -> Any:
+    """A cell value: NaN is an empty cell, numpy numbers plain Python numbers."""
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v.item() if hasattr(v, "item") else v
 
 
 def _sheet(ws: Worksheet, headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
@@ -44,7 +55,7 @@ def _sheet(ws: Worksheet, headers: Sequence[str], rows: Sequence[Sequence[Any]])
     for cell in ws[1]:
         cell.font = _BOLD
     for row in rows:
-        ws.append(list(row))
+        ws.append([_value(v) for v in row])
     ws.freeze_panes = "A2"
     for i, header in enumerate(headers, start=1):
         letter = get_column_letter(i)
@@ -59,7 +70,7 @@ def _sheet(ws: Worksheet, headers: Sequence[str], rows: Sequence[Sequence[Any]])
         ws.column_dimensions[letter].width = min(max(longest, len(header), 8) + 2, 80)
 
 
-def _summary(ws: Worksheet, result: Mapping[str, Any]) -> None:
+def _summary(ws: Worksheet, result: Result) -> None:
     items = summary_items(result)
     _sheet(ws, ("item", "value"), items)
     for row, (key, _) in enumerate(items, start=2):
@@ -70,18 +81,39 @@ def _summary(ws: Worksheet, result: Mapping[str, Any]) -> None:
     ws.column_dimensions["B"].width = 90
 
 
-def _per_utilisation(ws: Worksheet, result: Mapping[str, Any]) -> None:
-    cols = per_utilisation_columns(result)
-    rows = list(zip(*(values for _, values in cols), strict=True))
+def _per_utilisation(ws: Worksheet, result: Result) -> None:
+    cols = result.columns()
+    rows = list(zip(*(values.tolist() for _, values in cols), strict=True))
     _sheet(ws, [name for name, _ in cols], rows)
     for i, (name, _) in enumerate(cols, start=1):
         fmt = _number_format(name)
         if fmt:
             for (cell,) in ws.iter_rows(min_row=2, min_col=i, max_col=i):
                 cell.number_format = fmt
+    chart = _breakeven_chart(ws, [name for name, _ in cols], len(rows))
+    ws.add_chart(chart, f"B{len(rows) + 4}")
 
 
-def _assumptions(ws: Worksheet, result: Mapping[str, Any]) -> None:
+def _breakeven_chart(ws: Worksheet, names: list[str], n: int) -> ScatterChart:
+    """Buy and rent TCO P50 [USD] against utilisation [%]: the lines cross at break-even."""
+    chart = ScatterChart()
+    chart.title = "Total cost of ownership (P50): buying vs renting"
+    chart.style = 13
+    chart.x_axis.title = "Utilisation of the owned GPUs"
+    chart.y_axis.title = "TCO [USD, present value]"
+    chart.x_axis.number_format = _PERCENT
+    chart.y_axis.number_format = _MONEY
+    chart.height, chart.width = 9, 18
+    x = Reference(ws, min_col=1, min_row=2, max_row=n + 1)
+    for column, title in (("buy_tco_p50", "Buy P50"), ("rent_tco_p50", "Rent P50")):
+        col = names.index(column) + 1
+        series = Series(Reference(ws, min_col=col, min_row=2, max_row=n + 1), x, title=title)
+        series.marker.symbol = "circle"
+        chart.series.append(series)
+    return chart
+
+
+def _assumptions(ws: Worksheet, result: Result) -> None:
     rows = []
     for a in assumption_rows(result):
         plain = a["value"] if isinstance(a["value"], int | float | str) else a["text"]
@@ -89,20 +121,21 @@ def _assumptions(ws: Worksheet, result: Mapping[str, Any]) -> None:
     _sheet(ws, ("key", "value", "unit", "source"), rows)
 
 
-def _warnings(ws: Worksheet, result: Mapping[str, Any]) -> None:
-    rows = [(w["code"], w["severity"], w["message"]) for w in warning_rows(result)]
+def _warnings(ws: Worksheet, result: Result) -> None:
+    rows = [(w.code, w.severity, w.message) for w in warning_rows(result)]
     _sheet(ws, ("code", "severity", "message"), rows)
     ws.column_dimensions["C"].width = min(ws.column_dimensions["C"].width, 100)
 
 
-def _sensitivity(ws: Worksheet, result: Mapping[str, Any]) -> None:
-    sens = result.get("sensitivity") or {}
-    u = sens.get("utilisation")
-    rows = [(r["input"], r["spearman"], u) for r in sens.get("inputs") or []]
+def _sensitivity(ws: Worksheet, result: Result) -> None:
+    sens = result.sensitivity
+    rows = [(d.input, d.spearman, sens.utilisation) for d in sens.inputs]
     _sheet(ws, ("input", "spearman_rho_with_buy_minus_rent_tco", "utilisation"), rows)
+    for (cell,) in ws.iter_rows(min_row=2, min_col=3, max_col=3):
+        cell.number_format = _PERCENT
 
 
-def render_xlsx(result: Mapping[str, Any]) -> bytes:
+def render_xlsx(result: Result) -> bytes:
     """The workbook as XLSX bytes."""
     wb = Workbook()
     ws = wb.active

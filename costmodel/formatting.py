@@ -1,13 +1,17 @@
-"""Readable text for numbers, shares and distributions, shared by the HTML and Markdown reports.
+"""Readable text for money, shares, months and distributions: the one set of formatters used by
+the command line, the verdict, the reports and the batch summary.
 
-Every formatter accepts ``None`` (the contract's "no value") and returns a dash or "never".
-Money is rounded to what a Monte Carlo estimate supports: four significant figures above
-1,000 USD, whole dollars above 10 USD, cents below.
+Every formatter accepts ``None`` and NaN ("no value") and returns a dash or "never". Money is
+rounded to what a Monte Carlo estimate supports: four significant figures from 1,000 USD,
+whole dollars from 10 USD, cents below. Shares are whole percentages, except that a share that
+is not exactly 0 or 1 is never shown as "0 %" or "100 %" (0.9968 is "99.7 %").
 """
 
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,15 +20,21 @@ __all__ = [
     "NEVER",
     "fmt_months",
     "fmt_number",
-    "fmt_pct",
-    "fmt_prob",
+    "fmt_share",
     "fmt_usd",
     "fmt_utilisation",
     "fmt_value",
+    "missing",
+    "slug",
 ]
 
 DASH = "—"
 NEVER = "never"
+
+
+def missing(x: Any) -> bool:
+    """True for ``None`` and NaN: the contract's "no value"."""
+    return x is None or (isinstance(x, float) and math.isnan(x))
 
 
 def _round_sig(x: float, digits: int) -> float:
@@ -34,8 +44,8 @@ def _round_sig(x: float, digits: int) -> float:
 
 
 def fmt_usd(x: float | None) -> str:
-    """Money [USD] as "$52,350", "$640", "$3.06"; ``None`` -> "—"."""
-    if x is None:
+    """Money [USD] as "$52,350", "$640", "$3.06"; no value -> "—"."""
+    if missing(x):
         return DASH
     sign = "-" if x < 0 else ""
     a = abs(x)
@@ -46,9 +56,28 @@ def fmt_usd(x: float | None) -> str:
     return f"{sign}${a:,.2f}"
 
 
+def fmt_share(p: float | None) -> str:
+    """A share or probability [-] as a percentage: "35 %", "99.7 %", "> 99.9 %", "< 0.1 %".
+
+    Whole percentages, with one decimal where rounding would show a share that is not exactly
+    0 or 1 as "0 %" or "100 %"; no value -> "—".
+    """
+    if missing(p):
+        return DASH
+    pct = 100.0 * p
+    whole = round(pct)
+    if 0 < p < 1 and whole in (0, 100):
+        if pct < 0.05:
+            return "< 0.1 %"
+        if pct > 99.95:
+            return "> 99.9 %"
+        return f"{pct:.1f} %"
+    return f"{whole:.0f} %"
+
+
 def fmt_utilisation(u: float | None, *, none: str = NEVER) -> str:
-    """Utilisation [-] as a percentage, "35 %" or "7.1 %"; ``None`` -> "never"."""
-    if u is None:
+    """Utilisation [-] as a percentage, "35 %" or "7.1 %"; no value -> "never" (or ``none``)."""
+    if missing(u):
         return none
     pct = u * 100
     if abs(pct - round(pct)) < 1e-9:
@@ -56,27 +85,9 @@ def fmt_utilisation(u: float | None, *, none: str = NEVER) -> str:
     return f"{pct:.1f} %"
 
 
-def fmt_pct(p: float | None) -> str:
-    """A share [-] as a whole percentage, "0 %" .. "100 %"; ``None`` -> "—"."""
-    if p is None:
-        return DASH
-    return f"{p * 100:.0f} %"
-
-
-def fmt_prob(p: float | None) -> str:
-    """A probability [-] as a percentage that never rounds a small chance to 0 or 100 %."""
-    if p is None:
-        return DASH
-    if 0 < p < 0.005:
-        return "< 1 %"
-    if 0.995 < p < 1:
-        return "> 99 %"
-    return f"{p * 100:.0f} %"
-
-
 def fmt_months(t: float | None) -> str:
-    """A duration [month] with one decimal; ``None`` -> "never" (no payback within the horizon)."""
-    if t is None:
+    """A duration [month] with one decimal; no value -> "never" (not within the horizon)."""
+    if missing(t):
         return NEVER
     return f"{t:.1f}"
 
@@ -124,28 +135,34 @@ def _fmt_group(values: list[Any]) -> list[str]:
     ]
 
 
+def _truncation(d: Mapping[str, Any]) -> str:
+    low, high = d.get("low"), d.get("high")
+    if low is None and high is None:
+        return ""
+    lo, hi = _fmt_group([low, high])
+    return f" truncated to [{lo}, {hi}]"
+
+
 def _fmt_dist(d: Mapping[str, Any]) -> str:
     kind = str(d.get("dist", "")).lower()
     if kind in _DIST_ARGS and all(k in d for k in _DIST_ARGS[kind][1]):
         name, keys = _DIST_ARGS[kind]
         return f"{name}({', '.join(_fmt_group([d[k] for k in keys]))})"
     if kind == "normal" and "mean" in d and "sd" in d:
-        low, high = d.get("low"), d.get("high")
-        mean, sd, lo, hi = _fmt_group([d["mean"], d["sd"], low, high])
-        text = f"Normal(mean {mean}, sd {sd})"
-        if low is not None or high is not None:
-            text += f" truncated to [{lo}, {hi}]"
-        return text
+        mean, sd = _fmt_group([d["mean"], d["sd"]])
+        return f"Normal(mean {mean}, sd {sd}){_truncation(d)}"
     if kind == "lognormal":
         params = [k for k in ("median", "p90", "mean", "sd") if k in d]
         texts = _fmt_group([d[k] for k in params])
-        return f"Lognormal({', '.join(f'{k} {t}' for k, t in zip(params, texts, strict=True))})"
+        pairs = ", ".join(f"{k} {t}" for k, t in zip(params, texts, strict=True))
+        return f"Lognormal({pairs}){_truncation(d)}"
     if kind == "discrete" and "values" in d:
         values = list(d["values"])
         weights = list(d.get("weights") or [1] * len(values))
         total = sum(weights)
         pairs = (
-            f"{t} ({fmt_pct(w / total)})" for t, w in zip(_fmt_group(values), weights, strict=False)
+            f"{t} ({fmt_share(w / total)})"
+            for t, w in zip(_fmt_group(values), weights, strict=False)
         )
         return f"Discrete({', '.join(pairs)})"
     rest = ", ".join(f"{k} {fmt_value(v)}" for k, v in d.items() if k != "dist")
@@ -165,3 +182,10 @@ def fmt_value(v: Any) -> str:
     if isinstance(v, list | tuple):
         return ", ".join(fmt_value(x) for x in v)
     return str(v)
+
+
+def slug(name: str, *, default: str = "scenario", limit: int = 80) -> str:
+    """A lowercase ASCII file stem for ``name``: ``[a-z0-9-]``, at most ``limit`` characters."""
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:limit].rstrip("-")
+    return text or default

@@ -1,0 +1,228 @@
+"""The typed result of an evaluation: arrays and numbers, no JSON rules.
+
+``NaN`` marks "no value" (a percentile that lands on "never", an undefined unit cost at u = 0);
+the JSON form (:meth:`Result.to_dict`, made by :class:`~costmodel.result_schema.ResultSchema`)
+writes it as ``null``. Money in USD at present value, utilisation and shares as fractions [-],
+payback in months, unit cost in USD per reference GPU-hour. Arrays are aligned with
+``utilisation`` (one value per level) unless said otherwise, and are read-only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas
+
+__all__ = [
+    "Advice",
+    "Assumption",
+    "Bands",
+    "Breakeven",
+    "CatalogRef",
+    "CumulativeCost",
+    "Driver",
+    "Payback",
+    "Result",
+    "SCHEMA_VERSION",
+    "Sensitivity",
+    "Sides",
+]
+
+#: Version of the result's JSON form.
+SCHEMA_VERSION = 1
+
+
+def frozen_array(values: Any) -> np.ndarray:
+    """A read-only float array (a copy when ``values`` is writable)."""
+    out = np.array(values, dtype=float)
+    out.flags.writeable = False
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Bands:
+    """P10/P50/P90 (and, for TCO, the mean) of a quantity, one value per level or month."""
+
+    p10: np.ndarray
+    p50: np.ndarray
+    p90: np.ndarray
+    mean: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Breakeven:
+    """Break-even utilisation [-]: percentiles (NaN where they land on "never"), the mean over
+    the draws that break even (NaN when none does), and the shares of draws where buying wins
+    even idle (``prob_always``) or renting wins even at u = 1 (``prob_never``)."""
+
+    mean: float
+    p10: float
+    p50: float
+    p90: float
+    prob_always: float
+    prob_never: float
+
+
+@dataclass(frozen=True, eq=False)
+class Payback:
+    """Payback [month] per level (NaN: not within the horizon) and the share of draws without
+    payback per level [-]."""
+
+    p10: np.ndarray
+    p50: np.ndarray
+    p90: np.ndarray
+    prob_never: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class Sides:
+    """A quantity for both sides."""
+
+    buy: Bands
+    rent: Bands
+
+
+@dataclass(frozen=True, eq=False)
+class CumulativeCost:
+    """Cumulative discounted after-tax cost by month 0..H at one utilisation [USD], no resale."""
+
+    utilisation: float
+    months: np.ndarray
+    buy: Bands
+    rent: Bands
+
+
+@dataclass(frozen=True)
+class Driver:
+    """An uncertain input's Spearman rank correlation with TCO_buy - TCO_rent [-]."""
+
+    input: str
+    spearman: float
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """What drives the answer at one utilisation level, strongest first."""
+
+    utilisation: float
+    metric: str
+    inputs: tuple[Driver, ...]
+
+
+@dataclass(frozen=True)
+class Advice:
+    """A structured warning: ``severity`` is ``info``, ``warning`` or ``error``."""
+
+    code: str
+    severity: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """Where one input's value came from: ``value`` is a number or a distribution mapping."""
+
+    key: str
+    value: Any
+    unit: str
+    source: str
+
+
+@dataclass(frozen=True)
+class CatalogRef:
+    """The catalog a result was computed with."""
+
+    version: str
+    as_of: str
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """Everything an evaluation reports.
+
+    The engine fills the numbers, the verdict and the sampling settings; the scenario layer
+    adds ``scenario`` (the resolved scenario as plain data), ``catalog``, ``warnings`` and
+    ``assumptions``.
+    """
+
+    utilisation: np.ndarray
+    buy_tco: Bands
+    rent_tco: Bands
+    prob_buy_cheaper: np.ndarray
+    breakeven_utilisation: Breakeven
+    payback_months: Payback
+    cost_per_reference_gpu_hour: Sides
+    cumulative_cost: CumulativeCost
+    sensitivity: Sensitivity
+    verdict: str
+    seed: int
+    samples: int
+    method: str
+    scenario: Mapping[str, Any] = field(default_factory=dict)
+    catalog: CatalogRef | None = None
+    warnings: tuple[Advice, ...] = ()
+    assumptions: tuple[Assumption, ...] = ()
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def name(self) -> str:
+        """The scenario's name, or ``""``."""
+        return str(self.scenario.get("name") or "")
+
+    def level(self, u: float) -> int | None:
+        """Index of utilisation level ``u`` in :attr:`utilisation`, or ``None``."""
+        hits = np.flatnonzero(np.abs(self.utilisation - u) < 1e-9)
+        return int(hits[0]) if hits.size else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The documented JSON form (``null`` for NaN), as plain Python data."""
+        from .result_schema import ResultSchema
+
+        return ResultSchema().dump(self)
+
+    def to_json(self) -> bytes:
+        """The JSON form as UTF-8 bytes, indented by 2 (what files and reports hold)."""
+        return json.dumps(self.to_dict(), indent=2, allow_nan=False).encode("utf-8")
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Result:
+        """Validate and load the JSON form; raises ``marshmallow.ValidationError``."""
+        from .result_schema import ResultSchema
+
+        return ResultSchema().load(data)
+
+    def to_frame(self) -> pandas.DataFrame:
+        """One row per utilisation level: TCO bands, P(buy cheaper), payback and unit cost.
+
+        Columns: ``buy_tco_mean`` .. ``rent_tco_p90`` [USD], ``prob_buy_cheaper`` [-],
+        ``payback_months_p10`` .. ``payback_prob_never``, ``cost_per_ref_gpu_hour_buy_p10`` ..
+        ``_rent_p90`` [USD/reference GPU-hour]; indexed by ``utilisation`` [-]. NaN: no value.
+        """
+        import pandas
+
+        columns = dict(self.columns())
+        index = pandas.Index(columns.pop("utilisation"), name="utilisation")
+        return pandas.DataFrame(columns, index=index)
+
+    def columns(self) -> list[tuple[str, np.ndarray]]:
+        """The per-level table as ``(column name, values)`` pairs, ``utilisation`` first."""
+        cols: list[tuple[str, np.ndarray]] = [("utilisation", self.utilisation)]
+        for side, tco in (("buy", self.buy_tco), ("rent", self.rent_tco)):
+            cols += [(f"{side}_tco_{s}", getattr(tco, s)) for s in ("mean", "p10", "p50", "p90")]
+        cols.append(("prob_buy_cheaper", self.prob_buy_cheaper))
+        pb = self.payback_months
+        cols += [(f"payback_months_{s}", getattr(pb, s)) for s in ("p10", "p50", "p90")]
+        cols.append(("payback_prob_never", pb.prob_never))
+        cpu = self.cost_per_reference_gpu_hour
+        for side, bands in (("buy", cpu.buy), ("rent", cpu.rent)):
+            cols += [
+                (f"cost_per_ref_gpu_hour_{side}_{s}", getattr(bands, s))
+                for s in ("p10", "p50", "p90")
+            ]
+        return cols

@@ -1,0 +1,359 @@
+"""The JSON form of :class:`~costmodel.result.Result` (``schema_version`` 1), as one marshmallow
+schema: it dumps a result to the documented JSON, validates result files read back (a
+``schema_version`` other than 1, a ``NaN`` or a list not aligned with ``utilisation`` is an
+error naming its key path), and documents the HTTP response in the OpenAPI document.
+
+In JSON, "no value" is ``null``; in the :class:`Result` it is ``NaN``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
+
+from .result import (
+    SCHEMA_VERSION,
+    Advice,
+    Assumption,
+    Bands,
+    Breakeven,
+    CatalogRef,
+    CumulativeCost,
+    Driver,
+    Payback,
+    Result,
+    Sensitivity,
+    Sides,
+    frozen_array,
+)
+from .sampling import METHODS
+
+__all__ = ["ResultSchema"]
+
+_NOT_A_NUMBER = "NaN and infinities are not JSON numbers; write null for no value"
+
+
+def _number(value: Any) -> float:
+    """A finite float from JSON, or NaN for ``null``."""
+    if value is None:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValidationError(f"expected a number or null, got {value!r}")
+    if not math.isfinite(value):
+        raise ValidationError(_NOT_A_NUMBER)
+    return float(value)
+
+
+def _json_number(value: Any) -> float | None:
+    v = float(value)
+    return v if math.isfinite(v) else None
+
+
+class Number(fields.Field):
+    """A number; ``null`` in JSON is NaN in the result (and NaN is written as ``null``)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_none=True, **kwargs)
+
+    def deserialize(self, value: Any, attr: Any = None, data: Any = None, **kwargs: Any) -> Any:
+        """``null`` loads as NaN (marshmallow would keep ``None``)."""
+        out = super().deserialize(value, attr, data, **kwargs)
+        return math.nan if out is None else out
+
+    def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> float | None:
+        return None if value is None else _json_number(value)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> float:
+        return _number(value)
+
+    def json_schema(self, openapi: tuple[int, int]) -> dict[str, Any]:
+        """The OpenAPI/JSON Schema of this field."""
+        return _nullable({"type": "number"}, openapi)
+
+
+class Floats(fields.Field):
+    """A list of numbers (``null`` allowed unless ``nullable=False``) as a read-only array."""
+
+    def __init__(self, *, nullable: bool = True, **kwargs: Any) -> None:
+        self.nullable = nullable
+        super().__init__(**kwargs)
+
+    def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> list | None:
+        if value is None:
+            return None
+        return [_json_number(v) for v in np.asarray(value, dtype=float).tolist()]
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> np.ndarray:
+        if not isinstance(value, list | tuple):
+            raise ValidationError("expected a list of numbers")
+        out = []
+        for i, v in enumerate(value):
+            try:
+                number = _number(v)
+            except ValidationError as exc:
+                raise ValidationError(f"item {i}: {exc.messages[0]}") from None
+            if math.isnan(number) and not self.nullable:
+                raise ValidationError(f"item {i}: null is not allowed here")
+            out.append(number)
+        return frozen_array(out)
+
+    def json_schema(self, openapi: tuple[int, int]) -> dict[str, Any]:
+        """The OpenAPI/JSON Schema of this field."""
+        item = {"type": "number"}
+        return {"type": "array", "items": _nullable(item, openapi) if self.nullable else item}
+
+
+def _nullable(schema: dict[str, Any], openapi: tuple[int, int]) -> dict[str, Any]:
+    if openapi >= (3, 1):
+        return {**schema, "type": [schema["type"], "null"]}
+    return {**schema, "nullable": True}
+
+
+def _floats(description: str, **kwargs: Any) -> Floats:
+    return Floats(required=True, metadata={"description": description}, **kwargs)
+
+
+def _share(description: str) -> fields.Float:
+    return fields.Float(
+        required=True,
+        allow_nan=False,
+        validate=validate.Range(0, 1),
+        metadata={"description": description},
+    )
+
+
+class _Strict(Schema):
+    """Unknown keys are errors, as in scenarios."""
+
+
+class BandsSchema(_Strict):
+    """Percentiles per utilisation level (or month); null where undefined."""
+
+    p10 = _floats("10th percentile")
+    p50 = _floats("median")
+    p90 = _floats("90th percentile")
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Bands:
+        return Bands(**data)
+
+
+class StatsSchema(_Strict):
+    """Mean and percentiles per utilisation level [USD, present value]."""
+
+    mean = _floats("mean")
+    p10 = _floats("10th percentile")
+    p50 = _floats("median")
+    p90 = _floats("90th percentile")
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Bands:
+        return Bands(**data)
+
+
+class BreakevenSchema(_Strict):
+    """Break-even utilisation [-]: the smallest u with TCO_buy(u) <= TCO_rent(u)."""
+
+    mean = Number(required=True, metadata={"description": "[-] over the draws that break even"})
+    p10 = Number(required=True, metadata={"description": "[-]; null: never"})
+    p50 = Number(required=True, metadata={"description": "[-]; null: never"})
+    p90 = Number(required=True, metadata={"description": "[-]; null: never"})
+    prob_always = _share("share of draws where buying wins even idle [-]")
+    prob_never = _share("share of draws where renting wins even at u = 1 [-]")
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Breakeven:
+        return Breakeven(**data)
+
+
+class PaybackSchema(BandsSchema):
+    """Payback [month] per utilisation level; null where not reached within the horizon."""
+
+    prob_never = _floats("share of draws without payback within the horizon [-]", nullable=False)
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Payback:
+        return Payback(**data)
+
+
+class SidesSchema(_Strict):
+    """Cost per reference GPU-hour [USD/reference GPU-hour]; null at u = 0."""
+
+    buy = fields.Nested(BandsSchema, required=True)
+    rent = fields.Nested(BandsSchema, required=True)
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Sides:
+        return Sides(**data)
+
+
+class CumulativeSchema(_Strict):
+    """Cumulative discounted after-tax cost by month at one utilisation [USD], no resale."""
+
+    utilisation = fields.Float(required=True, metadata={"description": "level [-]"})
+    months = fields.List(fields.Integer(), required=True, metadata={"description": "0..H"})
+    buy = fields.Nested(BandsSchema, required=True)
+    rent = fields.Nested(BandsSchema, required=True)
+
+    @validates_schema
+    def _aligned(self, data: dict, **kwargs: Any) -> None:
+        n = len(data["months"])
+        for side in ("buy", "rent"):
+            for s in ("p10", "p50", "p90"):
+                if len(getattr(data[side], s)) != n:
+                    raise ValidationError(
+                        f"{n} months but {len(getattr(data[side], s))} values", f"{side}.{s}"
+                    )
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> CumulativeCost:
+        return CumulativeCost(
+            data["utilisation"], frozen_array(data["months"]), data["buy"], data["rent"]
+        )
+
+
+class CatalogRefSchema(_Strict):
+    """The catalog a result was computed with."""
+
+    version = fields.String(required=True, metadata={"example": "2026.11.29"})
+    as_of = fields.String(required=True, metadata={"description": "ISO date"})
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> CatalogRef:
+        return CatalogRef(**data)
+
+
+class AdviceSchema(_Strict):
+    """A domain warning about the scenario (power, cooling, PCIe lanes, ...)."""
+
+    code = fields.String(required=True, metadata={"example": "office_circuit"})
+    severity = fields.String(required=True, validate=validate.OneOf(("info", "warning", "error")))
+    message = fields.String(required=True)
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Advice:
+        return Advice(**data)
+
+
+class AssumptionSchema(_Strict):
+    """Where one input's value came from."""
+
+    key = fields.String(required=True, metadata={"example": "buy.electricity_usd_per_kwh"})
+    value = fields.Raw(
+        required=True, metadata={"description": "a number or a distribution mapping"}
+    )
+    unit = fields.String(required=True, metadata={"example": "[USD/kWh]"})
+    source = fields.String(required=True, metadata={"example": "scenario"})
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Assumption:
+        return Assumption(**data)
+
+
+class DriverSchema(_Strict):
+    """One uncertain input's Spearman rank correlation with TCO_buy - TCO_rent [-]."""
+
+    input = fields.String(required=True, metadata={"example": "rent.price_annual_change"})
+    spearman = fields.Float(
+        required=True,
+        allow_nan=False,
+        validate=validate.Range(-1, 1),
+        metadata={"description": "> 0: a higher value makes buying relatively dearer"},
+    )
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Driver:
+        return Driver(**data)
+
+
+class SensitivitySchema(_Strict):
+    """What drives the answer, at the utilisation level nearest the report utilisation."""
+
+    utilisation = fields.Float(required=True, metadata={"description": "level [-]"})
+    metric = fields.String(required=True, metadata={"example": "buy_tco - rent_tco"})
+    inputs = fields.List(
+        fields.Nested(DriverSchema), required=True, metadata={"description": "strongest first"}
+    )
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Sensitivity:
+        return Sensitivity(data["utilisation"], data["metric"], tuple(data["inputs"]))
+
+
+#: Lists aligned with ``utilisation``, by key path.
+_ALIGNED = (
+    *(("buy_tco", s) for s in ("mean", "p10", "p50", "p90")),
+    *(("rent_tco", s) for s in ("mean", "p10", "p50", "p90")),
+    ("prob_buy_cheaper",),
+    *(("payback_months", s) for s in ("p10", "p50", "p90", "prob_never")),
+    *(
+        ("cost_per_reference_gpu_hour", side, s)
+        for side in ("buy", "rent")
+        for s in ("p10", "p50", "p90")
+    ),
+)
+
+
+class ResultSchema(_Strict):
+    """The result contract, ``schema_version`` 1. Money in USD at present value; null marks
+    no value (a percentile on "never", a unit cost at u = 0)."""
+
+    schema_version = fields.Integer(
+        required=True,
+        strict=True,
+        validate=validate.Equal(
+            SCHEMA_VERSION, error="unsupported schema_version {input}; this release reads 1"
+        ),
+    )
+    scenario = fields.Dict(
+        required=True, metadata={"description": "the resolved scenario: every default filled in"}
+    )
+    seed = fields.Integer(required=True, strict=True)
+    samples = fields.Integer(
+        required=True, strict=True, validate=validate.Range(1), metadata={"description": "[draw]"}
+    )
+    method = fields.String(required=True, validate=validate.OneOf(METHODS))
+    catalog = fields.Nested(CatalogRefSchema, required=True)
+    utilisation = _floats("levels [-]", nullable=False)
+    buy_tco = fields.Nested(StatsSchema, required=True)
+    rent_tco = fields.Nested(StatsSchema, required=True)
+    prob_buy_cheaper = _floats("P(TCO_buy < TCO_rent) per level [-]", nullable=False)
+    breakeven_utilisation = fields.Nested(BreakevenSchema, required=True)
+    payback_months = fields.Nested(PaybackSchema, required=True)
+    cost_per_reference_gpu_hour = fields.Nested(SidesSchema, required=True)
+    cumulative_cost = fields.Nested(CumulativeSchema, required=True)
+    sensitivity = fields.Nested(
+        SensitivitySchema,
+        load_default=None,
+        metadata={"description": "absent in runs stored before it existed"},
+    )
+    warnings = fields.List(fields.Nested(AdviceSchema), required=True)
+    verdict = fields.String(required=True, metadata={"description": "one-sentence answer"})
+    assumptions = fields.List(fields.Nested(AssumptionSchema), required=True)
+
+    @validates_schema
+    def _aligned(self, data: dict, **kwargs: Any) -> None:
+        n = len(data["utilisation"])
+        errors = {}
+        for path in _ALIGNED:
+            node: Any = data
+            for key in path:
+                node = node[key] if isinstance(node, Mapping) else getattr(node, key)
+            if len(node) != n:
+                errors[".".join(path)] = [f"{len(node)} values for {n} utilisation levels"]
+        if errors:
+            raise ValidationError(errors)
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Result:
+        if data["sensitivity"] is None:
+            data["sensitivity"] = Sensitivity(
+                data["cumulative_cost"].utilisation, "buy_tco - rent_tco", ()
+            )
+        data["warnings"] = tuple(data["warnings"])
+        data["assumptions"] = tuple(data["assumptions"])
+        return Result(**data)

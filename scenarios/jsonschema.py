@@ -1,0 +1,195 @@
+"""The scenario format as JSON Schema (draft 2020-12), generated from :class:`ScenarioSchema`.
+
+apispec turns the marshmallow schemas into schema objects; :func:`field_schema` teaches it the
+custom fields (a number-or-distribution input, a catalog id or inline mapping, the utilisation
+grid, a correlation triple, and fields that describe themselves with a ``json_schema`` method).
+The HTTP API's OpenAPI document uses the same function, so the two cannot disagree.
+
+Editors that speak the YAML language server complete and check scenario files against it:
+put ``# yaml-language-server: $schema=scenario.schema.json`` on a file's first line, after
+``costmodel schema > scenario.schema.json``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from marshmallow import fields
+
+from .distspec import DIST_FORMS
+from .schema import Correlation, DistField, Ref, ScenarioSchema, Utilisation, UtilisationRangeSchema
+
+__all__ = [
+    "distribution_components",
+    "field_schema",
+    "scenario_json_schema",
+    "SCHEMA_ID",
+]
+
+SCHEMA_ID = "https://gpu-costmodel.invalid/schemas/scenario-v1.json"
+_COMPONENTS = "#/components/schemas/"
+
+_EXAMPLES = {
+    "uniform": {"dist": "uniform", "low": 0.10, "high": 0.24},
+    "triangular": {"dist": "triangular", "low": 2500, "mode": 3500, "high": 5000},
+    "pert": {"dist": "pert", "low": 999, "mode": 1150, "high": 1300},
+    "normal": {"dist": "normal", "mean": 1.1, "sd": 0.05, "low": 1.0, "high": 1.3},
+    "lognormal-quantiles": {"dist": "lognormal", "median": 50, "p90": 120},
+    "lognormal-moments": {"dist": "lognormal", "mean": 60, "sd": 25},
+    "discrete": {"dist": "discrete", "values": [0.0, 0.1], "weights": [0.8, 0.2]},
+}
+_PARAM_TEXT = {
+    "low": "lower bound (same unit as the input)",
+    "high": "upper bound (same unit as the input)",
+    "mode": "most likely value",
+    "mean": "mean",
+    "sd": "standard deviation (> 0)",
+    "median": "median (> 0)",
+    "p90": "90th percentile (> median)",
+    "values": "possible values",
+    "weights": "weights (>= 0), one per value",
+}
+
+
+def _form(name: str, required: tuple[str, ...], optional: tuple[str, ...], example: str) -> dict:
+    props: dict[str, Any] = {"dist": {"type": "string", "enum": [name]}}
+    for param in required + optional:
+        if param in ("values", "weights"):
+            props[param] = {"type": "array", "items": {"type": "number"}, "minItems": 1}
+        else:
+            props[param] = {"type": "number"}
+        props[param]["description"] = _PARAM_TEXT[param]
+    return {
+        "type": "object",
+        "required": ["dist", *required],
+        "properties": props,
+        "additionalProperties": False,
+        "example": _EXAMPLES[example],
+    }
+
+
+def distribution_components() -> dict[str, dict]:
+    """A schema object per distribution form, and ``Distribution``, one of them."""
+    out: dict[str, dict] = {}
+    for name, (_, required, optional) in DIST_FORMS.items():
+        if name == "lognormal":  # two parameterisations, each optionally truncated
+            for suffix, params in (("Quantiles", ("median", "p90")), ("Moments", ("mean", "sd"))):
+                out[f"DistLognormal{suffix}"] = _form(
+                    name, params, ("low", "high"), f"lognormal-{suffix.lower()}"
+                )
+            continue
+        out[f"Dist{name.capitalize()}"] = _form(name, required, optional, name)
+    out["Distribution"] = {
+        "description": "An uncertain input, sampled once per Monte Carlo draw. pert is "
+        "beta-PERT with lambda = 4; normal and lognormal are truncated to [low, high] when "
+        "given; lognormal takes median and p90, or mean and sd.",
+        "oneOf": [{"$ref": f"{_COMPONENTS}{name}"} for name in out],
+    }
+    return out
+
+
+def _number(field: DistField, openapi: tuple[int, int]) -> dict[str, Any]:
+    bound = field.bound
+    out: dict[str, Any] = {"type": "number"}
+    if math.isfinite(bound.low):
+        out["minimum"] = bound.low
+        if bound.low_open:
+            out["exclusiveMinimum"] = bound.low if openapi >= (3, 1) else True
+    if math.isfinite(bound.high):
+        out["maximum"] = bound.high
+    return out
+
+
+def field_schema(self: Any, field: fields.Field, ret: dict | None = None, **_: Any) -> dict:
+    """apispec attribute function for the project's custom marshmallow fields."""
+    openapi = (self.openapi_version.major, self.openapi_version.minor)
+    if isinstance(field, DistField):
+        choices: list[dict[str, Any]] = [
+            _number(field, openapi),
+            {"$ref": f"{_COMPONENTS}Distribution"},
+        ]
+        if field.allow_none and openapi >= (3, 1):
+            choices.append({"type": "null"})
+        return {"oneOf": choices, "x-unit": field.metadata.get("unit", "")}
+    if isinstance(field, Ref):
+        ref = self.resolve_nested_schema(field.schema_cls)
+        return {
+            "oneOf": [
+                {"type": "string", "minLength": 1, "pattern": r"\S", "description": "catalog id"},
+                ref,
+            ]
+        }
+    if isinstance(field, Utilisation):
+        ref = self.resolve_nested_schema(UtilisationRangeSchema)
+        return {
+            "oneOf": [
+                {
+                    "type": "array",
+                    "items": {"type": "number", "minimum": 0, "maximum": 1},
+                    "minItems": 1,
+                    "maxItems": 101,
+                },
+                ref,
+            ],
+            "x-unit": "[-]",
+            "example": [0.0, 0.25, 0.5, 1.0],
+        }
+    if isinstance(field, Correlation):
+        return (
+            {
+                "type": "array",
+                "minItems": 3,
+                "maxItems": 3,
+                "prefixItems": [
+                    {"type": "string"},
+                    {"type": "string"},
+                    {"type": "number", "exclusiveMinimum": -1, "exclusiveMaximum": 1},
+                ],
+                "items": False,
+                "example": ["buy.electricity_usd_per_kwh", "rent.price_annual_change", 0.3],
+            }
+            if openapi >= (3, 1)
+            else {
+                "type": "array",
+                "minItems": 3,
+                "maxItems": 3,
+                "items": {"anyOf": [{"type": "string"}, {"type": "number"}]},
+                "example": ["buy.electricity_usd_per_kwh", "rent.price_annual_change", 0.3],
+            }
+        )
+    describe = getattr(field, "json_schema", None)
+    return describe(openapi) if callable(describe) else {}
+
+
+def _rewrite_refs(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: (v.replace(_COMPONENTS, "#/$defs/") if k == "$ref" else _rewrite_refs(v))
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_rewrite_refs(v) for v in node]
+    return node
+
+
+def scenario_json_schema() -> dict[str, Any]:
+    """The scenario format as a JSON Schema (draft 2020-12) document."""
+    from apispec import APISpec
+    from apispec.ext.marshmallow import MarshmallowPlugin
+
+    plugin = MarshmallowPlugin()
+    spec = APISpec("scenario", "1", "3.1.0", plugins=[plugin])
+    plugin.converter.add_attribute_function(field_schema)
+    for name, component in distribution_components().items():
+        spec.components.schema(name, component=component)
+    spec.components.schema("Scenario", schema=ScenarioSchema)
+    defs = _rewrite_refs(spec.to_dict()["components"]["schemas"])
+    root = defs.pop("Scenario")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "title": "GPU rent-versus-buy scenario, version 1",
+        **root,
+        "$defs": defs,
+    }
