@@ -1,4 +1,4 @@
-"""The Flask application factory (DESIGN practice 10)."""
+"""The Flask application factory."""
 
 from __future__ import annotations
 

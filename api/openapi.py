@@ -33,7 +33,7 @@ BEARER = "bearerAuth"
 
 
 def scenario_examples() -> dict[str, dict[str, Any]]:
-    """The example scenario library as OpenAPI ``examples``, the DESIGN worked example first."""
+    """The example scenario library as OpenAPI ``examples``, the worked example first."""
     folder = resources.files("scenarios") / "examples"
     names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".yaml"))
     names.sort(key=lambda n: n != "worked-example.yaml")

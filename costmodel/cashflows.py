@@ -1,4 +1,4 @@
-"""The cost equations of DESIGN section 4, vectorised over draws.
+"""The cost equations (docs/model.md), vectorised over draws.
 
 Every function takes arrays of shape ``(S,)`` (one value per Monte Carlo draw) and returns arrays
 of shape ``(S,)`` or ``(S, H)``. Both sides are reduced to a form in utilisation u:

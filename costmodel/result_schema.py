@@ -122,6 +122,7 @@ def _share(description: str) -> fields.Float:
         required=True,
         allow_nan=False,
         validate=validate.Range(0, 1),
+        error_messages={"special": _NOT_A_NUMBER},
         metadata={"description": description},
     )
 
@@ -261,6 +262,7 @@ class DriverSchema(_Strict):
     spearman = fields.Float(
         required=True,
         allow_nan=False,
+        error_messages={"special": _NOT_A_NUMBER},
         validate=validate.Range(-1, 1),
         metadata={"description": "> 0: a higher value makes buying relatively dearer"},
     )

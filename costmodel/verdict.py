@@ -30,10 +30,9 @@ def verdict(
     elif be.p50 == 0.0:
         head = f"Buying is cheaper even when idle in {fmt_share(be.prob_always)} of draws"
     else:
-        head = (
-            f"Buying breaks even at {fmt_utilisation(be.p50)} utilisation "
-            f"(P10-P90: {fmt_utilisation(be.p10)} to {fmt_utilisation(be.p90)})"
-        )
+        head = f"Buying breaks even at {fmt_utilisation(be.p50)} utilisation"
+        if be.p10 != be.p90:  # a spread to report ("never", NaN, counts as one)
+            head += f" (P10-P90: {fmt_utilisation(be.p10)} to {fmt_utilisation(be.p90)})"
     hits = np.flatnonzero(np.abs(np.asarray(utilisation) - level) < 1e-9)
     if not hits.size:
         return head + "."

@@ -115,7 +115,7 @@ def _input(cls: type, name: str, **kwargs: Any) -> fields.Field:
     if "choices" in meta:
         return fields.String(
             validate=validate.OneOf(meta["choices"]),
-            metadata={"description": f"{meta['text']}: {' | '.join(meta['choices'])}"},
+            metadata={"description": meta["text"]},
             **kwargs,
         )
     if "bound" not in meta:  # a flag
@@ -140,14 +140,18 @@ class _Base(Schema):
 class InlineGPUSchema(_Base):
     """A GPU the catalog lacks; ranges as for catalog rows."""
 
-    name = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    name = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=200),
+        metadata={"description": "the GPU's name"},
+    )
     memory_gb = _limit(GPU_LIMITS, "memory_gb", "memory", required=True)
     tdp_w = _limit(GPU_LIMITS, "tdp_w", "board power at peak", required=True)
     price_usd = _limit(GPU_LIMITS, "price_usd", "price of one GPU", required=True)
     fp32_tflops = _limit(GPU_LIMITS, "fp32_tflops", "FP32 peak", load_default=None)
     fp16_tflops = _limit(GPU_LIMITS, "fp16_tflops", "dense FP16 tensor peak", load_default=None)
     int8_tops = _limit(GPU_LIMITS, "int8_tops", "dense INT8 tensor peak", load_default=None)
-    idle_w = _limit(GPU_LIMITS, "idle_w", "idle draw; default 10 % of tdp_w", load_default=None)
+    idle_w = _limit(GPU_LIMITS, "idle_w", "draw when powered but idle", load_default=None)
 
     @validates_schema
     def _idle_below_tdp(self, data: dict, **kwargs: Any) -> None:
@@ -159,7 +163,11 @@ class InlineGPUSchema(_Base):
 class InlineInstanceSchema(_Base):
     """A cloud instance the catalog lacks; ranges as for catalog rows."""
 
-    name = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    name = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=200),
+        metadata={"description": "the instance's name"},
+    )
     gpu = Ref(InlineGPUSchema, "catalog GPU id or inline GPU", required=True)
     gpu_count = _limit(INSTANCE_LIMITS, "gpu_count", "GPUs per instance", required=True)
     on_demand_usd_per_hour = _limit(
@@ -175,7 +183,7 @@ class InlineInstanceSchema(_Base):
     interconnect = fields.String(
         validate=validate.OneOf(INTERCONNECTS),
         load_default=None,
-        metadata={"description": f"GPU link: {' | '.join(INTERCONNECTS)}; default pcie-x16"},
+        metadata={"description": "link between the instance's GPUs"},
     )
 
 
@@ -271,7 +279,7 @@ class WorkloadSchema(_Base):
     precision = fields.String(
         validate=validate.OneOf(PRECISIONS),
         load_default="fp16",
-        metadata={"description": f"picks the catalog throughput: {' | '.join(PRECISIONS)}"},
+        metadata={"description": "numeric precision of the work; picks the catalog throughput"},
     )
     reference_gpu = fields.String(
         load_default="v100-sxm2-16gb",
@@ -291,7 +299,7 @@ class BuySchema(_Base):
     interconnect = fields.String(
         validate=validate.OneOf(INTERCONNECTS),
         load_default=None,
-        metadata={"description": f"GPU link: {' | '.join(INTERCONNECTS)}"},
+        metadata={"description": "link between the GPUs; picks the scaling-efficiency row"},
     )
     gpu_price_usd = _input(BuyInputs, "gpu_price_usd")
     platform_price_usd = _input(BuyInputs, "platform_price_usd")
@@ -358,8 +366,24 @@ class ScenarioSchema(_Base):
     tax_rate = _input(ModelInputs, "tax_rate", load_default=0.0)
     utilisation = Utilisation(load_default=lambda: [round(0.05 * i, 10) for i in range(1, 21)])
     report_utilisation = _input(ModelInputs, "report_utilisation", load_default=None)
-    simulation = fields.Nested(SimulationSchema, load_default=_nested(SimulationSchema))
-    workload = fields.Nested(WorkloadSchema, load_default=_nested(WorkloadSchema))
-    buy = fields.Nested(BuySchema, required=True)
-    rent = fields.Nested(RentSchema, required=True)
-    correlations = fields.List(Correlation(), load_default=list)
+    simulation = fields.Nested(
+        SimulationSchema,
+        load_default=_nested(SimulationSchema),
+        metadata={"description": "Monte Carlo draws, seed and sampler"},
+    )
+    workload = fields.Nested(
+        WorkloadSchema,
+        load_default=_nested(WorkloadSchema),
+        metadata={"description": "precision and the unit of work"},
+    )
+    buy = fields.Nested(BuySchema, required=True, metadata={"description": "the owned build"})
+    rent = fields.Nested(
+        RentSchema, required=True, metadata={"description": "the rented instances"}
+    )
+    correlations = fields.List(
+        Correlation(),
+        load_default=list,
+        metadata={
+            "description": "Spearman rank correlations between uncertain inputs, named <side>.<key>"
+        },
+    )

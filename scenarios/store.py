@@ -3,7 +3,7 @@
 The REST API uses it for ``POST /v1/runs`` and ``GET /v1/runs/<id>``; the batch runner uses
 :meth:`RunStore.find` to skip scenarios whose cache key already has a stored result.
 
-Storage rules (DESIGN sec. 6):
+Storage rules:
 
 * The database file comes from the ``path`` argument, else the ``COSTMODEL_DB`` environment
   variable, else ``<platformdirs user data dir>/costmodel/runs.sqlite3``.
@@ -100,9 +100,9 @@ class StoreError(ValueError):
 class RunRecord:
     """One stored, evaluated run.
 
-    ``scenario`` is the resolved scenario mapping and ``result`` the result contract mapping
-    (DESIGN sec. 5); both are fresh dicts decoded from the database. ``created_at`` and
-    ``updated_at`` are ISO-8601 UTC timestamps with microseconds.
+    ``scenario`` is the resolved scenario mapping and ``result`` the result's JSON form; both
+    are fresh dicts decoded from the database. ``created_at`` and ``updated_at`` are ISO-8601
+    UTC timestamps with microseconds.
     """
 
     id: str

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from costmodel import BuyInputs, Fixed, ModelInputs, RentInputs
 
 _BUY_ZERO = {
@@ -44,3 +46,79 @@ def model(b: BuyInputs, r: RentInputs, **kw) -> ModelInputs:
     kw.setdefault("utilisation", (1.0,))
     kw.setdefault("samples", 1)
     return ModelInputs(buy=b, rent=r, **kw)
+
+
+def _lab(buy_changes: dict | None = None, rent_changes: dict | None = None, **top) -> dict:
+    doc = {
+        "version": 1,
+        "name": "key-paths",
+        "buy": {"gpu": "rtx-2080-ti", "gpu_count": 4, **(buy_changes or {})},
+        "rent": {"instance": "aws/p3.8xlarge", **(rent_changes or {})},
+    }
+    doc.update(top)
+    return doc
+
+
+_INLINE = {"name": "hot card", "memory_gb": 24, "tdp_w": 2500, "price_usd": 1500}
+
+#: Scenarios that cannot run, the key path to blame and a piece of the message: the same on the
+#: command line and over HTTP.
+KEY_PATH_CASES = [
+    pytest.param(_lab({"gpu": _INLINE}), "buy.gpu.tdp_w", "must be <= 2000 [W]", id="inline-tdp"),
+    pytest.param(_lab({"gpu": "rtx-9999"}), "buy.gpu", "closest:", id="unknown-gpu"),
+    pytest.param(
+        _lab({"gpu_count": 12, "platform_power_w": 900, "scaling_efficiency": 0.85}),
+        "buy.platform_price_usd",
+        "no platform tier",
+        id="no-tier",
+    ),
+    pytest.param(
+        _lab(
+            rent_changes={
+                "instance": {
+                    "name": "big",
+                    "gpu": "t4",
+                    "gpu_count": 63,
+                    "on_demand_usd_per_hour": 30,
+                }
+            }
+        ),  # fmt: skip
+        "rent.scaling_efficiency",
+        "table stops at 8 GPUs",
+        id="no-scaling-data",
+    ),
+    pytest.param(
+        _lab(
+            rent_changes={
+                "instance": {"name": "x", "gpu": "t5", "gpu_count": 1, "on_demand_usd_per_hour": 1}
+            }
+        ),  # fmt: skip
+        "rent.instance.gpu",
+        "unknown GPU id 't5'",
+        id="inline-instance-gpu",
+    ),
+    pytest.param(
+        _lab(correlations=[["buy.pue", "rent.price_annual_change", 0.3]]),
+        "correlations[0]",
+        "buy.pue is fixed",
+        id="correlated-fixed-input",
+    ),
+    pytest.param(
+        _lab(rent_changes={"committed_instances": 1}),
+        "rent.committed_instances",
+        "reserved pricing only",
+        id="commitment-on-demand",
+    ),
+    pytest.param(
+        _lab({"pue": {"dist": "lognormal", "median": 1.3, "p90": 1.5}}),
+        "buy.pue",
+        "give low/high bounds",
+        id="unbounded-lognormal",
+    ),
+    pytest.param(
+        _lab(rent_changes={"instance": "aws/p5.48xlarge", "pricing": "reserved_1y"}),
+        "rent.price_usd_per_hour",
+        "no reserved_1y price",
+        id="missing-catalog-price",
+    ),
+]

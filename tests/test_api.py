@@ -1,5 +1,5 @@
 """The HTTP API through Flask's test client: every endpoint, every error status, the worked
-example of DESIGN section 7, limits, API keys, the result cache and concurrent writers."""
+example of docs/model.md, limits, API keys, the result cache and concurrent writers."""
 
 from __future__ import annotations
 
@@ -19,12 +19,13 @@ from flask.testing import FlaskClient
 
 import api.service
 from api import create_app
+from tests.helpers import KEY_PATH_CASES
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
 WORKED = yaml.safe_load((EXAMPLES / "worked-example.yaml").read_text(encoding="utf-8"))
 ERROR_KEYS = {"code", "status", "message", "errors"}
 
-# DESIGN section 7, USD at present value, u = 0, 0.25, 0.5, 1.
+# The worked example (docs/model.md), USD at present value, u = 0, 0.25, 0.5, 1.
 TCO_BUY = [7996.3813, 8757.2999, 9518.2185, 11040.0558]
 TCO_RENT = [640.8666, 27151.5548, 53662.2429, 106683.6192]
 BREAKEVEN = 0.0714134
@@ -604,3 +605,10 @@ def test_sixteen_threads_posting_runs_lose_nothing(app: Flask) -> None:
     listing = client.get("/v1/runs?page_size=100").get_json()
     assert listing["total"] == n
     assert sorted(r["id"] for r in listing["items"]) == sorted(ids)  # none lost
+
+
+@pytest.mark.parametrize("doc, path, message", KEY_PATH_CASES)
+def test_errors_name_their_key_path_over_http(client: FlaskClient, doc, path, message) -> None:
+    body = assert_error(client.post("/v1/evaluate", json=doc), 422)
+    assert body["errors"] == [{"path": path, "message": body["errors"][0]["message"]}]
+    assert message in body["errors"][0]["message"]

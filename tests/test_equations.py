@@ -1,4 +1,4 @@
-"""Each equation of DESIGN section 4 against a hand computation (arithmetic in the comments)."""
+"""Each equation of docs/model.md against a hand computation (arithmetic in the comments)."""
 
 import numpy as np
 import pytest

@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import subprocess
+import zipfile
 from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
@@ -361,6 +362,14 @@ def test_xlsx_sheets_and_numbers(source, result):
     assert codes == sorted(w["code"] for w in result["warnings"])
     assert all(wb[name]["A1"].font.bold for name in wb.sheetnames)
     assert wb["per_utilisation"].column_dimensions["B"].width >= len("buy_tco_mean")
+    # display formats: shares as percentages, money as dollars; the values stay numbers
+    fmt = {h: ws.cell(2, i + 1).number_format for i, h in enumerate(header)}
+    assert fmt["utilisation"] == fmt["prob_buy_cheaper"] == "0.0%"
+    assert fmt["buy_tco_p50"] == "$#,##0" and fmt["payback_months_p50"] == "0.0"
+    # the break-even chart (openpyxl does not read charts back: look in the package)
+    with zipfile.ZipFile(io.BytesIO(_rendered(source, "xlsx"))) as package:
+        chart = package.read("xl/charts/chart1.xml").decode("utf-8")
+    assert "Buy P50" in chart and "Rent P50" in chart
 
 
 # --- nulls ---------------------------------------------------------------------------------

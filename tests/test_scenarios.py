@@ -5,9 +5,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
 
 import scenarios
 from cli import main
+from tests.helpers import KEY_PATH_CASES
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "scenarios" / "examples").glob("*.yaml"))
 
@@ -201,3 +203,31 @@ def test_counts_beyond_the_scaling_table_and_extreme_lognormals_are_input_errors
     with pytest.raises(scenarios.ScenarioError) as err:
         scenarios.load_mapping(doc)
     assert err.value.errors[0]["path"] == "buy.admin_usd_per_month"
+
+
+@pytest.mark.parametrize("doc, path, message", KEY_PATH_CASES)
+def test_errors_name_their_key_path_on_the_command_line(tmp_path, capsys, doc, path, message):
+    file = tmp_path / "s.yaml"
+    file.write_text(yaml.safe_dump(doc))
+    assert main(["run", str(file)]) == 2
+    err = capsys.readouterr().err
+    assert f": {path}: " in err and message in err, err
+    with pytest.raises(scenarios.ScenarioError) as exc:
+        scenarios.load_mapping(doc)
+    assert [e["path"] for e in exc.value.errors] == [path]
+
+
+def test_a_lognormal_takes_low_and_high():
+    doc = {
+        "version": 1,
+        "name": "x",
+        "buy": {
+            "gpu": "rtx-3090",
+            "gpu_count": 1,
+            "pue": {"dist": "lognormal", "median": 1.3, "p90": 1.5, "low": 1.0, "high": 2.0},
+        },
+        "rent": {"instance": "aws/p3.2xlarge"},
+    }
+    sc = scenarios.load_mapping(doc)
+    assert sc.resolved.inputs.buy.pue.support() == (1.0, 2.0)
+    assert sc.document["buy"]["pue"] == doc["buy"]["pue"]

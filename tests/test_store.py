@@ -1,4 +1,4 @@
-"""Tests for scenarios.store: the SQLite run store (DESIGN sec. 6, storage)."""
+"""Tests for scenarios.store: the SQLite run store (storage rules)."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-# A copy of the team reference table (shared/reference/throughput.csv, every row sourced),
+# The team's reference table of measured throughput (every row sourced),
 # kept here so the catalog build is reproducible from the repository alone.
 DEFAULT_PATH = REPO_ROOT / "tools" / "reference" / "throughput.csv"
 REFERENCE_GPU = "v100-sxm2-16gb"

@@ -1,0 +1,191 @@
+"""The command line as people use it: help, version, tables that fit, reports, clear errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+from cli import main
+from cli.main import _parser
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = sorted((ROOT / "scenarios" / "examples").glob("*.yaml"))
+T4 = ROOT / "scenarios" / "examples" / "inference-1x-t4-vs-g4dn-xlarge.yaml"
+WORKED = ROOT / "scenarios" / "examples" / "worked-example.yaml"
+
+
+def _costmodel(*args: str, columns: int = 100) -> subprocess.CompletedProcess:
+    env = {"COLUMNS": str(columns), "PATH": "/usr/bin:/bin"}
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], cwd=ROOT, capture_output=True, text=True, env=env
+    )
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = _parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.startswith("costmodel ")
+
+
+@pytest.mark.parametrize("command", sorted(_subparsers()))
+def test_every_option_has_help_and_every_command_ends_with_examples(command):
+    sub = _subparsers()[command]
+    for action in sub._actions:
+        if not isinstance(action, argparse._HelpAction):
+            assert action.help, (command, action.dest)
+    text = sub.format_help()
+    assert "examples:" in text and text.rstrip().splitlines()[-1].startswith("  costmodel ")
+    assert "examples:" in _parser().format_help()
+
+
+@pytest.mark.parametrize(
+    "args", [["run", str(p)] for p in EXAMPLES] + [["catalog", "gpus"], ["catalog", "instances"]]
+)
+def test_tables_fit_a_100_column_terminal(args):
+    out = _costmodel(*args, columns=100)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert all(line == line.rstrip() for line in lines)
+
+
+def test_narrow_terminals_drop_columns_by_priority():
+    wide = _costmodel("run", str(WORKED), columns=160).stdout
+    narrow = _costmodel("run", str(WORKED), columns=72).stdout
+    assert "P10–P90" in wide and "P10–P90" not in narrow
+    assert "P(buy" in narrow and max(len(x) for x in narrow.splitlines()) <= 72
+
+
+def test_payback_never_while_buying_is_cheaper_is_explained(capsys):
+    # the T4 box at 50 %: cheaper in 75 % of draws over the horizon, no payback in cash
+    assert main(["run", str(T4)]) == 0
+    out = capsys.readouterr().out
+    assert "Payback counts no resale" in out
+
+
+def test_percentages_are_the_same_in_the_table_and_the_report(capsys, tmp_path):
+    assert main(["run", str(T4), "--format", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert main(["run", str(T4)]) == 0
+    table = capsys.readouterr().out
+    html = tmp_path / "r.html"
+    assert main(["report", str(T4), "-o", str(html)]) == 0
+    page = unescape(html.read_text("utf-8"))
+    shares = [p for p in result["prob_buy_cheaper"] if 0.995 < p < 1]
+    assert shares  # a share that must not print as 100 %
+    from costmodel.formatting import fmt_share
+
+    for p in shares:
+        assert fmt_share(p) in table and fmt_share(p) in page
+        assert fmt_share(p) != "100 %"
+
+
+def test_the_t4_example_has_no_throughput_warning(capsys):
+    # the work is counted in T4-hours: both sides are exactly 1 reference GPU per GPU
+    assert main(["run", str(T4), "--format", "json"]) == 0
+    codes = [w["code"] for w in json.loads(capsys.readouterr().out)["warnings"]]
+    assert "throughput_from_peaks" not in codes
+
+
+def test_peak_ratios_are_warned_about_once(tmp_path, capsys):
+    text = T4.read_text("utf-8").replace("reference_gpu: t4", "reference_gpu: v100-sxm2-16gb")
+    path = tmp_path / "t4-v100.yaml"
+    path.write_text(text)
+    assert main(["run", str(path), "--format", "json"]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    peaks = [w for w in warnings if w["code"] == "throughput_from_peaks"]
+    assert len(peaks) == 1
+    assert "int8 inference" in peaks[0]["message"] and "training" not in peaks[0]["message"]
+
+
+def test_tabs_and_missing_files_are_said_plainly(tmp_path, capsys):
+    path = tmp_path / "tabs.yaml"
+    path.write_text("version: 1\nname: t\nbuy:\n\tgpu: t4\n")
+    assert main(["run", str(path)]) == 2
+    assert "indent with spaces, not tabs" in capsys.readouterr().err
+    assert main(["run", str(tmp_path / "missing.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {tmp_path / 'missing.yaml'}: file not found\n"
+
+
+# --------------------------------------------------------------------------- report
+
+
+@pytest.fixture(scope="module")
+def result_json(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("result") / "result.json"
+    out = _costmodel("run", str(WORKED), "--format", "json")
+    path.write_text(out.stdout)
+    return path
+
+
+def test_report_format_from_the_extension_or_the_option(result_json, tmp_path, capsys):
+    assert main(["report", str(result_json), "-o", str(tmp_path / "a.csv")]) == 0
+    assert (tmp_path / "a.csv").read_text().startswith("utilisation,")
+    # no extension: --format supplies it
+    assert main(["report", str(result_json), "--format", "md", "-o", str(tmp_path / "b")]) == 0
+    assert (tmp_path / "b.md").is_file()
+    capsys.readouterr()
+    # no extension and no --format, an unknown extension, or a disagreement: refused
+    for args in (["-o", str(tmp_path / "c")], ["-o", str(tmp_path / "c.txt")],
+                 ["--format", "html", "-o", str(tmp_path / "c.csv")]):  # fmt: skip
+        assert main(["report", str(result_json), *args]) == 2
+        assert "error:" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "b.md", *_md_images("b")]
+
+
+def _md_images(stem: str) -> list[str]:
+    return sorted(f"{stem}_{c}.png" for c in ("breakeven", "cumulative", "prob_buy_cheaper"))
+
+
+@pytest.mark.parametrize(
+    "change, path",
+    [
+        ({"schema_version": 2}, "schema_version"),
+        ({"prob_buy_cheaper": None}, "prob_buy_cheaper"),
+        ({"utilisation": [0.0, 0.25, 0.5]}, "buy_tco.mean"),
+    ],
+)
+def test_report_refuses_results_that_break_the_contract(
+    result_json, tmp_path, capsys, change, path
+):
+    data = json.loads(result_json.read_text())
+    data.update(change)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    assert main(["report", str(bad), "-o", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: {path}" in err and "Traceback" not in err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_report_refuses_nan(result_json, tmp_path, capsys):
+    bad = tmp_path / "nan.json"
+    text = result_json.read_text()
+    assert '"prob_never": 0.0' in text
+    bad.write_text(text.replace('"prob_never": 0.0', '"prob_never": NaN', 1))
+    assert main(["report", str(bad), "-o", str(tmp_path / "r.html")]) == 2
+    assert "NaN" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- batch extras
+
+
+def test_dask_without_the_extra_says_how_to_install_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
+    args = ["batch", str(WORKED), "--out", str(tmp_path / "out"), "--db", str(tmp_path / "db")]
+    assert main([*args, "--dask-scheduler", "tcp://127.0.0.1:1", "--quiet"]) == 2
+    assert 'pip install "gpu-costmodel[distributed]"' in capsys.readouterr().err

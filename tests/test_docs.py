@@ -1,0 +1,112 @@
+"""The documentation and the JSON Schema in the repo: current, complete and runnable."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from scenarios.jsonschema import scenario_json_schema
+from scenarios.keyref import BEGIN, END, key_reference, schema_keys
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+EXAMPLES = sorted((ROOT / "scenarios" / "examples").glob("*.yaml"))
+
+
+def _tracked_text_files() -> list[Path]:
+    names = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return [ROOT / n for n in names if Path(n).suffix in {".md", ".py", ".yaml", ".json", ".j2"}]
+
+
+def test_the_key_reference_is_generated_from_the_schema():
+    text = (DOCS / "scenario-format.md").read_text(encoding="utf-8")
+    section = text[text.index(BEGIN) : text.index(END) + len(END)]
+    assert section == key_reference(), "run: python tools/build_docs.py"
+
+
+def test_every_schema_key_is_documented():
+    text = (DOCS / "scenario-format.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `([^`]+)` \|", text, re.M))
+    keys = schema_keys()
+    assert len(keys) > 60
+    assert set(keys) <= documented, sorted(set(keys) - documented)
+
+
+def test_every_key_has_a_meaning_and_a_default():
+    rows = [r for r in key_reference().splitlines() if r.startswith("| `")]
+    for row in rows:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]]
+        assert len(cells) == 6, row
+        assert cells[4] and cells[5], row  # default and meaning
+
+
+def test_python_guide_runs(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    failed, attempted = doctest.testfile(
+        str(DOCS / "python.md"), module_relative=False, optionflags=flags
+    )
+    assert attempted > 10 and failed == 0
+
+
+def test_no_file_points_users_to_documents_they_do_not_have():
+    for path in _tracked_text_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.name == Path(__file__).name:
+            continue
+        assert "DESIGN" not in text, path
+        assert "shared/" not in text, path
+
+
+def test_docs_links_resolve():
+    for page in [ROOT / "README.md", *DOCS.glob("*.md")]:
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text("utf-8")):
+            assert (page.parent / target).exists(), (page.name, target)
+
+
+# --------------------------------------------------------------------------- JSON Schema
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.Draft202012Validator:
+    out = subprocess.run(
+        [sys.executable, "-m", "cli", "schema"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    schema = json.loads(out.stdout)
+    assert schema == scenario_json_schema()
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_is_valid_against_the_schema(validator, path):
+    errors = list(validator.iter_errors(yaml.safe_load(path.read_text("utf-8"))))
+    assert errors == []
+
+
+def test_the_schema_refuses_unknown_keys_and_out_of_range_values(validator):
+    doc = yaml.safe_load(EXAMPLES[0].read_text("utf-8"))
+    doc["buy"]["pue"] = 0.5
+    assert not validator.is_valid(doc)
+    doc["buy"]["pue"] = 1.2
+    assert validator.is_valid(doc)
+    doc["buy"]["pue_typo"] = 1.2
+    assert not validator.is_valid(doc)
+    doc = yaml.safe_load(EXAMPLES[0].read_text("utf-8"))
+    doc["unknown"] = 1
+    assert not validator.is_valid(doc)
+    doc = yaml.safe_load(EXAMPLES[0].read_text("utf-8"))
+    doc["buy"]["electricity_usd_per_kwh"] = {"dist": "gamma", "k": 2}
+    assert not validator.is_valid(doc)
