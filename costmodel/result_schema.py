@@ -9,8 +9,8 @@ In JSON, "no value" is ``null``; in the :class:`Result` it is ``NaN``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
@@ -128,7 +128,13 @@ def _share(description: str) -> fields.Float:
 
 
 class _Strict(Schema):
-    """Unknown keys are errors, as in scenarios."""
+    """Unknown keys are errors, as in scenarios; a load makes ``make(**data)``."""
+
+    make: ClassVar[Callable[..., Any]] = dict
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Any:
+        return self.make(**data)
 
 
 class BandsSchema(_Strict):
@@ -138,9 +144,7 @@ class BandsSchema(_Strict):
     p50 = _floats("median")
     p90 = _floats("90th percentile")
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> Bands:
-        return Bands(**data)
+    make = Bands
 
 
 class StatsSchema(_Strict):
@@ -151,9 +155,7 @@ class StatsSchema(_Strict):
     p50 = _floats("median")
     p90 = _floats("90th percentile")
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> Bands:
-        return Bands(**data)
+    make = Bands
 
 
 class BreakevenSchema(_Strict):
@@ -166,9 +168,7 @@ class BreakevenSchema(_Strict):
     prob_always = _share("share of draws where buying wins even idle [-]")
     prob_never = _share("share of draws where renting wins even at u = 1 [-]")
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> Breakeven:
-        return Breakeven(**data)
+    make = Breakeven
 
 
 class PaybackSchema(BandsSchema):
@@ -176,9 +176,7 @@ class PaybackSchema(BandsSchema):
 
     prob_never = _floats("share of draws without payback within the horizon [-]", nullable=False)
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> Payback:
-        return Payback(**data)
+    make = Payback
 
 
 class SidesSchema(_Strict):
@@ -187,9 +185,7 @@ class SidesSchema(_Strict):
     buy = fields.Nested(BandsSchema, required=True)
     rent = fields.Nested(BandsSchema, required=True)
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> Sides:
-        return Sides(**data)
+    make = Sides
 
 
 class CumulativeSchema(_Strict):
@@ -223,9 +219,7 @@ class CatalogRefSchema(_Strict):
     version = fields.String(required=True, metadata={"example": "2026.11.29"})
     as_of = fields.String(required=True, metadata={"description": "ISO date"})
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> CatalogRef:
-        return CatalogRef(**data)
+    make = CatalogRef
 
 
 class AdviceSchema(_Strict):
@@ -235,9 +229,7 @@ class AdviceSchema(_Strict):
     severity = fields.String(required=True, validate=validate.OneOf(("info", "warning", "error")))
     message = fields.String(required=True)
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> Advice:
-        return Advice(**data)
+    make = Advice
 
 
 class AssumptionSchema(_Strict):
@@ -250,9 +242,7 @@ class AssumptionSchema(_Strict):
     unit = fields.String(required=True, metadata={"example": "[USD/kWh]"})
     source = fields.String(required=True, metadata={"example": "scenario"})
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> Assumption:
-        return Assumption(**data)
+    make = Assumption
 
 
 class DriverSchema(_Strict):
@@ -267,9 +257,7 @@ class DriverSchema(_Strict):
         metadata={"description": "> 0: a higher value makes buying relatively dearer"},
     )
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> Driver:
-        return Driver(**data)
+    make = Driver
 
 
 class SensitivitySchema(_Strict):
