@@ -11,7 +11,7 @@ throughput figures are relative to the reference GPU ``v100-sxm2-16gb`` [-].
 0.6305
 """
 
-from .catalog import Catalog, load_catalog
+from .catalog import Catalog, load_catalog, read_catalog
 from .errors import CatalogError, UnknownIdError
 from .models import GPU, Instance, PlatformTier, PriceRecord
 from .throughput import Throughput, relative_throughput
@@ -40,5 +40,6 @@ __all__ = [
     "Throughput",
     "UnknownIdError",
     "load_catalog",
+    "read_catalog",
     "relative_throughput",
 ]

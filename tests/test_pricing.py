@@ -117,6 +117,7 @@ def test_public_api_matches_contract():
     assert sorted(pricing.__all__) == sorted(
         [
             "load_catalog",
+            "read_catalog",
             "Bound",
             "COOLING",
             "INTERCONNECTS",
