@@ -1,35 +1,47 @@
-"""The cost equations (docs/model.md), vectorised over draws.
+"""The cost equations (docs/model.md), vectorised over draws, with monthly sums in closed form.
 
-Every function takes arrays of shape ``(S,)`` (one value per Monte Carlo draw) and returns arrays
-of shape ``(S,)`` or ``(S, H)``. Both sides are reduced to a form in utilisation u:
+Every input is a float (a fixed input) or an array of shape ``(S,)`` (one value per Monte Carlo
+draw); results broadcast the same way. Both sides reduce to lines in utilisation u:
 
-- buy: monthly after-tax discounted flow ``a_m + u * b_m``, capex ``C0`` at m = 0 and an after-tax
-  discounted salvage at m = H, so ``TCO_buy(u) = C0 + sum(a) + u * sum(b) - salvage``;
-- rent: monthly after-tax discounted flow ``r_m + s_m * max(0, u - k)``, with kink k = 0 except
-  for a reservation, where k is the utilisation that fills the committed instances.
+- buy: ``TCO_buy(u) = at_zero + per_u * u``;
+- rent: ``TCO_rent(u) = at_zero + slope * max(0, u - kink)``, with kink 0 except for a
+  reservation, where it is the utilisation that fills the committed instances.
 
-Sign rule: costs are positive; resale and tax shields reduce cost. Units: USD, months of 730 h.
+The sums over months of a growing, discounted price are geometric series (:func:`growth_sum`), so
+the TCO needs no month axis; only the cumulative cost by month (payback, the cumulative chart)
+builds ``(S, H)`` arrays, one chunk of draws at a time. Sign rule: costs are positive; resale and
+tax shields reduce cost. Units: USD, months of 730 h, rates [1/year].
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+import math
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
 from pricing.vocabulary import RESERVATION_MONTHS
 
+from .inputs import BuyInputs, RentInputs
+
 __all__ = [
     "HOURS_PER_MONTH",
     "MACRS5",
-    "BuyFlows",
-    "RentFlows",
-    "discount_factors",
-    "growth_factors",
+    "BuyDraws",
+    "BuyLine",
+    "Gap",
+    "cumulative_cost",
+    "gap",
+    "RentDraws",
+    "RentLine",
+    "Terms",
+    "Workspace",
+    "buy_line",
     "depreciation_schedule",
-    "buy_flows",
-    "rent_flows",
+    "discount_factors",
+    "growth_sum",
+    "rent_line",
     "term_end",
     "throughput",
 ]
@@ -38,23 +50,122 @@ HOURS_PER_MONTH = 730.0
 #: US MACRS 5-year property, half-year convention (IRS Pub. 946 Table A-1): share of basis per year.
 MACRS5 = (0.20, 0.32, 0.192, 0.1152, 0.1152, 0.0576)
 
+Value = float | np.ndarray
 
-def discount_factors(rate: float, horizon: int, first: int = 1) -> np.ndarray:
-    """``d_m = (1 + rate)^(-m/12)`` for m = first..horizon; rate [1/year] nominal annual."""
-    m = np.arange(first, horizon + 1)
+
+@dataclass(frozen=True)
+class Terms:
+    """The money conventions: ``horizon`` H [month], ``discount_rate`` r [1/year] nominal
+    annual, ``tax_rate`` tau [-]."""
+
+    horizon: int
+    discount_rate: float
+    tax_rate: float
+
+
+def _sampled(cls: type, inputs: Any, side: str, values: dict[str, Value]) -> Any:
+    """``cls`` with each field from ``values["<side>.<field>"]`` (a drawn input), else the
+    plain field of ``inputs`` (counts, flags, methods)."""
+    return cls(
+        **{
+            f.name: values.get(f"{side}.{f.name}", getattr(inputs, f.name, None))
+            for f in fields(cls)
+        }
+    )
+
+
+@dataclass(frozen=True)
+class BuyDraws:
+    """The owned build's inputs for a set of draws (floats or ``(S,)`` arrays).
+
+    gpu_price_usd [USD/GPU]; platform_price_usd, setup_usd [USD]; gpu_power_w, gpu_idle_w
+    [W/GPU]; platform_power_w [W]; electricity_usd_per_kwh [USD/kWh];
+    electricity_annual_change [1/year]; pue [-]; hosting_usd_per_kw_month [USD/(kW*month)];
+    maintenance_rate, gpu_annual_failure_rate [1/year]; admin_usd_per_month [USD/month];
+    resale_annual_decay [1/year]; relative_throughput [reference GPU-hours/GPU-hour];
+    scaling_efficiency, thermal_derate [-].
+    """
+
+    gpu_count: int
+    gpu_price_usd: Value
+    platform_price_usd: Value
+    setup_usd: Value
+    gpu_power_w: Value
+    gpu_idle_w: Value
+    platform_power_w: Value
+    powered_when_idle: bool
+    electricity_usd_per_kwh: Value
+    electricity_annual_change: Value
+    pue: Value
+    hosting_usd_per_kw_month: Value
+    maintenance_rate: Value
+    gpu_annual_failure_rate: Value
+    admin_usd_per_month: Value
+    resale_annual_decay: Value
+    depreciation: str
+    depreciation_years: int
+    relative_throughput: Value
+    scaling_efficiency: Value
+    thermal_derate: Value
+
+    @classmethod
+    def sampled(cls, inputs: BuyInputs, values: dict[str, Value]) -> BuyDraws:
+        """The draws ``values`` (by ``"buy.<field>"``) with the plain fields of ``inputs``."""
+        return _sampled(cls, inputs, "buy", values)
+
+
+@dataclass(frozen=True)
+class RentDraws:
+    """The rented side's inputs for a set of draws (floats or ``(S,)`` arrays).
+
+    price_usd_per_hour, on_demand_price_usd_per_hour [USD/instance-hour]; price_annual_change
+    [1/year]; spot_interruption_overhead [-]; storage, egress and admin [USD/month];
+    relative_throughput [reference GPU-hours/GPU-hour]; scaling_efficiency [-].
+    """
+
+    gpu_count: int
+    pricing: str
+    price_usd_per_hour: Value
+    on_demand_price_usd_per_hour: Value | None
+    committed_instances: int | None
+    price_annual_change: Value
+    spot_interruption_overhead: Value
+    storage_usd_per_month: Value
+    egress_usd_per_month: Value
+    admin_usd_per_month: Value
+    relative_throughput: Value
+    scaling_efficiency: Value
+
+    @classmethod
+    def sampled(cls, inputs: RentInputs, values: dict[str, Value]) -> RentDraws:
+        """The draws ``values`` (by ``"rent.<field>"``) with the plain fields of ``inputs``."""
+        return _sampled(cls, inputs, "rent", values)
+
+
+def discount_factors(rate: float, horizon: int) -> np.ndarray:
+    """``d_m = (1 + rate)^(-m/12)`` for m = 1..horizon; rate [1/year] nominal annual."""
+    m = np.arange(1, horizon + 1)
     return (1.0 + rate) ** (-m / 12.0)
 
 
-def growth_factors(annual_change: np.ndarray, horizon: int, first: int = 1) -> np.ndarray:
-    """``(1 + g)^((m - 1)/12)`` for m = first..horizon, shape ``(S, horizon - first + 1)``.
+def growth_sum(annual_change: Value, rate: float, months: int | np.ndarray) -> np.ndarray:
+    """``sum_{m=1..M} (1 + g)^((m - 1)/12) * (1 + r)^(-m/12)`` for each M of ``months``.
 
-    g [1/year].
+    The present value of 1 USD a month growing at g [1/year], discounted at r [1/year]. With
+    ``a = (ln(1 + g) - ln(1 + r)) / 12`` the terms are ``(1 + r)^(-1/12) * e^(a*(m - 1))``, a
+    geometric series: ``(1 + r)^(-1/12) * expm1(M*a) / expm1(a)``, and ``M * (1 + r)^(-1/12)``
+    in the limit g = r (a = 0), taken exactly. ``annual_change`` is a float or an ``(S,)``
+    array; ``months`` an int or a ``(K,)`` array; the result has shape ``()``, ``(S,)``,
+    ``(K,)`` or ``(S, K)``.
     """
     g = np.asarray(annual_change, dtype=float)
-    years = (np.arange(first, horizon + 1) - 1) / 12.0
-    if g.size and np.all(g == g[0]):  # a fixed input: one row serves every draw
-        return np.broadcast_to((1.0 + g[0]) ** years, (g.size, years.size))
-    return (1.0 + g)[:, None] ** years
+    m = np.asarray(months, dtype=float)
+    a = (np.log1p(g) - math.log1p(rate)) / 12.0
+    if a.ndim and m.ndim:
+        a = a[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.expm1(m * a) / np.expm1(a)
+    return np.where(a == 0.0, m, ratio) * (1.0 + rate) ** (-1.0 / 12.0)
 
 
 def depreciation_schedule(method: str, years: int, horizon: int) -> np.ndarray:
@@ -77,183 +188,9 @@ def depreciation_schedule(method: str, years: int, horizon: int) -> np.ndarray:
     return out
 
 
-def throughput(
-    count: int, per_gpu: np.ndarray, efficiency: np.ndarray, derate: np.ndarray | float = 1.0
-) -> np.ndarray:
+def throughput(count: int, per_gpu: Value, efficiency: Value, derate: Value = 1.0) -> Value:
     """Reference GPU-hours per wall-clock hour: count * per-GPU throughput * scaling * derate."""
-    return count * np.asarray(per_gpu) * np.asarray(efficiency) * np.asarray(derate)
-
-
-@dataclass(frozen=True)
-class BuyFlows:
-    """The buy side in linear form. Shapes: capex, salvage (S,); fixed, per_u (S, H).
-
-    ``fixed[:, m] + u * per_u[:, m]`` is the after-tax discounted outflow of month m + 1
-    (depreciation tax shield included); ``salvage`` is the after-tax discounted resale at H.
-    """
-
-    capex: np.ndarray
-    fixed: np.ndarray
-    per_u: np.ndarray
-    salvage: np.ndarray
-
-    @cached_property
-    def tco_at_zero(self) -> np.ndarray:
-        """``TCO_buy(0)`` [USD], shape (S,)."""
-        return self.capex + self.fixed.sum(axis=1) - self.salvage
-
-    @cached_property
-    def tco_per_u(self) -> np.ndarray:
-        """``dTCO_buy/du`` [USD], shape (S,)."""
-        return self.per_u.sum(axis=1)
-
-    def tco(self, u: np.ndarray | float) -> np.ndarray:
-        """``TCO_buy(u)`` [USD] present value: shape (S,) for a scalar u, (S, U) for a grid."""
-        u = np.asarray(u, dtype=float)
-        return self.tco_at_zero.reshape((-1,) + (1,) * u.ndim) + np.multiply.outer(
-            self.tco_per_u, u
-        )
-
-
-@dataclass(frozen=True)
-class RentFlows:
-    """The rent side in kinked-linear form. Shapes: base, slope (S, H); kink, tail (S,).
-
-    ``base[:, m] + slope[:, m] * max(0, u - kink)`` is the after-tax discounted outflow of
-    month m + 1; ``tail`` is the after-tax discounted reservation still owed after the horizon
-    (a term that ends after month H), counted in the TCO but not in cumulative cost by month.
-    """
-
-    base: np.ndarray
-    slope: np.ndarray
-    kink: np.ndarray
-    tail: np.ndarray | float = 0.0
-
-    @cached_property
-    def tco_at_zero(self) -> np.ndarray:
-        """``TCO_rent(u)`` for u below the kink [USD], shape (S,)."""
-        return self.base.sum(axis=1) + self.tail
-
-    @cached_property
-    def tco_slope(self) -> np.ndarray:
-        """``dTCO_rent/du`` above the kink [USD], shape (S,)."""
-        return self.slope.sum(axis=1)
-
-    def tco(self, u: np.ndarray | float) -> np.ndarray:
-        """``TCO_rent(u)`` [USD] present value: shape (S,) for a scalar u, (S, U) for a grid."""
-        u = np.asarray(u, dtype=float)
-        shape = (-1,) + (1,) * u.ndim
-        above = np.maximum(0.0, u - self.kink.reshape(shape))
-        return self.tco_at_zero.reshape(shape) + self.tco_slope.reshape(shape) * above
-
-
-def buy_flows(
-    x: dict[str, np.ndarray],
-    *,
-    gpu_count: int,
-    powered_when_idle: bool,
-    depreciation: str,
-    depreciation_years: int,
-    horizon: int,
-    discount_rate: float,
-    tax_rate: float,
-) -> BuyFlows:
-    """Buy-side cash flows from sampled inputs ``x`` (keys without the ``buy.`` prefix).
-
-    HW = N*G + P; C0 = HW + setup. IT power [kW] at utilisation u: powered when idle,
-    (N*(u*W_busy + (1-u)*W_idle) + W_platform)/1000, else u*(N*W_busy + W_platform)/1000; peak
-    (N*W_busy + W_platform)/1000. energy_m = kW(u)*730*PUE*e*(1+g_e)^((m-1)/12); opex_m = energy_m
-    + hosting*peak_kW + maintenance*HW/12 + AFR*N*G/12 + admin. Depreciation D_m on basis C0;
-    resale R = HW*(1 - decay)^(H/12); book value BV = C0 - sum(D). Discounted after tax:
-    C0 + sum[(opex_m*(1-tau) - tau*D_m)*d_m] - [R - tau*(R - BV)]*d_H.
-    """
-    n, tau = gpu_count, tax_rate
-    g, p = x["gpu_price_usd"], x["platform_price_usd"]
-    hw = n * g + p
-    capex = hw + x["setup_usd"]
-    w_busy, w_idle, w_plat = x["gpu_power_w"], x["gpu_idle_w"], x["platform_power_w"]
-    if powered_when_idle:
-        kw_idle = (n * w_idle + w_plat) / 1000.0
-        kw_per_u = n * (w_busy - w_idle) / 1000.0
-    else:
-        kw_idle = np.zeros_like(w_busy)
-        kw_per_u = (n * w_busy + w_plat) / 1000.0
-    peak_kw = (n * w_busy + w_plat) / 1000.0
-    monthly_fixed = (
-        x["hosting_usd_per_kw_month"] * peak_kw
-        + x["maintenance_rate"] * hw / 12.0
-        + x["gpu_annual_failure_rate"] * n * g / 12.0
-        + x["admin_usd_per_month"]
-    )
-    d = discount_factors(discount_rate, horizon)
-    after_tax = (1.0 - tau) * d
-    # energy per kW, after tax and discounted [USD/kW]: 730 * PUE * e * growth_m * (1-tau) * d_m
-    per_kw = growth_factors(x["electricity_annual_change"], horizon) * after_tax
-    per_kw *= (HOURS_PER_MONTH * x["pue"] * x["electricity_usd_per_kwh"])[:, None]
-    fixed = per_kw * kw_idle[:, None]
-    fixed += np.multiply.outer(monthly_fixed, after_tax)
-    schedule = depreciation_schedule(depreciation, depreciation_years, horizon)
-    if tau:
-        fixed -= np.multiply.outer(tau * capex, schedule * d)
-    per_kw *= kw_per_u[:, None]
-    resale = hw * (1.0 - x["resale_annual_decay"]) ** (horizon / 12.0)
-    book_value = capex * (1.0 - schedule.sum())
-    return BuyFlows(
-        capex=capex,
-        fixed=fixed,
-        per_u=per_kw,
-        salvage=(resale - tau * (resale - book_value)) * d[-1],
-    )
-
-
-def rent_flows(
-    x: dict[str, np.ndarray],
-    *,
-    pricing: str,
-    own_throughput: np.ndarray,
-    instance_throughput: np.ndarray,
-    committed_instances: int | None,
-    horizon: int,
-    discount_rate: float,
-    tax_rate: float,
-) -> RentFlows:
-    """Rent-side cash flows from sampled inputs ``x`` (keys without the ``rent.`` prefix).
-
-    Instance-hours in month m at utilisation u: u*730*T_own/T_inst, times (1 + overhead) for
-    spot. On demand and spot: rent_m = hours_m*p*(1+g_p)^((m-1)/12) + storage + egress + admin.
-    Reserved with K instances: rent_m = [K*730*p_res + max(0, hours_m - K*730)*p_od]
-    *(1+g_p)^((m-1)/12) + extras, K = ceil(T_own/T_inst) by default. Discounted after tax:
-    sum[rent_m*(1-tau)*d_m]. A reservation is paid in whole terms (12 or 36 months): when the
-    term running at month H ends after H, months H+1 .. end add K*730*p_res*(1+g_p)^((m-1)/12)
-    *(1-tau)*d_m as ``tail``.
-    """
-    hours_at_full = HOURS_PER_MONTH * own_throughput / instance_throughput
-    if pricing == "spot":
-        hours_at_full = hours_at_full * (1.0 + x["spot_interruption_overhead"])
-    after_tax = discount_factors(discount_rate, horizon) * (1.0 - tax_rate)
-    grow = growth_factors(x["price_annual_change"], horizon) * after_tax  # (S, H)
-    extras = x["storage_usd_per_month"] + x["egress_usd_per_month"] + x["admin_usd_per_month"]
-    base = np.multiply.outer(extras, after_tax)
-    if pricing.startswith("reserved"):
-        if committed_instances is None:
-            # ceil with a tolerance, so that a ratio of exactly 2 computed as 2.0000000000004
-            # does not commit a third instance.
-            committed = np.ceil(own_throughput / instance_throughput - 1e-9)
-        else:
-            committed = np.full_like(hours_at_full, float(committed_instances))
-        reserved = committed * HOURS_PER_MONTH * x["price_usd_per_hour"]
-        base += reserved[:, None] * grow
-        tail = reserved * _owed_after(
-            x["price_annual_change"], RESERVATION_MONTHS[pricing], horizon, discount_rate
-        )
-        price = x["on_demand_price_usd_per_hour"]
-        kink = committed * HOURS_PER_MONTH / hours_at_full
-    else:
-        price = x["price_usd_per_hour"]
-        kink = np.zeros_like(hours_at_full)
-        tail = 0.0
-    grow *= (price * hours_at_full)[:, None]
-    return RentFlows(base=base, slope=grow, kink=kink, tail=tail * (1.0 - tax_rate))
+    return count * per_gpu * efficiency * derate
 
 
 def term_end(term: int, horizon: int) -> int:
@@ -261,10 +198,346 @@ def term_end(term: int, horizon: int) -> int:
     return -(-horizon // term) * term
 
 
-def _owed_after(annual_change: np.ndarray, term: int, horizon: int, rate: float) -> np.ndarray:
-    """sum over m = H+1 .. term end of (1+g)^((m-1)/12) * d_m, shape (S,); 0 when none."""
-    end = term_end(term, horizon)
-    if end == horizon:
-        return np.zeros(np.shape(annual_change))
-    grow = growth_factors(annual_change, end, first=horizon + 1)
-    return grow @ discount_factors(rate, end, first=horizon + 1)
+@dataclass(frozen=True)
+class _BuyParts:
+    """The pieces of the buy side shared by the TCO line and the cumulative cost."""
+
+    hardware: Value  # HW = N*G + P [USD]
+    capex: Value  # C0 = HW + setup [USD]
+    kw_idle: Value  # IT power at u = 0 [kW]
+    kw_per_u: Value  # added IT power per unit of u [kW]
+    energy_month: Value  # cost of 1 kW for month 1: 730 * PUE * e [USD/kW]
+    fixed_month: Value  # hosting, maintenance, failures, admin [USD/month]
+
+
+def _buy_parts(b: BuyDraws) -> _BuyParts:
+    n = b.gpu_count
+    hardware = n * b.gpu_price_usd + b.platform_price_usd
+    peak_kw = (n * b.gpu_power_w + b.platform_power_w) / 1000.0
+    if b.powered_when_idle:
+        kw_idle = (n * b.gpu_idle_w + b.platform_power_w) / 1000.0
+        kw_per_u = n * (b.gpu_power_w - b.gpu_idle_w) / 1000.0
+    else:
+        kw_idle, kw_per_u = 0.0, peak_kw
+    fixed = (
+        b.hosting_usd_per_kw_month * peak_kw
+        + b.maintenance_rate * hardware / 12.0
+        + b.gpu_annual_failure_rate * n * b.gpu_price_usd / 12.0
+        + b.admin_usd_per_month
+    )
+    return _BuyParts(
+        hardware=hardware,
+        capex=hardware + b.setup_usd,
+        kw_idle=kw_idle,
+        kw_per_u=kw_per_u,
+        energy_month=HOURS_PER_MONTH * b.pue * b.electricity_usd_per_kwh,
+        fixed_month=fixed,
+    )
+
+
+@dataclass(frozen=True)
+class BuyLine:
+    """``TCO_buy(u) = at_zero + per_u * u`` [USD, present value] per draw; ``capex`` C0 [USD]."""
+
+    capex: Value
+    at_zero: Value
+    per_u: Value
+
+    def tco(self, u: float) -> Value:
+        """TCO_buy at utilisation ``u`` [USD]."""
+        return self.at_zero + self.per_u * u
+
+
+def buy_line(b: BuyDraws, terms: Terms) -> BuyLine:
+    """The buy side's TCO as a line in u.
+
+    HW = N*G + P; C0 = HW + setup. IT power [kW]: powered when idle, (N*(u*W_busy +
+    (1-u)*W_idle) + W_platform)/1000, else u*(N*W_busy + W_platform)/1000; peak (N*W_busy +
+    W_platform)/1000. opex_m = kW(u)*730*PUE*e*(1+g_e)^((m-1)/12) + hosting*peak_kW +
+    maintenance*HW/12 + AFR*N*G/12 + admin. Depreciation D_m on basis C0; resale
+    R = HW*(1 - decay)^(H/12); book value BV = C0 - sum(D). TCO_buy(u) = C0 +
+    sum[(opex_m*(1-tau) - tau*D_m)*d_m] - [R - tau*(R - BV)]*d_H, the sums in closed form.
+    """
+    h, r, tau = terms.horizon, terms.discount_rate, terms.tax_rate
+    p = _buy_parts(b)
+    energy = growth_sum(b.electricity_annual_change, r, h)
+    flat = growth_sum(0.0, r, h)
+    schedule = depreciation_schedule(b.depreciation, b.depreciation_years, h)
+    d = discount_factors(r, h)
+    resale = p.hardware * (1.0 - b.resale_annual_decay) ** (h / 12.0)
+    book_value = p.capex * (1.0 - schedule.sum())
+    salvage = (resale - tau * (resale - book_value)) * d[-1]
+    running = (1.0 - tau) * (p.kw_idle * p.energy_month * energy + p.fixed_month * flat)
+    shield = tau * p.capex * float(schedule @ d)
+    return BuyLine(
+        capex=p.capex,
+        at_zero=p.capex + running - shield - salvage,
+        per_u=(1.0 - tau) * p.kw_per_u * p.energy_month * energy,
+    )
+
+
+@dataclass(frozen=True)
+class _RentParts:
+    hours_at_full: Value  # instance-hours a month at u = 1 [instance-hour]
+    reserved_month: Value  # K*730*p_res, the reservation's month-1 cost [USD] (0 without)
+    price: Value  # price of the hours that grow with u [USD/instance-hour]
+    kink: Value  # utilisation that fills the reservation [-] (0 without one)
+
+
+def _rent_parts(r: RentDraws, own_throughput: Value, instance_throughput: Value) -> _RentParts:
+    full = HOURS_PER_MONTH * own_throughput / instance_throughput
+    if r.pricing == "spot":
+        full = full * (1.0 + r.spot_interruption_overhead)
+    if r.pricing not in RESERVATION_MONTHS:
+        return _RentParts(full, 0.0, r.price_usd_per_hour, 0.0)
+    if r.committed_instances is None:
+        # ceil with a tolerance, so that a ratio of exactly 2 computed as 2.0000000000004
+        # does not commit a third instance.
+        committed = np.ceil(own_throughput / instance_throughput - 1e-9)
+    else:
+        committed = float(r.committed_instances)
+    return _RentParts(
+        hours_at_full=full,
+        reserved_month=committed * HOURS_PER_MONTH * r.price_usd_per_hour,
+        price=r.on_demand_price_usd_per_hour,
+        kink=committed * HOURS_PER_MONTH / full,
+    )
+
+
+@dataclass(frozen=True)
+class RentLine:
+    """``TCO_rent(u) = at_zero + slope * max(0, u - kink)`` [USD, present value] per draw."""
+
+    at_zero: Value
+    slope: Value
+    kink: Value
+
+    def tco(self, u: float) -> Value:
+        """TCO_rent at utilisation ``u`` [USD]."""
+        return self.at_zero + self.slope * np.maximum(0.0, u - self.kink)
+
+
+def rent_line(
+    r: RentDraws, own_throughput: Value, instance_throughput: Value, terms: Terms
+) -> RentLine:
+    """The rent side's TCO as a kinked line in u.
+
+    Instance-hours in month m at utilisation u: u*730*T_own/T_inst, times (1 + overhead) for
+    spot. On demand and spot: rent_m = hours_m*p*(1+g_p)^((m-1)/12) + storage + egress + admin.
+    Reserved with K instances: rent_m = [K*730*p_res + max(0, hours_m - K*730)*p_od]
+    *(1+g_p)^((m-1)/12) + extras, K = ceil(T_own/T_inst) by default. TCO_rent(u) =
+    sum[rent_m*(1-tau)*d_m]. A reservation is paid in whole terms (12 or 36 months): when the
+    term running at month H ends after H, months H+1 .. end add K*730*p_res*(1+g_p)^((m-1)/12)
+    *(1-tau)*d_m.
+    """
+    h, rate, tau = terms.horizon, terms.discount_rate, terms.tax_rate
+    p = _rent_parts(r, own_throughput, instance_throughput)
+    grow = growth_sum(r.price_annual_change, rate, h)
+    extras = r.storage_usd_per_month + r.egress_usd_per_month + r.admin_usd_per_month
+    base = extras * growth_sum(0.0, rate, h)
+    if r.pricing in RESERVATION_MONTHS:  # owed to the end of the term running at month H
+        end = term_end(RESERVATION_MONTHS[r.pricing], h)
+        base = base + p.reserved_month * growth_sum(r.price_annual_change, rate, end)
+    return RentLine(
+        at_zero=(1.0 - tau) * base,
+        slope=(1.0 - tau) * p.hours_at_full * p.price * grow,
+        kink=p.kink,
+    )
+
+
+class Workspace:
+    """Reusable buffers for the month-major arrays of successive chunks of draws.
+
+    Writing to a fresh multi-megabyte array costs a page fault per 4 KiB, more than the
+    arithmetic done on it; reusing a few buffers across chunks avoids that. Buffers are
+    contiguous and keyed by name; a request for another size replaces the buffer.
+    """
+
+    def __init__(self) -> None:
+        self._buffers: dict[str, np.ndarray] = {}
+
+    def get(self, name: str, shape: tuple[int, ...], dtype: type = np.float64) -> np.ndarray:
+        """A contiguous array of ``shape`` (contents undefined), reusing buffer ``name``."""
+        size = math.prod(shape)
+        buf = self._buffers.get(name)
+        if buf is None or buf.size < size or buf.dtype != dtype:
+            buf = self._buffers[name] = np.empty(size, dtype)
+        return buf[:size].reshape(shape)
+
+
+def _monthly_growth(
+    annual_change: Value,
+    rate: float,
+    horizon: int,
+    draws: int,
+    scale: Value = 1.0,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """``scale * growth_sum(g, r, m)`` for m = 1..H, month-major: ``(H,)`` when g and scale are
+    fixed, else ``(H, S)``.
+
+    For drawn g the sums follow the recurrence A_1 = c, A_m = c + x*A_{m-1} with
+    x = ((1 + g)/(1 + r))^(1/12) and c = scale*(1 + r)^(-1/12): two vector operations a month
+    instead of one exponential per draw and month (exact to a few ulps).
+    """
+    if np.ndim(annual_change) == 0:
+        return np.multiply.outer(growth_sum(annual_change, rate, np.arange(1, horizon + 1)), scale)
+    step = ((1.0 + np.asarray(annual_change)) / (1.0 + rate)) ** (1.0 / 12.0)
+    first = np.broadcast_to(np.asarray(scale) * (1.0 + rate) ** (-1.0 / 12.0), (draws,))
+    out = np.empty((horizon, draws)) if out is None else out
+    out[0] = first
+    for m in range(1, horizon):
+        np.multiply(out[m - 1], step, out=out[m])
+        out[m] += first
+    return out
+
+
+@dataclass(frozen=True)
+class Gap:
+    """The cumulative gap f_m(u) = buy - rent by month, month-major ``(H, S)``:
+    ``net0 + u * slope - max(0, u - kink) * rent_u``; without a reservation ``rent_u`` is
+    ``None`` (folded into ``slope``). ``spare`` is a free ``(H, S)`` buffer and ``work`` the
+    workspace the arrays come from."""
+
+    capex: np.ndarray
+    net0: np.ndarray
+    slope: np.ndarray
+    rent_u: np.ndarray | None
+    kink: np.ndarray
+    spare: np.ndarray
+    work: Workspace
+
+
+def _full(x: np.ndarray, draws: int) -> np.ndarray:
+    """A month-major ``(H,)`` or ``(H, S)`` array as a read-only ``(H, S)`` view."""
+    return np.broadcast_to(x[:, None] if x.ndim == 1 else x, (x.shape[0], draws))
+
+
+def _rank_sum(
+    columns: list[np.ndarray], rows: list[Value], draws: int, out: np.ndarray | None = None
+) -> np.ndarray:
+    """``sum_i outer(columns[i], rows[i])``, month-major ``(H, S)``, for ``(H,)`` month factors
+    and float or ``(S,)`` draw factors: a row at a time, so no ``(H, S)`` temporary is made.
+    (A BLAS matrix product would do it in one call, but its threads spin on the other cores.)"""
+    out = np.empty((columns[0].size, draws)) if out is None else out
+    scratch = np.empty(draws)
+    for m in range(out.shape[0]):
+        np.multiply(rows[0], columns[0][m], out=out[m])
+        for column, row in zip(columns[1:], rows[1:], strict=True):
+            np.multiply(row, column[m], out=scratch)
+            out[m] += scratch
+    return out
+
+
+def _months(terms: Terms, b: BuyDraws) -> tuple[np.ndarray, np.ndarray]:
+    """Month factors (H,): the present value of 1 USD a month to month m, and the capex kept
+    after the depreciation tax shield to month m (1 - tau * cumulative discounted write-off)."""
+    h, rate, tau = terms.horizon, terms.discount_rate, terms.tax_rate
+    flat = growth_sum(0.0, rate, np.arange(1, h + 1))
+    schedule = depreciation_schedule(b.depreciation, b.depreciation_years, h)
+    return flat, 1.0 - tau * np.cumsum(schedule * discount_factors(rate, h))
+
+
+def gap(
+    b: BuyDraws,
+    r: RentDraws,
+    own_throughput: Value,
+    instance_throughput: Value,
+    terms: Terms,
+    draws: int,
+    work: Workspace | None = None,
+) -> Gap:
+    """The cumulative buy-minus-rent gap by month of ``draws`` draws, for payback.
+
+    f_m(u) = C0*(1 - tau*sum_{j<=m} D_j d_j/C0) + (1-tau)*[kW(u)*730*PUE*e*E_m + fixed*F_m]
+    - (1-tau)*[extras*F_m + K*730*p_res*G_m + max(0, u - kink)*hours_at_full*p*G_m], with E_m,
+    G_m, F_m the present value to month m of 1 USD a month growing as electricity, as the cloud
+    price, and flat. ``work`` lends the buffers (a fresh :class:`Workspace` when not given).
+    """
+    work = work or Workspace()
+    tau = terms.tax_rate
+    p = _buy_parts(b)
+    q = _rent_parts(r, own_throughput, instance_throughput)
+    flat, kept = _months(terms, b)
+    h, rate = terms.horizon, terms.discount_rate
+    extras = r.storage_usd_per_month + r.egress_usd_per_month + r.admin_usd_per_month
+    energy = _monthly_growth(b.electricity_annual_change, rate, h, draws)
+    reserved = r.pricing in RESERVATION_MONTHS
+    columns = [kept, flat]
+    rows: list[Value] = [p.capex, (1.0 - tau) * (p.fixed_month - extras)]
+    if energy.ndim == 1:
+        columns.append(energy)
+        rows.append((1.0 - tau) * p.kw_idle * p.energy_month)
+    shape = (h, draws)
+    net0 = _rank_sum(columns, rows, draws, out=work.get("net0", shape))
+    if energy.ndim == 2:
+        net0 += energy * ((1.0 - tau) * p.kw_idle * p.energy_month)
+    if reserved:
+        owed = (1.0 - tau) * q.reserved_month
+        net0 -= _full(
+            _monthly_growth(r.price_annual_change, rate, h, draws, owed, work.get("spare", shape)),
+            draws,
+        )
+    buy_u = _full(
+        _monthly_growth(
+            b.electricity_annual_change, rate, h, draws,
+            (1.0 - tau) * p.kw_per_u * p.energy_month, work.get("buy_u", shape),
+        ),
+        draws,
+    )  # fmt: skip
+    rent_u = _full(
+        _monthly_growth(
+            r.price_annual_change, rate, h, draws,
+            (1.0 - tau) * q.hours_at_full * q.price, work.get("rent_u", shape),
+        ),
+        draws,
+    )  # fmt: skip
+    kink = np.broadcast_to(np.asarray(q.kink, dtype=float), (draws,))
+    slope = work.get("slope", shape)
+    if reserved and np.any(kink > 0):
+        rent = work.get("rent", shape)
+        np.copyto(slope, buy_u)
+        np.copyto(rent, rent_u)
+    else:
+        np.subtract(buy_u, rent_u, out=slope)
+        rent = None
+    return Gap(
+        capex=np.broadcast_to(np.asarray(p.capex, dtype=float), (draws,)),
+        net0=net0,
+        slope=slope,
+        rent_u=rent,
+        kink=kink,
+        spare=work.get("spare", shape),
+        work=work,
+    )
+
+
+def cumulative_cost(
+    b: BuyDraws,
+    r: RentDraws,
+    own_throughput: Value,
+    instance_throughput: Value,
+    terms: Terms,
+    draws: int,
+    u: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulative cost [USD] of each side by month 0..H at utilisation ``u``, month-major
+    ``(H + 1, S)`` (buy, rent): the month-by-month form of the TCO without resale (buying starts
+    from the capex at month 0) and without a reservation's months after the horizon."""
+    tau, h, rate = terms.tax_rate, terms.horizon, terms.discount_rate
+    p = _buy_parts(b)
+    q = _rent_parts(r, own_throughput, instance_throughput)
+    flat, kept = _months(terms, b)
+    extras = r.storage_usd_per_month + r.egress_usd_per_month + r.admin_usd_per_month
+    power = (1.0 - tau) * (p.kw_idle + u * p.kw_per_u) * p.energy_month
+    energy = _monthly_growth(b.electricity_annual_change, rate, h, draws, power)
+    grow = (1.0 - tau) * (
+        q.reserved_month + np.maximum(0.0, u - q.kink) * q.hours_at_full * q.price
+    )
+    buy, rent = np.empty((h + 1, draws)), np.empty((h + 1, draws))
+    buy[0], rent[0] = p.capex, 0.0
+    _rank_sum([kept, flat], [p.capex, (1.0 - tau) * p.fixed_month], draws, out=buy[1:])
+    buy[1:] += _full(energy, draws)
+    _rank_sum([flat], [(1.0 - tau) * extras], draws, out=rent[1:])
+    rent[1:] += _full(_monthly_growth(r.price_annual_change, rate, h, draws, grow), draws)
+    return buy, rent

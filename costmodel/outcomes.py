@@ -1,4 +1,4 @@
-"""Break-even utilisation, payback months and cumulative cost, per draw.
+"""Break-even utilisation and payback months, per draw.
 
 ``inf`` marks "never" (renting stays cheaper at u = 1, or buying does not pay back within the
 horizon); a break-even of 0 means buying is cheaper even when idle ("always").
@@ -8,20 +8,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cashflows import BuyFlows, RentFlows
+from .cashflows import BuyLine, Gap, RentLine
 
-__all__ = ["breakeven_utilisation", "Cumulative"]
+__all__ = ["breakeven_utilisation", "payback", "payback_by_scan"]
 
 
-def breakeven_utilisation(buy: BuyFlows, rent: RentFlows) -> np.ndarray:
-    """The smallest u in [0, 1] with TCO_buy(u) <= TCO_rent(u), per draw, shape (S,).
+def breakeven_utilisation(buy: BuyLine, rent: RentLine, draws: int) -> np.ndarray:
+    """The smallest u in [0, 1] with TCO_buy(u) <= TCO_rent(u), per draw, shape ``(draws,)``.
 
     TCO_buy is linear in u and TCO_rent is linear with at most one kink (at the utilisation that
     fills a reservation), so the difference is piecewise linear on [0, k] and [k, 1] and its first
     zero is found exactly by linear interpolation on the first segment whose end is <= 0.
     """
-    b0, b1 = buy.tco_at_zero, buy.tco_per_u
-    r0, s = rent.tco_at_zero, rent.tco_slope
+    b0, b1 = buy.at_zero, buy.per_u
+    r0, s = rent.at_zero, rent.slope
     k = np.clip(rent.kink, 0.0, 1.0)
     d0 = b0 - r0
     dk = b0 + b1 * k - r0
@@ -29,55 +29,119 @@ def breakeven_utilisation(buy: BuyFlows, rent: RentFlows) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         first = k * d0 / (d0 - dk)
         second = k + (1.0 - k) * dk / (dk - d1)
-    return np.where(d0 <= 0, 0.0, np.where(dk <= 0, first, np.where(d1 <= 0, second, np.inf)))
+    out = np.where(d0 <= 0, 0.0, np.where(dk <= 0, first, np.where(d1 <= 0, second, np.inf)))
+    return np.broadcast_to(out, (draws,))
 
 
-class Cumulative:
-    """Cumulative discounted after-tax cost of each side by month, for any utilisation.
+def _interpolate(month: np.ndarray, here: np.ndarray, prev: np.ndarray) -> np.ndarray:
+    """t = (m - 1) + f(m-1)/(f(m-1) - f(m)) for the first month m (index ``month``) with
+    f(m) <= 0; ``inf`` where there is none (``here`` > 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = month + prev / (prev - here)
+    return np.where(here <= 0.0, t, np.inf)
 
-    The four running sums (buy fixed and per-u, rent base and slope) are computed once, so each
-    utilisation level costs a few (S, H) array operations.
+
+def _scan(gap: Gap, rows: np.ndarray, u: float) -> np.ndarray:
+    """Payback [month] at utilisation ``u`` of draws ``rows``, scanning every month."""
+    f = gap.net0[:, rows] + u * gap.slope[:, rows]
+    if gap.rent_u is not None:
+        f -= np.maximum(0.0, u - gap.kink[rows]) * gap.rent_u[:, rows]
+    month = np.argmax(f <= 0.0, axis=0)
+    index = np.arange(rows.size)
+    here = f[month, index]
+    prev = np.where(month == 0, gap.capex[rows], f[np.maximum(month - 1, 0), index])
+    return _interpolate(month, here, prev)
+
+
+def payback_by_scan(gap: Gap, levels: np.ndarray) -> np.ndarray:
+    """:func:`payback` by scanning every month at every level (the reference method)."""
+    rows = np.arange(gap.capex.size)
+    out = np.array([_scan(gap, rows, u) for u in np.asarray(levels, dtype=float)])
+    out[:, gap.capex <= 0.0] = 0.0
+    return out
+
+
+def _levels_below(threshold: np.ndarray, levels: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """How many of the ascending ``levels`` lie strictly below each threshold, into ``out``
+    (uint8); ``threshold`` is overwritten.
+
+    An evenly spaced grid is counted arithmetically (a misplaced boundary case is caught by the
+    exact check of :func:`payback`); any other grid by binary search.
     """
+    step = np.diff(levels)
+    if levels.size > 1 and np.allclose(step, step[0], rtol=0, atol=1e-9) and step[0] > 0:
+        with np.errstate(invalid="ignore"):
+            np.subtract(threshold, levels[0], out=threshold)
+            np.divide(threshold, step[0], out=threshold)
+        np.ceil(threshold, out=threshold)
+        np.clip(threshold, 0, levels.size, out=threshold)
+        np.copyto(out, threshold, casting="unsafe")
+        return out
+    np.copyto(out, np.searchsorted(levels, threshold, side="left"), casting="unsafe")
+    return out
 
-    def __init__(self, buy: BuyFlows, rent: RentFlows) -> None:
-        self.capex = buy.capex
-        self.kink = rent.kink
-        self._gap = buy.capex[:, None] + np.cumsum(buy.fixed, axis=1)  # buy at u = 0, m = 1..H
-        self._buy_u = np.cumsum(buy.per_u, axis=1)
-        self._rent = np.cumsum(rent.base, axis=1)
-        self._rent_u = np.cumsum(rent.slope, axis=1)
-        # f(u) = net0 + u * net_u - max(0, u - k) * rent_u, and with no kink (k = 0, pay as
-        # you go) simply net0 + u * (net_u - rent_u): one multiply-add per level.
-        self._net0 = self._gap - self._rent
-        self._kinked = bool(np.any(self.kink > 0))
-        self._net_u = self._buy_u if self._kinked else self._buy_u - self._rent_u
 
-    def costs(self, u: float) -> tuple[np.ndarray, np.ndarray]:
-        """(buy, rent) cumulative costs [USD] at months 0..H, shapes (S, H + 1).
+def payback(gap: Gap, levels: np.ndarray) -> np.ndarray:
+    """Fractional month at which cumulative buy cost first meets cumulative rent cost, at each
+    utilisation level; shape ``(U, S)``.
 
-        Buy starts at C0 at month 0 and counts no resale; rent starts at 0.
-        """
-        above = np.maximum(0.0, u - self.kink)[:, None]
-        buy = np.concatenate([self.capex[:, None], self._gap + u * self._buy_u], axis=1)
-        rent = self._rent + above * self._rent_u
-        return buy, np.concatenate([np.zeros((rent.shape[0], 1)), rent], axis=1)
+    f_m(u) = C0 + sum_{j<=m}[opex_j(1-tau) - tau*D_j]d_j - sum_{j<=m} rent_j(1-tau)d_j; the first
+    month m with f_m(u) <= 0 gives t = (m - 1) + f_{m-1}/(f_{m-1} - f_m), linear inside the month;
+    ``inf`` when f stays positive through the horizon; 0 when C0 <= 0.
 
-    def payback(self, u: float) -> np.ndarray:
-        """Fractional month at which cumulative buy cost first meets cumulative rent cost, (S,).
-
-        f(t) = C0 + sum_{m<=t}[opex_m(1-tau) - tau*D_m]d_m - sum_{m<=t} rent_m(1-tau)d_m; the
-        first month m with f(m) <= 0 gives t = (m - 1) + f(m-1)/(f(m-1) - f(m)), linear inside
-        the month. ``inf`` when f stays positive through the horizon; 0 when f(0) = C0 <= 0.
-        """
-        f = self._net_u * u  # months 1..H
-        f += self._net0
-        if self._kinked:
-            f -= np.maximum(0.0, u - self.kink)[:, None] * self._rent_u
-        month = np.argmax(f <= 0.0, axis=1)  # index m-1 of the first month with f(m) <= 0
-        rows = np.arange(f.shape[0])
-        here = f[rows, month]
-        prev = np.where(month == 0, self.capex, f[rows, np.maximum(month - 1, 0)])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = month + prev / (prev - here)
-        t = np.where(here <= 0.0, t, np.inf)  # argmax found no month: never within H
-        return np.where(self.capex <= 0.0, 0.0, t)
+    Without a reservation f_m(u) = net0_m + u*netu_m is linear in u, so where netu_m < 0,
+    f_m(u) <= 0 exactly when u >= t_m = -net0_m/netu_m. The first such month for every level
+    at once is the number of months whose running minimum of t_m lies above the level. Draws
+    whose gap can close at low utilisation and open again at high (a month with netu_m > 0 and
+    net0_m <= 0), and draws with a reservation, are scanned month by month instead, as is any
+    (draw, level) where the month found is not the first with f_m(u) <= 0 in floating point.
+    """
+    levels = np.asarray(levels, dtype=float)
+    net0, netu = gap.net0, gap.slope
+    months, draws = net0.shape
+    out = np.empty((levels.size, draws))
+    rising = netu >= 0
+    scan = gap.kink > 0
+    threshold = gap.spare
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(net0, netu, out=threshold)
+    np.negative(threshold, out=threshold)
+    if rising.any():  # a flat or rising gap is closed at every u, or at none
+        scan |= np.any(rising & (net0 <= 0), axis=0)
+        threshold[rising] = np.where(net0[rising] <= 0, -np.inf, np.inf)
+    for m in range(1, months):  # running minimum over months
+        np.minimum(threshold[m], threshold[m - 1], out=threshold[m])
+    order = np.argsort(levels, kind="stable")
+    below = _levels_below(threshold, levels[order], gap.work.get("below", net0.shape, np.uint8))
+    # the months before the first with f <= 0 at the k-th smallest level: those whose running
+    # minimum has more than k levels below it (at most 240 months: a byte each)
+    before = gap.work.get("before", (levels.size, draws), np.uint8)
+    before.fill(0)
+    highest = below.max(axis=1)  # non-increasing over months, as each draw's count is
+    for k in range(levels.size):
+        for m in range(months):
+            if highest[m] <= k:  # no draw has a later month above this level
+                break
+            before[k] += below[m] > k
+    cols = np.arange(draws)
+    flat0, flat_u = net0.ravel(), netu.ravel()
+    capex = gap.capex
+    for k, j in enumerate(order):
+        u, month = levels[j], before[k].astype(np.intp)
+        never = month == months
+        at = np.minimum(month, months - 1) * draws + cols  # flat index of (month, draw)
+        here = np.take(flat0, at) + u * np.take(flat_u, at)
+        here[never] = np.inf
+        at -= draws  # the month before; month 0 starts from the capex
+        first = at < 0
+        np.maximum(at, cols, out=at)
+        prev = np.take(flat0, at) + u * np.take(flat_u, at)
+        np.copyto(prev, capex, where=first)
+        t = _interpolate(month, here, prev)
+        exact = ~scan & (never | ((here <= 0) & (first | (prev > 0))))
+        if not exact.all():
+            redo = np.flatnonzero(~exact)
+            t[redo] = _scan(gap, redo, u)
+        out[j] = t
+    out[:, capex <= 0.0] = 0.0
+    return out

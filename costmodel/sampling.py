@@ -1,11 +1,14 @@
-"""Seeds, samplers and rank correlation.
+"""Seeds, samplers, rank correlation and ranks.
 
 One seed entry point (:func:`stream`) returns a ``numpy.random.Generator`` for an input *name*:
 the child ``SeedSequence`` is keyed by a hash of the name, not by the input's position, so adding
 or removing one uncertain input leaves every other input's draws unchanged (for the ``random`` and
 ``lhs`` methods; ``sobol`` draws all dimensions from one sequence in name order).
 
-Samplers return percentiles strictly inside (0, 1); distributions map them through ``ppf``.
+A sampler returns a :class:`Sample`: percentiles strictly inside (0, 1) per input, which the
+distributions map through ``ppf``, and, where the sampler knows it without sorting, the rank of
+each draw (a Latin hypercube's stratum permutation is its rank). The sensitivity analysis reuses
+those ranks instead of ranking the draws again.
 """
 
 from __future__ import annotations
@@ -13,12 +16,19 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
-from scipy.stats import qmc
 
-__all__ = ["METHODS", "SamplingError", "stream", "percentiles", "induce_rank_correlation"]
+__all__ = [
+    "METHODS",
+    "Sample",
+    "SamplingError",
+    "average_ranks",
+    "induce_rank_correlation",
+    "sample",
+    "stream",
+]
 
 METHODS = ("random", "lhs", "sobol")
 
@@ -27,6 +37,15 @@ _EPS = 2.0**-53
 
 class SamplingError(ValueError):
     """A sampling request that cannot be met (unknown method, impossible correlations)."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Percentiles in (0, 1) by input name, shape ``(n,)`` each, and the 0-based rank of each
+    draw for the inputs whose ranks the sampler knows (Latin hypercube, correlated inputs)."""
+
+    q: dict[str, np.ndarray]
+    ranks: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def _name_key(name: str) -> tuple[int, ...]:
@@ -46,42 +65,45 @@ def _open_unit(rng: np.random.Generator, n: int) -> np.ndarray:
     return (rng.integers(0, 2**53, size=n, dtype=np.int64) + 0.5) * _EPS
 
 
-def percentiles(names: Sequence[str], n: int, seed: int, method: str) -> dict[str, np.ndarray]:
+def sample(names: Sequence[str], n: int, seed: int, method: str) -> Sample:
     """Percentiles in (0, 1) of shape ``(n,)`` for each input name.
 
     ``random``: independent uniforms per name. ``lhs``: Latin hypercube, one stratum of width
     1/n per draw and per input, strata paired by an independent random permutation per name
     (the construction of ``scipy.stats.qmc.LatinHypercube``, kept per name so that draws are
-    name-keyed). ``sobol``: scrambled Sobol' points (``scipy.stats.qmc.Sobol``), one dimension
-    per name in sorted order; balance is best when ``n`` is a power of two.
+    name-keyed); the permutation is each draw's rank. ``sobol``: scrambled Sobol' points
+    (``scipy.stats.qmc.Sobol``), one dimension per name in sorted order; balance is best when
+    ``n`` is a power of two.
     """
     if method not in METHODS:
         raise SamplingError(f"unknown sampling method {method!r}; valid: {', '.join(METHODS)}")
     if n < 1:
         raise SamplingError(f"samples must be at least 1, got {n}")
     if method == "random":
-        return {name: _open_unit(stream(seed, name), n) for name in names}
+        return Sample({name: _open_unit(stream(seed, name), n) for name in names})
     if method == "lhs":
-        out = {}
+        q, ranks = {}, {}
         for name in names:
             rng = stream(seed, name)
-            out[name] = (rng.permutation(n) + _open_unit(rng, n)) / n
-        return out
+            perm = rng.permutation(n)
+            q[name] = (perm + _open_unit(rng, n)) / n
+            ranks[name] = perm.astype(np.int32) if n < 2**31 else perm
+        return Sample(q, ranks)
     ordered = sorted(names)
     if not ordered:
-        return {}
+        return Sample({})
+    from scipy.stats import qmc
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # balance warning for n not a power of 2
         points = qmc.Sobol(len(ordered), scramble=True, rng=stream(seed, "__sobol__")).random(n)
     points = np.clip(points, _EPS, 1.0 - _EPS)
-    return {name: points[:, i] for i, name in enumerate(ordered)}
+    return Sample({name: points[:, i] for i, name in enumerate(ordered)})
 
 
 def induce_rank_correlation(
-    draws: dict[str, np.ndarray],
-    pairs: Sequence[tuple[str, str, float]],
-    seed: int,
-) -> dict[str, np.ndarray]:
+    drawn: Sample, pairs: Sequence[tuple[str, str, float]], seed: int
+) -> Sample:
     """Reorder draws so that named pairs get the target Spearman rank correlations.
 
     Iman & Conover (1982): van der Waerden scores, randomly permuted per column, are
@@ -94,7 +116,9 @@ def induce_rank_correlation(
     positive definite.
     """
     if not pairs:
-        return dict(draws)
+        return drawn
+    from scipy.special import ndtri
+
     names = sorted({p[0] for p in pairs} | {p[1] for p in pairs})
     index = {name: i for i, name in enumerate(names)}
     target = np.eye(len(names))
@@ -107,8 +131,8 @@ def induce_rank_correlation(
         raise SamplingError(
             "the correlations are inconsistent (the correlation matrix is not positive definite)"
         ) from None
-    n = len(next(iter(draws.values())))
-    base = stats.norm.ppf(np.arange(1, n + 1) / (n + 1))
+    n = len(next(iter(drawn.q.values())))
+    base = ndtri(np.arange(1, n + 1) / (n + 1))
     rng = stream(seed, "__iman_conover__")
     scores = np.column_stack([rng.permutation(base) for _ in names])
     current = np.corrcoef(scores, rowvar=False) if n > 2 else np.eye(len(names))
@@ -117,8 +141,33 @@ def induce_rank_correlation(
     except np.linalg.LinAlgError:
         raise SamplingError("too few samples to induce rank correlations") from None
     adjusted = scores @ np.linalg.inv(q_current).T @ p_target.T
-    out = dict(draws)
+    q, ranks = dict(drawn.q), dict(drawn.ranks)
     for name in names:
-        ranks = np.argsort(np.argsort(adjusted[:, index[name]], kind="stable"), kind="stable")
-        out[name] = np.sort(draws[name], kind="stable")[ranks]
-    return out
+        order = np.argsort(adjusted[:, index[name]], kind="stable")
+        rank = np.empty(n, dtype=order.dtype)
+        rank[order] = np.arange(n)  # the inverse permutation: each draw's rank
+        ranks[name] = rank
+        q[name] = np.sort(drawn.q[name])[rank]
+    return Sample(q, ranks)
+
+
+def average_ranks(values: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
+    """1-based ranks of ``values``, tied values sharing their average rank (as
+    ``scipy.stats.rankdata``); ``order`` is an ascending sort order of ``values`` when known.
+    """
+    values = np.asarray(values)
+    if order is None:
+        order = np.argsort(values)  # any order of tied values gives the same average ranks
+    ordered = values[order]
+    n = ordered.size
+    new = np.empty(n, dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    ranks = np.empty(n)
+    if new.all():
+        ranks[order] = np.arange(1, n + 1)
+        return ranks
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], n)
+    ranks[order] = ((starts + ends + 1) / 2.0)[np.cumsum(new) - 1]
+    return ranks

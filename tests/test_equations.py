@@ -13,7 +13,8 @@ REL = 1e-9
 def tco(m, j=0):
     """(TCO_buy, TCO_rent) of the first draw at utilisation level j."""
     sim = simulate(m)
-    return sim.buy_tco[0, j], sim.rent_tco[0, j]
+    u = m.utilisation[j]
+    return sim.buy_tco(u)[0], sim.rent_tco(u)[0]
 
 
 def test_energy_powered_when_idle():

@@ -19,7 +19,7 @@ from costmodel.distributions import (
     Uniform,
 )
 from costmodel.engine import _draw
-from costmodel.sampling import induce_rank_correlation, percentiles
+from costmodel.sampling import induce_rank_correlation, sample
 from tests.helpers import buy, model, rent
 
 
@@ -92,8 +92,8 @@ def test_same_seed_same_numbers_different_seed_different_draws(method):
 
 @pytest.mark.parametrize("method", ["random", "lhs"])
 def test_adding_an_uncertain_input_leaves_other_draws_unchanged(method):
-    base = _draw(_uncertain_model(method))
-    more = _draw(_uncertain_model(method, admin_usd_per_month=Uniform(10, 200)))
+    base, _ = _draw(_uncertain_model(method))
+    more, _ = _draw(_uncertain_model(method, admin_usd_per_month=Uniform(10, 200)))
     assert not np.all(more["buy.admin_usd_per_month"] == more["buy.admin_usd_per_month"][0])
     for name, values in base.items():
         if name != "buy.admin_usd_per_month":
@@ -101,10 +101,12 @@ def test_adding_an_uncertain_input_leaves_other_draws_unchanged(method):
 
 
 def test_lhs_strata_hold_one_draw_each():
-    q = percentiles(["a", "b"], 1000, seed=3, method="lhs")
-    for values in q.values():
+    drawn = sample(["a", "b"], 1000, seed=3, method="lhs")
+    for name, values in drawn.q.items():
         assert np.all((values > 0) & (values < 1))
         np.testing.assert_array_equal(np.sort(np.floor(values * 1000)), np.arange(1000))
+        # the stratum permutation is each draw's rank
+        np.testing.assert_array_equal(np.argsort(np.argsort(values)), drawn.ranks[name])
 
 
 @pytest.mark.parametrize(
@@ -121,7 +123,7 @@ def test_lhs_strata_hold_one_draw_each():
     ],
 )
 def test_lhs_marginals_pass_ks(dist, cdf):
-    q = percentiles(["x"], 5000, seed=11, method="lhs")["x"]
+    q = sample(["x"], 5000, seed=11, method="lhs").q["x"]
     assert stats.kstest(dist.ppf(q), cdf).pvalue > 0.05
 
 
@@ -167,14 +169,16 @@ def test_one_monotone_input_quantiles_map_through():
                 b, electricity_usd_per_kwh=Fixed(float(np.quantile(prices, q)))
             ),
         )
-        assert np.quantile(sim.buy_tco[:, 0], q) == pytest.approx(
-            simulate(at).buy_tco[0, 0], rel=1e-9
+        assert np.quantile(sim.buy_tco(0.6), q) == pytest.approx(
+            simulate(at).buy_tco(0.6)[0], rel=1e-9
         )
 
 
 def test_rank_correlation_is_induced_without_touching_marginals():
-    q = percentiles(["a", "b", "c"], 5000, seed=5, method="lhs")
-    out = induce_rank_correlation(q, [("a", "b", 0.6), ("b", "c", -0.3)], seed=5)
+    q = sample(["a", "b", "c"], 5000, seed=5, method="lhs").q
+    out = induce_rank_correlation(
+        sample(["a", "b", "c"], 5000, seed=5, method="lhs"), [("a", "b", 0.6), ("b", "c", -0.3)], 5
+    ).q
     assert stats.spearmanr(out["a"], out["b"]).statistic == pytest.approx(0.6, abs=0.03)
     assert stats.spearmanr(out["b"], out["c"]).statistic == pytest.approx(-0.3, abs=0.03)
     for k in q:
@@ -186,8 +190,9 @@ def test_rank_correlation_hits_the_requested_spearman(rho):
     # The target is Spearman rho; used as the Pearson r of the normal scores it would come out
     # as (6/pi)*asin(rho/2): 0.582, 0.945, -0.483. The standard error of Spearman's rho at
     # n = 200,000 is about (1 - rho^2)/sqrt(n) < 0.0023, so 0.005 is two standard errors.
-    q = percentiles(["a", "b"], 200_000, seed=11, method="lhs")
-    out = induce_rank_correlation(q, [("a", "b", rho)], seed=11)
+    out = induce_rank_correlation(
+        sample(["a", "b"], 200_000, seed=11, method="lhs"), [("a", "b", rho)], seed=11
+    ).q
     assert stats.spearmanr(out["a"], out["b"]).statistic == pytest.approx(rho, abs=0.005)
 
 
@@ -210,7 +215,7 @@ def test_fixed_inputs_take_their_one_value(monkeypatch, poison):
         gpu_annual_failure_rate=Discrete((0.01, 0.02), (1.0, 0.0)),
         maintenance_rate=Uniform(0.05, 0.05),
     )
-    draws = _draw(m)
+    draws, _ = _draw(m)
     np.testing.assert_array_equal(draws["buy.gpu_annual_failure_rate"], 0.01)
     np.testing.assert_array_equal(draws["buy.maintenance_rate"], 0.05)
 
@@ -219,7 +224,6 @@ def test_chunking_does_not_change_numbers(monkeypatch):
     whole = simulate(_uncertain_model(samples=300))
     monkeypatch.setattr("costmodel.engine._CHUNK_ELEMENTS", 36 * 7)  # 7 draws per chunk
     chunked = simulate(_uncertain_model(samples=300))
-    np.testing.assert_array_equal(whole.buy_tco, chunked.buy_tco)
     np.testing.assert_array_equal(whole.payback, chunked.payback)
     np.testing.assert_array_equal(whole.breakeven, chunked.breakeven)
     np.testing.assert_array_equal(whole.cum_buy, chunked.cum_buy)
@@ -255,8 +259,10 @@ def test_outcomes_stay_in_their_ranges(e_low, e_extra, price, capex, tau):
     assert np.all((be >= 0) & (be <= 1) | np.isinf(be))
     assert np.all((sim.payback >= 0) & (sim.payback <= 24) | np.isinf(sim.payback))
     # buying more hours never makes the owned side cheaper; renting more hours costs more
-    assert np.all(np.diff(sim.buy_tco, axis=1) >= -1e-6)
-    assert np.all(np.diff(sim.rent_tco, axis=1) >= -1e-6)
+    buy_tco = np.column_stack([sim.buy_tco(u) for u in m.utilisation])
+    rent_tco = np.column_stack([sim.rent_tco(u) for u in m.utilisation])
+    assert np.all(np.diff(buy_tco, axis=1) >= -1e-6)
+    assert np.all(np.diff(rent_tco, axis=1) >= -1e-6)
     # at the break-even utilisation the two sides cost the same
     finite = np.isfinite(be) & (be > 0)
     if finite.any():
@@ -266,11 +272,15 @@ def test_outcomes_stay_in_their_ranges(e_low, e_extra, price, capex, tau):
             samples=1,
             utilisation=(float(be[i]),),
             buy=dataclasses.replace(
-                b, electricity_usd_per_kwh=Fixed(float(sim.draws["buy.electricity_usd_per_kwh"][i]))
+                b,
+                electricity_usd_per_kwh=Fixed(
+                    float(np.broadcast_to(sim.draws["buy.electricity_usd_per_kwh"], (64,))[i])
+                ),
             ),
         )
         s1 = simulate(one)
-        assert s1.buy_tco[0, 0] == pytest.approx(s1.rent_tco[0, 0], rel=1e-9, abs=1e-6)
+        u = float(be[i])
+        assert s1.buy_tco(u)[0] == pytest.approx(s1.rent_tco(u)[0], rel=1e-9, abs=1e-6)
 
 
 def test_sensitivity_ranks_the_driving_input_first():
