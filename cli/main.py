@@ -51,10 +51,14 @@ def _print(draw) -> None:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     import scenarios
+    from cli.progress import ProgressBar
     from cli.tables import print_result
 
     timings: dict[str, float] = {}
-    result = scenarios.evaluate(args.file, samples=args.samples, seed=args.seed, timings=timings)
+    with ProgressBar(sys.stderr) as bar:
+        result = scenarios.evaluate(
+            args.file, samples=args.samples, seed=args.seed, timings=timings, progress=bar
+        )
     if args.format == "json":
         sys.stdout.buffer.write(result.to_json() + b"\n")
         sys.stdout.flush()

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from costmodel.engine import simulate, summarise
+from costmodel.engine import Progress, simulate, summarise
 from costmodel.result import Advice, CatalogRef, Result
 from pricing import Catalog, load_catalog
 
@@ -118,13 +118,15 @@ def evaluate(
     seed: int | None = None,
     catalog: Catalog | None = None,
     timings: dict[str, float] | None = None,
+    progress: Progress | None = None,
 ) -> Result:
     """Run the Monte Carlo model on a scenario: a :class:`Scenario`, a mapping in the scenario
     format, or the path of a YAML file holding one.
 
     ``samples`` and ``seed`` override the scenario's ``simulation`` block; ``catalog`` (for a
     mapping or a path) defaults to the shipped one; ``timings``, when given, receives
-    ``engine_s`` [s], the time spent sampling, evaluating and summarising. Raises
+    ``engine_s`` [s], the time spent sampling, evaluating and summarising; ``progress``, when
+    given, is called with the share of the simulation done, from 0 to 1. Raises
     :class:`ScenarioError` for a scenario that cannot be run.
     """
     if isinstance(scenario, Mapping):
@@ -136,7 +138,7 @@ def evaluate(
     if changes:
         inputs = dataclasses.replace(inputs, **changes)
     start = time.perf_counter()
-    result = summarise(simulate(inputs))
+    result = summarise(simulate(inputs, progress))
     if timings is not None:
         timings["engine_s"] = time.perf_counter() - start
     document = dict(scenario.document)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import subprocess
 import sys
@@ -189,3 +190,67 @@ def test_dask_without_the_extra_says_how_to_install_it(tmp_path, monkeypatch, ca
     args = ["batch", str(WORKED), "--out", str(tmp_path / "out"), "--db", str(tmp_path / "db")]
     assert main([*args, "--dask-scheduler", "tcp://127.0.0.1:1", "--quiet"]) == 2
     assert 'pip install "gpu-costmodel[distributed]"' in capsys.readouterr().err
+
+
+_IMPORTS = """
+import contextlib, io, sys
+from cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as exit_:
+        code = exit_.code
+heavy = ("scipy", "matplotlib", "flask", "pandas", "openpyxl", "jinja2")
+print(code, *sorted(m for m in heavy if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["run", "--help"],
+        # uniform, triangular and fixed inputs only: closed-form inverse CDFs, no scipy
+        ["run", str(ROOT / "benchmarks" / "scenario-1m.yaml"), "--samples", "2000"],
+        ["run", str(WORKED)],
+    ],
+)
+def test_help_and_plain_runs_import_nothing_heavy(args):
+    out = subprocess.run(
+        [sys.executable, "-c", _IMPORTS, *args], cwd=ROOT, capture_output=True, text=True
+    )
+    assert out.stdout.split() == ["0"], out.stdout + out.stderr
+
+
+def test_progress_bar_only_on_a_terminal_and_only_for_long_runs():
+    from cli.progress import ProgressBar
+
+    class Stream(io.StringIO):
+        def __init__(self, tty: bool) -> None:
+            super().__init__()
+            self.tty = tty
+
+        def isatty(self) -> bool:
+            return self.tty
+
+    now = [0.0]
+    clock = lambda: now[0]  # noqa: E731
+    for tty, step, shown in [(False, 1.0, False), (True, 0.01, False), (True, 1.0, True)]:
+        stream, now[0] = Stream(tty), 0.0
+        with ProgressBar(stream, clock=clock) as bar:
+            for k in range(1, 11):  # ten chunks, each taking `step` seconds
+                now[0] += step
+                bar(k / 10)
+                if k == 5:
+                    assert bar.shown is shown  # projected 10 s shows; 0.1 s or no tty does not
+        assert bool(stream.getvalue()) is shown
+        assert not bar.shown  # removed at the end
+
+
+def test_simulate_reports_progress_per_chunk_up_to_one(monkeypatch):
+    import scenarios
+
+    monkeypatch.setattr("costmodel.engine._CHUNK_ELEMENTS", 36 * 250)  # 250 draws a chunk
+    seen: list[float] = []
+    scenarios.evaluate(WORKED, samples=1000, progress=seen.append)
+    assert seen == [0.25, 0.5, 0.75, 1.0]
