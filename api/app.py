@@ -78,7 +78,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         Exception,
         lambda exc: api.handle_http_exception(InternalServerError(original_exception=exc)),
     )
-    register_openapi(api)
+    register_openapi(
+        api, {"page_size": app.config["MAX_PAGE_SIZE"], "samples": app.config["MAX_SAMPLES"]}
+    )
     for blp in (evaluate_blp, runs_blp, catalog_blp, health_blp):
         api.register_blueprint(blp)
     return app

@@ -14,11 +14,13 @@ from typing import Any
 from flask import request
 from flask.json.provider import DefaultJSONProvider
 from flask_smorest import abort
+from werkzeug.exceptions import RequestEntityTooLarge
 
 __all__ = [
     "StrictJSONProvider",
     "parse_json_body",
     "read_json_body",
+    "request_body",
     "require_json_content_type",
     "strict_loads",
 ]
@@ -133,15 +135,30 @@ def parse_json_body(raw: bytes) -> Any:
         _bad(f"invalid JSON: {exc}", str(exc))
 
 
+def request_body() -> bytes:
+    """The request body; 413 when it is longer than ``MAX_CONTENT_LENGTH``, however it is sent.
+
+    Werkzeug refuses a declared ``Content-Length`` over the limit, but reads a chunked body
+    (no length) only up to the limit and stops there without an error, so a longer body
+    would be cut and parsed; the server's own stream is asked for one byte more.
+    """
+    data = request.get_data(cache=True)
+    limit = request.max_content_length
+    at_limit = limit is not None and request.content_length is None and len(data) >= limit
+    if at_limit and request.environ["wsgi.input"].read(1):
+        raise RequestEntityTooLarge()
+    return data
+
+
 def read_json_body() -> Any:
     """The request body parsed as strict JSON.
 
     Aborts with 415 for a content type other than JSON (or a charset other than UTF-8), 413 for
-    a body over ``MAX_CONTENT_LENGTH`` (raised by Werkzeug while reading) and 400 as
-    :func:`parse_json_body` says.
+    a body over ``MAX_CONTENT_LENGTH`` (:func:`request_body`) and 400 as :func:`parse_json_body`
+    says.
     """
     require_json_content_type()
-    return parse_json_body(request.get_data(cache=True))
+    return parse_json_body(request_body())
 
 
 def _whole(message: str) -> dict[str, str]:

@@ -14,6 +14,7 @@ from importlib import resources
 from typing import Any
 
 import yaml
+from apispec import BasePlugin
 from flask_smorest import Api, Blueprint
 
 from scenarios import ScenarioSchema
@@ -49,8 +50,27 @@ def scenario_examples() -> dict[str, dict[str, Any]]:
     return out
 
 
-def register_openapi(api: Api) -> None:
-    """Teach ``api``'s spec the custom scenario fields and register the shared components."""
+class _ConfiguredMaxima(BasePlugin):
+    """Writes the maxima an app enforces from its configuration (``page_size``, ``samples``)
+    into the schemas of the query parameters of those names, as each operation is added."""
+
+    def __init__(self, maxima: dict[str, int]) -> None:
+        self.maxima = maxima
+
+    def operation_helper(self, path=None, operations=None, **kwargs: Any) -> None:
+        for operation in (operations or {}).values():
+            for param in operation.get("parameters", []):
+                query = isinstance(param, dict) and param.get("in") == "query"
+                if query and param.get("name") in self.maxima:
+                    param["schema"]["maximum"] = self.maxima[param["name"]]
+
+
+def register_openapi(api: Api, maxima: dict[str, int]) -> None:
+    """Teach ``api``'s spec the custom scenario fields, the configured ``maxima`` of query
+    parameters (by name) and register the shared components; before any blueprint."""
+    plugin = _ConfiguredMaxima(maxima)
+    plugin.init_spec(api.spec)
+    api.spec.plugins.append(plugin)  # after the marshmallow plugin, which makes the schemas
     api.ma_plugin.converter.add_attribute_function(field_schema)
     for name, component in distribution_components().items():
         api.spec.components.schema(name, component=component)

@@ -7,7 +7,7 @@ import logging
 import threading
 from collections import OrderedDict
 
-from flask import Flask, current_app, request
+from flask import Flask, current_app
 from flask_smorest import abort
 
 from costmodel.result import Result
@@ -15,7 +15,7 @@ from pricing import load_catalog
 from scenarios import Scenario, ScenarioError, evaluate, load_mapping
 from scenarios.store import RunStore, StoreError
 
-from .jsonio import parse_json_body, require_json_content_type
+from .jsonio import parse_json_body, request_body, require_json_content_type
 
 __all__ = ["ResultCache", "evaluate_body", "get_store"]
 
@@ -157,7 +157,7 @@ def evaluate_body(samples: int | None = None, seed: int | None = None) -> tuple[
     422 with every key path.
     """
     require_json_content_type()
-    raw = request.get_data(cache=True)
+    raw = request_body()
     cache = _cache()
     version = load_catalog().version
     body_key = (

@@ -109,6 +109,11 @@ def _validate(obj: Any, prefix: str) -> None:
 
 
 _THROUGHPUT = "[reference GPU-hours/GPU-hour]"
+#: A GPU does between a thousandth and a thousand times the reference GPU's work: wider ratios
+#: are typing errors, and would let costs overflow.
+_SPEED = Bound(0.001, 1000, _THROUGHPUT)
+#: Shares of throughput kept (scaling, cooling): at least 1 %, for the same reasons.
+_SHARE_KEPT = Bound(0.01, 1, "[-]")
 
 
 @dataclass(frozen=True)
@@ -140,7 +145,7 @@ class BuyInputs:
     )
     electricity_usd_per_kwh: Distribution = _input("[USD/kWh]", "electricity price", 0, 10)
     relative_throughput: Distribution = _input(
-        _THROUGHPUT, "work of one GPU in reference GPU-hours per hour", 0, 1000, low_open=True
+        _THROUGHPUT, "work of one GPU in reference GPU-hours per hour", bound=_SPEED
     )
     setup_usd: Distribution = _input(
         "[USD]", "one-off setup, not resold", 0, 1e7, default=Fixed(0.0)
@@ -176,14 +181,12 @@ class BuyInputs:
         "[year]", "straight-line tax life", 1, 40, integer=True, default=5, dist=False
     )
     scaling_efficiency: Distribution = _input(
-        "[-]", "multi-GPU scaling efficiency", 0, 1, low_open=True, default=Fixed(1.0)
+        "[-]", "multi-GPU scaling efficiency", bound=_SHARE_KEPT, default=Fixed(1.0)
     )
     thermal_derate: Distribution = _input(
         "[-]",
         "share of throughput kept under the build's cooling",
-        0,
-        1,
-        low_open=True,
+        bound=_SHARE_KEPT,
         default=Fixed(1.0),
     )
 
@@ -209,7 +212,7 @@ class RentInputs:
         bound=INSTANCE_LIMITS["usd_per_hour"],
     )
     relative_throughput: Distribution = _input(
-        _THROUGHPUT, "work of one GPU in reference GPU-hours per hour", 0, 1000, low_open=True
+        _THROUGHPUT, "work of one GPU in reference GPU-hours per hour", bound=_SPEED
     )
     on_demand_price_usd_per_hour: Distribution | None = _input(
         "[USD/instance-hour]",
@@ -242,7 +245,7 @@ class RentInputs:
         "[USD/month]", "administration", 0, 1e6, default=Fixed(0.0)
     )
     scaling_efficiency: Distribution = _input(
-        "[-]", "multi-GPU scaling efficiency", 0, 1, low_open=True, default=Fixed(1.0)
+        "[-]", "multi-GPU scaling efficiency", bound=_SHARE_KEPT, default=Fixed(1.0)
     )
 
     def __post_init__(self) -> None:

@@ -105,9 +105,13 @@ def field_schema(self: Any, field: fields.Field, ret: dict | None = None, **_: A
     """apispec attribute function for the project's custom marshmallow fields."""
     openapi = (self.openapi_version.major, self.openapi_version.minor)
     if isinstance(field, DistField):
+        number = _number(field, openapi)
+        # the values a distribution of this input may take lie in the input's range too
+        within = {name: number for name in ("low", "mode", "high")}
+        within["values"] = {"type": "array", "items": number}
         choices: list[dict[str, Any]] = [
-            _number(field, openapi),
-            {"$ref": f"{_COMPONENTS}Distribution"},
+            number,
+            {"allOf": [{"$ref": f"{_COMPONENTS}Distribution"}, {"properties": within}]},
         ]
         if field.allow_none and openapi >= (3, 1):
             choices.append({"type": "null"})

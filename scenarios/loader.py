@@ -1,8 +1,9 @@
 """Read scenarios from YAML files or mappings and validate them against the schema.
 
-YAML is parsed with ``yaml.safe_load`` semantics (the safe loader's node tree is composed once so
-that errors can carry the line of the offending key, and duplicate keys are refused rather than
-silently overwritten). Every problem is reported at once as a :class:`ScenarioError` naming the
+YAML is parsed once with ``yaml.safe_load`` semantics; its node tree gives errors the line of the
+offending key, and duplicate keys are refused rather than silently overwritten. Hostile documents
+(alias bombs, deep nesting, numbers or text Python cannot hold) are refused before anything walks
+them recursively. Every problem is reported at once as a :class:`ScenarioError` naming the
 file, the dotted key path, the line and the valid choices.
 """
 
@@ -19,33 +20,127 @@ from marshmallow import ValidationError
 from .errors import ScenarioError, flatten_messages
 from .schema import ScenarioSchema
 
-__all__ = ["load_documents", "read_yaml", "validate", "with_lines"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_VALUES",
+    "check_shape",
+    "load_documents",
+    "read_yaml",
+    "validate",
+    "with_lines",
+]
 
 
-def _walk(node: yaml.Node, path: str, lines: dict[str, int], problems: list[dict]) -> None:
-    lines.setdefault(path, node.start_mark.line + 1)
-    if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for key, value in node.value:
-            name = str(key.value)
-            child = f"{path}.{name}" if path else name
-            if name in seen:
-                problems.append(
-                    {"path": child, "line": key.start_mark.line + 1, "message": "duplicate key"}
-                )
-            seen.add(name)
-            lines[child] = key.start_mark.line + 1
-            _walk(value, child, lines, problems)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            _walk(item, f"{path}[{i}]", lines, problems)
+#: The most values (mappings, lists and scalars, aliases counted each time they are used) a
+#: document may hold: a scenario holds a few hundred, so only an alias bomb comes near.
+MAX_VALUES = 100_000
+#: The deepest nesting of mappings and lists a document may have (a scenario needs 5).
+MAX_DEPTH = 32
+
+
+def _path(parent: str, key: object) -> str:
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    return f"{parent}.{key}" if parent else str(key)
+
+
+def check_shape(data: Any) -> list[dict]:
+    """Problems of a parsed document that the schema cannot see safely: more than
+    :data:`MAX_VALUES` values (YAML aliases count each time they are used, so an alias bomb is
+    refused before anything expands it), nesting deeper than :data:`MAX_DEPTH`, and text that
+    is not valid Unicode (a lone surrogate such as ``"\\ud800"``). Iterative, so that no input
+    can exhaust the stack; stops at the first size or depth problem.
+    """
+    problems: list[dict] = []
+    stack: list[tuple[Any, str, int]] = [(data, "", 0)]
+    count = 0
+    while stack:
+        value, path, depth = stack.pop()
+        count += 1
+        if count > MAX_VALUES:
+            message = (
+                f"the document holds more than {MAX_VALUES:,} values (YAML aliases count "
+                "each time they are used); a scenario needs a few hundred"
+            )
+            return [*problems, {"path": "", "message": message}]
+        if isinstance(value, Mapping | list | tuple) and depth >= MAX_DEPTH:
+            message = f"nested deeper than {MAX_DEPTH} levels; a scenario needs 5"
+            return [*problems, {"path": path, "message": message}]
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                if isinstance(key, str) and not _is_unicode(key):
+                    problems.append({"path": path, "message": _surrogate(key, "key")})
+                    continue
+                stack.append((item, _path(path, key), depth + 1))
+        elif isinstance(value, list | tuple):
+            stack.extend((item, _path(path, i), depth + 1) for i, item in enumerate(value))
+        elif isinstance(value, str) and not _is_unicode(value):
+            problems.append({"path": path, "message": _surrogate(value, "text")})
+    return problems
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _surrogate(text: str, what: str) -> str:
+    bad = next(c for c in text if 0xD800 <= ord(c) <= 0xDFFF)
+    return (
+        f"{what} holds the unpaired surrogate \\u{ord(bad):04x}, which is not a character; "
+        "use the character itself or its surrogate pair"
+    )
+
+
+def _lines(node: yaml.Node) -> tuple[dict[str, int], list[dict]]:
+    """The YAML line of every key path, and the duplicate keys; the walk stops after
+    :data:`MAX_VALUES` nodes (:func:`check_shape` says why)."""
+    lines: dict[str, int] = {}
+    problems: list[dict] = []
+    stack: list[tuple[yaml.Node, str]] = [(node, "")]
+    for _ in range(MAX_VALUES):
+        if not stack:
+            break
+        node, path = stack.pop()
+        lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in node.value:
+                name = str(key.value)
+                child = _path(path, name)
+                if name in seen:
+                    problems.append(
+                        {"path": child, "line": key.start_mark.line + 1, "message": "duplicate key"}
+                    )
+                seen.add(name)
+                lines[child] = key.start_mark.line + 1
+                stack.append((value, child))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, _path(path, i)) for i, item in enumerate(node.value))
+    problems.sort(key=lambda p: p["line"])
+    return lines, problems
+
+
+def _parse(text: str) -> tuple[Any, yaml.Node | None]:
+    """The data and node tree of a YAML text, parsed once with the safe loader's rules."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    return data, node
 
 
 def read_yaml(path: str | os.PathLike) -> tuple[Any, dict[str, int]]:
     """Parse a YAML file; returns the data and a map from key path to line number.
 
     Raises :class:`ScenarioError` for a missing or unreadable file, malformed YAML (with its
-    line) and duplicate keys.
+    line), numbers YAML cannot hold, a document too large or too deep (:func:`check_shape`),
+    text that is not valid Unicode and duplicate keys.
     """
     source = str(path)
     try:
@@ -55,8 +150,7 @@ def read_yaml(path: str | os.PathLike) -> tuple[Any, dict[str, int]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(source, [{"path": "", "message": f"cannot read file: {exc}"}]) from None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        data, node = _parse(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)
@@ -66,12 +160,19 @@ def read_yaml(path: str | os.PathLike) -> tuple[Any, dict[str, int]]:
         if mark is not None:
             err["line"] = mark.line + 1
         raise ScenarioError(source, [err]) from None
-    lines: dict[str, int] = {}
-    problems: list[dict] = []
-    if node is not None:
-        _walk(node, "", lines, problems)
+    except RecursionError:
+        message = (
+            f"malformed YAML: nested too deeply (a scenario needs 5 levels, at most {MAX_DEPTH})"
+        )
+        raise ScenarioError(source, [{"path": "", "message": message}]) from None
+    except ValueError as exc:  # a date that is no date, an integer of over 4,300 digits
+        text = str(exc).split(";")[0]  # not Python's advice on sys.set_int_max_str_digits
+        message = f"malformed YAML: a value cannot be read: {text}"
+        raise ScenarioError(source, [{"path": "", "message": message}]) from None
+    lines, duplicates = _lines(node) if node is not None else ({}, [])
+    problems = check_shape(data) + duplicates
     if problems:
-        raise ScenarioError(source, problems)
+        raise ScenarioError(source, with_lines(problems, lines))
     return data, lines
 
 
@@ -80,6 +181,9 @@ def validate(data: Any, source: str, lines: dict[str, int] | None = None) -> dic
     if not isinstance(data, Mapping):
         kind = "empty document" if data is None else f"a {type(data).__name__}"
         raise ScenarioError(source, [{"path": "", "message": f"expected a mapping, got {kind}"}])
+    problems = check_shape(data)
+    if problems:
+        raise ScenarioError(source, with_lines(problems, lines))
     schema = ScenarioSchema()
     try:
         return schema.load(data)

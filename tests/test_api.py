@@ -280,7 +280,11 @@ def test_openapi_documents_the_custom_scenario_fields(client: FlaskClient) -> No
     schemas = spec["components"]["schemas"]
     pue = schemas["Buy"]["properties"]["pue"]
     assert pue["oneOf"][0] == {"type": "number", "minimum": 1, "maximum": 5}
-    assert pue["oneOf"][1] == {"$ref": "#/components/schemas/Distribution"}
+    distribution, values = pue["oneOf"][1]["allOf"]
+    assert distribution == {"$ref": "#/components/schemas/Distribution"}
+    bounded = {"type": "number", "minimum": 1, "maximum": 5}  # a discrete pue of [0, 0.1]: 422
+    assert values["properties"]["values"]["items"] == bounded
+    assert values["properties"]["low"] == values["properties"]["high"] == bounded
     assert pue["x-unit"] == "[-]" and "[-]" in pue["description"]
     assert schemas["Buy"]["properties"]["electricity_usd_per_kwh"]["x-unit"] == "[USD/kWh]"
     gpu = schemas["Buy"]["properties"]["gpu"]["oneOf"]
@@ -297,6 +301,19 @@ def test_openapi_documents_the_custom_scenario_fields(client: FlaskClient) -> No
     assert body["schema"] == {"$ref": "#/components/schemas/Scenario"}
     assert next(iter(body["examples"].values()))["value"] == WORKED
     assert "bearerAuth" in spec["components"]["securitySchemes"]
+
+
+def test_openapi_states_the_configured_limits(tmp_path: Path) -> None:
+    app = make_app(tmp_path, MAX_PAGE_SIZE=7, MAX_SAMPLES=500)
+    spec = app.test_client().get("/openapi.json").get_json()
+    page_size = next(
+        p for p in spec["paths"]["/v1/runs"]["get"]["parameters"] if p["name"] == "page_size"
+    )
+    assert page_size["schema"]["maximum"] == 7
+    for path in ("/v1/evaluate", "/v1/runs"):
+        params = spec["paths"][path]["post"]["parameters"]
+        assert next(p for p in params if p["name"] == "samples")["schema"]["maximum"] == 500
+    assert_error(app.test_client().get("/v1/runs?page_size=8"), 400)
 
 
 # --------------------------------------------------------------------------- errors

@@ -1,0 +1,225 @@
+"""Hostile and careless input: alias bombs, deep nesting, numbers and text Python cannot hold,
+values at the edges of their ranges. Each is one clear error naming the file and key path (exit
+status 2, HTTP 4xx), never a traceback, a hang, a numpy warning or a silent guess; a batch runs
+every other file."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import subprocess
+import sys
+import warnings
+from dataclasses import fields
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from api import create_app
+from costmodel import BuyInputs, Fixed, ModelInputs, RentInputs, simulate, summarise
+from scenarios import ScenarioError, load_mapping
+from scenarios.batch import run_batch
+from scenarios.loader import MAX_DEPTH, MAX_VALUES, load_documents
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKED_TEXT = (ROOT / "scenarios" / "examples" / "worked-example.yaml").read_text("utf-8")
+WORKED = yaml.safe_load(WORKED_TEXT)
+
+
+def _bomb(levels: int = 9, width: int = 9) -> str:
+    """Nine levels of nine aliases: 1.6 KB of YAML that expands to 9**9 values."""
+    lines = [f"a0: &a0 [{', '.join(['0.5'] * width)}]"]
+    for i in range(1, levels + 1):
+        lines.append(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * width)}]")
+    return "\n".join(lines) + f"\nutilisation: *a{levels}\n"
+
+
+def _worked(old: str, new: str) -> str:
+    assert old in WORKED_TEXT
+    return WORKED_TEXT.replace(old, new, 1)
+
+
+NAME = "name: worked-example-2gpu-vs-on-demand"
+BLOCKS = "name:\n" + "".join("  " * i + "- \n" for i in range(1, 60))
+OWN_SPEED = "  relative_throughput: 1.0\n  scaling_efficiency: 1.0"
+
+#: Hostile files: (id, text, what the one error line must say).
+HOSTILE = [
+    ("alias-bomb", _bomb(), f"more than {MAX_VALUES:,} values"),
+    ("flow-nesting", _worked(NAME, "name: " + "[" * 500 + "]" * 500), "nested too deeply"),
+    ("block-nesting", _worked(NAME, BLOCKS), f"deeper than {MAX_DEPTH}"),
+    ("int-400-digits", _worked("discount_rate: 0.08", "discount_rate: " + "9" * 400), "rate"),
+    ("int-5000-digits", _worked("discount_rate: 0.08", "discount_rate: 9" + "9" * 5000), "4300"),
+    ("lone-surrogate", _worked(NAME, 'name: "bad \\ud800 name"'), "name: text holds the unpaired"),
+    ("surrogate-key", _worked(NAME, NAME + '\n"\\udfff": 1'), "key holds the unpaired surrogate"),
+    ("no-such-date", _worked(NAME, "name: 2026-13-45"), "month must be in 1..12"),
+    (
+        "price-1e308",
+        _worked("gpu_price_usd: 1500", "gpu_price_usd: 1.0e+308"),
+        "buy.gpu_price_usd: values must lie in [0, 1e+06]",
+    ),
+    (
+        "speed-1e-300",
+        _worked(OWN_SPEED, OWN_SPEED.replace("1.0\n", "1.0e-300\n")),
+        "rent.relative_throughput: values must lie in [0.001, 1000]",
+    ),
+]
+
+
+@pytest.fixture
+def hostile_files(tmp_path: Path) -> dict[str, Path]:
+    out = {}
+    for name, text, _ in HOSTILE:
+        out[name] = tmp_path / f"{name}.yaml"
+        out[name].write_text(text, encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize(("name", "expected"), [(n, e) for n, _, e in HOSTILE])
+def test_hostile_file_is_one_clear_error(hostile_files, name, expected):
+    path = hostile_files[name]
+    # a subprocess with a timeout: an alias bomb used to run for minutes at 1.7 GB and rising
+    out = subprocess.run(
+        [sys.executable, "-m", "cli", "run", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {path}")
+    assert expected in lines[0]
+
+
+def test_a_batch_runs_every_other_file_and_lists_each_failure(hostile_files, tmp_path):
+    good = tmp_path / "good.yaml"
+    good.write_text(WORKED_TEXT, encoding="utf-8")
+    out = tmp_path / "out"
+    summary = run_batch(
+        [*hostile_files.values(), good],
+        out,
+        workers=1,
+        formats=("json",),
+        store=tmp_path / "runs.sqlite3",
+        progress=False,
+    )
+    assert summary.ok == 1 and summary.failed == len(HOSTILE)
+    assert (out / "worked-example-2gpu-vs-on-demand.json").exists()
+    with (out / "summary.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    failed = {Path(r["file"]).stem: r["error"] for r in rows if r["status"] == "failed"}
+    assert set(failed) == set(hostile_files)
+    for name, _, expected in HOSTILE:
+        assert expected in failed[name], name
+
+
+def test_an_alias_bomb_in_a_mapping_is_refused():
+    # A JSON body cannot alias, but a mapping built in Python can share its lists.
+    level: list = [0.5] * 9
+    for _ in range(9):
+        level = [level] * 9
+    with pytest.raises(ScenarioError, match="more than 100,000 values"):
+        load_mapping({**WORKED, "utilisation": level})
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    app = create_app({"TESTING": True, "DB": str(tmp_path / "runs.sqlite3"), "API_KEYS": ""})
+    return app.test_client()
+
+
+def _error(response, code: int) -> dict:
+    """The body of an error response, checked to be the one error shape with ``code``."""
+    assert response.status_code == code, response.data[:300]
+    body = response.get_json()
+    assert set(body) == {"code", "status", "message", "errors"} and body["code"] == code
+    return body
+
+
+@pytest.mark.parametrize("path", ["/v1/evaluate", "/v1/runs"])
+def test_a_lone_surrogate_is_422_over_http(client, path):
+    # JSON's "\ud800" escape decodes to a lone surrogate; it used to be a 500 on /v1/runs
+    body = '{"version": 1, "name": "bad \\ud800", "buy": {"gpu": "rtx-2080-ti"}, '
+    body += '"rent": {"instance": "aws/p3.8xlarge"}}'
+    response = client.post(path, data=body, content_type="application/json")
+    errors = _error(response, 422)["errors"]
+    assert errors[0]["path"] == "name" and "surrogate" in errors[0]["message"]
+
+
+def test_deeply_nested_json_is_400(client):
+    body = '{"name": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    _error(client.post("/v1/evaluate", data=body, content_type="application/json"), 400)
+
+
+def _at(cls: type, end: str, **fixed) -> dict:
+    """Every bounded numeric input of ``cls`` at the ``end`` of its range ("low" or "high");
+    an open end is approached to within 1e-9 of its span."""
+    out = {}
+    for f in fields(cls):
+        bound = f.metadata.get("bound")
+        if bound is None or f.name in fixed:
+            continue
+        value = getattr(bound, end)
+        if end == "low" and bound.low_open:
+            value += 1e-9 * (bound.high - bound.low)
+        if bound.integer:
+            value = int(value)
+        out[f.name] = Fixed(float(value)) if f.metadata.get("dist") else value
+    return {**out, **fixed}
+
+
+@pytest.mark.parametrize("end", ["low", "high"])
+@pytest.mark.parametrize("pricing", ["on_demand", "reserved_3y"])
+def test_inputs_at_the_ends_of_their_ranges_give_finite_costs_without_warnings(end, pricing):
+    b = BuyInputs(**_at(BuyInputs, end, depreciation="straight_line"))
+    plain = {"committed_instances": None, "on_demand_price_usd_per_hour": None}
+    r = RentInputs(
+        **_at(RentInputs, end, pricing=pricing, **(plain if pricing == "on_demand" else {}))
+    )
+    top = _at(ModelInputs, end, buy=b, rent=r, samples=3, seed=1, utilisation=(0.0, 0.5, 1.0))
+    top.pop("report_utilisation", None)
+    m = ModelInputs(**top)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a numpy RuntimeWarning fails the test
+        result = summarise(simulate(m))
+    assert np.all(np.isfinite(result.buy_tco.mean)) and np.all(np.isfinite(result.rent_tco.mean))
+
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
+_TREES = st.recursive(
+    _SCALARS,
+    lambda kids: (
+        st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=8), kids, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=st.text(max_size=300) | _TREES.map(lambda t: yaml.safe_dump(t, allow_unicode=True)))
+def test_the_yaml_loader_raises_only_scenario_errors(tmp_path, text):
+    path = tmp_path / "fuzz.yaml"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    try:
+        for source, data, _ in load_documents(path):
+            load_mapping(data, source)
+    except ScenarioError:
+        pass
+
+
+@settings(max_examples=100, deadline=None)
+@given(tree=_TREES)
+def test_scenario_shaped_fuzz_raises_only_scenario_errors(tree):
+    # a valid scenario with one key replaced by anything at all
+    doc = dict(WORKED)
+    doc["buy"] = {**WORKED["buy"], "pue": tree}
+    with contextlib.suppress(ScenarioError):
+        load_mapping(doc)
