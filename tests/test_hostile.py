@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
+import json
 import subprocess
 import sys
 import warnings
@@ -150,6 +152,31 @@ def test_a_lone_surrogate_is_422_over_http(client, path):
     response = client.post(path, data=body, content_type="application/json")
     errors = _error(response, 422)["errors"]
     assert errors[0]["path"] == "name" and "surrogate" in errors[0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "status"),
+    [
+        (0, 200),
+        (2**20 - len(json.dumps(WORKED)), 200),  # exactly the limit of 1 MiB
+        (2**20 - len(json.dumps(WORKED)) + 1, 413),
+        (3 * 2**20, 413),  # was accepted: the body was cut at the limit and parsed
+    ],
+)
+def test_a_chunked_body_over_the_limit_is_413(client, extra, status):
+    # Sent chunked, a body has no Content-Length; gunicorn and the development server then
+    # set wsgi.input_terminated, and werkzeug stops reading at the limit without an error.
+    body = json.dumps(WORKED).encode() + b" " * extra
+    response = client.post(
+        "/v1/evaluate",
+        input_stream=io.BytesIO(body),
+        headers={"Transfer-Encoding": "chunked", "Content-Type": "application/json"},
+        environ_overrides={"wsgi.input_terminated": True},
+    )
+    if status == 413:
+        _error(response, 413)
+    else:
+        assert response.status_code == 200
 
 
 def test_deeply_nested_json_is_400(client):
