@@ -142,6 +142,18 @@ def _report_target(output: str, fmt: str | None) -> tuple[Path, str]:
     return out, fmt
 
 
+def _check_output(output: str, fmt: str | None) -> None:
+    """Refuse, before any work, an ``-o`` that names a folder or lies under a file; a missing
+    folder is fine (it is made)."""
+    path = Path(output)
+    if output.endswith(("/", os.sep)) or path.is_dir():
+        example = path / f"report.{fmt or 'html'}"
+        raise _Usage(f"{path}: is a folder; give the report's file name, e.g. {example}")
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise _Usage(f"{path}: cannot write the report: {parent} is not a folder")
+
+
 def _read_result(source: Path):
     """A result JSON file, validated; any other JSON is ``None`` (read as a scenario)."""
     from marshmallow import ValidationError
@@ -158,6 +170,10 @@ def _read_result(source: Path):
         raise ScenarioError(
             str(source), [{"path": "", "message": f"malformed JSON: {exc}"}]
         ) from None
+    except RecursionError:
+        raise ScenarioError(
+            str(source), [{"path": "", "message": "malformed JSON: nested too deeply"}]
+        ) from None
     if not (isinstance(data, dict) and "schema_version" in data):
         return None
     try:
@@ -170,6 +186,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     import scenarios
     from costmodel.reports import write
 
+    _check_output(args.output, args.format)
     out, fmt = _report_target(args.output, args.format)
     source = Path(args.input)
     result = _read_result(source) if source.suffix.lower() == ".json" else None
@@ -177,7 +194,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
         result = scenarios.evaluate(source, samples=args.samples, seed=args.seed)
     elif args.samples is not None or args.seed is not None:
         raise _Usage("--samples/--seed apply to a scenario, not to a result JSON")
-    for path in write(result, fmt, out):
+    try:
+        written = write(result, fmt, out)
+    except OSError as exc:
+        raise _Usage(f"{out}: cannot write the report: {exc.strerror or exc}") from None
+    for path in written:
         print(path)
     return 0
 

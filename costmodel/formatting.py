@@ -4,7 +4,8 @@ the command line, the verdict, the reports and the batch summary.
 Every formatter accepts ``None`` and NaN ("no value") and returns a dash or "never". Money is
 rounded to what a Monte Carlo estimate supports: four significant figures from 1,000 USD,
 whole dollars from 10 USD, cents below. Shares are whole percentages, except that a share that
-is not exactly 0 or 1 is never shown as "0 %" or "100 %" (0.9968 is "99.7 %").
+is not exactly 0 or 1 is never shown as "0 %" or "100 %" (0.9968 is "99.7 %"). Text bound for a
+spreadsheet (the XLSX report, the batch ``summary.csv``) goes through :func:`text_cell`.
 """
 
 from __future__ import annotations
@@ -26,10 +27,13 @@ __all__ = [
     "fmt_value",
     "missing",
     "slug",
+    "text_cell",
 ]
 
 DASH = "—"
 NEVER = "never"
+#: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def missing(x: Any) -> bool:
@@ -189,3 +193,14 @@ def slug(name: str, *, default: str = "scenario", limit: int = 80) -> str:
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
     text = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:limit].rstrip("-")
     return text or default
+
+
+def text_cell(value: Any) -> Any:
+    """A spreadsheet cell (CSV or XLSX) that no spreadsheet runs as a formula.
+
+    Text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading
+    ``'``, as OWASP advises; any other value, numbers included (``-0.5``), is returned as is.
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value

@@ -1,7 +1,8 @@
 """The JSON form of :class:`~costmodel.result.Result` (``schema_version`` 1), as one marshmallow
 schema: it dumps a result to the documented JSON, validates result files read back (a
-``schema_version`` other than 1, a ``NaN`` or a list not aligned with ``utilisation`` is an
-error naming its key path), and documents the HTTP response in the OpenAPI document.
+``schema_version`` other than 1, a ``NaN`` anywhere, the scenario included, or a list not aligned
+with ``utilisation`` is an error naming its key path), and documents the HTTP response in the
+OpenAPI document.
 
 In JSON, "no value" is ``null``; in the :class:`Result` it is ``NaN``.
 """
@@ -13,7 +14,15 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
-from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
+from marshmallow import (
+    Schema,
+    ValidationError,
+    fields,
+    post_load,
+    pre_load,
+    validate,
+    validates_schema,
+)
 
 from .result import (
     SCHEMA_VERSION,
@@ -35,6 +44,9 @@ from .sampling import METHODS
 __all__ = ["ResultSchema"]
 
 _NOT_A_NUMBER = "NaN and infinities are not JSON numbers; write null for no value"
+_UNSUPPORTED = f"unsupported schema_version {{input}}; this release reads {SCHEMA_VERSION}"
+#: Deepest nesting of free-form data (the scenario, an assumption's value); scenarios need ~4.
+_MAX_DEPTH = 32
 
 
 def _number(value: Any) -> float:
@@ -46,6 +58,26 @@ def _number(value: Any) -> float:
     if not math.isfinite(value):
         raise ValidationError(_NOT_A_NUMBER)
     return float(value)
+
+
+def _plain_data(value: Any) -> None:
+    """Validate free-form JSON data (the scenario, an assumption's value): no NaN or infinity
+    anywhere inside, named by its key path, and at most :data:`_MAX_DEPTH` levels deep, so that
+    no report shows "nan" or runs out of stack."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), value)]
+    while stack:
+        keys, node = stack.pop()
+        if len(keys) > _MAX_DEPTH:
+            raise ValidationError(f"nested deeper than {_MAX_DEPTH} levels")
+        if isinstance(node, float) and not math.isfinite(node):
+            messages: Any = [_NOT_A_NUMBER]
+            for key in reversed(keys):
+                messages = {key: messages}
+            raise ValidationError(messages)
+        if isinstance(node, Mapping):
+            stack += [((*keys, k), v) for k, v in node.items()]
+        elif isinstance(node, list | tuple):
+            stack += [((*keys, i), v) for i, v in enumerate(node)]
 
 
 def _json_number(value: Any) -> float | None:
@@ -237,7 +269,9 @@ class AssumptionSchema(_Strict):
 
     key = fields.String(required=True, metadata={"example": "buy.electricity_usd_per_kwh"})
     value = fields.Raw(
-        required=True, metadata={"description": "a number or a distribution mapping"}
+        required=True,
+        validate=_plain_data,
+        metadata={"description": "a number or a distribution mapping"},
     )
     unit = fields.String(required=True, metadata={"example": "[USD/kWh]"})
     source = fields.String(required=True, metadata={"example": "scenario"})
@@ -295,12 +329,12 @@ class ResultSchema(_Strict):
     schema_version = fields.Integer(
         required=True,
         strict=True,
-        validate=validate.Equal(
-            SCHEMA_VERSION, error="unsupported schema_version {input}; this release reads 1"
-        ),
+        validate=validate.Equal(SCHEMA_VERSION, error=_UNSUPPORTED),
     )
     scenario = fields.Dict(
-        required=True, metadata={"description": "the resolved scenario: every default filled in"}
+        required=True,
+        validate=_plain_data,
+        metadata={"description": "the resolved scenario: every default filled in"},
     )
     seed = fields.Integer(required=True, strict=True)
     samples = fields.Integer(
@@ -324,6 +358,15 @@ class ResultSchema(_Strict):
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
     verdict = fields.String(required=True, metadata={"description": "one-sentence answer"})
     assumptions = fields.List(fields.Nested(AssumptionSchema), required=True)
+
+    @pre_load
+    def _version_first(self, data: Any, **kwargs: Any) -> Any:
+        """A result of another schema version is refused for its version alone, not for each
+        key that version may have added, renamed or dropped."""
+        version = data.get("schema_version") if isinstance(data, Mapping) else None
+        if type(version) is int and version != SCHEMA_VERSION:
+            raise ValidationError(_UNSUPPORTED.format(input=version), "schema_version")
+        return data
 
     @validates_schema
     def _aligned(self, data: dict, **kwargs: Any) -> None:

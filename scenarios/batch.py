@@ -38,12 +38,11 @@ from typing import Any
 
 from marshmallow import ValidationError
 
-from costmodel.formatting import slug
+from costmodel.formatting import slug, text_cell
 from costmodel.reports import write_atomic as _write_atomic
 from costmodel.result import Result
 from pricing import load_catalog
 
-from .errors import ScenarioError
 from .executor import BatchError, Done, Job, one_line, run_jobs, write_reports
 from .loader import load_documents
 from .scenario import Scenario, load_document
@@ -190,7 +189,7 @@ def _load(path: Path) -> list[_Entry]:
     """One entry per scenario of ``path``; a file that cannot be read is one failed entry."""
     try:
         docs = load_documents(path)
-    except ScenarioError as exc:
+    except Exception as exc:  # ScenarioError, or a defect: either fails this file alone
         return [_Entry(str(path), "", status="failed", error=one_line(exc))]
     if not docs:
         return [_Entry(str(path), "", status="failed", error=f"{path}: empty list of scenarios")]
@@ -203,7 +202,7 @@ def _load(path: Path) -> list[_Entry]:
             entry.scenario = load_document(data, source, lines)
             entry.document = (data, source, lines)
             entry.name = entry.scenario.name
-        except ScenarioError as exc:
+        except Exception as exc:  # ScenarioError, or a defect: either fails this item alone
             entry.fail(one_line(exc))
         entries.append(entry)
     return entries
@@ -294,7 +293,10 @@ def _summary_row(e: _Entry) -> dict[str, Any]:
 
 def _summary_bytes(entries: Sequence[_Entry]) -> bytes:
     """``summary.csv``: one row per scenario, numeric columns numeric (rounded to 4 decimals
-    for shares and utilisation, 2 for months), levels as columns in ascending order."""
+    for shares and utilisation, 2 for months), levels as columns in ascending order. Text cells
+    are quoted and never a formula (:func:`~costmodel.formatting.text_cell`)."""
+    import csv
+
     import pandas
 
     levels = sorted({round(float(u), 6) for e in entries if e.result for u in e.result.utilisation})
@@ -306,7 +308,10 @@ def _summary_bytes(entries: Sequence[_Entry]) -> bytes:
     flags = [c for c in frame.columns if c.endswith("_never")]
     frame[flags] = frame[flags].astype("boolean")
     frame["warnings"] = frame["warnings"].astype("Int64")
-    return frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    text = ["file", "name", "status", "error", "result"]
+    frame[text] = frame[text].map(text_cell)
+    # Quoted text keeps a carriage return inside its cell (unquoted, it would end the row).
+    return frame.to_csv(index=False, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC).encode()
 
 
 class _Progress:

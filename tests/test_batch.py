@@ -348,3 +348,49 @@ def test_report_command_writes_every_format_from_yaml_and_result_json(
     broken.write_text('{"schema_version": 1,', encoding="utf-8")
     assert main(["report", str(broken), "-o", str(out / "y.html")]) == 2
     assert "broken.json" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- spreadsheet cells
+
+#: Text a spreadsheet would run as a formula: it starts with = + - @, a tab or a CR (OWASP).
+FORMULAS = (
+    '=HYPERLINK("http://evil.example","click")',
+    "+1+cmd|' /C calc'!A0",
+    "-2+3",
+    "@SUM(1+1)",
+    "\t=1+1",
+    "\r=1+1",
+)
+
+
+def test_summary_csv_and_xlsx_reports_hold_text_not_formulas(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import openpyxl
+
+    src = tmp_path / "in"
+    src.mkdir()
+    doc = yaml.safe_load((EXAMPLES / f"{WORKED}.yaml").read_text(encoding="utf-8"))
+    for i, text in enumerate(FORMULAS):
+        (src / f"s{i}.yaml").write_text(yaml.safe_dump({**doc, "name": text, "description": text}))
+    monkeypatch.chdir(src)  # relative paths: the file and error cells start with "="
+    (src / "=broken.yaml").write_text("version: 1\nname: [oops\n", encoding="utf-8")
+    paths = [f"s{i}.yaml" for i in range(len(FORMULAS))] + ["=broken.yaml"]
+
+    summary = run_batch(paths, tmp_path / "out", workers=1, formats=("xlsx",), progress=False)
+
+    rows = _rows(summary.summary_csv)
+    assert [r["status"] for r in rows] == ["ok"] * len(FORMULAS) + ["failed"]
+    for row in rows:
+        assert not [v for v in row.values() if v[:1] in ("=", "+", "-", "@", "\t", "\r")], row
+    assert [r["name"] for r in rows[:-1]] == ["'" + t for t in FORMULAS]
+    assert rows[-1]["file"] == "'=broken.yaml" and rows[-1]["error"].startswith("'=broken")
+    assert float(rows[0]["breakeven_p50"]) >= 0 and int(rows[0]["warnings"]) >= 0
+    for item in summary.items[:-1]:
+        xlsx = next(p for p in item.outputs if p.suffix == ".xlsx")
+        wb = openpyxl.load_workbook(xlsx)
+        cells = [c for ws in wb.worksheets for row in ws.iter_rows() for c in row]
+        assert [c.coordinate for c in cells if c.data_type == "f"] == []
+        summary_sheet = dict(wb["summary"].iter_rows(min_row=2, values_only=True))
+        # XML reads a carriage return back as a line feed
+        assert summary_sheet["scenario_name"] == "'" + item.name.replace("\r", "\n")

@@ -182,6 +182,100 @@ def test_report_refuses_nan(result_json, tmp_path, capsys):
     assert "NaN" in capsys.readouterr().err
 
 
+def _one_error_line(capsys, *names: object) -> str:
+    """The command's stderr: one ``error:`` line naming each of ``names``, no traceback."""
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: "), err
+    assert all(str(n) in err for n in names), err
+    return err
+
+
+def _bad_result(result_json: Path, tmp_path: Path, edit) -> Path:
+    data = json.loads(result_json.read_text())
+    edit(data)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))  # json.dumps writes NaN as NaN, as Python reads it
+    return bad
+
+
+def _set(path: str, value):
+    def edit(data):
+        *parents, last = path.split(".")
+        node = data
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        node[last] = value
+
+    return edit
+
+
+def _next_version(data):
+    data.update(schema_version=2, tco={}, renamed_block=[])
+    del data["buy_tco"], data["verdict"]
+
+
+@pytest.mark.parametrize(
+    "edit, says",
+    [
+        (_next_version, "schema_version: unsupported schema_version 2"),
+        (_set("prob_buy_cheaper", None), "prob_buy_cheaper: must not be null"),
+        (_set("scenario.discount_rate", float("nan")), "scenario.discount_rate: NaN"),
+        (_set("scenario.buy.gpu_count", float("inf")), "scenario.buy.gpu_count: NaN"),
+        (_set("assumptions.0.value", float("nan")), "assumptions[0].value: NaN"),
+    ],
+    ids=["schema-version-2", "prob-null", "nan-in-scenario", "inf-in-scenario", "nan-assumption"],
+)
+def test_report_refuses_a_bad_result_in_one_line(result_json, tmp_path, capsys, edit, says):
+    bad = _bad_result(result_json, tmp_path, edit)
+    assert main(["report", str(bad), "-o", str(tmp_path / "r.html")]) == 2
+    _one_error_line(capsys, bad, says)
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        '{"schema_version": 1, "scenario": ' + "[" * 100_000 + "]" * 100_000 + "}",
+    ],
+    ids=["array", "inside-a-result"],
+)
+def test_report_refuses_json_nested_too_deep(tmp_path, capsys, text):
+    deep = tmp_path / "deep.json"
+    deep.write_text(text)
+    assert main(["report", str(deep), "-o", str(tmp_path / "r.html")]) == 2
+    _one_error_line(capsys, deep, "nested too deeply")
+
+
+def test_report_output_must_be_a_file_it_can_write(result_json, tmp_path, capsys):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (tmp_path / "d.md").mkdir()
+    (tmp_path / "file.txt").write_text("a file")
+    for args, says in [
+        (["--format", "html", "-o", str(folder)], "is a folder"),
+        (["-o", str(tmp_path / "new") + "/"], "is a folder"),
+        (["-o", str(tmp_path / "d.md")], "is a folder"),
+        (["-o", str(tmp_path / "file.txt" / "out.html")], "file.txt is not a folder"),
+        (["--format", "md", "-o", str(tmp_path / "d")], "d.md: cannot write the report"),
+    ]:
+        assert main(["report", str(result_json), *args]) == 2
+        _one_error_line(capsys, args[-1].rstrip("/"), says)
+    # nothing written, not even the charts of the Markdown report
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.md", "file.txt", "folder"]
+    assert list(folder.iterdir()) == [] and list((tmp_path / "d.md").iterdir()) == []
+    # a missing parent folder is made
+    assert main(["report", str(result_json), "-o", str(tmp_path / "a" / "b" / "r.csv")]) == 0
+    assert (tmp_path / "a" / "b" / "r.csv").is_file()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc")
+def test_report_into_a_place_no_file_can_be_made(result_json, capsys):
+    out = "/proc/costmodel-report.html"  # even root cannot create a file here
+    assert main(["report", str(result_json), "-o", out]) == 2
+    _one_error_line(capsys, out, "cannot write the report")
+
+
 # --------------------------------------------------------------------------- batch extras
 
 

@@ -18,12 +18,14 @@ import re
 import shutil
 import subprocess
 import zipfile
+from collections.abc import Iterator
 from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
 import openpyxl
 import pytest
+from markdown_it import MarkdownIt
 from marshmallow import ValidationError
 
 import scenarios
@@ -38,6 +40,7 @@ from costmodel.formatting import (
 )
 from costmodel.reports import FORMATS, ReportError, render, write
 from costmodel.result import Result
+from scenarios.errors import flatten_messages
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "result_sample.json"
@@ -449,6 +452,140 @@ def test_missing_or_misaligned_keys(sample):
         _typed(broken)
     with pytest.raises(ValidationError):
         _typed([])
+
+
+# --- hostile text (issue 9) ----------------------------------------------------------------
+
+#: Text a spreadsheet would run as a formula: it starts with = + - @, a tab or a CR (OWASP).
+FORMULAS = (
+    '=HYPERLINK("http://evil.example","click")',
+    "+1+cmd|' /C calc'!A0",
+    "-2+3+cmd|' /C calc'!A0",
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "\t=1+1",
+    "\r=1+1",
+)
+#: Text Markdown would turn into a link, an image, HTML, a heading, code or emphasis.
+MARKUP = (
+    "[x](javascript:alert(1))",
+    "![y](javascript:alert(2))",
+    "<a href='javascript:alert(3)'>z</a> <script>alert(4)</script>",
+    "<javascript:alert(5)> <https://evil.example>",
+    "[ref]: javascript:alert(6)",
+    "# *em* __strong__ `code` ~~gone~~ &lt;b&gt; \\",
+    "1. - + > | --- ===",
+)
+
+
+def _hostile(sample: dict, text: str) -> dict:
+    """``sample`` with ``text`` in every text field a result JSON carries from its author."""
+    out = copy.deepcopy(sample)
+    out["scenario"].update(name=text, description=text)
+    out["scenario"]["buy"]["gpu"] = text
+    out["scenario"]["rent"].update(instance=text, pricing=text)
+    out["verdict"] = text
+    out["catalog"] = {"version": text, "as_of": text}
+    out["warnings"] = [{"code": text, "severity": "warning", "message": text}]
+    out["assumptions"] = [{"key": text, "value": text, "unit": text, "source": text}]
+    out["sensitivity"]["inputs"] = [{"input": text, "spearman": -0.5}]
+    return out
+
+
+def _xlsx_cells(data: bytes) -> Iterator[openpyxl.cell.Cell]:
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            yield from row
+
+
+@pytest.mark.parametrize("text", FORMULAS)
+def test_spreadsheet_cells_never_hold_formulas(sample, text):
+    typed = _typed(_hostile(sample, text))
+    cells = list(_xlsx_cells(render(typed, "xlsx")))
+    assert [c.coordinate for c in cells if c.data_type == "f"] == []
+    texts = [c.value for c in cells if isinstance(c.value, str)]
+    assert not [t for t in texts if t[0] in "=+-@\t\r"]
+    # every text cell that came from the author is kept, behind a quote (OWASP)
+    quoted = [t for t in texts if t.startswith("'") and t[2:] == text[1:]]
+    # summary: verdict, catalog version and date, name; warning code and message; assumption
+    # key, value, unit and source; sensitivity input
+    assert len(quoted) == 11, texts
+    sens = openpyxl.load_workbook(io.BytesIO(render(typed, "xlsx")))["sensitivity"]
+    assert sens["B2"].value == -0.5 and sens["B2"].data_type == "n"  # numbers stay numbers
+    # the CSV report is the per-utilisation table: numbers only, nothing of the author's text
+    rows = list(csv.reader(io.StringIO(render(typed, "csv").decode("utf-8"))))
+    assert all(cell == "" or float(cell) == float(cell) for row in rows[1:] for cell in row)
+
+
+def test_xlsx_text_that_looks_like_an_excel_error_stays_text(sample):
+    cells = _xlsx_cells(render(_typed(_hostile(sample, "#N/A")), "xlsx"))
+    assert [c.coordinate for c in cells if c.data_type in ("e", "f")] == []
+
+
+@pytest.mark.parametrize("text", MARKUP)
+def test_markdown_shows_the_authors_markup_as_text(sample, text):
+    md = render(_typed(_hostile(sample, text)), "md").decode("utf-8")
+    html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(md)
+    page = _parse_html(html.encode("utf-8"))
+    assert [t for t in page.tags if t in ("a", "script", "em", "s", "del", "code", "hr")] == []
+    assert page.tags.count("h1") == 1 and page.tags.count("img") == 3
+    assert not [r for r in page.refs if "javascript" in r]
+    shown = " ".join("".join(page.text).split())
+    assert shown.count(" ".join(text.split())) >= 10  # verbatim wherever the text is used
+
+
+@pytest.mark.parametrize("text", MARKUP)
+def test_html_shows_the_authors_markup_as_text(sample, text):
+    page = _parse_html(render(_typed(_hostile(sample, text)), "html"))
+    assert [t for t in page.tags if t in ("a", "script", "em", "code")] == ["code"] * 2
+    assert not [r for r in page.refs if "javascript" in r]
+    assert len(page.imgs) == 3
+    assert "".join(page.text).count(text) >= 10
+
+
+@pytest.mark.parametrize(
+    "where, path",
+    [
+        (("scenario", "discount_rate"), "scenario.discount_rate"),
+        (("scenario", "buy", "gpu_price_usd", "low"), "scenario.buy.gpu_price_usd.low"),
+        (("assumptions", 0, "value"), "assumptions[0].value"),
+        (("assumptions", 0, "value", "low"), "assumptions[0].value.low"),
+    ],
+)
+@pytest.mark.parametrize("value", [float("nan"), float("-inf")])
+def test_nan_is_refused_inside_the_scenario_and_assumptions_too(sample, where, path, value):
+    sample["assumptions"][0]["value"] = {"dist": "uniform", "low": 1, "high": 2}
+    *parents, last = where
+    node = sample
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    with pytest.raises(ValidationError) as exc:
+        _typed(sample)
+    message = "NaN and infinities are not JSON numbers; write null for no value"
+    assert flatten_messages(exc.value.messages) == [{"path": path, "message": message}]
+
+
+def test_deep_nesting_is_refused_before_it_reaches_a_report(sample):
+    deep: list = []
+    for _ in range(500):  # json.loads reads it; rendering it would exhaust the stack
+        deep = [deep]
+    sample["assumptions"][0]["value"] = deep
+    with pytest.raises(ValidationError) as exc:
+        _typed(sample)
+    assert flatten_messages(exc.value.messages)[0]["path"] == "assumptions[0].value"
+    assert "nested deeper than" in str(exc.value.messages)
+
+
+def test_another_schema_version_is_refused_on_its_version_alone(sample):
+    sample["schema_version"] = 2
+    del sample["buy_tco"]
+    sample["renamed"] = {}
+    with pytest.raises(ValidationError) as exc:
+        _typed(sample)
+    assert exc.value.messages == {
+        "schema_version": ["unsupported schema_version 2; this release reads 1"]
+    }
 
 
 # --- write ---------------------------------------------------------------------------------

@@ -86,7 +86,8 @@ def write(result: Result, fmt: str, out: str | Path) -> list[Path]:
     """Write the report to ``out`` atomically and return every path written.
 
     For ``md`` the chart PNGs are written beside the document as ``<stem>_<chart>.png`` and
-    linked relatively; they are written before the document so it never links a missing file.
+    linked relatively; they are written before the document so it never links a missing file,
+    and removed again when the document cannot be written.
     """
     _check_format(fmt)
     out = Path(out)
@@ -99,8 +100,13 @@ def write(result: Result, fmt: str, out: str | Path) -> list[Path]:
 
     images: list[Path] = []
     links: dict[str, str] = {}
-    for name, png in render_charts(result).items():
-        image = out.with_name(f"{out.stem}_{name}.png")
-        images.append(write_atomic(image, png))
-        links[name] = quote(image.name)
-    return [write_atomic(out, render_markdown(result, links)), *images]
+    try:
+        for name, png in render_charts(result).items():
+            image = out.with_name(f"{out.stem}_{name}.png")
+            images.append(write_atomic(image, png))
+            links[name] = quote(image.name)
+        return [write_atomic(out, render_markdown(result, links)), *images]
+    except BaseException:
+        for image in images:
+            image.unlink(missing_ok=True)
+        raise

@@ -21,11 +21,19 @@ from .tables import Table
 
 __all__ = ["md_escape", "md_table", "render_markdown"]
 
-_SPECIAL = re.compile(r"([\\|<>*_`])")
+#: The ASCII punctuation Markdown (CommonMark, GFM, GitHub's math) gives a meaning to: links and
+#: images, HTML and autolinks (``:``, ``.``, ``@`` too), emphasis, code, headings, lists, quotes,
+#: tables, entities, math. A backslash-escaped one is plain text. ``! " % ' , / ; ?`` mean
+#: nothing without one of these, so they stay as they are, for readable numbers.
+_SPECIAL = re.compile(r"([#$&()*+\-.:<=>@\[\\\]^_`{|}~])")
 
 
 def md_escape(text: Any) -> str:
-    """Text safe inside Markdown prose and table cells (special characters backslash-escaped)."""
+    """``text`` as literal Markdown on one line, safe in prose, headings and table cells.
+
+    Whitespace runs become one space and markup characters are backslash-escaped, so whatever
+    the text holds (``[x](javascript:...)``, ``<script>``, ``*``, ``#``) renders as itself.
+    """
     return _SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
 
 
@@ -43,10 +51,7 @@ def _table(t: Table) -> str:
 
 
 def _assumptions(rows: Sequence[Mapping[str, Any]]) -> str:
-    cells = [
-        [f"`{a['key']}`", md_escape(a["text"]), md_escape(a["unit"]), md_escape(a["source"])]
-        for a in rows
-    ]
+    cells = [[md_escape(a[k]) for k in ("key", "text", "unit", "source")] for a in rows]
     return md_table(["Key", "Value", "Unit", "Source"], cells, [False] * 4)
 
 

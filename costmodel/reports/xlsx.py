@@ -20,6 +20,7 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
+from ..formatting import text_cell
 from ..result import Result
 from .tables import assumption_rows, summary_items, warning_rows
 
@@ -43,19 +44,26 @@ def _number_format(column: str) -> str | None:
 
 
 def _value(v: Any) -> Any:
-    """A cell value: NaN is an empty cell, numpy numbers plain Python numbers."""
+    """A cell value: NaN is an empty cell, numpy numbers plain Python numbers, text never a
+    formula (:func:`~costmodel.formatting.text_cell`)."""
     if isinstance(v, float) and math.isnan(v):
         return None
-    return v.item() if hasattr(v, "item") else v
+    return v.item() if hasattr(v, "item") else text_cell(v)
 
 
 def _sheet(ws: Worksheet, headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    """Header row in bold and frozen, then rows; columns sized to their longest text."""
+    """Header row in bold and frozen, then rows; columns sized to their longest text.
+
+    Text cells are stored as text: openpyxl would otherwise make ``#N/A`` an error cell.
+    """
     ws.append(list(headers))
     for cell in ws[1]:
         cell.font = _BOLD
     for row in rows:
         ws.append([_value(v) for v in row])
+        for cell in ws[ws.max_row]:
+            if isinstance(cell.value, str):
+                cell.data_type = "s"
     ws.freeze_panes = "A2"
     for i, header in enumerate(headers, start=1):
         letter = get_column_letter(i)
