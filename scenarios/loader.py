@@ -10,6 +10,7 @@ file, the dotted key path, the line and the valid choices.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,10 @@ import yaml
 from marshmallow import ValidationError
 
 from .errors import ScenarioError, flatten_messages
-from .schema import ScenarioSchema
+from .schema import PlanSchema, ScenarioSchema
 
 __all__ = [
+    "KINDS",
     "MAX_DEPTH",
     "MAX_VALUES",
     "check_shape",
@@ -48,8 +50,9 @@ def check_shape(data: Any) -> list[dict]:
     """Problems of a parsed document that the schema cannot see safely: more than
     :data:`MAX_VALUES` values (YAML aliases count each time they are used, so an alias bomb is
     refused before anything expands it), nesting deeper than :data:`MAX_DEPTH`, and text that
-    is not valid Unicode (a lone surrogate such as ``"\\ud800"``). Iterative, so that no input
-    can exhaust the stack; stops at the first size or depth problem.
+    is not valid Unicode (a lone surrogate such as ``"\\ud800"``) or holds a control character
+    no report can hold. Iterative, so that no input can exhaust the stack; stops at the first
+    size or depth problem.
     """
     problems: list[dict] = []
     stack: list[tuple[Any, str, int]] = [(data, "", 0)]
@@ -68,26 +71,33 @@ def check_shape(data: Any) -> list[dict]:
             return [*problems, {"path": path, "message": message}]
         if isinstance(value, Mapping):
             for key, item in value.items():
-                if isinstance(key, str) and not _is_unicode(key):
-                    problems.append({"path": path, "message": _surrogate(key, "key")})
+                if isinstance(key, str) and not _is_clean(key):
+                    problems.append({"path": path, "message": _bad_text(key, "key")})
                     continue
                 stack.append((item, _path(path, key), depth + 1))
         elif isinstance(value, list | tuple):
             stack.extend((item, _path(path, i), depth + 1) for i, item in enumerate(value))
-        elif isinstance(value, str) and not _is_unicode(value):
-            problems.append({"path": path, "message": _surrogate(value, "text")})
+        elif isinstance(value, str) and not _is_clean(value):
+            problems.append({"path": path, "message": _bad_text(value, "text")})
     return problems
 
 
-def _is_unicode(text: str) -> bool:
+#: Control characters no report or spreadsheet can hold (tab, newline and CR are fine).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _is_clean(text: str) -> bool:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return False
-    return True
+    return _CONTROL.search(text) is None
 
 
-def _surrogate(text: str, what: str) -> str:
+def _bad_text(text: str, what: str) -> str:
+    control = _CONTROL.search(text)
+    if control is not None:
+        return f"{what} holds the control character U+{ord(control.group()):04X}; remove it"
     bad = next(c for c in text if 0xD800 <= ord(c) <= 0xDFFF)
     return (
         f"{what} holds the unpaired surrogate \\u{ord(bad):04x}, which is not a character; "
@@ -176,15 +186,27 @@ def read_yaml(path: str | os.PathLike) -> tuple[Any, dict[str, int]]:
     return data, lines
 
 
+#: Document kinds: a rent-versus-buy scenario (also when ``kind`` is left out) or a fleet plan.
+KINDS = ("scenario", "plan")
+
+
 def validate(data: Any, source: str, lines: dict[str, int] | None = None) -> dict:
-    """Load ``data`` through :class:`ScenarioSchema`; raise :class:`ScenarioError` on problems."""
+    """Load ``data`` through :class:`ScenarioSchema`, or :class:`PlanSchema` for ``kind: plan``;
+    raise :class:`ScenarioError` on problems. A plan keeps ``kind: plan``; a scenario has no
+    ``kind`` key."""
     if not isinstance(data, Mapping):
         kind = "empty document" if data is None else f"a {type(data).__name__}"
         raise ScenarioError(source, [{"path": "", "message": f"expected a mapping, got {kind}"}])
     problems = check_shape(data)
     if problems:
         raise ScenarioError(source, with_lines(problems, lines))
-    schema = ScenarioSchema()
+    kind = data.get("kind", "scenario")
+    if kind not in KINDS:
+        message = f"unknown kind {kind!r}; valid kinds: {', '.join(KINDS)} (default scenario)"
+        raise ScenarioError(source, with_lines([{"path": "kind", "message": message}], lines))
+    if kind == "scenario":
+        data = {k: v for k, v in data.items() if k != "kind"}
+    schema = PlanSchema() if kind == "plan" else ScenarioSchema()
     try:
         return schema.load(data)
     except ValidationError as exc:

@@ -60,6 +60,11 @@ HOSTILE = [
     ("surrogate-key", _worked(NAME, NAME + '\n"\\udfff": 1'), "key holds the unpaired surrogate"),
     ("no-such-date", _worked(NAME, "name: 2026-13-45"), "month must be in 1..12"),
     (
+        "control-char",
+        _worked(NAME, 'name: "a\\x01b"'),
+        "name: text holds the control character U+0001",
+    ),
+    (
         "price-1e308",
         _worked("gpu_price_usd: 1500", "gpu_price_usd: 1.0e+308"),
         "buy.gpu_price_usd: values must lie in [0, 1e+06]",
