@@ -49,25 +49,62 @@ def _print(draw) -> None:
     sys.stdout.write("".join(line.rstrip() + "\n" for line in lines))
 
 
+def _load(path: str, kind: str):
+    """The scenario or plan of ``path``, which must be of ``kind`` (the command's)."""
+    import scenarios
+
+    loaded = scenarios.load_file(path)
+    found = "plan" if isinstance(loaded, scenarios.Plan) else "scenario"
+    if found != kind:
+        command = "plan" if found == "plan" else "run"
+        raise _Usage(f"{path}: is a {found}; evaluate it with 'costmodel {command} {path}'")
+    return loaded
+
+
+def _write_json(result) -> None:
+    sys.stdout.buffer.write(result.to_json() + b"\n")
+    sys.stdout.flush()
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     import scenarios
     from cli.progress import ProgressBar
     from cli.tables import print_result
 
+    scenario = _load(args.file, "scenario")
     timings: dict[str, float] = {}
     with ProgressBar(sys.stderr) as bar:
         result = scenarios.evaluate(
-            args.file, samples=args.samples, seed=args.seed, timings=timings, progress=bar
+            scenario, samples=args.samples, seed=args.seed, timings=timings, progress=bar
         )
     if args.format == "json":
-        sys.stdout.buffer.write(result.to_json() + b"\n")
-        sys.stdout.flush()
+        _write_json(result)
     else:
         _print(lambda console: print_result(result, console))
     if args.verbose:
         print(
             f"engine time: {timings['engine_s'] * 1000:.1f} ms for {result.samples} samples "
             f"x {len(result.utilisation)} utilisation levels",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    import scenarios
+    from cli.tables import print_plan
+
+    plan = _load(args.file, "plan")
+    timings: dict[str, float] = {}
+    result = scenarios.evaluate(plan, samples=args.samples, seed=args.seed, timings=timings)
+    if args.format == "json":
+        _write_json(result)
+    else:
+        _print(lambda console: print_plan(result, console))
+    if args.verbose:
+        print(
+            f"engine time: {timings['engine_s'] * 1000:.1f} ms for {result.samples} samples "
+            f"x {len(result.candidates)} candidates",
             file=sys.stderr,
         )
     return 0
@@ -284,6 +321,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--verbose", "-v", action="store_true", help="print the engine time on stderr")
     p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser(
+        "plan",
+        help="evaluate a fleet plan: how many servers to own, reserve and burst",
+        description="Evaluate a plan file (kind: plan): every mix of owned servers and "
+        "reserved instances against a growing, uncertain demand, the rest burst to on-demand "
+        "or spot instances; prints the best mix, the cost-versus-risk frontier and each "
+        "candidate's cost.",
+        epilog=_examples(
+            "costmodel plan scenarios/examples/plan-lab-rtx4090-growth.yaml",
+            "costmodel plan plan.yaml --samples 20000 --format json > plan-result.json",
+        ),
+        formatter_class=fmt,
+    )
+    p.add_argument("file", metavar="FILE", help="plan YAML file (kind: plan)")
+    _add_overrides(p, "the plan's simulation block")
+    p.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="table for people (default), json for the full result",
+    )
+    p.add_argument("--verbose", "-v", action="store_true", help="print the engine time on stderr")
+    p.set_defaults(func=_cmd_plan)
 
     p = sub.add_parser(
         "batch",

@@ -20,10 +20,11 @@ from rich.text import Text
 from costmodel.formatting import fmt_months, fmt_share, fmt_usd, fmt_utilisation, missing
 
 if TYPE_CHECKING:
+    from costmodel.plan_result import PlanResult
     from costmodel.result import Result
     from pricing import Catalog
 
-__all__ = ["Column", "print_catalog", "print_result", "fitted_table"]
+__all__ = ["Column", "print_catalog", "print_plan", "print_result", "fitted_table"]
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,7 @@ def _band(low: float, high: float) -> str:
     return f"{fmt_usd(low)}–{fmt_usd(high)}"
 
 
-def print_result(result: Result, console: Console) -> None:
-    """Verdict, break-even, the per-utilisation table, notes and warnings."""
-    be = result.breakeven_utilisation
+def _heading(result: Result | PlanResult, console: Console) -> None:
     cat = result.catalog
     console.print(
         f"[bold]{result.name}[/bold]  (samples {result.samples:,}, seed {result.seed}, "
@@ -69,6 +68,20 @@ def print_result(result: Result, console: Console) -> None:
     console.print()
     console.print(result.verdict, highlight=False)
     console.print()
+
+
+def _warnings(result: Result | PlanResult, console: Console) -> None:
+    if result.warnings:
+        console.print()
+        console.print("Warnings:")
+        for w in result.warnings:
+            console.print(f"  [{w.severity}] {w.code}: {w.message}", highlight=False, markup=False)
+
+
+def print_result(result: Result, console: Console) -> None:
+    """Verdict, break-even, the per-utilisation table, notes and warnings."""
+    be = result.breakeven_utilisation
+    _heading(result, console)
     console.print(
         f"Break-even utilisation  P10 {fmt_utilisation(be.p10)}  P50 {fmt_utilisation(be.p50)}  "
         f"P90 {fmt_utilisation(be.p90)}  (buying always cheaper in {fmt_share(be.prob_always)} "
@@ -98,11 +111,40 @@ def print_result(result: Result, console: Console) -> None:
             'resale) and still not pay back in cash within it (payback "never").',
             highlight=False,
         )
-    if result.warnings:
-        console.print()
-        console.print("Warnings:")
-        for w in result.warnings:
-            console.print(f"  [{w.severity}] {w.code}: {w.message}", highlight=False, markup=False)
+    _warnings(result, console)
+
+
+def print_plan(result: PlanResult, console: Console) -> None:
+    """Verdict, then every candidate (the best and the frontier marked), and warnings."""
+    _heading(result, console)
+    best = (result.best.servers, result.best.instances)
+    frontier = {(c.servers, c.instances) for c in result.frontier}
+    rows = [result.all_cloud] if result.candidate(0, 0) is None else []
+    rows += list(result.candidates)
+
+    def mark(c) -> str:
+        key = (c.servers, c.instances)
+        return "best" if key == best else "frontier" if key in frontier else ""
+
+    columns = [
+        Column("Servers", [str(c.servers) for c in rows]),
+        Column("Reserved", [str(c.instances) for c in rows]),
+        Column("Cost P50\n[USD]", [fmt_usd(c.cost.p50) for c in rows]),
+        Column("Mean\n[USD]", [fmt_usd(c.cost.mean) for c in rows], priority=1),
+        Column("P10–P90\n[USD]", [_band(c.cost.p10, c.cost.p90) for c in rows], priority=2),
+        Column("CVaR95\n[USD]", [fmt_usd(c.cost.cvar95) for c in rows], priority=3),
+        Column("Owned\nshare", [fmt_share(c.share_owned) for c in rows], priority=1),
+        Column("Owned\nutil.", [fmt_share(c.owned_utilisation) for c in rows], priority=2),
+        Column("P(cheaper\nthan cloud)", [fmt_share(c.prob_cheaper_than_cloud) for c in rows]),
+        Column("", [mark(c) for c in rows], numeric=False),
+    ]
+    console.print(
+        f"Candidates (best by the {result.objective} cost; frontier: no other is cheaper on "
+        "both mean and P90):",
+        highlight=False,
+    )
+    console.print(fitted_table(columns, console))
+    _warnings(result, console)
 
 
 def _number(x: float | None, spec: str) -> str:

@@ -37,6 +37,7 @@ __all__ = [
     "RentLine",
     "Terms",
     "Workspace",
+    "busy_energy_month",
     "buy_line",
     "depreciation_schedule",
     "discount_factors",
@@ -109,9 +110,9 @@ class BuyDraws:
     thermal_derate: Value
 
     @classmethod
-    def sampled(cls, inputs: BuyInputs, values: dict[str, Value]) -> BuyDraws:
-        """The draws ``values`` (by ``"buy.<field>"``) with the plain fields of ``inputs``."""
-        return _sampled(cls, inputs, "buy", values)
+    def sampled(cls, inputs: BuyInputs, values: dict[str, Value], side: str = "buy") -> BuyDraws:
+        """The draws ``values`` (by ``"<side>.<field>"``) with the plain fields of ``inputs``."""
+        return _sampled(cls, inputs, side, values)
 
 
 @dataclass(frozen=True)
@@ -137,9 +138,9 @@ class RentDraws:
     scaling_efficiency: Value
 
     @classmethod
-    def sampled(cls, inputs: RentInputs, values: dict[str, Value]) -> RentDraws:
-        """The draws ``values`` (by ``"rent.<field>"``) with the plain fields of ``inputs``."""
-        return _sampled(cls, inputs, "rent", values)
+    def sampled(cls, inputs: RentInputs, values: dict[str, Value], side: str = "rent") -> RentDraws:
+        """The draws ``values`` (by ``"<side>.<field>"``) with the plain fields of ``inputs``."""
+        return _sampled(cls, inputs, side, values)
 
 
 def discount_factors(rate: float, horizon: int) -> np.ndarray:
@@ -233,6 +234,13 @@ def _buy_parts(b: BuyDraws) -> _BuyParts:
         energy_month=HOURS_PER_MONTH * b.pue * b.electricity_usd_per_kwh,
         fixed_month=fixed,
     )
+
+
+def busy_energy_month(b: BuyDraws) -> Value:
+    """Cost [USD/month] of the power that grows with utilisation, at u = 1 in month 1:
+    kW_per_u * 730 * PUE * e (the idle draw of a powered build is not in it)."""
+    p = _buy_parts(b)
+    return p.kw_per_u * p.energy_month
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,14 @@ from .sampling import METHODS
 __all__ = [
     "BuyInputs",
     "DEPRECIATION_METHODS",
+    "Demand",
     "InputError",
+    "MAX_FLEET",
     "MAX_LEVELS",
     "MAX_SAMPLES",
     "ModelInputs",
+    "OBJECTIVES",
+    "PlanInputs",
     "RentInputs",
     "input_fields",
 ]
@@ -260,6 +264,86 @@ class RentInputs:
             raise InputError("rent.committed_instances", "applies to reserved pricing only")
 
 
+def _horizon() -> Any:
+    return _input("[month]", "months compared", 1, 240, integer=True, dist=False)
+
+
+def _discount_rate() -> Any:
+    return _input(
+        "[1/year]",
+        "nominal annual discount rate",
+        -0.5,
+        1,
+        low_open=True,
+        default=0.0,
+        dist=False,
+    )
+
+
+def _tax_rate() -> Any:
+    return _input(
+        "[-]",
+        "tax rate; opex and depreciation are deductible when > 0",
+        0,
+        0.9,
+        default=0.0,
+        dist=False,
+    )
+
+
+def _samples() -> Any:
+    return _input(
+        "[draw]", "Monte Carlo draws", 1, MAX_SAMPLES, integer=True, default=10_000, dist=False
+    )
+
+
+def _seed() -> Any:
+    return _input(
+        "[-]",
+        "random seed; same seed, same result",
+        0,
+        2**63 - 1,
+        integer=True,
+        default=0,
+        dist=False,
+    )
+
+
+def _correlations() -> Any:
+    return field(
+        default=(), metadata={"text": "Spearman rank correlations between uncertain inputs"}
+    )
+
+
+def _distributions(sides: dict[str, Any]) -> dict[str, Distribution]:
+    """Every distribution-valued field of each side object by ``"<side>.<field>"``."""
+    out = {}
+    for side, obj in sides.items():
+        if obj is None:
+            continue
+        for f in fields(obj):
+            value = getattr(obj, f.name)
+            if isinstance(value, Distribution):
+                out[f"{side}.{f.name}"] = value
+    return out
+
+
+def _check_correlations(
+    correlations: tuple[tuple[str, str, float], ...], dists: dict[str, Distribution]
+) -> None:
+    for i, (a, b, rho) in enumerate(correlations):
+        path = f"correlations[{i}]"
+        for name in (a, b):
+            if name not in dists:
+                raise InputError(path, f"unknown input {name!r}")
+            if dists[name].is_fixed:
+                raise InputError(path, f"{name} is fixed; only uncertain inputs can be correlated")
+        if a == b:
+            raise InputError(path, "an input cannot be correlated with itself")
+        if not -1.0 < rho < 1.0:
+            raise InputError(path, "rho must be in (-1, 1)")
+
+
 @dataclass(frozen=True)
 class ModelInputs:
     """A whole evaluation: horizon, money conventions, utilisation grid, both sides, sampling.
@@ -269,45 +353,18 @@ class ModelInputs:
     0.5). Each field's unit, description and range are in its metadata.
     """
 
-    horizon_months: int = _input("[month]", "months compared", 1, 240, integer=True, dist=False)
+    horizon_months: int = _horizon()
     utilisation: tuple[float, ...] = _input(
         "[-]", "busy share of wall-clock hours of the owned GPUs", 0, 1, dist=False
     )
     buy: BuyInputs = field(metadata={"text": "the owned build"})
     rent: RentInputs = field(metadata={"text": "the rented instances"})
-    discount_rate: float = _input(
-        "[1/year]",
-        "nominal annual discount rate",
-        -0.5,
-        1,
-        low_open=True,
-        default=0.0,
-        dist=False,
-    )
-    tax_rate: float = _input(
-        "[-]",
-        "tax rate; opex and depreciation are deductible when > 0",
-        0,
-        0.9,
-        default=0.0,
-        dist=False,
-    )
-    samples: int = _input(
-        "[draw]", "Monte Carlo draws", 1, MAX_SAMPLES, integer=True, default=10_000, dist=False
-    )
-    seed: int = _input(
-        "[-]",
-        "random seed; same seed, same result",
-        0,
-        2**63 - 1,
-        integer=True,
-        default=0,
-        dist=False,
-    )
+    discount_rate: float = _discount_rate()
+    tax_rate: float = _tax_rate()
+    samples: int = _samples()
+    seed: int = _seed()
     method: str = _choice("sampler", METHODS, default="lhs")
-    correlations: tuple[tuple[str, str, float], ...] = field(
-        default=(), metadata={"text": "Spearman rank correlations between uncertain inputs"}
-    )
+    correlations: tuple[tuple[str, str, float], ...] = _correlations()
     report_utilisation: float | None = _input(
         "[-]", "level of the cumulative-cost-by-month summary", 0, 1, default=None, dist=False
     )
@@ -320,30 +377,101 @@ class ModelInputs:
             raise InputError(
                 "utilisation", f"at most {MAX_LEVELS} levels, got {len(self.utilisation)}"
             )
-        dists = self.distributions()
-        for i, (a, b, rho) in enumerate(self.correlations):
-            path = f"correlations[{i}]"
-            for name in (a, b):
-                if name not in dists:
-                    raise InputError(path, f"unknown input {name!r}")
-                if dists[name].is_fixed:
-                    raise InputError(
-                        path, f"{name} is fixed; only uncertain inputs can be correlated"
-                    )
-            if a == b:
-                raise InputError(path, "an input cannot be correlated with itself")
-            if not -1.0 < rho < 1.0:
-                raise InputError(path, "rho must be in (-1, 1)")
+        _check_correlations(self.correlations, self.distributions())
 
     def distributions(self) -> dict[str, Distribution]:
         """Every distribution-valued input by its dotted name (``"buy.pue"``)."""
-        out = {}
-        for side, obj in (("buy", self.buy), ("rent", self.rent)):
-            for f in fields(obj):
-                value = getattr(obj, f.name)
-                if isinstance(value, Distribution):
-                    out[f"{side}.{f.name}"] = value
-        return out
+        return _distributions({"buy": self.buy, "rent": self.rent})
+
+
+#: What a fleet plan's ``best`` candidate minimises.
+OBJECTIVES = ("mean", "p90", "cvar95")
+#: Most owned servers or reserved instances a plan considers [count].
+MAX_FLEET = 1000
+
+
+@dataclass(frozen=True)
+class Demand:
+    """The work to be done: ``reference_gpu_hours_per_month`` in month 1, growing at
+    ``annual_growth`` (month m: W_1 * (1 + g_w)^((m - 1)/12))."""
+
+    reference_gpu_hours_per_month: Distribution = _input(
+        "[reference GPU-hours/month]", "work in month 1", 0, 1e9
+    )
+    annual_growth: Distribution = _input(
+        "[1/year]", "annual growth of the work", -0.99, 10, default=Fixed(0.0)
+    )
+
+    def __post_init__(self) -> None:
+        _validate(self, "demand.")
+
+
+def _counts(text: str) -> Any:
+    return _input("[count]", text, 0, MAX_FLEET, integer=True, dist=False)
+
+
+@dataclass(frozen=True)
+class PlanInputs:
+    """A fleet plan: which mix of owned servers, reserved instances and burst capacity serves a
+    growing, uncertain demand at least cost.
+
+    ``own`` is one server (its ``gpu_count`` GPUs); ``servers`` and ``instances`` are the
+    (min, max) candidate counts of owned servers and of ``reserve`` instances (none without a
+    reserve); ``burst`` (on-demand or spot) takes the rest. Inputs are named in sampling by
+    ``"own.<field>"``, ``"reserve.<field>"``, ``"burst.<field>"`` and ``"demand.<field>"``.
+    """
+
+    horizon_months: int = _horizon()
+    demand: Demand = field(metadata={"text": "the work and its growth"})
+    own: BuyInputs = field(metadata={"text": "one owned server"})
+    burst: RentInputs = field(metadata={"text": "the instances that take the rest of the work"})
+    servers: tuple[int, int] = _counts("owned servers considered, (min, max)")
+    reserve: RentInputs | None = field(default=None, metadata={"text": "reserved instances"})
+    instances: tuple[int, int] = field(
+        default=(0, 0), metadata={"text": "reserved instances considered, (min, max)"}
+    )
+    discount_rate: float = _discount_rate()
+    tax_rate: float = _tax_rate()
+    samples: int = _samples()
+    seed: int = _seed()
+    method: str = _choice("sampler", METHODS, default="lhs")
+    correlations: tuple[tuple[str, str, float], ...] = _correlations()
+    objective: str = _choice("what the best candidate minimises", OBJECTIVES, default="mean")
+
+    def __post_init__(self) -> None:
+        _validate(self, "")
+        for name, pair in (("servers", self.servers), ("instances", self.instances)):
+            low, high = pair
+            for end, value in (("min", low), ("max", high)):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise InputError(f"{name}.{end}", f"must be an integer, got {value!r}")
+                if not 0 <= value <= MAX_FLEET:
+                    raise InputError(f"{name}.{end}", f"must be in [0, {MAX_FLEET:,}], got {value}")
+            if low > high:
+                raise InputError(f"{name}.min", f"min {low} exceeds max {high}")
+        if self.reserve is None and self.instances != (0, 0):
+            raise InputError("instances", "reserved instances need a reserve block")
+        if self.reserve is not None and not self.reserve.pricing.startswith("reserved"):
+            raise InputError(
+                "reserve.pricing",
+                f"must be reserved_1y or reserved_3y, got {self.reserve.pricing!r}",
+            )
+        if self.burst.pricing not in ("on_demand", "spot"):
+            raise InputError(
+                "burst.pricing", f"must be on_demand or spot, got {self.burst.pricing!r}"
+            )
+        _check_correlations(self.correlations, self.distributions())
+
+    @property
+    def candidates(self) -> int:
+        """Number of (servers, instances) candidates [count]."""
+        return (self.servers[1] - self.servers[0] + 1) * (self.instances[1] - self.instances[0] + 1)
+
+    def distributions(self) -> dict[str, Distribution]:
+        """Every distribution-valued input by its dotted name (``"own.pue"``)."""
+        return _distributions(
+            {"demand": self.demand, "own": self.own, "reserve": self.reserve, "burst": self.burst}
+        )
 
 
 def input_fields(cls: type) -> dict[str, Field]:

@@ -7,10 +7,13 @@ run store; plus the example scenario library.
 """
 
 from .errors import ScenarioError
+from .plan import Plan
 from .scenario import Scenario, evaluate, load_file, load_files, load_mapping
-from .schema import ScenarioSchema
+from .schema import PlanSchema, ScenarioSchema
 
 __all__ = [
+    "Plan",
+    "PlanSchema",
     "Scenario",
     "ScenarioError",
     "ScenarioSchema",

@@ -18,7 +18,15 @@ from typing import Any
 from marshmallow import fields
 
 from .distspec import DIST_FORMS
-from .schema import Correlation, DistField, Ref, ScenarioSchema, Utilisation, UtilisationRangeSchema
+from .schema import (
+    Correlation,
+    DistField,
+    PlanSchema,
+    Ref,
+    ScenarioSchema,
+    Utilisation,
+    UtilisationRangeSchema,
+)
 
 __all__ = [
     "distribution_components",
@@ -178,7 +186,8 @@ def _rewrite_refs(node: Any) -> Any:
 
 
 def scenario_json_schema() -> dict[str, Any]:
-    """The scenario format as a JSON Schema (draft 2020-12) document."""
+    """The scenario format as a JSON Schema (draft 2020-12) document: a rent-versus-buy
+    scenario, or a fleet plan (``kind: plan``)."""
     from apispec import APISpec
     from apispec.ext.marshmallow import MarshmallowPlugin
 
@@ -188,12 +197,12 @@ def scenario_json_schema() -> dict[str, Any]:
     for name, component in distribution_components().items():
         spec.components.schema(name, component=component)
     spec.components.schema("Scenario", schema=ScenarioSchema)
+    spec.components.schema("Plan", schema=PlanSchema)
     defs = _rewrite_refs(spec.to_dict()["components"]["schemas"])
-    root = defs.pop("Scenario")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
-        "title": "GPU rent-versus-buy scenario, version 1",
-        **root,
+        "title": "GPU rent-versus-buy scenario or fleet plan, version 1",
+        "oneOf": [{"$ref": "#/$defs/Scenario"}, {"$ref": "#/$defs/Plan"}],
         "$defs": defs,
     }

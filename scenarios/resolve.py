@@ -8,6 +8,8 @@ The same table writes the "default" column of the scenario format's key referenc
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +32,7 @@ from .distspec import to_spec
 from .errors import ScenarioError
 from .schema import ScenarioSchema
 
-__all__ = ["DOC_LABELS", "SOURCES", "Resolved", "Source", "resolve"]
+__all__ = ["DOC_LABELS", "SOURCES", "Resolved", "Source", "document_key", "resolve"]
 
 
 @dataclass(frozen=True)
@@ -446,3 +448,13 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
         interconnect=c.interconnect,
         throughput=dict(c.throughput),
     )
+
+
+def document_key(document: Mapping[str, Any], catalog_version: str, samples: int, seed: int) -> str:
+    """SHA-256 of a resolved document (scenario or plan) with ``samples`` and ``seed`` in its
+    ``simulation`` block, and the catalog version: the cache key of its result."""
+    doc = dict(document)
+    doc["simulation"] = {**doc["simulation"], "samples": samples, "seed": seed}
+    doc["catalog_version"] = catalog_version
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

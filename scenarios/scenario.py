@@ -9,8 +9,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
 import time
 from collections.abc import Mapping
@@ -18,13 +16,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from costmodel.engine import Progress, simulate, summarise
+from costmodel.plan_result import PlanResult
 from costmodel.result import Advice, CatalogRef, Result
 from pricing import Catalog, load_catalog
 
 from .advice import advise
 from .errors import ScenarioError
 from .loader import load_documents, validate, with_lines
-from .resolve import Resolved, resolve
+from .plan import Plan, evaluate_plan, resolve_plan
+from .resolve import Resolved, document_key, resolve
 
 __all__ = ["Scenario", "evaluate", "load_document", "load_file", "load_files", "load_mapping"]
 
@@ -60,15 +60,12 @@ class Scenario:
 
     def key(self, samples: int | None = None, seed: int | None = None) -> str:
         """SHA-256 of the resolved scenario, seed, samples and catalog version (cache key)."""
-        doc = dict(self.document)
-        doc["simulation"] = {
-            **doc["simulation"],
-            "samples": samples or self.samples,
-            "seed": self.seed if seed is None else seed,
-        }
-        doc["catalog_version"] = self.catalog.version
-        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return document_key(
+            self.document,
+            self.catalog.version,
+            samples or self.samples,
+            self.seed if seed is None else seed,
+        )
 
 
 def load_document(
@@ -76,33 +73,36 @@ def load_document(
     source: str,
     lines: dict[str, int] | None = None,
     catalog: Catalog | None = None,
-) -> Scenario:
-    """Validate and resolve one parsed document; ``lines`` maps key paths to YAML lines.
-
-    ``catalog`` defaults to the shipped one.
+) -> Scenario | Plan:
+    """Validate and resolve one parsed document, a scenario or a plan (``kind: plan``);
+    ``lines`` maps key paths to YAML lines. ``catalog`` defaults to the shipped one.
     """
     valid = validate(data, source, lines)
     try:
+        if valid.get("kind") == "plan":
+            return resolve_plan(valid, source, catalog or load_catalog())
         resolved = resolve(valid, source, catalog or load_catalog())
     except ScenarioError as exc:
         raise ScenarioError(source, with_lines(exc.errors, lines)) from None
     return Scenario(source=source, resolved=resolved, warnings=advise(resolved))
 
 
-def load_mapping(data: Any, source: str = "<request>", catalog: Catalog | None = None) -> Scenario:
-    """Validate and resolve a scenario given as a mapping (e.g. a JSON request body)."""
+def load_mapping(
+    data: Any, source: str = "<request>", catalog: Catalog | None = None
+) -> Scenario | Plan:
+    """Validate and resolve a scenario or plan given as a mapping (e.g. a JSON request body)."""
     return load_document(data, source, catalog=catalog)
 
 
-def load_files(path: str | os.PathLike, catalog: Catalog | None = None) -> list[Scenario]:
-    """Every scenario of a YAML file holding one scenario or a list of them."""
+def load_files(path: str | os.PathLike, catalog: Catalog | None = None) -> list[Scenario | Plan]:
+    """Every scenario or plan of a YAML file holding one document or a list of them."""
     return [
         load_document(data, source, lines, catalog) for source, data, lines in load_documents(path)
     ]
 
 
-def load_file(path: str | os.PathLike, catalog: Catalog | None = None) -> Scenario:
-    """The scenario of a YAML file holding exactly one scenario."""
+def load_file(path: str | os.PathLike, catalog: Catalog | None = None) -> Scenario | Plan:
+    """The scenario or plan of a YAML file holding exactly one document."""
     docs = load_documents(path)
     if len(docs) != 1:
         message = f"expected one scenario, found a list of {len(docs)}; use 'costmodel batch'"
@@ -112,16 +112,17 @@ def load_file(path: str | os.PathLike, catalog: Catalog | None = None) -> Scenar
 
 
 def evaluate(
-    scenario: Scenario | Mapping[str, Any] | str | os.PathLike,
+    scenario: Scenario | Plan | Mapping[str, Any] | str | os.PathLike,
     *,
     samples: int | None = None,
     seed: int | None = None,
     catalog: Catalog | None = None,
     timings: dict[str, float] | None = None,
     progress: Progress | None = None,
-) -> Result:
-    """Run the Monte Carlo model on a scenario: a :class:`Scenario`, a mapping in the scenario
-    format, or the path of a YAML file holding one.
+) -> Result | PlanResult:
+    """Run the Monte Carlo model on a scenario or a plan: a :class:`Scenario` or
+    :class:`~scenarios.plan.Plan`, a mapping in either format, or the path of a YAML file
+    holding one. A plan gives a :class:`~costmodel.plan_result.PlanResult`.
 
     ``samples`` and ``seed`` override the scenario's ``simulation`` block; ``catalog`` (for a
     mapping or a path) defaults to the shipped one; ``timings``, when given, receives
@@ -131,8 +132,14 @@ def evaluate(
     """
     if isinstance(scenario, Mapping):
         scenario = load_mapping(scenario, catalog=catalog)
-    elif not isinstance(scenario, Scenario):
+    elif not isinstance(scenario, Scenario | Plan):
         scenario = load_file(scenario, catalog=catalog)
+    if isinstance(scenario, Plan):
+        start = time.perf_counter()
+        plan_result = evaluate_plan(scenario, samples=samples, seed=seed)
+        if timings is not None:
+            timings["engine_s"] = time.perf_counter() - start
+        return plan_result
     inputs = scenario.resolved.inputs
     changes = {k: v for k, v in (("samples", samples), ("seed", seed)) if v is not None}
     if changes:

@@ -19,12 +19,21 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from costmodel.distributions import DistributionError
-from costmodel.inputs import MAX_LEVELS, BuyInputs, ModelInputs, RentInputs, input_fields
+from costmodel.inputs import (
+    MAX_FLEET,
+    MAX_LEVELS,
+    BuyInputs,
+    Demand,
+    ModelInputs,
+    PlanInputs,
+    RentInputs,
+    input_fields,
+)
 from pricing.vocabulary import GPU_LIMITS, INSTANCE_LIMITS, INTERCONNECTS, PRECISIONS, Bound
 
 from .distspec import from_spec, to_spec
 
-__all__ = ["DistField", "SCHEMA_VERSION", "ScenarioSchema"]
+__all__ = ["DistField", "PlanSchema", "SCHEMA_VERSION", "ScenarioSchema"]
 
 SCHEMA_VERSION = 1
 
@@ -56,8 +65,9 @@ class DistField(fields.Field):
     def __init__(self, unit: str, description: str, bound: Bound, **kwargs: Any) -> None:
         self.bound = bound
         metadata = {"description": f"{description} {unit}", "unit": unit, "x-dist": True}
-        kwargs.setdefault("load_default", None)
-        kwargs.setdefault("allow_none", True)
+        if not kwargs.get("required"):
+            kwargs.setdefault("load_default", None)
+            kwargs.setdefault("allow_none", True)
         super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any):
@@ -188,6 +198,7 @@ class InlineInstanceSchema(_Base):
 
 
 _LEVEL = input_fields(ModelInputs)["utilisation"].metadata["bound"]
+_COUNT = Bound(0, MAX_FLEET, "[count]", integer=True)
 
 
 class UtilisationRangeSchema(_Base):
@@ -342,10 +353,8 @@ class RentSchema(_Base):
     scaling_efficiency = _input(RentInputs, "scaling_efficiency")
 
 
-class ScenarioSchema(_Base):
-    """A whole rent-versus-buy scenario, version 1."""
-
-    version = fields.Integer(
+def _version() -> fields.Field:
+    return fields.Integer(
         strict=True,
         required=True,
         validate=validate.Equal(
@@ -353,37 +362,145 @@ class ScenarioSchema(_Base):
         ),
         metadata={"description": "format version: 1"},
     )
-    name = fields.String(
+
+
+def _name() -> fields.Field:
+    return fields.String(
         required=True,
         validate=validate.Length(min=1, max=200),
         metadata={"description": "names the results and report files"},
     )
-    description = fields.String(
+
+
+def _description() -> fields.Field:
+    return fields.String(
         load_default="", validate=validate.Length(max=5000), metadata={"description": "free text"}
     )
-    horizon_months = _input(ModelInputs, "horizon_months", load_default=36)
-    discount_rate = _input(ModelInputs, "discount_rate", load_default=0.0)
-    tax_rate = _input(ModelInputs, "tax_rate", load_default=0.0)
-    utilisation = Utilisation(load_default=lambda: [round(0.05 * i, 10) for i in range(1, 21)])
-    report_utilisation = _input(ModelInputs, "report_utilisation", load_default=None)
-    simulation = fields.Nested(
+
+
+def _simulation() -> fields.Field:
+    return fields.Nested(
         SimulationSchema,
         load_default=_nested(SimulationSchema),
         metadata={"description": "Monte Carlo draws, seed and sampler"},
     )
-    workload = fields.Nested(
+
+
+def _workload() -> fields.Field:
+    return fields.Nested(
         WorkloadSchema,
         load_default=_nested(WorkloadSchema),
         metadata={"description": "precision and the unit of work"},
     )
-    buy = fields.Nested(BuySchema, required=True, metadata={"description": "the owned build"})
-    rent = fields.Nested(
-        RentSchema, required=True, metadata={"description": "the rented instances"}
-    )
-    correlations = fields.List(
+
+
+def _correlations() -> fields.Field:
+    return fields.List(
         Correlation(),
         load_default=list,
         metadata={
             "description": "Spearman rank correlations between uncertain inputs, named <side>.<key>"
         },
     )
+
+
+class ScenarioSchema(_Base):
+    """A whole rent-versus-buy scenario, version 1."""
+
+    version = _version()
+    name = _name()
+    description = _description()
+    horizon_months = _input(ModelInputs, "horizon_months", load_default=36)
+    discount_rate = _input(ModelInputs, "discount_rate", load_default=0.0)
+    tax_rate = _input(ModelInputs, "tax_rate", load_default=0.0)
+    utilisation = Utilisation(load_default=lambda: [round(0.05 * i, 10) for i in range(1, 21)])
+    report_utilisation = _input(ModelInputs, "report_utilisation", load_default=None)
+    simulation = _simulation()
+    workload = _workload()
+    buy = fields.Nested(BuySchema, required=True, metadata={"description": "the owned build"})
+    rent = fields.Nested(
+        RentSchema, required=True, metadata={"description": "the rented instances"}
+    )
+    correlations = _correlations()
+
+
+class DemandSchema(_Base):
+    """The work to plan for: its month-1 amount and annual growth."""
+
+    reference_gpu_hours_per_month = _input(Demand, "reference_gpu_hours_per_month", required=True)
+    annual_growth = _input(Demand, "annual_growth")
+
+
+class CountRangeSchema(_Base):
+    """Candidate counts from ``min`` to ``max``, each considered."""
+
+    min = _bounded(fields.Integer, _COUNT, "fewest [count]", required=True)
+    max = _bounded(fields.Integer, _COUNT, "most [count]", required=True)
+
+    @validates_schema
+    def _ordered(self, data: dict, **kwargs: Any) -> None:
+        if data["min"] > data["max"]:
+            raise ValidationError(f"min {data['min']} exceeds max {data['max']}", "min")
+
+
+class OwnSchema(BuySchema):
+    """One owned server (every ``buy`` key) and the server counts to consider."""
+
+    servers = fields.Nested(CountRangeSchema, required=True, metadata={"description": "servers"})
+
+
+def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -> dict:
+    """The ``rent`` keys that apply to reserved or burst instances."""
+    keys = ("instance", "price_usd_per_hour", "price_annual_change", "relative_throughput",
+            "scaling_efficiency", *extra)  # fmt: skip
+    out = {k: RentSchema._declared_fields[k] for k in keys}
+    out["pricing"] = fields.String(
+        validate=validate.OneOf(pricing),
+        load_default=default,
+        metadata={"description": f"pricing model: {' or '.join(pricing)}"},
+    )
+    return out
+
+
+ReserveSchema = _Base.from_dict(
+    {
+        **_rent_keys(("reserved_1y", "reserved_3y"), "reserved_1y", ()),
+        "instances": fields.Nested(
+            CountRangeSchema, required=True, metadata={"description": "reserved instances"}
+        ),
+    },
+    name="ReserveSchema",
+)
+ReserveSchema.__doc__ = "Reserved instances (1- or 3-year terms) and the counts to consider."
+BurstSchema = _Base.from_dict(
+    _rent_keys(("on_demand", "spot"), "on_demand", ("spot_interruption_overhead",)),
+    name="BurstSchema",
+)
+BurstSchema.__doc__ = "The on-demand or spot instances that take the work left over."
+
+
+class PlanSchema(_Base):
+    """A fleet plan, version 1: which mix of owned servers, reserved instances and burst
+    capacity serves a growing, uncertain demand at least cost."""
+
+    version = _version()
+    kind = fields.String(
+        required=True, validate=validate.Equal("plan"), metadata={"description": "plan"}
+    )
+    name = _name()
+    description = _description()
+    horizon_months = _input(PlanInputs, "horizon_months", load_default=36)
+    discount_rate = _input(PlanInputs, "discount_rate", load_default=0.0)
+    tax_rate = _input(PlanInputs, "tax_rate", load_default=0.0)
+    simulation = _simulation()
+    workload = _workload()
+    demand = fields.Nested(DemandSchema, required=True, metadata={"description": "the work"})
+    own = fields.Nested(OwnSchema, required=True, metadata={"description": "one owned server"})
+    reserve = fields.Nested(
+        ReserveSchema, load_default=None, metadata={"description": "reserved instances"}
+    )
+    burst = fields.Nested(
+        BurstSchema, required=True, metadata={"description": "instances for the rest"}
+    )
+    objective = _input(PlanInputs, "objective", load_default="mean")
+    correlations = _correlations()

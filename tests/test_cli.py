@@ -53,7 +53,9 @@ def test_every_option_has_help_and_every_command_ends_with_examples(command):
 
 
 @pytest.mark.parametrize(
-    "args", [["run", str(p)] for p in EXAMPLES] + [["catalog", "gpus"], ["catalog", "instances"]]
+    "args",
+    [["plan" if p.name.startswith("plan-") else "run", str(p)] for p in EXAMPLES]
+    + [["catalog", "gpus"], ["catalog", "instances"]],
 )
 def test_tables_fit_a_100_column_terminal(args):
     out = _costmodel(*args, columns=100)

@@ -162,7 +162,10 @@ def test_bad_cli_arguments(capsys, option):
 def test_every_example_runs_and_round_trips(path):
     sc = scenarios.load_file(path)
     result = scenarios.evaluate(sc, samples=500).to_dict()
-    assert len(result["buy_tco"]["p50"]) == len(result["utilisation"])
+    if isinstance(sc, scenarios.Plan):
+        assert result["kind"] == "plan" and result["best"] in result["candidates"]
+    else:
+        assert len(result["buy_tco"]["p50"]) == len(result["utilisation"])
     assert result["verdict"]
     # the resolved scenario is itself a valid scenario with the same cache key
     again = scenarios.load_mapping(json.loads(json.dumps(result["scenario"])))

@@ -1,0 +1,291 @@
+"""Fleet planning: the cost of every mix of owned servers and reserved instances, the rest of a
+growing, uncertain demand going to on-demand or spot burst instances.
+
+Per draw, candidate (S servers, K reserved instances) and month m = 1..H, with T_srv, T_res and
+T_burst the throughput [reference GPU-hours/hour] of one server and one instance:
+
+- work W_m = W_1 (1 + g_w)^((m-1)/12); owned capacity C = 730 S T_srv, reserved V = 730 K T_res;
+- owned work A_m = min(W_m, C), reserved B_m = min(W_m - A_m, V), burst O_m = W_m - A_m - B_m
+  (served in that order); owned utilisation u_m = A_m / C;
+- cost = S * TCO_buy(0) + K * R_res + (1 - tau) sum_m d_m [k_A (1 + g_e)^((m-1)/12) A_m
+  + k_O (1 + g_b)^((m-1)/12) O_m].
+
+TCO_buy(0) is one server's TCO of the rent-versus-buy model at zero utilisation (capex, idle
+power, fixed costs, tax shield, resale); the power that grows with utilisation costs
+k_A = kW_per_u 730 PUE e / (730 T_srv) per owned reference GPU-hour, so owned energy follows each
+month's own utilisation. R_res = (1 - tau) 730 p_res sum_m d_m (1 + g_res)^((m-1)/12) over the
+months to the end of the term running at H (a reservation is owed to its end, as in the
+rent-versus-buy model). k_O = p_burst (1 + spot overhead) / T_burst. Every candidate is evaluated on
+the same draws (common random numbers), so differences between candidates are not noise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from pricing.vocabulary import RESERVATION_MONTHS
+
+from .cashflows import (
+    HOURS_PER_MONTH,
+    BuyDraws,
+    RentDraws,
+    Terms,
+    Value,
+    busy_energy_month,
+    buy_line,
+    discount_factors,
+    growth_sum,
+    term_end,
+    throughput,
+)
+from .engine import _draw, _select
+from .formatting import fmt_share
+from .inputs import PlanInputs
+from .plan_result import Candidate, CostStats, PlanResult, WorkSplit
+
+__all__ = ["FleetSimulation", "simulate_plan", "summarise_plan"]
+
+#: Elements of one chunk's (months x draws) arrays.
+_CHUNK_ELEMENTS = 2_000_000
+#: Share of worst draws averaged by the CVaR.
+_TAIL = 0.05
+
+
+@dataclass(frozen=True, eq=False)
+class FleetSimulation:
+    """Per-draw outcomes of every candidate. Shapes: C candidates, S draws.
+
+    ``servers``, ``instances`` (C,) [count]; ``cost`` (C, S) [USD, present value];
+    ``share_owned`` (C, S) [-], sum A_m / sum W_m; ``owned_utilisation`` (C, S) [-],
+    sum A_m / (H C), 0 without servers; ``cloud`` (S,) [USD], the cost of S = K = 0; ``split``
+    (3, H) [reference GPU-hours/month], the mean owned, reserved and burst work of each month for
+    the candidate at index ``split_of``.
+    """
+
+    inputs: PlanInputs
+    servers: np.ndarray
+    instances: np.ndarray
+    cost: np.ndarray
+    share_owned: np.ndarray
+    owned_utilisation: np.ndarray
+    cloud: np.ndarray
+    draws: dict[str, Value]
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """The month-major arrays and per-draw coefficients of a chunk of draws."""
+
+    work: np.ndarray  # W_m (H, n) [reference GPU-hours/month]
+    energy: np.ndarray  # d_m (1 + g_e)^((m-1)/12), (H,) or (H, n)
+    burst: np.ndarray  # d_m (1 + g_b)^((m-1)/12), (H,) or (H, n)
+    server_capacity: Value  # 730 T_srv [reference GPU-hours/month]
+    instance_capacity: Value  # 730 T_res, 0 without a reserve
+    server_cost: Value  # TCO_buy(0) of one server [USD]
+    instance_cost: Value  # R_res [USD]
+    k_owned: Value  # (1 - tau) k_A [USD/reference GPU-hour, month-1 prices]
+    k_burst: Value  # (1 - tau) k_O
+
+
+def _discounted_growth(annual_change: Value, d: np.ndarray) -> np.ndarray:
+    """d_m (1 + g)^((m - 1)/12) for m = 1..H: ``(H,)`` for a fixed g, else ``(H, n)``."""
+    g = np.asarray(annual_change, dtype=float)
+    months = np.arange(d.size) / 12.0
+    if g.ndim:
+        return (1.0 + g) ** months[:, None] * d[:, None]
+    return (1.0 + float(g)) ** months * d
+
+
+def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int) -> _Chunk:
+    h, rate, tau = inputs.horizon_months, inputs.discount_rate, inputs.tax_rate
+    d = discount_factors(rate, h)
+    own = BuyDraws.sampled(inputs.own, values, "own")
+    t_srv = throughput(
+        own.gpu_count, own.relative_throughput, own.scaling_efficiency, own.thermal_derate
+    )
+    burst = RentDraws.sampled(inputs.burst, values, "burst")
+    t_burst = throughput(burst.gpu_count, burst.relative_throughput, burst.scaling_efficiency)
+    overhead = burst.spot_interruption_overhead if burst.pricing == "spot" else 0.0
+    if inputs.reserve is None:
+        capacity, instance_cost = 0.0, 0.0
+    else:
+        res = RentDraws.sampled(inputs.reserve, values, "reserve")
+        t_res = throughput(res.gpu_count, res.relative_throughput, res.scaling_efficiency)
+        capacity = HOURS_PER_MONTH * t_res
+        end = term_end(RESERVATION_MONTHS[res.pricing], h)
+        owed = growth_sum(res.price_annual_change, rate, end)
+        instance_cost = (1.0 - tau) * HOURS_PER_MONTH * res.price_usd_per_hour * owed
+    growth = np.asarray(values["demand.annual_growth"], dtype=float)
+    work = np.empty((h, n))  # W_m = W_1 (1 + g_w)^((m - 1)/12), month-major
+    work[...] = (1.0 + growth) ** (np.arange(h)[:, None] / 12.0)
+    work *= values["demand.reference_gpu_hours_per_month"]
+    return _Chunk(
+        work=work,
+        energy=_discounted_growth(own.electricity_annual_change, d),
+        burst=_discounted_growth(burst.price_annual_change, d),
+        server_capacity=HOURS_PER_MONTH * t_srv,
+        instance_capacity=capacity,
+        server_cost=buy_line(own, Terms(h, rate, tau)).at_zero,
+        instance_cost=instance_cost,
+        k_owned=(1.0 - tau) * busy_energy_month(own) / (HOURS_PER_MONTH * t_srv),
+        k_burst=(1.0 - tau) * burst.price_usd_per_hour * (1.0 + overhead) / t_burst,
+    )
+
+
+def _weighted_sum(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """sum_m weights_m x_m per draw, for ``(H,)`` or ``(H, n)`` weights and ``(H, n)`` x."""
+    return weights @ x if weights.ndim == 1 else np.einsum("mn,mn->n", weights, x)
+
+
+def _rows(x: Value, rows: slice) -> Value:
+    return x[rows] if np.ndim(x) else x
+
+
+def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
+    """Sample every input once and evaluate every candidate on the same draws."""
+    values, _ = _draw(inputs)
+    s_lo, s_hi = inputs.servers
+    k_lo, k_hi = inputs.instances
+    servers = np.repeat(np.arange(s_lo, s_hi + 1), k_hi - k_lo + 1)
+    instances = np.tile(np.arange(k_lo, k_hi + 1), s_hi - s_lo + 1)
+    n, h = inputs.samples, inputs.horizon_months
+    cost = np.empty((servers.size, n))
+    share = np.empty((servers.size, n))
+    util = np.empty((servers.size, n))
+    cloud = np.empty(n)
+    step = max(1, _CHUNK_ELEMENTS // h)
+    for start in range(0, n, step):
+        rows = slice(start, min(n, start + step))
+        c = _chunk(inputs, {k: _rows(v, rows) for k, v in values.items()}, rows.stop - start)
+        total = c.work.sum(axis=0)
+        cloud[rows] = c.k_burst * _weighted_sum(c.burst, c.work)
+        j = 0
+        for s in range(s_lo, s_hi + 1):
+            capacity = s * np.asarray(c.server_capacity, dtype=float)
+            owned = np.minimum(c.work, capacity)  # A_m
+            owned_total = owned.sum(axis=0)
+            fixed = s * c.server_cost + c.k_owned * _weighted_sum(c.energy, owned)
+            with np.errstate(divide="ignore", invalid="ignore"):  # shares, clipped to rounding
+                share_s = np.clip(np.where(total > 0, owned_total / total, 0.0), 0.0, 1.0)
+                util_s = np.clip(owned_total / (h * capacity), 0.0, 1.0) if s else 0.0 * total
+            for k in range(k_lo, k_hi + 1):
+                rest = np.maximum(c.work - (capacity + k * np.asarray(c.instance_capacity)), 0.0)
+                burst = c.k_burst * _weighted_sum(c.burst, rest)
+                cost[j, rows] = fixed + k * c.instance_cost + burst
+                share[j, rows], util[j, rows] = share_s, util_s
+                j += 1
+    return FleetSimulation(inputs, servers, instances, cost, share, util, cloud, values)
+
+
+def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
+    """Mean owned, reserved and burst work [reference GPU-hours/month] of each month for the
+    candidate (``servers``, ``instances``)."""
+    inputs, values = sim.inputs, sim.draws
+    n, h = inputs.samples, inputs.horizon_months
+    sums = np.zeros((3, h))
+    step = max(1, _CHUNK_ELEMENTS // h)
+    for start in range(0, n, step):
+        rows = slice(start, min(n, start + step))
+        c = _chunk(inputs, {k: _rows(v, rows) for k, v in values.items()}, rows.stop - start)
+        owned = np.minimum(c.work, servers * np.asarray(c.server_capacity, dtype=float))
+        reserved = np.minimum(c.work - owned, instances * np.asarray(c.instance_capacity))
+        sums[0] += owned.sum(axis=1)
+        sums[1] += reserved.sum(axis=1)
+        sums[2] += (c.work - owned - reserved).sum(axis=1)
+    mean = sums / n
+    return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
+
+
+def _stats(cost: np.ndarray) -> CostStats:
+    """Mean, P10/P50/P90 and CVaR95 (the mean of the worst ceil(5 %) of draws) [USD]."""
+    n = cost.size
+    worst = max(1, math.ceil(_TAIL * n))
+    tail = np.partition(cost, n - worst)[n - worst :]
+    q = _select(np.array(cost))
+    return CostStats(float(cost.mean()), q["p10"], q["p50"], q["p90"], float(tail.mean()))
+
+
+def _objective(c: Candidate, objective: str) -> float:
+    return getattr(c.cost, objective)
+
+
+def _frontier(candidates: list[Candidate]) -> tuple[Candidate, ...]:
+    """Candidates that no other beats on both the mean and the P90 cost."""
+    return tuple(
+        c
+        for c in candidates
+        if not any(o.cost.mean < c.cost.mean and o.cost.p90 < c.cost.p90 for o in candidates)
+    )
+
+
+def summarise_plan(sim: FleetSimulation) -> PlanResult:
+    """Every candidate's cost statistics, the best by the objective, the frontier, all-cloud
+    and the verdict."""
+    inputs = sim.inputs
+    cloud = sim.cloud
+    candidates = []
+    for j in range(sim.servers.size):
+        candidates.append(
+            Candidate(
+                servers=int(sim.servers[j]),
+                instances=int(sim.instances[j]),
+                cost=_stats(sim.cost[j]),
+                share_owned=float(sim.share_owned[j].mean()),
+                owned_utilisation=float(sim.owned_utilisation[j].mean()),
+                prob_cheaper_than_cloud=float(np.count_nonzero(sim.cost[j] < cloud) / cloud.size),
+            )
+        )
+    best_index = min(
+        range(len(candidates)),
+        key=lambda j: (
+            _objective(candidates[j], inputs.objective),
+            candidates[j].servers,
+            candidates[j].instances,
+        ),
+    )
+    best = candidates[best_index]
+    all_cloud = Candidate(0, 0, _stats(cloud), 0.0, 0.0, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        saving = 1.0 - sim.cost[best_index] / cloud
+    saving_p50 = _select(saving)["p50"] if np.all(cloud > 0) else math.nan
+    return PlanResult(
+        candidates=tuple(candidates),
+        best=best,
+        frontier=_frontier(candidates),
+        all_cloud=all_cloud,
+        objective=inputs.objective,
+        work_split=work_split(sim, best.servers, best.instances),
+        verdict=_verdict(best, saving_p50, inputs),
+        seed=inputs.seed,
+        samples=inputs.samples,
+        method=inputs.method,
+    )
+
+
+def _verdict(best: Candidate, saving: float, inputs: PlanInputs) -> str:
+    """One sentence: the best plan and its saving against all-cloud, with its probability."""
+    burst = "spot" if inputs.burst.pricing == "spot" else "on-demand"
+    if best.servers == 0 and best.instances == 0:
+        return (
+            f"Rent everything ({burst}): no mix of owned servers and reservations considered "
+            f"beats it on the {inputs.objective} cost."
+        )
+    parts = []
+    if best.servers:
+        parts.append(f"own {best.servers} server{'s' if best.servers != 1 else ''}")
+    if best.instances:
+        parts.append(f"reserve {best.instances} instance{'s' if best.instances != 1 else ''}")
+    plan = " and ".join(parts)
+    plan = plan[0].upper() + plan[1:]
+    rest = "" if best.share_owned >= 1.0 else f" and burst the rest ({burst})"
+    if math.isnan(saving):
+        return f"{plan}{rest}."
+    if saving >= 0:
+        change = f"P50 saving {fmt_share(saving)}"
+    else:
+        change = f"P50 {fmt_share(-saving)} dearer"
+    cheaper = fmt_share(best.prob_cheaper_than_cloud)
+    return f"{plan}{rest}: {change} against all-cloud (cheaper in {cheaper} of draws)."

@@ -1,0 +1,213 @@
+"""Fleet planning: the worked example, hand-computed work splits, common random numbers, and
+agreement with the rent-versus-buy engine."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import scenarios
+from costmodel.fleet import simulate_plan, summarise_plan, work_split
+from costmodel.plan_result import PlanResult
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "scenarios" / "examples"
+PLAN = yaml.safe_load((EXAMPLES / "plan-worked-example.yaml").read_text("utf-8"))
+WORKED = yaml.safe_load((EXAMPLES / "worked-example.yaml").read_text("utf-8"))
+
+#: The worked example's table: (servers, reserved) -> (cost [USD], share owned, utilisation).
+TABLE = {
+    (0, 0): (308793.8920, 0.0, 0.0),
+    (0, 2): (275994.6453, 0.0, 0.0),
+    (1, 2): (191763.7806, 0.325131, 1.0),
+    (3, 0): (74505.5790, 0.839655, 0.860839),
+    (4, 0): (52958.7214, 0.952419, 0.732335),
+    (5, 0): (49819.9289, 0.997456, 0.613572),
+    (6, 0): (57208.4699, 1.0, 0.512614),
+}
+
+
+def _plan(**changes) -> dict:
+    doc = copy.deepcopy(PLAN)
+    for path, value in changes.items():
+        node = doc
+        *head, last = path.split("__")
+        for key in head:
+            node = node[key]
+        if value is None:
+            node.pop(last, None)
+        else:
+            node[last] = value
+    return doc
+
+
+def test_worked_example_table_and_best_plan():
+    result = scenarios.evaluate(PLAN)
+    assert isinstance(result, PlanResult)
+    for (s, k), (cost, share, util) in TABLE.items():
+        c = result.candidate(s, k)
+        # the table prints 4 decimals of cost and 6 of the shares
+        assert c.cost.mean == pytest.approx(cost, rel=1e-6, abs=5e-5), (s, k)
+        assert c.share_owned == pytest.approx(share, abs=5e-7), (s, k)
+        assert c.owned_utilisation == pytest.approx(util, abs=5e-7), (s, k)
+    assert (result.best.servers, result.best.instances) == (5, 0)
+    assert len(result.candidates) == 7 * 3
+    assert result.verdict.startswith(
+        "Own 5 servers and burst the rest (on-demand): P50 saving 84 %"
+    )
+
+
+def test_with_every_input_fixed_every_percentile_is_the_mean():
+    result = scenarios.evaluate(PLAN)
+    for c in result.candidates:
+        assert c.cost.p10 == c.cost.p50 == c.cost.p90 == c.cost.cvar95 == c.cost.mean
+        assert c.prob_cheaper_than_cloud in (0.0, 1.0)
+
+
+def test_the_work_split_when_demand_exceeds_owned_plus_reserved():
+    # Flat demand of 2000 reference GPU-hours a month. One server does 730 h * 1.71 = 1248.3,
+    # one reserved V100 730 h * 1.0 = 730, so 2000 - 1248.3 - 730 = 21.7 is burst each month.
+    plan = scenarios.load_mapping(_plan(demand__annual_growth=0.0, horizon_months=3))
+    split = work_split(simulate_plan(plan.inputs), servers=1, instances=1)
+    np.testing.assert_allclose(split.owned, [1248.3] * 3, rtol=1e-12)
+    np.testing.assert_allclose(split.reserved, [730.0] * 3, rtol=1e-12)
+    np.testing.assert_allclose(split.burst, [21.7] * 3, rtol=1e-9)
+    # With 2 servers (2496.6 h) the owned servers take everything and the reservation idles.
+    split = work_split(simulate_plan(plan.inputs), servers=2, instances=1)
+    np.testing.assert_allclose(split.owned, [2000.0] * 3)
+    np.testing.assert_allclose(split.reserved + split.burst, [0.0] * 3, atol=1e-12)
+
+
+def test_the_cost_of_a_month_of_burst_by_hand():
+    # One month, no servers, no reservation: 2000 h of V100 work at 3.06 USD/h, discounted
+    # one month at 8 %/year: 2000 * 3.06 * 1.08^(-1/12) = 6120 * 0.993607... = 6080.8751...
+    plan = scenarios.load_mapping(_plan(horizon_months=1))
+    cost = simulate_plan(plan.inputs).cost[0, 0]
+    assert cost == pytest.approx(2000 * 3.06 * 1.08 ** (-1 / 12), rel=1e-12)
+
+
+def test_common_random_numbers_make_differences_less_noisy_than_costs():
+    doc = _plan(
+        simulation={"samples": 4000, "seed": 3, "method": "lhs"},
+        demand={
+            "reference_gpu_hours_per_month": {
+                "dist": "triangular",
+                "low": 1000,
+                "mode": 2000,
+                "high": 4000,
+            },  # fmt: skip
+            "annual_growth": {"dist": "uniform", "low": 0.0, "high": 1.0},
+        },
+    )
+    doc["burst"]["price_annual_change"] = {"dist": "uniform", "low": -0.3, "high": 0.0}
+    sim = simulate_plan(scenarios.load_mapping(doc).inputs)
+    a, b = sim.cost[3 * 3], sim.cost[4 * 3]  # 3 and 4 servers, no reservation
+    assert np.std(a - b) < 0.5 * min(np.std(a), np.std(b))
+    result = summarise_plan(sim)
+    c = result.candidate(4, 0).cost
+    assert c.p10 < c.p50 < c.p90 <= c.cvar95
+    assert c.cvar95 == pytest.approx(np.sort(b)[-200:].mean(), rel=1e-12)  # worst 5 % of 4000
+
+
+def test_same_seed_same_numbers():
+    doc = _plan(simulation={"samples": 500, "seed": 9, "method": "lhs"})
+    doc["own"]["pue"] = {"dist": "uniform", "low": 1.1, "high": 1.6}
+    one, two = scenarios.evaluate(doc), scenarios.evaluate(doc)
+    assert one.to_json() == two.to_json()
+
+
+def _scenario(u: float) -> dict:
+    """The worked example's rent-versus-buy scenario at one utilisation, without rent extras."""
+    doc = copy.deepcopy(WORKED)
+    doc["utilisation"] = [u]
+    doc["rent"]["storage_usd_per_month"] = 0
+    return doc
+
+
+@pytest.mark.parametrize("u", [0.25, 0.6, 1.0])
+def test_one_server_at_constant_demand_costs_the_buy_tco(u):
+    # constant demand of u times one server's capacity: 730 h * 1.71 * u a month
+    demand = {"reference_gpu_hours_per_month": 730 * 1.71 * u, "annual_growth": 0.0}
+    plan = scenarios.evaluate(_plan(demand=demand, own__servers={"min": 0, "max": 1},
+                                    reserve=None))  # fmt: skip
+    rvb = scenarios.evaluate(_scenario(u))
+    assert plan.candidate(1, 0).cost.mean == pytest.approx(rvb.buy_tco.mean[0], rel=1e-12)
+    assert plan.candidate(1, 0).owned_utilisation == pytest.approx(u, rel=1e-12)
+    # S = 0, K = 0 is renting all the work on demand: the rent TCO at the same u
+    assert plan.candidate(0, 0).cost.mean == pytest.approx(rvb.rent_tco.mean[0], rel=1e-12)
+    assert plan.all_cloud.cost.mean == pytest.approx(rvb.rent_tco.mean[0], rel=1e-12)
+
+
+def test_frontier_holds_no_candidate_beaten_on_both_mean_and_p90():
+    doc = _plan(simulation={"samples": 2000, "seed": 1, "method": "lhs"})
+    doc["demand"]["annual_growth"] = {"dist": "uniform", "low": 0.0, "high": 1.5}
+    result = scenarios.evaluate(doc)
+    frontier = {(c.servers, c.instances) for c in result.frontier}
+    for c in result.candidates:
+        beaten = any(
+            o.cost.mean < c.cost.mean and o.cost.p90 < c.cost.p90 for o in result.candidates
+        )
+        assert ((c.servers, c.instances) in frontier) is not beaten
+    assert (result.best.servers, result.best.instances) in frontier
+
+
+@pytest.mark.parametrize("objective", ["mean", "p90", "cvar95"])
+def test_best_minimises_the_objective_ties_to_fewer_servers(objective):
+    doc = _plan(objective=objective, simulation={"samples": 1000, "seed": 2, "method": "lhs"})
+    doc["demand"]["annual_growth"] = {"dist": "uniform", "low": 0.0, "high": 1.5}
+    result = scenarios.evaluate(doc)
+    key = lambda c: (getattr(c.cost, objective), c.servers, c.instances)  # noqa: E731
+    assert result.best == min(result.candidates, key=key)
+
+
+def test_json_round_trip_and_resolved_plan_is_a_valid_plan():
+    result = scenarios.evaluate(PLAN)
+    again = PlanResult.from_dict(result.to_dict())
+    assert again.to_dict() == result.to_dict()
+    assert scenarios.load_mapping(result.scenario).key() == scenarios.load_mapping(PLAN).key()
+    assert not math.isnan(result.best.cost.mean)
+    assert {a.key for a in result.assumptions} >= {
+        "demand.annual_growth",
+        "own.pue",
+        "burst.price_usd_per_hour",
+        "reserve.price_usd_per_hour",
+    }
+
+
+@pytest.mark.parametrize(
+    ("change", "path", "words"),
+    [
+        ({"own__servers": {"min": 0, "max": 5000}}, "own.servers.max", "1000"),
+        ({"own__servers": {"min": 4, "max": 2}}, "own.servers.min", "exceeds max"),
+        ({"reserve__pricing": "on_demand"}, "reserve.pricing", "reserved_1y"),
+        (
+            {"burst__pricing": "spot", "burst__price_usd_per_hour": None},
+            "burst.price_usd_per_hour",
+            "no spot price",
+        ),  # fmt: skip
+        (
+            {"demand__reference_gpu_hours_per_month": -5},
+            "demand.reference_gpu_hours_per_month",
+            "[0, 1e+09]",
+        ),  # fmt: skip
+        ({"objective": "median"}, "objective", "mean"),
+        ({"kind": "fleet"}, "kind", "valid kinds"),
+    ],
+)
+def test_bad_plans_are_errors_at_their_key_path(change, path, words):
+    with pytest.raises(scenarios.ScenarioError) as info:
+        scenarios.load_mapping(_plan(**change))
+    errors = info.value.errors
+    assert any(e["path"] == path and words in e["message"] for e in errors), errors
+
+
+def test_candidate_counts_and_shapes():
+    sim = simulate_plan(scenarios.load_mapping(PLAN).inputs)
+    assert sim.cost.shape == (21, 1)
+    assert dataclasses.asdict(summarise_plan(sim).best)["servers"] == 5
