@@ -9,6 +9,8 @@ from typing import Any
 from flask import Flask
 from werkzeug.exceptions import InternalServerError
 
+from scenarios.store import StoreError
+
 from .catalog import blp as catalog_blp
 from .config import DEFAULTS, ENV_PREFIX, check_config
 from .errors import ApiWithErrors
@@ -16,8 +18,9 @@ from .evaluate import blp as evaluate_blp
 from .health import blp as health_blp
 from .jsonio import StrictJSONProvider
 from .openapi import register_openapi
+from .plans import blp as plans_blp
 from .runs import blp as runs_blp
-from .service import ResultCache
+from .service import ResultCache, store_unavailable
 
 __all__ = ["create_app"]
 
@@ -78,9 +81,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         Exception,
         lambda exc: api.handle_http_exception(InternalServerError(original_exception=exc)),
     )
+    # A run store that cannot be opened or does not answer is a 503 on every route using it.
+    app.register_error_handler(
+        StoreError, lambda exc: api.handle_http_exception(store_unavailable(exc))
+    )
     register_openapi(
         api, {"page_size": app.config["MAX_PAGE_SIZE"], "samples": app.config["MAX_SAMPLES"]}
     )
-    for blp in (evaluate_blp, runs_blp, catalog_blp, health_blp):
+    for blp in (evaluate_blp, plans_blp, runs_blp, catalog_blp, health_blp):
         api.register_blueprint(blp)
     return app

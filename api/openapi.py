@@ -17,34 +17,38 @@ import yaml
 from apispec import BasePlugin
 from flask_smorest import Api, Blueprint
 
-from scenarios import ScenarioSchema
+from scenarios import PlanSchema, ScenarioSchema
 from scenarios.jsonschema import distribution_components, field_schema
 
 __all__ = [
     "BEARER",
+    "PLAN_REF",
     "SCENARIO_REF",
     "error_responses",
     "register_openapi",
+    "request_body",
     "scenario_examples",
     "scenario_request_body",
 ]
 
 SCENARIO_REF = {"$ref": "#/components/schemas/Scenario"}
+PLAN_REF = {"$ref": "#/components/schemas/Plan"}
 BEARER = "bearerAuth"
 
 
-def scenario_examples() -> dict[str, dict[str, Any]]:
-    """The example scenario library as OpenAPI ``examples``, the worked example first."""
+def scenario_examples(kind: str = "scenario") -> dict[str, dict[str, Any]]:
+    """The example library's documents of ``kind`` (``scenario`` or ``plan``) as OpenAPI
+    ``examples``, each worked example first."""
     folder = resources.files("scenarios") / "examples"
     names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".yaml"))
-    names.sort(key=lambda n: n != "worked-example.yaml")
+    names.sort(key=lambda n: "worked-example" not in n)
     out: dict[str, dict[str, Any]] = {}
     for name in names:
         data = yaml.safe_load((folder / name).read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
+        if not isinstance(data, dict) or data.get("kind", "scenario") != kind:
             continue
         summary = data.get("description") or data.get("name") or name
-        if name == "worked-example.yaml":
+        if "worked-example" in name:
             summary = "The worked example: every input fixed"
         out[name.removesuffix(".yaml")] = {"summary": str(summary), "value": data}
     return out
@@ -75,6 +79,7 @@ def register_openapi(api: Api, maxima: dict[str, int]) -> None:
     for name, component in distribution_components().items():
         api.spec.components.schema(name, component=component)
     api.spec.components.schema("Scenario", schema=ScenarioSchema)
+    api.spec.components.schema("Plan", schema=PlanSchema)
     api.spec.components.security_scheme(
         BEARER,
         {
@@ -86,13 +91,20 @@ def register_openapi(api: Api, maxima: dict[str, int]) -> None:
     )
 
 
-def scenario_request_body(description: str) -> dict[str, Any]:
-    """The OpenAPI ``requestBody``: a version-1 scenario, with the example library."""
+def request_body(description: str, schema: dict[str, Any], *kinds: str) -> dict[str, Any]:
+    """The OpenAPI ``requestBody``: a document of ``schema`` with the example library's
+    documents of ``kinds``."""
+    examples = {k: v for kind in kinds for k, v in scenario_examples(kind).items()}
     return {
         "required": True,
         "description": description,
-        "content": {"application/json": {"schema": SCENARIO_REF, "examples": scenario_examples()}},
+        "content": {"application/json": {"schema": schema, "examples": examples}},
     }
+
+
+def scenario_request_body(description: str) -> dict[str, Any]:
+    """The OpenAPI ``requestBody``: a version-1 scenario, with the example library."""
+    return request_body(description, SCENARIO_REF, "scenario")
 
 
 def error_responses(blp: Blueprint, *codes: int) -> Callable[[Any], Any]:

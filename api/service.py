@@ -7,26 +7,30 @@ import logging
 import threading
 from collections import OrderedDict
 
-from flask import Flask, current_app
+from flask import Flask, current_app, request
 from flask_smorest import abort
+from werkzeug.exceptions import HTTPException, ServiceUnavailable
 
+from costmodel.plan_result import PlanResult
 from costmodel.result import Result
 from pricing import load_catalog
-from scenarios import Scenario, ScenarioError, evaluate, load_mapping
+from scenarios import Plan, Scenario, ScenarioError, evaluate, load_mapping
 from scenarios.store import RunStore, StoreError
 
 from .jsonio import parse_json_body, request_body, require_json_content_type
 
-__all__ = ["ResultCache", "evaluate_body", "get_store"]
+__all__ = ["ResultCache", "evaluate_body", "get_store", "store_unavailable"]
 
 _log = logging.getLogger("api")
 _STORE_LOCK = threading.Lock()
+_RETRY_AFTER_S = 5  # [s] suggested to clients of a 503
 
 
 def get_store(app: Flask | None = None) -> RunStore:
     """The app's :class:`RunStore`, opened on first use at ``COSTMODEL_DB``.
 
-    A store that cannot be opened is answered 503 (and retried on the next request).
+    A store that cannot be opened raises :class:`StoreError`, which the app answers 503 (see
+    :func:`store_unavailable`); the next request tries again.
     """
     app = app or current_app._get_current_object()  # type: ignore[attr-defined]
     state = app.extensions["costmodel"]
@@ -35,25 +39,40 @@ def get_store(app: Flask | None = None) -> RunStore:
         return store
     with _STORE_LOCK:
         if state.get("store") is None:
-            try:
-                state["store"] = RunStore(app.config.get("DB"))
-            except StoreError as exc:
-                _log.error("run store unavailable: %s", exc)
-                abort(503, message="the run store is unavailable; see the server log")
+            state["store"] = RunStore(app.config.get("DB"), pool_size=app.config["DB_POOL_SIZE"])
         return state["store"]
 
 
-def _check_limits(scenario: Scenario, samples: int | None) -> None:
+def store_unavailable(exc: StoreError) -> HTTPException:
+    """The 503 answering a request that needed the run store while it fails.
+
+    The cause (with the database's location) goes to the log only; the client is told to retry.
+    """
+    _log.error("run store unavailable on %s %s: %s", request.method, request.path, exc)
+    error = ServiceUnavailable()
+    error.data = {  # type: ignore[attr-defined]  # read by ApiWithErrors, as abort() sets it
+        "message": "the run store is unavailable, so the request was not completed; try again "
+        "later",
+        "headers": {"Retry-After": str(_RETRY_AFTER_S)},
+    }
+    return error
+
+
+def _check_limits(document: Scenario | Plan, samples: int | None) -> None:
     """422 naming the limit when the request asks for more work than the service allows.
 
-    Work [draw-level-months] = samples x utilisation levels x horizon months bounds the time a
+    Work = samples x utilisation levels (a plan: candidates) x horizon months bounds the time a
     request can hold a worker.
     """
     config = current_app.config
-    wanted = scenario.samples if samples is None else samples
-    horizon = scenario.resolved.inputs.horizon_months
-    levels = len(scenario.resolved.inputs.utilisation)
-    checks = (
+    wanted = document.samples if samples is None else samples
+    if isinstance(document, Plan):
+        horizon, width = document.inputs.horizon_months, document.inputs.candidates
+        what, where = "candidates", "own.servers"
+    else:
+        horizon = document.resolved.inputs.horizon_months
+        width, what, where = len(document.resolved.inputs.utilisation), "levels", "utilisation"
+    checks = [
         (
             "simulation.samples" if samples is None else "query.samples",
             wanted,
@@ -61,14 +80,15 @@ def _check_limits(scenario: Scenario, samples: int | None) -> None:
             "samples per request",
         ),
         ("horizon_months", horizon, "MAX_HORIZON", "months"),
-        ("utilisation", levels, "MAX_LEVELS", "utilisation levels"),
         (
-            "simulation.samples",
-            wanted * levels * horizon,
+            where,
+            wanted * width * horizon,
             "MAX_WORK",
-            "draw-level-months (samples x levels x months)",
+            f"draw-{what[:-1]}-months (samples x {what} x months)",
         ),
-    )
+    ]
+    if not isinstance(document, Plan):
+        checks.insert(2, ("utilisation", width, "MAX_LEVELS", "utilisation levels"))
     problems = [
         {
             "path": path,
@@ -98,10 +118,10 @@ class ResultCache:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[str, Result] = OrderedDict()
+        self._items: OrderedDict[str, Result | PlanResult] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> Result | None:
+    def get(self, key: str) -> Result | PlanResult | None:
         """The cached result for ``key``, or ``None``."""
         if self.size <= 0:
             return None
@@ -111,7 +131,7 @@ class ResultCache:
                 self._items.move_to_end(key)
             return result
 
-    def put(self, keys: tuple[str, ...], result: Result) -> None:
+    def put(self, keys: tuple[str, ...], result: Result | PlanResult) -> None:
         """Remember ``result`` under every key of ``keys``, evicting the least recently used."""
         if self.size <= 0:
             return
@@ -127,16 +147,22 @@ def _cache() -> ResultCache:
     return current_app.extensions["costmodel"]["cache"]
 
 
-def _scenario(data: object) -> Scenario:
-    """The scenario of a request body; 422 with every key path when it cannot be run."""
+#: Where each kind of document is evaluated.
+_ROUTES = {"scenario": "/v1/evaluate", "plan": "/v1/plans"}
+
+
+def _document(data: object, kind: str | None) -> Scenario | Plan:
+    """The scenario or plan of a request body; 422 with every key path when it cannot be run,
+    or when it is not of ``kind`` (``None``: either)."""
     try:
-        return load_mapping(data, source="<request>")
+        document = load_mapping(data, source="<request>")
     except ScenarioError as exc:
         count = len(exc.errors)
         shown = "; ".join(f"{e['path'] or '(body)'}: {e['message']}" for e in exc.errors[:5])
         abort(
             422,
-            message=f"the scenario is invalid ({count} problem{'s' if count != 1 else ''}): "
+            message=f"the {kind or 'document'} is invalid "
+            f"({count} problem{'s' if count != 1 else ''}): "
             + shown
             + (" ..." if count > 5 else ""),
             errors=exc.errors,
@@ -147,14 +173,22 @@ def _scenario(data: object) -> Scenario:
         _log.warning("scenario validation overflowed: %r", exc)
         message = f"a number is out of the range the model handles: {exc}"
         abort(422, message=message, errors=[{"path": "", "message": message}])
+    found = "plan" if isinstance(document, Plan) else "scenario"
+    if kind is not None and found != kind:
+        message = f"the body is a {found}; POST it to {_ROUTES[found]}"
+        abort(422, message=message, errors=[{"path": "kind", "message": message}])
+    return document
 
 
-def evaluate_body(samples: int | None = None, seed: int | None = None) -> tuple[Result, bool]:
-    """Validate the JSON body as a scenario, check the limits and evaluate it.
+def evaluate_body(
+    samples: int | None = None, seed: int | None = None, kind: str | None = "scenario"
+) -> tuple[Result | PlanResult, bool]:
+    """Validate the JSON body as a scenario or plan (``kind``; ``None``: either), check the
+    limits and evaluate it.
 
-    ``samples`` [draws] and ``seed`` override the scenario's ``simulation`` block. Returns the
-    result and whether it came from the :class:`ResultCache`. An invalid scenario is answered
-    422 with every key path.
+    ``samples`` [draws] and ``seed`` override the ``simulation`` block. Returns the result and
+    whether it came from the :class:`ResultCache`. An invalid body is answered 422 with every
+    key path.
     """
     require_json_content_type()
     raw = request_body()
@@ -163,18 +197,19 @@ def evaluate_body(samples: int | None = None, seed: int | None = None) -> tuple[
     body_key = (
         "body:"
         + hashlib.sha256(
-            b"%s\0%s\0%s\0%s" % (str(samples).encode(), str(seed).encode(), version.encode(), raw)
+            b"%s\0%s\0%s\0%s\0%s"
+            % (str(samples).encode(), str(seed).encode(), str(kind).encode(), version.encode(), raw)
         ).hexdigest()
     )
     result = cache.get(body_key)
     if result is not None:
         return result, True
-    scenario = _scenario(parse_json_body(raw))
-    _check_limits(scenario, samples)
-    scenario_key = "scenario:" + scenario.key(samples, seed)
-    result = cache.get(scenario_key)
+    document = _document(parse_json_body(raw), kind)
+    _check_limits(document, samples)
+    document_key = "document:" + document.key(samples, seed)
+    result = cache.get(document_key)
     hit = result is not None
     if result is None:
-        result = evaluate(scenario, samples=samples, seed=seed)
-    cache.put((body_key, scenario_key), result)
+        result = evaluate(document, samples=samples, seed=seed)
+    cache.put((body_key, document_key), result)
     return result, hit

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from marshmallow import ValidationError, fields, post_load, pre_load, validate, validates_schema
 
-from .result import SCHEMA_VERSION, Advice, Assumption, CatalogRef
+from .result import SCHEMA_VERSION, Advice, Assumption, CatalogRef, Result
 from .result_schema import (
     _NOT_A_NUMBER,
     _UNSUPPORTED,
@@ -30,7 +30,14 @@ from .result_schema import (
 )
 from .sampling import METHODS
 
-__all__ = ["Candidate", "CostStats", "PlanResult", "PlanResultSchema", "WorkSplit"]
+__all__ = [
+    "Candidate",
+    "CostStats",
+    "PlanResult",
+    "PlanResultSchema",
+    "WorkSplit",
+    "result_from_dict",
+]
 
 #: The ``kind`` of a plan and of its result.
 KIND = "plan"
@@ -219,3 +226,11 @@ class PlanResultSchema(_Strict):
         for key in ("candidates", "frontier", "warnings", "assumptions"):
             data[key] = tuple(data[key])
         return PlanResult(**data)
+
+
+def result_from_dict(data: Any) -> Result | PlanResult:
+    """Validate and load either JSON result: a plan's (``kind: plan``) or a rent-versus-buy
+    scenario's (no ``kind``); raises ``marshmallow.ValidationError``."""
+    if isinstance(data, Mapping) and data.get("kind") == KIND:
+        return PlanResult.from_dict(data)
+    return Result.from_dict(data)

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -211,3 +214,94 @@ def test_candidate_counts_and_shapes():
     sim = simulate_plan(scenarios.load_mapping(PLAN).inputs)
     assert sim.cost.shape == (21, 1)
     assert dataclasses.asdict(summarise_plan(sim).best)["servers"] == 5
+
+
+# --------------------------------------------------------------------------- surfaces
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    from api import create_app
+
+    app = create_app({"TESTING": True, "DB": str(tmp_path / "runs.sqlite3"), "API_KEYS": ""})
+    return app.test_client()
+
+
+def _error(response, code: int) -> dict:
+    assert response.status_code == code, response.data[:300]
+    body = response.get_json()
+    assert set(body) == {"code", "status", "message", "errors"} and body["code"] == code
+    return body
+
+
+def test_post_plans_evaluates_a_plan(client):
+    response = client.post("/v1/plans?samples=1", json=PLAN)
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["kind"] == "plan" and body["best"]["servers"] == 5
+    assert body == scenarios.evaluate(PLAN).to_dict()
+
+
+def test_each_kind_has_its_route(client):
+    body = _error(client.post("/v1/evaluate", json=PLAN), 422)
+    assert body["errors"] == [
+        {"path": "kind", "message": "the body is a plan; POST it to /v1/plans"}
+    ]
+    body = _error(client.post("/v1/plans", json=WORKED), 422)
+    assert "POST it to /v1/evaluate" in body["errors"][0]["message"]
+
+
+def test_a_plan_beyond_the_work_limit_is_422(client):
+    doc = _plan(own__servers={"min": 0, "max": 100}, simulation={"samples": 200_000})
+    body = _error(client.post("/v1/plans", json=doc), 422)
+    assert body["errors"][0]["path"] == "own.servers"
+    assert "samples x candidates x months" in body["errors"][0]["message"]
+
+
+def test_plans_are_stored_as_runs(client):
+    created = client.post("/v1/runs", json=PLAN)
+    assert created.status_code == 201
+    run = client.get(created.headers["Location"]).get_json()
+    assert run["result"]["kind"] == "plan" and run["result"]["best"]["servers"] == 5
+    assert run["name"] == "plan-worked-example"
+    listed = client.get("/v1/runs").get_json()
+    assert [item["id"] for item in listed["items"]] == [run["id"]]
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        ({"own__servers": {"min": 0, "max": 5000}}, "own.servers.max"),
+        ({"reserve__pricing": "on_demand"}, "reserve.pricing"),
+        ({"demand__reference_gpu_hours_per_month": -5}, "demand.reference_gpu_hours_per_month"),
+    ],
+)
+def test_bad_plans_are_422_over_http_and_exit_2_on_the_cli(client, tmp_path, change, path):
+    doc = _plan(**change)
+    body = _error(client.post("/v1/plans", json=doc), 422)
+    assert path in [e["path"] for e in body["errors"]]
+    file = tmp_path / "bad-plan.yaml"
+    file.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "cli", "plan", str(file)], capture_output=True, text=True, cwd=ROOT
+    )
+    assert out.returncode == 2 and f"{path}:" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_costmodel_plan_prints_the_candidates_and_json(tmp_path):
+    example = str(EXAMPLES / "plan-worked-example.yaml")
+    out = subprocess.run(
+        [sys.executable, "-m", "cli", "plan", example], capture_output=True, text=True, cwd=ROOT
+    )
+    assert out.returncode == 0 and "Own 5 servers" in out.stdout and "best" in out.stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "cli", "plan", example, "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert PlanResult.from_dict(json.loads(out.stdout)).best.servers == 5
+    wrong = subprocess.run(
+        [sys.executable, "-m", "cli", "run", example], capture_output=True, text=True, cwd=ROOT
+    )
+    assert wrong.returncode == 2 and "costmodel plan" in wrong.stderr

@@ -16,12 +16,12 @@ from flask_smorest import Blueprint, abort
 
 from costmodel import reports
 from costmodel.formatting import slug
-from costmodel.result import Result
+from costmodel.plan_result import result_from_dict
 from scenarios.store import RunRecord
 
 from ..auth import require_owner
 from ..evaluate.resources import LIMITS_TEXT
-from ..openapi import BEARER, error_responses, scenario_request_body
+from ..openapi import BEARER, PLAN_REF, SCENARIO_REF, error_responses, request_body
 from ..service import evaluate_body, get_store
 from .schemas import (
     REPORT_MEDIA_TYPES,
@@ -61,7 +61,8 @@ def _links(run_id: str) -> dict[str, str]:
 
 
 def _full(record: RunRecord) -> dict[str, Any]:
-    """A stored run as :class:`RunSchema` dumps it: the result loaded back into a Result."""
+    """A stored run as :class:`RunSchema` dumps it: the result loaded back into a Result (or a
+    PlanResult)."""
     return {
         "id": record.id,
         "name": record.name,
@@ -71,7 +72,7 @@ def _full(record: RunRecord) -> dict[str, Any]:
         "created_at": record.created_at,
         "updated_at": record.updated_at,
         "scenario": record.scenario,
-        "result": Result.from_dict(record.result),
+        "result": result_from_dict(record.result),
         "links": _links(record.id),
     }
 
@@ -108,13 +109,18 @@ def _record_or_404(run_id: str) -> RunRecord:
     description=LIMITS_TEXT
     + " The run keeps the resolved scenario, the result, seed, samples, catalog version and "
     "timestamps; every POST stores a new run under a new unguessable id.",
-    requestBody=scenario_request_body("A version-1 scenario"),
+    requestBody=request_body(
+        "A version-1 scenario, or a plan (kind: plan)",
+        {"oneOf": [SCENARIO_REF, PLAN_REF]},
+        "scenario",
+        "plan",
+    ),
     security=_SECURITY,
 )
 def create_run(samples: int | None = None, seed: int | None = None) -> Any:
     """Evaluate the scenario of the body and store it with its result."""
     owner = require_owner()
-    result, _ = evaluate_body(samples=samples, seed=seed)
+    result, _ = evaluate_body(samples=samples, seed=seed, kind=None)
     record = get_store().add(
         scenario=dict(result.scenario),
         result=result.to_dict(),
@@ -195,7 +201,7 @@ _REPORT_DOC = {
 def get_report(run_id: str, format: str = "html") -> Response:
     """The run's report rendered by :func:`costmodel.reports.render`."""
     record = _record_or_404(run_id)
-    body = reports.render(Result.from_dict(record.result), format)
+    body = reports.render(result_from_dict(record.result), format)
     response = Response(
         body,
         status=200,

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
 
+from marshmallow import Schema, ValidationError, fields, validate
+
+from costmodel.plan_result import PlanResult, PlanResultSchema, result_from_dict
 from costmodel.reports import FORMATS
 
 from ..evaluate.schemas import EvaluateQuerySchema, ResultSchema
@@ -62,6 +65,26 @@ class RunSummarySchema(Schema):
     links = fields.Nested(LinksSchema, required=True)
 
 
+class AnyResult(fields.Field):
+    """A run's result: a rent-versus-buy :class:`~costmodel.result.Result` or a
+    :class:`~costmodel.plan_result.PlanResult`, each in its own JSON form."""
+
+    def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> Any:
+        schema = PlanResultSchema() if isinstance(value, PlanResult) else ResultSchema()
+        return schema.dump(value)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        try:
+            return result_from_dict(value)
+        except ValidationError as exc:
+            raise ValidationError(exc.messages) from None
+
+    def json_schema(self, openapi: tuple[int, int]) -> dict[str, Any]:
+        """The OpenAPI schema: one of the two result components (named by their schemas)."""
+        refs = ("#/components/schemas/Result", "#/components/schemas/PlanResult")
+        return {"oneOf": [{"$ref": ref} for ref in refs]}
+
+
 class RunSchema(Schema):
     """A stored run: the resolved scenario, the result, seed, samples, catalog and timestamps."""
 
@@ -75,7 +98,7 @@ class RunSchema(Schema):
     scenario = fields.Dict(
         required=True, metadata={"description": "the resolved scenario that was run"}
     )
-    result = fields.Nested(ResultSchema, required=True)
+    result = AnyResult(required=True, metadata={"description": "a scenario's or a plan's result"})
     links = fields.Nested(LinksSchema, required=True)
 
 
