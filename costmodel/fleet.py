@@ -282,10 +282,15 @@ def _verdict(best: Candidate, saving: float, inputs: PlanInputs) -> str:
     plan = plan[0].upper() + plan[1:]
     rest = "" if best.share_owned >= 1.0 else f" and burst the rest ({burst})"
     if math.isnan(saving):
-        return f"{plan}{rest}."
+        return f"{plan}{rest}."  # no work to compare against
     if saving >= 0:
         change = f"P50 saving {fmt_share(saving)}"
     else:
         change = f"P50 {fmt_share(-saving)} dearer"
     cheaper = fmt_share(best.prob_cheaper_than_cloud)
-    return f"{plan}{rest}: {change} against all-cloud (cheaper in {cheaper} of draws)."
+    edge = ""
+    if 0 < inputs.servers[1] == best.servers:
+        edge = " It owns the most servers considered: raise own.servers.max to see if more pay."
+    elif inputs.reserve is not None and 0 < inputs.instances[1] == best.instances:
+        edge = " It reserves the most instances considered: raise reserve.instances.max."
+    return f"{plan}{rest}: {change} against all-cloud (cheaper in {cheaper} of draws).{edge}"

@@ -305,3 +305,10 @@ def test_costmodel_plan_prints_the_candidates_and_json(tmp_path):
         [sys.executable, "-m", "cli", "run", example], capture_output=True, text=True, cwd=ROOT
     )
     assert wrong.returncode == 2 and "costmodel plan" in wrong.stderr
+
+
+def test_a_best_plan_at_the_edge_of_the_range_says_so():
+    result = scenarios.evaluate(_plan(own__servers={"min": 0, "max": 4}))
+    assert result.best.servers == 4  # costs still fall at 4 servers (the table: 5 is best)
+    assert "raise own.servers.max" in result.verdict
+    assert "raise" not in scenarios.evaluate(PLAN).verdict
