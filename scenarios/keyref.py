@@ -21,6 +21,7 @@ from .schema import (
     BoundRange,
     Correlation,
     DistField,
+    PlanSchema,
     Ref,
     ScenarioSchema,
     Utilisation,
@@ -41,6 +42,7 @@ _DEFAULT_TEXT = {
     "rent.instance.interconnect": "`pcie-x16`",
     "rent.committed_instances": "reserved pricing: ceil(T_own / T_inst), enough instances for "
     "the owned work at u = 1",
+    "demand.annual_growth": "`0`: no growth",
 }
 _SECTIONS = {
     "": "Top level",
@@ -52,6 +54,20 @@ _SECTIONS = {
     "rent.instance": "`rent.instance` as an inline mapping (an instance the catalog lacks)",
     "utilisation": "`utilisation` as a mapping",
 }
+#: The sections of a plan (``kind: plan``); its mappings shared with scenarios are not repeated.
+_PLAN_SECTIONS = {
+    "": "Plan: top level",
+    "demand": "Plan `demand`: the work to plan for",
+    "own": "Plan `own`: one owned server (the keys of `buy`) and the counts considered",
+    "own.servers": "Plan `own.servers`, `reserve.instances`: candidate counts",
+    "reserve": "Plan `reserve`: reserved instances (the keys of `rent` that apply)",
+    "burst": "Plan `burst`: the instances that take the rest (the keys of `rent` that apply)",
+}
+#: Plan sections whose keys mean what the scenario's do, and where the defaults come from.
+_PLAN_AS = {"own": "buy", "reserve": "rent", "burst": "rent"}
+#: Mappings a plan shares with scenarios, documented there.
+_PLAN_SHARED = {"simulation", "workload", "own.gpu", "reserve.instance", "burst.instance",
+                "reserve.instances"}  # fmt: skip
 _SOURCES = {src.key: src for src in SOURCES}
 _HEADER = "| key | type | unit | range | default | meaning |"
 
@@ -117,6 +133,11 @@ def _meaning(field: fields.Field, unit: str) -> str:
 
 
 def _default(key: str, field: fields.Field) -> str:
+    head, _, rest = key.partition(".")
+    if head in _PLAN_AS and rest and not rest.startswith(("servers", "instances")):
+        side = _PLAN_AS[head]
+        text = _default(f"{side}.{rest}", field)
+        return text.replace(f"`{side}.", f"`{head}.")
     if key in _SOURCES:
         src = _SOURCES[key]
         origin = src.origin.format(**DOC_LABELS)
@@ -158,23 +179,31 @@ def _children(field: fields.Field) -> Schema | None:
 _SAME_AS = {"rent.instance.gpu": "buy.gpu"}
 
 
-def _walk(schema: Schema, prefix: str) -> Iterator[tuple[str, str, fields.Field]]:
+def _walk(
+    schema: Schema, prefix: str, shared: frozenset[str] = frozenset()
+) -> Iterator[tuple[str, str, fields.Field]]:
     """(section, key path, field) for every key; each nested mapping is a section of its own
-    after its parent's section."""
+    after its parent's section, except those in ``shared`` (documented elsewhere)."""
     nested = []
     for name, field in schema.fields.items():
         key = f"{prefix}.{name}" if prefix else name
         yield prefix, key, field
         child = _children(field)
-        if child is not None and key not in _SAME_AS:
+        if child is not None and key not in _SAME_AS and key not in shared:
             nested.append((key, child))
     for key, child in nested:
-        yield from _walk(child, key)
+        yield from _walk(child, key, shared)
+
+
+def _documents() -> Iterator[tuple[dict[str, str], str, str, fields.Field]]:
+    yield from ((_SECTIONS, *row) for row in _walk(ScenarioSchema(), ""))
+    plan = _walk(PlanSchema(), "", frozenset(_PLAN_SHARED))
+    yield from ((_PLAN_SECTIONS, *row) for row in plan)
 
 
 def schema_keys() -> list[str]:
-    """Every key path of the scenario format (nested mappings included)."""
-    return [key for _, key, _ in _walk(ScenarioSchema(), "")]
+    """Every key path of the scenario and plan formats (nested mappings included)."""
+    return list(dict.fromkeys(key for _, _, key, _ in _documents()))
 
 
 def key_reference() -> str:
@@ -182,10 +211,10 @@ def key_reference() -> str:
     :data:`END`."""
     out = [BEGIN]
     section = None
-    for sec, key, field in _walk(ScenarioSchema(), ""):
-        if sec != section:
-            section = sec
-            out += ["", f"### {_SECTIONS[sec]}", ""]
+    for titles, sec, key, field in _documents():
+        if (titles[sec], sec) != section:
+            section = (titles[sec], sec)
+            out += ["", f"### {titles[sec]}", ""]
             out += [
                 "| key | type | unit | range | default | meaning |",
                 "|---|---|---|---|---|---|",
