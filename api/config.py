@@ -6,10 +6,15 @@ Environment variables are read with Flask's ``config.from_prefixed_env("COSTMODE
 Every limit is named in the 4xx message it causes, so a client can tell which setting refused
 the request.
 
+``DB`` is a SQLite file path (also ``sqlite:///PATH``) or a ``postgresql://`` URL (the
+``postgres`` extra); any other form stops the server at start-up. ``DB_POOL_SIZE`` bounds the
+PostgreSQL connections of each worker process; SQLite ignores it.
+
 ======================= ================================== ==================================
 app config key          environment variable               default
 ======================= ================================== ==================================
 ``DB``                  ``COSTMODEL_DB``                   per-user data directory
+``DB_POOL_SIZE``        ``COSTMODEL_DB_POOL_SIZE``         4 [connections per process]
 ``API_KEYS``            ``COSTMODEL_API_KEYS``             none (an open service)
 ``MAX_CONTENT_LENGTH``  ``COSTMODEL_MAX_CONTENT_LENGTH``   1 MiB [byte]
 ``MAX_SAMPLES``         ``COSTMODEL_MAX_SAMPLES``          200,000 [draws per request]
@@ -28,6 +33,7 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from costmodel.inputs import MAX_LEVELS, ModelInputs, input_fields
+from scenarios.store import DEFAULT_POOL_SIZE, parse_location
 
 __all__ = ["DEFAULTS", "ENV_PREFIX", "check_config", "parse_api_keys"]
 
@@ -44,6 +50,7 @@ DEFAULTS: dict[str, int] = {
     "MAX_WORK": 500_000_000,
     "MAX_PAGE_SIZE": 100,
     "RESULT_CACHE": 128,
+    "DB_POOL_SIZE": DEFAULT_POOL_SIZE,
 }
 _MINIMA = {"RESULT_CACHE": 0}
 _CEILINGS = {"MAX_HORIZON": int(_HORIZON.high), "MAX_LEVELS": MAX_LEVELS}
@@ -84,8 +91,9 @@ def _checked_int(key: str, value: Any) -> int:
 def check_config(config: MutableMapping[str, Any], overrides: Mapping[str, Any]) -> None:
     """Apply ``overrides`` and normalise the settings in place.
 
-    Raises ``ValueError`` naming the setting when a limit is not a valid integer or the keys are
-    not strings, so a misconfigured server fails at start-up.
+    Raises ``ValueError`` naming the setting when a limit is not a valid integer, the keys are
+    not strings or the run store location is not a supported form (or needs a driver that is
+    not installed), so a misconfigured server fails at start-up. Nothing is opened.
     """
     config.update(overrides)
     for key in DEFAULTS:
@@ -93,4 +101,8 @@ def check_config(config: MutableMapping[str, Any], overrides: Mapping[str, Any])
     db = config.get("DB")
     db = os.fspath(db) if isinstance(db, os.PathLike) else db
     config["DB"] = str(db).strip() if db is not None and str(db).strip() else None
+    try:
+        parse_location(config["DB"])
+    except ValueError as exc:
+        raise ValueError(f"{ENV_PREFIX}_DB: {exc}") from None
     config["API_KEYS"] = parse_api_keys(config.get("API_KEYS"))

@@ -7,8 +7,9 @@ import copy
 import hashlib
 import json
 import logging
-import sqlite3
+import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from flask.testing import FlaskClient
 
 import api.service
 from api import create_app
+from tests import backends
 from tests.helpers import KEY_PATH_CASES
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
@@ -51,6 +53,26 @@ def app(tmp_path: Path) -> Flask:
 @pytest.fixture
 def client(app: Flask) -> FlaskClient:
     return app.test_client()
+
+
+def close_store(app: Flask) -> None:
+    """Close the app's run store if a request opened it (PostgreSQL: its pool)."""
+    store = app.extensions["costmodel"]["store"]
+    if store is not None:
+        store.close()
+
+
+@pytest.fixture
+def store_app(tmp_path: Path, store_location: str) -> Iterator[Flask]:
+    """An app on each run-store backend."""
+    app = make_app(tmp_path, DB=store_location)
+    yield app
+    close_store(app)
+
+
+@pytest.fixture
+def store_client(store_app: Flask) -> FlaskClient:
+    return store_app.test_client()
 
 
 def scenario(**changes: Any) -> dict[str, Any]:
@@ -132,7 +154,8 @@ def test_evaluate_accepts_a_json_content_type_with_charset(client: FlaskClient) 
 # --------------------------------------------------------------------------- runs
 
 
-def test_create_run_stores_and_returns_it(client: FlaskClient, app: Flask) -> None:
+def test_create_run_stores_and_returns_it(store_client: FlaskClient, store_location: str) -> None:
+    client = store_client
     response = client.post("/v1/runs?seed=9", json=WORKED)
     assert response.status_code == 201
     run = response.get_json()
@@ -152,17 +175,18 @@ def test_create_run_stores_and_returns_it(client: FlaskClient, app: Flask) -> No
     fetched = client.get(response.headers["Location"])
     assert fetched.status_code == 200
     assert fetched.get_json() == run
-    with sqlite3.connect(app.config["DB"]) as db:
-        assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1
+    assert backends.query(store_location, "SELECT COUNT(*) FROM runs") == [(1,)]
 
 
-def test_every_post_stores_a_new_run(client: FlaskClient) -> None:
+def test_every_post_stores_a_new_run(store_client: FlaskClient) -> None:
+    client = store_client
     ids = {client.post("/v1/runs", json=WORKED).get_json()["id"] for _ in range(3)}
     assert len(ids) == 3
     assert client.get("/v1/runs").get_json()["total"] == 3
 
 
-def test_list_runs_is_paged_newest_first(client: FlaskClient) -> None:
+def test_list_runs_is_paged_newest_first(store_client: FlaskClient) -> None:
+    client = store_client
     created = [
         client.post("/v1/runs", json=scenario(name=f"run-{i}")).get_json()["id"] for i in range(5)
     ]
@@ -200,7 +224,8 @@ def test_list_runs_bad_paging_is_400(client: FlaskClient) -> None:
         ("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
     ],
 )
-def test_report_formats(client: FlaskClient, fmt: str, content_type: str) -> None:
+def test_report_formats(store_client: FlaskClient, fmt: str, content_type: str) -> None:
+    client = store_client
     run = client.post("/v1/runs", json=WORKED).get_json()
     response = client.get(f"/v1/runs/{run['id']}/report?format={fmt}")
     assert response.status_code == 200
@@ -216,13 +241,15 @@ def test_report_formats(client: FlaskClient, fmt: str, content_type: str) -> Non
         assert b"7996" in data  # TCO_buy at u = 0
 
 
-def test_report_default_format_is_html(client: FlaskClient) -> None:
+def test_report_default_format_is_html(store_client: FlaskClient) -> None:
+    client = store_client
     run = client.post("/v1/runs", json=WORKED).get_json()
     response = client.get(run["links"]["report"])
     assert response.status_code == 200 and response.mimetype == "text/html"
 
 
-def test_report_unknown_format_is_400_listing_the_valid_ones(client: FlaskClient) -> None:
+def test_report_unknown_format_is_400_listing_the_valid_ones(store_client: FlaskClient) -> None:
+    client = store_client
     run = client.post("/v1/runs", json=WORKED).get_json()
     body = assert_error(client.get(f"/v1/runs/{run['id']}/report?format=pdf"), 400)
     assert paths(body) == {"query.format"}
@@ -230,7 +257,8 @@ def test_report_unknown_format_is_400_listing_the_valid_ones(client: FlaskClient
         assert fmt in body["message"]
 
 
-def test_unknown_run_is_404(client: FlaskClient) -> None:
+def test_unknown_run_is_404(store_client: FlaskClient) -> None:
+    client = store_client
     assert paths(assert_error(client.get("/v1/runs/no-such-run"), 404)) == {"run_id"}
     assert_error(client.get("/v1/runs/no-such-run/report?format=csv"), 404)
 
@@ -262,17 +290,12 @@ def test_catalog_instances(client: FlaskClient) -> None:
     assert_error(client.get("/v1/catalog/instances/aws/p9.huge"), 404)
 
 
-def test_health(client: FlaskClient) -> None:
+def test_health(store_client: FlaskClient) -> None:
+    client = store_client
     response = client.get("/health")
     assert response.status_code == 200
     body = response.get_json()
     assert body["status"] == "ok" and body["store"] == "ok" and body["catalog"]["version"]
-
-
-def test_health_is_503_when_the_store_cannot_open(tmp_path: Path) -> None:
-    broken = make_app(tmp_path, DB=str(tmp_path))  # a directory, not a file
-    body = assert_error(broken.test_client().get("/health"), 503)
-    assert str(tmp_path) not in body["message"]  # no server paths leak
 
 
 def test_openapi_documents_the_custom_scenario_fields(client: FlaskClient) -> None:
@@ -338,7 +361,8 @@ def test_malformed_json_is_400(client: FlaskClient, text: str) -> None:
     assert paths(body) == {""}
 
 
-def test_nan_inside_a_valid_scenario_is_400(client: FlaskClient) -> None:
+def test_nan_inside_a_valid_scenario_is_400(store_client: FlaskClient) -> None:
+    client = store_client
     text = json.dumps(WORKED).replace('"pue": 1.3', '"pue": NaN')
     assert "NaN" in text
     body = assert_error(client.post("/v1/runs", data=text, content_type="application/json"), 400)
@@ -481,14 +505,17 @@ def test_schema_bounds_on_horizon_and_grid(client: FlaskClient) -> None:
     assert paths(err) == {"utilisation"} and "101" in err["message"]
 
 
-def test_invalid_limit_setting_fails_at_start(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("key", "bad", "good"), [("MAX_SAMPLES", "lots", 5), ("DB_POOL_SIZE", "0", 8)]
+)
+def test_invalid_integer_setting_fails_at_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, bad: str, good: int
 ) -> None:
-    monkeypatch.setenv("COSTMODEL_MAX_SAMPLES", "lots")
-    with pytest.raises(ValueError, match="COSTMODEL_MAX_SAMPLES"):
+    monkeypatch.setenv(f"COSTMODEL_{key}", bad)
+    with pytest.raises(ValueError, match=f"COSTMODEL_{key}"):
         make_app(tmp_path)
-    monkeypatch.setenv("COSTMODEL_MAX_SAMPLES", "5")
-    assert make_app(tmp_path).config["MAX_SAMPLES"] == 5
+    monkeypatch.setenv(f"COSTMODEL_{key}", str(good))
+    assert make_app(tmp_path).config[key] == good
 
 
 def test_unexpected_error_is_500_with_a_logged_id(
@@ -533,8 +560,10 @@ def test_cache_can_be_switched_off(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def keyed(tmp_path: Path) -> FlaskClient:
-    return make_app(tmp_path, API_KEYS="alpha-key, beta-key").test_client()
+def keyed(tmp_path: Path, store_location: str) -> Iterator[FlaskClient]:
+    app = make_app(tmp_path, DB=store_location, API_KEYS="alpha-key, beta-key")
+    yield app.test_client()
+    close_store(app)
 
 
 def bearer(key: str) -> dict[str, str]:
@@ -561,7 +590,7 @@ def test_right_key_is_accepted(keyed: FlaskClient) -> None:
         assert keyed.get(url).status_code == 200
 
 
-def test_a_key_sees_only_its_own_runs(keyed: FlaskClient, tmp_path: Path) -> None:
+def test_a_key_sees_only_its_own_runs(keyed: FlaskClient, store_location: str) -> None:
     alpha = keyed.post("/v1/runs", json=scenario(name="a"), headers=bearer("alpha-key"))
     beta = keyed.post("/v1/runs", json=scenario(name="b"), headers=bearer("beta-key"))
     a_id, b_id = alpha.get_json()["id"], beta.get_json()["id"]
@@ -573,9 +602,8 @@ def test_a_key_sees_only_its_own_runs(keyed: FlaskClient, tmp_path: Path) -> Non
     listing = keyed.get("/v1/runs", headers=bearer("beta-key")).get_json()
     assert [r["id"] for r in listing["items"]] == [b_id] and listing["total"] == 1
 
-    with sqlite3.connect(tmp_path / "runs.sqlite3") as db:
-        owners = {row[0] for row in db.execute("SELECT owner FROM runs")}
-        dump = "\n".join(db.iterdump())
+    owners = {row[0] for row in backends.query(store_location, "SELECT owner FROM runs")}
+    dump = repr(backends.query(store_location, "SELECT * FROM runs"))
     expected = {
         "sha256:" + hashlib.sha256(k.encode()).hexdigest() for k in ("alpha-key", "beta-key")
     }
@@ -586,7 +614,8 @@ def test_a_key_sees_only_its_own_runs(keyed: FlaskClient, tmp_path: Path) -> Non
 # --------------------------------------------------------------------------- concurrency
 
 
-def test_sixteen_threads_posting_runs_lose_nothing(app: Flask) -> None:
+def test_sixteen_threads_posting_runs_lose_nothing(store_app: Flask) -> None:
+    app = store_app
     n = 16
     barrier = threading.Barrier(n)
     results: list[tuple[int, int, dict[str, Any]]] = []
@@ -629,3 +658,84 @@ def test_errors_name_their_key_path_over_http(client: FlaskClient, doc, path, me
     body = assert_error(client.post("/v1/evaluate", json=doc), 422)
     assert body["errors"] == [{"path": path, "message": body["errors"][0]["message"]}]
     assert message in body["errors"][0]["message"]
+
+
+# --------------------------------------------------------------------------- a store that fails
+
+
+def assert_unavailable(response: Any) -> None:
+    """503 in the one error shape, with Retry-After and no server path or URL."""
+    body = assert_error(response, 503)
+    assert response.headers["Retry-After"].isdigit()
+    assert "run store" in body["message"] and "/" not in body["message"]
+
+
+def store_routes(client: FlaskClient, run_id: str) -> list[Any]:
+    """One request to every route that needs the run store."""
+    return [
+        client.post("/v1/runs", json=WORKED),
+        client.get("/v1/runs"),
+        client.get(f"/v1/runs/{run_id}"),
+        client.get(f"/v1/runs/{run_id}/report?format=csv"),
+        client.get("/health"),
+    ]
+
+
+def test_a_store_that_cannot_open_is_503_on_every_route(tmp_path: Path) -> None:
+    port = backends.free_port()  # nothing listens there
+    for db in (str(tmp_path), f"postgresql://postgres@127.0.0.1:{port}/postgres"):
+        client = make_app(tmp_path, DB=db).test_client()  # a directory; a closed port
+        for response in store_routes(client, "some-run"):
+            assert_unavailable(response)
+        assert client.post("/v1/evaluate", json=WORKED).status_code == 200  # needs no store
+
+
+def test_a_store_that_breaks_while_serving_is_503_on_every_route(
+    store_client: FlaskClient, store_location: str
+) -> None:
+    run_id = store_client.post("/v1/runs", json=WORKED).get_json()["id"]
+    backends.query(store_location, "DROP TABLE runs")
+    for response in store_routes(store_client, run_id):
+        assert_unavailable(response)
+
+
+@pytest.mark.parametrize("damage", backends.SQLITE_DAMAGES)
+def test_a_damaged_sqlite_file_is_503_never_a_phantom_201(tmp_path: Path, damage: str) -> None:
+    """The reported defect: the SQLite file truncated under a running server (two workers here)
+    gave 500s and a 201 for a run that was never stored. Now every 201 is a run that a new
+    connection reads back, and everything else is a 503."""
+    workers = [make_app(tmp_path).test_client() for _ in range(2)]
+    for client in workers:
+        assert client.post("/v1/runs", json=WORKED).status_code == 201
+    db = tmp_path / "runs.sqlite3"
+    backends.damage_sqlite(db, damage)
+    created = []
+    for i in range(6):
+        response = workers[i % 2].post("/v1/runs", json=WORKED)
+        if response.status_code == 201:
+            created.append(response.get_json()["id"])
+        else:
+            assert_unavailable(response)
+    for run_id in created:
+        assert backends.query(str(db), "SELECT id FROM runs WHERE id = ?", (run_id,)) == [(run_id,)]
+    if damage != "overwrite":  # there the WAL still holds every page, so runs are kept
+        assert created == []
+
+
+@pytest.mark.parametrize(
+    "db", ["mysql://u@db.example/runs", "postgresql+psycopg://u@db.example/runs", "file:x"]
+)
+def test_an_unsupported_store_url_stops_the_app_at_start(tmp_path: Path, db: str) -> None:
+    with pytest.raises(ValueError, match=r"COSTMODEL_DB: unsupported .*postgresql://") as info:
+        make_app(tmp_path, DB=db)
+    assert "sqlite:///PATH" in str(info.value)
+    assert list(tmp_path.iterdir()) == []  # no folder named "mysql:" or file made
+
+
+def test_a_postgres_url_without_the_driver_stops_the_app_at_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg_pool", None)  # import psycopg_pool now fails
+    monkeypatch.setenv("COSTMODEL_DB", "postgresql://u@db.example/runs")
+    with pytest.raises(ValueError, match=r'pip install "gpu-costmodel\[postgres\]"'):
+        create_app({"TESTING": True})

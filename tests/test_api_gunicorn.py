@@ -1,4 +1,5 @@
-"""The production server: gunicorn serving ``api:create_app()`` on a free loopback port."""
+"""The production server: gunicorn serving ``api:create_app()`` on a free loopback port, on
+each run-store backend."""
 
 from __future__ import annotations
 
@@ -44,12 +45,12 @@ def request(
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[int]:
-    """gunicorn with 2 workers; yields its port and always stops it."""
+def server(tmp_path: Path, store_location: str) -> Iterator[int]:
+    """gunicorn with 2 workers on ``store_location``; yields its port and always stops it."""
     port = free_port()
     env = {
         **os.environ,
-        "COSTMODEL_DB": str(tmp_path / "runs.sqlite3"),
+        "COSTMODEL_DB": store_location,
         "COSTMODEL_API_KEYS": "",
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     }

@@ -1,4 +1,4 @@
-"""Tests for scenarios.store: the SQLite run store (storage rules)."""
+"""Tests for scenarios.store: the run store's rules, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import multiprocessing
 import queue
 import re
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -15,8 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from scenarios import store as store_mod
-from scenarios.store import RunRecord, RunStore, StoreError
+from scenarios.store import (
+    MIGRATIONS,
+    RunRecord,
+    RunStore,
+    StoreError,
+    parse_location,
+    runstore,
+    sqlite,
+)
+from scenarios.store import location as location_mod
+from tests import backends
 
 URL_SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{20,}$")
 
@@ -44,13 +54,25 @@ def _add(store: RunStore, i: int = 0, **kwargs: object) -> RunRecord:
     return store.add(**kwargs)  # type: ignore[arg-type]
 
 
+def _is_postgres(location: str) -> bool:
+    return location.startswith("postgresql://")
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "runs.sqlite3"
 
 
 @pytest.fixture
-def store(db_path: Path) -> Iterator[RunStore]:
+def store(store_location: str) -> Iterator[RunStore]:
+    """A new store on each backend."""
+    with RunStore(store_location) as s:
+        yield s
+
+
+@pytest.fixture
+def sqlite_store(db_path: Path) -> Iterator[RunStore]:
+    """A new SQLite store, for the rules only SQLite has."""
     with RunStore(db_path) as s:
         yield s
 
@@ -61,7 +83,7 @@ def ticking_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     start = datetime(2026, 11, 29, 12, 0, 0, 123456, tzinfo=UTC)
     ticks = iter(range(1_000_000))
     monkeypatch.setattr(
-        store_mod,
+        runstore,
         "_utcnow",
         lambda: (start + timedelta(seconds=next(ticks))).isoformat(timespec="microseconds"),
     )
@@ -108,11 +130,10 @@ def test_summary_omits_result(store: RunStore) -> None:
     assert never.summary()["breakeven_p50"] is None
 
 
-def test_json_stored_compact(store: RunStore, db_path: Path) -> None:
+def test_json_stored_compact(store: RunStore, store_location: str) -> None:
     rec = _add(store, result={"a": [1, 2.5], "b": None})
-    with sqlite3.connect(db_path) as conn:
-        raw = conn.execute("SELECT result_json FROM runs WHERE id = ?", (rec.id,)).fetchone()[0]
-    assert raw == '{"a":[1,2.5],"b":null}'
+    rows = backends.query(store_location, "SELECT result_json FROM runs WHERE id = ?", (rec.id,))
+    assert rows == [('{"a":[1,2.5],"b":null}',)]
 
 
 def test_list_newest_first_and_paginates(store: RunStore, ticking_clock: None) -> None:
@@ -128,10 +149,10 @@ def test_list_newest_first_and_paginates(store: RunStore, ticking_clock: None) -
 
 
 def test_list_ties_broken_by_id(store: RunStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_mod, "_utcnow", lambda: "2026-11-29T12:00:00.000000+00:00")
+    monkeypatch.setattr(runstore, "_utcnow", lambda: "2026-11-29T12:00:00.000000+00:00")
     ids = [_add(store, i).id for i in range(10)]
     listed = [r.id for r in store.list()]
-    assert listed == sorted(ids, reverse=True)
+    assert listed == sorted(ids, reverse=True)  # byte order, whatever the database's locale
     assert [r.id for r in store.list(limit=4, offset=4)] == listed[4:8]
 
 
@@ -239,48 +260,69 @@ def test_different_owners_may_share_cache_key(store: RunStore) -> None:
     assert store.find("sha-1") == anon
 
 
-def test_insert_race_resolved_by_integrity_error(
-    store: RunStore, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Another writer commits the same key between our check and insert: the unique index
-    rejects the insert and add() returns the winner's row."""
-    winner = _add(store, 1, owner="o", cache_key="k")
-    real_find = RunStore._find
-    calls = []
+def test_an_id_collision_draws_a_new_id(store: RunStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The unique id index refuses a colliding id (odds 2**-128); add() retries with another."""
+    taken = _add(store, 1)
+    drawn = iter([taken.id, "a-fresh-id-of-22-chars"])
+    monkeypatch.setattr(runstore.secrets, "token_urlsafe", lambda n: next(drawn))
+    assert _add(store, 2).id == "a-fresh-id-of-22-chars"
+    assert store.get(taken.id) == taken
+    assert store.count() == 2
 
-    def stale_first_find(conn, cache_key, owner):  # type: ignore[no-untyped-def]
-        calls.append(cache_key)
-        return None if len(calls) == 1 else real_find(conn, cache_key, owner)
 
-    monkeypatch.setattr(RunStore, "_find", staticmethod(stale_first_find))
-    assert _add(store, 2, owner="o", cache_key="k").id == winner.id
-    assert len(calls) == 2
-    assert store.count(owner="o") == 1
+def test_repeated_id_collisions_raise(store: RunStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    taken = _add(store, 1)
+    monkeypatch.setattr(runstore.secrets, "token_urlsafe", lambda n: taken.id)
+    with pytest.raises(StoreError, match="repeated id conflicts"):
+        _add(store, 2)
+    assert store.count() == 1
 
 
 # ---------------------------------------------------------------- concurrency
 
 
-def test_threads_add_concurrently(store: RunStore) -> None:
-    n_threads, per_thread = 16, 25
-    barrier = threading.Barrier(n_threads)
+WRITERS, RUNS = 64, 1_000
 
-    def work(t: int) -> list[str]:
-        barrier.wait()
-        return [_add(store, t * 1000 + i, owner="o").id for i in range(per_thread)]
 
-    with ThreadPoolExecutor(n_threads) as pool:
-        ids = [i for chunk in pool.map(work, range(n_threads)) for i in chunk]
+def test_64_writers_store_1000_runs_none_lost_or_duplicated(
+    store: RunStore, record_property: pytest.RecordProperty
+) -> None:
+    """64 threads store 1,000 runs at once. Every other run has a cache key and is stored by two
+    writers racing each other: each run is stored exactly once, and both racers get its row."""
+    keyed = set(range(0, RUNS, 2))
+    work = {
+        w: [i for i in range(RUNS) if i % WRITERS == w or (i in keyed and (i + 1) % WRITERS == w)]
+        for w in range(WRITERS)
+    }
+    barrier = threading.Barrier(WRITERS)
 
-    total = n_threads * per_thread
-    assert len(ids) == len(set(ids)) == total
-    assert store.count(owner="o") == total
-    listed = store.list(owner="o", limit=total + 10)
-    assert {r.id for r in listed} == set(ids)
-    assert sorted(r.seed for r in listed) == sorted(
-        t * 1000 + i for t in range(n_threads) for i in range(per_thread)
-    )
-    assert all(store.get(i, owner="o") is not None for i in ids)
+    def write(w: int) -> list[tuple[int, str]]:
+        barrier.wait(timeout=60)
+        return [
+            (i, _add(store, i, owner="o", cache_key=f"key-{i}" if i in keyed else None).id)
+            for i in work[w]
+        ]
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(WRITERS) as pool:
+        returned = [pair for chunk in pool.map(write, range(WRITERS)) for pair in chunk]
+    seconds = time.perf_counter() - started
+
+    ids_of: dict[int, set[str]] = {}
+    for i, run_id in returned:
+        ids_of.setdefault(i, set()).add(run_id)
+    assert len(returned) == RUNS + len(keyed)  # every call answered
+    assert all(len(ids) == 1 for ids in ids_of.values())  # racers of one key got one row
+    ids = {run_id for _, run_id in returned}
+    listed = store.list(owner="o", limit=RUNS + 10)
+    stored, duplicates = len(listed), len(listed) - len({r.id for r in listed})
+    record_property("runs_stored", stored)
+    record_property("duplicates", duplicates)
+    record_property("seconds", round(seconds, 2))
+    assert (stored, duplicates) == (RUNS, 0)
+    assert store.count(owner="o") == RUNS
+    assert {r.id for r in listed} == ids  # none lost
+    assert sorted(r.seed for r in listed) == list(range(RUNS))
 
 
 def _process_worker(
@@ -294,13 +336,13 @@ def _process_worker(
     queue.put(ids)
 
 
-def test_processes_add_concurrently(db_path: Path) -> None:
+def test_processes_add_concurrently(store_location: str) -> None:
     n_procs, per_proc = 4, 25
     ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Barrier(n_procs, timeout=120)  # children import the package first: be patient
     results = ctx.Queue()
     procs = [
-        ctx.Process(target=_process_worker, args=(str(db_path), w, per_proc, barrier, results))
+        ctx.Process(target=_process_worker, args=(store_location, w, per_proc, barrier, results))
         for w in range(n_procs)
     ]
     for p in procs:
@@ -328,23 +370,31 @@ def test_processes_add_concurrently(db_path: Path) -> None:
     ids = [i for chunk in chunks for i in chunk]
     total = n_procs * per_proc
     assert len(ids) == len(set(ids)) == total
-    s = RunStore(db_path)
-    assert s.count(owner="p") == total
-    assert {r.id for r in s.list(owner="p", limit=total + 10)} == set(ids)
-    assert all(s.get(i, owner="p") is not None for i in ids)
+    with RunStore(store_location) as s:
+        assert s.count(owner="p") == total
+        assert {r.id for r in s.list(owner="p", limit=total + 10)} == set(ids)
+        assert all(s.get(i, owner="p") is not None for i in ids)
+
+
+def _inherited() -> int:
+    """Connections (SQLite) and pools (PostgreSQL) this process set aside after a fork."""
+    count = len(sqlite._INHERITED_CONNECTIONS)
+    if "scenarios.store.postgres" in sys.modules:
+        count += len(sys.modules["scenarios.store.postgres"]._INHERITED_POOLS)
+    return count
 
 
 def _fork_worker(store: RunStore, worker: int, n: int, results: multiprocessing.Queue) -> None:
     """Child-process body for the fork test: use the store object inherited from the parent."""
     ids = [_add(store, worker * 1000 + i).id for i in range(n)]
-    results.put((ids, len(store_mod._INHERITED_CONNECTIONS)))
+    results.put((ids, _inherited()))
 
 
 @pytest.mark.skipif(
     "fork" not in multiprocessing.get_all_start_methods(), reason="platform has no fork"
 )
 def test_forked_children_do_not_reuse_parent_connection(store: RunStore) -> None:
-    first = _add(store, 0)  # the parent thread now holds an open connection
+    first = _add(store, 0)  # the parent now holds an open connection (SQLite) or pool
     ctx = multiprocessing.get_context("fork")
     results = ctx.Queue()
     procs = [ctx.Process(target=_fork_worker, args=(store, w, 10, results)) for w in (1, 2)]
@@ -362,13 +412,13 @@ def test_forked_children_do_not_reuse_parent_connection(store: RunStore) -> None
     assert [n_inherited for _, n_inherited in reports] == [1, 1]  # set aside, not reused
     ids = {i for chunk, _ in reports for i in chunk}
     assert len(ids) == 20
-    assert store.count() == 21  # the parent's cached connection still works and sees them all
+    assert store.count() == 21  # the parent's connections still work and see them all
     assert store.get(first.id) == first
 
 
-def test_each_thread_has_its_own_connection(store: RunStore) -> None:
+def test_each_thread_has_its_own_sqlite_connection(sqlite_store: RunStore) -> None:
     def conn_id() -> int:
-        with store._connection() as conn:
+        with sqlite_store._dialect.connection() as conn:
             return id(conn)
 
     mine = conn_id()
@@ -397,38 +447,66 @@ def test_threads_racing_same_cache_key_store_one_row(store: RunStore, owner: str
 # ---------------------------------------------------------------- schema & connection
 
 
-def _user_version(path: Path) -> int:
-    with sqlite3.connect(path) as conn:
-        return conn.execute("PRAGMA user_version").fetchone()[0]
+def _version(location: str) -> int:
+    """The schema version recorded in the database, read without the store."""
+    if _is_postgres(location):
+        return backends.query(location, "SELECT version FROM costmodel_schema_version")[0][0]
+    return backends.query(location, "PRAGMA user_version")[0][0]
 
 
-def test_migrates_empty_version_0_database(db_path: Path) -> None:
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("PRAGMA user_version = 0")
-        assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
-    s = RunStore(db_path)
-    assert _user_version(db_path) == s.schema_version == len(store_mod._MIGRATIONS) >= 1
-    with sqlite3.connect(db_path) as conn:
-        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-    assert {"runs", "runs_owner_created", "runs_owner_cache_key"} <= names
-    rec = _add(s, 1)
-    assert s.get(rec.id) == rec
+def _set_version(location: str, version: int) -> None:
+    if _is_postgres(location):
+        backends.query(location, "CREATE TABLE costmodel_schema_version (version INTEGER)")
+        backends.query(location, "INSERT INTO costmodel_schema_version VALUES (?)", (version,))
+    else:
+        backends.query(location, f"PRAGMA user_version = {version:d}")
 
 
-def test_reopen_keeps_data_and_version(db_path: Path) -> None:
-    with RunStore(db_path) as s:
+def _schema_objects(location: str) -> set[str]:
+    if _is_postgres(location):
+        sql = (
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() UNION "
+            "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
+        )
+    else:
+        sql = "SELECT name FROM sqlite_master"
+    return {row[0] for row in backends.query(location, sql)}
+
+
+def test_migrates_an_empty_database(store_location: str) -> None:
+    if not _is_postgres(store_location):
+        _set_version(store_location, 0)  # an empty SQLite file at version 0
+    assert _schema_objects(store_location) == set()
+    with RunStore(store_location) as s:
+        assert _version(store_location) == s.schema_version == len(MIGRATIONS) >= 1
+        assert {"runs", "runs_owner_created", "runs_owner_cache_key"} <= _schema_objects(
+            store_location
+        )
+        rec = _add(s, 1)
+        assert s.get(rec.id) == rec
+
+
+def test_reopen_keeps_data_and_version(store_location: str) -> None:
+    with RunStore(store_location) as s:
         rec = _add(s, 1, owner="o", cache_key="k")
-    with RunStore(db_path) as s:
+    with RunStore(store_location) as s:
         assert s.get(rec.id, owner="o") == rec
         assert _add(s, 2, owner="o", cache_key="k").id == rec.id
-    assert _user_version(db_path) == len(store_mod._MIGRATIONS)
+    assert _version(store_location) == len(MIGRATIONS)
 
 
-def test_newer_database_raises(db_path: Path) -> None:
-    with sqlite3.connect(db_path) as conn:
-        conn.execute("PRAGMA user_version = 99")
+def test_stores_opened_at_once_migrate_once(store_location: str) -> None:
+    with ThreadPoolExecutor(8) as pool:
+        stores = list(pool.map(lambda _: RunStore(store_location), range(8)))
+    for s in stores:
+        s.close()
+    assert _version(store_location) == len(MIGRATIONS)
+
+
+def test_newer_database_raises(store_location: str) -> None:
+    _set_version(store_location, 99)
     with pytest.raises(StoreError, match=r"schema version 99.*supports at most version \d"):
-        RunStore(db_path)
+        RunStore(store_location)
 
 
 def test_not_a_database_raises(db_path: Path) -> None:
@@ -437,10 +515,10 @@ def test_not_a_database_raises(db_path: Path) -> None:
         RunStore(db_path)
 
 
-def test_wal_mode_and_pragmas(store: RunStore, db_path: Path) -> None:
+def test_wal_mode_and_pragmas(sqlite_store: RunStore, db_path: Path) -> None:
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    with store._connection() as conn:
+    with sqlite_store._dialect.connection() as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 30000
         assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
@@ -454,9 +532,10 @@ def test_closed_store_raises(store: RunStore) -> None:
         store.count()
 
 
-def test_memory_database_rejected() -> None:
-    with pytest.raises(StoreError, match="file path"):
-        RunStore(":memory:")
+@pytest.mark.parametrize("location", [":memory:", "sqlite:///:memory:"])
+def test_memory_database_rejected(location: str) -> None:
+    with pytest.raises(StoreError, match="in-memory"):
+        RunStore(location)
 
 
 # ---------------------------------------------------------------- path resolution
@@ -465,22 +544,162 @@ def test_memory_database_rejected() -> None:
 def test_path_from_env_creates_parents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "a" / "b" / "env.sqlite3"
     monkeypatch.setenv("COSTMODEL_DB", str(target))
-    s = RunStore()
-    assert s.path == target
+    with RunStore() as s:
+        assert s.location == str(target)
     assert target.exists()
 
 
 def test_argument_overrides_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COSTMODEL_DB", str(tmp_path / "env.sqlite3"))
-    s = RunStore(tmp_path / "arg.sqlite3")
-    assert s.path == tmp_path / "arg.sqlite3"
+    with RunStore(tmp_path / "arg.sqlite3") as s:
+        assert s.location == str(tmp_path / "arg.sqlite3")
     assert not (tmp_path / "env.sqlite3").exists()
 
 
 def test_default_path_in_user_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("COSTMODEL_DB", raising=False)
     data_dir = tmp_path / "data" / "costmodel"
-    monkeypatch.setattr(store_mod.platformdirs, "user_data_dir", lambda *a, **k: str(data_dir))
-    s = RunStore()
-    assert s.path == data_dir / "runs.sqlite3"
-    assert s.path.exists()
+    monkeypatch.setattr(location_mod.platformdirs, "user_data_dir", lambda *a, **k: str(data_dir))
+    with RunStore() as s:
+        assert s.location == str(data_dir / "runs.sqlite3")
+    assert (data_dir / "runs.sqlite3").exists()
+
+
+# ---------------------------------------------------------------- locations
+
+
+@pytest.mark.parametrize(
+    ("given", "kind", "target"),
+    [
+        ("runs.sqlite3", "sqlite", "runs.sqlite3"),
+        ("/var/lib/costmodel/runs.sqlite3", "sqlite", "/var/lib/costmodel/runs.sqlite3"),
+        ("C:\\costmodel\\runs.sqlite3", "sqlite", "C:\\costmodel\\runs.sqlite3"),
+        ("sqlite:///runs.sqlite3", "sqlite", "runs.sqlite3"),
+        ("sqlite:////var/lib/runs.sqlite3", "sqlite", "/var/lib/runs.sqlite3"),
+        (
+            "postgresql://u@db.example/costmodel",
+            "postgresql",
+            "postgresql://u@db.example/costmodel",
+        ),
+        ("postgres://u@db.example:6432/c?sslmode=require", "postgresql", None),
+    ],
+)
+def test_supported_locations(given: str, kind: str, target: str | None) -> None:
+    place = parse_location(given)
+    assert place.kind == kind
+    assert place.target == (given if target is None else target)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        "mysql://u@db.example/costmodel",
+        "postgresql+psycopg://u@db.example/costmodel",
+        "sqlite://db.example/runs.sqlite3",
+        "file:runs.sqlite3",
+        "https://db.example/runs",
+        "sqlite:///",
+    ],
+)
+def test_unsupported_location_is_an_error_before_anything_is_created(
+    given: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old defect: postgresql://... made a SQLite file in a folder named 'postgresql:'."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(StoreError, match=r"file path .*sqlite:///PATH.*postgresql://") as info:
+        RunStore(given)
+    assert "unsupported" in str(info.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_password_never_appears_in_messages() -> None:
+    for given in ("mysql://user:s3cret@db.example/c", "mysql://db.example/c?password=s3cret"):
+        with pytest.raises(StoreError) as info:
+            RunStore(given)
+        assert "s3cret" not in str(info.value) and "***" in str(info.value)
+    port = backends.free_port()  # nothing listens there
+    with pytest.raises(StoreError, match="unavailable") as info:
+        RunStore(f"postgresql://user:s3cret@127.0.0.1:{port}/costmodel", timeout=2)
+    assert "s3cret" not in str(info.value)
+
+
+def test_postgres_without_the_driver_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg now raises ImportError
+    with pytest.raises(StoreError, match=r'pip install "gpu-costmodel\[postgres\]"'):
+        RunStore("postgresql://u@db.example/costmodel")
+
+
+# ---------------------------------------------------------------- a store that fails
+
+
+@pytest.mark.parametrize("damage", backends.SQLITE_DAMAGES)
+def test_a_damaged_sqlite_file_never_acknowledges_a_lost_run(db_path: Path, damage: str) -> None:
+    """The file is damaged under an open store: add() either returns a run that a new connection
+    reads back, or raises StoreError; it never returns a run nobody else can see."""
+    with RunStore(db_path) as s:
+        _add(s, 0)
+        backends.damage_sqlite(db_path, damage)
+        acknowledged = []
+        for i in range(1, 6):
+            try:
+                acknowledged.append(_add(s, i).id)
+            except StoreError as exc:
+                assert "runs.sqlite3" in str(exc)
+    for run_id in acknowledged:
+        rows = backends.query(str(db_path), "SELECT id FROM runs WHERE id = ?", (run_id,))
+        assert rows == [(run_id,)]
+    if damage != "overwrite":  # there the WAL still holds every page: runs are safe
+        assert acknowledged == []
+
+
+def test_postgres_dropped_table_is_a_store_error(postgres_url: str) -> None:
+    with RunStore(postgres_url) as s:
+        rec = _add(s, 1)
+        backends.query(postgres_url, "DROP TABLE runs")
+        for call in (lambda: _add(s, 2), lambda: s.get(rec.id), s.count, s.list):
+            with pytest.raises(StoreError, match="unavailable.*runs"):
+                call()
+
+
+def test_postgres_unreachable_at_open_fails_at_once() -> None:
+    port = backends.free_port()
+    started = time.monotonic()
+    with pytest.raises(StoreError, match=f"127.0.0.1:{port}.* is unavailable"):
+        RunStore(f"postgresql://postgres@127.0.0.1:{port}/postgres")
+    assert time.monotonic() - started < 5  # refused at once; no wait for a pool
+
+
+def _eventually(call, seconds: float = 30.0):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return call()
+        except StoreError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def test_postgres_outage_is_a_store_error_then_the_pool_recovers() -> None:
+    try:
+        cluster = backends.Cluster()
+    except backends.Unavailable as exc:
+        backends.unavailable(str(exc))
+    try:
+        cluster.start()
+        with RunStore(cluster.url, timeout=1) as s:
+            first = _add(s, 1)
+            cluster.stop()
+            started = time.monotonic()
+            for call in (lambda: _add(s, 2), lambda: s.get(first.id), s.count):
+                with pytest.raises(StoreError, match="unavailable"):
+                    call()
+            assert time.monotonic() - started < 3 * 1 + 5  # each waits about its timeout
+            cluster.start()
+            assert _eventually(lambda: s.get(first.id)) == first
+            _add(s, 3)
+            assert s.count() == 2
+    finally:
+        cluster.remove()

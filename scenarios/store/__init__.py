@@ -1,0 +1,39 @@
+"""The run store: evaluated runs kept in SQLite (the default) or PostgreSQL.
+
+The REST API uses it for ``POST /v1/runs`` and ``GET /v1/runs/<id>``; the batch runner uses
+:meth:`RunStore.find` to skip scenarios whose cache key already has a stored result.
+
+Storage rules:
+
+* The location comes from the argument, else the ``COSTMODEL_DB`` environment variable, else
+  ``<platformdirs user data dir>/costmodel/runs.sqlite3``: a file path or ``sqlite:///PATH``
+  (SQLite), or ``postgresql://user@host/db`` (PostgreSQL, with
+  ``pip install "gpu-costmodel[postgres]"``). Any other URL scheme is a :class:`StoreError`
+  before anything is opened (:func:`parse_location`).
+* SQLite: one connection per thread and process, WAL journaling, ``BEGIN IMMEDIATE`` writes.
+  PostgreSQL: one connection pool per process (made on first use, so forked gunicorn workers
+  never share connections), at most ``pool_size`` connections each.
+* Both hold one schema, versioned and migrated in order (:data:`MIGRATIONS`); opening an older
+  database upgrades it, opening a newer one raises :class:`StoreError`.
+* Runs with a cache key are unique per ``(owner, cache_key)``: concurrent writers of one key
+  store one row (``INSERT ... ON CONFLICT DO NOTHING``) and all receive it.
+* :meth:`RunStore.add` returns only after the row is committed and read back through another
+  connection; every database failure is a :class:`StoreError`.
+* Timestamps are ISO-8601 UTC strings with microseconds (``2026-11-29T17:50:00.123456+00:00``),
+  so text order is time order; ids and timestamps compare byte by byte on both backends.
+* Owners are opaque strings (the API passes a hash of the API key, never the key). A run stored
+  with an owner is visible only to that owner; a run stored without one only to ``owner=None``.
+"""
+
+from .location import StoreError, parse_location
+from .records import RunRecord
+from .runstore import DEFAULT_POOL_SIZE, MIGRATIONS, RunStore
+
+__all__ = [
+    "DEFAULT_POOL_SIZE",
+    "MIGRATIONS",
+    "RunRecord",
+    "RunStore",
+    "StoreError",
+    "parse_location",
+]

@@ -1,0 +1,387 @@
+"""The run store's operations, written once over a small dialect (SQLite or PostgreSQL).
+
+SQL here uses ``?`` placeholders; a dialect rewrites them for its driver. Every driver error
+becomes a :class:`StoreError`, so callers handle one exception for "the store does not answer".
+A run is acknowledged (returned by :meth:`RunStore.add`) only once its row is committed and read
+back through a connection other than the one that wrote it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import logging
+import os
+import secrets
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from .location import ENV_VAR, StoreError, parse_location
+from .records import COLUMNS, INT64_MIN, RunRecord, check_int, check_opt_str, dumps
+from .sqlite import SQLiteDialect
+
+__all__ = ["DEFAULT_POOL_SIZE", "MIGRATIONS", "RunStore"]
+
+_log = logging.getLogger(__name__)
+
+#: PostgreSQL connections each process keeps at most (SQLite has one per thread).
+DEFAULT_POOL_SIZE = 4
+#: How long an operation waits for the database [s]: SQLite's busy timeout; PostgreSQL's wait
+#: for a pooled connection and its connect timeout.
+DEFAULT_TIMEOUT_S = 30.0
+_ID_BYTES = 16  # 128 random bits -> 22 URL-safe characters
+_MAX_INSERT_ATTEMPTS = 3
+
+# Schema migrations: step i (0-based) upgrades version i -> i + 1, all of its statements in one
+# transaction. Statements are templates filled from the dialect's ``types``: {key} makes a text
+# column compare byte by byte (PostgreSQL: COLLATE "C"; SQLite already does), {int64} is a
+# 64-bit integer type. Append new steps; never edit a released one.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """
+        CREATE TABLE runs (
+            id              TEXT{key} PRIMARY KEY,
+            owner           TEXT NULL,
+            name            TEXT,
+            cache_key       TEXT NULL,
+            scenario_json   TEXT NOT NULL,
+            result_json     TEXT NOT NULL,
+            seed            {int64} NOT NULL,
+            samples         {int64} NOT NULL,
+            catalog_version TEXT NOT NULL,
+            created_at      TEXT{key} NOT NULL,
+            updated_at      TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX runs_owner_created ON runs (owner, created_at DESC, id DESC)",
+        # COALESCE makes anonymous runs (owner NULL) unique by cache key too; NULLs would
+        # otherwise never collide in a UNIQUE index.
+        """
+        CREATE UNIQUE INDEX runs_owner_cache_key ON runs (COALESCE(owner, ''), cache_key)
+        WHERE cache_key IS NOT NULL
+        """,
+    ),
+)
+
+SCHEMA_VERSION: int = len(MIGRATIONS)
+
+# Any unique index may refuse the row: (owner, cache_key) taken, or (odds 2**-128) the id.
+_INSERT = f"INSERT INTO runs ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"
+
+
+class Dialect(Protocol):
+    """What a backend gives :class:`RunStore`. Connections have DB-API ``execute`` returning a
+    cursor with ``fetchone``, ``fetchall`` and ``rowcount``, and run in autocommit mode outside
+    :meth:`transaction`."""
+
+    #: Driver exceptions; each means the store cannot answer.
+    errors: tuple[type[Exception], ...]
+    #: Fills the {key} and {int64} fields of :data:`MIGRATIONS`.
+    types: Mapping[str, str]
+
+    def sql(self, query: str) -> str:
+        """``query`` with its ``?`` placeholders in the driver's style."""
+        ...
+
+    def connection(self) -> AbstractContextManager[Any]:
+        """A connection of this thread (SQLite) or from this process's pool (PostgreSQL)."""
+        ...
+
+    def reader(self) -> AbstractContextManager[Any]:
+        """A connection that shares no cached state with the writer's, to read back a commit."""
+        ...
+
+    def setup_connection(self) -> AbstractContextManager[Any]:
+        """The connection that checks and migrates the schema when the store opens."""
+        ...
+
+    def transaction(self, conn: Any, *, exclusive: bool = False) -> AbstractContextManager[None]:
+        """A transaction that commits on success and rolls back on any exception; writers are
+        serialised where needed, and ``exclusive`` holds off every other migration."""
+        ...
+
+    def schema_version(self, conn: Any) -> int:
+        """The schema version of the database (0 when empty)."""
+        ...
+
+    def set_schema_version(self, conn: Any, version: int) -> None:
+        """Record ``version`` inside the current transaction."""
+        ...
+
+    def close(self) -> None:
+        """Release this process's connections (never a parent's, inherited through fork)."""
+        ...
+
+
+def _utcnow() -> str:
+    """Current time as an ISO-8601 UTC string with microseconds (patched in tests)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _owner_clause(owner: str | None) -> tuple[str, tuple[Any, ...]]:
+    """SQL condition and parameters selecting the runs visible to ``owner``."""
+    owner = check_opt_str(owner, "owner")
+    if owner is None:
+        return "owner IS NULL", ()
+    return "owner = ?", (owner,)
+
+
+class RunStore:
+    """Evaluated runs in SQLite or PostgreSQL, safe for concurrent threads and processes.
+
+    Parameters
+    ----------
+    location:
+        A SQLite file path, ``sqlite:///PATH`` or a ``postgresql://`` URL (see
+        :func:`scenarios.store.parse_location`); ``None`` uses ``$COSTMODEL_DB`` or
+        ``runs.sqlite3`` in the per-user data folder. Parent folders of a SQLite file are
+        created.
+    pool_size:
+        PostgreSQL: connections each process keeps at most [count]. SQLite ignores it.
+    timeout:
+        How long an operation waits for the database [s] before it fails with
+        :class:`StoreError` (SQLite: busy timeout; PostgreSQL: a free pooled connection, and
+        connecting).
+
+    Raises
+    ------
+    StoreError
+        The location is unsupported, the PostgreSQL driver is not installed, the database cannot
+        be reached or read, a migration failed, or the database was written by a newer version
+        of costmodel.
+    """
+
+    def __init__(
+        self,
+        location: str | os.PathLike[str] | None = None,
+        *,
+        pool_size: int = DEFAULT_POOL_SIZE,
+        timeout: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
+        place = parse_location(location)
+        pool_size = check_int(pool_size, "pool_size", 1)
+        if not timeout > 0:
+            raise ValueError(f"timeout must be positive [s], got {timeout!r}")
+        self._shown = place.shown
+        self._closed = False
+        self._dialect: Dialect
+        if place.kind == "postgresql":
+            from .postgres import PostgresDialect  # the driver is an optional extra
+
+            self._dialect = PostgresDialect(place.target, pool_size=pool_size, timeout=timeout)
+        else:
+            self._dialect = SQLiteDialect(Path(place.target), timeout=timeout)
+        try:
+            self._migrate()
+        except BaseException:
+            self.close()
+            raise
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def location(self) -> str:
+        """The database file or URL, with any password replaced by ``***``."""
+        return self._shown
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version this code writes (the number of :data:`MIGRATIONS`)."""
+        return SCHEMA_VERSION
+
+    @contextlib.contextmanager
+    def _use(self, opener: AbstractContextManager[Any]) -> Iterator[Any]:
+        """The connection ``opener`` gives, with driver errors raised as :class:`StoreError`."""
+        if self._closed:
+            raise StoreError(f"run store {self._shown} is closed")
+        try:
+            with opener as conn:
+                yield conn
+        except self._dialect.errors as exc:
+            raise StoreError(f"run store {self._shown} is unavailable: {exc}") from exc
+
+    def _execute(self, conn: Any, query: str, params: tuple[Any, ...] = ()) -> Any:
+        return conn.execute(self._dialect.sql(query), params)
+
+    def _checked_version(self, conn: Any) -> int:
+        version = self._dialect.schema_version(conn)
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"run store {self._shown} has schema version {version}, but this version of "
+                f"costmodel supports at most version {SCHEMA_VERSION}; upgrade costmodel or point "
+                f"{ENV_VAR} at another database"
+            )
+        return version
+
+    def _migrate(self) -> None:
+        """Apply pending migrations; concurrent openers wait for each other, not repeat them."""
+        dialect = self._dialect
+        with self._use(dialect.setup_connection()) as conn:
+            start = self._checked_version(conn)
+            if start == SCHEMA_VERSION:
+                return
+            with dialect.transaction(conn, exclusive=True):
+                # Re-read under the lock: another process may have migrated meanwhile.
+                start = self._checked_version(conn)
+                for target in range(start + 1, SCHEMA_VERSION + 1):
+                    try:
+                        for statement in MIGRATIONS[target - 1]:
+                            conn.execute(statement.format_map(dialect.types))
+                        dialect.set_schema_version(conn, target)
+                    except dialect.errors as exc:
+                        raise StoreError(
+                            f"migrating run store {self._shown} to schema version {target} "
+                            f"failed: {exc}"
+                        ) from exc
+        if start < SCHEMA_VERSION:
+            _log.info(
+                "run store %s migrated from version %d to %d", self._shown, start, SCHEMA_VERSION
+            )
+
+    # ------------------------------------------------------------------ public API
+
+    def add(
+        self,
+        *,
+        scenario: dict[str, Any],
+        result: dict[str, Any],
+        seed: int,
+        samples: int,
+        catalog_version: str,
+        name: str | None = None,
+        owner: str | None = None,
+        cache_key: str | None = None,
+    ) -> RunRecord:
+        """Store an evaluated run and return it once it is committed and read back.
+
+        ``seed`` and ``samples`` [count] are integers (``samples >= 1``). ``name`` defaults to
+        ``scenario["name"]`` when that is a string. When a run with the same ``(owner,
+        cache_key)`` already exists it is returned unchanged and nothing is written; concurrent
+        callers racing on one key all receive the same single row.
+
+        Raises ``ValueError`` before touching the database when an argument is invalid or the
+        scenario/result is not strict JSON (e.g. contains NaN), and :class:`StoreError` when the
+        database fails or the new row cannot be read back after the commit.
+        """
+        if not isinstance(scenario, Mapping):
+            raise ValueError(f"scenario must be a mapping, got {type(scenario).__name__}")
+        if not isinstance(result, Mapping):
+            raise ValueError(f"result must be a mapping, got {type(result).__name__}")
+        seed = check_int(seed, "seed", INT64_MIN)
+        samples = check_int(samples, "samples", 1)
+        if not isinstance(catalog_version, str) or not catalog_version:
+            raise ValueError(f"catalog_version must be a non-empty string, got {catalog_version!r}")
+        owner = check_opt_str(owner, "owner")
+        cache_key = check_opt_str(cache_key, "cache_key")
+        if name is None and isinstance(scenario.get("name"), str):
+            name = scenario["name"]
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"name must be a string or None, got {name!r}")
+        scenario_json = dumps(scenario, "scenario")
+        result_json = dumps(result, "result")
+
+        dialect = self._dialect
+        for _attempt in range(_MAX_INSERT_ATTEMPTS):
+            now = _utcnow()
+            row = (secrets.token_urlsafe(_ID_BYTES), owner, name, cache_key, scenario_json,
+                   result_json, seed, samples, catalog_version, now, now)  # fmt: skip
+            with self._use(dialect.connection()) as conn, dialect.transaction(conn):
+                inserted = self._execute(conn, _INSERT, row).rowcount == 1
+                existing = (
+                    self._find(conn, cache_key, owner) if not inserted and cache_key else None
+                )
+            if existing is not None:
+                return existing
+            if inserted:
+                self._confirm(row[0])
+                return RunRecord.from_row(row)
+            # Nothing inserted and no run under the key: the random id collided; draw another.
+        raise StoreError(f"could not insert a run into {self._shown} after repeated id conflicts")
+
+    def _confirm(self, run_id: str) -> None:
+        """Read the committed run back through another connection, or raise StoreError: a
+        database file truncated or replaced under an open connection accepts writes that no
+        other connection will ever see."""
+        with self._use(self._dialect.reader()) as conn:
+            found = self._execute(conn, "SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if found is None:
+            raise StoreError(
+                f"run {run_id} was committed to {self._shown} but cannot be read back; the "
+                "database was changed or replaced while in use"
+            )
+
+    def get(self, run_id: str, owner: str | None = None) -> RunRecord | None:
+        """The run with id ``run_id`` visible to ``owner``, or ``None``.
+
+        A run stored with an owner is returned only to that owner; a run stored without one only
+        when ``owner`` is ``None``.
+        """
+        where, params = _owner_clause(owner)
+        if not isinstance(run_id, str) or not run_id:
+            return None
+        with self._use(self._dialect.connection()) as conn:
+            row = self._execute(
+                conn, f"SELECT {COLUMNS} FROM runs WHERE id = ? AND {where}", (run_id, *params)
+            ).fetchone()
+        return None if row is None else RunRecord.from_row(row)
+
+    def find(self, cache_key: str, owner: str | None = None) -> RunRecord | None:
+        """The run stored under ``cache_key`` for ``owner`` (``None``: anonymous runs), or
+        ``None``. Used by the batch runner to resume."""
+        owner = check_opt_str(owner, "owner")
+        if not isinstance(cache_key, str) or not cache_key:
+            return None
+        with self._use(self._dialect.connection()) as conn:
+            return self._find(conn, cache_key, owner)
+
+    def _find(self, conn: Any, cache_key: str, owner: str | None) -> RunRecord | None:
+        # Same expression as the unique index runs_owner_cache_key, so the lookup uses it; owners
+        # are never "" (rejected by check_opt_str), so '' stands only for "no owner".
+        row = self._execute(
+            conn,
+            f"SELECT {COLUMNS} FROM runs WHERE COALESCE(owner, '') = ? AND cache_key = ?",
+            (owner or "", cache_key),
+        ).fetchone()
+        return None if row is None else RunRecord.from_row(row)
+
+    def list(self, owner: str | None = None, limit: int = 20, offset: int = 0) -> list[RunRecord]:
+        """Runs visible to ``owner``, newest first (ties broken by descending id, compared byte
+        by byte), at most ``limit`` of them after skipping ``offset``."""
+        limit = check_int(limit, "limit", 0)
+        offset = check_int(offset, "offset", 0)
+        where, params = _owner_clause(owner)
+        with self._use(self._dialect.connection()) as conn:
+            rows = self._execute(
+                conn,
+                f"SELECT {COLUMNS} FROM runs WHERE {where} "
+                "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            ).fetchall()
+        return builtins.list(map(RunRecord.from_row, rows))
+
+    def count(self, owner: str | None = None) -> int:
+        """Number of runs visible to ``owner``."""
+        where, params = _owner_clause(owner)
+        with self._use(self._dialect.connection()) as conn:
+            row = self._execute(conn, f"SELECT COUNT(*) FROM runs WHERE {where}", params)
+            return int(row.fetchone()[0])
+
+    def close(self) -> None:
+        """Close the store; later operations raise :class:`StoreError`. Idempotent.
+
+        SQLite: the calling thread's connection is closed now, other threads' ones as soon as no
+        operation uses them. PostgreSQL: this process's pool is closed."""
+        self._closed = True
+        self._dialect.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"RunStore({self._shown!r})"
