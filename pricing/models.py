@@ -7,6 +7,7 @@ name and row id. Money is US dollars, power watts, memory gigabytes, throughput 
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import math
 import re
@@ -24,6 +25,7 @@ from .vocabulary import (
     PLATFORM_LIMITS,
     PRECISIONS,
     PRICING_MODELS,
+    TIERS,
     Bound,
 )
 
@@ -31,7 +33,7 @@ __all__ = ["GPU", "Instance", "PlatformTier", "PriceRecord"]
 
 _GPU_ID = re.compile(r"^[a-z0-9][a-z0-9._:-]*$")
 _INSTANCE_ID = re.compile(r"^[a-z0-9-]+/[a-z0-9][a-z0-9._-]*$")
-_PARTIAL_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def _check_number(
@@ -50,6 +52,17 @@ def _check_number(
     problem = bound.problem(value)
     if problem:
         raise CatalogError(problem, column=column)
+
+
+def _check_date(value: str, column: str) -> None:
+    """``value`` is an ISO calendar date ``YYYY-MM-DD`` (a real day, not only the shape)."""
+    problem = f"{value!r} is not an ISO date (YYYY-MM-DD)"
+    if not isinstance(value, str) or not _ISO_DATE.match(value):
+        raise CatalogError(problem, column=column)
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        raise CatalogError(problem, column=column) from None
 
 
 def _check_text(value: str, column: str) -> None:
@@ -209,8 +222,9 @@ class PriceRecord:
     Attributes:
         id: instance id. pricing: ``"on_demand" | "spot" | "reserved_1y" | "reserved_3y"``.
         usd_per_hour: price [USD/h] per instance.
-        valid_from, valid_to: ISO dates, possibly partial (``"2021"``, ``"2025-06"``); empty
-            when unknown. ``valid_from`` may be the first observation rather than the start.
+        valid_from, valid_to: ISO dates ``YYYY-MM-DD``; ``valid_from`` empty when unknown.
+            ``valid_from`` may be the first observation rather than the start, ``valid_to`` the
+            day the next price was first seen (data/NOTES.md).
         source, note: citation and remarks.
     """
 
@@ -227,10 +241,8 @@ class PriceRecord:
         _check_number(self.usd_per_hour, "usd_per_hour", INSTANCE_LIMITS["usd_per_hour"])
         for name in ("valid_from", "valid_to"):
             value = getattr(self, name)
-            if value and not _PARTIAL_DATE.match(value):
-                raise CatalogError(
-                    f"{value!r} is not an ISO date (YYYY, YYYY-MM or YYYY-MM-DD)", column=name
-                )
+            if value or name == "valid_to":
+                _check_date(value, name)
         if self.valid_from and self.valid_to and self.valid_to < self.valid_from:
             raise CatalogError(
                 f"valid_to {self.valid_to!r} is before valid_from {self.valid_from!r}",
@@ -245,11 +257,12 @@ class Instance:
 
     Attributes:
         id: ``"<provider>/<name lowercased>"``, e.g. ``"aws/p3.8xlarge"``,
-            ``"azure/standard_nc6s_v3"``. provider: lowercase provider key. name: the provider's
-            own spelling (``"Standard_NC6s_v3"``).
+            ``"azure/standard_nc6s_v3"``. provider: lowercase provider key. tier: kind of
+            provider, ``"hyperscaler" | "neocloud" | "marketplace"``. name: the provider's own
+            spelling (``"Standard_NC6s_v3"``).
         gpu: catalog GPU id. gpu_count: GPUs per instance. vcpus: vCPUs. ram_gib: RAM [GiB].
-        region: price region. as_of: ISO date of the on-demand price, or text when only a
-            period is known.
+        region: price region. as_of: ISO date ``YYYY-MM-DD`` of the on-demand price (the day
+            the source observed it).
         on_demand_usd_per_hour, reserved_1y_usd_per_hour, reserved_3y_usd_per_hour,
         spot_usd_per_hour: prices [USD/h] per instance; None when unknown.
         interconnect: GPU-to-GPU link (``"nvlink"``, ``"pcie-x16"``, ...).
@@ -259,6 +272,7 @@ class Instance:
 
     id: str
     provider: str
+    tier: str
     name: str
     gpu: str
     gpu_count: int
@@ -283,6 +297,7 @@ class Instance:
                 column="id",
             )
         _check_text(self.provider, "provider")
+        _check_choice(self.tier, "tier", "tier", TIERS)
         _check_text(self.name, "name")
         expected = f"{self.provider}/{self.name.casefold()}"
         if self.id != expected:
@@ -293,7 +308,7 @@ class Instance:
         for column in ("gpu_count", "vcpus", "ram_gib", "on_demand_usd_per_hour"):
             _check_number(getattr(self, column), column, INSTANCE_LIMITS[column])
         _check_text(self.region, "region")
-        _check_text(self.as_of, "as_of")
+        _check_date(self.as_of, "as_of")
         for pricing in ("reserved_1y", "reserved_3y", "spot"):
             column = f"{pricing}_usd_per_hour"
             _check_number(

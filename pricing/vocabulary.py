@@ -21,6 +21,7 @@ __all__ = [
     "PRECISIONS",
     "PRICING_MODELS",
     "RESERVATION_MONTHS",
+    "TIERS",
 ]
 
 #: Training/inference precisions; each picks a peak column and a measured column.
@@ -31,6 +32,9 @@ INTERCONNECTS: tuple[str, ...] = ("nvlink", "pcie-x16", "pcie-x8", "pcie-x4")
 PRICING_MODELS: tuple[str, ...] = ("on_demand", "spot", "reserved_1y", "reserved_3y")
 #: Term of each reservation [month].
 RESERVATION_MONTHS: dict[str, int] = {"reserved_1y": 12, "reserved_3y": 36}
+#: Kinds of cloud provider: hyperscalers (AWS, GCP, Azure), GPU neoclouds (Lambda, CoreWeave, ...),
+#: and marketplaces whose prices are offers of many independent hosts (Vast.ai).
+TIERS: tuple[str, ...] = ("hyperscaler", "neocloud", "marketplace")
 #: Cooling classes of GPU boards.
 COOLING: tuple[str, ...] = ("open-air", "blower", "passive", "sxm")
 #: Idle draw assumed when no sourced figure exists [-] (fraction of TDP); see data/NOTES.md.

@@ -71,6 +71,17 @@ CONTRACT_GPUS = [
     "a10",
     "a100-pcie-40gb",
     "radeon-pro-v520",
+    # 2026.11.30: the measured-throughput GPUs the catalog lacked, and the MI300X
+    "a100-pcie-80gb",
+    "gh200-96gb",
+    "rtx-3070",
+    "quadro-rtx-5000",
+    "quadro-rtx-6000",
+    "quadro-rtx-8000",
+    "rtx-6000-ada",
+    "rtx-a6000",
+    "titan-v",
+    "mi300x",
 ]
 CONTRACT_INSTANCES = [
     "aws/p3.2xlarge",
@@ -133,14 +144,18 @@ def test_public_api_matches_contract():
             "CatalogError",
             "UnknownIdError",
             "relative_throughput",
+            # the user's own prices (pricing.prices)
+            "PriceEntry",
+            "read_prices",
+            "apply_prices",
         ]
     )
 
 
 def test_catalog_is_dated_versioned_and_cached(cat):
     assert cat is load_catalog()
-    assert cat.version == "2026.11.29"
-    assert cat.as_of == "2026-11-29"
+    assert cat.version == "2026.11.30"
+    assert cat.as_of == "2026-11-30"
     assert cat.reference_gpu == "v100-sxm2-16gb"
     assert cat.reference.measured == {"fp32": 1.0, "fp16": 1.0}
 
@@ -160,7 +175,8 @@ def test_contract_instance_ids_exist_and_reference_known_gpus(cat, instance_id):
 
 def test_catalog_sizes(cat):
     assert set(cat.gpus) == set(CONTRACT_GPUS)
-    assert set(cat.instances) == set(CONTRACT_INSTANCES)
+    assert set(CONTRACT_INSTANCES) <= set(cat.instances)
+    assert len(cat.instances) == 77
     assert [t.gpu_count for t in cat.tiers] == [1, 2, 4, 8]
 
 
@@ -188,8 +204,9 @@ def test_every_row_cites_a_source(cat):
 
 
 def test_estimates_are_marked_and_explained(cat):
-    # Turing tensor figures derived in gpus_notes.md (tensor cores x boost x 128 FLOP/clk)
-    for gpu_id, fp16 in (("rtx-2060", 51.6), ("rtx-2070", 59.7), ("rtx-2080", 80.5)):
+    # Turing tensor figures derived in gpus_notes.md (tensor cores x boost x 128 FLOP/clk,
+    # FP16 accumulate: 51.6, 59.7, 80.5), halved to the FP32-accumulate rate GeForce trains at
+    for gpu_id, fp16 in (("rtx-2060", 25.8), ("rtx-2070", 29.9), ("rtx-2080", 40.3)):
         gpu = cat.gpu(gpu_id)
         assert gpu.fp16_tflops == fp16
         assert "fp16_tflops" in gpu.estimated_fields
@@ -200,9 +217,13 @@ def test_estimates_are_marked_and_explained(cat):
             assert gpu.note, gpu.id
     assert cat.gpu("h100-sxm5-80gb").price_usd == 36718.75
     assert cat.gpu("h100-sxm5-80gb").price_estimated
-    a10g = cat.gpu("a10g")
+    a10g, a10 = cat.gpu("a10g"), cat.gpu("a10")
     assert {"measured_fp32", "measured_fp16"} <= set(a10g.estimated_fields)
-    assert a10g.measured == cat.gpu("a10").measured
+    # the A10's measurement scaled by the A10G/A10 peak ratio at each precision
+    for precision, column in (("fp32", "fp32_tflops"), ("fp16", "fp16_tflops")):
+        ratio = getattr(a10g, column) / getattr(a10, column)
+        assert a10g.measured[precision] == pytest.approx(a10.measured[precision] * ratio, abs=1e-4)
+    assert a10g.measured["fp16"] < a10.measured["fp16"]
     assert all(t.estimated == bool(t.estimated_fields) for t in cat.tiers)
 
 
@@ -273,7 +294,7 @@ def test_p5_price_after_june_2025_cut_is_current_and_old_price_is_history(cat):
     p5 = cat.instance("aws/p5.48xlarge")
     assert p5.price("on_demand") == 55.04
     old = [r for r in p5.history if r.pricing == "on_demand"]
-    assert [(r.usd_per_hour, r.valid_to) for r in old] == [(98.32, "2025-06")]
+    assert [(r.usd_per_hour, r.valid_to) for r in old] == [(98.32, "2025-06-01")]
     # cloud.csv has no reservation for p5.48xlarge: the price is unknown, not zero
     assert p5.reserved_1y_usd_per_hour is None
     with pytest.raises(CatalogError, match="no reserved_1y price"):
@@ -291,7 +312,7 @@ def test_lambda_old_prices_are_history_not_instances(cat):
     assert not any("2022" in i or "2023" in i for i in cat.instances)
     assert [r.usd_per_hour for r in cat.instance("lambda/gpu_1x_a100").history] == [1.10]
     assert cat.instance("lambda/gpu_8x_h100_sxm5").history[0].usd_per_hour == 27.92
-    assert len(cat.price_history) == 14
+    assert len(cat.price_history) == 28
 
 
 # --------------------------------------------------------------------------- tiers, scaling
@@ -355,15 +376,17 @@ def test_relative_throughput_measured(cat):
 
 def test_relative_throughput_scaled_from_the_nearest_measured_precision(cat):
     v100 = "v100-sxm2-16gb"
-    # RTX 3090 int8: measured fp16 1.224 x its own int8/fp16 peaks 284/142 = 2 -> 2.448;
-    # V100 has no INT8 tensor peak, so it runs INT8 at its FP16 rate: 1.0 x 125/125 = 1
-    assert _thr(cat, "rtx-3090", v100, "int8") == (pytest.approx(2.448), "scaled")
+    # RTX 3090 int8: measured fp16 1.224 x its own int8/fp16 peaks 284/71 = 4 -> 4.896 (the
+    # fp16 peak is the FP32-accumulate one mixed-precision training runs at, half the GeForce
+    # FP16-accumulate 142; INT8 runs at full rate); V100 has no INT8 tensor peak, so it runs
+    # INT8 at its FP16 rate: 1.0 x 125/125 = 1
+    assert _thr(cat, "rtx-3090", v100, "int8") == (pytest.approx(4.896), "scaled")
     # GTX 1080 Ti has no tensor cores at all: int8 and fp16 run at its FP32 rate, ratio 1
     assert _thr(cat, "gtx-1080-ti", v100, "int8") == (pytest.approx(0.3028), "scaled")
-    # A100 40 GB SXM4 int8: 2.2726 x 624/312 = 4.5452; RTX 2080 Ti int8: 0.6305 x 227.7/113.8
-    # = 1.2615536; ratio 3.6028...
+    # A100 40 GB SXM4 int8: 2.2726 x 624/312 = 4.5452; RTX 2080 Ti int8: 0.6305 x 227.7/56.9
+    # = 2.52312; ratio 1.80141...
     a100 = 2.2726 * 624 / 312
-    rtx = 0.6305 * 227.7 / 113.8
+    rtx = 0.6305 * 227.7 / 56.9
     assert _thr(cat, "a100-sxm4-40gb", "rtx-2080-ti", "int8") == (
         pytest.approx(a100 / rtx),
         "scaled",
@@ -376,8 +399,8 @@ def test_relative_throughput_peaks_are_like_for_like(cat):
     assert _thr(cat, "t4", v100, "int8") == (pytest.approx(8.1 / 15.7), "peaks")
     # fp16: both have FP16 tensor peaks: 65 / 125 = 0.52
     assert _thr(cat, "t4", v100, "fp16") == (pytest.approx(0.52), "peaks")
-    # the basis is never mixed: 3090 is measured but T4 is not -> peaks 142 / 65 = 2.184615
-    assert _thr(cat, "rtx-3090", "t4", "fp16") == (pytest.approx(142 / 65), "peaks")
+    # the basis is never mixed: 3090 is measured but T4 is not -> peaks 71 / 65 = 1.092308
+    assert _thr(cat, "rtx-3090", "t4", "fp16") == (pytest.approx(71 / 65), "peaks")
     # no tensor cores: GTX 1080 at fp16 is FP32 against FP32, 8.873 / 15.7 = 0.565159, never
     # its FP32 peak against the V100's tensor peak (8.873 / 125 = 0.071)
     assert _thr(cat, "gtx-1080", v100, "fp16") == (pytest.approx(8.873 / 15.7), "peaks")
@@ -497,7 +520,7 @@ def _append_copy(path: Path, key: str, **changes: str):
 
 
 def test_copied_data_loads(data_dir):
-    assert read_catalog(data_dir).version == "2026.11.29"
+    assert read_catalog(data_dir).version == "2026.11.30"
 
 
 @pytest.mark.parametrize(
@@ -604,3 +627,187 @@ def test_missing_file_is_reported(data_dir):
     (data_dir / "scaling.csv").unlink()
     with pytest.raises(CatalogError, match="^scaling.csv: file not found$"):
         read_catalog(data_dir)
+
+
+# --------------------------------------------------------------------------- the market
+
+_ISO = r"^\d{4}-\d{2}-\d{2}$"
+
+
+def _iso(text: str) -> bool:
+    import datetime as dt
+    import re
+
+    if not re.match(_ISO, text):
+        return False
+    dt.date.fromisoformat(text)
+    return True
+
+
+def test_every_row_has_a_source_and_an_iso_date(cat):
+    for inst in cat.instances.values():
+        assert "http" in inst.source, inst.id
+        assert _iso(inst.as_of), (inst.id, inst.as_of)
+        for rec in inst.history:
+            assert "http" in rec.source, rec
+            assert _iso(rec.valid_to), rec
+            assert rec.valid_from == "" or _iso(rec.valid_from), rec
+            assert rec.valid_from <= rec.valid_to, rec
+        if inst.estimated_fields:
+            assert "estimate" in inst.note or "assumption" in inst.note, inst.id
+    for gpu in cat.gpus.values():
+        assert "http" in gpu.source, gpu.id
+
+
+def test_tiers_are_valid_and_cover_the_market(cat):
+    from pricing.vocabulary import TIERS
+
+    assert TIERS == ("hyperscaler", "neocloud", "marketplace")
+    tiers: dict[str, set[str]] = {}
+    for inst in cat.instances.values():
+        assert inst.tier in TIERS, inst.id
+        tiers.setdefault(inst.provider, set()).add(inst.tier)
+    assert all(len(t) == 1 for t in tiers.values()), tiers  # one tier per provider
+    assert {p for p, t in tiers.items() if t == {"hyperscaler"}} == {"aws", "gcp", "azure"}
+    assert tiers["vastai"] == {"marketplace"}
+    for provider in ("lambda", "coreweave", "runpod", "crusoe", "nebius", "together"):
+        assert tiers[provider] == {"neocloud"}, provider
+    assert len(tiers) >= 8
+    assert len(cat.instances) >= 50
+
+
+def test_new_gpus_are_rented_where_the_issue_asks(cat):
+    def gpus_of(provider):
+        return {i.gpu for i in cat.instances.values() if i.provider == provider}
+
+    for iid, gpu in (
+        ("aws/p5en.48xlarge", "h200-sxm-141gb"),
+        ("gcp/a3-ultragpu-8g", "h200-sxm-141gb"),
+        ("azure/standard_nd96isr_h200_v5", "h200-sxm-141gb"),
+        ("aws/p6-b200.48xlarge", "b200"),
+        ("azure/standard_nd96isr_mi300x_v5", "mi300x"),
+        ("crusoe/mi300x-192gb-ib.8x", "mi300x"),
+    ):
+        inst = cat.instance(iid)
+        assert (inst.gpu, inst.gpu_count, inst.interconnect) == (gpu, 8, "nvlink"), iid
+    assert "b200" in gpus_of("runpod") and "b200" in gpus_of("coreweave")
+    # prices as the sources give them: per-GPU rate x GPUs
+    assert cat.instance("aws/p5en.48xlarge").price("on_demand") == 63.296
+    assert cat.instance("azure/standard_nd96isr_mi300x_v5").price("on_demand") == 48.0  # 6.00 x 8
+    assert cat.instance("crusoe/mi300x-192gb-ib.8x").price("on_demand") == pytest.approx(27.6)
+    # a marketplace price is a median of verified hosts, and says so
+    for inst in cat.instances.values():
+        if inst.tier == "marketplace":
+            assert "median" in inst.note and "verified hosts" in inst.note, inst.id
+    assert cat.instance("vastai/1x_h100_sxm").price("on_demand") == 4.40
+
+
+def test_changed_prices_keep_the_old_one_as_history(cat):
+    lam = cat.instance("lambda/gpu_8x_h100_sxm5")
+    assert (lam.price("on_demand"), lam.as_of) == (31.92, "2026-08-01")  # $3.99/GPU-h x 8
+    assert [(r.usd_per_hour, r.valid_from, r.valid_to) for r in lam.history] == [
+        (27.92, "2024-07-11", "2024-09-01"),
+        (23.92, "2024-09-01", "2026-08-01"),
+    ]
+    p5en = cat.instance("aws/p5en.48xlarge")
+    assert [(r.usd_per_hour, r.valid_to) for r in p5en.history] == [(84.8, "2025-06-01")]
+    runpod = cat.instance("runpod/8x_h100-sxm_secure")
+    assert runpod.price("on_demand") == pytest.approx(26.32)  # 3.29 x 8 on 2026-08-19
+    assert [r.usd_per_hour for r in runpod.history] == [pytest.approx(23.92)]  # 2.99 x 8
+    # every history record is older than the instance's current price
+    for inst in cat.instances.values():
+        for rec in inst.history:
+            assert rec.valid_to <= inst.as_of, (inst.id, rec)
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "price", "estimated"),
+    [
+        ("titan-v", 2999, False),
+        ("quadro-rtx-5000", 2300, False),
+        ("quadro-rtx-6000", 6300, False),
+        ("quadro-rtx-8000", 10000, False),
+        ("rtx-3070", 499, False),
+        ("rtx-a6000", 4649, False),
+        ("rtx-6000-ada", 6800, False),
+        ("a100-pcie-80gb", 13287.5, True),
+        ("gh200-96gb", 46675, True),
+        ("mi300x", 15000, True),
+        ("titan-rtx", 2499, False),  # NVIDIA's announced MSRP: official, not an estimate
+    ],
+)
+def test_gpu_prices_are_flagged_correctly(cat, gpu_id, price, estimated):
+    gpu = cat.gpu(gpu_id)
+    assert (gpu.price_usd, gpu.price_estimated) == (price, estimated)
+    if estimated:
+        assert "estimate" in gpu.note, gpu_id
+
+
+def test_v100_32gb_costs_more_than_16gb(cat):
+    pcie16, sxm16, sxm32 = (
+        cat.gpu(g).price_usd for g in ("v100-pcie-16gb", "v100-sxm2-16gb", "v100-sxm2-32gb")
+    )
+    assert pcie16 < sxm16 < sxm32
+    # 11,458 (Microway, V100 32GB) x 11,500 / 10,664 (SXM2/PCIe at 16 GB) = 12,356.4
+    assert sxm32 == round(11458 * 11500 / 10664)
+    assert cat.gpu("v100-sxm2-32gb").price_estimated
+
+
+def test_fp16_column_is_the_fp32_accumulate_training_peak(cat):
+    a100 = cat.gpu("a100-sxm4-40gb")
+    assert a100.fp16_tflops == 312
+    # GeForce: half the FP16-accumulate figure (Ada whitepaper 165.2, GA102 whitepaper 71)
+    assert cat.gpu("rtx-4090").fp16_tflops == 165.2
+    assert cat.gpu("rtx-3090").fp16_tflops == 71
+    assert cat.gpu("rtx-2080-ti").fp16_tflops == 56.9
+    for gpu in cat.gpus.values():
+        consumer = gpu.family.startswith(("GeForce", "Titan"))
+        if consumer and gpu.fp16_tflops is not None:
+            assert "FP32 accumulate" in gpu.note, gpu.id
+            if gpu.fp16_tflops > a100.fp16_tflops:  # only if it genuinely trains faster
+                assert gpu.measured.get("fp16", 0) > a100.measured["fp16"], gpu.id
+    # a GeForce card's FP16 peak no longer exceeds the A100's while it measures slower
+    assert cat.gpu("rtx-4090").measured["fp16"] < a100.measured["fp16"]
+
+
+def test_throughput_build_covers_every_reference_gpu(cat, tool_rows):
+    tool, rows = tool_rows
+    table = tool.reconcile(rows)
+    assert all(rec.gpu_id for rec in table), sorted({r.name for r in table if not r.gpu_id})
+    assert set(tool.NAME_TO_ID.values()) <= set(cat.gpus)
+    figures = tool.catalog_figures(rows)
+    for gpu_id in (
+        "a100-pcie-80gb",
+        "gh200-96gb",
+        "rtx-3070",
+        "quadro-rtx-5000",
+        "quadro-rtx-6000",
+        "quadro-rtx-8000",
+        "rtx-6000-ada",
+        "rtx-a6000",
+        "titan-v",
+    ):
+        assert set(figures[gpu_id]) == {"fp32", "fp16"}, gpu_id
+        assert dict(cat.gpu(gpu_id).measured) == figures[gpu_id]
+    # the borrowed A10G figures are scaled by the catalog's own peaks
+    donor, scale, _ = tool.BORROWED["a10g"]
+    a10g, a10 = cat.gpu("a10g"), cat.gpu(donor)
+    assert scale["fp32"] == pytest.approx(a10g.fp32_tflops / a10.fp32_tflops)
+    assert scale["fp16"] == pytest.approx(a10g.fp16_tflops / a10.fp16_tflops)
+
+
+@pytest.mark.parametrize(
+    ("file", "key", "column", "value", "problem"),
+    [
+        ("instances.csv", "aws/p3.8xlarge", "tier", "bigcloud", "unknown tier 'bigcloud'"),
+        ("instances.csv", "aws/p3.8xlarge", "as_of", "c.2024-25", "not an ISO date"),
+        ("instances.csv", "aws/p3.8xlarge", "as_of", "2026-02-30", "not an ISO date"),
+        ("price_history.csv", "aws/p5.48xlarge", "valid_to", "2025-06", "not an ISO date"),
+    ],
+)
+def test_validators_reject_bad_tiers_and_dates(data_dir, file, key, column, value, problem):
+    _edit(data_dir / file, key, column, value)
+    with pytest.raises(CatalogError) as info:
+        read_catalog(data_dir)
+    assert (info.value.file, info.value.column) == (file, column)
+    assert problem in str(info.value)

@@ -41,8 +41,9 @@ REFERENCE_GPU = "v100-sxm2-16gb"
 PRECISIONS = ("fp32", "fp16")
 DECIMALS = 4
 
-# Benchmark GPU name (after _canonical()) -> catalog GPU id. GPUs not listed are reported but
-# do not enter the catalog (Quadro/RTX workstation cards, GH200, Titan V, ...).
+# Benchmark GPU name (after _canonical()) -> catalog GPU id. A GPU not listed is reported with an
+# empty id and does not enter the catalog; every GPU of the reference table is listed today.
+# Lambda's "RTX 5000/6000/8000" are the Turing Quadro cards (their 2021 table drops "Quadro").
 NAME_TO_ID: dict[str, str] = {
     "V100 16GB": "v100-sxm2-16gb",
     "V100 32GB": "v100-sxm2-32gb",
@@ -62,14 +63,26 @@ NAME_TO_ID: dict[str, str] = {
     "H100 80GB SXM5": "h100-sxm5-80gb",
     "H200 141GB SXM": "h200-sxm-141gb",
     "B200 192GB SXM5": "b200",
+    "A100 80GB PCIe": "a100-pcie-80gb",
+    "GH200 96GB": "gh200-96gb",
+    "RTX 3070": "rtx-3070",
+    "RTX 5000": "quadro-rtx-5000",
+    "RTX 6000": "quadro-rtx-6000",
+    "RTX 8000": "quadro-rtx-8000",
+    "RTX 6000 Ada": "rtx-6000-ada",
+    "RTX A6000": "rtx-a6000",
+    "Titan V": "titan-v",
 }
 
-# Catalog GPUs that borrow another GPU's measurement; the result is marked estimated.
-BORROWED: dict[str, tuple[str, str]] = {
+# Catalog GPUs that borrow another GPU's measurement, scaled by the ratio of their own peaks to the
+# donor's at each precision [-] (the peaks of pricing/data/gpus.csv: A10G fp32 31.5 and estimated
+# fp16 tensor 70 against the A10's 31.2 and 125); the result is marked estimated.
+BORROWED: dict[str, tuple[str, dict[str, float], str]] = {
     "a10g": (
         "a10",
-        "estimated: A10 measurement applied to the AWS A10G (same GA102 die, 24 GB, 600 GB/s, "
-        "150 W); not measured on an A10G",
+        {"fp32": 31.5 / 31.2, "fp16": 70 / 125},
+        "estimated: A10 measurement x A10G/A10 peak ratio (fp32 31.5/31.2, fp16 70/125); same "
+        "GA102 die, 24 GB, 600 GB/s, 150 W, but a lower tensor peak; not measured on an A10G",
     ),
 }
 
@@ -248,7 +261,7 @@ def reconcile(rows: list[Row]) -> list[Reconciled]:
             result.append(rec)
             if rec.gpu_id:
                 by_id[(rec.gpu_id, precision)] = rec
-    for gpu_id, (donor, note) in BORROWED.items():
+    for gpu_id, (donor, scale, note) in BORROWED.items():
         for precision in PRECISIONS:
             src = by_id.get((donor, precision))
             if src is not None:
@@ -257,9 +270,9 @@ def reconcile(rows: list[Row]) -> list[Reconciled]:
                         gpu_id=gpu_id,
                         name=gpu_id,
                         precision=precision,
-                        value=src.value,
+                        value=round(src.value * scale[precision], DECIMALS),
                         raw_value=src.raw_value,
-                        factor=src.factor,
+                        factor=src.factor * scale[precision],
                         basis=src.basis,
                         source=src.source,
                         estimated=True,
