@@ -23,7 +23,7 @@ import numpy as np
 
 from pricing.vocabulary import RESERVATION_MONTHS
 
-from .inputs import BuyInputs, RentInputs
+from .inputs import BuyInputs, ModelInputs, RentInputs
 
 __all__ = [
     "HOURS_PER_MONTH",
@@ -31,6 +31,7 @@ __all__ = [
     "BuyDraws",
     "BuyLine",
     "Gap",
+    "Lines",
     "cumulative_cost",
     "gap",
     "RentDraws",
@@ -42,6 +43,7 @@ __all__ = [
     "depreciation_schedule",
     "discount_factors",
     "growth_sum",
+    "model_lines",
     "rent_line",
     "term_end",
     "throughput",
@@ -351,6 +353,28 @@ def rent_line(
         slope=(1.0 - tau) * p.hours_at_full * p.price * grow,
         kink=p.kink,
     )
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Both sides' TCO lines for a set of draws, and the throughputs they rest on
+    [reference GPU-hours/hour]: ``own`` of the owned build, ``instance`` of one instance."""
+
+    buy: BuyLine
+    rent: RentLine
+    own: Value
+    instance: Value
+
+
+def model_lines(inputs: ModelInputs, values: dict[str, Value]) -> Lines:
+    """The TCO lines of both sides of ``inputs`` for the draws ``values`` (by input name,
+    floats for fixed inputs)."""
+    terms = Terms(inputs.horizon_months, inputs.discount_rate, inputs.tax_rate)
+    b = BuyDraws.sampled(inputs.buy, values)
+    r = RentDraws.sampled(inputs.rent, values)
+    t_own = throughput(b.gpu_count, b.relative_throughput, b.scaling_efficiency, b.thermal_derate)
+    t_inst = throughput(r.gpu_count, r.relative_throughput, r.scaling_efficiency)
+    return Lines(buy_line(b, terms), rent_line(r, t_own, t_inst, terms), t_own, t_inst)
 
 
 class Workspace:

@@ -6,11 +6,14 @@ and the TCO bands need no month axis; payback needs the cumulative cost by month
 of draws at a time so that (draws x months) arrays stay a few tens of MB whatever the sample
 count. Results are summarised level by level as mean, P10, P50 and P90 (linear interpolation
 between order statistics, selected in place); "never" outcomes rank as +inf and a percentile that
-lands on one is NaN in the :class:`~costmodel.result.Result`.
+lands on one is NaN in the :class:`~costmodel.result.Result`. The precision of the break-even
+P50, the tornado and the value of information come from :mod:`costmodel.uncertainty`; with a
+target precision the draws are doubled until it is met (:func:`_converge`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 import tracemalloc
@@ -22,32 +25,43 @@ import numpy as np
 from .cashflows import (
     BuyDraws,
     BuyLine,
+    Lines,
     RentDraws,
     RentLine,
     Terms,
     Value,
     Workspace,
-    buy_line,
     cumulative_cost,
     gap,
-    rent_line,
-    throughput,
+    model_lines,
 )
 from .distributions import Discrete
-from .inputs import ModelInputs
+from .inputs import MAX_SAMPLES, ModelInputs
 from .outcomes import breakeven_utilisation, payback
 from .result import (
     Bands,
     Breakeven,
+    Convergence,
     CumulativeCost,
     Driver,
+    InputValue,
     Payback,
     Result,
     Sensitivity,
     Sides,
+    ValueOfInformation,
     frozen_array,
 )
-from .sampling import Sample, average_ranks, induce_rank_correlation, sample
+from .sampling import Sample, Sampler, average_ranks, induce_rank_correlation, sample
+from .uncertainty import (
+    evppi,
+    expected_value_of_information,
+    halfwidth,
+    mean_gap_se,
+    median_interval,
+    quantile_bins,
+    tornado,
+)
 from .verdict import verdict
 
 __all__ = ["CUMULATIVE_DRAWS", "Phases", "Progress", "Simulation", "simulate", "summarise"]
@@ -68,7 +82,9 @@ class Phases:
     of traced memory in it [byte] (numpy reports its arrays to tracemalloc).
 
     Phases: ``sample`` (percentiles and draws), ``lines`` (TCO lines and break-even),
-    ``payback`` (cumulative cost by month), ``summary`` (bands, shares, sensitivity).
+    ``payback`` (cumulative cost by month), ``summary`` (bands, shares, sensitivity, precision,
+    tornado, value of information); when the draws are doubled, ``sample`` and ``lines`` add up
+    over the rounds.
     """
 
     seconds: dict[str, float] = field(default_factory=dict)
@@ -101,6 +117,8 @@ class Simulation:
     or (S,); ``cum_buy``, ``cum_rent`` [USD] month-major (H + 1, min(S, CUMULATIVE_DRAWS)) at
     ``report_utilisation``; ``draws`` every input by name (floats for fixed ones) and ``sample``
     the ranks the sampler knew (its percentiles are let go once mapped to draws).
+    ``inputs.samples`` is the number of draws made; ``initial_samples`` the number asked for
+    (fewer when the draws were doubled toward ``inputs.target_halfwidth``).
     """
 
     inputs: ModelInputs
@@ -114,6 +132,7 @@ class Simulation:
     report_utilisation: float
     cum_buy: np.ndarray
     cum_rent: np.ndarray
+    initial_samples: int = 0
 
     def buy_tco(self, u: float) -> np.ndarray:
         """TCO_buy [USD] of every draw at utilisation ``u``, a new ``(S,)`` array."""
@@ -131,13 +150,21 @@ def _per_draw(x: Value, draws: int) -> np.ndarray:
     return out
 
 
-def _draw(inputs: ModelInputs) -> tuple[dict[str, Value], Sample]:
+def _uncertain(inputs: ModelInputs) -> list[str]:
+    """The names of the inputs that vary between draws, sorted."""
+    return sorted(name for name, d in inputs.distributions().items() if not d.is_fixed)
+
+
+def _draw(inputs: ModelInputs, sampler: Sampler | None = None) -> tuple[dict[str, Value], Sample]:
     """Every input's draws by name, and the ranks the sampler knows (the percentiles are let
     go once mapped). A fixed input (a point mass, such as a discrete with one non-zero weight)
-    is its one value, a float, without going through ppf."""
+    is its one value, a float, without going through ppf. ``sampler``, when given, holds the
+    percentiles (a sample that can grow); else they are drawn afresh."""
     dists = inputs.distributions()
-    uncertain = sorted(name for name, d in dists.items() if not d.is_fixed)
-    drawn = sample(uncertain, inputs.samples, inputs.seed, inputs.method)
+    if sampler is None:
+        drawn = sample(_uncertain(inputs), inputs.samples, inputs.seed, inputs.method)
+    else:
+        drawn = sampler.sample
     drawn = induce_rank_correlation(drawn, inputs.correlations, inputs.seed)
     values: dict[str, Value] = {}
     for name, dist in dists.items():  # each percentile array is let go once mapped
@@ -156,27 +183,59 @@ def _rows(x: Value, rows: slice) -> Value:
     return x[rows] if np.ndim(x) else x
 
 
+def _lines(inputs: ModelInputs, values: dict[str, Value]) -> tuple[Lines, np.ndarray]:
+    """Both TCO lines of the draws ``values`` and each draw's break-even utilisation."""
+    lines = model_lines(inputs, values)
+    return lines, np.array(breakeven_utilisation(lines.buy, lines.rent, inputs.samples))
+
+
+def _converge(
+    inputs: ModelInputs, phases: Phases
+) -> tuple[ModelInputs, dict[str, Value], Sample, Lines, np.ndarray]:
+    """Draw, and double the draws while the break-even P50's 95 % interval is wider than
+    ``inputs.target_halfwidth`` and doubling stays within the cap (``max_samples``, never
+    below ``samples``). Each round keeps every draw made (:class:`Sampler`), imposes the rank
+    correlations on the whole sample and re-evaluates only the TCO lines and break-even;
+    payback and the summaries are left for the final sample. Returns the inputs with the
+    number of draws made, with the draws, ranks, lines and break-even of the final round."""
+    target = inputs.target_halfwidth
+    cap = max(inputs.max_samples or MAX_SAMPLES, inputs.samples)
+    sampler = Sampler(_uncertain(inputs), inputs.samples, inputs.seed, inputs.method)
+    while True:
+        values, drawn = _draw(inputs, sampler)
+        phases.mark("sample")
+        lines, breakeven = _lines(inputs, values)
+        lo, hi = median_interval(np.array(breakeven))
+        phases.mark("lines")
+        if halfwidth(lo, hi) <= target or 2 * inputs.samples > cap:
+            return inputs, values, drawn, lines, breakeven
+        sampler.double()
+        inputs = dataclasses.replace(inputs, samples=sampler.n)
+
+
 def simulate(
     inputs: ModelInputs, progress: Progress | None = None, phases: Phases | None = None
 ) -> Simulation:
     """Sample every input and evaluate every draw at every utilisation level.
 
     ``progress``, when given, is called with the share of the work done, from 0 to 1;
-    ``phases`` records the time and memory of each phase.
+    ``phases`` records the time and memory of each phase. With ``inputs.target_halfwidth``
+    the draws are doubled until the break-even P50 is that precise (see :func:`_converge`);
+    the simulation's ``inputs.samples`` is then the number of draws made.
     """
     phases = phases or Phases()
     phases.start()
-    values, drawn = _draw(inputs)
-    phases.mark("sample")
+    initial = inputs.samples
+    if inputs.target_halfwidth is None:
+        values, drawn = _draw(inputs)
+        phases.mark("sample")
+        lines, breakeven = _lines(inputs, values)
+        phases.mark("lines")
+    else:
+        inputs, values, drawn, lines, breakeven = _converge(inputs, phases)
     s, h = inputs.samples, inputs.horizon_months
     terms = Terms(h, inputs.discount_rate, inputs.tax_rate)
-    b = BuyDraws.sampled(inputs.buy, values)
-    r = RentDraws.sampled(inputs.rent, values)
-    t_own = throughput(b.gpu_count, b.relative_throughput, b.scaling_efficiency, b.thermal_derate)
-    t_inst = throughput(r.gpu_count, r.relative_throughput, r.scaling_efficiency)
-    buy, rent = buy_line(b, terms), rent_line(r, t_own, t_inst, terms)
-    breakeven = np.array(breakeven_utilisation(buy, rent, s))
-    phases.mark("lines")
+    t_own, t_inst = lines.own, lines.instance
     levels = np.asarray(inputs.utilisation, dtype=float)
     paid = np.empty((levels.size, s))
     chunk = max(1, _CHUNK_ELEMENTS // h)
@@ -201,14 +260,15 @@ def simulate(
         inputs=inputs,
         draws=values,
         sample=drawn,
-        buy=buy,
-        rent=rent,
+        buy=lines.buy,
+        rent=lines.rent,
         payback=paid,
         breakeven=breakeven,
         own_throughput=t_own,
         report_utilisation=level,
         cum_buy=cum_buy,
         cum_rent=cum_rent,
+        initial_samples=initial,
     )
 
 
@@ -286,19 +346,98 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(x @ y) / denom if denom > 0 else 0.0
 
 
-def _sensitivity(sim: Simulation, gap: np.ndarray, level: float) -> Sensitivity:
-    """Spearman rank correlation of each uncertain input with TCO_buy - TCO_rent at ``level``.
+def _bins(sim: Simulation, name: str, ranks: np.ndarray, count: int) -> tuple[np.ndarray, int]:
+    """Each draw's bin of input ``name`` and the number of bins: ``count`` equal-count bins of
+    consecutive ranks (``ranks`` 1-based, or the sampler's own 0-based ranks where it knows
+    them), or one bin per value for a discrete input (its draws tie)."""
+    dist = sim.inputs.distributions()[name]
+    if isinstance(dist, Discrete):
+        values = np.unique(np.asarray(dist.values, dtype=float))
+        return np.searchsorted(values, sim.draws[name]), values.size
+    known = sim.sample.ranks.get(name)
+    rank0 = known if known is not None else (ranks - 1.0).astype(np.int64)
+    return quantile_bins(rank0, count), count
 
-    Sorted by strength; a positive value means that a higher input makes buying relatively
-    dearer. Empty with fewer than 10 draws or no uncertain input.
+
+def _by_input(
+    sim: Simulation, sens_gap: np.ndarray, sens_u: float, voi_gap: np.ndarray, voi_u: float
+) -> tuple[Sensitivity, ValueOfInformation]:
+    """What each uncertain input does to the answer, from its ranks (found once for both):
+
+    - Spearman rank correlation with TCO_buy - TCO_rent (``sens_gap``, at ``sens_u``), sorted
+      by strength; a positive value means that a higher input makes buying relatively dearer.
+      Empty with fewer than 10 draws or no uncertain input.
+    - EVPPI of the buy-or-rent decision from the gap ``voi_gap`` at ``voi_u``, with
+      floor(sqrt(n)) equal-count bins per input, largest first, each at most the EVPI.
     """
-    names = sorted(n for n, d in sim.inputs.distributions().items() if not d.is_fixed)
-    rows: list[Driver] = []
-    if names and sim.inputs.samples >= 10:
-        gap_ranks = average_ranks(gap)
-        rows = [Driver(n, _pearson(_ranks(sim, n), gap_ranks)) for n in names]
-        rows.sort(key=lambda r: (-abs(r.spearman), r.input))
-    return Sensitivity(level, "buy_tco - rent_tco", tuple(rows))
+    names = _uncertain(sim.inputs)
+    s = sim.inputs.samples
+    gap_ranks = average_ranks(sens_gap) if names and s >= 10 else None
+    evpi, best = expected_value_of_information(voi_gap)
+    count = max(1, math.isqrt(s))
+    drivers: list[Driver] = []
+    worth: list[InputValue] = []
+    for name in names:
+        ranks = _ranks(sim, name)
+        if gap_ranks is not None:
+            drivers.append(Driver(name, _pearson(ranks, gap_ranks)))
+        bins, k = _bins(sim, name, ranks, count)
+        worth.append(InputValue(name, min(evpi, evppi(voi_gap, bins, k, best))))
+    drivers.sort(key=lambda r: (-abs(r.spearman), r.input))
+    worth.sort(key=lambda v: (-v.evppi, v.input))
+    return (
+        Sensitivity(sens_u, "buy_tco - rent_tco", tuple(drivers)),
+        ValueOfInformation(voi_u, evpi, count, tuple(worth)),
+    )
+
+
+def _gap_se(sim: Simulation, grid: np.ndarray) -> np.ndarray | None:
+    """Standard errors [USD] of the mean gap per level in closed form, or ``None`` when the
+    reservation's kink differs between draws (then they are taken level by level)."""
+    kink = sim.rent.kink
+    if np.ndim(kink):
+        return None
+    return mean_gap_se(
+        sim.buy.at_zero,
+        sim.buy.per_u,
+        sim.rent.at_zero,
+        sim.rent.slope,
+        float(kink),
+        grid,
+        sim.inputs.samples,
+    )
+
+
+def _se(values: np.ndarray) -> float:
+    """Standard error of the mean of ``values`` (sample standard deviation / sqrt(n))."""
+    n = values.shape[0]
+    return float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+
+
+def _convergence(
+    sim: Simulation, ci: tuple[float, float], gap_se: np.ndarray, prob: np.ndarray
+) -> Convergence:
+    """The precision of the run: the break-even P50 interval (NaN for "never") and the
+    standard errors; whether the target half-width, when there is one, was met."""
+    inputs = sim.inputs
+    n = inputs.samples
+    width = halfwidth(*ci)
+    target = inputs.target_halfwidth
+    if _uncertain(inputs) and n < 2:
+        prob_se = np.full(prob.shape, math.nan)
+    else:
+        prob_se = np.sqrt(prob * (1.0 - prob) / n)
+    return Convergence(
+        samples=n,
+        initial_samples=sim.initial_samples or n,
+        target_halfwidth=target,
+        max_samples=None if target is None else max(inputs.max_samples or MAX_SAMPLES, n),
+        met=None if target is None else bool(width <= target),
+        breakeven_p50_ci95=tuple(math.nan if math.isinf(x) else x for x in ci),
+        breakeven_p50_halfwidth=width if math.isfinite(width) else math.nan,
+        gap_mean_se=frozen_array(gap_se),
+        prob_buy_cheaper_se=frozen_array(prob_se),
+    )
 
 
 def _tco_into(out: np.ndarray, at_zero: Value, slope: Value, u: Value) -> None:
@@ -321,15 +460,19 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
     pay = _Bands(u_count, mean=False)
     prob, never = np.empty(u_count), np.empty(u_count)
     fixed_throughput = np.ndim(sim.own_throughput) == 0
-    sensitivity = None
+    gap_se = _gap_se(sim, grid)
+    per_level_se = gap_se is None
+    if per_level_se:
+        gap_se = np.empty(u_count)
     b, r, scratch = np.empty(s), np.empty(s), np.empty(s)  # reused: no page faults per level
     for j, u in enumerate(grid):
         _tco_into(b, sim.buy.at_zero, sim.buy.per_u, u)
         _tco_into(r, sim.rent.at_zero, sim.rent.slope, np.maximum(0.0, u - sim.rent.kink))
         prob[j] = np.count_nonzero(b < r) / s
+        if per_level_se:
+            gap_se[j] = _se(np.subtract(b, r, out=scratch))
         if j == sens_level:
-            np.subtract(b, r, out=scratch)
-            sensitivity = _sensitivity(sim, scratch, float(grid[j]))
+            sens_gap = b - r
         work = u * 730.0 * h * np.asarray(sim.own_throughput)  # reference GPU-hours
         if u == 0:
             for bands in (unit_buy, unit_rent):
@@ -347,8 +490,18 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         np.copyto(scratch, sim.payback[j])
         never[j] = np.count_nonzero(~np.isfinite(scratch)) / s
         pay.put(j, scratch)
+    level = sim.report_utilisation
+    if grid[sens_level] == level:
+        voi_gap = sens_gap
+    else:
+        voi_gap = _per_draw(sim.buy.tco(level), s) - sim.rent.tco(level)
+    sensitivity, voi = _by_input(sim, sens_gap, float(grid[sens_level]), voi_gap, level)
+    del sens_gap, voi_gap
     finite = np.isfinite(sim.breakeven)
-    be = _select(np.array(sim.breakeven))
+    ordered = np.array(sim.breakeven)
+    be = _select(ordered)
+    ci = median_interval(ordered)
+    del ordered
     breakeven = Breakeven(
         mean=float(sim.breakeven[finite].mean()) if finite.any() else math.nan,
         **be,
@@ -377,6 +530,9 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         cost_per_reference_gpu_hour=Sides(unit_buy.bands(), unit_rent.bands()),
         cumulative_cost=cumulative_cost,
         sensitivity=sensitivity,
+        convergence=_convergence(sim, ci, gap_se, prob),
+        tornado=tornado(inputs, level),
+        value_of_information=voi,
         verdict=verdict(breakeven, grid, prob, payback_months, sim.report_utilisation),
         seed=inputs.seed,
         samples=inputs.samples,

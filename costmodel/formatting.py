@@ -19,6 +19,7 @@ from typing import Any
 __all__ = [
     "DASH",
     "NEVER",
+    "fmt_margin",
     "fmt_months",
     "fmt_number",
     "fmt_share",
@@ -87,6 +88,25 @@ def fmt_utilisation(u: float | None, *, none: str = NEVER) -> str:
     if abs(pct - round(pct)) < 1e-9:
         return f"{round(pct):d} %"
     return f"{pct:.1f} %"
+
+
+def _margin_decimals(margin: float) -> int:
+    """Decimals of a percentage that show a margin [-] to its first significant digit (at
+    least one)."""
+    pct = abs(margin) * 100
+    if not math.isfinite(pct) or pct == 0:
+        return 1
+    return max(1, -math.floor(math.log10(pct)))
+
+
+def fmt_margin(u: float | None, margin: float | None) -> str:
+    """A utilisation [-] and its margin as percentages, to the margin's first significant digit
+    (at least one decimal): "36.2 % ± 0.4 %", "7.34 % ± 0.03 %"; the utilisation alone
+    (:func:`fmt_utilisation`) when the margin has no value."""
+    if missing(u) or missing(margin) or not math.isfinite(margin):
+        return fmt_utilisation(u)
+    d = _margin_decimals(margin)
+    return f"{u * 100:.{d}f} % ± {margin * 100:.{d}f} %"
 
 
 def fmt_months(t: float | None) -> str:

@@ -350,7 +350,10 @@ class ModelInputs:
 
     ``correlations`` are (input name, input name, Spearman rho) triples; ``report_utilisation``
     is the level at which cumulative cost by month is summarised (default: the level nearest
-    0.5). Each field's unit, description and range are in its metadata.
+    0.5). With ``target_halfwidth`` the engine doubles the draws, starting from ``samples``,
+    until the break-even P50's 95 % interval is that narrow or the next doubling would pass
+    ``max_samples`` (default :data:`MAX_SAMPLES`, never below ``samples``). Each field's unit,
+    description and range are in its metadata.
     """
 
     horizon_months: int = _horizon()
@@ -367,6 +370,25 @@ class ModelInputs:
     correlations: tuple[tuple[str, str, float], ...] = _correlations()
     report_utilisation: float | None = _input(
         "[-]", "level of the cumulative-cost-by-month summary", 0, 1, default=None, dist=False
+    )
+    target_halfwidth: float | None = _input(
+        "[-]",
+        "half-width of the break-even P50's 95 % interval to reach: the draws are doubled "
+        "until it is met or max_samples is reached",
+        0,
+        1,
+        low_open=True,
+        default=None,
+        dist=False,
+    )
+    max_samples: int | None = _input(
+        "[draw]",
+        "most draws when doubling toward target_halfwidth (never fewer than samples)",
+        1,
+        MAX_SAMPLES,
+        integer=True,
+        default=None,
+        dist=False,
     )
 
     def __post_init__(self) -> None:

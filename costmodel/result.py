@@ -25,13 +25,18 @@ __all__ = [
     "Bands",
     "Breakeven",
     "CatalogRef",
+    "Convergence",
     "CumulativeCost",
     "Driver",
+    "InputValue",
     "Payback",
     "Result",
     "SCHEMA_VERSION",
     "Sensitivity",
     "Sides",
+    "Tornado",
+    "TornadoBar",
+    "ValueOfInformation",
 ]
 
 #: Version of the result's JSON form.
@@ -115,6 +120,77 @@ class Sensitivity:
     inputs: tuple[Driver, ...]
 
 
+@dataclass(frozen=True, eq=False)
+class Convergence:
+    """How precise the Monte Carlo estimates are.
+
+    ``samples`` [draw] used and ``initial_samples`` [draw] asked for (more when the draws were
+    doubled toward ``target_halfwidth`` [-], at most ``max_samples`` [draw]; both ``None``
+    without a target); ``met``: the half-width is at most the target (``None`` without one).
+    ``breakeven_p50_ci95`` [-]: the distribution-free 95 % interval (lo, hi) of the break-even
+    P50 from two order statistics (NaN: "never", or no interval with 5 draws or fewer) and
+    ``breakeven_p50_halfwidth`` [-] = (hi - lo)/2 (NaN when unbounded). Per utilisation level:
+    ``gap_mean_se`` [USD], the standard error of the mean of TCO_buy - TCO_rent, and
+    ``prob_buy_cheaper_se`` [-], that of P(buy cheaper).
+    """
+
+    samples: int
+    initial_samples: int
+    target_halfwidth: float | None
+    max_samples: int | None
+    met: bool | None
+    breakeven_p50_ci95: tuple[float, float]
+    breakeven_p50_halfwidth: float
+    gap_mean_se: np.ndarray
+    prob_buy_cheaper_se: np.ndarray
+
+
+@dataclass(frozen=True)
+class TornadoBar:
+    """One uncertain input moved from its P10 (``low``) to its P90 (``high``), in its own unit,
+    with every other input at its median: the break-even utilisation [-] (NaN: "never") and
+    TCO_buy - TCO_rent [USD] at the tornado's utilisation, at each end."""
+
+    input: str
+    low: float
+    high: float
+    breakeven_at_low: float
+    breakeven_at_high: float
+    gap_at_low: float
+    gap_at_high: float
+
+
+@dataclass(frozen=True)
+class Tornado:
+    """One-at-a-time swings at ``utilisation`` [-], largest first; ``breakeven_at_median`` [-]
+    and ``gap_at_median`` [USD] with every input at its median."""
+
+    utilisation: float
+    breakeven_at_median: float
+    gap_at_median: float
+    inputs: tuple[TornadoBar, ...]
+
+
+@dataclass(frozen=True)
+class InputValue:
+    """The expected value of perfect information on one input (EVPPI) [USD]."""
+
+    input: str
+    evppi: float
+
+
+@dataclass(frozen=True)
+class ValueOfInformation:
+    """What knowing the inputs before choosing would save on average, at ``utilisation`` [-]:
+    ``evpi`` [USD] for every input, ``by_input`` each input alone (largest first), estimated
+    with ``bins`` equal-count bins of each input's draws."""
+
+    utilisation: float
+    evpi: float
+    bins: int
+    by_input: tuple[InputValue, ...]
+
+
 @dataclass(frozen=True)
 class Advice:
     """A structured warning: ``severity`` is ``info``, ``warning`` or ``error``."""
@@ -146,9 +222,10 @@ class CatalogRef:
 class Result:
     """Everything an evaluation reports.
 
-    The engine fills the numbers, the verdict and the sampling settings; the scenario layer
-    adds ``scenario`` (the resolved scenario as plain data), ``catalog``, ``warnings`` and
-    ``assumptions``.
+    The engine fills the numbers, the verdict and the sampling settings (``convergence``,
+    ``tornado`` and ``value_of_information`` are ``None`` in results stored before they
+    existed); the scenario layer adds ``scenario`` (the resolved scenario as plain data),
+    ``catalog``, ``warnings`` and ``assumptions``.
     """
 
     utilisation: np.ndarray
@@ -164,6 +241,9 @@ class Result:
     seed: int
     samples: int
     method: str
+    convergence: Convergence | None = None
+    tornado: Tornado | None = None
+    value_of_information: ValueOfInformation | None = None
     scenario: Mapping[str, Any] = field(default_factory=dict)
     catalog: CatalogRef | None = None
     warnings: tuple[Advice, ...] = ()

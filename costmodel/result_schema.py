@@ -18,6 +18,7 @@ from marshmallow import (
     Schema,
     ValidationError,
     fields,
+    post_dump,
     post_load,
     pre_load,
     validate,
@@ -31,12 +32,17 @@ from .result import (
     Bands,
     Breakeven,
     CatalogRef,
+    Convergence,
     CumulativeCost,
     Driver,
+    InputValue,
     Payback,
     Result,
     Sensitivity,
     Sides,
+    Tornado,
+    TornadoBar,
+    ValueOfInformation,
     frozen_array,
 )
 from .sampling import METHODS
@@ -308,6 +314,138 @@ class SensitivitySchema(_Strict):
         return Sensitivity(data["utilisation"], data["metric"], tuple(data["inputs"]))
 
 
+def _finite(description: str, **kwargs: Any) -> fields.Float:
+    """A float that must be a number (not null, NaN or infinite)."""
+    return fields.Float(
+        required=True,
+        allow_nan=False,
+        error_messages={"special": _NOT_A_NUMBER},
+        metadata={"description": description},
+        **kwargs,
+    )
+
+
+class ConvergenceSchema(_Strict):
+    """How precise the Monte Carlo estimates are, and whether the draws were doubled until the
+    break-even P50 was precise enough."""
+
+    samples = fields.Integer(
+        required=True,
+        strict=True,
+        validate=validate.Range(1),
+        metadata={"description": "[draw] used"},
+    )
+    initial_samples = fields.Integer(
+        required=True,
+        strict=True,
+        validate=validate.Range(1),
+        metadata={"description": "[draw] asked for (simulation.samples)"},
+    )
+    target_halfwidth = fields.Float(
+        required=True,
+        allow_none=True,
+        allow_nan=False,
+        error_messages={"special": _NOT_A_NUMBER},
+        metadata={"description": "[-] simulation.target_halfwidth; null: none"},
+    )
+    max_samples = fields.Integer(
+        required=True,
+        strict=True,
+        allow_none=True,
+        metadata={"description": "[draw] cap on doubling; null without a target"},
+    )
+    met = fields.Boolean(
+        required=True,
+        allow_none=True,
+        metadata={"description": "half-width <= target; null without a target"},
+    )
+    breakeven_p50_ci95 = Floats(
+        required=True,
+        validate=validate.Length(equal=2),
+        metadata={
+            "description": "[-] 95 % interval [lo, hi] of the break-even P50 from two order "
+            "statistics (the binomial interval of a median); null: never, or too few draws"
+        },
+    )
+    breakeven_p50_halfwidth = Number(
+        required=True, metadata={"description": "[-] (hi - lo)/2; null when unbounded"}
+    )
+    gap_mean_se = _floats("[USD] standard error of the mean of TCO_buy - TCO_rent per level")
+    prob_buy_cheaper_se = _floats("[-] standard error of P(buy cheaper) per level")
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Convergence:
+        lo, hi = (float(x) for x in data.pop("breakeven_p50_ci95"))
+        return Convergence(breakeven_p50_ci95=(lo, hi), **data)
+
+
+class TornadoBarSchema(_Strict):
+    """One uncertain input from its P10 to its P90, every other input at its median."""
+
+    input = fields.String(required=True, metadata={"example": "rent.price_usd_per_hour"})
+    low = _finite("the input's P10, in its own unit")
+    high = _finite("the input's P90, in its own unit")
+    breakeven_at_low = Number(required=True, metadata={"description": "[-]; null: never"})
+    breakeven_at_high = Number(required=True, metadata={"description": "[-]; null: never"})
+    gap_at_low = _finite("[USD] TCO_buy - TCO_rent at the tornado's utilisation")
+    gap_at_high = _finite("[USD] TCO_buy - TCO_rent at the tornado's utilisation")
+
+    make = TornadoBar
+
+
+class TornadoSchema(_Strict):
+    """One-at-a-time swings at the report utilisation, largest swing first."""
+
+    utilisation = fields.Float(required=True, metadata={"description": "level [-]"})
+    breakeven_at_median = Number(
+        required=True, metadata={"description": "[-] every input at its median; null: never"}
+    )
+    gap_at_median = _finite("[USD] TCO_buy - TCO_rent with every input at its median")
+    inputs = fields.List(
+        fields.Nested(TornadoBarSchema),
+        required=True,
+        metadata={"description": "largest swing first"},
+    )
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Tornado:
+        return Tornado(**{**data, "inputs": tuple(data["inputs"])})
+
+
+class InputValueSchema(_Strict):
+    """The expected value of perfect information on one input (EVPPI)."""
+
+    input = fields.String(required=True, metadata={"example": "rent.price_usd_per_hour"})
+    evppi = _finite("[USD] expected saving from knowing this input before choosing")
+
+    make = InputValue
+
+
+class ValueOfInformationSchema(_Strict):
+    """What knowing the uncertain inputs before choosing would save, on average."""
+
+    utilisation = fields.Float(required=True, metadata={"description": "level [-]"})
+    evpi = _finite("[USD] min(E[buy], E[rent]) - E[min(buy, rent)]")
+    bins = fields.Integer(
+        required=True,
+        strict=True,
+        validate=validate.Range(1),
+        metadata={"description": "equal-count bins per continuous input for the EVPPI"},
+    )
+    by_input = fields.List(
+        fields.Nested(InputValueSchema),
+        required=True,
+        metadata={"description": "largest first"},
+    )
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> ValueOfInformation:
+        return ValueOfInformation(**{**data, "by_input": tuple(data["by_input"])})
+
+
+#: Keys added after the first results were stored: absent (not null) in results without them.
+_ADDED = ("convergence", "tornado", "value_of_information")
+
 #: Lists aligned with ``utilisation``, by key path.
 _ALIGNED = (
     *(("buy_tco", s) for s in ("mean", "p10", "p50", "p90")),
@@ -355,6 +493,26 @@ class ResultSchema(_Strict):
         load_default=None,
         metadata={"description": "absent in runs stored before it existed"},
     )
+    convergence = fields.Nested(
+        ConvergenceSchema,
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "precision of the run; absent in runs stored before it existed"},
+    )
+    tornado = fields.Nested(
+        TornadoSchema,
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "one-at-a-time swings; absent in runs stored before it existed"},
+    )
+    value_of_information = fields.Nested(
+        ValueOfInformationSchema,
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "EVPI and EVPPI by input; absent in runs stored before it existed"
+        },
+    )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
     verdict = fields.String(required=True, metadata={"description": "one-sentence answer"})
     assumptions = fields.List(fields.Nested(AssumptionSchema), required=True)
@@ -378,8 +536,22 @@ class ResultSchema(_Strict):
                 node = node[key] if isinstance(node, Mapping) else getattr(node, key)
             if len(node) != n:
                 errors[".".join(path)] = [f"{len(node)} values for {n} utilisation levels"]
+        convergence = data.get("convergence")
+        for name in ("gap_mean_se", "prob_buy_cheaper_se"):
+            if convergence is not None and len(getattr(convergence, name)) != n:
+                count = len(getattr(convergence, name))
+                errors[f"convergence.{name}"] = [f"{count} values for {n} utilisation levels"]
         if errors:
             raise ValidationError(errors)
+
+    @post_dump
+    def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
+        """A result loaded from a file written before ``convergence``, ``tornado`` and
+        ``value_of_information`` existed is written back without them, as it was."""
+        for key in _ADDED:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
     @post_load
     def _make(self, data: dict, **kwargs: Any) -> Result:

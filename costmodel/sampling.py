@@ -23,6 +23,7 @@ import numpy as np
 __all__ = [
     "METHODS",
     "Sample",
+    "Sampler",
     "SamplingError",
     "average_ranks",
     "induce_rank_correlation",
@@ -99,6 +100,85 @@ def sample(names: Sequence[str], n: int, seed: int, method: str) -> Sample:
         points = qmc.Sobol(len(ordered), scramble=True, rng=stream(seed, "__sobol__")).random(n)
     points = np.clip(points, _EPS, 1.0 - _EPS)
     return Sample({name: points[:, i] for i, name in enumerate(ordered)})
+
+
+class Sampler:
+    """Percentiles that can grow: :meth:`double` adds as many draws again, keeping every draw
+    made so far, so that a run can stop as soon as its answer is precise enough.
+
+    ``random`` draws the new percentiles from the same name-keyed streams, so the first 2n are
+    the draws of a plain run of 2n; ``sobol`` continues its sequence (the same property);
+    ``lhs`` fills the unused halves of its strata: each of the n strata of width 1/n splits in
+    two, the old draw lies in one half, and the n new draws take the other halves in a random
+    order, so the union is a Latin hypercube of 2n (one draw in each stratum of width 1/(2n)).
+    :attr:`sample` is the current :class:`Sample`; rank correlations are imposed afterwards on
+    the whole sample (:func:`induce_rank_correlation`).
+    """
+
+    def __init__(self, names: Sequence[str], n: int, seed: int, method: str) -> None:
+        if method not in METHODS:
+            raise SamplingError(f"unknown sampling method {method!r}; valid: {', '.join(METHODS)}")
+        if n < 1:
+            raise SamplingError(f"samples must be at least 1, got {n}")
+        self.method, self.n = method, n
+        self._q: dict[str, np.ndarray] = {}
+        self._strata: dict[str, np.ndarray] = {}
+        self._streams: dict[str, np.random.Generator] = {}
+        if method == "sobol":
+            self._names = sorted(names)
+            self._sobol = None
+            if self._names:
+                from scipy.stats import qmc
+
+                self._sobol = qmc.Sobol(
+                    len(self._names), scramble=True, rng=stream(seed, "__sobol__")
+                )
+                self._q = dict(zip(self._names, self._sobol_points(n).T, strict=True))
+            return
+        self._names = list(names)
+        self._streams = {name: stream(seed, name) for name in self._names}
+        for name, rng in self._streams.items():
+            if method == "random":
+                self._q[name] = _open_unit(rng, n)
+            else:
+                perm = rng.permutation(n)
+                self._q[name] = (perm + _open_unit(rng, n)) / n
+                self._strata[name] = perm
+
+    def _sobol_points(self, n: int) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # balance warning for n not a power of 2
+            points = self._sobol.random(n)
+        return np.clip(points, _EPS, 1.0 - _EPS)
+
+    @property
+    def sample(self) -> Sample:
+        """The percentiles drawn so far (and, for ``lhs``, each draw's stratum as its rank)."""
+        ranks = {
+            name: s.astype(np.int32) if self.n < 2**31 else s for name, s in self._strata.items()
+        }
+        return Sample(dict(self._q), ranks)
+
+    def double(self) -> None:
+        """Add n new draws to the n there are."""
+        n = self.n
+        if self.method == "sobol" and self._names:
+            points = self._sobol_points(n)
+            for i, name in enumerate(self._names):
+                self._q[name] = np.concatenate((self._q[name], points[:, i]))
+        for name, rng in self._streams.items():
+            if self.method == "random":
+                self._q[name] = np.concatenate((self._q[name], _open_unit(rng, n)))
+                continue
+            q, old = self._q[name], self._strata[name]
+            # the half of its stratum each old draw lies in; clipped so that rounding never
+            # moves a draw out of the stratum it was drawn in
+            half = np.clip(np.floor(q * (2 * n)).astype(np.int64), 2 * old, 2 * old + 1)
+            free = (half ^ 1)[rng.permutation(n)]  # the other halves, in a random order
+            fresh = (free + _open_unit(rng, n)) / (2 * n)
+            self._q[name] = np.concatenate((q, fresh))
+            self._strata[name] = np.concatenate((half, free))
+        self.n = 2 * n
 
 
 def induce_rank_correlation(

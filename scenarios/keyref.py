@@ -36,6 +36,8 @@ END = "<!-- end of key reference -->"
 #: Defaults worked out when a scenario is resolved, in words.
 _DEFAULT_TEXT = {
     "report_utilisation": "the level nearest 0.5",
+    "simulation.target_halfwidth": "none: `samples` draws, no doubling",
+    "simulation.max_samples": "`1,000,000`",
     "utilisation": "0.05 to 1.00 in steps of 0.05 (20 levels)",
     "buy.interconnect": "`nvlink` for SXM GPUs, else the platform tier's link",
     "buy.gpu.idle_w": "10 % of `tdp_w` (an estimate)",

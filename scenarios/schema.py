@@ -16,7 +16,15 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
+from marshmallow import (
+    Schema,
+    ValidationError,
+    fields,
+    post_dump,
+    post_load,
+    validate,
+    validates_schema,
+)
 
 from costmodel.distributions import DistributionError
 from costmodel.inputs import (
@@ -276,12 +284,31 @@ def _nested(schema: type[Schema]) -> Callable[[], dict]:
     return lambda: schema().load({})
 
 
-class SimulationSchema(_Base):
-    """How the Monte Carlo draws are made."""
+class DrawsSchema(_Base):
+    """How the Monte Carlo draws are made (a plan's ``simulation``)."""
 
     samples = _input(ModelInputs, "samples", load_default=10_000)
     seed = _input(ModelInputs, "seed", load_default=0)
     method = _input(ModelInputs, "method", load_default="lhs")
+
+
+#: Keys of a scenario's ``simulation`` left out of its resolved document when not given, so that
+#: scenarios written before they existed keep their cache keys.
+_OPTIONAL_SIMULATION = ("target_halfwidth", "max_samples")
+
+
+class SimulationSchema(DrawsSchema):
+    """How the Monte Carlo draws are made, and how precise the break-even P50 must be."""
+
+    target_halfwidth = _input(ModelInputs, "target_halfwidth", load_default=None)
+    max_samples = _input(ModelInputs, "max_samples", load_default=None)
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        for key in _OPTIONAL_SIMULATION:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
 
 class WorkloadSchema(_Base):
@@ -378,10 +405,10 @@ def _description() -> fields.Field:
     )
 
 
-def _simulation() -> fields.Field:
+def _simulation(schema: type[Schema] = SimulationSchema) -> fields.Field:
     return fields.Nested(
-        SimulationSchema,
-        load_default=_nested(SimulationSchema),
+        schema,
+        load_default=_nested(schema),
         metadata={"description": "Monte Carlo draws, seed and sampler"},
     )
 
@@ -492,7 +519,7 @@ class PlanSchema(_Base):
     horizon_months = _input(PlanInputs, "horizon_months", load_default=36)
     discount_rate = _input(PlanInputs, "discount_rate", load_default=0.0)
     tax_rate = _input(PlanInputs, "tax_rate", load_default=0.0)
-    simulation = _simulation()
+    simulation = _simulation(DrawsSchema)
     workload = _workload()
     demand = fields.Nested(DemandSchema, required=True, metadata={"description": "the work"})
     own = fields.Nested(OwnSchema, required=True, metadata={"description": "one owned server"})

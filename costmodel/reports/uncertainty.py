@@ -1,0 +1,231 @@
+"""What the reports say about how sure the answer is and what would change it, from a
+:class:`~costmodel.result.Result`'s ``convergence``, ``tornado`` and ``value_of_information``:
+formatted tables and sentences for HTML and Markdown, raw rows for the XLSX workbook. Results
+stored before these fields existed get ``None`` (and the reports leave the sections out).
+
+Money in [USD] present value, utilisation as a fraction [-] shown as a percentage.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..formatting import fmt_margin, fmt_number, fmt_usd, fmt_utilisation, missing
+from ..result import Result
+from .tables import Table
+
+__all__ = [
+    "INPUT_LABELS",
+    "TORNADO_HEADER",
+    "precision_text",
+    "tornado_rows",
+    "tornado_table",
+    "uncertainty_context",
+    "uncertainty_items",
+    "voi_sentence",
+    "voi_table",
+]
+
+#: How the reports name each input in prose.
+INPUT_LABELS = {
+    "buy.gpu_price_usd": "the GPU price",
+    "buy.platform_price_usd": "the platform price",
+    "buy.setup_usd": "the setup cost",
+    "buy.gpu_power_w": "the GPUs' busy power draw",
+    "buy.gpu_idle_w": "the GPUs' idle power draw",
+    "buy.platform_power_w": "the platform's power draw",
+    "buy.electricity_usd_per_kwh": "the electricity price",
+    "buy.electricity_annual_change": "the electricity price trend",
+    "buy.pue": "the cooling overhead (PUE)",
+    "buy.hosting_usd_per_kw_month": "the colocation price",
+    "buy.maintenance_rate": "the maintenance rate",
+    "buy.gpu_annual_failure_rate": "the GPU failure rate",
+    "buy.admin_usd_per_month": "the cost of running the build",
+    "buy.resale_annual_decay": "the resale value",
+    "buy.relative_throughput": "the owned GPUs' speed",
+    "buy.scaling_efficiency": "the build's multi-GPU scaling",
+    "buy.thermal_derate": "the build's thermal throttling",
+    "rent.price_usd_per_hour": "the cloud price",
+    "rent.on_demand_price_usd_per_hour": "the on-demand price above the reservation",
+    "rent.price_annual_change": "the cloud price trend",
+    "rent.spot_interruption_overhead": "the spot interruption overhead",
+    "rent.storage_usd_per_month": "the cloud storage cost",
+    "rent.egress_usd_per_month": "the egress cost",
+    "rent.admin_usd_per_month": "the cost of running the cloud side",
+    "rent.relative_throughput": "the instances' speed",
+    "rent.scaling_efficiency": "the instances' multi-GPU scaling",
+}
+#: Inputs a supplier can quote.
+_QUOTED = {
+    "buy.gpu_price_usd",
+    "buy.platform_price_usd",
+    "buy.setup_usd",
+    "buy.electricity_usd_per_kwh",
+    "buy.hosting_usd_per_kw_month",
+    "rent.price_usd_per_hour",
+    "rent.on_demand_price_usd_per_hour",
+    "rent.storage_usd_per_month",
+    "rent.egress_usd_per_month",
+}
+
+
+def _label(name: str) -> str:
+    return INPUT_LABELS.get(name, name)
+
+
+def precision_text(result: Result) -> str | None:
+    """ "Break-even P50 36.2 % ± 0.4 % (95 % interval, 10,000 draws)", or None without
+    ``convergence``."""
+    c = result.convergence
+    if c is None:
+        return None
+    p50 = result.breakeven_utilisation.p50
+    lo, hi = c.breakeven_p50_ci95
+    if missing(c.breakeven_p50_halfwidth) or missing(p50):
+        text = (
+            f"Break-even P50 {fmt_utilisation(p50)} (95 % interval "
+            f"{fmt_utilisation(lo, none='—')} to {fmt_utilisation(hi)}"
+        )
+    else:
+        text = f"Break-even P50 {fmt_margin(p50, c.breakeven_p50_halfwidth)} (95 % interval"
+    text += f", {c.samples:,} draws"
+    if c.samples != c.initial_samples:
+        text += f", doubled from {c.initial_samples:,}"
+    text += ")"
+    if c.met is False:
+        text += f"; short of the target ± {c.target_halfwidth * 100:.3g} %"
+    elif c.met:
+        text += f"; within the target ± {c.target_halfwidth * 100:.3g} %"
+    return text + "."
+
+
+def tornado_table(result: Result, top: int = 10) -> Table | None:
+    """The largest ``top`` swings: each input from its P10 to its P90, the break-even and the
+    buy - rent gap at each end; None without tornado inputs."""
+    t = result.tornado
+    if t is None or not t.inputs:
+        return None
+    u = fmt_utilisation(t.utilisation, none="?")
+    rows = tuple(
+        (
+            bar.input,
+            f"{fmt_number(bar.low)} → {fmt_number(bar.high)}",
+            f"{fmt_utilisation(bar.breakeven_at_low)} → {fmt_utilisation(bar.breakeven_at_high)}",
+            f"{fmt_usd(bar.gap_at_low)} → {fmt_usd(bar.gap_at_high)}",
+        )
+        for bar in t.inputs[:top]
+    )
+    headers = ("Uncertain input", "P10 → P90", "Break-even", f"Buy − rent at {u}")
+    return Table(headers, rows, (False, True, True, True))
+
+
+def voi_sentence(result: Result) -> str | None:
+    """The value of information in words: "Getting a firm quote for the cloud price is worth
+    up to $X; the electricity price is worth $Y." None without ``value_of_information``."""
+    voi = result.value_of_information
+    if voi is None:
+        return None
+    u = fmt_utilisation(voi.utilisation, none="?")
+    if voi.evpi <= 0:
+        return (
+            f"At {u} utilisation the same option is cheaper in every draw: no quote or study "
+            "would change the decision."
+        )
+    text = (
+        f"At {u} utilisation, knowing every uncertain input before deciding would save "
+        f"{fmt_usd(voi.evpi)} on average."
+    )
+    worth = [v for v in voi.by_input if v.evppi > 0][:2]
+    if not worth:
+        return text
+    first = worth[0]
+    verb = "Getting a firm quote for" if first.input in _QUOTED else "Pinning down"
+    text += f" {verb} {_label(first.input)} is worth up to {fmt_usd(first.evppi)}"
+    if len(worth) > 1:
+        text += f"; {_label(worth[1].input)} is worth {fmt_usd(worth[1].evppi)}"
+    return text + "."
+
+
+def voi_table(result: Result, top: int = 8) -> Table | None:
+    """The inputs most worth knowing exactly (EVPPI [USD]), largest first; None without any."""
+    voi = result.value_of_information
+    if voi is None or voi.evpi <= 0:
+        return None
+    rows = tuple(
+        (v.input, _label(v.input), fmt_usd(v.evppi)) for v in voi.by_input[:top] if v.evppi > 0
+    )
+    if not rows:
+        return None
+    headers = ("Uncertain input", "What it is", "Worth knowing exactly, up to")
+    return Table(headers, rows, (False, False, True))
+
+
+def uncertainty_context(result: Result) -> dict[str, Any]:
+    """The report templates' variables for precision, tornado and value of information:
+    ``precision`` and ``voi_sentence`` (text or None), ``tornado`` and ``voi`` (tables or
+    None), ``tornado_u`` (the tornado's utilisation)."""
+    t = result.tornado
+    return {
+        "precision": precision_text(result),
+        "tornado": tornado_table(result),
+        "tornado_u": fmt_utilisation(t.utilisation, none="?") if t is not None else "?",
+        "voi_sentence": voi_sentence(result),
+        "voi": voi_table(result),
+    }
+
+
+def tornado_rows(result: Result) -> list[tuple[Any, ...]]:
+    """The XLSX ``tornado`` sheet's rows (raw numbers, None for "never"), largest swing first,
+    with each input's EVPPI [USD] where known."""
+    t = result.tornado
+    if t is None:
+        return []
+    voi = result.value_of_information
+    evppi = {v.input: v.evppi for v in voi.by_input} if voi is not None else {}
+    return [
+        (
+            bar.input,
+            bar.low,
+            bar.high,
+            bar.breakeven_at_low,
+            bar.breakeven_at_high,
+            bar.gap_at_low,
+            bar.gap_at_high,
+            t.utilisation,
+            evppi.get(bar.input),
+        )
+        for bar in t.inputs
+    ]
+
+
+#: The XLSX ``tornado`` sheet's header.
+TORNADO_HEADER = (
+    "input",
+    "low_p10",
+    "high_p90",
+    "breakeven_utilisation_at_low",
+    "breakeven_utilisation_at_high",
+    "gap_cost_at_low",
+    "gap_cost_at_high",
+    "utilisation",
+    "evppi_cost_usd",
+)
+
+
+def uncertainty_items(result: Result) -> list[tuple[str, Any]]:
+    """The XLSX summary sheet's rows on precision and the value of information (raw values;
+    none for results stored before these existed)."""
+    items: list[tuple[str, Any]] = []
+    c = result.convergence
+    if c is not None:
+        lo, hi = c.breakeven_p50_ci95
+        items += [
+            ("breakeven_utilisation_p50_ci95_low", None if missing(lo) else lo),
+            ("breakeven_utilisation_p50_ci95_high", None if missing(hi) else hi),
+            ("samples_asked", c.initial_samples),
+        ]
+        if c.met is not None:
+            items.append(("target_halfwidth_met", c.met))
+    if result.value_of_information is not None:
+        items.append(("evpi_cost_usd", result.value_of_information.evpi))
+    return items

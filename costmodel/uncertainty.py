@@ -1,0 +1,242 @@
+"""How far to trust the Monte Carlo answer, and what would change it.
+
+- :func:`median_interval`: a distribution-free 95 % confidence interval of a median from two
+  order statistics (the binomial interval), used for the break-even P50;
+- :func:`mean_gap_se`: standard errors of the mean buy - rent gap at each level, from the
+  covariances of the TCO lines' coefficients (no pass over the draws per level);
+- :func:`tornado`: each uncertain input from its P10 to its P90, the others at their medians,
+  through the closed-form TCO lines (2 x inputs deterministic evaluations);
+- :func:`expected_value_of_information`: EVPI and the single-input EVPPI of the buy-or-rent
+  decision at one utilisation, from the per-draw gap and equal-count bins of each input.
+
+Money in USD at present value, utilisation as a fraction [-]. "Never" (no break-even up to
+u = 1) is ``inf`` in the arrays handled here; the :class:`~costmodel.result.Result` writes NaN.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from .cashflows import model_lines
+from .inputs import ModelInputs
+from .outcomes import breakeven_utilisation
+from .result import Tornado, TornadoBar
+
+__all__ = [
+    "CONFIDENCE",
+    "binomial_half_cdf",
+    "evppi",
+    "expected_value_of_information",
+    "halfwidth",
+    "mean_gap_se",
+    "median_interval",
+    "median_interval_ranks",
+    "quantile_bins",
+    "tornado",
+]
+
+#: Confidence level of the break-even P50 interval [-].
+CONFIDENCE = 0.95
+#: The standard normal quantile at (1 + CONFIDENCE)/2.
+_Z = 1.959963984540054
+#: The P10 and P90 a tornado moves each input between, and the median it holds the others at.
+_TORNADO_Q = (0.10, 0.50, 0.90)
+
+
+def binomial_half_cdf(x: int, n: int) -> float:
+    """P(B <= x) for B ~ Binomial(n, 1/2) [-], for x at or below n/2.
+
+    The terms C(n, i)/2^n for i = x, x - 1, ... follow pmf(i - 1) = pmf(i) * i/(n - i + 1);
+    below the mean that ratio is under 1 and falls, so only the 64 sqrt(n) largest terms are
+    summed (the next lies 128 standard deviations below x, some e^-8000 of the first); the
+    first comes from log-gamma functions, whose rounding at large arguments leaves a relative
+    error of about 1e-9 at a million draws, far below the ~5e-5 that P(B <= x) moves from one
+    x to the next there; no scipy import.
+    """
+    if x < 0:
+        return 0.0
+    if x >= n:
+        return 1.0
+    log_top = math.lgamma(n + 1) - math.lgamma(x + 1) - math.lgamma(n - x + 1) - n * math.log(2)
+    count = min(x + 1, 64 * math.isqrt(n) + 64)
+    i = np.arange(x, x - count, -1, dtype=float)
+    ratios = i[:-1] / (n - i[:-1] + 1.0)
+    return math.exp(log_top) * (1.0 + float(np.cumprod(ratios).sum()))
+
+
+@lru_cache(maxsize=64)
+def median_interval_ranks(n: int) -> tuple[int, int] | None:
+    """0-based ranks (lo, hi) of the order statistics that bound the median of n draws with at
+    least 95 % confidence, or ``None`` when no pair does (n <= 5).
+
+    With B the number of draws below the true median, B ~ Binomial(n, 1/2) for a continuous
+    quantity, and [X_(j), X_(n+1-j)] (1-based) covers the median unless B < j or B > n - j:
+    coverage 1 - 2 P(B <= j - 1). ``lo`` = j - 1 is the largest x with P(B <= x) <= 0.025,
+    found from the normal approximation n/2 - 1.96 sqrt(n)/2 and corrected with the exact
+    binomial sums. Atoms (a break-even of "always" or "never") only widen the coverage.
+    """
+    tail = (1.0 - CONFIDENCE) / 2.0
+    if binomial_half_cdf(0, n) > tail:
+        return None
+    x = max(0, min(n // 2, math.floor(n / 2.0 - _Z * math.sqrt(n) / 2.0)))
+    while x > 0 and binomial_half_cdf(x, n) > tail:
+        x -= 1
+    while x + 1 <= n // 2 and binomial_half_cdf(x + 1, n) <= tail:
+        x += 1
+    return x, n - 1 - x
+
+
+def median_interval(values: np.ndarray) -> tuple[float, float]:
+    """The distribution-free 95 % interval (lo, hi) of the median of ``values``, which is
+    reordered in place (``inf`` is ranked last and may be an end). With too few draws for an
+    interval (5 or fewer) it is the one value when all draws agree, else (NaN, NaN)."""
+    n = values.shape[0]
+    ranks = median_interval_ranks(n)
+    if ranks is None:
+        lo, hi = float(values.min()), float(values.max())
+        return (lo, hi) if lo == hi else (math.nan, math.nan)
+    values.partition(ranks)
+    return float(values[ranks[0]]), float(values[ranks[1]])
+
+
+def halfwidth(lo: float, hi: float) -> float:
+    """Half the width of an interval [-]: (hi - lo)/2; 0 when both ends are "never" (the
+    median is "never" with confidence); ``inf`` when only the upper end is; NaN without an
+    interval."""
+    if math.isinf(lo) and math.isinf(hi):
+        return 0.0
+    return (hi - lo) / 2.0
+
+
+def _centred(x: float | np.ndarray) -> np.ndarray | None:
+    """``x`` minus its mean, or ``None`` for a fixed value (no spread)."""
+    if np.ndim(x) == 0:
+        return None
+    return np.asarray(x) - np.mean(x)
+
+
+def mean_gap_se(
+    buy_at_zero: float | np.ndarray,
+    buy_per_u: float | np.ndarray,
+    rent_at_zero: float | np.ndarray,
+    rent_slope: float | np.ndarray,
+    kink: float,
+    levels: np.ndarray,
+    draws: int,
+) -> np.ndarray:
+    """Standard error [USD] of the mean of TCO_buy - TCO_rent at each level, s/sqrt(n) with
+    the sample standard deviation s (n - 1 in the denominator).
+
+    Per draw the gap is D(u) = (b0 - r0) + b1*u - s*c(u), c(u) = max(0, u - kink), with a
+    ``kink`` common to every draw, so Var D(u) = w' C w for w = (1, u, -c(u)) and C the
+    covariance matrix of (b0 - r0, b1, s): three dot products for every level at once.
+    NaN with fewer than 2 draws when any coefficient varies; 0 when none does.
+    """
+    columns = [_centred(np.subtract(buy_at_zero, rent_at_zero)), _centred(buy_per_u)]
+    columns.append(_centred(rent_slope))
+    levels = np.asarray(levels, dtype=float)
+    weights = [np.ones_like(levels), levels, -np.maximum(0.0, levels - kink)]
+    var = np.zeros_like(levels)
+    if all(c is None for c in columns):
+        return var
+    if draws < 2:
+        return np.full_like(levels, math.nan)
+    for i, ci in enumerate(columns):
+        for j in range(i, len(columns)):
+            cj = columns[j]
+            if ci is None or cj is None:
+                continue
+            cov = float(np.einsum("i,i->", ci, cj)) / (draws - 1)  # no BLAS threads
+            var += (1.0 if i == j else 2.0) * cov * weights[i] * weights[j]
+    return np.sqrt(np.maximum(var, 0.0) / draws)
+
+
+def quantile_bins(ranks: np.ndarray, count: int) -> np.ndarray:
+    """Bin index of each draw from its 0-based integer rank among n (``ranks``): ``count``
+    bins of consecutive ranks whose sizes differ by at most one, bin = floor(rank * count / n),
+    in exact integer arithmetic."""
+    bins = np.multiply(ranks, count, dtype=np.intp)
+    bins //= ranks.shape[0]
+    return bins
+
+
+def evppi(gap: np.ndarray, bins: np.ndarray, count: int, best: float) -> float:
+    """Single-input EVPPI [USD] of the buy-or-rent decision from the per-draw ``gap`` =
+    TCO_buy - TCO_rent and each draw's bin of that input.
+
+    min(E buy, E rent) - E_bins[min(E[buy | bin], E[rent | bin])]; with E rent taken out of
+    both terms this is ``best`` - (1/n) sum_bins min(sum of the gap in the bin, 0), where
+    ``best`` = min(E gap, 0). Rounding is clipped at 0.
+    """
+    sums = np.bincount(bins, weights=gap, minlength=count)
+    np.minimum(sums, 0.0, out=sums)
+    return max(0.0, best - float(sums.sum()) / gap.shape[0])
+
+
+def expected_value_of_information(gap: np.ndarray) -> tuple[float, float]:
+    """(EVPI, min(E gap, 0)) [USD] from the per-draw ``gap`` = TCO_buy - TCO_rent.
+
+    EVPI = min(E buy, E rent) - E[min(buy, rent)] = min(E gap, 0) - E[min(gap, 0)]: what
+    knowing every input before deciding would save on average. 0 when one option wins in
+    every draw; never negative (rounding is clipped).
+    """
+    best = min(float(gap.mean()), 0.0)
+    return max(0.0, best - float(np.minimum(gap, 0.0).mean())), best
+
+
+def tornado(inputs: ModelInputs, level: float) -> Tornado:
+    """Each uncertain input at its P10 and at its P90 with every other at its median: the
+    break-even utilisation and the gap TCO_buy - TCO_rent at ``level`` at each end.
+
+    All 2k + 1 cases (the last: every input at its median) go through the closed-form TCO
+    lines at once. Rank correlations are not applied (one input moves at a time). Sorted by
+    swing: each input's break-even swing |be(P90) - be(P10)| ("never" counted as 1) and gap
+    swing |gap(P90) - gap(P10)| are divided by the largest of their kind among the inputs,
+    and the larger of the two ratios orders the bars (ties by name).
+    """
+    dists = inputs.distributions()
+    names = sorted(name for name, d in dists.items() if not d.is_fixed)
+    rows = 2 * len(names) + 1
+    values: dict[str, float | np.ndarray] = {}
+    ends: dict[str, tuple[float, float]] = {}
+    for name, dist in dists.items():
+        if dist.is_fixed:
+            values[name] = dist.support()[0]
+            continue
+        p10, p50, p90 = (float(v) for v in dist.ppf(np.array(_TORNADO_Q)))
+        column = np.full(rows, p50)
+        i = names.index(name)
+        column[2 * i], column[2 * i + 1] = p10, p90
+        values[name], ends[name] = column, (p10, p90)
+    lines = model_lines(inputs, values)
+    be = np.array(breakeven_utilisation(lines.buy, lines.rent, rows), dtype=float)
+    gap = np.broadcast_to(lines.buy.tco(level) - lines.rent.tco(level), (rows,)).astype(float)
+    capped = np.minimum(be, 1.0)  # "never" swings as far as u = 1
+    be_swing = np.abs(capped[1:-1:2] - capped[0:-1:2])
+    gap_swing = np.abs(gap[1:-1:2] - gap[0:-1:2])
+    score = np.zeros(len(names))
+    for swing in (be_swing, gap_swing):
+        top = float(swing.max(initial=0.0))
+        if top > 0:
+            score = np.maximum(score, swing / top)
+    order = sorted(range(len(names)), key=lambda i: (-score[i], names[i]))
+
+    def never(x: float) -> float:
+        return math.nan if math.isinf(x) else float(x)
+
+    bars = tuple(
+        TornadoBar(
+            input=names[i],
+            low=ends[names[i]][0],
+            high=ends[names[i]][1],
+            breakeven_at_low=never(be[2 * i]),
+            breakeven_at_high=never(be[2 * i + 1]),
+            gap_at_low=float(gap[2 * i]),
+            gap_at_high=float(gap[2 * i + 1]),
+        )
+        for i in order
+    )
+    return Tornado(level, never(be[-1]), float(gap[-1]), bars)
