@@ -10,6 +10,8 @@ How it works:
 * :func:`expand_paths` turns folders (recursively, ``*.yaml``/``*.yml``) and globs into files; a
   file may hold one scenario or a list. Each scenario is loaded and validated in the calling
   process; one that cannot be loaded becomes a ``failed`` item and the others still run.
+* A plan (``kind: plan``) is run, stored and reported like a scenario; its result is a plan
+  result and its ``summary.csv`` row fills the plan columns instead of the scenario ones.
 * Every scenario is keyed by :meth:`Scenario.key` (resolved scenario, seed, samples and catalog
   version). A key already in the run store is not recomputed: its stored result is reused and the
   item is ``skipped`` (loaded from the store). New results are stored as soon as they arrive, so a
@@ -39,12 +41,14 @@ from typing import Any
 from marshmallow import ValidationError
 
 from costmodel.formatting import slug, text_cell
+from costmodel.plan_result import PlanResult, result_from_dict
 from costmodel.reports import write_atomic as _write_atomic
 from costmodel.result import Result
-from pricing import load_catalog
+from pricing import Catalog, PriceEntry, apply_prices, load_catalog
 
 from .executor import BatchError, Done, Job, one_line, run_jobs, write_reports
-from .loader import load_documents
+from .loader import KINDS, load_documents
+from .plan import Plan
 from .scenario import Scenario, load_document
 from .store import RunStore
 
@@ -57,7 +61,7 @@ _TEMP = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")  # ours and costmodel.reports'
 
 @dataclass(frozen=True)
 class BatchItem:
-    """One scenario of a batch.
+    """One scenario or plan of a batch.
 
     ``file`` is the scenario's source (``path``, or ``path[i]`` for item ``i`` of a list file);
     ``name`` its name (``""`` when unreadable); ``status`` is ``"ok"`` (computed now),
@@ -172,21 +176,23 @@ def _remove_stale_temps(folder: Path) -> None:
 class _Entry:
     file: str
     name: str
-    scenario: Scenario | None = None
+    kind: str = ""  # "scenario" or "plan" as the document says; "" when it cannot tell
+    scenario: Scenario | Plan | None = None
     document: tuple[Any, str, dict[str, int]] | None = None
     error: str = ""
     key: str = ""
     slug: str = ""
     status: str = ""
-    result: Result | None = None
+    result: Result | PlanResult | None = None
     outputs: list[Path] = field(default_factory=list)
 
     def fail(self, message: str) -> None:
         self.status, self.error = "failed", message
 
 
-def _load(path: Path) -> list[_Entry]:
-    """One entry per scenario of ``path``; a file that cannot be read is one failed entry."""
+def _load(path: Path, catalog: Catalog | None = None) -> list[_Entry]:
+    """One entry per scenario of ``path``, resolved against ``catalog`` (default: the shipped
+    one); a file that cannot be read is one failed entry."""
     try:
         docs = load_documents(path)
     except Exception as exc:  # ScenarioError, or a defect: either fails this file alone
@@ -196,10 +202,12 @@ def _load(path: Path) -> list[_Entry]:
     entries = []
     for source, data, lines in docs:
         name = data.get("name") if isinstance(data, dict) else None
+        kind = data.get("kind", "scenario") if isinstance(data, dict) else None
         entry = _Entry(source, name if isinstance(name, str) else "")
+        entry.kind = kind if kind in KINDS else ""
         try:
             # load_files() does exactly this for every item; per item, a bad one fails alone.
-            entry.scenario = load_document(data, source, lines)
+            entry.scenario = load_document(data, source, lines, catalog)
             entry.document = (data, source, lines)
             entry.name = entry.scenario.name
         except Exception as exc:  # ScenarioError, or a defect: either fails this item alone
@@ -269,13 +277,9 @@ def _rounded(value: float, digits: int) -> float:
     return round(float(value), digits)
 
 
-def _summary_row(e: _Entry) -> dict[str, Any]:
-    """One row of ``summary.csv``: no value is an empty cell with its ``*_never`` flag set."""
-    row: dict[str, Any] = {"file": e.file, "name": e.name, "status": e.status, "error": e.error}
-    r = e.result
-    if r is None:
-        return row
-    row["warnings"] = len(r.warnings)
+def _scenario_cells(r: Result) -> dict[str, Any]:
+    """A scenario's summary cells: no value is an empty cell with its ``*_never`` flag set."""
+    row: dict[str, Any] = {}
     be = r.breakeven_utilisation
     for p in ("p10", "p50", "p90"):
         value = getattr(be, p)
@@ -287,28 +291,80 @@ def _summary_row(e: _Entry) -> dict[str, Any]:
         value = r.payback_months.p50[j]
         row[f"payback_p50_u{_level(u)}"] = _rounded(value, 2)
         row[f"payback_p50_u{_level(u)}_never"] = math.isnan(value)
+    return row
+
+
+#: A plan's summary columns: the best candidate, its cost [USD] and all-cloud's for reference.
+_PLAN_COLUMNS = (
+    "best_servers",
+    "best_reserved",
+    "best_cost_p50",
+    "best_cost_p90",
+    "all_cloud_cost_p50",
+    "best_prob_cheaper_than_cloud",
+)
+
+
+def _plan_cells(r: PlanResult) -> dict[str, Any]:
+    """A plan's summary cells: counts, money [USD] to the cent, the share [-] to 4 decimals."""
+    best = r.best
+    values = (
+        best.servers,
+        best.instances,
+        _rounded(best.cost.p50, 2),
+        _rounded(best.cost.p90, 2),
+        _rounded(r.all_cloud.cost.p50, 2),
+        _rounded(best.prob_cheaper_than_cloud, 4),
+    )
+    return dict(zip(_PLAN_COLUMNS, values, strict=True))
+
+
+def _summary_row(e: _Entry) -> dict[str, Any]:
+    """One row of ``summary.csv``: the cells of the result's kind; the others stay empty."""
+    row: dict[str, Any] = {
+        "file": e.file,
+        "name": e.name,
+        "kind": e.kind,
+        "status": e.status,
+        "error": e.error,
+    }
+    r = e.result
+    if r is None:
+        return row
+    row["warnings"] = len(r.warnings)
+    row |= _plan_cells(r) if isinstance(r, PlanResult) else _scenario_cells(r)
     row["result"] = f"{e.slug}.json" if e.outputs else ""
     return row
 
 
 def _summary_bytes(entries: Sequence[_Entry]) -> bytes:
-    """``summary.csv``: one row per scenario, numeric columns numeric (rounded to 4 decimals
-    for shares and utilisation, 2 for months), levels as columns in ascending order. Text cells
-    are quoted and never a formula (:func:`~costmodel.formatting.text_cell`)."""
+    """``summary.csv``: one row per scenario or plan, numeric columns numeric (rounded to 4
+    decimals for shares and utilisation, 2 for months and money), a scenario's levels as columns
+    in ascending order, then the plan columns. Text cells are quoted and never a formula
+    (:func:`~costmodel.formatting.text_cell`)."""
     import csv
 
     import pandas
 
-    levels = sorted({round(float(u), 6) for e in entries if e.result for u in e.result.utilisation})
-    head = ["file", "name", "status", "error", "warnings"]
+    levels = sorted(
+        {
+            round(float(u), 6)
+            for e in entries
+            if isinstance(e.result, Result)
+            for u in e.result.utilisation
+        }
+    )
+    head = ["file", "name", "kind", "status", "error", "warnings"]
     head += [f"breakeven_{p}{flag}" for p in ("p10", "p50", "p90") for flag in ("", "_never")]
     head += [f"prob_buy_cheaper_u{_level(u)}" for u in levels]
     head += [f"payback_p50_u{_level(u)}{flag}" for u in levels for flag in ("", "_never")]
+    head += _PLAN_COLUMNS
     frame = pandas.DataFrame([_summary_row(e) for e in entries], columns=[*head, "result"])
     flags = [c for c in frame.columns if c.endswith("_never")]
     frame[flags] = frame[flags].astype("boolean")
-    frame["warnings"] = frame["warnings"].astype("Int64")
-    text = ["file", "name", "status", "error", "result"]
+    counts = ["warnings", "best_servers", "best_reserved"]
+    frame[counts] = frame[counts].astype("Int64")
+    text = ["file", "name", "kind", "status", "error", "result"]
     frame[text] = frame[text].map(text_cell)
     # Quoted text keeps a carriage return inside its cell (unquoted, it would end the row).
     return frame.to_csv(index=False, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC).encode()
@@ -349,6 +405,7 @@ def run_batch(
     formats: Sequence[str] = ("html",),
     store: RunStore | str | os.PathLike[str] | None = None,
     progress: bool = True,
+    prices: Sequence[PriceEntry] = (),
 ) -> BatchSummary:
     """Run every scenario of ``paths`` and write its result and reports into ``out_dir``.
 
@@ -370,13 +427,18 @@ def run_batch(
     formats:
         Report formats (``costmodel.reports.FORMATS``); ``json`` is the result JSON itself.
     store:
-        The run store, or its database path; ``None`` opens the default (``COSTMODEL_DB``).
+        The run store, or its location (a SQLite path or a ``postgresql://`` URL); ``None``
+        opens the default (``COSTMODEL_DB``).
         Results already stored under a scenario's cache key are reused, not recomputed.
     progress:
         Show a progress bar on stderr (only when stderr is a terminal).
+    prices:
+        The user's prices (:func:`pricing.read_prices`) laid over the catalog every scenario
+        is resolved against, here and in the workers.
 
     Raises :class:`BatchError` when no scenario file is found, an option is invalid or the Dask
-    scheduler cannot be reached; problems of single scenarios are ``failed`` items instead.
+    scheduler cannot be reached, and :class:`~scenarios.store.StoreError` when the run store
+    cannot be opened; problems of single scenarios are ``failed`` items instead.
     """
     formats = _check_formats(formats)
     if workers is not None and (isinstance(workers, bool) or workers < 1):
@@ -384,20 +446,23 @@ def run_batch(
     files = expand_paths(paths)
     if not files:
         raise BatchError("no scenario files (*.yaml, *.yml) found")
+    if not isinstance(store, RunStore):
+        store = RunStore(store)  # a bad location fails here, before any output is written
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _remove_stale_temps(out)
-    if not isinstance(store, RunStore):
-        store = RunStore(store)
     catalog_version = load_catalog().version
+    prices = tuple(prices)
+    catalog = apply_prices(load_catalog(), prices)  # unknown ids fail here, before any work
 
-    entries = [entry for path in files for entry in _load(path)]
+    entries = [entry for path in files for entry in _load(path, catalog)]
     _assign_slugs(entries)
     bar = _Progress(len(entries), progress)
     try:
         _run_entries(
-            entries, out, formats, store, catalog_version, samples, seed, workers, scheduler, bar
-        )
+            entries, out, formats, store, catalog_version, samples, seed, workers, scheduler, bar,
+            prices=prices,
+        )  # fmt: skip
     finally:
         bar.close()
     summary_csv = _write_atomic(out / _SUMMARY, _summary_bytes(entries))
@@ -418,6 +483,7 @@ def _run_entries(
     workers: int | None,
     scheduler: str | None,
     bar: _Progress,
+    prices: tuple[PriceEntry, ...] = (),
 ) -> None:
     groups: dict[str, list[_Entry]] = {}
     for entry in entries:
@@ -443,12 +509,15 @@ def _run_entries(
             first = group[0]
             if local:
                 reports = tuple(t for e in group for t in _report_paths(out, e.slug, formats))
-                compute.append(Job(key, first.document, None, samples, seed, write=reports))
+                job = Job(key, first.document, None, samples, seed, write=reports, prices=prices)
             else:
-                compute.append(Job(key, first.document, None, samples, seed, render=remote_render))
+                job = Job(
+                    key, first.document, None, samples, seed, render=remote_render, prices=prices
+                )
+            compute.append(job)
             continue
         try:
-            stored = Result.from_dict(record.result)
+            stored = result_from_dict(record.result)
         except ValidationError as exc:
             for e in group:
                 e.fail(f"the stored result {record.id} cannot be read: {exc.messages}")

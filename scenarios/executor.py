@@ -2,9 +2,11 @@
 existing Dask distributed cluster (the ``distributed`` extra).
 
 A job is exactly ``scenarios.evaluate(scenario, samples, seed)`` followed by the reports it was
-asked for, so a result does not depend on where, in which order or beside what it ran. The
-scenario travels as its parsed YAML document (plain picklable data); the worker resolves it
-against its own shipped catalog and refuses to run when that gives a different cache key.
+asked for, so a result does not depend on where, in which order or beside what it ran. A plan
+(``kind: plan``) is a job like a scenario and gives a plan result. The scenario travels as its
+parsed YAML document (plain picklable data); the worker resolves it against its own shipped
+catalog, with the user's prices of the job laid over it, and refuses to run when that gives a
+different cache key.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from costmodel.plan_result import PlanResult
 from costmodel.result import Result
+from pricing import PriceEntry, apply_prices, load_catalog
 
 from .errors import ScenarioError
 from .scenario import evaluate, load_document
@@ -31,27 +35,30 @@ class BatchError(ValueError):
 
 @dataclass(frozen=True)
 class Job:
-    """Work for one cache key: evaluate a scenario (or reuse a stored result), then reports.
+    """Work for one cache key: evaluate a scenario or a plan (or reuse a stored result), then
+    reports.
 
-    ``document`` is ``(data, source, lines)`` of the scenario, or ``None`` with ``result`` set
-    for a stored result whose reports are missing. ``write`` lists ``(format, path)`` the
-    worker writes (same filesystem); ``render`` the formats it returns as bytes (Dask).
+    ``document`` is ``(data, source, lines)`` of the scenario or plan, or ``None`` with
+    ``result`` set for a stored result whose reports are missing. ``write`` lists ``(format,
+    path)`` the worker writes (same filesystem); ``render`` the formats it returns as bytes
+    (Dask). ``prices`` are the user's prices the scenario is resolved with.
     """
 
     key: str
     document: tuple[Any, str, dict[str, int]] | None
-    result: Result | None
+    result: Result | PlanResult | None
     samples: int | None
     seed: int | None
     write: tuple[tuple[str, str], ...] = ()
     render: tuple[str, ...] = ()
+    prices: tuple[PriceEntry, ...] = ()
 
 
 @dataclass(frozen=True)
 class Done:
     """A finished job: the result, the files written, the reports rendered, a report error."""
 
-    result: Result
+    result: Result | PlanResult
     written: tuple[str, ...] = ()
     rendered: tuple[tuple[str, bytes], ...] = ()
     report_error: str = ""
@@ -63,7 +70,7 @@ def one_line(exc: BaseException) -> str:
     return "; ".join(line.strip() for line in text.splitlines() if line.strip()) or repr(exc)
 
 
-def write_reports(result: Result, reports: Iterable[tuple[str, str]]) -> Done:
+def write_reports(result: Result | PlanResult, reports: Iterable[tuple[str, str]]) -> Done:
     """Write each ``(format, path)`` report; a failure is recorded, the result is kept."""
     from costmodel.reports import write
 
@@ -81,7 +88,8 @@ def _execute(job: Job) -> Done:
     result = job.result
     if job.document is not None:
         data, source, lines = job.document
-        scenario = load_document(data, source, lines)
+        catalog = apply_prices(load_catalog(), job.prices) if job.prices else None
+        scenario = load_document(data, source, lines, catalog)
         if scenario.key(job.samples, job.seed) != job.key:
             raise BatchError(
                 f"{source}: the worker resolved the scenario differently "

@@ -7,6 +7,7 @@ uses its own run store in ``tmp_path`` (``COSTMODEL_DB`` points there too, as a 
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -394,3 +395,115 @@ def test_summary_csv_and_xlsx_reports_hold_text_not_formulas(
         summary_sheet = dict(wb["summary"].iter_rows(min_row=2, values_only=True))
         # XML reads a carriage return back as a line feed
         assert summary_sheet["scenario_name"] == "'" + item.name.replace("\r", "\n")
+
+
+# --------------------------------------------------------------------------- fleet plans
+
+PLAN = "plan-worked-example"
+PLAN_CHARTS = ("frontier", "cost_by_servers", "work_split")
+
+
+def test_a_plan_runs_beside_a_scenario_and_both_have_a_summary_row(tmp_path: Path) -> None:
+    from scenarios.store import RunStore
+
+    src = tmp_path / "in"
+    scenario, plan = _copy(src, WORKED, PLAN)
+    out, db = tmp_path / "out", tmp_path / "runs.sqlite3"
+    formats = ("json", "csv", "md", "xlsx")
+
+    summary = run_batch(
+        [src], out, workers=1, samples=50, formats=formats, store=db, progress=False
+    )
+
+    assert [(Path(i.file).name, i.status) for i in summary.items] == [
+        (f"{PLAN}.yaml", "ok"),
+        (f"{WORKED}.yaml", "ok"),
+    ]
+    expected = scenarios.evaluate(plan, samples=50)
+    assert (out / f"{PLAN}.json").read_bytes() == render(expected, "json")
+    assert (out / f"{PLAN}.csv").read_text("utf-8").startswith("servers,instances,cost_mean,")
+    assert (out / f"{PLAN}.xlsx").stat().st_size > 0
+    for chart in PLAN_CHARTS:
+        assert (out / f"{PLAN}_{chart}.png").stat().st_size > 0
+    assert (out / "worked-example-2gpu-vs-on-demand.json").read_bytes() == _alone(scenario, 50)
+    # the run store holds the plan result as it holds a scenario's
+    with RunStore(db) as store:
+        record = store.find(summary.items[0].key)
+    assert record is not None and record.result == expected.to_dict()
+
+    rows = {Path(r["file"]).name: r for r in _rows(summary.summary_csv)}
+    head = list(_rows(summary.summary_csv)[0])
+    assert head[:6] == ["file", "name", "kind", "status", "error", "warnings"]
+    assert head[-7:] == [
+        "best_servers",
+        "best_reserved",
+        "best_cost_p50",
+        "best_cost_p90",
+        "all_cloud_cost_p50",
+        "best_prob_cheaper_than_cloud",
+        "result",
+    ]
+    p, s = rows[f"{PLAN}.yaml"], rows[f"{WORKED}.yaml"]
+    assert (p["kind"], p["status"], s["kind"], s["status"]) == ("plan", "ok", "scenario", "ok")
+    best = expected.best
+    assert (p["best_servers"], p["best_reserved"]) == (str(best.servers), str(best.instances))
+    assert float(p["best_cost_p50"]) == round(best.cost.p50, 2)
+    assert float(p["all_cloud_cost_p50"]) == round(expected.all_cloud.cost.p50, 2)
+    assert float(p["best_prob_cheaper_than_cloud"]) == round(best.prob_cheaper_than_cloud, 4)
+    assert p["result"] == f"{PLAN}.json" and p["warnings"] == "0"
+    # each row leaves the other kind's columns empty
+    assert p["breakeven_p50"] == p["breakeven_p50_never"] == p["prob_buy_cheaper_u0.50"] == ""
+    assert s["best_servers"] == s["best_cost_p50"] == ""
+    assert float(s["breakeven_p50"]) >= 0
+
+    # rerun: the plan result comes back from the store, and a lost report is rewritten from it
+    (out / f"{PLAN}.csv").unlink()
+    again = run_batch([src], out, workers=1, samples=50, formats=formats, store=db, progress=False)
+    assert [i.status for i in again.items] == ["skipped", "skipped"]
+    assert (out / f"{PLAN}.csv").read_bytes() == render(expected, "csv")
+    assert _rows(again.summary_csv)[0]["best_servers"] == str(best.servers)
+
+
+def test_report_command_writes_a_plan_from_yaml_and_from_its_result_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = _copy(tmp_path / "in", PLAN)[0]
+    out = tmp_path / "reports"
+    result_json = out / "plan.json"
+    args = ["--samples", "40", "--seed", "2"]
+    assert main(["report", str(plan), "-o", str(result_json), *args]) == 0
+    assert main(["report", str(plan), "-o", str(out / "from-yaml.html"), *args]) == 0
+    expected = scenarios.evaluate(plan, samples=40, seed=2)
+    assert result_json.read_bytes() == render(expected, "json")
+    assert b"GPU fleet plan" in (out / "from-yaml.html").read_bytes()
+    for fmt in FORMATS:
+        assert main(["report", str(result_json), "-o", str(out / f"from-json.{fmt}")]) == 0
+    assert (out / "from-json.json").read_bytes() == result_json.read_bytes()
+    assert (out / "from-json.csv").read_bytes() == render(expected, "csv")
+    assert (out / "from-json.html").read_bytes() == (out / "from-yaml.html").read_bytes()
+    assert sorted(p.name for p in out.glob("from-json_*.png")) == sorted(
+        f"from-json_{c}.png" for c in PLAN_CHARTS
+    )
+    capsys.readouterr()
+
+    # a plan result is refused like a scenario result: one error line, exit status 2
+    assert main(["report", str(result_json), "--seed", "1", "-o", str(out / "x.html")]) == 2
+    assert "not to a result JSON" in capsys.readouterr().err
+    data = json.loads(result_json.read_text("utf-8"))
+    data["candidates"][1]["cost"]["p90"] = float("nan")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["report", str(bad), "-o", str(out / "y.html")]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"error: {bad}: candidates[1].cost.p90: NaN and infinities are not JSON numbers; "
+        "write null for no value\n"
+    )
+    data = json.loads(result_json.read_text("utf-8"))
+    data.update(schema_version=2, renamed={})
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["report", str(bad), "-o", str(out / "y.html")]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {bad}: schema_version: unsupported schema_version 2; this release reads 1\n"
+    )
+    assert not (out / "x.html").exists() and not (out / "y.html").exists()

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+import yaml
 from markdown_it import MarkdownIt
 from marshmallow import ValidationError
 
@@ -38,6 +39,7 @@ from costmodel.formatting import (
     fmt_utilisation,
     fmt_value,
 )
+from costmodel.plan_result import PlanResult
 from costmodel.reports import FORMATS, ReportError, render, write
 from costmodel.result import Result
 from scenarios.errors import flatten_messages
@@ -161,6 +163,12 @@ def _md_tables(text: str) -> list[list[list[str]]]:
     return tables
 
 
+def _has_tornado(source: str) -> bool:
+    """Whether the result of ``source`` has a tornado chart (uncertain inputs; the fixture was
+    stored before the tornado existed)."""
+    return bool((json.loads(_load(source)).get("tornado") or {}).get("inputs"))
+
+
 def _png_ok(data: bytes) -> None:
     assert data.startswith(PNG_MAGIC)
     assert len(data) > 10_000
@@ -238,7 +246,7 @@ def test_html_is_self_contained(source):
     assert external == []
     assert not re.search(rb"url\(\s*['\"]?(https?:)?//", raw, re.I)
     assert "script" not in page.tags and "link" not in page.tags and "iframe" not in page.tags
-    assert len(page.imgs) == 3
+    assert len(page.imgs) == 3 + _has_tornado(source)
     for src in page.imgs:
         assert src.startswith("data:image/png;base64,")
         _png_ok(base64.b64decode(src.partition(",")[2]))
@@ -279,7 +287,7 @@ def test_markdown_tables_and_images(source, result):
         assert [r[0].replace("\\", "") for r in table[1:]] == [r["input"] for r in drivers[:8]]
         assert [r[1] for r in table[1:]] == [f"{r['spearman']:+.2f}" for r in drivers[:8]]
     images = re.findall(r"!\[[^\]]*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", text)
-    assert len(images) == 3
+    assert len(images) == 3 + _has_tornado(source)
     for b64 in images:
         _png_ok(base64.b64decode(b64))
     flat = text.replace("\\", "")
@@ -335,7 +343,14 @@ def test_csv_round_trips_exactly(source, result):
 
 def test_xlsx_sheets_and_numbers(source, result):
     wb = openpyxl.load_workbook(io.BytesIO(_rendered(source, "xlsx")))
-    assert wb.sheetnames == ["summary", "per_utilisation", "assumptions", "warnings", "sensitivity"]
+    assert wb.sheetnames == [
+        "summary",
+        "per_utilisation",
+        "assumptions",
+        "warnings",
+        "sensitivity",
+        "tornado",
+    ]
     sens = [r for r in wb["sensitivity"].iter_rows(min_row=2, values_only=True)]
     expected = (result.get("sensitivity") or {}).get("inputs", [])
     assert [r[0] for r in sens] == [e["input"] for e in expected]
@@ -691,3 +706,272 @@ def test_html_renders_in_headless_chromium(tmp_path):
     data = shot.read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 50_000
     assert errors == []
+
+
+# --- fleet plans ---------------------------------------------------------------------------
+
+PLAN_EXAMPLES = sorted((ROOT / "scenarios" / "examples").glob("plan-*.yaml"))
+PLAN_EXAMPLE = ROOT / "scenarios" / "examples" / "plan-worked-example.yaml"
+PLAN_HEADERS = [
+    "servers",
+    "instances",
+    *(f"cost_{s}" for s in ("mean", "p10", "p50", "p90", "cvar95")),
+    "share_owned",
+    "owned_utilisation",
+    "prob_cheaper_than_cloud",
+    "best",
+    "frontier",
+]
+
+
+def _plan_document(source: str) -> dict:
+    """A variant of the worked plan (every input fixed): ``uncertain`` demand and burst price,
+    or a ``single`` candidate over one month that owns servers and reserves nothing (all-cloud
+    is then only the reference)."""
+    doc = yaml.safe_load(PLAN_EXAMPLE.read_text("utf-8"))
+    if source == "uncertain":
+        doc["simulation"] = {"samples": 300, "seed": 5, "method": "lhs"}
+        doc["demand"] = {
+            "reference_gpu_hours_per_month": {
+                "dist": "pert",
+                "low": 1200,
+                "mode": 2000,
+                "high": 3500,
+            },
+            "annual_growth": {"dist": "uniform", "low": 0.1, "high": 0.9},
+        }
+        doc["burst"]["price_usd_per_hour"] = {"dist": "uniform", "low": 2.5, "high": 3.5}
+    elif source == "single":
+        doc["own"]["servers"] = {"min": 2, "max": 2}
+        doc["reserve"] = None
+        doc["horizon_months"] = 1
+    return doc
+
+
+@cache
+def _plan_json(source: str) -> str:
+    """A plan result as JSON text: of an example plan file (200 samples) or of a variant of
+    the worked plan (see :func:`_plan_document`)."""
+    if source.endswith(".yaml"):
+        result = scenarios.evaluate(PLAN_EXAMPLE.with_name(source), samples=200)
+    else:
+        result = scenarios.evaluate(_plan_document(source))
+    return result.to_json().decode("utf-8")
+
+
+@cache
+def _plan_rendered(source: str, fmt: str) -> bytes:
+    return render(PlanResult.from_dict(json.loads(_plan_json(source))), fmt)
+
+
+@pytest.fixture(
+    params=[
+        *(pytest.param(p.name, id=p.stem) for p in PLAN_EXAMPLES),
+        "uncertain",
+        "single",
+    ]
+)
+def plan_source(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def plan(plan_source) -> dict:
+    return json.loads(_plan_json(plan_source))
+
+
+def _shown(plan: dict) -> list[dict]:
+    """The candidates a plan report lists: all-cloud first when it is not a candidate."""
+    cands = plan["candidates"]
+    cloud = [] if any(c["servers"] == c["instances"] == 0 for c in cands) else [plan["all_cloud"]]
+    return cloud + cands
+
+
+def test_plan_json_is_the_contract(plan_source, plan):
+    assert json.loads(_plan_rendered(plan_source, "json")) == plan
+    assert plan["kind"] == "plan"
+
+
+def test_plan_html_shows_the_plan(plan_source, plan):
+    page = _parse_html(_plan_rendered(plan_source, "html"))
+    assert page.by_id["verdict"] == " ".join(plan["verdict"].split())
+    cells = page.cells
+    start = cells.index("Servers")
+    width = 11
+    header = cells[start : start + width]
+    rows = [cells[i : i + width] for i in range(start + width, len(cells), width)]
+    rows = rows[: len(_shown(plan))]
+    for row, c in zip(rows, _shown(plan), strict=True):
+        got = dict(zip(header, row, strict=True))
+        assert (got["Servers"], got["Reserved"]) == (str(c["servers"]), str(c["instances"]))
+        assert got["Cost mean"] == fmt_usd(c["cost"]["mean"])
+        assert got["Cost P90"] == fmt_usd(c["cost"]["p90"])
+        assert got["CVaR95"] == fmt_usd(c["cost"]["cvar95"])
+        assert got["Owned share"] == fmt_share(c["share_owned"])
+        assert got["P(cheaper than cloud)"] == fmt_share(c["prob_cheaper_than_cloud"])
+        key = (c["servers"], c["instances"])
+        assert ("best" in got["Plan"]) == (
+            key == (plan["best"]["servers"], plan["best"]["instances"])
+        )
+        on_frontier = key in {(f["servers"], f["instances"]) for f in plan["frontier"]}
+        assert ("frontier" in got["Plan"]) == on_frontier
+    assert "best" in page.classes  # the best row is highlighted
+    figures = dict(zip(cells[0:start:2], cells[1:start:2], strict=True))  # the best plan
+    assert figures["Servers owned"] == str(plan["best"]["servers"])
+    assert figures["Cost mean"] == fmt_usd(plan["best"]["cost"]["mean"])
+    for a in plan["assumptions"]:
+        assert a["key"] in cells and fmt_value(a["value"]) in cells
+    text = " ".join(" ".join(page.text).split())
+    assert f"GPU fleet plan: {plan['scenario']['name']}" in text
+    for w in plan["warnings"]:
+        assert " ".join(w["message"].split()) in text
+    for value in (plan["seed"], plan["samples"], plan["method"], plan["catalog"]["version"]):
+        assert str(value) in text
+
+
+def test_plan_html_is_self_contained_with_three_charts(plan_source):
+    raw = _plan_rendered(plan_source, "html")
+    page = _parse_html(raw)
+    assert [r for r in page.refs if re.match(r"\s*(https?:)?//", r, re.I)] == []
+    assert "script" not in page.tags and "link" not in page.tags
+    assert len(page.imgs) == 3
+    for src in page.imgs:
+        assert src.startswith("data:image/png;base64,")
+        _png_ok(base64.b64decode(src.partition(",")[2]))
+
+
+def test_plan_markdown_tables_and_images(plan_source, plan):
+    text = _plan_rendered(plan_source, "md").decode("utf-8")
+    assert text.startswith("# GPU fleet plan: ")
+    tables = _md_tables(text)
+    cands = next(t for t in tables if t[0][0] == "Servers")
+    header, rows = cands[0], cands[1:]
+    shown = _shown(plan)
+    assert len(rows) == len(shown)
+    for col, stat in (("Cost P10", "p10"), ("Cost P50", "p50"), ("CVaR95", "cvar95")):
+        i = header.index(col)
+        assert [r[i] for r in rows] == [fmt_usd(c["cost"][stat]) for c in shown]
+    best = dict(r for r in next(t for t in tables if t[0] == ["Figure", "Value"])[1:])
+    assert best["Servers owned"] == str(plan["best"]["servers"])
+    assert best["Instances reserved"] == str(plan["best"]["instances"])
+    images = re.findall(r"!\[[^\]]*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", text)
+    assert len(images) == 3
+    for b64 in images:
+        _png_ok(base64.b64decode(b64))
+    assert " ".join(plan["verdict"].split()) in text.replace("\\", "")
+
+
+def test_plan_csv_round_trips_the_candidates(plan_source, plan):
+    rows = list(csv.DictReader(io.StringIO(_plan_rendered(plan_source, "csv").decode("utf-8"))))
+    assert list(rows[0]) == PLAN_HEADERS
+    assert len(rows) == len(plan["candidates"])  # the candidates only, in order
+    best = (plan["best"]["servers"], plan["best"]["instances"])
+    frontier = {(f["servers"], f["instances"]) for f in plan["frontier"]}
+    for row, c in zip(rows, plan["candidates"], strict=True):
+        assert (int(row["servers"]), int(row["instances"])) == (c["servers"], c["instances"])
+        for s in ("mean", "p10", "p50", "p90", "cvar95"):
+            assert float(row[f"cost_{s}"]) == c["cost"][s]  # exact: repr precision
+        for k in ("share_owned", "owned_utilisation", "prob_cheaper_than_cloud"):
+            assert float(row[k]) == c[k]
+        key = (c["servers"], c["instances"])
+        assert row["best"] == str(key == best) and row["frontier"] == str(key in frontier)
+
+
+def test_plan_xlsx_sheets_and_numbers(plan_source, plan):
+    from costmodel.reports.xlsx import PLAN_SHEETS
+
+    wb = openpyxl.load_workbook(io.BytesIO(_plan_rendered(plan_source, "xlsx")))
+    assert wb.sheetnames == list(PLAN_SHEETS)
+    assert wb.sheetnames == ["summary", "candidates", "work_split", "assumptions", "warnings"]
+    ws = wb["candidates"]
+    header = [c.value for c in ws[1]]
+    assert header == PLAN_HEADERS and all(c.font.bold for c in ws[1])
+    assert ws.max_row == len(plan["candidates"]) + 1
+    for r, c in enumerate(plan["candidates"], start=2):
+        got = dict(zip(header, (cell.value for cell in ws[r]), strict=True))
+        assert (got["servers"], got["instances"]) == (c["servers"], c["instances"])
+        for s in ("mean", "p10", "p50", "p90", "cvar95"):
+            assert got[f"cost_{s}"] == pytest.approx(c["cost"][s], rel=1e-15, abs=0)
+        assert got["share_owned"] == pytest.approx(c["share_owned"], rel=1e-15, abs=0)
+        assert isinstance(got["best"], bool) and isinstance(got["frontier"], bool)
+    fmt = {h: ws.cell(2, i + 1).number_format for i, h in enumerate(header)}
+    assert fmt["cost_p50"] == "$#,##0" and fmt["share_owned"] == "0.0%"
+    assert fmt["prob_cheaper_than_cloud"] == "0.0%" and fmt["servers"] == "General"
+    split = wb["work_split"]
+    assert [c.value for c in split[1]] == [
+        "month",
+        "owned_ref_gpu_hours",
+        "reserved_ref_gpu_hours",
+        "burst_ref_gpu_hours",
+    ]
+    months = list(split.iter_rows(min_row=2, values_only=True))
+    assert [m[0] for m in months] == list(range(1, len(plan["work_split"]["owned"]) + 1))
+    for i, key in enumerate(("owned", "reserved", "burst"), start=1):
+        assert [m[i] for m in months] == [
+            pytest.approx(v, rel=1e-15, abs=0) for v in plan["work_split"][key]
+        ]
+    summary = {r[0]: r[1] for r in wb["summary"].iter_rows(min_row=2, values_only=True)}
+    assert summary["verdict"] == plan["verdict"] and summary["objective"] == plan["objective"]
+    assert summary["best_servers"] == plan["best"]["servers"]
+    assert summary["best_instances"] == plan["best"]["instances"]
+    assert summary["best_cost_p50"] == pytest.approx(plan["best"]["cost"]["p50"], rel=1e-15)
+    assert summary["all_cloud_cost_mean"] == pytest.approx(plan["all_cloud"]["cost"]["mean"])
+    assert summary["candidates_count"] == len(plan["candidates"])
+    assert summary["seed"] == plan["seed"] and summary["scenario_name"] == plan["scenario"]["name"]
+    keys = [r[0] for r in wb["assumptions"].iter_rows(min_row=2, values_only=True)]
+    assert keys == [a["key"] for a in plan["assumptions"]]
+    assert wb["warnings"].max_row == len(plan["warnings"]) + 1
+
+
+def test_plan_write_md_puts_the_charts_beside(tmp_path):
+    result = PlanResult.from_dict(json.loads(_plan_json("uncertain")))
+    paths = write(result, "md", tmp_path / "fleet plan.md")
+    charts = ["frontier", "cost_by_servers", "work_split"]
+    assert [p.name for p in paths] == ["fleet plan.md", *(f"fleet plan_{c}.png" for c in charts)]
+    text = paths[0].read_text("utf-8")
+    assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) == [f"fleet%20plan_{c}.png" for c in charts]
+    for p in paths[1:]:
+        _png_ok(p.read_bytes())
+
+
+def _hostile_plan(text: str) -> dict:
+    """The uncertain plan's result with ``text`` in every text field its author controls."""
+    out = json.loads(_plan_json("uncertain"))
+    out["scenario"].update(name=text, description=text)
+    out["verdict"] = text
+    out["catalog"] = {"version": text, "as_of": text}
+    out["warnings"] = [{"code": text, "severity": "warning", "message": text}]
+    out["assumptions"] = [{"key": text, "value": text, "unit": text, "source": text}]
+    return out
+
+
+@pytest.mark.parametrize("text", FORMULAS)
+def test_plan_spreadsheets_never_hold_formulas(text):
+    typed = PlanResult.from_dict(_hostile_plan(text))
+    cells = list(_xlsx_cells(render(typed, "xlsx")))
+    assert [c.coordinate for c in cells if c.data_type == "f"] == []
+    texts = [c.value for c in cells if isinstance(c.value, str)]
+    assert not [t for t in texts if t[0] in "=+-@\t\r"]
+    # summary: verdict, catalog version and date, name; warning code and message; assumption
+    # key, value, unit and source
+    assert len([t for t in texts if t.startswith("'") and t[2:] == text[1:]]) == 10, texts
+    # the CSV report is the candidates table: numbers and flags, nothing of the author's text
+    rows = list(csv.reader(io.StringIO(render(typed, "csv").decode("utf-8"))))
+    assert {cell for row in rows[1:] for cell in row[-2:]} <= {"True", "False"}
+    assert all(float(cell) == float(cell) for row in rows[1:] for cell in row[:-2])
+
+
+@pytest.mark.parametrize("text", MARKUP)
+def test_plan_markdown_and_html_show_the_authors_markup_as_text(text):
+    typed = PlanResult.from_dict(_hostile_plan(text))
+    md = render(typed, "md").decode("utf-8")
+    html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(md)
+    page = _parse_html(html.encode("utf-8"))
+    assert [t for t in page.tags if t in ("a", "script", "em", "s", "del", "code", "hr")] == []
+    assert page.tags.count("h1") == 1 and page.tags.count("img") == 3
+    assert not [r for r in page.refs if "javascript" in r]
+    assert " ".join("".join(page.text).split()).count(" ".join(text.split())) >= 9
+    page = _parse_html(render(typed, "html"))
+    assert [t for t in page.tags if t in ("a", "script", "em")] == []
+    assert not [r for r in page.refs if "javascript" in r] and len(page.imgs) == 3
+    assert "".join(page.text).count(text) >= 9

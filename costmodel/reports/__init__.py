@@ -1,22 +1,24 @@
-"""Report exporters: render a :class:`~costmodel.result.Result` as HTML, Markdown, CSV, XLSX or
-JSON, and write reports atomically.
+"""Report exporters: render a rent-versus-buy :class:`~costmodel.result.Result` or a fleet
+:class:`~costmodel.plan_result.PlanResult` as HTML, Markdown, CSV, XLSX or JSON, and write
+reports atomically. What differs between the two is in :mod:`.kinds`.
 
 >>> from costmodel import reports
 >>> reports.render(result, "html")            # bytes of one self-contained HTML file
 >>> reports.write(result, "md", "out/run.md")  # [out/run.md, out/run_breakeven.png, ...]
 
 Money is in [USD] at present value, utilisation and probabilities are fractions [-] (shown as
-percentages), payback is in [month], unit cost in [USD/reference GPU-hour].
+percentages), payback is in [month], unit cost in [USD/reference GPU-hour], a plan's work in
+[reference GPU-hours/month].
 """
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
+from ..plan_result import PlanResult
 from ..result import Result
 
 __all__ = ["FORMATS", "ReportError", "render", "write", "write_atomic"]
@@ -28,28 +30,25 @@ class ReportError(ValueError):
     """A report cannot be produced: an unknown format."""
 
 
-def _render_json(result: Result) -> bytes:
-    return result.to_json()
-
-
-def _renderer(fmt: str) -> Callable[[Result], bytes]:
+def _render(result: Result | PlanResult, fmt: str) -> bytes:
+    """``result`` in the known format ``fmt``, importing only what that format needs."""
+    if fmt == "json":
+        return result.to_json()
     if fmt == "html":
         from .html import render_html
 
-        return render_html
+        return render_html(result)
     if fmt == "md":
         from .markdown import render_markdown
 
-        return render_markdown
+        return render_markdown(result)
     if fmt == "csv":
         from .csvfile import render_csv
 
-        return render_csv
-    if fmt == "xlsx":
-        from .xlsx import render_xlsx
+        return render_csv(result)
+    from .kinds import kind_of
 
-        return render_xlsx
-    return _render_json
+    return kind_of(result).xlsx(result)
 
 
 def _check_format(fmt: str) -> str:
@@ -58,12 +57,12 @@ def _check_format(fmt: str) -> str:
     return fmt
 
 
-def render(result: Result, fmt: str) -> bytes:
+def render(result: Result | PlanResult, fmt: str) -> bytes:
     """The whole report in format ``fmt`` (one of :data:`FORMATS`) as bytes.
 
     Raises :class:`ReportError` for an unknown format.
     """
-    return _renderer(_check_format(fmt))(result)
+    return _render(result, _check_format(fmt))
 
 
 def write_atomic(path: Path, data: bytes) -> Path:
@@ -82,7 +81,7 @@ def write_atomic(path: Path, data: bytes) -> Path:
     return path
 
 
-def write(result: Result, fmt: str, out: str | Path) -> list[Path]:
+def write(result: Result | PlanResult, fmt: str, out: str | Path) -> list[Path]:
     """Write the report to ``out`` atomically and return every path written.
 
     For ``md`` the chart PNGs are written beside the document as ``<stem>_<chart>.png`` and
@@ -93,15 +92,15 @@ def write(result: Result, fmt: str, out: str | Path) -> list[Path]:
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt != "md":
-        return [write_atomic(out, _renderer(fmt)(result))]
+        return [write_atomic(out, _render(result, fmt))]
 
-    from .charts import render_charts
+    from .kinds import kind_of
     from .markdown import render_markdown
 
     images: list[Path] = []
     links: dict[str, str] = {}
     try:
-        for name, png in render_charts(result).items():
+        for name, png in kind_of(result).charts(result).items():
             image = out.with_name(f"{out.stem}_{name}.png")
             images.append(write_atomic(image, png))
             links[name] = quote(image.name)

@@ -1,10 +1,12 @@
-"""The report's three charts as PNG bytes, drawn headless with matplotlib's Agg canvas.
+"""The report's charts as PNG bytes, drawn headless with matplotlib's Agg canvas.
 
 - ``breakeven``: TCO [USD, present value] of buying and renting across utilisation [%],
   P50 lines with P10–P90 bands; the break-even P50 as a vertical line, its P10–P90 shaded.
 - ``prob_buy_cheaper``: P(buy cheaper) [%] across utilisation [%].
 - ``cumulative``: cumulative discounted cost [USD] by month at one utilisation, with the
   payback month (P50 line, P10–P90 shaded) where the curves cross.
+- ``tornado`` (when the result has uncertain inputs): each input from its P10 to its P90 with
+  the others at their medians, as bars of the break-even [%] and of buy − rent [USD].
 
 Figures are built with :class:`matplotlib.figure.Figure` (no pyplot state), so rendering is
 safe in servers and threads. No value (NaN) is drawn as a gap.
@@ -26,7 +28,10 @@ from .tables import cumulative_payback
 
 __all__ = ["CHARTS", "render_charts"]
 
-CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative")
+CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative", "tornado")
+#: Most inputs the tornado chart shows.
+TORNADO_BARS = 10
+LOW, HIGH = "#7fa7d6", "#a8324a"  # the P10 and the P90 end of a tornado bar
 BUY, RENT, MARK = "#1f5fa8", "#d9620b", "#3a3a3a"
 _DPI = 150
 _SIZE = (8.0, 4.8)  # [inch]
@@ -210,10 +215,69 @@ def cumulative_chart(result: Result) -> bytes:
     return _png(fig)
 
 
+def _tornado_panel(ax: Axes, base: float, lows: list[float], highs: list[float]) -> None:
+    """Bars from the median case ``base`` to each end (NaN: no bar), P10 and P90 coloured."""
+    y = np.arange(len(lows))
+    for ends, color, label in ((lows, LOW, "input at its P10"), (highs, HIGH, "input at its P90")):
+        width = np.array(ends, dtype=float) - base
+        ax.barh(y, np.nan_to_num(width), left=base, height=0.6, color=color, label=label)
+    ax.axvline(base, color=MARK, linewidth=1.2)
+    ax.grid(True, axis="x", color="#dddddd", linewidth=0.6)
+    ax.grid(False, axis="y")
+
+
+def tornado_chart(result: Result) -> bytes | None:
+    """Break-even and buy − rent at the report utilisation, each uncertain input from its P10 to
+    its P90 (largest swing on top); PNG bytes, or None without tornado inputs."""
+    t = result.tornado
+    if t is None or not t.inputs:
+        return None
+    bars = t.inputs[:TORNADO_BARS]
+    height = max(2.8, 1.3 + 0.42 * len(bars))
+    fig = Figure(figsize=(_SIZE[0], height), dpi=_DPI, layout="constrained")
+    left, right = fig.subplots(1, 2, sharey=True)
+    for ax in (left, right):
+        ax.set_axisbelow(True)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    never = 100.0  # "never" is drawn at 100 %, the end of the range
+    be = [
+        [never if missing(v) else v * 100 for v in (b.breakeven_at_low, b.breakeven_at_high)]
+        for b in bars
+    ]
+    base = never if missing(t.breakeven_at_median) else t.breakeven_at_median * 100
+    _tornado_panel(left, base, [b[0] for b in be], [b[1] for b in be])
+    _tornado_panel(
+        right, t.gap_at_median, [b.gap_at_low for b in bars], [b.gap_at_high for b in bars]
+    )
+    left.set_yticks(np.arange(len(bars)), [b.input for b in bars], fontsize=8)
+    left.invert_yaxis()
+    left.xaxis.set_major_formatter(PercentFormatter(decimals=1))
+    right.xaxis.set_major_formatter(FuncFormatter(_usd_tick))
+    left.set_xlabel(
+        f"Break-even utilisation\n(median case {fmt_utilisation(t.breakeven_at_median)})"
+    )
+    u = fmt_utilisation(t.utilisation, none="?")
+    right.set_xlabel(f"Buy − rent TCO at {u}\n[USD, present value]")
+    fig.suptitle(
+        "What moves the answer: each input from P10 to P90, the others at their medians",
+        x=0.01,
+        ha="left",
+        fontsize=11,
+    )
+    _legend(fig, right)
+    return _png(fig)
+
+
 def render_charts(result: Result) -> dict[str, bytes]:
-    """All charts as ``{name: PNG bytes}`` in the order of :data:`CHARTS`."""
-    return {
+    """All charts as ``{name: PNG bytes}`` in the order of :data:`CHARTS`; ``tornado`` only
+    when the result has one with uncertain inputs."""
+    charts = {
         "breakeven": breakeven_chart(result),
         "prob_buy_cheaper": prob_chart(result),
         "cumulative": cumulative_chart(result),
     }
+    tornado = tornado_chart(result)
+    if tornado is not None:
+        charts["tornado"] = tornado
+    return charts

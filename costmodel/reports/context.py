@@ -1,4 +1,5 @@
-"""What the HTML and Markdown reports show, gathered once from a result.
+"""What the HTML and Markdown reports show, gathered once from a result: a rent-versus-buy
+:class:`~costmodel.result.Result` or a fleet :class:`~costmodel.plan_result.PlanResult`.
 
 Formatted strings only (see :mod:`costmodel.formatting`); money in [USD] present value.
 """
@@ -9,7 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..formatting import fmt_utilisation
+from ..plan_result import PlanResult
 from ..result import Result
+from .plan_tables import best_plan_table, candidates_table
 from .tables import (
     assumption_rows,
     key_figures_table,
@@ -19,47 +22,106 @@ from .tables import (
     sensitivity_table,
     warning_rows,
 )
+from .uncertainty import uncertainty_context
 
-__all__ = ["report_context"]
+__all__ = ["plan_context", "report_context"]
+
+
+def _label(entry: Any) -> Any:
+    """The name of a catalog entry given by id or inline (a mapping with a ``name``)."""
+    return entry.get("name") if isinstance(entry, Mapping) else entry
+
+
+def _terms(s: Mapping[str, Any], months: int) -> list[tuple[str, str]]:
+    """Horizon [month], discount rate [1/year] and tax rate [-] (when not zero)."""
+    facts = [("Horizon", f"{months} months")]
+    if isinstance(s.get("discount_rate"), int | float):
+        facts.append(("Discount rate", f"{s['discount_rate'] * 100:g} %/year"))
+    if isinstance(s.get("tax_rate"), int | float) and s["tax_rate"]:
+        facts.append(("Tax rate", f"{s['tax_rate'] * 100:g} %"))
+    return facts
+
+
+def _rented(label: str, block: Any, extra: str = "") -> list[tuple[str, str]]:
+    """``label: instance (pricing)extra`` for a rented block that names an instance."""
+    block = block if isinstance(block, Mapping) else {}
+    name = _label(block.get("instance"))
+    if not name:
+        return []
+    pricing = block.get("pricing")
+    return [(label, f"{name}" + (f" ({pricing})" if pricing else "") + extra)]
 
 
 def _facts(result: Result) -> list[tuple[str, str]]:
     """Headline scenario facts that are present: horizon, discount rate, sides compared."""
     s = result.scenario
-    facts = [("Horizon", f"{len(result.cumulative_cost.months) - 1} months")]
-    if isinstance(s.get("discount_rate"), int | float):
-        facts.append(("Discount rate", f"{s['discount_rate'] * 100:g} %/year"))
-    if isinstance(s.get("tax_rate"), int | float) and s["tax_rate"]:
-        facts.append(("Tax rate", f"{s['tax_rate'] * 100:g} %"))
-    buy, rent = s.get("buy") or {}, s.get("rent") or {}
-    gpu = buy.get("gpu")
-    gpu_name = gpu.get("name") if isinstance(gpu, Mapping) else gpu
+    facts = _terms(s, len(result.cumulative_cost.months) - 1)
+    buy = s.get("buy") or {}
+    gpu_name = _label(buy.get("gpu"))
     if gpu_name:
         facts.append(("Buy", f"{buy.get('gpu_count', '?')} × {gpu_name}"))
-    inst = rent.get("instance")
-    inst_name = inst.get("name") if isinstance(inst, Mapping) else inst
-    if inst_name:
-        pricing = rent.get("pricing")
-        facts.append(("Rent", f"{inst_name}" + (f" ({pricing})" if pricing else "")))
-    return facts
+    return facts + _rented("Rent", s.get("rent"))
+
+
+def _span(block: Any, key: str) -> str:
+    """The text ``, <min>–<max> <key>`` of a plan's candidate range, or ``""``."""
+    span = block.get(key) if isinstance(block, Mapping) else None
+    if not isinstance(span, Mapping):
+        return ""
+    return f", {span.get('min', '?')}–{span.get('max', '?')} {key}"
+
+
+def _plan_facts(result: PlanResult) -> list[tuple[str, str]]:
+    """Headline plan facts that are present: horizon, rates, the owned server, the rented
+    instances and the candidate ranges."""
+    s = result.scenario
+    facts = _terms(s, len(result.work_split.owned))
+    own = s.get("own") or {}
+    gpu_name = _label(own.get("gpu"))
+    if gpu_name:
+        per_server = f"{own.get('gpu_count', '?')} × {gpu_name} per server"
+        facts.append(("Own", per_server + _span(own, "servers")))
+    facts += _rented("Reserve", s.get("reserve"), _span(s.get("reserve"), "instances"))
+    return facts + _rented("Burst", s.get("burst"))
+
+
+def _common(result: Result | PlanResult, images: Mapping[str, str]) -> dict[str, Any]:
+    """What every report shows: name, description, verdict, warnings, charts, assumptions."""
+    return {
+        "name": scenario_name(result),
+        "description": result.scenario.get("description") or "",
+        "verdict": result.verdict,
+        "warnings": warning_rows(result),
+        "images": dict(images),
+        "assumptions": assumption_rows(result),
+        "reproducibility": reproducibility(result),
+    }
 
 
 def report_context(result: Result, images: Mapping[str, str]) -> dict[str, Any]:
     """Everything the HTML and Markdown templates show; ``images`` maps chart name -> URI."""
     return {
-        "name": scenario_name(result),
-        "description": result.scenario.get("description") or "",
+        **_common(result, images),
         "facts": _facts(result),
         "horizon": f"{len(result.cumulative_cost.months) - 1} months",
-        "verdict": result.verdict,
         "key_figures": key_figures_table(result),
         "breakeven_p50": fmt_utilisation(result.breakeven_utilisation.p50),
         "cumulative_u": fmt_utilisation(result.cumulative_cost.utilisation, none="?"),
-        "warnings": warning_rows(result),
-        "images": dict(images),
         "per_utilisation": per_utilisation_table(result),
         "drivers": sensitivity_table(result),
         "drivers_u": fmt_utilisation(result.sensitivity.utilisation, none="?"),
-        "assumptions": assumption_rows(result),
-        "reproducibility": reproducibility(result),
+        **uncertainty_context(result),
+    }
+
+
+def plan_context(result: PlanResult, images: Mapping[str, str]) -> dict[str, Any]:
+    """Everything the plan templates show; ``images`` maps chart name -> URI."""
+    best = result.best
+    return {
+        **_common(result, images),
+        "facts": _plan_facts(result),
+        "horizon": f"{len(result.work_split.owned)} months",
+        "best_plan": best_plan_table(result),
+        "best_label": f"{best.servers} servers, {best.instances} reserved",
+        "candidates": candidates_table(result),
     }

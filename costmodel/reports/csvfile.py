@@ -1,7 +1,10 @@
-"""The tidy CSV export: one row per utilisation level (columns of :meth:`Result.columns`).
+"""The tidy CSV export: one row per utilisation level of a scenario's result (columns of
+:meth:`Result.columns`), or one row per candidate of a plan's (columns of
+:func:`~costmodel.reports.plan_tables.candidate_columns`).
 
-Floats are written with ``repr`` precision so they read back exactly; no value is an empty cell.
-Money in [USD] present value, shares as fractions [-], payback in [month].
+Floats are written with ``repr`` precision so they read back exactly, counts as integers and
+flags as ``True``/``False``; no value (NaN) is an empty cell. Money in [USD] present value,
+shares as fractions [-], payback in [month].
 """
 
 from __future__ import annotations
@@ -9,19 +12,24 @@ from __future__ import annotations
 import csv
 import io
 import math
+from typing import Any
 
+from ..plan_result import PlanResult
 from ..result import Result
+from .kinds import kind_of
 
 __all__ = ["render_csv"]
 
 
-def _cell(v: float) -> str:
+def _cell(v: Any) -> str:
+    if isinstance(v, bool | int):
+        return str(v)
     return "" if math.isnan(v) else repr(float(v))
 
 
-def render_csv(result: Result) -> bytes:
-    """The per-utilisation table as UTF-8 CSV with a header row and ``\\n`` line ends."""
-    cols = result.columns()
+def render_csv(result: Result | PlanResult) -> bytes:
+    """The result's table as UTF-8 CSV with a header row and ``\\n`` line ends."""
+    cols = kind_of(result).columns(result)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow([name for name, _ in cols])

@@ -1,6 +1,7 @@
 """The self-contained HTML report: one file, charts as base64 PNG, CSS inline, no scripts.
 
-Rendered with jinja2 (autoescape on) from ``templates/report.html.j2``.
+Rendered with jinja2 (autoescape on) from ``templates/report.html.j2`` (a scenario's result) or
+``templates/plan.html.j2`` (a plan's), both laid out by ``templates/_base.html.j2``.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from importlib.resources import files
 
 import jinja2
 
+from ..plan_result import PlanResult
 from ..result import Result
-from .charts import render_charts
-from .context import report_context
+from .kinds import kind_of
 
 __all__ = ["data_uri", "render_html"]
 
@@ -34,10 +35,11 @@ def data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def render_html(result: Result) -> bytes:
+def render_html(result: Result | PlanResult) -> bytes:
     """The whole report as one self-contained UTF-8 HTML document."""
-    images = {name: data_uri(png) for name, png in render_charts(result).items()}
+    kind = kind_of(result)
+    images = {name: data_uri(png) for name, png in kind.charts(result).items()}
     css = files("costmodel.reports").joinpath("templates/report.css").read_text("utf-8")
-    ctx = report_context(result, images)
-    text = _env().get_template("report.html.j2").render(css=css, **ctx)
+    ctx = kind.context(result, images)
+    text = _env().get_template(f"{kind.template}.html.j2").render(css=css, **ctx)
     return text.encode("utf-8")

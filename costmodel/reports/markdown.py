@@ -13,10 +13,10 @@ from typing import Any
 
 import jinja2
 
+from ..plan_result import PlanResult
 from ..result import Result
-from .charts import render_charts
-from .context import report_context
 from .html import data_uri
+from .kinds import kind_of
 from .tables import Table
 
 __all__ = ["md_escape", "md_table", "render_markdown"]
@@ -70,14 +70,17 @@ def _env() -> jinja2.Environment:
     return env
 
 
-def render_markdown(result: Result, image_links: Mapping[str, str] | None = None) -> bytes:
+def render_markdown(
+    result: Result | PlanResult, image_links: Mapping[str, str] | None = None
+) -> bytes:
     """The report as UTF-8 Markdown.
 
     ``image_links`` maps chart name -> relative link; without it the charts are embedded as
     ``data:image/png;base64`` URIs so the document stands alone.
     """
+    kind = kind_of(result)
     if image_links is None:
-        image_links = {name: data_uri(png) for name, png in render_charts(result).items()}
-    ctx = report_context(result, image_links)
+        image_links = {name: data_uri(png) for name, png in kind.charts(result).items()}
+    ctx = kind.context(result, image_links)
     ctx["assumptions"] = _assumptions(ctx["assumptions"])
-    return _env().get_template("report.md.j2").render(**ctx).encode("utf-8")
+    return _env().get_template(f"{kind.template}.md.j2").render(**ctx).encode("utf-8")

@@ -1,5 +1,6 @@
 """The report's tables, formatted (for HTML, Markdown and the terminal) from a
-:class:`~costmodel.result.Result`.
+:class:`~costmodel.result.Result`, and the parts every report shares (assumptions, warnings,
+reproducibility), which a :class:`~costmodel.plan_result.PlanResult` has too.
 
 Money in [USD] present value, utilisation and probabilities as fractions [-] (shown as
 percentages), payback in [month], unit cost in [USD/reference GPU-hour].
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..formatting import DASH, fmt_months, fmt_share, fmt_usd, fmt_utilisation, fmt_value, missing
+from ..plan_result import PlanResult
 from ..result import Advice, Result
 
 __all__ = [
@@ -20,6 +22,7 @@ __all__ = [
     "key_figures_table",
     "per_utilisation_table",
     "reproducibility",
+    "run_items",
     "scenario_name",
     "sensitivity_table",
     "summary_items",
@@ -39,8 +42,8 @@ class Table:
     highlight: tuple[bool, ...] = ()
 
 
-def scenario_name(result: Result) -> str:
-    """The scenario's name, or "unnamed scenario"."""
+def scenario_name(result: Result | PlanResult) -> str:
+    """The scenario's (or plan's) name, or "unnamed scenario"."""
     return result.name or "unnamed scenario"
 
 
@@ -132,7 +135,7 @@ def key_figures_table(result: Result) -> Table:
     return Table(("Figure", "Value"), tuple(rows), (False, True))
 
 
-def assumption_rows(result: Result) -> list[dict[str, Any]]:
+def assumption_rows(result: Result | PlanResult) -> list[dict[str, Any]]:
     """Assumptions with ``text`` (readable value) next to the raw ``value``."""
     return [
         {
@@ -146,12 +149,12 @@ def assumption_rows(result: Result) -> list[dict[str, Any]]:
     ]
 
 
-def warning_rows(result: Result) -> list[Advice]:
+def warning_rows(result: Result | PlanResult) -> list[Advice]:
     """Warnings, most severe first (error, warning, info)."""
     return sorted(result.warnings, key=lambda w: _SEVERITY_ORDER.get(w.severity, 3))
 
 
-def reproducibility(result: Result) -> list[tuple[str, Any]]:
+def reproducibility(result: Result | PlanResult) -> list[tuple[str, Any]]:
     """What it takes to reproduce the run: seed, samples, method, catalog, scenario."""
     cat = result.catalog
     return [
@@ -176,12 +179,19 @@ def summary_items(result: Result) -> list[tuple[str, Any]]:
     items += [
         ("breakeven_prob_always", be.prob_always),
         ("breakeven_prob_never", be.prob_never),
+    ]
+    return items + run_items(result)
+
+
+def run_items(result: Result | PlanResult) -> list[tuple[str, Any]]:
+    """The XLSX summary sheet's closing rows: how the run was made, its name, its warnings."""
+    cat = result.catalog
+    return [
         ("seed", result.seed),
         ("samples", result.samples),
         ("method", result.method),
-        ("catalog_version", result.catalog.version if result.catalog else None),
-        ("catalog_as_of", result.catalog.as_of if result.catalog else None),
+        ("catalog_version", cat.version if cat else None),
+        ("catalog_as_of", cat.as_of if cat else None),
         ("scenario_name", scenario_name(result)),
         ("warnings_count", len(result.warnings)),
     ]
-    return items

@@ -1,10 +1,11 @@
-"""The XLSX workbook: sheets ``summary``, ``per_utilisation`` (with a break-even chart),
-``assumptions``, ``warnings`` and ``sensitivity``.
+"""The XLSX workbooks. A scenario's result: sheets ``summary``, ``per_utilisation`` (with a
+break-even chart), ``assumptions``, ``warnings``, ``sensitivity`` and ``tornado``; a plan's:
+``summary``, ``candidates``, ``work_split``, ``assumptions`` and ``warnings``.
 
 Numbers are stored as numbers; display formats only change how they look: money [USD] as
-``$#,##0``, shares and utilisation [-] as percentages, payback [month] with one decimal. No
-value is an empty cell. openpyxl stores floats to 16 significant digits (Excel itself keeps 15);
-the CSV and JSON exports keep full precision.
+``$#,##0``, shares and utilisation [-] as percentages, payback [month] and work [reference
+GPU-hours/month] with one decimal. No value is an empty cell. openpyxl stores floats to 16
+significant digits (Excel itself keeps 15); the CSV and JSON exports keep full precision.
 """
 
 from __future__ import annotations
@@ -21,25 +22,33 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from ..formatting import text_cell
+from ..plan_result import PlanResult
 from ..result import Result
+from .plan_tables import candidate_columns, plan_summary_items, work_split_columns
 from .tables import assumption_rows, summary_items, warning_rows
+from .uncertainty import TORNADO_HEADER, tornado_rows, uncertainty_items
 
-__all__ = ["SHEETS", "render_xlsx"]
+__all__ = ["PLAN_SHEETS", "SHEETS", "render_plan_xlsx", "render_xlsx"]
 
-SHEETS = ("summary", "per_utilisation", "assumptions", "warnings", "sensitivity")
+SHEETS = ("summary", "per_utilisation", "assumptions", "warnings", "sensitivity", "tornado")
+PLAN_SHEETS = ("summary", "candidates", "work_split", "assumptions", "warnings")
 _BOLD = Font(bold=True)
 _PERCENT, _MONEY, _UNIT_COST, _MONTHS = "0.0%", "$#,##0", "$#,##0.00", "0.0"
+_WORK = "#,##0.0"
 
 
 def _number_format(column: str) -> str | None:
-    if column == "utilisation" or "prob" in column or column.startswith("breakeven_utilisation"):
-        return _PERCENT
-    if column.startswith(("buy_tco", "rent_tco")):
-        return _MONEY
+    """The display format of a column or summary item, by its name."""
     if column.startswith("cost_per_ref"):
         return _UNIT_COST
+    if "utilisation" in column or "prob" in column or "share" in column:
+        return _PERCENT
+    if column.startswith(("buy_tco", "rent_tco")) or "cost_" in column:
+        return _MONEY
     if column.startswith("payback_months"):
         return _MONTHS
+    if column.endswith("_gpu_hours"):
+        return _WORK
     return None
 
 
@@ -78,8 +87,7 @@ def _sheet(ws: Worksheet, headers: Sequence[str], rows: Sequence[Sequence[Any]])
         ws.column_dimensions[letter].width = min(max(longest, len(header), 8) + 2, 80)
 
 
-def _summary(ws: Worksheet, result: Result) -> None:
-    items = summary_items(result)
+def _summary(ws: Worksheet, items: Sequence[tuple[str, Any]]) -> None:
     _sheet(ws, ("item", "value"), items)
     for row, (key, _) in enumerate(items, start=2):
         fmt = _number_format(key)
@@ -89,17 +97,24 @@ def _summary(ws: Worksheet, result: Result) -> None:
     ws.column_dimensions["B"].width = 90
 
 
-def _per_utilisation(ws: Worksheet, result: Result) -> None:
-    cols = result.columns()
-    rows = list(zip(*(values.tolist() for _, values in cols), strict=True))
+def _columns(ws: Worksheet, cols: Sequence[tuple[str, Sequence[Any]]]) -> int:
+    """A table given as ``(column, values)`` pairs, each column in its display format; returns
+    the number of rows."""
+    rows = list(zip(*(list(values) for _, values in cols), strict=True))
     _sheet(ws, [name for name, _ in cols], rows)
     for i, (name, _) in enumerate(cols, start=1):
         fmt = _number_format(name)
         if fmt:
             for (cell,) in ws.iter_rows(min_row=2, min_col=i, max_col=i):
                 cell.number_format = fmt
-    chart = _breakeven_chart(ws, [name for name, _ in cols], len(rows))
-    ws.add_chart(chart, f"B{len(rows) + 4}")
+    return len(rows)
+
+
+def _per_utilisation(ws: Worksheet, result: Result) -> None:
+    cols = result.columns()
+    n = _columns(ws, [(name, values.tolist()) for name, values in cols])
+    chart = _breakeven_chart(ws, [name for name, _ in cols], n)
+    ws.add_chart(chart, f"B{n + 4}")
 
 
 def _breakeven_chart(ws: Worksheet, names: list[str], n: int) -> ScatterChart:
@@ -121,7 +136,7 @@ def _breakeven_chart(ws: Worksheet, names: list[str], n: int) -> ScatterChart:
     return chart
 
 
-def _assumptions(ws: Worksheet, result: Result) -> None:
+def _assumptions(ws: Worksheet, result: Result | PlanResult) -> None:
     rows = []
     for a in assumption_rows(result):
         plain = a["value"] if isinstance(a["value"], int | float | str) else a["text"]
@@ -129,7 +144,7 @@ def _assumptions(ws: Worksheet, result: Result) -> None:
     _sheet(ws, ("key", "value", "unit", "source"), rows)
 
 
-def _warnings(ws: Worksheet, result: Result) -> None:
+def _warnings(ws: Worksheet, result: Result | PlanResult) -> None:
     rows = [(w.code, w.severity, w.message) for w in warning_rows(result)]
     _sheet(ws, ("code", "severity", "message"), rows)
     ws.column_dimensions["C"].width = min(ws.column_dimensions["C"].width, 100)
@@ -143,16 +158,45 @@ def _sensitivity(ws: Worksheet, result: Result) -> None:
         cell.number_format = _PERCENT
 
 
+def _tornado(ws: Worksheet, result: Result) -> None:
+    """Each uncertain input from its P10 to its P90 (others at their medians), largest swing
+    first, with its EVPPI; empty for results stored before the tornado existed."""
+    _sheet(ws, TORNADO_HEADER, tornado_rows(result))
+    for i, name in enumerate(TORNADO_HEADER, start=1):
+        fmt = _number_format(name)
+        if fmt:
+            for (cell,) in ws.iter_rows(min_row=2, min_col=i, max_col=i):
+                cell.number_format = fmt
+
+
+def _save(wb: Workbook) -> bytes:
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
 def render_xlsx(result: Result) -> bytes:
-    """The workbook as XLSX bytes."""
+    """A scenario result's workbook (sheets :data:`SHEETS`) as XLSX bytes."""
     wb = Workbook()
     ws = wb.active
     ws.title = SHEETS[0]
-    _summary(ws, result)
+    _summary(ws, summary_items(result) + uncertainty_items(result))
     _per_utilisation(wb.create_sheet(SHEETS[1]), result)
     _assumptions(wb.create_sheet(SHEETS[2]), result)
     _warnings(wb.create_sheet(SHEETS[3]), result)
     _sensitivity(wb.create_sheet(SHEETS[4]), result)
-    buf = io.BytesIO()
-    wb.save(buf)
-    return buf.getvalue()
+    _tornado(wb.create_sheet(SHEETS[5]), result)
+    return _save(wb)
+
+
+def render_plan_xlsx(result: PlanResult) -> bytes:
+    """A plan result's workbook (sheets :data:`PLAN_SHEETS`) as XLSX bytes."""
+    wb = Workbook()
+    ws = wb.active
+    ws.title = PLAN_SHEETS[0]
+    _summary(ws, plan_summary_items(result))
+    _columns(wb.create_sheet(PLAN_SHEETS[1]), candidate_columns(result))
+    _columns(wb.create_sheet(PLAN_SHEETS[2]), work_split_columns(result))
+    _assumptions(wb.create_sheet(PLAN_SHEETS[3]), result)
+    _warnings(wb.create_sheet(PLAN_SHEETS[4]), result)
+    return _save(wb)

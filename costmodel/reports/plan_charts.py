@@ -1,0 +1,159 @@
+"""A fleet plan's three charts as PNG bytes, drawn like the scenario charts (:mod:`.charts`).
+
+- ``frontier``: every candidate at (mean cost, P90 cost) [USD, present value]; the frontier
+  (no other candidate is cheaper on both) connected, the best and all-cloud marked.
+- ``cost_by_servers``: mean cost [USD] by owned servers [count], one line per reservation count,
+  with a P10–P90 band; all-cloud's mean as a dotted reference line.
+- ``work_split``: the best plan's mean work [reference GPU-hours/month] of each month 1..H,
+  stacked by where it runs: owned, reserved, burst.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from ..plan_result import Candidate, PlanResult
+from .charts import BUY, MARK, RENT, _figure, _legend, _png, _usd_tick
+
+__all__ = ["PLAN_CHARTS", "render_plan_charts"]
+
+PLAN_CHARTS = ("frontier", "cost_by_servers", "work_split")
+RESERVED = "#4f9a3a"
+_OTHER = "#a3acbb"
+
+
+def _plan_label(c: Candidate) -> str:
+    return f"{c.servers} servers, {c.instances} reserved"
+
+
+def _star(ax: Axes, x: float, y: float, best: Candidate) -> None:
+    """The best candidate, a star at (x, y)."""
+    label = f"best: {_plan_label(best)}"
+    ax.scatter([x], [y], marker="*", s=240, color=RENT, zorder=5, label=label)
+
+
+def frontier_chart(result: PlanResult) -> bytes:
+    """Mean against P90 cost of every candidate, the frontier highlighted; PNG bytes."""
+    fig, ax = _figure()
+    cs = result.candidates
+    ax.scatter(
+        [c.cost.mean for c in cs], [c.cost.p90 for c in cs], s=16, color=_OTHER, label="candidate"
+    )
+    front = sorted(result.frontier, key=lambda c: (c.cost.mean, c.cost.p90))
+    fx, fy = [c.cost.mean for c in front], [c.cost.p90 for c in front]
+    ax.plot(fx, fy, color=BUY, linewidth=2, marker="o", markersize=5, label="frontier")
+    for c in front:
+        ax.annotate(
+            f"{c.servers}+{c.instances}",
+            (c.cost.mean, c.cost.p90),
+            xytext=(5, 4),
+            textcoords="offset points",
+            fontsize=7,
+            color=BUY,
+        )
+    cloud = result.all_cloud
+    label = "all-cloud (rent everything)"
+    ax.scatter([cloud.cost.mean], [cloud.cost.p90], marker="s", s=60, color=MARK, label=label)
+    _star(ax, result.best.cost.mean, result.best.cost.p90, result.best)
+    ax.xaxis.set_major_formatter(FuncFormatter(_usd_tick))
+    ax.yaxis.set_major_formatter(FuncFormatter(_usd_tick))
+    ax.set_xlabel("Mean cost [USD, present value]")
+    ax.set_ylabel("P90 cost [USD, present value]")
+    ax.set_title(
+        "Cost versus risk: every candidate (labels: servers+reserved)", loc="left", fontsize=11
+    )
+    _legend(fig, ax)
+    return _png(fig)
+
+
+def servers_chart(result: PlanResult) -> bytes:
+    """Mean cost by server count, one line per reservation count, P10–P90 bands; PNG bytes."""
+    fig, ax = _figure()
+    counts = sorted({c.instances for c in result.candidates})
+    palette = colormaps["viridis"](np.linspace(0.0, 0.85, len(counts)))
+    for k, color in zip(counts, palette, strict=True):
+        line = sorted((c for c in result.candidates if c.instances == k), key=lambda c: c.servers)
+        x = [c.servers for c in line]
+        ax.fill_between(
+            x,
+            [c.cost.p10 for c in line],
+            [c.cost.p90 for c in line],
+            color=color,
+            alpha=0.15,
+            linewidth=0,
+        )
+        ax.plot(
+            x,
+            [c.cost.mean for c in line],
+            color=color,
+            linewidth=2,
+            marker="o",
+            markersize=4,
+            label=f"{k} reserved: mean, P10–P90",
+        )
+    _star(ax, result.best.servers, result.best.cost.mean, result.best)
+    ax.axhline(
+        result.all_cloud.cost.mean,
+        color=MARK,
+        linestyle=":",
+        linewidth=1.2,
+        label="all-cloud mean",
+    )
+    servers = [c.servers for c in result.candidates]
+    ax.set_xlim(min(servers) - 0.5, max(servers) + 0.5)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+    ax.yaxis.set_major_formatter(FuncFormatter(_usd_tick))
+    ax.set_xlabel("Owned servers [count]")
+    ax.set_ylabel("Cost over the horizon [USD, present value]")
+    ax.set_title("Cost by the number of owned servers", loc="left", fontsize=11)
+    _legend(fig, ax)
+    return _png(fig)
+
+
+def work_split_chart(result: PlanResult) -> bytes:
+    """The best plan's mean monthly work, stacked owned / reserved / burst; PNG bytes."""
+    split = result.work_split
+    h = len(split.owned)
+    layers = [
+        (split.owned, BUY, "owned servers"),
+        (split.reserved, RESERVED, "reserved instances"),
+        (split.burst, RENT, "burst instances"),
+    ]
+    shown = [layer for layer in layers if np.any(layer[0] > 0)] or layers[:1]
+    fig, ax = _figure()
+    # Month m spans m - 1/2 to m + 1/2: a step for each month, so even one month shows.
+    edges = np.arange(h + 1) + 0.5
+    ax.stackplot(
+        edges,
+        *(np.append(values, values[-1:]) for values, _, _ in shown),
+        colors=[color for _, color, _ in shown],
+        labels=[label for _, _, label in shown],
+        alpha=0.85,
+        linewidth=0,
+        step="post",
+    )
+    ax.set_xlim(edges[0], edges[-1])
+    ax.set_ylim(bottom=0)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+    ax.set_xlabel("Month")
+    ax.set_ylabel("Work [reference GPU-hours/month]")
+    ax.set_title(
+        f"Where the work runs in the best plan ({_plan_label(result.best)}), mean of the draws",
+        loc="left",
+        fontsize=11,
+    )
+    _legend(fig, ax)
+    return _png(fig)
+
+
+def render_plan_charts(result: PlanResult) -> dict[str, bytes]:
+    """All plan charts as ``{name: PNG bytes}`` in the order of :data:`PLAN_CHARTS`."""
+    return {
+        "frontier": frontier_chart(result),
+        "cost_by_servers": servers_chart(result),
+        "work_split": work_split_chart(result),
+    }

@@ -1,0 +1,149 @@
+"""A fleet plan's tables, from a :class:`~costmodel.plan_result.PlanResult`: formatted for HTML
+and Markdown, raw for CSV and XLSX.
+
+Money in [USD] present value; shares, utilisation and probabilities as fractions [-] (shown as
+percentages); work in [reference GPU-hours/month]. A candidate is named by ``servers`` owned and
+``instances`` reserved; the rest of its work is burst.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..formatting import fmt_share, fmt_usd
+from ..plan_result import Candidate, PlanResult
+from .tables import Table, run_items
+
+__all__ = [
+    "best_plan_table",
+    "candidate_columns",
+    "candidates_table",
+    "plan_summary_items",
+    "work_split_columns",
+]
+
+#: What each objective minimises, in words.
+_OBJECTIVES = {"mean": "mean cost", "p90": "P90 cost", "cvar95": "CVaR95 (mean of the worst 5 %)"}
+_STATS = ("mean", "p10", "p50", "p90", "cvar95")
+
+
+def _key(c: Candidate) -> tuple[int, int]:
+    return (c.servers, c.instances)
+
+
+def _marks(result: PlanResult, c: Candidate) -> str:
+    """``c``'s roles: "best", "frontier", "all-cloud", comma-separated, or ``""``."""
+    found = [
+        ("best", _key(c) == _key(result.best)),
+        ("frontier", _key(c) in {_key(f) for f in result.frontier}),
+        ("all-cloud", _key(c) == (0, 0)),
+    ]
+    return ", ".join(label for label, yes in found if yes)
+
+
+def _shown(result: PlanResult) -> list[Candidate]:
+    """The candidates, after the all-cloud reference when it is not one of them."""
+    extra = [result.all_cloud] if result.candidate(0, 0) is None else []
+    return extra + list(result.candidates)
+
+
+def candidates_table(result: PlanResult) -> Table:
+    """Every candidate with its cost statistics, shares and marks; the best row highlighted."""
+    rows = _shown(result)
+    headers = (
+        "Servers",
+        "Reserved",
+        "Cost mean",
+        "Cost P10",
+        "Cost P50",
+        "Cost P90",
+        "CVaR95",
+        "Owned share",
+        "Owned utilisation",
+        "P(cheaper than cloud)",
+        "Plan",
+    )
+    cells = tuple(
+        (
+            str(c.servers),
+            str(c.instances),
+            *(fmt_usd(getattr(c.cost, s)) for s in _STATS),
+            fmt_share(c.share_owned),
+            fmt_share(c.owned_utilisation),
+            fmt_share(c.prob_cheaper_than_cloud),
+            _marks(result, c),
+        )
+        for c in rows
+    )
+    best = tuple(_key(c) == _key(result.best) for c in rows)
+    return Table(headers, cells, (True,) * 10 + (False,), best)
+
+
+def best_plan_table(result: PlanResult) -> Table:
+    """The best candidate's figures next to the all-cloud reference."""
+    b, cloud = result.best, result.all_cloud
+    rows = (
+        ("Servers owned", str(b.servers)),
+        ("Instances reserved", str(b.instances)),
+        ("Cost mean", fmt_usd(b.cost.mean)),
+        ("Cost P10 / P50 / P90", " / ".join(fmt_usd(getattr(b.cost, s)) for s in _STATS[1:4])),
+        ("Cost CVaR95 (mean of the worst 5 % of draws)", fmt_usd(b.cost.cvar95)),
+        ("All-cloud cost P50 / P90", f"{fmt_usd(cloud.cost.p50)} / {fmt_usd(cloud.cost.p90)}"),
+        ("Draws cheaper than all-cloud", fmt_share(b.prob_cheaper_than_cloud)),
+        ("Share of the work on owned servers", fmt_share(b.share_owned)),
+        ("Utilisation of the owned servers", fmt_share(b.owned_utilisation)),
+        ("Chosen by", _OBJECTIVES.get(result.objective, result.objective)),
+        ("Frontier", f"{len(result.frontier)} of {len(result.candidates)} candidates"),
+    )
+    return Table(("Figure", "Value"), rows, (False, True))
+
+
+def candidate_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
+    """One value per candidate, in ``result.candidates`` order: counts as ``int``, money
+    [USD] and shares [-] as ``float``, the ``best`` and ``frontier`` flags as ``bool``."""
+    cs = result.candidates
+    frontier = {_key(f) for f in result.frontier}
+    return [
+        ("servers", [c.servers for c in cs]),
+        ("instances", [c.instances for c in cs]),
+        *((f"cost_{s}", [getattr(c.cost, s) for c in cs]) for s in _STATS),
+        ("share_owned", [c.share_owned for c in cs]),
+        ("owned_utilisation", [c.owned_utilisation for c in cs]),
+        ("prob_cheaper_than_cloud", [c.prob_cheaper_than_cloud for c in cs]),
+        ("best", [_key(c) == _key(result.best) for c in cs]),
+        ("frontier", [_key(c) in frontier for c in cs]),
+    ]
+
+
+def work_split_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
+    """The best plan's mean work of each month m = 1..H [reference GPU-hours/month]."""
+    split = result.work_split
+    return [
+        ("month", list(range(1, len(split.owned) + 1))),
+        ("owned_ref_gpu_hours", split.owned.tolist()),
+        ("reserved_ref_gpu_hours", split.reserved.tolist()),
+        ("burst_ref_gpu_hours", split.burst.tolist()),
+    ]
+
+
+def plan_summary_items(result: PlanResult) -> list[tuple[str, Any]]:
+    """The XLSX summary sheet of a plan: raw values (money [USD], fractions [-], counts)."""
+    b, cloud = result.best, result.all_cloud
+    items: list[tuple[str, Any]] = [
+        ("verdict", result.verdict),
+        ("objective", result.objective),
+        ("best_servers", b.servers),
+        ("best_instances", b.instances),
+    ]
+    items += [(f"best_cost_{s}", getattr(b.cost, s)) for s in _STATS]
+    items += [
+        ("best_share_owned", b.share_owned),
+        ("best_owned_utilisation", b.owned_utilisation),
+        ("best_prob_cheaper_than_cloud", b.prob_cheaper_than_cloud),
+    ]
+    items += [(f"all_cloud_cost_{s}", getattr(cloud.cost, s)) for s in _STATS]
+    items += [
+        ("candidates_count", len(result.candidates)),
+        ("frontier_count", len(result.frontier)),
+    ]
+    return items + run_items(result)
