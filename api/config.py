@@ -10,6 +10,10 @@ the request.
 ``postgres`` extra); any other form stops the server at start-up. ``DB_POOL_SIZE`` bounds the
 PostgreSQL connections of each worker process; SQLite ignores it.
 
+``PRICES`` is the path of the operator's own prices file (CSV or YAML, see docs/prices.md), laid
+over the shipped catalog for every request; it is read once, at start-up, and a file that cannot
+be read or names an unknown id stops the server there.
+
 ======================= ================================== ==================================
 app config key          environment variable               default
 ======================= ================================== ==================================
@@ -23,6 +27,7 @@ app config key          environment variable               default
 ``MAX_WORK``            ``COSTMODEL_MAX_WORK``             5e8 [samples x levels x months]
 ``MAX_PAGE_SIZE``       ``COSTMODEL_MAX_PAGE_SIZE``        100 [runs per page]
 ``RESULT_CACHE``        ``COSTMODEL_RESULT_CACHE``         128 [results per process]; 0: off
+``PRICES``              ``COSTMODEL_PRICES``               none (the catalog's prices)
 ======================= ================================== ==================================
 """
 
@@ -106,3 +111,6 @@ def check_config(config: MutableMapping[str, Any], overrides: Mapping[str, Any])
     except ValueError as exc:
         raise ValueError(f"{ENV_PREFIX}_DB: {exc}") from None
     config["API_KEYS"] = parse_api_keys(config.get("API_KEYS"))
+    prices = config.get("PRICES")
+    prices = os.fspath(prices) if isinstance(prices, os.PathLike) else prices
+    config["PRICES"] = str(prices).strip() if prices is not None and str(prices).strip() else None

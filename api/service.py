@@ -6,6 +6,7 @@ import hashlib
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 
 from flask import Flask, current_app, request
 from flask_smorest import abort
@@ -13,13 +14,21 @@ from werkzeug.exceptions import HTTPException, ServiceUnavailable
 
 from costmodel.plan_result import PlanResult
 from costmodel.result import Result
-from pricing import load_catalog
+from pricing import Catalog, CatalogError, apply_prices, load_catalog, read_prices
 from scenarios import Plan, Scenario, ScenarioError, evaluate, load_mapping
 from scenarios.store import RunStore, StoreError
 
 from .jsonio import parse_json_body, request_body, require_json_content_type
 
-__all__ = ["ResultCache", "evaluate_body", "get_store", "store_unavailable"]
+__all__ = [
+    "abort_over_limits",
+    "ResultCache",
+    "evaluate_body",
+    "get_catalog",
+    "get_store",
+    "priced_catalog",
+    "store_unavailable",
+]
 
 _log = logging.getLogger("api")
 _STORE_LOCK = threading.Lock()
@@ -43,6 +52,24 @@ def get_store(app: Flask | None = None) -> RunStore:
         return state["store"]
 
 
+def priced_catalog(prices: str | None) -> Catalog:
+    """The shipped catalog with the operator's prices file (``COSTMODEL_PRICES``) laid over it;
+    read at start-up. Raises ``ValueError`` naming the setting, the file and the row when the
+    file cannot be used, so that a misconfigured server does not start."""
+    if not prices:
+        return load_catalog()
+    try:
+        return apply_prices(load_catalog(), read_prices(prices))
+    except CatalogError as exc:
+        raise ValueError(f"COSTMODEL_PRICES: {exc}") from None
+
+
+def get_catalog(app: Flask | None = None) -> Catalog:
+    """The catalog every request of the app is resolved against (:func:`priced_catalog`)."""
+    app = app or current_app._get_current_object()  # type: ignore[attr-defined]
+    return app.extensions["costmodel"].get("catalog") or load_catalog()
+
+
 def store_unavailable(exc: StoreError) -> HTTPException:
     """The 503 answering a request that needed the run store while it fails.
 
@@ -64,8 +91,11 @@ def _check_limits(document: Scenario | Plan, samples: int | None) -> None:
     Work = samples x utilisation levels (a plan: candidates) x horizon months bounds the time a
     request can hold a worker.
     """
-    config = current_app.config
-    wanted = document.samples if samples is None else samples
+    given = document.samples if samples is None else samples
+    samples_path = "simulation.samples" if samples is None else "query.samples"
+    wanted = given  # the most draws: doubling toward simulation.target_halfwidth may add more
+    if isinstance(document, Scenario) and document.max_draws(samples) > given:
+        wanted, samples_path = document.max_draws(samples), "simulation.max_samples"
     if isinstance(document, Plan):
         horizon, width = document.inputs.horizon_months, document.inputs.candidates
         what, where = "candidates", "own.servers"
@@ -73,12 +103,7 @@ def _check_limits(document: Scenario | Plan, samples: int | None) -> None:
         horizon = document.resolved.inputs.horizon_months
         width, what, where = len(document.resolved.inputs.utilisation), "levels", "utilisation"
     checks = [
-        (
-            "simulation.samples" if samples is None else "query.samples",
-            wanted,
-            "MAX_SAMPLES",
-            "samples per request",
-        ),
+        (samples_path, wanted, "MAX_SAMPLES", "samples per request"),
         ("horizon_months", horizon, "MAX_HORIZON", "months"),
         (
             where,
@@ -89,6 +114,13 @@ def _check_limits(document: Scenario | Plan, samples: int | None) -> None:
     ]
     if not isinstance(document, Plan):
         checks.insert(2, ("utilisation", width, "MAX_LEVELS", "utilisation levels"))
+    abort_over_limits(checks)
+
+
+def abort_over_limits(checks: Sequence[tuple[str, int, str, str]]) -> None:
+    """422 naming every limit exceeded: ``checks`` are (key path, value, setting, what is
+    counted), the setting being the app config key of the limit (``MAX_SAMPLES``)."""
+    config = current_app.config
     problems = [
         {
             "path": path,
@@ -155,7 +187,7 @@ def _document(data: object, kind: str | None) -> Scenario | Plan:
     """The scenario or plan of a request body; 422 with every key path when it cannot be run,
     or when it is not of ``kind`` (``None``: either)."""
     try:
-        document = load_mapping(data, source="<request>")
+        document = load_mapping(data, source="<request>", catalog=get_catalog())
     except ScenarioError as exc:
         count = len(exc.errors)
         shown = "; ".join(f"{e['path'] or '(body)'}: {e['message']}" for e in exc.errors[:5])

@@ -14,6 +14,7 @@ throughput figures are relative to the reference GPU ``v100-sxm2-16gb`` [-].
 from .catalog import Catalog, load_catalog, read_catalog
 from .errors import CatalogError, UnknownIdError
 from .models import GPU, Instance, PlatformTier, PriceRecord
+from .prices import PriceEntry, apply_prices, read_prices
 from .throughput import Throughput, relative_throughput
 from .vocabulary import (
     COOLING,
@@ -36,10 +37,13 @@ __all__ = [
     "CatalogError",
     "Instance",
     "PlatformTier",
+    "PriceEntry",
     "PriceRecord",
     "Throughput",
     "UnknownIdError",
+    "apply_prices",
     "load_catalog",
     "read_catalog",
+    "read_prices",
     "relative_throughput",
 ]

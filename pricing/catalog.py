@@ -17,16 +17,19 @@ import math
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import CatalogError, UnknownIdError
 from .models import GPU, Instance, PlatformTier, PriceRecord
 from .vocabulary import INTERCONNECTS, PRECISIONS
+
+if TYPE_CHECKING:
+    from .prices import PriceEntry
 
 __all__ = ["Catalog", "ScalingPoint", "load_catalog", "read_catalog"]
 
@@ -62,6 +65,7 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
     "instances": (
         "id",
         "provider",
+        "tier",
         "name",
         "gpu",
         "gpu_count",
@@ -131,6 +135,8 @@ class Catalog:
         scaling: (interconnect, gpu_count) -> :class:`ScalingPoint`.
         bridge_factors: precision -> factor from the V100 32GB to the V100 16GB baseline [-].
         files: role -> file name, as listed in ``catalog.json``.
+        overlay: (id, pricing) -> the user's price laid over this catalog's (``pricing``
+            ``"purchase"`` for a GPU); empty for the shipped catalog (see :mod:`pricing.prices`).
     """
 
     version: str
@@ -142,6 +148,9 @@ class Catalog:
     scaling: Mapping[tuple[str, int], ScalingPoint]
     bridge_factors: Mapping[str, float]
     files: Mapping[str, str]
+    overlay: Mapping[tuple[str, str], PriceEntry] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
     @property
     def reference(self) -> GPU:
@@ -458,6 +467,7 @@ def _read_instances(
             Instance,
             id=inst_id,
             provider=row.text("provider"),
+            tier=row.text("tier"),
             name=row.text("name"),
             gpu=gpu_id,
             gpu_count=row.integer("gpu_count"),

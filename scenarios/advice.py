@@ -8,15 +8,19 @@ or the comparison is likely wrong as stated) or ``error`` (the build cannot work
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterator
 
 from costmodel.cashflows import term_end
-from costmodel.result import Advice
+from costmodel.formatting import fmt_margin, fmt_utilisation, missing
+from costmodel.inputs import MAX_SAMPLES
+from costmodel.result import Advice, Convergence
 from pricing import RESERVATION_MONTHS
+from pricing.prices import STALE_AFTER_MONTHS
 
 from .resolve import Resolved
 
-__all__ = ["CIRCUIT_15A_W", "CIRCUIT_20A_W", "RULES", "advise"]
+__all__ = ["CIRCUIT_15A_W", "CIRCUIT_20A_W", "RULES", "advise", "convergence_advice"]
 
 #: Continuous load on a US 120 V branch circuit: 80 % of the breaker (NEC 210.19/210.20) [W].
 CIRCUIT_15A_W = 1440.0
@@ -253,6 +257,21 @@ def resale_optimistic(r: Resolved) -> Iterator[Advice]:
         )
 
 
+def stale_price(r: Resolved, today: dt.date | None = None) -> Iterator[Advice]:
+    """A price of the user's prices file quoted more than 12 months before ``today`` (default:
+    the date today) is likely out of date."""
+    today = today or dt.date.today()
+    for key, entry in r.prices.items():
+        if entry.stale(today):
+            yield Advice(
+                "stale_price",
+                "warning",
+                f"{key} = {entry.value:g} comes from {entry.origin}, more than "
+                f"{STALE_AFTER_MONTHS} months before {today.isoformat()}; check that it is "
+                "still current",
+            )
+
+
 RULES: tuple[Rule, ...] = (
     gpu_memory,
     gpu_power_high,
@@ -269,9 +288,38 @@ RULES: tuple[Rule, ...] = (
     reservation_outlives_horizon,
     short_horizon,
     resale_optimistic,
+    stale_price,
 )
 
 
 def advise(r: Resolved) -> tuple[Advice, ...]:
     """Every rule's warnings for the resolved scenario, in the order of :data:`RULES`."""
     return tuple(advice for rule in RULES for advice in rule(r))
+
+
+def convergence_advice(c: Convergence | None) -> tuple[Advice, ...]:
+    """After a run: a ``convergence`` warning when the break-even P50 is less precise than
+    ``simulation.target_halfwidth`` asked, after doubling the draws up to the cap."""
+    if c is None or c.met is not False:
+        return ()
+    lo, hi = c.breakeven_p50_ci95
+    width = c.breakeven_p50_halfwidth
+    if missing(width):  # the interval reaches "never", or there are too few draws for one
+        reached = f"runs from {fmt_utilisation(lo, none='no value')} to {fmt_utilisation(hi)}"
+    else:
+        reached = f"is {fmt_margin((lo + hi) / 2, width)}"
+    target = c.target_halfwidth or 0.0
+    cap = c.max_samples or MAX_SAMPLES
+    if cap >= MAX_SAMPLES:
+        advice = "loosen the target, or read the break-even with that margin"
+    else:
+        advice = "raise it, or read the break-even with that margin"
+    return (
+        Advice(
+            "convergence",
+            "warning",
+            f"the 95 % interval of the break-even P50 {reached} after {c.samples:,} draws, "
+            f"wider than simulation.target_halfwidth = {target * 100:.3g} %; doubling again "
+            f"would pass simulation.max_samples = {cap:,}: {advice}",
+        ),
+    )

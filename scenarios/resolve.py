@@ -24,6 +24,7 @@ from pricing import (
     CatalogError,
     Instance,
     PlatformTier,
+    PriceEntry,
     Throughput,
     relative_throughput,
 )
@@ -100,6 +101,8 @@ class Source:
     ``value`` is a constant or a function of the :class:`Context` (``None``: the catalog has no
     figure, and ``missing`` says so); ``origin`` is a template filled from
     :meth:`Context.labels`; ``applies`` says whether the input exists in this scenario.
+    ``price`` names the catalog price the value is, as ``(id, pricing)``, for a price the user
+    may lay over the catalog (:mod:`pricing.prices`); the origin is then the user's.
     """
 
     key: str
@@ -107,6 +110,12 @@ class Source:
     origin: str
     missing: str = ""
     applies: Callable[[Context], bool] = lambda c: True
+    price: Callable[[Context], tuple[str, str] | None] | None = None
+
+    def overlaid(self, c: Context) -> PriceEntry | None:
+        """The user's price this default is, when the catalog carries one."""
+        key = self.price(c) if self.price else None
+        return c.catalog.overlay.get(key) if key else None
 
     def resolve(self, c: Context) -> float | None:
         """The default value in this context."""
@@ -127,6 +136,7 @@ SOURCES: tuple[Source, ...] = (
         lambda c: c.buy_gpu.price_usd,
         "catalog: {buy_gpu} price{price_note}",
         missing="the catalog has no price for {buy_gpu}",
+        price=lambda c: (c.buy_gpu.id, "purchase"),
     ),
     Source(
         "buy.platform_price_usd",
@@ -177,12 +187,14 @@ SOURCES: tuple[Source, ...] = (
         lambda c: c.rented.prices[c.pricing],
         "{instance_source}, {pricing}",
         missing="{instance} has no {pricing} price; give it, or choose pricing from: {available}",
+        price=lambda c: c.rented.id and (c.rented.id, c.pricing),
     ),
     Source(
         "rent.on_demand_price_usd_per_hour",
         lambda c: c.rented.prices["on_demand"],
         "{instance_source}, on_demand",
         applies=_reserved,
+        price=lambda c: c.rented.id and (c.rented.id, "on_demand"),
     ),
     Source(
         "rent.relative_throughput",
@@ -230,7 +242,8 @@ class Resolved:
     """Engine inputs plus what warnings and reports need to know about the hardware.
 
     ``throughput`` holds how each side's per-GPU throughput was obtained, for the sides whose
-    throughput came from the catalog.
+    throughput came from the catalog; ``prices`` the inputs whose value is the user's price
+    laid over the catalog (:mod:`pricing.prices`), by key path.
     """
 
     inputs: ModelInputs
@@ -243,6 +256,7 @@ class Resolved:
     platform: PlatformTier | None
     interconnect: str
     throughput: Mapping[str, Throughput]
+    prices: Mapping[str, PriceEntry] = field(default_factory=dict)
 
 
 #: Engine input names that differ from the scenario's key paths.
@@ -250,6 +264,8 @@ _SCENARIO_PATH = {
     "samples": "simulation.samples",
     "seed": "simulation.seed",
     "method": "simulation.method",
+    "target_halfwidth": "simulation.target_halfwidth",
+    "max_samples": "simulation.max_samples",
     "rent.gpu_count": "rent.instance.gpu_count",
 }
 
@@ -338,10 +354,14 @@ def _context(data: Mapping[str, Any], catalog: Catalog) -> Context:
     )
 
 
-def _fill(data: Mapping[str, Any], c: Context) -> tuple[dict[str, Distribution], dict[str, str]]:
-    """Every input's distribution (given or default) and its origin, by engine name."""
+def _fill(
+    data: Mapping[str, Any], c: Context
+) -> tuple[dict[str, Distribution], dict[str, str], dict[str, PriceEntry]]:
+    """Every input's distribution (given or default) and its origin, by engine name; and the
+    defaults that are the user's prices laid over the catalog."""
     values: dict[str, Distribution] = {}
     origins: dict[str, str] = {}
+    priced: dict[str, PriceEntry] = {}
     pending: list[tuple[Source, float | None]] = []
     problems: list[dict] = []
     for src in SOURCES:
@@ -364,11 +384,15 @@ def _fill(data: Mapping[str, Any], c: Context) -> tuple[dict[str, Distribution],
             message = src.missing.format(**labels)
             problems.append({"path": src.key, "message": f"{message}; give {src.key}"})
             continue
-        values[src.key], origins[src.key] = Fixed(float(value)), src.origin.format(**labels)
+        entry = src.overlaid(c)
+        if entry is not None:
+            priced[src.key] = entry
+        origin = entry.origin if entry is not None else src.origin.format(**labels)
+        values[src.key], origins[src.key] = Fixed(float(value)), origin
     if problems:
         raise ScenarioError(None, problems)
     order = [src.key for src in SOURCES if src.key in values]
-    return {k: values[k] for k in order}, {k: origins[k] for k in order}
+    return {k: values[k] for k in order}, {k: origins[k] for k in order}, priced
 
 
 def _inputs(data: Mapping[str, Any], c: Context, values: dict[str, Distribution]) -> ModelInputs:
@@ -387,6 +411,8 @@ def _inputs(data: Mapping[str, Any], c: Context, values: dict[str, Distribution]
             samples=sim["samples"],
             seed=sim["seed"],
             method=sim["method"],
+            target_halfwidth=sim.get("target_halfwidth"),
+            max_samples=sim.get("max_samples"),
             correlations=tuple(tuple(x) for x in data["correlations"]),
             buy=BuyInputs(
                 gpu_count=c.gpu_count,
@@ -415,7 +441,7 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
     """
     try:
         c = _context(data, catalog)
-        values, origins = _fill(data, c)
+        values, origins, priced = _fill(data, c)
         inputs = _inputs(data, c, values)
     except ScenarioError as exc:
         raise ScenarioError(source, exc.errors) from None
@@ -447,6 +473,7 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
         platform=c.tier,
         interconnect=c.interconnect,
         throughput=dict(c.throughput),
+        prices=priced,
     )
 
 

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from costmodel.engine import Progress, simulate, summarise
+from costmodel.inputs import MAX_SAMPLES
 from costmodel.plan_result import PlanResult
 from costmodel.result import Advice, CatalogRef, Result
 from pricing import Catalog, load_catalog
 
-from .advice import advise
+from .advice import advise, convergence_advice
 from .errors import ScenarioError
 from .loader import load_documents, validate, with_lines
 from .plan import Plan, evaluate_plan, resolve_plan
@@ -53,6 +54,17 @@ class Scenario:
     @property
     def seed(self) -> int:
         return self.resolved.inputs.seed
+
+    def max_draws(self, samples: int | None = None) -> int:
+        """The most draws an evaluation makes [draw] (with ``samples`` overriding the
+        scenario's): ``samples``, or with ``simulation.target_halfwidth`` the cap the draws may
+        be doubled up to (``simulation.max_samples``, by default the engine's limit, never
+        below ``samples``). What a service should check against its own limits."""
+        inputs = self.resolved.inputs
+        wanted = samples or inputs.samples
+        if inputs.target_halfwidth is None:
+            return wanted
+        return max(inputs.max_samples or MAX_SAMPLES, wanted)
 
     @property
     def catalog(self) -> Catalog:
@@ -159,6 +171,6 @@ def evaluate(
         result,
         scenario=document,
         catalog=CatalogRef(cat.version, cat.as_of),
-        warnings=scenario.warnings,
+        warnings=scenario.warnings + convergence_advice(result.convergence),
         assumptions=scenario.resolved.assumptions,
     )

@@ -7,9 +7,10 @@ from typing import Any
 
 from flask_smorest import Blueprint, abort
 
-from pricing import UnknownIdError, load_catalog
+from pricing import UnknownIdError
 
 from ..openapi import error_responses
+from ..service import get_catalog
 from .schemas import GPUListSchema, GPUSchema, InstanceListSchema, InstanceSchema
 
 __all__ = ["blp"]
@@ -18,7 +19,8 @@ blp = Blueprint(
     "catalog",
     __name__,
     url_prefix="/v1/catalog",
-    description="The dated, versioned GPU and cloud-instance catalog the model resolves ids in.",
+    description="The dated, versioned GPU and cloud-instance catalog the model resolves ids in, "
+    "with the server's own prices (COSTMODEL_PRICES) laid over it.",
 )
 
 
@@ -31,7 +33,7 @@ def _not_found(exc: UnknownIdError, param: str) -> None:
 @blp.doc(operationId="listGpus", summary="List catalog GPUs")
 def list_gpus() -> dict[str, Any]:
     """Every GPU of the catalog, with the catalog version."""
-    cat = load_catalog()
+    cat = get_catalog()
     return {"version": cat.version, "as_of": str(cat.as_of), "items": list(cat.gpus.values())}
 
 
@@ -42,7 +44,7 @@ def list_gpus() -> dict[str, Any]:
 def get_gpu(gpu_id: str) -> Any:
     """One GPU; an unknown id is answered 404 with the closest valid ids."""
     try:
-        return load_catalog().gpu(gpu_id)
+        return get_catalog().gpu(gpu_id)
     except UnknownIdError as exc:
         _not_found(exc, "gpu_id")
 
@@ -52,7 +54,7 @@ def get_gpu(gpu_id: str) -> Any:
 @blp.doc(operationId="listInstances", summary="List catalog cloud instances")
 def list_instances() -> dict[str, Any]:
     """Every cloud instance of the catalog, with the catalog version."""
-    cat = load_catalog()
+    cat = get_catalog()
     return {
         "version": cat.version,
         "as_of": str(cat.as_of),
@@ -67,6 +69,6 @@ def list_instances() -> dict[str, Any]:
 def get_instance(instance_id: str) -> Any:
     """One instance (ids hold a slash: ``aws/p3.8xlarge``); unknown ids answer 404."""
     try:
-        return load_catalog().instance(instance_id)
+        return get_catalog().instance(instance_id)
     except UnknownIdError as exc:
         _not_found(exc, "instance_id")

@@ -1,0 +1,74 @@
+"""``POST /v1/compare``: comparison options in, every owned and rented option ranked by cost per
+reference GPU-hour out (200); nothing is stored."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+from flask_smorest import Blueprint
+
+from scenarios.compare import CompareRequest, CompareSchema, Comparison, ComparisonSchema, compare
+
+from ..auth import require_owner
+from ..jsonio import read_json_body
+from ..openapi import BEARER, error_responses
+from ..service import abort_over_limits, get_catalog
+
+__all__ = ["blp"]
+
+#: What the OpenAPI says about the request and its limits.
+COMPARE_TEXT = (
+    "Ranks every option of the catalog at one utilisation by cost per reference GPU-hour "
+    "[USD]: each priced GPU owned at 1, 2, 4 and 8 per server (the catalog's platform tier for "
+    "that count) and each instance rented at every pricing model the catalog prices (on "
+    "demand, spot, 1- and 3-year reservations), cheapest P50 first. Each option's P10-P90 "
+    "comes from the default uncertainty given in the response (`uncertainty`: the relative "
+    "half-width of a triangular distribution around each price, electricity and resale "
+    "value). Options the buyer's-guide advice rules out (an `error`) are listed in "
+    "`ruled_out`; `min_memory_gb` leaves out GPUs with less memory (counted in "
+    "`left_out_by_min_memory`); `tier` keeps the rented instances of one kind of provider. "
+    "Prices are the catalog's, with the server's own prices file (COSTMODEL_PRICES) laid over "
+    "it; each option's `price_source` says which. Limits: samples (COSTMODEL_MAX_SAMPLES) and "
+    "horizon (COSTMODEL_MAX_HORIZON), 422 naming the limit. Unknown keys and out-of-range "
+    "values are answered 422 with their key paths, a non-JSON content type 415."
+)
+
+blp = Blueprint(
+    "compare",
+    __name__,
+    url_prefix="/v1",
+    description="Compare the market: every owned and rented option ranked by cost per "
+    "reference GPU-hour at one utilisation; not stored.",
+)
+
+
+@blp.before_request
+def _json_only() -> None:
+    """The body is strict JSON, checked as on /v1/evaluate before the schema reads it: 415 for
+    another content type, 413 when too long, 400 for NaN, duplicate keys or malformed text."""
+    if request.method == "POST":
+        read_json_body()
+
+
+def _check_limits(wanted: CompareRequest) -> None:
+    abort_over_limits(
+        (
+            ("samples", wanted.samples, "MAX_SAMPLES", "samples per request"),
+            ("horizon_months", wanted.horizon_months, "MAX_HORIZON", "months"),
+        )
+    )
+
+
+@blp.route("/compare", methods=["POST"])
+@blp.arguments(CompareSchema)
+@blp.response(200, ComparisonSchema, description="Every option, cheapest first")
+@error_responses(blp, 401, 413, 415, 422)
+@blp.doc(operationId="compare", summary="Rank owned and rented options", description=COMPARE_TEXT,
+         security=[{}, {BEARER: []}])  # fmt: skip
+def compare_options(wanted: CompareRequest) -> Any:
+    """Rank every option of the catalog at the requested utilisation."""
+    require_owner()
+    _check_limits(wanted)
+    result: Comparison = compare(wanted, get_catalog())
+    return result
