@@ -12,6 +12,7 @@ from werkzeug.exceptions import InternalServerError
 from scenarios.store import StoreError
 
 from .catalog import blp as catalog_blp
+from .compare import blp as compare_blp
 from .config import DEFAULTS, ENV_PREFIX, check_config
 from .errors import ApiWithErrors
 from .evaluate import blp as evaluate_blp
@@ -20,7 +21,8 @@ from .jsonio import StrictJSONProvider
 from .openapi import register_openapi
 from .plans import blp as plans_blp
 from .runs import blp as runs_blp
-from .service import ResultCache, store_unavailable
+from .service import ResultCache, priced_catalog, store_unavailable
+from .web import blp as web_blp
 
 __all__ = ["create_app"]
 
@@ -71,6 +73,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["costmodel"] = {
         "store": None,
         "cache": ResultCache(app.config["RESULT_CACHE"]),
+        "catalog": priced_catalog(app.config["PRICES"]),  # COSTMODEL_PRICES, read once
     }
     _configure_logging()
 
@@ -88,6 +91,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     register_openapi(
         api, {"page_size": app.config["MAX_PAGE_SIZE"], "samples": app.config["MAX_SAMPLES"]}
     )
-    for blp in (evaluate_blp, plans_blp, runs_blp, catalog_blp, health_blp):
+    for blp in (evaluate_blp, plans_blp, compare_blp, runs_blp, catalog_blp, health_blp):
         api.register_blueprint(blp)
+    app.register_blueprint(web_blp)  # GET / and /assets/: the web page, not in the OpenAPI
     return app

@@ -49,11 +49,19 @@ def _print(draw) -> None:
     sys.stdout.write("".join(line.rstrip() + "\n" for line in lines))
 
 
-def _load(path: str, kind: str):
-    """The scenario or plan of ``path``, which must be of ``kind`` (the command's)."""
+def _catalog(prices: str | None):
+    """The shipped catalog, with the user's prices file (``--prices``) laid over it."""
+    from pricing import apply_prices, load_catalog, read_prices
+
+    return apply_prices(load_catalog(), read_prices(prices)) if prices else load_catalog()
+
+
+def _load(path: str, kind: str, prices: str | None = None):
+    """The scenario or plan of ``path``, which must be of ``kind`` (the command's), resolved
+    with the user's ``prices`` file laid over the catalog."""
     import scenarios
 
-    loaded = scenarios.load_file(path)
+    loaded = scenarios.load_file(path, catalog=_catalog(prices))
     found = "plan" if isinstance(loaded, scenarios.Plan) else "scenario"
     if found != kind:
         command = "plan" if found == "plan" else "run"
@@ -71,7 +79,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from cli.progress import ProgressBar
     from cli.tables import print_result
 
-    scenario = _load(args.file, "scenario")
+    scenario = _load(args.file, "scenario", args.prices)
     timings: dict[str, float] = {}
     with ProgressBar(sys.stderr) as bar:
         result = scenarios.evaluate(
@@ -94,7 +102,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     import scenarios
     from cli.tables import print_plan
 
-    plan = _load(args.file, "plan")
+    plan = _load(args.file, "plan", args.prices)
     timings: dict[str, float] = {}
     result = scenarios.evaluate(plan, samples=args.samples, seed=args.seed, timings=timings)
     if args.format == "json":
@@ -110,11 +118,116 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_catalog(args: argparse.Namespace) -> int:
-    from cli.tables import print_catalog
-    from pricing import load_catalog
+def _choice(kind: str, value: str, valid: Sequence[str]) -> str:
+    """``value`` lowercased when it is one of ``valid``; else a usage error listing them."""
+    import difflib
 
-    _print(lambda console: print_catalog(load_catalog(), args.table, console))
+    key = value.strip().casefold()
+    if key in valid:
+        return key
+    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise _Usage(f"unknown {kind} {value!r}; valid: {', '.join(valid)}{hint}")
+
+
+def _cmd_catalog_chart(args: argparse.Namespace) -> int:
+    from pricing.charts import CHARTS, write_chart
+
+    if args.chart is None or args.output is None:
+        raise _Usage(
+            f"catalog chart needs a chart ({', '.join(CHARTS)}) and -o FILE.png|.svg, e.g. "
+            "'costmodel catalog chart gflops-per-dollar -o chart.svg'"
+        )
+    chart = _choice("chart", args.chart, CHARTS)
+    if Path(args.output).suffix.lower() not in (".png", ".svg"):
+        raise _Usage(f"{args.output}: a chart is written as .png or .svg")
+    _check_output(args.output, Path(args.output).suffix.lstrip("."))
+    try:
+        written = write_chart(_catalog(args.prices), chart, args.output, args.precision)
+    except OSError as exc:
+        raise _Usage(f"{args.output}: cannot write the chart: {exc.strerror or exc}") from None
+    print(written)
+    return 0
+
+
+def _cmd_catalog(args: argparse.Namespace) -> int:
+    from cli.tables import catalog_csv, catalog_items, catalog_json, print_catalog
+    from pricing.vocabulary import TIERS
+
+    if args.table == "chart":
+        return _cmd_catalog_chart(args)
+    if args.chart is not None or args.output is not None or args.precision is not None:
+        raise _Usage("a chart name, -o and --precision apply to 'costmodel catalog chart' only")
+    catalog = _catalog(args.prices)
+    providers = sorted({i.provider for i in catalog.instances.values()})
+    provider = None if args.provider is None else _choice("provider", args.provider, providers)
+    tier = None if args.tier is None else _choice("tier", args.tier, TIERS)
+    items = catalog_items(catalog, args.table, provider, tier)
+    if args.format == "json":
+        sys.stdout.write(catalog_json(catalog, args.table, items))
+    elif args.format == "csv":
+        sys.stdout.write(catalog_csv(args.table, items))
+    else:
+        _print(lambda console: print_catalog(catalog, args.table, console, items))
+    return 0
+
+
+#: The option of ``costmodel compare`` that sets each key of a comparison request.
+_COMPARE_FLAGS = {
+    "utilisation": "--utilisation",
+    "precision": "--precision",
+    "horizon_months": "--horizon",
+    "min_memory_gb": "--min-memory",
+    "tier": "--tier",
+    "samples": "--samples",
+    "seed": "--seed",
+}
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    import time
+
+    from cli.tables import compare_csv, print_compare
+    from scenarios.compare import compare, load_request
+    from scenarios.errors import ScenarioError
+
+    given = {
+        "utilisation": args.utilisation,
+        "precision": args.precision and args.precision.strip().casefold(),
+        "horizon_months": args.horizon,
+        "min_memory_gb": args.min_memory,
+        "tier": args.tier and args.tier.strip().casefold(),
+        "samples": args.samples,
+        "seed": args.seed,
+    }
+    try:
+        request = load_request({k: v for k, v in given.items() if v is not None})
+    except ScenarioError as exc:
+        raise _Usage(
+            "; ".join(f"{_COMPARE_FLAGS.get(e['path'], e['path'])}: {e['message']}"
+                      for e in exc.errors)
+        ) from None  # fmt: skip
+    if args.top is not None and args.top < 0:
+        raise _Usage("--top must be 0 (all) or more")
+    catalog = _catalog(args.prices)
+    start = time.perf_counter()
+    result = compare(request, catalog)
+    elapsed = time.perf_counter() - start
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n")
+    elif args.format == "csv":
+        sys.stdout.write(compare_csv(result))
+    else:
+        top = args.top if args.top is not None else 30
+        _print(lambda console: print_compare(result, console, top or None))
+    if args.verbose:
+        t = result.timings
+        print(
+            f"compare time: {elapsed:.2f} s for {len(result.options)} options x "
+            f"{request.samples:,} samples (resolving {t['resolve_s']:.2f} s, engine "
+            f"{t['engine_s']:.2f} s)",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -126,11 +239,13 @@ def _cmd_schema(args: argparse.Namespace) -> int:
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
+    from pricing import read_prices
     from scenarios.batch import BatchError, run_batch
     from scenarios.store import StoreError
 
     if args.workers is not None and args.workers < 1:
         raise _Usage("--workers must be at least 1")
+    prices = read_prices(args.prices) if args.prices else ()
     try:
         summary = run_batch(
             args.paths,
@@ -142,6 +257,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             formats=tuple(args.format or ("html",)),
             store=args.db,
             progress=not args.quiet,
+            prices=prices,
         )
     except (BatchError, StoreError) as exc:
         raise _Usage(str(exc)) from None
@@ -192,10 +308,11 @@ def _check_output(output: str, fmt: str | None) -> None:
 
 
 def _read_result(source: Path):
-    """A result JSON file, validated; any other JSON is ``None`` (read as a scenario)."""
+    """A result JSON file, validated: a plan's (``kind: plan``) or a scenario's; any other JSON
+    is ``None`` (read as a scenario or a plan)."""
     from marshmallow import ValidationError
 
-    from costmodel.result import Result
+    from costmodel.plan_result import result_from_dict
     from scenarios.errors import ScenarioError, flatten_messages
 
     try:
@@ -214,7 +331,7 @@ def _read_result(source: Path):
     if not (isinstance(data, dict) and "schema_version" in data):
         return None
     try:
-        return Result.from_dict(data)
+        return result_from_dict(data)
     except ValidationError as exc:
         raise ScenarioError(str(source), flatten_messages(exc.messages)) from None
 
@@ -228,9 +345,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
     source = Path(args.input)
     result = _read_result(source) if source.suffix.lower() == ".json" else None
     if result is None:
-        result = scenarios.evaluate(source, samples=args.samples, seed=args.seed)
-    elif args.samples is not None or args.seed is not None:
-        raise _Usage("--samples/--seed apply to a scenario, not to a result JSON")
+        result = scenarios.evaluate(
+            source, samples=args.samples, seed=args.seed, catalog=_catalog(args.prices)
+        )
+    elif args.samples is not None or args.seed is not None or args.prices is not None:
+        raise _Usage(
+            "--samples/--seed/--prices apply to a scenario or a plan, not to a result JSON"
+        )
     try:
         written = write(result, fmt, out)
     except OSError as exc:
@@ -284,6 +405,15 @@ def _add_overrides(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--seed", type=_seed, metavar="S", help=f"random seed (overrides {what})")
 
 
+def _add_prices(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="your own prices (CSV or YAML: negotiated or current instance and GPU prices) "
+        "laid over the catalog's; see docs/prices.md",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
@@ -313,6 +443,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", metavar="FILE", help="scenario YAML file")
     _add_overrides(p, "the scenario's simulation block")
+    _add_prices(p)
     p.add_argument(
         "--format",
         choices=("table", "json"),
@@ -337,6 +468,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", metavar="FILE", help="plan YAML file (kind: plan)")
     _add_overrides(p, "the plan's simulation block")
+    _add_prices(p)
     p.add_argument(
         "--format",
         choices=("table", "json"),
@@ -348,9 +480,9 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "batch",
-        help="evaluate many scenario files into results and reports",
-        description="Evaluate scenario files, folders and globs in parallel, resumably, and "
-        "write a result JSON and reports per scenario plus summary.csv.",
+        help="evaluate many scenario and plan files into results and reports",
+        description="Evaluate scenario and plan files, folders and globs in parallel, "
+        "resumably, and write a result JSON and reports per document plus summary.csv.",
         epilog=_examples(
             "costmodel batch scenarios/examples --out out",
             "costmodel batch 'runs/**/*.yaml' --out out --format html xlsx --workers 4",
@@ -366,6 +498,7 @@ def _parser() -> argparse.ArgumentParser:
         help="run on this Dask scheduler (needs the 'distributed' extra)",
     )
     _add_overrides(p, "every scenario's simulation block")
+    _add_prices(p)
     p.add_argument(
         "--format",
         nargs="+",
@@ -373,22 +506,26 @@ def _parser() -> argparse.ArgumentParser:
         choices=_FORMATS,
         help="report formats (default: html)",
     )
-    p.add_argument("--db", metavar="PATH", help="run store (default: $COSTMODEL_DB)")
+    p.add_argument(
+        "--db",
+        metavar="PATH|URL",
+        help="run store: a SQLite file or a postgresql:// URL (default: $COSTMODEL_DB)",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_batch)
 
     p = sub.add_parser(
         "report",
-        help="write a report of a scenario or of a result JSON",
-        description="Write an HTML, Markdown, CSV, XLSX or JSON report of a scenario YAML "
-        "(evaluated first) or of a result JSON written by 'run --format json' or 'batch'.",
+        help="write a report of a scenario, a plan or a result JSON",
+        description="Write an HTML, Markdown, CSV, XLSX or JSON report of a scenario or plan "
+        "YAML (evaluated first) or of a result JSON written by 'run', 'plan' or 'batch'.",
         epilog=_examples(
             "costmodel report scenario.yaml -o report.html",
             "costmodel report result.json --format xlsx -o report",
         ),
         formatter_class=fmt,
     )
-    p.add_argument("input", metavar="FILE", help="scenario YAML or result JSON")
+    p.add_argument("input", metavar="FILE", help="scenario or plan YAML, or result JSON")
     p.add_argument(
         "--format",
         choices=_FORMATS,
@@ -396,17 +533,123 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="report file to write")
     _add_overrides(p, "the scenario's simulation block; scenarios only")
+    _add_prices(p)
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser(
         "catalog",
         help="list the GPU or cloud instance catalog",
-        description="List the shipped catalog of GPUs or cloud instances with its version.",
-        epilog=_examples("costmodel catalog gpus", "costmodel catalog instances"),
+        description="List the shipped catalog of GPUs or cloud instances with its version, as a "
+        "table, JSON (every field, with sources and price history) or CSV. --provider and "
+        "--tier keep the instances of one provider or kind of provider (for gpus: the GPUs "
+        "they rent out). 'chart' draws the catalog as the buyer's guide did, to a PNG or SVG.",
+        epilog=_examples(
+            "costmodel catalog gpus",
+            "costmodel catalog instances --tier neocloud",
+            "costmodel catalog instances --provider lambda --format csv > lambda.csv",
+            "costmodel catalog gpus --provider runpod --format json",
+            "costmodel catalog chart gflops-per-dollar -o gflops-per-dollar.svg",
+            "costmodel catalog chart cost-per-hour --prices my-prices.csv -o cost.png",
+        ),
         formatter_class=fmt,
     )
-    p.add_argument("table", choices=("gpus", "instances"), help="which catalog to list")
+    p.add_argument(
+        "table",
+        choices=("gpus", "instances", "chart"),
+        help="which catalog to list, or chart to draw a chart of it",
+    )
+    p.add_argument(
+        "chart",
+        nargs="?",
+        metavar="CHART",
+        help="with 'chart': gflops-per-dollar (throughput against price, by series), "
+        "gflops-per-watt (energy against compute) or cost-per-hour (rented cost per "
+        "reference GPU-hour by provider tier)",
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="with 'chart': the .png or .svg to write")
+    p.add_argument(
+        "--precision",
+        choices=("fp32", "fp16"),
+        help="with 'chart': FP32 or the dense FP16 tensor peak (default: fp32 for the GPU "
+        "charts, fp16 for cost-per-hour)",
+    )
+    _add_prices(p)
+    p.add_argument(
+        "--format",
+        choices=("table", "json", "csv"),
+        default="table",
+        help="output format (default: table)",
+    )
+    p.add_argument(
+        "--provider",
+        metavar="P",
+        help="only this provider's instances (aws, gcp, azure, lambda, coreweave, ...)",
+    )
+    p.add_argument(
+        "--tier",
+        metavar="T",
+        help="only instances of this tier: hyperscaler, neocloud or marketplace",
+    )
     p.set_defaults(func=_cmd_catalog)
+
+    p = sub.add_parser(
+        "compare",
+        help="rank every owned and rented option by cost per reference GPU-hour",
+        description="Rank every way the catalog offers the compute at one utilisation: each "
+        "priced GPU owned at 1, 2, 4 and 8 per server (its catalog platform tier) and each "
+        "instance rented on demand, spot or reserved for 1 or 3 years, by cost per reference "
+        "GPU-hour, P50 with P10-P90 under a default uncertainty of +-10 % on prices, +-20 % "
+        "on electricity and +-25 % on resale decay. Options the buyer's-guide advice rules out "
+        "are left out. Also prints the cheapest owned and rented option and the utilisation "
+        "at which they break even.",
+        epilog=_examples(
+            "costmodel compare --utilisation 0.5",
+            "costmodel compare --utilisation 0.25 --min-memory 24 --tier neocloud",
+            "costmodel compare --utilisation 0.8 --horizon 24 --prices my-prices.csv "
+            "--format json > compare.json",
+        ),
+        formatter_class=fmt,
+    )
+    p.add_argument(
+        "--utilisation",
+        "-u",
+        required=True,
+        type=float,
+        metavar="U",
+        help="busy share of wall-clock hours, in (0, 1]",
+    )
+    p.add_argument(
+        "--precision", metavar="P", help="fp32, fp16 (default) or int8: picks the throughput"
+    )
+    p.add_argument("--horizon", type=int, metavar="H", help="months owned or rented (default 36)")
+    p.add_argument("--min-memory", type=float, metavar="GB", help="leave out GPUs with less memory")
+    p.add_argument(
+        "--tier",
+        metavar="T",
+        help="only instances of this tier: hyperscaler, neocloud or marketplace",
+    )
+    _add_prices(p)
+    p.add_argument(
+        "--samples",
+        type=_samples,
+        metavar="N",
+        help="Monte Carlo draws per option (default 2,000)",
+    )
+    p.add_argument("--seed", type=_seed, metavar="S", help="random seed (default 0)")
+    p.add_argument(
+        "--format",
+        choices=("table", "json", "csv"),
+        default="table",
+        help="table for people (default), json or csv with every option",
+    )
+    p.add_argument(
+        "--top",
+        type=int,
+        metavar="N",
+        help="table: show the N cheapest options (default 30; 0: all)",
+    )
+    p.add_argument("--verbose", "-v", action="store_true", help="print the time on stderr")
+    p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser(
         "schema",

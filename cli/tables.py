@@ -7,8 +7,11 @@ is plain (no colour) unless the output is a terminal.
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING
 
 from rich import box
@@ -17,14 +20,35 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from costmodel.formatting import fmt_months, fmt_share, fmt_usd, fmt_utilisation, missing
+from costmodel.formatting import (
+    fmt_margin,
+    fmt_months,
+    fmt_number,
+    fmt_share,
+    fmt_usd,
+    fmt_utilisation,
+    missing,
+)
 
 if TYPE_CHECKING:
     from costmodel.plan_result import PlanResult
     from costmodel.result import Result
     from pricing import Catalog
+    from scenarios.compare import Comparison
+    from scenarios.compare import Option as CompareOption
 
-__all__ = ["Column", "print_catalog", "print_plan", "print_result", "fitted_table"]
+__all__ = [
+    "Column",
+    "catalog_csv",
+    "catalog_items",
+    "catalog_json",
+    "compare_csv",
+    "fitted_table",
+    "print_catalog",
+    "print_compare",
+    "print_plan",
+    "print_result",
+]
 
 
 @dataclass(frozen=True)
@@ -78,8 +102,57 @@ def _warnings(result: Result | PlanResult, console: Console) -> None:
             console.print(f"  [{w.severity}] {w.code}: {w.message}", highlight=False, markup=False)
 
 
+def _precision(result: Result, console: Console) -> None:
+    """One line on the precision of the break-even P50, then the three largest tornado swings
+    (nothing for results stored before these existed)."""
+    c, be = result.convergence, result.breakeven_utilisation
+    if c is not None:
+        if missing(c.breakeven_p50_halfwidth) or missing(be.p50):
+            lo, hi = c.breakeven_p50_ci95
+            text = (
+                f"Break-even P50 {fmt_utilisation(be.p50)} (95 % interval "
+                f"{fmt_utilisation(lo, none='—')} to {fmt_utilisation(hi)})"
+            )
+        else:
+            text = f"Break-even P50 {fmt_margin(be.p50, c.breakeven_p50_halfwidth)} (95 %)"
+        if c.samples != c.initial_samples:
+            text += f", {c.samples:,} draws (doubled from {c.initial_samples:,})"
+        if c.met is False:
+            text += f"; short of the target ± {c.target_halfwidth * 100:.3g} %"
+        console.print()
+        console.print(text, highlight=False)
+    t = result.tornado
+    if t is None or not t.inputs:
+        return
+    bars = t.inputs[:3]
+    u = fmt_utilisation(t.utilisation, none="?")
+    columns = [
+        Column("Input", [b.input for b in bars], numeric=False),
+        Column("P10 → P90", [f"{fmt_number(b.low)} → {fmt_number(b.high)}" for b in bars], 2),
+        Column(
+            "Break-even",
+            [
+                f"{fmt_utilisation(b.breakeven_at_low)} → {fmt_utilisation(b.breakeven_at_high)}"
+                for b in bars
+            ],
+        ),
+        Column(
+            f"Buy − rent at {u}",
+            [f"{fmt_usd(b.gap_at_low)} → {fmt_usd(b.gap_at_high)}" for b in bars],
+            1,
+        ),
+    ]
+    console.print()
+    console.print(
+        "Largest swings (each input from P10 to P90, the others at their medians):",
+        highlight=False,
+    )
+    console.print(fitted_table(columns, console))
+
+
 def print_result(result: Result, console: Console) -> None:
-    """Verdict, break-even, the per-utilisation table, notes and warnings."""
+    """Verdict, break-even, the per-utilisation table, its precision and the largest swings,
+    notes and warnings."""
     be = result.breakeven_utilisation
     _heading(result, console)
     console.print(
@@ -101,6 +174,7 @@ def print_result(result: Result, console: Console) -> None:
     ]
     console.print()
     console.print(fitted_table(columns, console))
+    _precision(result, console)
     cheaper_without_payback = any(
         missing(float(pay.p50[j])) and result.prob_buy_cheaper[j] >= 0.5 for j in levels
     )
@@ -151,10 +225,75 @@ def _number(x: float | None, spec: str) -> str:
     return "-" if x is None else format(x, spec)
 
 
-def print_catalog(catalog: Catalog, table: str, console: Console) -> None:
-    """The GPU or instance catalog as a table, then its version."""
+def catalog_items(
+    catalog: Catalog, table: str, provider: str | None = None, tier: str | None = None
+) -> list:
+    """The rows of ``table`` (``"gpus"`` or ``"instances"``), in catalog order, kept to the
+    instances of ``provider`` and/or ``tier``; for ``"gpus"`` the filters keep the GPUs those
+    instances carry. Both filters are already-checked lowercase names."""
+    insts = [
+        i
+        for i in catalog.instances.values()
+        if (provider is None or i.provider == provider) and (tier is None or i.tier == tier)
+    ]
+    if table == "instances":
+        return insts
+    if provider is None and tier is None:
+        return list(catalog.gpus.values())
+    used = {i.gpu for i in insts}
+    return [g for g in catalog.gpus.values() if g.id in used]
+
+
+def _gpu_record(g) -> dict:
+    rec = {f.name: getattr(g, f.name) for f in fields(g) if f.name != "measured"}
+    rec["measured_fp32"] = g.measured.get("fp32")
+    rec["measured_fp16"] = g.measured.get("fp16")
+    rec["estimated_fields"] = list(g.estimated_fields)
+    return rec
+
+
+def _instance_record(i) -> dict:
+    rec = {f.name: getattr(i, f.name) for f in fields(i) if f.name != "history"}
+    rec["estimated_fields"] = list(i.estimated_fields)
+    rec["history"] = [asdict(h) for h in i.history]
+    return rec
+
+
+def catalog_json(catalog: Catalog, table: str, items: Sequence) -> str:
+    """``{"version", "as_of", "table", "items": [...]}``; every field of each row, ``null``
+    where unknown, with its source and price history (instances)."""
+    record = _gpu_record if table == "gpus" else _instance_record
+    doc = {
+        "version": catalog.version,
+        "as_of": catalog.as_of,
+        "table": table,
+        "items": [record(x) for x in items],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def catalog_csv(table: str, items: Sequence) -> str:
+    """The rows as CSV with the columns of the data file (history left out); empty cells for
+    unknown values, ``;`` between estimated field names."""
+    record = _gpu_record if table == "gpus" else _instance_record
+    rows = [record(x) for x in items]
+    for r in rows:
+        r.pop("history", None)
+        r["estimated_fields"] = ";".join(r["estimated_fields"])
+    out = io.StringIO()
+    header = list(rows[0]) if rows else []
+    writer = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in rows)
+    return out.getvalue()
+
+
+def print_catalog(
+    catalog: Catalog, table: str, console: Console, items: Sequence | None = None
+) -> None:
+    """The GPU or instance catalog (or ``items`` of it) as a table, then its version."""
     if table == "gpus":
-        gpus = list(catalog.gpus.values())
+        gpus = list(catalog.gpus.values()) if items is None else list(items)
         columns = [
             Column("id", [g.id for g in gpus], numeric=False),
             Column("name", [g.name for g in gpus], priority=2, numeric=False, wrap=True),
@@ -171,11 +310,12 @@ def print_catalog(catalog: Catalog, table: str, console: Console) -> None:
                 [_number(g.measured.get("fp16"), ".2f") for g in gpus],
             ),
         ]
-        note = "; * estimated price"
+        note = "; * estimated price; FP16 = dense tensor peak with FP32 accumulate"
     else:
-        insts = list(catalog.instances.values())
+        insts = list(catalog.instances.values()) if items is None else list(items)
         columns = [
             Column("id", [i.id for i in insts], numeric=False),
+            Column("tier", [i.tier for i in insts], priority=2, numeric=False),
             Column("gpu", [i.gpu for i in insts], priority=1, numeric=False),
             Column("GPUs", [str(i.gpu_count) for i in insts]),
             Column(
@@ -184,19 +324,153 @@ def print_catalog(catalog: Catalog, table: str, console: Console) -> None:
             Column(
                 "1y\n[USD/h]",
                 [_number(i.reserved_1y_usd_per_hour, ",.3f") for i in insts],
-                priority=2,
+                priority=3,
             ),
             Column(
                 "3y\n[USD/h]",
                 [_number(i.reserved_3y_usd_per_hour, ",.3f") for i in insts],
-                priority=2,
+                priority=3,
             ),
             Column(
-                "spot\n[USD/h]", [_number(i.spot_usd_per_hour, ",.3f") for i in insts], priority=2
+                "spot\n[USD/h]", [_number(i.spot_usd_per_hour, ",.3f") for i in insts], priority=3
             ),
-            Column("region", [i.region for i in insts], priority=3, numeric=False),
-            Column("as of", [str(i.as_of) for i in insts], priority=3, numeric=False),
+            Column("region", [i.region for i in insts], priority=4, numeric=False),
+            Column("as of", [str(i.as_of) for i in insts], priority=2, numeric=False),
         ]
         note = ""
     console.print(fitted_table(columns, console))
-    console.print(f"catalog {catalog.version} (as of {catalog.as_of}){note}", highlight=False)
+    shown = len(gpus if table == "gpus" else insts)
+    total = len(catalog.gpus if table == "gpus" else catalog.instances)
+    count = f"{shown} of {total} {table}" if shown != total else f"{total} {table}"
+    console.print(
+        f"catalog {catalog.version} (as of {catalog.as_of}), {count}{note}", highlight=False
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# costmodel compare
+
+
+def _unit_cost(x: float | None) -> str:
+    """Cost per reference GPU-hour [USD] to three significant figures: "$0.0689", "$2.40"."""
+    if missing(x):
+        return "—"
+    return f"${x:,.3g}" if x < 1000 else fmt_usd(x)
+
+
+def _option_name(o: CompareOption) -> str:
+    return f"{o.gpu_count} x {o.id}" if o.side == "buy" else o.id
+
+
+def _pricing_name(o: CompareOption) -> str:
+    return "own" if o.side == "buy" else o.pricing.replace("_", " ")
+
+
+def print_compare(result: Comparison, console: Console, limit: int | None = None) -> None:
+    """Every option (or the ``limit`` cheapest) ranked by P50 cost per reference GPU-hour, then
+    the cheapest owned and rented option, their break-even and what was left out."""
+    r = result.request
+    shown = list(result.options if limit is None else result.options[:limit])
+    tier = f", {r.tier} instances" if r.tier else ""
+    memory = f", at least {r.min_memory_gb:g} GB" if r.min_memory_gb is not None else ""
+    console.print(
+        f"[bold]Cost per reference GPU-hour at {fmt_utilisation(r.utilisation)} utilisation"
+        f"[/bold] ({r.precision}, {r.horizon_months} months{tier}{memory}; samples "
+        f"{r.samples:,}, seed {r.seed}, catalog {result.catalog.version}; one reference "
+        f"GPU-hour is an hour of {result.reference_gpu})",
+        highlight=False,
+    )
+    console.print()
+    columns = [
+        Column("#", [str(i) for i in range(1, len(shown) + 1)]),
+        Column("Option", [_option_name(o) for o in shown], numeric=False),
+        Column("Pricing", [_pricing_name(o) for o in shown], numeric=False),
+        Column("P50\n[USD]", [_unit_cost(o.cost_per_reference_gpu_hour.p50) for o in shown]),
+        Column(
+            "P10–P90\n[USD]",
+            [
+                f"{_unit_cost(o.cost_per_reference_gpu_hour.p10)}–"
+                f"{_unit_cost(o.cost_per_reference_gpu_hour.p90)}"
+                for o in shown
+            ],
+            priority=1,
+        ),
+        Column(
+            "Price",
+            [
+                (fmt_usd(o.price_usd) if o.side == "buy" else f"{_unit_cost(o.price_usd)}/h")
+                + ("*" if not o.price_source.startswith("catalog") else "")
+                for o in shown
+            ],
+            priority=2,
+        ),
+        Column(
+            "Warnings",
+            [", ".join(w.code for w in o.warnings if w.severity != "info") for o in shown],
+            priority=3,
+            numeric=False,
+            wrap=True,
+        ),
+    ]
+    console.print(fitted_table(columns, console))
+    if limit is not None and len(result.options) > limit:
+        console.print(f"({len(result.options) - limit} more; --top 0 shows all)")
+    console.print()
+    for label, o in (("owned", result.cheapest_buy), ("rented", result.cheapest_rent)):
+        if o is None:
+            console.print(f"Cheapest {label}: none", highlight=False)
+            continue
+        console.print(
+            f"Cheapest {label}: {_option_name(o)} ({_pricing_name(o)}), "
+            f"{_unit_cost(o.cost_per_reference_gpu_hour.p50)} per reference GPU-hour",
+            highlight=False,
+        )
+    be = result.breakeven_utilisation
+    if be is not None:
+        console.print(
+            f"Break-even utilisation between them: {fmt_utilisation(be.p50)} "
+            f"(P10–P90 {fmt_utilisation(be.p10)}–{fmt_utilisation(be.p90)})",
+            highlight=False,
+        )
+    notes = [f"{len(result.options)} options"]
+    if r.min_memory_gb is not None:
+        notes.append(f"{result.left_out_by_min_memory} left out by --min-memory")
+    if result.ruled_out:
+        notes.append(f"{len(result.ruled_out)} ruled out (see --format json)")
+    if any(not o.price_source.startswith("catalog") for o in shown):
+        notes.append("* price from your prices file")
+    console.print("; ".join(notes), highlight=False)
+
+
+#: Columns of ``costmodel compare --format csv``.
+COMPARE_COLUMNS = (
+    "rank", "id", "side", "pricing", "gpu", "gpu_count", "cost_p10", "cost_p50", "cost_p90",
+    "price_usd", "price_source", "warnings",
+)  # fmt: skip
+
+
+def compare_csv(result: Comparison) -> str:
+    """One row per option, cheapest first: costs [USD/reference GPU-hour] to 6 significant
+    figures, warnings as ``;``-separated codes. Text cells never start a formula."""
+    from costmodel.formatting import text_cell
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COMPARE_COLUMNS)
+    for rank, o in enumerate(result.options, start=1):
+        cost = o.cost_per_reference_gpu_hour
+        writer.writerow(
+            [
+                rank,
+                text_cell(o.id),
+                o.side,
+                o.pricing,
+                text_cell(o.gpu),
+                o.gpu_count,
+                *(f"{v:.6g}" for v in (cost.p10, cost.p50, cost.p90)),
+                f"{o.price_usd:.6g}",
+                text_cell(o.price_source),
+                ";".join(w.code for w in o.warnings),
+            ]
+        )
+    return out.getvalue()

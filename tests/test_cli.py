@@ -350,3 +350,57 @@ def test_simulate_reports_progress_per_chunk_up_to_one(monkeypatch):
     seen: list[float] = []
     scenarios.evaluate(WORKED, samples=1000, progress=seen.append)
     assert seen == [0.25, 0.5, 0.75, 1.0]
+
+
+# --------------------------------------------------------------------------- catalog listings
+
+
+def test_catalog_json_filters_by_provider(capsys):
+    assert main(["catalog", "instances", "--format", "json", "--provider", "Lambda"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["table"] == "instances" and doc["version"] and doc["as_of"]
+    items = doc["items"]
+    assert items and {i["provider"] for i in items} == {"lambda"}
+    assert {i["tier"] for i in items} == {"neocloud"}
+    h100 = next(i for i in items if i["id"] == "lambda/gpu_8x_h100_sxm5")
+    assert h100["on_demand_usd_per_hour"] == 31.92 and "http" in h100["source"]
+    assert [h["usd_per_hour"] for h in h100["history"]] == [27.92, 23.92]
+
+
+def test_catalog_csv_filters_by_tier(capsys):
+    import csv
+
+    assert main(["catalog", "instances", "--format", "csv", "--tier", "marketplace"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert rows and {r["tier"] for r in rows} == {"marketplace"}
+    assert {r["provider"] for r in rows} == {"vastai"}
+    assert all(r["as_of"] and r["source"].startswith("https://") for r in rows)
+
+
+def test_catalog_gpus_of_a_provider(capsys):
+    assert main(["catalog", "gpus", "--format", "json", "--provider", "azure"]) == 0
+    ids = {g["id"] for g in json.loads(capsys.readouterr().out)["items"]}
+    assert {"mi300x", "h200-sxm-141gb", "a100-pcie-80gb"} <= ids
+    assert "rtx-4090" not in ids
+    assert main(["catalog", "gpus", "--tier", "neocloud"]) == 0
+    out = capsys.readouterr().out
+    assert "b200" in out and "gtx-960" not in out and "of 48 gpus" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--provider", "lamda"], "unknown provider 'lamda'; valid: aws, azure, coreweave"),
+        (["--provider", "lamda"], "did you mean 'lambda'?"),
+        (["--tier", "cloud"], "unknown tier 'cloud'; valid: hyperscaler, neocloud, marketplace"),
+    ],
+)
+def test_catalog_refuses_unknown_provider_or_tier(capsys, args, message):
+    assert main(["catalog", "instances", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and message in captured.err
+
+
+def test_catalog_refuses_unknown_format():
+    out = _costmodel("catalog", "gpus", "--format", "xml")
+    assert out.returncode == 2 and "invalid choice: 'xml'" in out.stderr

@@ -255,3 +255,11 @@ def test_scenario_shaped_fuzz_raises_only_scenario_errors(tree):
     doc["buy"] = {**WORKED["buy"], "pue": tree}
     with contextlib.suppress(ScenarioError):
         load_mapping(doc)
+
+
+def test_doubling_toward_a_target_counts_against_the_sample_limit(client):
+    doc = {**WORKED, "simulation": {"samples": 1000, "seed": 1, "target_halfwidth": 0.001}}
+    errors = _error(client.post("/v1/evaluate", json=doc), 422)["errors"]
+    assert errors[0]["path"] == "simulation.max_samples"  # up to 1,000,000 draws by default
+    doc["simulation"]["max_samples"] = 100_000
+    assert client.post("/v1/evaluate", json=doc).status_code == 200

@@ -1,0 +1,276 @@
+"""The inputs the web page offers as form fields, described once and completed from the
+scenario format's JSON Schema (:func:`scenarios.jsonschema.scenario_json_schema`).
+
+Each :class:`Field` names a key path of a scenario (or of a plan) and how it is edited; its
+meaning, unit, range, default and choices are read from the schema, so the form cannot drift
+from the format. Everything else is edited in the page's YAML editor.
+
+Kinds of field:
+
+- ``text``, ``integer``, ``number``: one input;
+- ``choice``: a select of the schema's choices (``""``: the default);
+- ``gpu``, ``instance``: a select filled from ``GET /v1/catalog/gpus`` or ``/instances``;
+- ``uncertain``: low / likely / high inputs: likely alone is a fixed number, low and high alone
+  a uniform distribution, all three a triangular one (a PERT distribution stays PERT);
+- ``levels``: ``utilisation`` as start / stop / step;
+- ``counts``: a ``{min, max}`` range of candidate counts (``own.servers``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import Any
+
+from costmodel.formatting import fmt_number
+from scenarios.jsonschema import scenario_json_schema
+
+__all__ = ["FORMS", "Field", "Section", "form"]
+
+#: The inputs of each part of a kind of field, in the order shown.
+PARTS = {
+    "uncertain": (("low", "low"), ("mode", "likely"), ("high", "high")),
+    "levels": (("start", "from"), ("stop", "to"), ("step", "step")),
+    "counts": (("min", "fewest"), ("max", "most")),
+}
+
+
+@dataclass(frozen=True)
+class Field:
+    """One form field: the key ``path`` it edits and how (``kind``); the rest from the schema."""
+
+    path: str
+    label: str
+    kind: str
+    note: str = ""
+    #: Words replacing the schema's description.
+    words: str = ""
+    #: Read from the schema by :func:`form`:
+    description: str = ""
+    unit: str = ""
+    range: str = ""
+    default: Any = None
+    choices: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def slug(self) -> str:
+        """The path as an HTML id fragment: ``buy-pue``."""
+        return self.path.replace(".", "-").replace("_", "-")
+
+    @property
+    def parts(self) -> tuple[tuple[str, str], ...]:
+        """``(part, label)`` of each input of a multi-input field; ``()`` for one input."""
+        return PARTS.get(self.kind, ())
+
+    @property
+    def hint(self) -> str:
+        """The words under the field: meaning, range and any note."""
+        words = [self.description]
+        if self.range:
+            words.append(f"range {self.range}")
+        if self.note:
+            words.append(self.note)
+        return "; ".join(w for w in words if w)
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    fields: tuple[Field, ...]
+
+
+_SCENARIO = (
+    Section(
+        "The question",
+        (
+            Field("name", "Name", "text"),
+            Field("horizon_months", "Horizon", "integer"),
+            Field("discount_rate", "Discount rate", "number", note="0.08 is 8 % a year"),
+            Field("tax_rate", "Tax rate", "number"),
+            Field(
+                "utilisation",
+                "Utilisation levels",
+                "levels",
+                words="the share of hours the GPUs work: from, to and step (0.05 is 5 %)",
+            ),
+        ),
+    ),
+    Section(
+        "Buy",
+        (
+            Field(
+                "buy.gpu",
+                "GPU",
+                "gpu",
+                words="from the catalog; an inline GPU is edited in the YAML",
+            ),
+            Field("buy.gpu_count", "GPU count", "integer"),
+            Field("buy.gpu_price_usd", "GPU price", "uncertain"),
+            Field("buy.electricity_usd_per_kwh", "Electricity price", "uncertain"),
+            Field("buy.pue", "PUE", "uncertain"),
+            Field("buy.hosting_usd_per_kw_month", "Hosting fee", "uncertain"),
+            Field("buy.resale_annual_decay", "Resale value lost", "uncertain"),
+        ),
+    ),
+    Section(
+        "Rent",
+        (
+            Field(
+                "rent.instance",
+                "Cloud instance",
+                "instance",
+                words="from the catalog; an inline instance is edited in the YAML",
+            ),
+            Field("rent.pricing", "Pricing", "choice"),
+            Field("rent.price_usd_per_hour", "Cloud price", "uncertain"),
+            Field("rent.price_annual_change", "Cloud price change", "uncertain"),
+        ),
+    ),
+)
+
+_PLAN = (
+    Section(
+        "The question",
+        (
+            Field("name", "Name", "text"),
+            Field("horizon_months", "Horizon", "integer"),
+            Field("discount_rate", "Discount rate", "number", note="0.08 is 8 % a year"),
+            Field("tax_rate", "Tax rate", "number"),
+            Field("objective", "Best plan minimises", "choice"),
+        ),
+    ),
+    Section(
+        "Demand",
+        (
+            Field("demand.reference_gpu_hours_per_month", "Work in month 1", "uncertain"),
+            Field("demand.annual_growth", "Annual growth", "uncertain", note="1.0 doubles"),
+        ),
+    ),
+    Section(
+        "Own",
+        (
+            Field(
+                "own.gpu",
+                "GPU",
+                "gpu",
+                words="from the catalog; an inline GPU is edited in the YAML",
+            ),
+            Field("own.gpu_count", "GPUs per server", "integer"),
+            Field("own.servers", "Servers to consider", "counts"),
+            Field("own.gpu_price_usd", "GPU price", "uncertain"),
+            Field("own.electricity_usd_per_kwh", "Electricity price", "uncertain"),
+            Field("own.pue", "PUE", "uncertain"),
+        ),
+    ),
+    Section(
+        "Reserve",
+        (
+            Field(
+                "reserve.instance",
+                "Reserved instance",
+                "instance",
+                words="from the catalog, or none: no reservation",
+            ),
+            Field("reserve.pricing", "Term", "choice"),
+            Field("reserve.instances", "Reservations to consider", "counts"),
+        ),
+    ),
+    Section(
+        "Burst",
+        (
+            Field(
+                "burst.instance",
+                "Burst instance",
+                "instance",
+                words="from the catalog; an inline instance is edited in the YAML",
+            ),
+            Field("burst.pricing", "Pricing", "choice"),
+            Field("burst.price_usd_per_hour", "Burst price", "uncertain"),
+        ),
+    ),
+)
+
+#: The form of each kind of document.
+FORMS = {"scenario": _SCENARIO, "plan": _PLAN}
+_ROOTS = {"scenario": "Scenario", "plan": "Plan"}
+
+
+def _deref(defs: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    """``node`` with a ``$ref`` (also inside ``anyOf`` with null) replaced by its target; the
+    node's own description is kept."""
+    options = node.get("anyOf") or []
+    ref = node.get("$ref") or next((o["$ref"] for o in options if "$ref" in o), None)
+    if ref is None:
+        return node
+    target = defs[ref.rsplit("/", 1)[-1]]
+    return {**target, **{k: v for k, v in node.items() if k in ("description", "default")}}
+
+
+def _property(kind: str, path: str) -> dict[str, Any]:
+    """The JSON Schema of the key ``path`` of a document of ``kind``; KeyError if none."""
+    defs = scenario_json_schema()["$defs"]
+    node: dict[str, Any] = defs[_ROOTS[kind]]
+    for name in path.split("."):
+        node = _deref(defs, node)["properties"][name]
+    return node
+
+
+def _num(x: float) -> str:
+    return fmt_number(x) if float(x).is_integer() else f"{x:g}"
+
+
+def _range(node: dict[str, Any]) -> str:
+    """The range of a number (or of a distribution's number option), as "[1, 5]"."""
+    number = next((o for o in node.get("oneOf", []) if o.get("type") == "number"), node)
+    low, high = number.get("minimum"), number.get("maximum")
+    if low is None and number.get("exclusiveMinimum") is not None:
+        low = number["exclusiveMinimum"]
+        left = "("
+    else:
+        left = "["
+    if low is None or high is None or math.isinf(low) or math.isinf(high):
+        return ""
+    return f"{left}{_num(low)}, {_num(high)}]"
+
+
+def _unit(node: dict[str, Any]) -> str:
+    if node.get("x-unit"):
+        return node["x-unit"]
+    text = node.get("description", "")
+    if text.endswith("]") and "[" in text:
+        return text[text.rindex("[") :]
+    return ""
+
+
+def _completed(kind: str, f: Field) -> Field:
+    node = _property(kind, f.path)
+    unit = _unit(node)
+    description = node.get("description", "").removesuffix(unit).strip()
+    if f.words:
+        description = f.words
+    if f.kind in ("levels", "counts"):
+        node = _deref(scenario_json_schema()["$defs"], node)
+        if f.kind == "levels":
+            node = next((o for o in node["oneOf"] if "$ref" in o), node)
+            node = _deref(scenario_json_schema()["$defs"], node)
+        first = node["properties"][f.parts[0][0]]
+        return replace(f, description=description, unit=unit or _unit(first), range=_range(first))
+    choices = tuple(c for c in node.get("enum", ()) if c is not None)
+    return replace(
+        f,
+        description=description,
+        unit=unit,
+        range="" if f.kind in ("choice", "gpu", "instance", "text") else _range(node),
+        default=node.get("default"),
+        choices=choices,
+    )
+
+
+@cache
+def form(kind: str) -> tuple[Section, ...]:
+    """The sections of the form for a document of ``kind`` (``scenario`` or ``plan``), every
+    field completed from the schema."""
+    return tuple(
+        Section(s.title, tuple(_completed(kind, f) for f in s.fields)) for s in FORMS[kind]
+    )

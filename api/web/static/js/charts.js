@@ -1,0 +1,287 @@
+// The page's charts as SVG, drawn at the pixel width they are shown at (so text stays legible on
+// a phone), styled by class from app.css: the same charts as the reports' PNGs.
+
+import { fmtShare, fmtUsd, fmtUtilisation } from "./format.js";
+
+const SVG = "http://www.w3.org/2000/svg"; // the SVG namespace name, not a resource
+
+function node(tag, attrs = {}, text = "") {
+  const n = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
+  if (text) n.textContent = text;
+  return n;
+}
+
+/** Axis tick money as the report charts write it: "$12k", "$1.2M". */
+export function usdTick(v) {
+  const a = Math.abs(v);
+  const sign = v < 0 ? "-" : "";
+  if (a >= 1e6) return `${sign}$${(a / 1e6).toFixed(1)}M`;
+  if (a >= 1e3) return `${sign}$${Math.round(a / 1e3).toLocaleString("en-US")}k`;
+  return `${sign}$${Math.round(a)}`;
+}
+
+/** About `count` round tick values covering [lo, hi]. */
+export function ticks(lo, hi, count) {
+  if (!(hi > lo)) return [lo];
+  const raw = (hi - lo) / Math.max(1, count);
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) || 10 * mag;
+  const out = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step)
+    out.push(Number(v.toPrecision(12)));
+  return out;
+}
+
+function frame(width, height, label) {
+  const svg = node("svg", {
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: "img",
+    "aria-label": label,
+    class: "chart-svg",
+  });
+  svg.append(node("title", {}, label));
+  return svg;
+}
+
+function scale(d0, d1, r0, r1) {
+  const k = d1 === d0 ? 0 : (r1 - r0) / (d1 - d0);
+  return (v) => r0 + (v - d0) * k;
+}
+
+function axes(svg, box, x, y, xTicks, yTicks, xFmt, yFmt, xTitle, yTitle) {
+  const g = node("g", { class: "axes" });
+  for (const t of yTicks) {
+    const py = y(t);
+    g.append(node("line", { x1: box.l, x2: box.r, y1: py, y2: py, class: "grid" }));
+    g.append(node("text", { x: box.l - 6, y: py + 4, "text-anchor": "end" }, yFmt(t)));
+  }
+  for (const t of xTicks) {
+    const px = x(t);
+    g.append(node("line", { x1: px, x2: px, y1: box.b, y2: box.b + 4, class: "tick" }));
+    g.append(node("text", { x: px, y: box.b + 17, "text-anchor": "middle" }, xFmt(t)));
+  }
+  g.append(node("line", { x1: box.l, x2: box.r, y1: box.b, y2: box.b, class: "axis" }));
+  g.append(node("line", { x1: box.l, x2: box.l, y1: box.t, y2: box.b, class: "axis" }));
+  g.append(
+    node(
+      "text",
+      { x: (box.l + box.r) / 2, y: box.b + 34, "text-anchor": "middle", class: "axis-title" },
+      xTitle,
+    ),
+  );
+  const ty = (box.t + box.b) / 2;
+  g.append(
+    node(
+      "text",
+      {
+        x: 12,
+        y: ty,
+        transform: `rotate(-90 12 ${ty})`,
+        "text-anchor": "middle",
+        class: "axis-title",
+      },
+      yTitle,
+    ),
+  );
+  svg.append(g);
+}
+
+function geometry(width) {
+  const narrow = width < 480;
+  const height = Math.round(Math.min(380, Math.max(240, width * 0.56)));
+  const box = { l: narrow ? 54 : 66, r: width - 22, t: 12, b: height - 44 };
+  return { height, box, count: narrow ? 4 : 6 };
+}
+
+/**
+ * Total cost of buying and of renting against utilisation: P10–P90 bands and P50 lines, the
+ * break-even P50 (dashed) and its P10–P90 span (shaded).
+ */
+export function breakevenChart(result, width) {
+  const { height, box, count } = geometry(width);
+  const u = result.utilisation;
+  const be = result.breakeven_utilisation;
+  const label =
+    `Total cost of buying and of renting against utilisation; break-even P50 ${fmtUtilisation(be.p50)}` +
+    ` (P10 ${fmtUtilisation(be.p10)}, P90 ${fmtUtilisation(be.p90)})`;
+  const svg = frame(width, height, label);
+  let x0 = Math.min(...u);
+  let x1 = Math.max(...u);
+  if (x1 === x0) [x0, x1] = [Math.max(0, x0 - 0.05), Math.min(1, x1 + 0.05)];
+  const all = [
+    ...result.buy_tco.p10,
+    ...result.buy_tco.p90,
+    ...result.rent_tco.p10,
+    ...result.rent_tco.p90,
+  ];
+  const yTicks = ticks(Math.min(0, ...all), Math.max(...all), count);
+  const y0 = Math.min(yTicks[0], ...all);
+  const y1 = Math.max(yTicks[yTicks.length - 1], ...all);
+  const x = scale(x0, x1, box.l, box.r);
+  const y = scale(y0, y1, box.b, box.t);
+  const xTicks = ticks(x0, x1, count).filter((t) => t >= x0 - 1e-9 && t <= x1 + 1e-9);
+  axes(
+    svg,
+    box,
+    x,
+    y,
+    xTicks,
+    yTicks,
+    (t) => fmtUtilisation(t),
+    usdTick,
+    "Utilisation",
+    "TCO [USD, present value]",
+  );
+
+  if (be.p50 !== null && be.p50 !== undefined) {
+    const lo = Math.max(x0, be.p10 ?? x0);
+    const hi = Math.min(x1, be.p90 ?? x1);
+    if (hi > lo)
+      svg.append(
+        node("rect", {
+          x: x(lo),
+          y: box.t,
+          width: x(hi) - x(lo),
+          height: box.b - box.t,
+          class: "be-span",
+        }),
+      );
+  }
+  for (const [side, bands] of [
+    ["rent", result.rent_tco],
+    ["buy", result.buy_tco],
+  ]) {
+    const upper = u.map((v, i) => `${x(v).toFixed(1)},${y(bands.p90[i]).toFixed(1)}`);
+    const lower = u.map((v, i) => `${x(v).toFixed(1)},${y(bands.p10[i]).toFixed(1)}`).reverse();
+    svg.append(node("polygon", { points: [...upper, ...lower].join(" "), class: `band ${side}` }));
+    const line = u.map((v, i) => `${x(v).toFixed(1)},${y(bands.p50[i]).toFixed(1)}`).join(" ");
+    svg.append(node("polyline", { points: line, class: `line ${side}` }));
+  }
+  if (be.p50 !== null && be.p50 !== undefined && be.p50 >= x0 && be.p50 <= x1) {
+    const px = x(be.p50);
+    svg.append(node("line", { x1: px, x2: px, y1: box.t, y2: box.b, class: "be-line" }));
+    const right = px < (box.l + box.r) / 2;
+    svg.append(
+      node(
+        "text",
+        {
+          x: right ? px + 6 : px - 6,
+          y: box.t + 14,
+          "text-anchor": right ? "start" : "end",
+          class: "be-label",
+        },
+        `break-even ${fmtUtilisation(be.p50)}`,
+      ),
+    );
+  }
+  return svg;
+}
+
+function star(cx, cy, r) {
+  const points = [];
+  for (let i = 0; i < 10; i += 1) {
+    const radius = i % 2 ? r * 0.45 : r;
+    const angle = (Math.PI / 5) * i - Math.PI / 2;
+    points.push(
+      `${(cx + radius * Math.cos(angle)).toFixed(1)},${(cy + radius * Math.sin(angle)).toFixed(1)}`,
+    );
+  }
+  return points.join(" ");
+}
+
+export function planLabel(c) {
+  return `${c.servers} server${c.servers === 1 ? "" : "s"}, ${c.instances} reserved`;
+}
+
+function candidateText(c) {
+  return `${planLabel(c)}: mean ${fmtUsd(c.cost.mean)}, P90 ${fmtUsd(c.cost.p90)}, cheaper than all-cloud in ${fmtShare(c.prob_cheaper_than_cloud)}`;
+}
+
+/**
+ * Cost against risk: every candidate at (mean cost, P90 cost), the frontier (no candidate is
+ * cheaper on both) connected, the best plan a star, all-cloud a square.
+ */
+export function frontierChart(result, width) {
+  const { height, box, count } = geometry(width);
+  const best = result.best;
+  const label = `Mean against P90 cost of ${result.candidates.length} candidate plans; best: ${candidateText(best)}`;
+  const svg = frame(width, height, label);
+  const shown = [...result.candidates, result.all_cloud];
+  const xs = shown.map((c) => c.cost.mean);
+  const ys = shown.map((c) => c.cost.p90);
+  const pad = (lo, hi) => {
+    const d = (hi - lo) * 0.06 || Math.abs(hi) * 0.1 || 1;
+    return [Math.max(0, lo - d), hi + d];
+  };
+  const [x0, x1] = pad(Math.min(...xs), Math.max(...xs));
+  const [y0, y1] = pad(Math.min(...ys), Math.max(...ys));
+  const x = scale(x0, x1, box.l, box.r);
+  const y = scale(y0, y1, box.b, box.t);
+  const inside = (lo, hi) => (t) => t >= lo && t <= hi;
+  axes(
+    svg,
+    box,
+    x,
+    y,
+    ticks(x0, x1, count).filter(inside(x0, x1)),
+    ticks(y0, y1, count).filter(inside(y0, y1)),
+    usdTick,
+    usdTick,
+    "Mean cost [USD, present value]",
+    "P90 cost [USD]",
+  );
+
+  const key = (c) => `${c.servers}+${c.instances}`;
+  const frontier = new Set(result.frontier.map(key));
+  for (const c of result.candidates) {
+    if (frontier.has(key(c))) continue;
+    const dot = node("circle", { cx: x(c.cost.mean), cy: y(c.cost.p90), r: 3, class: "candidate" });
+    dot.append(node("title", {}, candidateText(c)));
+    svg.append(dot);
+  }
+  const front = [...result.frontier].sort(
+    (a, b) => a.cost.mean - b.cost.mean || a.cost.p90 - b.cost.p90,
+  );
+  svg.append(
+    node("polyline", {
+      points: front
+        .map((c) => `${x(c.cost.mean).toFixed(1)},${y(c.cost.p90).toFixed(1)}`)
+        .join(" "),
+      class: "frontier-line",
+    }),
+  );
+  for (const c of front) {
+    const dot = node("circle", {
+      cx: x(c.cost.mean),
+      cy: y(c.cost.p90),
+      r: 4.5,
+      class: "frontier",
+    });
+    dot.append(node("title", {}, `frontier: ${candidateText(c)}`));
+    svg.append(dot);
+    if (front.length <= 12)
+      svg.append(
+        node("text", { x: x(c.cost.mean) + 7, y: y(c.cost.p90) - 6, class: "point-label" }, key(c)),
+      );
+  }
+  const cloud = result.all_cloud;
+  const sq = node("rect", {
+    x: x(cloud.cost.mean) - 5,
+    y: y(cloud.cost.p90) - 5,
+    width: 10,
+    height: 10,
+    class: "cloud",
+  });
+  sq.append(node("title", {}, `all-cloud (rent everything): ${candidateText(cloud)}`));
+  svg.append(sq);
+  const mark = node("polygon", {
+    points: star(x(best.cost.mean), y(best.cost.p90), 10),
+    class: "best",
+  });
+  mark.append(node("title", {}, `best: ${candidateText(best)}`));
+  svg.append(mark);
+  return svg;
+}

@@ -1,0 +1,453 @@
+// One view's document editor: the form and the YAML text kept in sync with one document, which
+// is evaluated a moment after each edit (debounced; a stale request is aborted). The API's error
+// paths ("buy.pue") are shown beside the field they name, the others under the YAML.
+
+import { api, ApiError, ENDPOINTS } from "./api.js";
+import { getPath, lineOfPath, parseYaml, partsOf, setPath, toYaml, valueOf } from "./doc.js";
+import { fmtNumber, fmtUsd } from "./format.js";
+import { el } from "./render.js";
+
+export const DEBOUNCE_MS = 300;
+
+// Selects whose empty choice removes a whole optional block, and what a new block holds.
+const OPTIONAL_BLOCKS = {
+  "reserve.instance": {
+    block: "reserve",
+    fresh: { pricing: "reserved_1y", instances: { min: 0, max: 2 } },
+  },
+};
+const INLINE = "__inline__";
+const PRICES = {
+  on_demand: "on_demand_usd_per_hour",
+  spot: "spot_usd_per_hour",
+  reserved_1y: "reserved_1y_usd_per_hour",
+  reserved_3y: "reserved_3y_usd_per_hour",
+};
+
+/** A field of the form, found by its container's data-path. */
+class Field {
+  constructor(root) {
+    this.root = root;
+    this.path = root.dataset.path;
+    this.kind = root.dataset.kind;
+    this.parts = Object.fromEntries(
+      [...root.querySelectorAll("[data-part]")].map((i) => [i.dataset.part, i]),
+    );
+    this.input = root.querySelector("[data-input]");
+    this.error = root.querySelector('[data-role="error"]');
+    this.dist = root.querySelector('[data-role="dist"]');
+    this.distName = undefined;
+  }
+
+  get controls() {
+    return this.input ? [this.input] : Object.values(this.parts);
+  }
+
+  /** True when `path` (an API error path) is this field or inside it. */
+  owns(path) {
+    return (
+      path === this.path || path.startsWith(`${this.path}.`) || path.startsWith(`${this.path}[`)
+    );
+  }
+
+  setError(messages) {
+    const text = messages.join("; ");
+    this.error.textContent = text;
+    this.error.hidden = !text;
+    this.root.classList.toggle("invalid", Boolean(text));
+    for (const c of this.controls) {
+      if (text) c.setAttribute("aria-invalid", "true");
+      else c.removeAttribute("aria-invalid");
+    }
+  }
+}
+
+export class Editor {
+  /**
+   * `view`: the view's <section>; `kind`: "scenario" or "plan"; `render(result, view)` draws a
+   * result. The catalog's GPUs and instances arrive later, through setCatalog.
+   */
+  constructor(view, kind, render) {
+    this.view = view;
+    this.kind = kind;
+    this.render = render;
+    this.fields = [...view.querySelectorAll("[data-path]")].map((node) => new Field(node));
+    this.textarea = view.querySelector('[data-role="yaml"]');
+    this.yamlErrors = view.querySelector('[data-role="yaml-errors"]');
+    this.status = view.querySelector('[data-role="status"]');
+    this.problems = view.querySelector('[data-role="problems"]');
+    this.results = view.querySelector('[data-role="results"]');
+    this.doc = {};
+    this.template = null; // the document as last read from the text: the order of its keys
+    this.result = null;
+    this.catalog = { gpus: [], instances: [] };
+    this.timer = null;
+    this.controller = null;
+    this.seq = 0;
+    this.version = 0; // bumped on every change of the document
+    this.parseError = null;
+    this.fieldErrors = new Map();
+    this.loaded = false; // a document was loaded
+    this.saved = null; // {id, version}: the run stored from this document's version
+
+    for (const field of this.fields) {
+      for (const control of field.controls) {
+        control.addEventListener(control.tagName === "SELECT" ? "change" : "input", () =>
+          this.fromField(field),
+        );
+      }
+    }
+    this.textarea.addEventListener("input", () => this.fromText());
+  }
+
+  // --- loading ----------------------------------------------------------------------------
+
+  /** Show YAML `text`; with `result` (its evaluation) nothing is requested. */
+  loadText(text, result = null) {
+    this.loaded = true;
+    this.saved = null;
+    this.textarea.value = text;
+    this.fromText({ evaluate: !result });
+    if (result) this.show(result);
+  }
+
+  /** Show document `doc` (written as YAML); with `result` nothing is requested. */
+  loadDocument(doc, result = null) {
+    this.loadText(toYaml(doc), result);
+  }
+
+  setCatalog(catalog) {
+    this.catalog = catalog;
+    for (const field of this.fields) {
+      if (field.kind === "gpu" || field.kind === "instance") this.fillOptions(field);
+    }
+    this.syncForm();
+  }
+
+  // --- edits ------------------------------------------------------------------------------
+
+  fromText({ evaluate = true } = {}) {
+    let doc;
+    try {
+      doc = parseYaml(this.textarea.value);
+    } catch (exc) {
+      this.parseError = exc;
+      this.abort();
+      this.showYamlErrors([{ path: "", message: exc.message, line: exc.line }]);
+      this.setStatus(
+        "invalid",
+        `The YAML cannot be read${exc.line ? ` (line ${exc.line})` : ""}: ${exc.message}`,
+      );
+      return;
+    }
+    this.parseError = null;
+    this.doc = doc;
+    this.template = structuredClone(doc);
+    this.version += 1;
+    for (const field of this.fields) if (this.fieldErrors.has(field.path)) field.setError([]);
+    this.fieldErrors.clear();
+    this.syncForm();
+    this.showYamlErrors([]);
+    if (evaluate) this.schedule();
+  }
+
+  fromField(field) {
+    let value;
+    try {
+      if (field.input) {
+        value = this.singleValue(field);
+      } else {
+        const raw = Object.fromEntries(Object.entries(field.parts).map(([k, i]) => [k, i.value]));
+        value = valueOf(field.kind, raw, field.distName);
+      }
+    } catch (exc) {
+      this.fieldErrors.set(field.path, exc.message);
+      field.setError([exc.message]);
+      this.abort();
+      this.setStatus("invalid", `${field.path}: ${exc.message}`);
+      return;
+    }
+    this.fieldErrors.delete(field.path);
+    field.setError([]);
+    if (value === INLINE) return; // the inline mapping stays as it is
+    const block = OPTIONAL_BLOCKS[field.path];
+    if (block && value === undefined) {
+      setPath(this.doc, block.block, undefined);
+    } else if (block && getPath(this.doc, block.block) === undefined) {
+      this.doc[block.block] = { instance: value, ...structuredClone(block.fresh) };
+    } else {
+      setPath(this.doc, field.path, value);
+    }
+    this.version += 1;
+    this.parseError = null;
+    this.textarea.value = toYaml(this.doc, this.template);
+    this.showYamlErrors([]);
+    this.syncForm(field);
+    this.schedule();
+  }
+
+  singleValue(field) {
+    const raw = field.input.value;
+    if (field.kind === "integer" || field.kind === "number") {
+      const trimmed = raw.trim();
+      if (trimmed === "") return undefined;
+      const x = Number(trimmed);
+      if (!Number.isFinite(x)) throw new Error(`${JSON.stringify(trimmed)} is not a number`);
+      return x;
+    }
+    return raw === "" ? undefined : raw; // text, choice, gpu, instance
+  }
+
+  // --- the form from the document ---------------------------------------------------------
+
+  /** Write the document into every field (but not into `except` or the focused input). */
+  syncForm(except = null) {
+    const resolved = this.result ? this.result.scenario : {};
+    for (const field of this.fields) {
+      if (this.fieldErrors.has(field.path)) continue; // keep what the person typed
+      const value = getPath(this.doc, field.path);
+      const active = document.activeElement;
+      if (field.input) {
+        if (field.kind === "gpu" || field.kind === "instance") this.selectOption(field, value);
+        else if (field !== except && field.input !== active) {
+          field.input.value = value === undefined || value === null ? "" : String(value);
+        }
+        const shown = getPath(resolved, field.path);
+        if (field.input.tagName === "INPUT") {
+          field.input.placeholder =
+            shown === undefined || shown === null || typeof shown === "object" ? "" : String(shown);
+        }
+        continue;
+      }
+      const { parts, label, editable, dist } = partsOf(field.kind, value);
+      if (field !== except) {
+        for (const [part, input] of Object.entries(field.parts)) {
+          if (input !== active) input.value = parts[part];
+          input.disabled = !editable;
+        }
+        field.distName = dist;
+      }
+      if (field.dist) field.dist.textContent = label;
+      this.placeholders(field, getPath(resolved, field.path));
+    }
+    this.pricingLabels();
+  }
+
+  placeholders(field, shown) {
+    const set = (values) => {
+      for (const [part, input] of Object.entries(field.parts))
+        input.placeholder = values[part] ?? "";
+    };
+    if (field.kind === "uncertain") {
+      if (typeof shown === "number") set({ mode: String(shown) });
+      else if (shown && typeof shown === "object" && shown.dist)
+        set({ low: shown.low, mode: shown.mode, high: shown.high });
+      else set({});
+    } else if (field.kind === "levels" && Array.isArray(shown) && shown.length) {
+      const step = shown.length > 1 ? Number((shown[1] - shown[0]).toPrecision(6)) : "";
+      set({ start: shown[0], stop: shown[shown.length - 1], step });
+    } else if (field.kind === "counts" && shown && typeof shown === "object") {
+      set(shown);
+    }
+  }
+
+  // --- catalog selects --------------------------------------------------------------------
+
+  /** The catalog's rows as the options of a GPU or instance select (selected by syncForm). */
+  fillOptions(field) {
+    const select = field.input;
+    select.replaceChildren();
+    if (OPTIONAL_BLOCKS[field.path])
+      select.append(el("option", { value: "" }, "none (no reservation)"));
+    const rows = field.kind === "gpu" ? this.catalog.gpus : this.catalog.instances;
+    const groups = new Map();
+    for (const row of rows) {
+      const group = field.kind === "gpu" ? row.family || "other" : row.provider || "other";
+      if (!groups.has(group)) groups.set(group, el("optgroup", { label: group }));
+      groups.get(group).append(el("option", { value: row.id }, this.optionText(field.kind, row)));
+    }
+    select.append(...groups.values());
+  }
+
+  optionText(kind, row) {
+    if (kind === "gpu") {
+      const price =
+        row.price_usd === null || row.price_usd === undefined ? "" : `, ${fmtUsd(row.price_usd)}`;
+      return `${row.name} (${fmtNumber(row.memory_gb)} GB${price})`;
+    }
+    const gpu = this.catalog.gpus.find((g) => g.id === row.gpu);
+    return `${row.name}: ${row.gpu_count}\u00d7 ${gpu ? gpu.name : row.gpu}, ${fmtUsd(row.on_demand_usd_per_hour)}/h`;
+  }
+
+  /** Select `value` (a catalog id, an inline mapping or nothing), adding an option if needed. */
+  selectOption(field, value) {
+    const select = field.input;
+    for (const option of select.querySelectorAll("[data-extra]")) option.remove();
+    let wanted = "";
+    if (value && typeof value === "object") {
+      select.prepend(
+        el(
+          "option",
+          { value: INLINE, "data-extra": "" },
+          `inline: ${value.name || "unnamed"} (edit it in the YAML)`,
+        ),
+      );
+      wanted = INLINE;
+    } else if (typeof value === "string") {
+      const match = [...select.options].find((o) => o.value.toLowerCase() === value.toLowerCase());
+      if (match) wanted = match.value;
+      else {
+        const note = this.catalog.gpus.length ? "not in the catalog" : "loading the catalog";
+        select.prepend(el("option", { value, "data-extra": "" }, `${value} (${note})`));
+        wanted = value;
+      }
+    }
+    select.value = wanted;
+  }
+
+  /** Pricing choices named with the chosen instance's catalog price. */
+  pricingLabels() {
+    for (const field of this.fields) {
+      if (!field.path.endsWith(".pricing") || !field.input) continue;
+      const block = field.path.split(".")[0];
+      const id = getPath(this.doc, `${block}.instance`);
+      const row =
+        typeof id === "string"
+          ? this.catalog.instances.find((i) => i.id === id.toLowerCase())
+          : null;
+      for (const option of field.input.options) {
+        const choice = option.value || field.root.dataset.default;
+        const price = row ? row[PRICES[choice]] : undefined;
+        const priced =
+          price === undefined
+            ? ""
+            : price === null
+              ? " (no catalog price)"
+              : ` (${fmtUsd(price)}/h)`;
+        option.textContent = (option.value ? choice : `default: ${choice}`) + priced;
+      }
+    }
+  }
+
+  // --- evaluation -------------------------------------------------------------------------
+
+  abort() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    if (this.controller) this.controller.abort();
+    this.controller = null;
+  }
+
+  /** Evaluate the document DEBOUNCE_MS after the last edit; a request under way is aborted. */
+  schedule() {
+    this.abort();
+    if (this.parseError || this.fieldErrors.size) return;
+    this.setStatus("pending", "Evaluating\u2026");
+    this.timer = setTimeout(() => this.evaluate(), DEBOUNCE_MS);
+  }
+
+  async evaluate() {
+    this.abort();
+    const controller = new AbortController();
+    this.controller = controller;
+    const seq = ++this.seq;
+    this.setStatus("busy", "Evaluating\u2026");
+    try {
+      const result = await api(ENDPOINTS[this.kind], {
+        method: "POST",
+        body: this.doc,
+        signal: controller.signal,
+      });
+      if (seq !== this.seq) return;
+      this.show(result);
+    } catch (exc) {
+      if (exc.name === "AbortError" || seq !== this.seq) return;
+      this.failed(exc);
+    } finally {
+      if (this.controller === controller) this.controller = null;
+    }
+  }
+
+  show(result) {
+    this.result = result;
+    this.showErrors([]);
+    this.results.classList.remove("stale");
+    this.render(result, this.view);
+    this.syncForm();
+    const draws = `${fmtNumber(result.samples)} draws, seed ${result.seed}, catalog ${result.catalog.version}`;
+    this.setStatus("idle", `Up to date: ${draws}.`);
+  }
+
+  failed(exc) {
+    this.results.classList.add("stale");
+    if (!(exc instanceof ApiError)) {
+      this.setStatus(
+        "error",
+        `The service did not answer (${exc.message}); the answer shown is for an earlier document.`,
+      );
+      return;
+    }
+    if (exc.status === 401) {
+      this.setStatus("error", "This service needs an API key: enter it at the top of the page.");
+      return;
+    }
+    const errors = exc.errors.length ? exc.errors : [{ path: "", message: exc.message }];
+    this.showErrors(errors);
+    const count = `${errors.length} problem${errors.length === 1 ? "" : "s"}`;
+    this.setStatus(
+      "invalid",
+      `${count} to fix (shown beside the inputs); the answer shown is for the last valid ${this.kind}.`,
+    );
+  }
+
+  // --- errors and status ------------------------------------------------------------------
+
+  /** Put each API error beside the field it names, or under the YAML with its line. */
+  showErrors(errors) {
+    const byField = new Map();
+    const rest = [];
+    for (const error of errors) {
+      const path = String(error.path || "");
+      const owners = this.fields.filter((f) => path && f.owns(path));
+      const field = owners.sort((a, b) => b.path.length - a.path.length)[0];
+      if (field) {
+        if (!byField.has(field)) byField.set(field, []);
+        const inner = path === field.path ? "" : `${path.slice(field.path.length + 1)}: `;
+        byField.get(field).push(inner + error.message);
+      } else {
+        rest.push({ ...error, line: path ? lineOfPath(this.textarea.value, path) : null });
+      }
+    }
+    for (const field of this.fields) {
+      if (!this.fieldErrors.has(field.path)) field.setError(byField.get(field) || []);
+    }
+    this.showYamlErrors(rest);
+    this.problems.replaceChildren();
+    this.problems.hidden = !errors.length;
+    if (errors.length) {
+      const list = el("ul");
+      for (const error of errors) {
+        list.append(el("li", {}, error.path ? `${error.path}: ${error.message}` : error.message));
+      }
+      this.problems.append(list);
+    }
+  }
+
+  showYamlErrors(errors) {
+    this.yamlErrors.replaceChildren(
+      ...errors.map((e) => {
+        const where = [e.line ? `line ${e.line}` : "", e.path].filter(Boolean).join(", ");
+        return el("li", {}, where ? `${where}: ${e.message}` : e.message);
+      }),
+    );
+    this.yamlErrors.hidden = !errors.length;
+    if (errors.length) this.textarea.setAttribute("aria-invalid", "true");
+    else this.textarea.removeAttribute("aria-invalid");
+  }
+
+  setStatus(state, text) {
+    this.view.dataset.status = state;
+    this.results.setAttribute("aria-busy", String(state === "busy" || state === "pending"));
+    this.status.textContent = text;
+  }
+}

@@ -1,0 +1,99 @@
+// Numbers as the reports write them: a port of costmodel/formatting.py (fmt_usd, fmt_share,
+// fmt_utilisation, fmt_months, fmt_number). tests/test_web_browser.py compares both on the same
+// values.
+
+export const DASH = "\u2014";
+export const NEVER = "never";
+
+export function missing(x) {
+  return x === null || x === undefined || Number.isNaN(x);
+}
+
+// Python's round(): ties go to the even neighbour.
+function roundHalfEven(x) {
+  const r = Math.round(x);
+  return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+// Python's round(x, n) to `digits` significant figures.
+function roundSig(x, digits) {
+  if (x === 0) return 0;
+  const k = digits - 1 - Math.floor(Math.log10(Math.abs(x)));
+  return k >= 0 ? roundHalfEven(x * 10 ** k) / 10 ** k : roundHalfEven(x / 10 ** -k) * 10 ** -k;
+}
+
+function grouped(x, decimals) {
+  return x.toLocaleString("en-US", {
+    minimumFractionDigits: decimals,
+    maximumFractionDigits: decimals,
+    useGrouping: true,
+  });
+}
+
+/** Money [USD] as "$52,350", "$640", "$3.06"; no value -> "—". */
+export function fmtUsd(x) {
+  if (missing(x)) return DASH;
+  const sign = x < 0 ? "-" : "";
+  const a = Math.abs(x);
+  if (a >= 1000) return `${sign}$${grouped(roundHalfEven(roundSig(a, 4)), 0)}`;
+  if (a >= 10) return `${sign}$${grouped(roundHalfEven(a), 0)}`;
+  return `${sign}$${a.toFixed(2)}`;
+}
+
+/** A share or probability [-] as "35 %", "99.7 %", "> 99.9 %", "< 0.1 %"; no value -> "—". */
+export function fmtShare(p) {
+  if (missing(p)) return DASH;
+  const pct = 100 * p;
+  const whole = roundHalfEven(pct);
+  if (p > 0 && p < 1 && (whole === 0 || whole === 100)) {
+    if (pct < 0.05) return "< 0.1 %";
+    if (pct > 99.95) return "> 99.9 %";
+    return `${pct.toFixed(1)} %`;
+  }
+  return `${whole} %`;
+}
+
+/** Utilisation [-] as "35 %" or "7.1 %"; no value -> "never" (or `none`). */
+export function fmtUtilisation(u, none = NEVER) {
+  if (missing(u)) return none;
+  const pct = u * 100;
+  if (Math.abs(pct - Math.round(pct)) < 1e-9) return `${Math.round(pct)} %`;
+  return `${pct.toFixed(1)} %`;
+}
+
+/** A duration [month] with one decimal; no value -> "never" (not within the horizon). */
+export function fmtMonths(t) {
+  return missing(t) ? NEVER : t.toFixed(1);
+}
+
+/** A plain number without false precision: "4", "1,500", "0.10", "3.06". */
+export function fmtNumber(x) {
+  if (missing(x)) return DASH;
+  if (Number.isInteger(x) && Math.abs(x) < 1e15) return grouped(x, 0);
+  if (Math.abs(x) >= 1000) return grouped(roundHalfEven(x), 0);
+  let text = String(Number(x.toPrecision(4)));
+  if (!text.includes("e") && Math.abs(x) < 1) {
+    const decimals = (text.split(".")[1] || "").length;
+    if (decimals < 2) text = x.toFixed(2);
+  }
+  return text;
+}
+
+/** A distribution or number as the reports show an assumption: "Triangular(1.0, 1.1, 1.3)". */
+export function fmtValue(v) {
+  if (missing(v)) return DASH;
+  if (typeof v === "number") return fmtNumber(v);
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (Array.isArray(v)) return v.map(fmtValue).join(", ");
+  if (typeof v === "object") {
+    const names = { uniform: "Uniform", triangular: "Triangular", pert: "PERT" };
+    if (v.dist in names) {
+      const keys = v.dist === "uniform" ? ["low", "high"] : ["low", "mode", "high"];
+      return `${names[v.dist]}(${keys.map((k) => fmtNumber(v[k])).join(", ")})`;
+    }
+    return Object.entries(v)
+      .map(([k, x]) => `${k}: ${fmtValue(x)}`)
+      .join("; ");
+  }
+  return String(v);
+}

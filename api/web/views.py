@@ -1,0 +1,142 @@
+"""``GET /``: the service's web page, and its scripts and style sheets under ``/assets/``.
+
+The page edits a scenario or a fleet plan (a form for the common inputs, a YAML editor for the
+whole format) and shows the answer as one types, through the API's own endpoints
+(``POST /v1/evaluate``, ``POST /v1/plans``, ``/v1/runs``, ``/v1/catalog``). It arrives with an
+example already evaluated, so the verdict is in the HTML before any script runs. Every asset is
+served from this package: the page makes no request to another origin, and its
+Content-Security-Policy forbids any.
+
+These routes are not part of the ``/v1`` API and not in its OpenAPI document. A missing asset is
+a 404 in the API's one error shape, like every other unknown path.
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib import resources
+from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
+from flask import Blueprint, Response, current_app, render_template, request
+
+from costmodel import reports
+from pricing import Catalog, load_catalog
+from scenarios import evaluate
+
+from ..openapi import scenario_examples
+from .form import FORMS, form
+
+__all__ = ["DEFAULT_EXAMPLES", "VIEWS", "blp"]
+
+blp = Blueprint(
+    "web",
+    __name__,
+    static_folder="static",
+    static_url_path="/assets",
+    template_folder="templates",
+)
+
+#: The page's views, in tab order: (id, tab label). A view ``x`` is the template
+#: ``web/_x.html`` and the script ``static/js/views/x.js``.
+VIEWS = (("scenario", "Scenario"), ("plan", "Fleet plan"))
+
+#: The example each view opens with (``scenarios/examples/<name>.yaml``).
+DEFAULT_EXAMPLES = {
+    "scenario": "lab-4x-rtx2080ti-vs-p3-8xlarge",
+    "plan": "plan-lab-rtx4090-growth",
+}
+
+#: Only this origin: scripts, styles, fonts, images and requests (blob: for downloads).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+
+#: Content types of the assets, whatever the host's MIME table says (a module script must be
+#: served as JavaScript).
+ASSET_TYPES = {
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".txt": "text/plain; charset=utf-8",
+    ".md": "text/markdown; charset=utf-8",
+    "": "text/plain; charset=utf-8",  # LICENSE
+}
+
+_lock = threading.Lock()
+
+
+def _examples() -> list[dict[str, str]]:
+    """Every example document: name, kind, summary and its YAML text with the comments."""
+    folder = resources.files("scenarios") / "examples"
+    out = []
+    for kind in ("scenario", "plan"):
+        for name, example in scenario_examples(kind).items():
+            text = (folder / f"{name}.yaml").read_text(encoding="utf-8")
+            out.append({"name": name, "kind": kind, "summary": example["summary"], "text": text})
+    return out
+
+
+def _catalog() -> Catalog:
+    """The catalog the app resolves ids in (the shipped one, or an operator's prices over it)."""
+    return current_app.extensions["costmodel"].get("catalog") or load_catalog()
+
+
+def _initial_result(name: str) -> dict[str, Any]:
+    """The result of the example ``name`` as the API would answer it, evaluated once per app
+    and process."""
+    cache: dict[str, dict[str, Any]] = current_app.extensions.setdefault("costmodel.web", {})
+    with _lock:
+        cached = cache.get(name)
+    if cached is None:
+        text = (resources.files("scenarios") / "examples" / f"{name}.yaml").read_text("utf-8")
+        cached = evaluate(yaml.safe_load(text), catalog=_catalog()).to_dict()
+        with _lock:
+            cache[name] = cached
+    return cached
+
+
+@blp.route("/", methods=["GET"])
+def index() -> Response:
+    """The page, with the default scenario example evaluated."""
+    kind = "scenario"
+    result = _initial_result(DEFAULT_EXAMPLES[kind])
+    catalog = _catalog()
+    examples = _examples()
+    boot = {
+        "examples": examples,
+        "defaults": DEFAULT_EXAMPLES,
+        "initial": {"kind": kind, "example": DEFAULT_EXAMPLES[kind], "result": result},
+        "auth_required": bool(current_app.config.get("API_KEYS")),
+    }
+    html = render_template(
+        "web/index.html",
+        boot=boot,
+        views=VIEWS,
+        forms={kind: form(kind) for kind in FORMS},
+        verdict=result["verdict"],
+        initial_text=next(e["text"] for e in examples if e["name"] == DEFAULT_EXAMPLES[kind]),
+        auth_required=boot["auth_required"],
+        formats=reports.FORMATS,
+        catalog=catalog,
+    )
+    response = Response(html, mimetype="text/html")
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@blp.after_request
+def _headers(response: Response) -> Response:
+    """Assets get their content type by suffix; nothing of the page is sniffed or framed."""
+    if request.endpoint == "web.static" and response.status_code == 200:
+        suffix = PurePosixPath(request.path).suffix.lower()
+        if suffix in ASSET_TYPES:
+            response.headers["Content-Type"] = ASSET_TYPES[suffix]
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["X-Frame-Options"] = "DENY"
+    return response

@@ -1,0 +1,324 @@
+"""The web page (GET /, api/web) through Flask's test client: the page renders the example's
+verdict with a label on every input, its assets are served with their content types, nothing in
+it points to another origin, and it adds nothing to the API's error contract. The page in a real
+browser is tests/test_web_browser.py."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import html
+import re
+import tomllib
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from flask import Flask
+from flask.testing import FlaskClient
+
+import scenarios
+from api import create_app
+from api.web import views
+from api.web.form import FORMS, form
+from scenarios.jsonschema import scenario_json_schema
+
+ROOT = Path(__file__).resolve().parents[1]
+WEB = ROOT / "api" / "web"
+STATIC = WEB / "static"
+EXAMPLES = ROOT / "scenarios" / "examples"
+ERROR_KEYS = {"code", "status", "message", "errors"}
+ASSETS = sorted(p for p in STATIC.rglob("*") if p.is_file())
+TYPES = {
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".css": "text/css",
+    ".svg": "image/svg+xml",
+    ".md": "text/markdown",
+    "": "text/plain",  # LICENSE
+}
+
+
+def make_app(tmp_path: Path, **config: Any) -> Flask:
+    return create_app(
+        {"TESTING": True, "DB": str(tmp_path / "runs.sqlite3"), "API_KEYS": "", **config}
+    )
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> FlaskClient:
+    return make_app(tmp_path).test_client()
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, str]]:
+    app = make_app(tmp_path_factory.mktemp("web"))
+    response = app.test_client().get("/")
+    assert response.status_code == 200
+    return response.get_data(as_text=True), dict(response.headers)
+
+
+class _Elements(HTMLParser):
+    """Every start tag as (tag, attributes), and the text of <script> and <label> elements."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.labels: list[tuple[dict[str, str | None], list[str]]] = []  # (attrs, ids inside)
+        self._open_labels: list[tuple[dict[str, str | None], list[str]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if tag == "label":
+            self._open_labels.append((a, []))
+        elif tag in ("input", "select", "textarea") and self._open_labels:
+            self._open_labels[-1][1].append(a.get("id") or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "label" and self._open_labels:
+            self.labels.append(self._open_labels.pop())
+
+
+def _elements(text: str) -> _Elements:
+    parser = _Elements()
+    parser.feed(text)
+    return parser
+
+
+# --- the page --------------------------------------------------------------------------------
+
+
+def test_page_shows_the_example_evaluated(page):
+    text, headers = page
+    assert headers["Content-Type"].startswith("text/html")
+    name = views.DEFAULT_EXAMPLES["scenario"]
+    verdict = scenarios.evaluate(EXAMPLES / f"{name}.yaml").verdict
+    match = re.search(r'<p class="verdict" id="verdict"[^>]*>(.*?)</p>', text, re.S)
+    assert match and html.unescape(match.group(1)) == verdict
+    # The YAML editor holds the example's text, comments and all.
+    source = (EXAMPLES / f"{name}.yaml").read_text("utf-8")
+    textarea = re.search(r'<textarea id="scenario-yaml"[^>]*>(.*?)</textarea>', text, re.S)
+    assert textarea and html.unescape(textarea.group(1)) == source
+    # The scripts get the same result the API would answer.
+    boot = re.search(r'<script type="application/json" id="boot">(.*?)</script>', text, re.S)
+    assert boot and '"verdict"' in boot.group(1)
+
+
+def test_page_forbids_other_origins(page):
+    _, headers = page
+    csp = headers["Content-Security-Policy"]
+    assert "default-src 'self'" in csp
+    for directive in ("script-src", "style-src", "font-src", "connect-src"):
+        assert f"{directive} 'self';" in csp
+    assert "http" not in csp and "*" not in csp
+    assert headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_every_input_has_a_label(page):
+    parsed = _elements(page[0])
+    controls = [
+        a
+        for tag, a in parsed.tags
+        if tag in ("input", "select", "textarea") and a.get("type") != "hidden"
+    ]
+    assert len(controls) > 40
+    labelled = {a.get("for") for a, _ in parsed.labels} | {
+        i for _, inside in parsed.labels for i in inside
+    }
+    unlabelled = [
+        a.get("id")
+        for a in controls
+        if a.get("id") not in labelled and not a.get("aria-label") and not a.get("aria-labelledby")
+    ]
+    assert unlabelled == []
+    ids = [a["id"] for _, a in parsed.tags if a.get("id")]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+
+
+def test_every_form_field_is_on_the_page(page):
+    text = page[0]
+    for kind in FORMS:
+        for section in form(kind):
+            for f in section.fields:
+                assert f'data-path="{f.path}"' in text
+                assert f'id="{kind}-{f.slug}-field"' in text
+                assert f'id="{kind}-{f.slug}-error"' in text
+
+
+def test_form_fields_are_keys_of_the_format():
+    """Uncertain fields are number-or-distribution keys; choices are the schema's."""
+    defs = scenario_json_schema()["$defs"]
+    assert defs  # the schema the form is read from
+    for kind in FORMS:
+        for section in form(kind):
+            for f in section.fields:
+                if f.kind == "uncertain":
+                    assert f.unit.startswith("[") and f.range, f.path
+                if f.kind == "choice":
+                    assert f.choices and f.default in f.choices, f.path
+    pricing = next(f for s in form("scenario") for f in s.fields if f.path == "rent.pricing")
+    assert pricing.choices == ("on_demand", "spot", "reserved_1y", "reserved_3y")
+
+
+def test_page_asks_for_a_key_when_keys_are_configured(tmp_path):
+    client = make_app(tmp_path, API_KEYS="k1").test_client()
+    response = client.get("/")
+    assert response.status_code == 200  # the page itself is public
+    text = response.get_data(as_text=True)
+    auth = next(a for tag, a in _elements(text).tags if a.get("id") == "auth")
+    assert "hidden" not in auth
+    assert '"auth_required": true' in text
+    # The API's contract is unchanged: POST needs the key.
+    doc = yaml.safe_load((EXAMPLES / "worked-example.yaml").read_text("utf-8"))
+    assert client.post("/v1/evaluate", json=doc).status_code == 401
+    open_page = make_app(tmp_path / "open").test_client().get("/").get_data(as_text=True)
+    auth = next(a for tag, a in _elements(open_page).tags if a.get("id") == "auth")
+    assert "hidden" in auth
+
+
+# --- assets ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("asset", ASSETS, ids=[str(p.relative_to(STATIC)) for p in ASSETS])
+def test_assets_are_served_with_their_content_type(client, asset):
+    response = client.get(f"/assets/{asset.relative_to(STATIC).as_posix()}")
+    assert response.status_code == 200
+    assert response.data == asset.read_bytes()
+    expected = TYPES[asset.suffix]
+    assert response.headers["Content-Type"].split(";")[0] == expected
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_page_links_its_assets(page):
+    parsed = _elements(page[0])
+    links = [a.get("src") or a.get("href") for tag, a in parsed.tags if tag in ("script", "link")]
+    links = [x for x in links if x]
+    assert "/assets/js/main.js" in links and "/assets/css/app.css" in links
+    assert "/assets/favicon.svg" in links  # else the browser asks for /favicon.ico: a 404
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "code"),
+    [
+        ("GET", "/assets/nope.js", 404),
+        ("GET", "/assets/js/", 404),
+        ("GET", "/assets/../views.py", 404),
+        ("GET", "/assets/%2e%2e/views.py", 404),
+        ("GET", "/index.html", 404),
+        ("POST", "/", 405),
+        ("DELETE", "/assets/js/main.js", 405),
+    ],
+)
+def test_page_errors_have_the_one_error_shape(client, method, path, code):
+    response = client.open(path, method=method)
+    assert response.status_code == code
+    body = response.get_json()
+    assert set(body) == ERROR_KEYS and body["code"] == code and body["errors"] == []
+    if code == 405:
+        assert "GET" in response.headers["Allow"]
+
+
+def test_page_is_not_in_the_openapi(client):
+    paths = client.get("/openapi.json").get_json()["paths"]
+    assert "/" not in paths
+    assert not any(p.startswith("/assets") for p in paths)
+
+
+# --- no other origin -------------------------------------------------------------------------
+
+_URL = re.compile(r"""(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}""", re.I)
+#: Strings that look like URLs but load nothing: the SVG namespace name, the vendored file's
+#: licence header.
+_NOT_LOADED = ("http://www.w3.org/2000/svg", "https://github.com/nodeca/js-yaml")
+
+
+def _urls(text: str) -> list[str]:
+    found = [m.group(0) for m in _URL.finditer(text)]
+    return [u for u in found if not any(u in allowed for allowed in _NOT_LOADED)]
+
+
+def test_page_loads_nothing_from_another_origin(page):
+    parsed = _elements(page[0])
+    for tag, attrs in parsed.tags:
+        for name in ("src", "href", "action", "data", "poster", "srcset"):
+            value = attrs.get(name)
+            if value is not None:
+                same_origin = value.startswith("/") and not value.startswith("//")
+                assert same_origin or value.startswith("#"), (tag, name, value)
+    assert not any(tag in ("iframe", "object", "embed", "base") for tag, _ in parsed.tags)
+    scripts = [a for tag, a in parsed.tags if tag == "script"]
+    assert all(a.get("src") or a.get("type") == "application/json" for a in scripts)
+    assert not any(tag == "style" or "style" in a for tag, a in parsed.tags)  # CSP: no inline
+
+
+@pytest.mark.parametrize(
+    "asset",
+    [p for p in ASSETS if p.suffix in (".js", ".mjs", ".css", ".svg")],
+    ids=lambda p: str(p.relative_to(STATIC)),
+)
+def test_assets_load_nothing_from_another_origin(asset):
+    text = asset.read_text("utf-8")
+    if asset.suffix == ".svg":
+        text = text.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert _urls(text) == []
+    if asset.suffix == ".css":
+        assert "@import" not in text
+        for target in re.findall(r"url\(([^)]*)\)", text):
+            assert target.strip("'\" ").startswith(("/", "data:")), target
+    if asset.suffix in (".js", ".mjs"):
+        for target in re.findall(
+            r"""\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)""", text
+        ):
+            spec = next(t for t in target if t)
+            assert spec.startswith(("./", "../")), spec
+        for target in re.findall(r"""\bfetch\s*\(\s*["'`]([^"'`]+)""", text):
+            assert target.startswith("/"), target
+
+
+def test_module_imports_resolve():
+    """Every relative import of the page's scripts names a file that is served."""
+    for script in (STATIC / "js").rglob("*.js"):
+        for spec in re.findall(r"""^import[^"']*["']([^"']+)["'];""", script.read_text(), re.M):
+            assert (script.parent / spec).resolve().is_file(), (script, spec)
+
+
+# --- vendored code and packaging -------------------------------------------------------------
+
+
+def test_vendored_files_are_recorded():
+    readme = (STATIC / "vendor" / "README.md").read_text("utf-8")
+    rows = re.findall(
+        r"^\| (\S+) \| (\S+) \| [^|]+\(`([^`]+)`\) \| `([^`]+)` \| [^|]+ \| `([0-9a-f]{64})` \|$",
+        readme,
+        re.M,
+    )
+    assert rows, "the vendor table lists nothing"
+    vendored = {p for p in ASSETS if "vendor" in p.parts and p.name != "README.md"}
+    recorded = set()
+    for package, version, licence, file, sha256 in rows:
+        path = STATIC / "vendor" / file
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == sha256
+        assert f"{package} {version}" in path.read_text("utf-8")[:200]
+        assert (STATIC / "vendor" / licence).read_text().strip()
+        recorded |= {path, STATIC / "vendor" / licence}
+    assert vendored == recorded
+
+
+def test_templates_and_assets_are_package_data():
+    """pyproject.toml's package-data patterns install every file the page needs."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["api.web"]
+    files = [p for p in WEB.rglob("*") if p.is_file() and p.suffix != ".py"]
+    files = [p for p in files if "__pycache__" not in p.parts]
+    assert any(p.suffix == ".html" for p in files) and any(p.suffix == ".js" for p in files)
+    for path in files:
+        rel = path.relative_to(WEB).as_posix()
+        matched = [
+            pat
+            for pat in patterns
+            if fnmatch.fnmatch(rel, pat) and rel.count("/") == pat.count("/")
+        ]
+        assert matched, f"{rel} is not package data"

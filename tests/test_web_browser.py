@@ -1,0 +1,451 @@
+"""The web page in a real headless Chromium, driven by Selenium through chromium-driver.
+
+The test starts the service itself (Werkzeug's threaded server on a free loopback port, a new
+SQLite run store) and checks what a person would: the page loads with no console error and no
+request to another origin, shows the example's verdict, answers edits of the GPU count and the
+cloud price, puts the error of ``pue: 0.5`` beside the PUE field, saves a run that then appears
+in the runs list (and opens and downloads it), shows a fleet plan's verdict and frontier, and
+asks for a key when the service has API keys. Screenshots at 1280 and 375 px go to
+``test-artifacts/``.
+
+Without Chromium, chromium-driver or Selenium the tests skip, except under CI (``CI`` set),
+where they fail: .ci/run installs all three.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from api import create_app
+from costmodel.formatting import fmt_months, fmt_share, fmt_usd, fmt_utilisation
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+EXAMPLES = ROOT / "scenarios" / "examples"
+LAB = yaml.safe_load((EXAMPLES / "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml").read_text("utf-8"))
+PLAN = yaml.safe_load((EXAMPLES / "plan-lab-rtx4090-growth.yaml").read_text("utf-8"))
+HOST = "127.0.0.1"
+WAIT_S = 20.0
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+DRIVERS = ("chromedriver", "chromium.chromedriver")
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _unavailable(reason: str) -> None:
+    if _in_ci():
+        pytest.fail(f"{reason}; CI must run the browser test (.ci/run installs it)")
+    pytest.skip(reason)
+
+
+def _tools() -> tuple[str, str]:
+    browser = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
+    driver = next((shutil.which(d) for d in DRIVERS if shutil.which(d)), None)
+    if browser is None:
+        _unavailable("no Chromium found: install the Debian package 'chromium'")
+    if driver is None:
+        _unavailable("no chromedriver found: install the Debian package 'chromium-driver'")
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        _unavailable("Selenium is not installed: pip install -e '.[test]'")
+    return browser, driver  # type: ignore[return-value]
+
+
+# --- the service -----------------------------------------------------------------------------
+
+
+class Server:
+    """The app on Werkzeug's threaded server on a free loopback port."""
+
+    def __init__(self, tmp_path: Path, **config: Any) -> None:
+        from werkzeug.serving import make_server
+
+        settings = {"DB": str(tmp_path / "runs.sqlite3"), "API_KEYS": "", **config}
+        self.app = create_app(settings)
+        self.server = make_server(HOST, 0, self.app, threaded=True)
+        self.url = f"http://{HOST}:{self.server.server_port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Server:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.thread.join(timeout=10)
+
+    def api(self, method: str, path: str, body: Any = None, key: str = "") -> tuple[int, Any]:
+        """Ask the API directly (through the test client), as the page should."""
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        response = self.app.test_client().open(path, method=method, json=body, headers=headers)
+        return response.status_code, response.get_json()
+
+
+# --- the browser -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    browser, chromedriver = _tools()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",  # CI runs as root
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-extensions",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-features=Translate,OptimizationHints,MediaRouter",
+        f"--user-data-dir={profile}",
+        "--window-size=1280,900",
+    ):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    try:
+        chrome = webdriver.Chrome(service=Service(chromedriver), options=options)
+    except Exception as exc:  # a driver that does not match the browser, a broken install
+        _unavailable(f"Chromium could not be started through {chromedriver}: {exc}")
+    chrome.set_page_load_timeout(60)
+    try:
+        yield chrome
+    finally:
+        chrome.quit()
+
+
+class Page:
+    """The page in the browser, with the waits and reads the tests need."""
+
+    def __init__(self, chrome: Any, server: Server) -> None:
+        self.d = chrome
+        self.server = server
+        self.downloads = Path(server.app.config["DB"]).parent / "downloads"
+        self.downloads.mkdir(exist_ok=True)
+        self.d.get_log("browser")  # drop the logs of an earlier page
+        self.d.get_log("performance")
+        self.console: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []
+        self.viewport(1280, 900)
+        self.d.execute_cdp_cmd(
+            "Browser.setDownloadBehavior",
+            {"behavior": "allow", "downloadPath": str(self.downloads)},
+        )
+        self.d.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})
+        self.d.get(server.url + "/")
+        self.wait(lambda: self.js("return document.documentElement.dataset.ready") == "true")
+
+    # reading
+    def js(self, script: str, *args: Any) -> Any:
+        return self.d.execute_script(script, *args)
+
+    def by_id(self, id_: str) -> Any:
+        from selenium.webdriver.common.by import By
+
+        return self.d.find_element(By.ID, id_)
+
+    def text(self, id_: str) -> str:
+        return self.js("return document.getElementById(arguments[0]).textContent", id_).strip()
+
+    def wait(self, until: Callable[[], Any], what: str = "", timeout: float = WAIT_S) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            value = until()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                self.collect()
+                raise AssertionError(
+                    f"timed out waiting for {what or until}; console: {self.console[-5:]}"
+                )
+            time.sleep(0.05)
+
+    def settled(self, view: str = "scenario") -> str:
+        """Wait until the view's evaluation ended (answered, refused or failed); its status."""
+        panel = self.by_id(f"view-{view}")
+        time.sleep(0.05)
+        return self.wait(
+            lambda: (s := panel.get_attribute("data-status")) in ("idle", "invalid", "error") and s,
+            f"the {view} view to settle",
+        )
+
+    def collect(self) -> None:
+        """Move the browser's console and network logs into ``console`` and ``requests``."""
+        self.console += self.d.get_log("browser")
+        for entry in self.d.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message["method"] in ("Network.requestWillBeSent", "Network.responseReceived"):
+                self.requests.append(message)
+
+    def errors(self) -> list[str]:
+        self.collect()
+        return [e["message"] for e in self.console if e["level"] == "SEVERE"]
+
+    # acting
+    def type(self, id_: str, text: str) -> None:
+        """Replace an input's text as a person would: select all, type over."""
+        from selenium.webdriver.common.keys import Keys
+
+        field = self.by_id(id_)
+        field.click()
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(Keys.DELETE)
+        if text:
+            field.send_keys(text)
+
+    def viewport(self, width: int, height: int) -> None:
+        self.d.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+        )
+
+    def screenshot(self, name: str, width: int) -> Path:
+        """The whole page at ``width`` CSS pixels as test-artifacts/<name>.png."""
+        self.viewport(width, 900)
+        self.js("window.scrollTo(0, 0)")  # the verdict sticks to the top of the viewport
+        time.sleep(0.3)  # the charts redraw at the new width
+        height = self.d.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]["height"]
+        shot = self.d.execute_cdp_cmd(
+            "Page.captureScreenshot",
+            {
+                "format": "png",
+                "captureBeyondViewport": True,
+                "clip": {"x": 0, "y": 0, "width": width, "height": min(height, 8000), "scale": 1},
+            },
+        )
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        path.write_bytes(base64.b64decode(shot["data"]))
+        self.viewport(1280, 900)
+        return path
+
+
+def _verdict(server: Server, kind: str, doc: dict[str, Any], key: str = "") -> str:
+    status, body = server.api(
+        "POST", "/v1/evaluate" if kind == "scenario" else "/v1/plans", doc, key
+    )
+    assert status == 200, body
+    return body["verdict"]
+
+
+def _only_this_origin(page: Page) -> None:
+    """Every request the page made went to the service (the browser's own pages, such as a
+    new-tab page it may open, are not the page's)."""
+    page.collect()
+    origin = page.server.url + "/"
+    sent = [r["params"] for r in page.requests if "request" in r["params"]]
+    ours = [p for p in sent if (p.get("documentURL") or "").startswith(origin)]
+    assert len(ours) > 10, "the page's requests were not recorded"
+    foreign = [
+        p["request"]["url"]
+        for p in ours
+        if not p["request"]["url"].startswith((origin, "data:", "blob:"))
+    ]
+    assert foreign == []
+    loaded = page.js("return performance.getEntriesByType('resource').map((e) => e.name)")
+    assert loaded and [u for u in loaded if not u.startswith((origin, "blob:"))] == []
+
+
+# --- the tests -------------------------------------------------------------------------------
+
+
+def test_page_in_chromium(driver, tmp_path):
+    with Server(tmp_path) as server:
+        page = Page(driver, server)
+        started = time.monotonic()
+
+        # Loaded: the example's verdict, no console error, only this origin.
+        assert page.text("verdict") == _verdict(server, "scenario", LAB)
+        page.wait(
+            lambda: (
+                page.js(
+                    "return document.querySelectorAll('#scenario-chart svg polygon.band').length"
+                )
+                == 2
+            )
+        )
+        page.wait(
+            lambda: (
+                page.js("return document.getElementById('scenario-buy-gpu').options.length") > 10
+            ),
+            "the catalog",
+        )
+        assert page.by_id("scenario-buy-gpu").get_attribute("value") == "rtx-2080-ti"
+        assert page.js("return document.querySelectorAll('#scenario-drivers tbody tr').length") > 3
+        assert page.errors() == []
+        assert page.text("runs-status").startswith("No saved runs")
+
+        # The page's number formats are the reports'.
+        values = [0, 0.4, 9.994, 12.5, 999.5, 1234.5, 12345.6, -52349, 1_234_567, None]
+        shares = [0, 1, 0.0004, 0.3449, 0.5, 0.9968, 0.99996, 0.125, None]
+        months = [0.04, 3.55, 12.0, None]
+        formatted = page.d.execute_async_script(
+            """const [values, shares, months, done] = arguments;
+            import("/assets/js/format.js").then((f) => done({
+              usd: values.map(f.fmtUsd), share: shares.map(f.fmtShare),
+              util: shares.map((s) => f.fmtUtilisation(s)), months: months.map(f.fmtMonths)}));""",
+            values,
+            shares,
+            months,
+        )
+        assert formatted["usd"] == [fmt_usd(v) for v in values]
+        assert formatted["share"] == [fmt_share(v) for v in shares]
+        assert formatted["util"] == [fmt_utilisation(v) for v in shares]
+        assert formatted["months"] == [fmt_months(v) for v in months]
+
+        # Edits re-evaluate: the GPU count, then the cloud price (likely alone: a fixed price).
+        doc = copy.deepcopy(LAB)
+        before = page.text("verdict")
+        page.type("scenario-buy-gpu-count", "8")
+        assert page.settled() == "idle"
+        doc["buy"]["gpu_count"] = 8
+        assert page.text("verdict") == _verdict(server, "scenario", doc) != before
+        before = page.text("verdict")
+        page.type("scenario-rent-price-usd-per-hour-mode", "6")
+        assert page.settled() == "idle"
+        doc["rent"]["price_usd_per_hour"] = 6
+        assert page.text("verdict") == _verdict(server, "scenario", doc) != before
+        text = page.by_id("scenario-yaml").get_attribute("value")
+        assert yaml.safe_load(text) == doc  # the YAML follows the form
+        assert text.index("gpu_count: 8") < text.index("gpu_price_usd")  # in its place
+        before = page.text("verdict")
+
+        # pue: 0.5 is refused at the PUE field, and the answer stays that of the last good one.
+        page.type("scenario-buy-pue-low", "")
+        page.type("scenario-buy-pue-high", "")
+        page.type("scenario-buy-pue-mode", "0.5")
+        assert page.settled() == "invalid"
+        error = page.by_id("scenario-buy-pue-error")
+        assert error.is_displayed() and "[1, 5]" in error.text
+        assert page.by_id("scenario-buy-pue-mode").get_attribute("aria-invalid") == "true"
+        assert "pue: 0.5" in page.by_id("scenario-yaml").get_attribute("value")
+        assert page.text("verdict") == before
+        assert page.by_id("scenario-buy-gpu-count-error").is_displayed() is False
+
+        # The YAML editor drives the form: PUE back in range, two GPUs.
+        yaml_box = page.by_id("scenario-yaml")
+        yaml_box.click()  # the editor has the focus, as when a person types in it
+        fixed = yaml_box.get_attribute("value").replace("pue: 0.5", "pue: 1.2")
+        fixed = fixed.replace("gpu_count: 8", "gpu_count: 2")
+        page.js(
+            "const t = arguments[0]; t.value = arguments[1];"
+            "t.dispatchEvent(new Event('input', {bubbles: true}));",
+            yaml_box,
+            fixed,
+        )
+        assert page.settled() == "idle"
+        assert page.by_id("scenario-buy-pue-error").is_displayed() is False
+        assert page.by_id("scenario-buy-gpu-count").get_attribute("value") == "2"
+        assert page.by_id("scenario-buy-pue-mode").get_attribute("value") == "1.2"
+        doc["buy"].update(gpu_count=2, pue=1.2)
+        assert page.text("verdict") == _verdict(server, "scenario", doc)
+
+        # Save the run: it appears in the runs list, opens again and downloads as a report.
+        page.by_id("scenario-save").click()
+        page.wait(lambda: "Saved as run" in page.text("scenario-action-status"), "the save")
+        status, runs = server.api("GET", "/v1/runs")
+        assert status == 200 and runs["total"] == 1
+        run_id = runs["items"][0]["id"]
+        row = f"#runs-table tr[data-run='{run_id}']"
+        page.wait(lambda: page.js(f'return document.querySelector("{row}") !== null'), "the run")
+        assert LAB["name"] in page.text("runs-table")
+        verdict = page.text("verdict")
+        page.js(
+            "document.querySelector('#scenario-example').value = 'worked-example';"
+            "document.querySelector('#scenario-example').dispatchEvent(new Event('change'));"
+        )
+        assert page.settled() == "idle" and page.text("verdict") != verdict
+        page.js(f'document.querySelector("{row} button").click()')  # Open
+        page.wait(lambda: page.text("verdict") == verdict, "the stored run's verdict")
+        page.js("document.getElementById('runs-format').value = 'csv'")
+        page.js(f'document.querySelectorAll("{row} button")[1].click()')  # Report
+        page.wait(lambda: list(page.downloads.glob("*.csv")), "the CSV report download")
+        # The only console error: the browser's note of the 422 that refused pue: 0.5.
+        errors = page.errors()
+        assert len(errors) == 1 and "/v1/evaluate" in errors[0] and "422" in errors[0]
+
+        page.screenshot("web-desktop", 1280)
+        phone = page.screenshot("web-phone", 375)
+        assert phone.stat().st_size > 20_000
+        page.viewport(375, 800)
+        time.sleep(0.2)
+        assert page.js("return document.documentElement.scrollWidth") <= 375  # no sideways scroll
+        page.viewport(1280, 900)
+
+        # The plan view, reached with the keyboard: the best plan's verdict and the frontier.
+        from selenium.webdriver.common.keys import Keys
+
+        page.by_id("tab-scenario").send_keys(Keys.ARROW_RIGHT)
+        page.wait(lambda: page.by_id("tab-plan").get_attribute("aria-selected") == "true")
+        assert page.js("return document.activeElement.id") == "tab-plan"
+        assert page.settled("plan") == "idle"
+        assert page.text("plan-verdict") == _verdict(server, "plan", PLAN)
+        frontier = page.js("return document.querySelectorAll('#plan-chart circle.frontier').length")
+        status, result = server.api("POST", "/v1/plans", PLAN)
+        assert frontier == len(result["frontier"])
+        assert page.js("return document.querySelectorAll('#plan-chart polygon.best').length") == 1
+        assert (
+            page.js("return document.querySelectorAll('#plan-chart circle.candidate').length") > 10
+        )
+        page.screenshot("web-plan", 1280)
+        page.type("plan-own-pue-mode", "")  # low and high alone: uniform
+        page.type("plan-own-pue-low", "0.5")
+        assert page.settled("plan") == "invalid"
+        assert "[1, 5]" in page.text("plan-own-pue-error")  # the API's error at own.pue
+        page.type("plan-own-pue-high", "")  # low alone: the page's own error
+        page.wait(lambda: "low and high" in page.text("plan-own-pue-error"))
+        assert page.by_id("view-plan").get_attribute("data-status") == "invalid"
+
+        _only_this_origin(page)
+        assert time.monotonic() - started < 60
+
+
+def test_page_asks_for_the_api_key(driver, tmp_path):
+    with Server(tmp_path, API_KEYS="sesame") as server:
+        page = Page(driver, server)
+        page.js("sessionStorage.clear()")
+        assert page.by_id("auth").is_displayed()
+        assert page.text("verdict") == _verdict(server, "scenario", LAB, key="sesame")
+        page.wait(lambda: "API key" in page.text("runs-status"), "the runs list to need a key")
+
+        page.type("scenario-buy-gpu-count", "2")
+        assert page.settled() == "error"
+        assert "API key" in page.text("scenario-status")
+        assert "API key" in page.text("api-key-status")
+
+        page.type("api-key", "sesame")
+        page.wait(lambda: page.by_id("view-scenario").get_attribute("data-status") == "idle")
+        doc = copy.deepcopy(LAB)
+        doc["buy"]["gpu_count"] = 2
+        assert page.text("verdict") == _verdict(server, "scenario", doc, key="sesame")
+        page.by_id("scenario-save").click()
+        page.wait(
+            lambda: page.js("return document.querySelectorAll('#runs-table tbody tr').length") == 1
+        )
+        assert server.api("GET", "/v1/runs", key="sesame")[1]["total"] == 1
+        # Only the requests made before the key was given were refused.
+        refused = [e for e in page.errors() if "401" in e]
+        assert refused and all("/v1/" in e for e in refused)
+        _only_this_origin(page)
