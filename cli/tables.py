@@ -218,6 +218,12 @@ def print_plan(result: PlanResult, console: Console) -> None:
         highlight=False,
     )
     console.print(fitted_table(columns, console))
+    from costmodel.reports.uncertainty import plan_voi_sentence
+
+    sentence = plan_voi_sentence(result)
+    if sentence:
+        console.print()
+        console.print(sentence, highlight=False)
     _warnings(result, console)
 
 

@@ -41,10 +41,13 @@ from .cashflows import (
     term_end,
     throughput,
 )
-from .engine import _draw, _select
+from .engine import _bins, _draw, _ranks, _select, _uncertain
 from .formatting import fmt_share
 from .inputs import PlanInputs
-from .plan_result import Candidate, CostStats, PlanResult, WorkSplit
+from .plan_result import Candidate, Choice, CostStats, PlanResult, WorkSplit
+from .result import InputValue
+from .sampling import Sample
+from .uncertainty import evppi, expected_value_of_information
 
 __all__ = ["FleetSimulation", "simulate_plan", "summarise_plan"]
 
@@ -62,7 +65,8 @@ class FleetSimulation:
     ``share_owned`` (C, S) [-], sum A_m / sum W_m; ``owned_utilisation`` (C, S) [-],
     sum A_m / (H C), 0 without servers; ``cloud`` (S,) [USD], the cost of S = K = 0; ``split``
     (3, H) [reference GPU-hours/month], the mean owned, reserved and burst work of each month for
-    the candidate at index ``split_of``.
+    the candidate at index ``split_of``; ``draws`` every input by name and ``sample`` the ranks
+    the sampler knew.
     """
 
     inputs: PlanInputs
@@ -73,6 +77,7 @@ class FleetSimulation:
     owned_utilisation: np.ndarray
     cloud: np.ndarray
     draws: dict[str, Value]
+    sample: Sample
 
 
 @dataclass(frozen=True)
@@ -146,7 +151,7 @@ def _rows(x: Value, rows: slice) -> Value:
 
 def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
     """Sample every input once and evaluate every candidate on the same draws."""
-    values, _ = _draw(inputs)
+    values, drawn = _draw(inputs)
     s_lo, s_hi = inputs.servers
     k_lo, k_hi = inputs.instances
     servers = np.repeat(np.arange(s_lo, s_hi + 1), k_hi - k_lo + 1)
@@ -177,7 +182,7 @@ def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
                 cost[j, rows] = fixed + k * c.instance_cost + burst
                 share[j, rows], util[j, rows] = share_s, util_s
                 j += 1
-    return FleetSimulation(inputs, servers, instances, cost, share, util, cloud, values)
+    return FleetSimulation(inputs, servers, instances, cost, share, util, cloud, values, drawn)
 
 
 def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
@@ -212,6 +217,25 @@ def _objective(c: Candidate, objective: str) -> float:
     return getattr(c.cost, objective)
 
 
+def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
+    """The value of information of choosing between the two best candidates (``order`` ranks
+    the candidates by the objective): EVPI and single-input EVPPI of the per-draw cost
+    difference, as for buy or rent; ``None`` with one candidate."""
+    if len(order) < 2:
+        return None
+    first, second = order[0], order[1]
+    gap = sim.cost[first] - sim.cost[second]
+    evpi, best = expected_value_of_information(gap)
+    count = max(1, math.isqrt(sim.inputs.samples))
+    worth = []
+    for name in _uncertain(sim.inputs):
+        bins, k = _bins(sim, name, _ranks(sim, name), count)
+        worth.append(InputValue(name, min(evpi, evppi(gap, bins, k, best))))
+    worth.sort(key=lambda v: (-v.evppi, v.input))
+    pair = lambda j: (int(sim.servers[j]), int(sim.instances[j]))  # noqa: E731
+    return Choice(pair(first), pair(second), evpi, count, tuple(worth))
+
+
 def _frontier(candidates: list[Candidate]) -> tuple[Candidate, ...]:
     """Candidates that no other beats on both the mean and the P90 cost."""
     return tuple(
@@ -238,7 +262,7 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
                 prob_cheaper_than_cloud=float(np.count_nonzero(sim.cost[j] < cloud) / cloud.size),
             )
         )
-    best_index = min(
+    order = sorted(
         range(len(candidates)),
         key=lambda j: (
             _objective(candidates[j], inputs.objective),
@@ -246,6 +270,7 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
             candidates[j].instances,
         ),
     )
+    best_index = order[0]
     best = candidates[best_index]
     all_cloud = Candidate(0, 0, _stats(cloud), 0.0, 0.0, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -258,6 +283,7 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
         all_cloud=all_cloud,
         objective=inputs.objective,
         work_split=work_split(sim, best.servers, best.instances),
+        value_of_information=_choice(sim, order),
         verdict=_verdict(best, saving_p50, inputs),
         seed=inputs.seed,
         samples=inputs.samples,

@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 from marshmallow import ValidationError, fields, post_load, pre_load, validate, validates_schema
 
-from .result import SCHEMA_VERSION, Advice, Assumption, CatalogRef, Result
+from .result import SCHEMA_VERSION, Advice, Assumption, CatalogRef, InputValue, Result
 from .result_schema import (
     _NOT_A_NUMBER,
     _UNSUPPORTED,
     AdviceSchema,
     AssumptionSchema,
     CatalogRefSchema,
+    InputValueSchema,
     _floats,
     _plain_data,
     _share,
@@ -32,6 +33,7 @@ from .sampling import METHODS
 
 __all__ = [
     "Candidate",
+    "Choice",
     "CostStats",
     "PlanResult",
     "PlanResultSchema",
@@ -83,6 +85,20 @@ class WorkSplit:
     burst: np.ndarray
 
 
+@dataclass(frozen=True)
+class Choice:
+    """What knowing the inputs before choosing between the two best candidates (``first`` the
+    best, ``second`` the runner-up by the objective, each ``(servers, instances)``) would save
+    on average: ``evpi`` [USD] for every input, ``by_input`` each input alone (largest first,
+    EVPPI from ``bins`` equal-count bins)."""
+
+    first: tuple[int, int]
+    second: tuple[int, int]
+    evpi: float
+    bins: int
+    by_input: tuple[InputValue, ...]
+
+
 @dataclass(frozen=True, eq=False)
 class PlanResult:
     """Everything a plan reports: every candidate, the best by ``objective``, the cost-versus-
@@ -100,6 +116,7 @@ class PlanResult:
     seed: int
     samples: int
     method: str
+    value_of_information: Choice | None = None
     scenario: Mapping[str, Any] = field(default_factory=dict)
     catalog: CatalogRef | None = None
     warnings: tuple[Advice, ...] = ()
@@ -183,6 +200,53 @@ class WorkSplitSchema(_Strict):
                 raise ValidationError(f"{len(data[key])} months, owned has {n}", key)
 
 
+class _Pair(fields.Field):
+    """A candidate as ``{servers, instances}`` in JSON, ``(servers, instances)`` in Python."""
+
+    def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> dict[str, int]:
+        return {"servers": int(value[0]), "instances": int(value[1])}
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> tuple[int, int]:
+        pair = (
+            tuple(value.get(k) for k in ("servers", "instances"))
+            if isinstance(value, Mapping)
+            else ()
+        )
+        if len(pair) != 2 or not all(type(v) is int and v >= 0 for v in pair):
+            raise ValidationError("expected {servers, instances}, two counts")
+        return pair  # type: ignore[return-value]
+
+    def json_schema(self, openapi: tuple[int, int]) -> dict[str, Any]:
+        """The OpenAPI/JSON Schema of this field."""
+        count = {"type": "integer", "minimum": 0}
+        return {
+            "type": "object",
+            "properties": {"servers": count, "instances": count},
+            "required": ["servers", "instances"],
+        }
+
+
+class ChoiceSchema(_Strict):
+    """The value of information of the choice between the two best candidates."""
+
+    first = _Pair(required=True, metadata={"description": "the best candidate"})
+    second = _Pair(required=True, metadata={"description": "the runner-up"})
+    evpi = _money("expected saving from knowing every input before choosing")
+    bins = fields.Integer(
+        required=True,
+        strict=True,
+        validate=validate.Range(1),
+        metadata={"description": "equal-count bins per continuous input for the EVPPI"},
+    )
+    by_input = fields.List(
+        fields.Nested(InputValueSchema), required=True, metadata={"description": "largest first"}
+    )
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Choice:
+        return Choice(**{**data, "by_input": tuple(data["by_input"])})
+
+
 class PlanResultSchema(_Strict):
     """The plan result contract, ``kind: plan``, ``schema_version`` 1."""
 
@@ -209,6 +273,12 @@ class PlanResultSchema(_Strict):
     frontier = fields.List(fields.Nested(CandidateSchema), required=True)
     all_cloud = fields.Nested(CandidateSchema, required=True)
     work_split = fields.Nested(WorkSplitSchema, required=True)
+    value_of_information = fields.Nested(
+        ChoiceSchema,
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "absent with one candidate, or in results stored before it"},
+    )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
     verdict = fields.String(required=True, metadata={"description": "one-sentence answer"})
     assumptions = fields.List(fields.Nested(AssumptionSchema), required=True)

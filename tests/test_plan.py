@@ -312,3 +312,40 @@ def test_a_best_plan_at_the_edge_of_the_range_says_so():
     assert result.best.servers == 4  # costs still fall at 4 servers (the table: 5 is best)
     assert "raise own.servers.max" in result.verdict
     assert "raise" not in scenarios.evaluate(PLAN).verdict
+
+
+def test_value_of_information_between_the_two_best_candidates():
+    # every input fixed: the best is cheaper in every draw, so information is worth nothing
+    fixed = scenarios.evaluate(PLAN).value_of_information
+    assert (fixed.first, fixed.second) == ((5, 0), (4, 0)) and fixed.evpi == 0.0
+    # demand the only uncertainty, and discrete: knowing it is knowing everything, so its
+    # EVPPI (one bin per value) equals the EVPI, which is min(E a, E b) - E[min(a, b)]
+    doc = _plan(simulation={"samples": 1000, "seed": 4, "method": "random"})
+    doc["demand"]["reference_gpu_hours_per_month"] = {
+        "dist": "discrete",
+        "values": [1000, 4000],
+        "weights": [0.5, 0.5],
+    }
+    sim = simulate_plan(scenarios.load_mapping(doc).inputs)
+    result = summarise_plan(sim)
+    voi = result.value_of_information
+    j = {
+        (int(s), int(k)): i for i, (s, k) in enumerate(zip(sim.servers, sim.instances, strict=True))
+    }
+    a, b = sim.cost[j[voi.first]], sim.cost[j[voi.second]]
+    evpi = min(a.mean(), b.mean()) - np.minimum(a, b).mean()
+    assert voi.evpi == pytest.approx(evpi, rel=1e-12) and voi.evpi > 0
+    (only,) = voi.by_input
+    assert only.input == "demand.reference_gpu_hours_per_month"
+    assert only.evppi == pytest.approx(voi.evpi, rel=1e-12)
+    again = scenarios.evaluate(doc)  # through the scenario layer, so the JSON is complete
+    assert PlanResult.from_dict(again.to_dict()).value_of_information == voi
+
+
+def test_every_evppi_is_at_most_the_evpi():
+    doc = _plan(simulation={"samples": 2000, "seed": 8, "method": "lhs"})
+    doc["demand"]["annual_growth"] = {"dist": "uniform", "low": 0.0, "high": 1.5}
+    doc["own"]["pue"] = {"dist": "uniform", "low": 1.1, "high": 1.6}
+    voi = scenarios.evaluate(doc).value_of_information
+    assert voi.evpi >= 0 and all(0 <= v.evppi <= voi.evpi for v in voi.by_input)
+    assert [v.evppi for v in voi.by_input] == sorted((v.evppi for v in voi.by_input), reverse=True)

@@ -22,7 +22,7 @@ from .tables import (
     sensitivity_table,
     warning_rows,
 )
-from .uncertainty import uncertainty_context
+from .uncertainty import plan_voi_sentence, uncertainty_context
 
 __all__ = ["plan_context", "report_context"]
 
@@ -124,4 +124,5 @@ def plan_context(result: PlanResult, images: Mapping[str, str]) -> dict[str, Any
         "best_plan": best_plan_table(result),
         "best_label": f"{best.servers} servers, {best.instances} reserved",
         "candidates": candidates_table(result),
+        "voi_sentence": plan_voi_sentence(result),
     }

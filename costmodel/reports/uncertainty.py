@@ -11,12 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..formatting import fmt_margin, fmt_number, fmt_usd, fmt_utilisation, missing
+from ..plan_result import PlanResult
 from ..result import Result
 from .tables import Table
 
 __all__ = [
     "INPUT_LABELS",
     "TORNADO_HEADER",
+    "plan_voi_sentence",
     "precision_text",
     "tornado_rows",
     "tornado_table",
@@ -54,7 +56,12 @@ INPUT_LABELS = {
     "rent.admin_usd_per_month": "the cost of running the cloud side",
     "rent.relative_throughput": "the instances' speed",
     "rent.scaling_efficiency": "the instances' multi-GPU scaling",
+    "demand.reference_gpu_hours_per_month": "the work in month 1",
+    "demand.annual_growth": "the growth of the work",
 }
+#: A plan's blocks, by the scenario side whose inputs they take.
+_PLAN_SIDES = {"own": ("buy", "the owned servers'"), "reserve": ("rent", "the reservation's"),
+               "burst": ("rent", "the burst instances'")}  # fmt: skip
 #: Inputs a supplier can quote.
 _QUOTED = {
     "buy.gpu_price_usd",
@@ -70,6 +77,14 @@ _QUOTED = {
 
 
 def _label(name: str) -> str:
+    """How prose names input ``name`` (a plan's ``own.pue`` reads as ``buy.pue`` does)."""
+    side, _, key = name.partition(".")
+    if side in _PLAN_SIDES:
+        as_side, owner = _PLAN_SIDES[side]
+        label = INPUT_LABELS.get(f"{as_side}.{key}")
+        if label is None:
+            return name
+        return label if side == "own" else f"{owner} {label.removeprefix('the ')}"
     return INPUT_LABELS.get(name, name)
 
 
@@ -144,6 +159,28 @@ def voi_sentence(result: Result) -> str | None:
     if len(worth) > 1:
         text += f"; {_label(worth[1].input)} is worth {fmt_usd(worth[1].evppi)}"
     return text + "."
+
+
+def plan_voi_sentence(result: PlanResult) -> str | None:
+    """The plan's value of information in words: what knowing the inputs before choosing
+    between its two best candidates would save. None with a single candidate."""
+    voi = result.value_of_information
+    if voi is None:
+        return None
+    pair = " and ".join(f"{s} servers with {k} reserved" for s, k in (voi.first, voi.second))
+    if voi.evpi <= 0:
+        return f"Between {pair}, the same one is cheaper in every draw: no study would change it."
+    text = (
+        f"Between {pair}, knowing every uncertain input before choosing would save "
+        f"{fmt_usd(voi.evpi)} on average."
+    )
+    worth = [v for v in voi.by_input if v.evppi >= 0.01 * voi.evpi][:2]  # 1 %: not noise
+    if worth:
+        said = "; ".join(
+            f"{_label(v.input)} alone is worth up to {fmt_usd(v.evppi)}" for v in worth
+        )
+        text += f" {said[0].upper()}{said[1:]}."
+    return text
 
 
 def voi_table(result: Result, top: int = 8) -> Table | None:
