@@ -372,6 +372,11 @@ def _pricing_name(o: CompareOption) -> str:
     return "own" if o.side == "buy" else o.pricing.replace("_", " ")
 
 
+def _peaks_mark(option: CompareOption) -> str:
+    """ " †" for an option whose speed comes from peak ratios (``throughput_from_peaks``)."""
+    return " †" if any(w.code == "throughput_from_peaks" for w in option.warnings) else ""
+
+
 def print_compare(result: Comparison, console: Console, limit: int | None = None) -> None:
     """Every option (or the ``limit`` cheapest) ranked by P50 cost per reference GPU-hour, then
     the cheapest owned and rented option, their break-even and what was left out."""
@@ -389,7 +394,7 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
     console.print()
     columns = [
         Column("#", [str(i) for i in range(1, len(shown) + 1)]),
-        Column("Option", [_option_name(o) for o in shown], numeric=False),
+        Column("Option", [_option_name(o) + _peaks_mark(o) for o in shown], numeric=False),
         Column("Pricing", [_pricing_name(o) for o in shown], numeric=False),
         Column("P50\n[USD]", [_unit_cost(o.cost_per_reference_gpu_hour.p50) for o in shown]),
         Column(
@@ -419,6 +424,12 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
         ),
     ]
     console.print(fitted_table(columns, console))
+    if any(_peaks_mark(o) for o in shown):
+        console.print(
+            "† speed from the ratio of peak figures, not measured training throughput: it can "
+            "overstate real speed (give relative_throughput in a scenario to check).",
+            highlight=False,
+        )
     if limit is not None and len(result.options) > limit:
         console.print(f"({len(result.options) - limit} more; --top 0 shows all)")
     console.print()
