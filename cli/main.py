@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 __all__ = ["main"]
 
@@ -414,6 +415,39 @@ def _add_prices(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_evaluation(
+    sub: Any,
+    name: str,
+    func: Any,
+    *,
+    help: str,
+    description: str,
+    examples: tuple[str, ...],
+    document: tuple[str, str],
+) -> None:
+    """A command that evaluates one document (``run``, ``plan``): FILE, the sampling
+    overrides, --prices, --format table|json and --verbose."""
+    p = sub.add_parser(
+        name,
+        help=help,
+        description=description,
+        epilog=_examples(*examples),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    what, block = document
+    p.add_argument("file", metavar="FILE", help=what)
+    _add_overrides(p, block)
+    _add_prices(p)
+    p.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="table for people (default), json for the full result",
+    )
+    p.add_argument("--verbose", "-v", action="store_true", help="print the engine time on stderr")
+    p.set_defaults(func=func)
+
+
 def _parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
@@ -430,53 +464,34 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser(
+    _add_evaluation(
+        sub,
         "run",
+        _cmd_run,
         help="evaluate one scenario file and print the answer",
         description="Evaluate one scenario YAML file: verdict, break-even utilisation and a "
         "table of total cost by utilisation.",
-        epilog=_examples(
+        examples=(
             "costmodel run scenario.yaml",
             "costmodel run scenario.yaml --samples 100000 --seed 7 --format json > result.json",
         ),
-        formatter_class=fmt,
+        document=("scenario YAML file", "the scenario's simulation block"),
     )
-    p.add_argument("file", metavar="FILE", help="scenario YAML file")
-    _add_overrides(p, "the scenario's simulation block")
-    _add_prices(p)
-    p.add_argument(
-        "--format",
-        choices=("table", "json"),
-        default="table",
-        help="table for people (default), json for the full result",
-    )
-    p.add_argument("--verbose", "-v", action="store_true", help="print the engine time on stderr")
-    p.set_defaults(func=_cmd_run)
-
-    p = sub.add_parser(
+    _add_evaluation(
+        sub,
         "plan",
+        _cmd_plan,
         help="evaluate a fleet plan: how many servers to own, reserve and burst",
         description="Evaluate a plan file (kind: plan): every mix of owned servers and "
         "reserved instances against a growing, uncertain demand, the rest burst to on-demand "
         "or spot instances; prints the best mix, the cost-versus-risk frontier and each "
         "candidate's cost.",
-        epilog=_examples(
+        examples=(
             "costmodel plan scenarios/examples/plan-lab-rtx4090-growth.yaml",
             "costmodel plan plan.yaml --samples 20000 --format json > plan-result.json",
         ),
-        formatter_class=fmt,
+        document=("plan YAML file (kind: plan)", "the plan's simulation block"),
     )
-    p.add_argument("file", metavar="FILE", help="plan YAML file (kind: plan)")
-    _add_overrides(p, "the plan's simulation block")
-    _add_prices(p)
-    p.add_argument(
-        "--format",
-        choices=("table", "json"),
-        default="table",
-        help="table for people (default), json for the full result",
-    )
-    p.add_argument("--verbose", "-v", action="store_true", help="print the engine time on stderr")
-    p.set_defaults(func=_cmd_plan)
 
     p = sub.add_parser(
         "batch",

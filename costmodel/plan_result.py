@@ -14,22 +14,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from marshmallow import ValidationError, fields, post_load, pre_load, validate, validates_schema
+from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
 from .result import SCHEMA_VERSION, Advice, Assumption, CatalogRef, InputValue, Result
 from .result_schema import (
     _NOT_A_NUMBER,
-    _UNSUPPORTED,
     AdviceSchema,
     AssumptionSchema,
-    CatalogRefSchema,
     InputValueSchema,
+    ResultBase,
     _floats,
-    _plain_data,
     _share,
     _Strict,
 )
-from .sampling import METHODS
 
 __all__ = [
     "Candidate",
@@ -247,26 +244,10 @@ class ChoiceSchema(_Strict):
         return Choice(**{**data, "by_input": tuple(data["by_input"])})
 
 
-class PlanResultSchema(_Strict):
+class PlanResultSchema(ResultBase):
     """The plan result contract, ``kind: plan``, ``schema_version`` 1."""
 
-    schema_version = fields.Integer(
-        required=True,
-        strict=True,
-        validate=validate.Equal(SCHEMA_VERSION, error=_UNSUPPORTED),
-    )
     kind = fields.String(required=True, validate=validate.Equal(KIND))
-    scenario = fields.Dict(
-        required=True,
-        validate=_plain_data,
-        metadata={"description": "the resolved plan: every default filled in"},
-    )
-    seed = fields.Integer(required=True, strict=True)
-    samples = fields.Integer(
-        required=True, strict=True, validate=validate.Range(1), metadata={"description": "[draw]"}
-    )
-    method = fields.String(required=True, validate=validate.OneOf(METHODS))
-    catalog = fields.Nested(CatalogRefSchema, required=True)
     objective = fields.String(required=True, validate=validate.OneOf(("mean", "p90", "cvar95")))
     candidates = fields.List(fields.Nested(CandidateSchema), required=True)
     best = fields.Nested(CandidateSchema, required=True)
@@ -282,14 +263,6 @@ class PlanResultSchema(_Strict):
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
     verdict = fields.String(required=True, metadata={"description": "one-sentence answer"})
     assumptions = fields.List(fields.Nested(AssumptionSchema), required=True)
-
-    @pre_load
-    def _version_first(self, data: Any, **kwargs: Any) -> Any:
-        """Another schema version is refused for its version alone."""
-        version = data.get("schema_version") if isinstance(data, Mapping) else None
-        if type(version) is int and version != SCHEMA_VERSION:
-            raise ValidationError(_UNSUPPORTED.format(input=version), "schema_version")
-        return data
 
     @post_load
     def _make(self, data: dict, **kwargs: Any) -> PlanResult:

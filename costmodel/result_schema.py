@@ -47,7 +47,7 @@ from .result import (
 )
 from .sampling import METHODS
 
-__all__ = ["ResultSchema"]
+__all__ = ["ResultBase", "ResultSchema"]
 
 _NOT_A_NUMBER = "NaN and infinities are not JSON numbers; write null for no value"
 _UNSUPPORTED = f"unsupported schema_version {{input}}; this release reads {SCHEMA_VERSION}"
@@ -460,9 +460,9 @@ _ALIGNED = (
 )
 
 
-class ResultSchema(_Strict):
-    """The result contract, ``schema_version`` 1. Money in USD at present value; null marks
-    no value (a percentile on "never", a unit cost at u = 0)."""
+class ResultBase(_Strict):
+    """What every result holds first: its schema version (another version is refused for its
+    version alone), the resolved document, the sampling settings and the catalog."""
 
     schema_version = fields.Integer(
         required=True,
@@ -472,7 +472,7 @@ class ResultSchema(_Strict):
     scenario = fields.Dict(
         required=True,
         validate=_plain_data,
-        metadata={"description": "the resolved scenario: every default filled in"},
+        metadata={"description": "the resolved document: every default filled in"},
     )
     seed = fields.Integer(required=True, strict=True)
     samples = fields.Integer(
@@ -480,6 +480,21 @@ class ResultSchema(_Strict):
     )
     method = fields.String(required=True, validate=validate.OneOf(METHODS))
     catalog = fields.Nested(CatalogRefSchema, required=True)
+
+    @pre_load
+    def _version_first(self, data: Any, **kwargs: Any) -> Any:
+        """A result of another schema version is refused for its version alone, not for each
+        key that version may have added, renamed or dropped."""
+        version = data.get("schema_version") if isinstance(data, Mapping) else None
+        if type(version) is int and version != SCHEMA_VERSION:
+            raise ValidationError(_UNSUPPORTED.format(input=version), "schema_version")
+        return data
+
+
+class ResultSchema(ResultBase):
+    """The result contract, ``schema_version`` 1. Money in USD at present value; null marks
+    no value (a percentile on "never", a unit cost at u = 0)."""
+
     utilisation = _floats("levels [-]", nullable=False)
     buy_tco = fields.Nested(StatsSchema, required=True)
     rent_tco = fields.Nested(StatsSchema, required=True)
@@ -516,15 +531,6 @@ class ResultSchema(_Strict):
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
     verdict = fields.String(required=True, metadata={"description": "one-sentence answer"})
     assumptions = fields.List(fields.Nested(AssumptionSchema), required=True)
-
-    @pre_load
-    def _version_first(self, data: Any, **kwargs: Any) -> Any:
-        """A result of another schema version is refused for its version alone, not for each
-        key that version may have added, renamed or dropped."""
-        version = data.get("schema_version") if isinstance(data, Mapping) else None
-        if type(version) is int and version != SCHEMA_VERSION:
-            raise ValidationError(_UNSUPPORTED.format(input=version), "schema_version")
-        return data
 
     @validates_schema
     def _aligned(self, data: dict, **kwargs: Any) -> None:
