@@ -1,6 +1,7 @@
 """The web page (GET /, api/web) through Flask's test client: the page renders the example's
-verdict with a label on every input, its assets are served with their content types, nothing in
-it points to another origin, and it adds nothing to the API's error contract. The page in a real
+verdict with a label on every input, a tab per view (the compare view's inputs are the options
+of POST /v1/compare), its assets are served with their content types, nothing in it points to
+another origin, and it adds nothing to the API's error contract. The page in a real
 browser is tests/test_web_browser.py."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from flask.testing import FlaskClient
 import scenarios
 from api import create_app
 from api.web import views
-from api.web.form import FORMS, form
+from api.web.form import FORMS, compare_form, form
 from scenarios.jsonschema import scenario_json_schema
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -161,6 +162,78 @@ def test_form_fields_are_keys_of_the_format():
                     assert f.choices and f.default in f.choices, f.path
     pricing = next(f for s in form("scenario") for f in s.fields if f.path == "rent.pricing")
     assert pricing.choices == ("on_demand", "spot", "reserved_1y", "reserved_3y")
+
+
+def test_page_has_a_tab_and_a_module_per_view(page):
+    """Each view of views.VIEWS is a tab (in order, the first selected), a panel, a template and
+    a script, and main.js's VIEWS table lists the same views in the same order."""
+    parsed = _elements(page[0])
+    tabs = [a for tag, a in parsed.tags if a.get("role") == "tab"]
+    ids = [id_ for id_, _ in views.VIEWS]
+    assert [t["data-view"] for t in tabs] == ids == ["scenario", "plan", "compare"]
+    assert [t["aria-selected"] for t in tabs] == ["true"] + ["false"] * (len(ids) - 1)
+    assert [t["tabindex"] for t in tabs] == ["0"] + ["-1"] * (len(ids) - 1)
+    panels = {a["id"]: a for tag, a in parsed.tags if a.get("role") == "tabpanel"}
+    for tab in tabs:
+        panel = panels[tab["aria-controls"]]
+        assert panel["aria-labelledby"] == tab["id"]
+        assert ("hidden" in panel) == (tab["data-view"] != "scenario")
+    main = (STATIC / "js" / "main.js").read_text("utf-8")
+    table = re.search(r"^const VIEWS = \{ ([\w, ]+) \};$", main, re.M)
+    assert table and table.group(1).split(", ") == ids
+    for id_ in ids:
+        assert (WEB / "templates" / "web" / f"_{id_}.html").is_file()
+        assert (STATIC / "js" / "views" / f"{id_}.js").is_file()
+        assert f'import * as {id_} from "./views/{id_}.js";' in main
+
+
+def _select_values(text: str, id_: str) -> list[str]:
+    select = re.search(rf'<select id="{id_}"[^>]*>(.*?)</select>', text, re.S)
+    assert select, id_
+    return re.findall(r'<option value="([^"]*)"', select.group(1))
+
+
+def test_compare_inputs_are_the_options_of_the_compare_api(page, client):
+    """The compare view offers the options of POST /v1/compare as its OpenAPI document gives
+    them: each field a key of the request, the choices its enum, the defaults and ranges its
+    own (utilisation in per cent, starting at the example)."""
+    text = page[0]
+    request = client.get("/openapi.json").get_json()["components"]["schemas"]["Compare"]
+    keys = request["properties"]
+    fields = [f for section in compare_form() for f in section.fields]
+    assert {f.path for f in fields} == set(keys) - {"samples", "seed"}
+    for f in fields:
+        key = keys[f.path]
+        assert f'id="compare-{f.slug}-field"' in text and f'id="compare-{f.slug}-error"' in text
+        assert f'data-path="{f.path}"' in text
+        if "enum" in key:
+            assert f.kind == "choice"
+            choices = [c for c in key["enum"] if c is not None]
+            assert _select_values(text, f"compare-{f.slug}") == ["", *choices]
+        scale = 100 if f.kind == "percent" else 1
+        if "minimum" in key:
+            low, high = (f"{key[k] * scale:g}" for k in ("minimum", "maximum"))
+            assert f.range.strip("[(])").split(", ") == [low, high], f.path
+            assert f"range {f.range}" in f.hint
+        default = key.get("default")
+        if default is not None:
+            assert f.default == default
+            assert f'data-default="{default}"' in text
+    utilisation = next(f for f in fields if f.path == "utilisation")
+    assert utilisation.kind == "percent" and utilisation.range == "(0, 100]"
+    assert float(utilisation.initial) == keys["utilisation"]["example"] * 100
+    match = re.search(r'<input id="compare-utilisation"[^>]*>', text)
+    assert match and f'value="{utilisation.initial}"' in match.group(0)
+    assert 'data-range="(0, 100]"' in text
+    # No default: the empty choice says what it means.
+    empty = r'<select id="compare-{}"[^>]*>\s*<option value="">{}</option>'
+    assert re.search(empty.format("tier", "all tiers"), text)
+    assert re.search(empty.format("precision", "default: fp16"), text)
+    # The view's answer goes where its script draws it, and the table can scroll on its own.
+    for id_ in ("compare-verdict", "compare-status", "compare-table", "compare-show-all"):
+        assert f'id="{id_}"' in text
+    scroll = re.search(r'<div class="scroll"[^>]*id="compare-scroll"[^>]*>', text)
+    assert scroll and 'tabindex="0"' in scroll.group(0)
 
 
 def test_page_asks_for_a_key_when_keys_are_configured(tmp_path):

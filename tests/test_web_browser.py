@@ -4,9 +4,9 @@ The test starts the service itself (Werkzeug's threaded server on a free loopbac
 SQLite run store) and checks what a person would: the page loads with no console error and no
 request to another origin, shows the example's verdict, answers edits of the GPU count and the
 cloud price, puts the error of ``pue: 0.5`` beside the PUE field, saves a run that then appears
-in the runs list (and opens and downloads it), shows a fleet plan's verdict and frontier, and
-asks for a key when the service has API keys. Screenshots at 1280 and 375 px go to
-``test-artifacts/``.
+in the runs list (and opens and downloads it), shows a fleet plan's verdict and frontier,
+ranks the market in the compare tab in the words of ``costmodel compare``, and asks for a key
+when the service has API keys. Screenshots at 1280 and 375 px go to ``test-artifacts/``.
 
 Without Chromium, chromium-driver or Selenium the tests skip, except under CI (``CI`` set),
 where they fail: .ci/run installs all three.
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import io
 import json
 import os
 import shutil
@@ -27,9 +28,13 @@ from typing import Any
 
 import pytest
 import yaml
+from rich.console import Console
 
 from api import create_app
+from api.service import get_catalog
+from cli.tables import _unit_cost, print_compare
 from costmodel.formatting import fmt_months, fmt_share, fmt_usd, fmt_utilisation
+from scenarios.compare import compare, load_request
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -209,6 +214,7 @@ class Page:
         from selenium.webdriver.common.keys import Keys
 
         field = self.by_id(id_)
+        self.js("arguments[0].scrollIntoView({block: 'center'})", field)  # not under the verdict
         field.click()
         field.send_keys(Keys.CONTROL, "a")
         field.send_keys(Keys.DELETE)
@@ -301,15 +307,19 @@ def test_page_in_chromium(driver, tmp_path):
         values = [0, 0.4, 9.994, 12.5, 999.5, 1234.5, 12345.6, -52349, 1_234_567, None]
         shares = [0, 1, 0.0004, 0.3449, 0.5, 0.9968, 0.99996, 0.125, None]
         months = [0.04, 3.55, 12.0, None]
+        costs = [0.0689, 0.06893, 1.125, 2.4, 0.00001234, 99.95, 999.5, 1234.5, 12.5, None]
         formatted = page.d.execute_async_script(
-            """const [values, shares, months, done] = arguments;
+            """const [values, shares, months, costs, done] = arguments;
             import("/assets/js/format.js").then((f) => done({
               usd: values.map(f.fmtUsd), share: shares.map(f.fmtShare),
-              util: shares.map((s) => f.fmtUtilisation(s)), months: months.map(f.fmtMonths)}));""",
+              util: shares.map((s) => f.fmtUtilisation(s)), months: months.map(f.fmtMonths),
+              cost: costs.map(f.fmtUnitCost)}));""",
             values,
             shares,
             months,
+            costs,
         )
+        assert formatted["cost"] == [_unit_cost(v) for v in costs]
         assert formatted["usd"] == [fmt_usd(v) for v in values]
         assert formatted["share"] == [fmt_share(v) for v in shares]
         assert formatted["util"] == [fmt_utilisation(v) for v in shares]
@@ -420,6 +430,139 @@ def test_page_in_chromium(driver, tmp_path):
 
         _only_this_origin(page)
         assert time.monotonic() - started < 60
+
+
+def _cli_compare(server: Server, body: dict[str, Any]) -> list[str]:
+    """What ``costmodel compare`` prints for the request ``body``, line by line (the catalog
+    the server answers with)."""
+    with server.app.app_context():
+        result = compare(load_request(body), get_catalog())
+    console = Console(file=io.StringIO(), record=True, width=400, color_system=None)
+    print_compare(result, console, limit=25)
+    return console.export_text().splitlines()
+
+
+def _compare_sentence(server: Server, body: dict[str, Any]) -> str:
+    """The compare view's sentence for ``body``: the CLI's lines about the cheapest owned and
+    rented option and their break-even, each ended with a full stop; checked against the API's
+    answer to the same request."""
+    status, answer = server.api("POST", "/v1/compare", body)
+    assert status == 200, answer
+    lines = [
+        line
+        for line in _cli_compare(server, body)
+        if line.startswith(("Cheapest owned: ", "Cheapest rented: ", "Break-even utilisation"))
+    ]
+    assert len(lines) == 3
+    assert f" {answer['cheapest_buy']['id']} (own)" in lines[0]
+    assert f": {answer['cheapest_rent']['id']} (" in lines[1]
+    return " ".join(f"{line}." for line in lines)
+
+
+def test_compare_in_chromium(driver, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+
+    with Server(tmp_path) as server:
+        page = Page(driver, server)
+        started = time.monotonic()
+        rows = "return document.querySelectorAll('#compare-table tbody tr').length"
+
+        # The last tab, reached with the keyboard (left of the first), compares at once.
+        page.by_id("tab-scenario").send_keys(Keys.ARROW_LEFT)
+        page.wait(lambda: page.by_id("tab-compare").get_attribute("aria-selected") == "true")
+        assert page.js("return document.activeElement.id") == "tab-compare"
+        assert page.by_id("view-scenario").is_displayed() is False
+        assert page.settled("compare") == "idle"
+        assert page.by_id("compare-utilisation").get_attribute("value") == "50"
+        assert page.text("compare-verdict") == _compare_sentence(server, {"utilisation": 0.5})
+        status, answer = server.api("POST", "/v1/compare", {"utilisation": 0.5})
+        options = answer["options"]
+
+        # The 25 cheapest, in the API's order and the CLI's words; all of them on request.
+        assert page.js(rows) == 25 < len(options)
+        cli = _cli_compare(server, {"utilisation": 0.5})
+        first = page.js(
+            "return [...document.querySelectorAll('#compare-table tbody tr:first-child > *')]"
+            ".map((c) => c.textContent)"
+        )
+        best = options[0]
+        name = f"{best['gpu_count']} x {best['id']}" if best["side"] == "buy" else best["id"]
+        assert first[:2] == ["1", name + (" †" if _peaks(best) else "")]
+        assert first[3] == _unit_cost(best["cost_per_reference_gpu_hour"]["p50"])
+        row = next(line for line in cli if line.split()[:1] == ["1"] and first[1] in line)
+        assert first[3] in row and first[5] in row  # the CLI's P50 and price
+        peaks = page.by_id("compare-peaks")
+        assert peaks.is_displayed() == any(_peaks(o) for o in options[:25])
+        if peaks.is_displayed():
+            assert page.text("compare-peaks") in cli  # the CLI's footnote, word for word
+        page.by_id("compare-show-all").click()
+        page.wait(lambda: page.js(rows) == len(options), "every option")
+        assert page.by_id("compare-show-all").get_attribute("aria-expanded") == "true"
+        page.by_id("compare-show-all").click()
+        page.wait(lambda: page.js(rows) == 25, "the 25 cheapest again")
+
+        # Another utilisation, another answer: one request once the typing stops.
+        before = page.text("compare-verdict")
+        page.collect()
+        sent = len(_compare_requests(page))
+        page.type("compare-utilisation", "10")
+        assert page.settled("compare") == "idle"
+        sentence = _compare_sentence(server, {"utilisation": 0.1})
+        assert page.text("compare-verdict") == sentence != before
+        page.collect()
+        requests = _compare_requests(page)
+        assert len(requests) == sent + 1
+        assert json.loads(requests[-1]["postData"]) == {"utilisation": 0.1}  # the same request
+
+        # A memory below the API's range: its error beside the field, the answer kept.
+        page.type("compare-min-memory-gb", "0.1")
+        assert page.settled("compare") == "invalid"
+        error = page.by_id("compare-min-memory-gb-error")
+        assert error.is_displayed() and "0.5" in error.text and "512" in error.text
+        assert page.by_id("compare-min-memory-gb").get_attribute("aria-invalid") == "true"
+        assert page.text("compare-verdict") == sentence
+        assert page.by_id("compare-utilisation-error").is_displayed() is False
+        # A utilisation over 100 %: the page's own error, in per cent; nothing is sent.
+        page.type("compare-utilisation", "150")
+        page.wait(lambda: "100" in page.text("compare-utilisation-error"), "the % error")
+        assert page.by_id("view-compare").get_attribute("data-status") == "invalid"
+        page.type("compare-utilisation", "10")
+        page.type("compare-min-memory-gb", "24")
+        assert page.settled("compare") == "idle"
+        assert page.by_id("compare-min-memory-gb-error").is_displayed() is False
+        body = {"utilisation": 0.1, "min_memory_gb": 24}
+        assert page.text("compare-verdict") == _compare_sentence(server, body)
+        assert "left out by the minimum memory" in page.text("compare-notes")
+        errors = page.errors()  # the browser's note of the 422 that refused 0.1 GB
+        assert len(errors) == 1 and "/v1/compare" in errors[0] and "422" in errors[0]
+
+        # At 375 px the table scrolls in its box; the page does not scroll sideways.
+        page.screenshot("web-compare", 1280)
+        page.screenshot("web-compare-phone", 375)
+        page.viewport(375, 800)
+        time.sleep(0.2)
+        assert page.js("return document.documentElement.scrollWidth") <= 375
+        box = page.by_id("compare-scroll")
+        assert box.get_property("scrollWidth") > box.get_property("clientWidth")
+        page.viewport(1280, 900)
+
+        _only_this_origin(page)
+        assert time.monotonic() - started < 30
+
+
+def _compare_requests(page: Page) -> list[dict[str, Any]]:
+    """The requests to POST /v1/compare the page has sent so far (after ``page.collect()``)."""
+    return [
+        r["params"]["request"]
+        for r in page.requests
+        if r["method"] == "Network.requestWillBeSent"
+        and r["params"]["request"]["url"].endswith("/v1/compare")
+        and r["params"]["request"]["method"] == "POST"
+    ]
+
+
+def _peaks(option: dict[str, Any]) -> bool:
+    return any(w["code"] == "throughput_from_peaks" for w in option["warnings"])
 
 
 def test_page_asks_for_the_api_key(driver, tmp_path):

@@ -13,7 +13,11 @@ Kinds of field:
 - ``uncertain``: low / likely / high inputs: likely alone is a fixed number, low and high alone
   a uniform distribution, all three a triangular one (a PERT distribution stays PERT);
 - ``levels``: ``utilisation`` as start / stop / step;
-- ``counts``: a ``{min, max}`` range of candidate counts (``own.servers``).
+- ``counts``: a ``{min, max}`` range of candidate counts (``own.servers``);
+- ``percent``: one input in per cent for a share of the request (``utilisation``: 50 is 0.5).
+
+The compare view's inputs (:func:`compare_form`) are the options of ``POST /v1/compare``,
+completed the same way from its request schema (:class:`scenarios.compare.CompareSchema`).
 """
 
 from __future__ import annotations
@@ -23,10 +27,13 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
+from marshmallow import missing, validate
+
 from costmodel.formatting import fmt_number
+from scenarios.compare import CompareSchema
 from scenarios.jsonschema import scenario_json_schema
 
-__all__ = ["FORMS", "Field", "Section", "form"]
+__all__ = ["COMPARE", "FORMS", "Field", "Section", "compare_form", "form"]
 
 #: The inputs of each part of a kind of field, in the order shown.
 PARTS = {
@@ -46,12 +53,16 @@ class Field:
     note: str = ""
     #: Words replacing the schema's description.
     words: str = ""
-    #: Read from the schema by :func:`form`:
+    #: The empty choice of a ``choice`` field when the schema has no default ("all tiers").
+    empty: str = ""
+    #: Read from the schema by :func:`form` (or :func:`compare_form`):
     description: str = ""
     unit: str = ""
     range: str = ""
     default: Any = None
     choices: tuple[str, ...] = field(default_factory=tuple)
+    #: The value the input starts with (a required key without a default: its example).
+    initial: Any = None
 
     @property
     def slug(self) -> str:
@@ -274,3 +285,75 @@ def form(kind: str) -> tuple[Section, ...]:
     return tuple(
         Section(s.title, tuple(_completed(kind, f) for f in s.fields)) for s in FORMS[kind]
     )
+
+
+#: The options of a comparison (``POST /v1/compare``) the compare view offers; ``samples`` and
+#: ``seed`` keep their defaults.
+COMPARE = (
+    Section(
+        "The question",
+        (
+            Field(
+                "utilisation",
+                "Utilisation",
+                "percent",
+                words="the share of wall-clock hours the GPUs work (50 is half the time)",
+            ),
+            Field("precision", "Precision", "choice"),
+            Field("horizon_months", "Horizon", "integer"),
+        ),
+    ),
+    Section(
+        "Which options",
+        (
+            Field("min_memory_gb", "Minimum GPU memory", "number", note="empty: every GPU"),
+            Field(
+                "tier",
+                "Provider tier",
+                "choice",
+                empty="all tiers",
+                note="owned options are not filtered",
+            ),
+        ),
+    ),
+)
+
+#: What a ``percent`` field's value is multiplied by on the page (the request holds a share).
+PERCENT = 100
+
+
+def _bounds(node: Any, scale: float) -> str:
+    """The range of a request option as "[1, 240]" or "(0, 100]", times ``scale``."""
+    rng = next((v for v in node.validators if isinstance(v, validate.Range)), None)
+    if rng is None or rng.min is None or rng.max is None:
+        return ""
+    left = "[" if rng.min_inclusive else "("
+    right = "]" if rng.max_inclusive else ")"
+    return f"{left}{_num(rng.min * scale)}, {_num(rng.max * scale)}{right}"
+
+
+def _compare_completed(f: Field) -> Field:
+    node = CompareSchema().fields[f.path]
+    text = node.metadata.get("description", "")
+    unit = "[%]" if f.kind == "percent" else _unit({"description": text})
+    scale = PERCENT if f.kind == "percent" else 1
+    choices = next((v.choices for v in node.validators if isinstance(v, validate.OneOf)), ())
+    default = None if node.load_default is missing else node.load_default
+    example = node.metadata.get("example")
+    return replace(
+        f,
+        description=f.words or text.removesuffix(unit).strip(),
+        unit=unit,
+        range="" if f.kind == "choice" else _bounds(node, scale),
+        default=default,
+        choices=tuple(choices),
+        initial=_num(example * scale) if node.required and example is not None else None,
+    )
+
+
+@cache
+def compare_form() -> tuple[Section, ...]:
+    """The sections of the compare view's form, every field completed from the request schema
+    of ``POST /v1/compare`` (its choices, range, default; a required option starts at its
+    example)."""
+    return tuple(Section(s.title, tuple(_compare_completed(f) for f in s.fields)) for s in COMPARE)

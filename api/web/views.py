@@ -1,8 +1,9 @@
 """``GET /``: the service's web page, and its scripts and style sheets under ``/assets/``.
 
 The page edits a scenario or a fleet plan (a form for the common inputs, a YAML editor for the
-whole format) and shows the answer as one types, through the API's own endpoints
-(``POST /v1/evaluate``, ``POST /v1/plans``, ``/v1/runs``, ``/v1/catalog``). It arrives with an
+whole format), or the options of a market comparison, and shows the answer as one types,
+through the API's own endpoints (``POST /v1/evaluate``, ``POST /v1/plans``,
+``POST /v1/compare``, ``/v1/runs``, ``/v1/catalog``). It arrives with an
 example already evaluated, so the verdict is in the HTML before any script runs. Every asset is
 served from this package: the page makes no request to another origin, and its
 Content-Security-Policy forbids any.
@@ -26,7 +27,7 @@ from pricing import Catalog, load_catalog
 from scenarios import evaluate
 
 from ..openapi import scenario_examples
-from .form import FORMS, form
+from .form import FORMS, compare_form, form
 
 __all__ = ["DEFAULT_EXAMPLES", "VIEWS", "blp"]
 
@@ -40,7 +41,7 @@ blp = Blueprint(
 
 #: The page's views, in tab order: (id, tab label). A view ``x`` is the template
 #: ``web/_x.html`` and the script ``static/js/views/x.js``.
-VIEWS = (("scenario", "Scenario"), ("plan", "Fleet plan"))
+VIEWS = (("scenario", "Scenario"), ("plan", "Fleet plan"), ("compare", "Compare"))
 
 #: The example each view opens with (``scenarios/examples/<name>.yaml``).
 DEFAULT_EXAMPLES = {
@@ -117,7 +118,7 @@ def index() -> Response:
         "web/index.html",
         boot=boot,
         views=VIEWS,
-        forms={kind: form(kind) for kind in FORMS},
+        forms={**{kind: form(kind) for kind in FORMS}, "compare": compare_form()},
         verdict=result["verdict"],
         initial_text=next(e["text"] for e in examples if e["name"] == DEFAULT_EXAMPLES[kind]),
         auth_required=boot["auth_required"],

@@ -24,8 +24,8 @@ const PRICES = {
   reserved_3y: "reserved_3y_usd_per_hour",
 };
 
-/** A field of the form, found by its container's data-path. */
-class Field {
+/** A field of the form, found by its container's data-path (also the compare view's). */
+export class Field {
   constructor(root) {
     this.root = root;
     this.path = root.dataset.path;

@@ -1,6 +1,7 @@
 // Numbers as the reports write them: a port of costmodel/formatting.py (fmt_usd, fmt_share,
-// fmt_utilisation, fmt_months, fmt_number). tests/test_web_browser.py compares both on the same
-// values.
+// fmt_utilisation, fmt_months, fmt_number) and of the cost per reference GPU-hour of
+// `costmodel compare` (cli/tables.py _unit_cost). tests/test_web_browser.py compares both on
+// the same values.
 
 export const DASH = "\u2014";
 export const NEVER = "never";
@@ -64,6 +65,50 @@ export function fmtUtilisation(u, none = NEVER) {
 /** A duration [month] with one decimal; no value -> "never" (not within the horizon). */
 export function fmtMonths(t) {
   return missing(t) ? NEVER : t.toFixed(1);
+}
+
+/**
+ * Python's format(x, "g") with `precision` significant figures (",g" with `grouping`): the
+ * exact value rounded half to even, trailing zeros dropped, an exponent below 1e-4 or from
+ * 10**precision.
+ */
+export function formatG(x, precision = 6, grouping = false) {
+  if (missing(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  const sign = x < 0 || Object.is(x, -0) ? "-" : "";
+  if (x === 0) return `${sign}0`;
+  // The value's decimal digits (100 of them: every digit of a double near a tie).
+  const [mantissa, e] = Math.abs(x).toExponential(99).split("e");
+  const digits = mantissa.replace(".", "");
+  let exp = Number(e);
+  let head = digits.slice(0, precision);
+  const rest = digits.slice(precision);
+  const tie = rest[0] === "5" && !/[1-9]/.test(rest.slice(1));
+  if (rest[0] > "5" || (rest[0] === "5" && (!tie || Number(head.at(-1)) % 2 === 1))) {
+    head = (BigInt(head) + 1n).toString();
+    if (head.length > precision) {
+      head = head.slice(0, precision);
+      exp += 1;
+    }
+  }
+  if (exp < -4 || exp >= precision) {
+    const fraction = head.slice(1).replace(/0+$/, "");
+    const power = `${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+    return `${sign}${head[0]}${fraction ? `.${fraction}` : ""}e${power}`;
+  }
+  const padded = exp < 0 ? "0".repeat(-exp) + head : head.padEnd(exp + 1, "0");
+  const point = Math.max(exp, 0) + 1;
+  let whole = padded.slice(0, point);
+  const fraction = padded.slice(point).replace(/0+$/, "");
+  if (grouping) whole = whole.replace(/\B(?=(\d{3})+$)/g, ",");
+  return `${sign}${whole}${fraction ? `.${fraction}` : ""}`;
+}
+
+/** Cost per reference GPU-hour [USD] to three significant figures: "$0.0689", "$2.4";
+ * from $1,000 as money; no value -> "—". */
+export function fmtUnitCost(x) {
+  if (missing(x)) return DASH;
+  return x < 1000 ? `$${formatG(x, 3, true)}` : fmtUsd(x);
 }
 
 /** A plain number without false precision: "4", "1,500", "0.10", "3.06". */

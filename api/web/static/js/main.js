@@ -1,19 +1,22 @@
-// The page's entry point: one editor per view, the tabs between views, the catalog for the
-// selects, the API key and the saved runs.
+// The page's entry point: one editor per document view, the compare view, the tabs between
+// views, the catalog for the selects, the API key and the saved runs.
 
 import { api, apiKey, auth, setApiKey } from "./api.js";
 import { Editor } from "./editor.js";
 import { Runs } from "./runs.js";
+import * as compare from "./views/compare.js";
 import * as plan from "./views/plan.js";
 import * as scenario from "./views/scenario.js";
 
 // The views, in the order of the tabs (api/web/views.py VIEWS), each a template
 // web/_<id>.html and a module here. A view that edits one document gives the Editor its `kind`
-// and `render(result, view)`; a comparison view, to come, joins both lists with its own module.
-const VIEWS = { scenario, plan };
+// and `render(result, view)`; a view with inputs of its own (compare) exports `create(view)`,
+// a controller with `loaded`, `start()` (the first time it is shown) and `schedule()`.
+const VIEWS = { scenario, plan, compare };
 
 const boot = JSON.parse(document.getElementById("boot").textContent);
-const editors = {};
+const editors = {}; // the document views' Editors
+const controllers = {}; // every view's: its Editor, or the controller of its own module
 const tabs = [...document.querySelectorAll('[role="tab"]')];
 
 function examples(kind) {
@@ -31,7 +34,9 @@ function activate(id, { focus = false } = {}) {
   }
   if (location.hash !== `#${id}`) history.replaceState(null, "", `#${id}`);
   const editor = editors[id];
-  if (!editor.loaded) {
+  if (!editor) {
+    controllers[id].start();
+  } else if (!editor.loaded) {
     const first = examples(id).find((e) => e.name === boot.defaults[id]) || examples(id)[0];
     editor.view.querySelector('[data-role="example"]').value = first.name;
     editor.loadText(first.text);
@@ -59,7 +64,7 @@ function setupExamples(editor) {
   });
 }
 
-function setupAuth(editorsList, runs) {
+function setupAuth(views, runs) {
   const box = document.getElementById("auth");
   const input = document.getElementById("api-key");
   const status = document.getElementById("api-key-status");
@@ -71,7 +76,7 @@ function setupAuth(editorsList, runs) {
     status.textContent = input.value.trim()
       ? "The key is sent with each request."
       : "Enter the API key of this service.";
-    for (const editor of editorsList) if (editor.loaded) editor.schedule();
+    for (const view of views) if (view.loaded) view.schedule();
     runs.refresh();
   };
   input.addEventListener("input", () => {
@@ -126,8 +131,12 @@ function start() {
   });
   for (const [id, module] of Object.entries(VIEWS)) {
     const view = document.getElementById(`view-${id}`);
+    if (module.create) {
+      controllers[id] = module.create(view);
+      continue;
+    }
     const editor = new Editor(view, module.kind, module.render);
-    editors[id] = editor;
+    editors[id] = controllers[id] = editor;
     setupExamples(editor);
     runs.actions(view, editor);
   }
@@ -136,7 +145,7 @@ function start() {
   first.view.querySelector('[data-role="example"]').value = initial.name;
   first.loadText(initial.text, boot.initial.result);
   setupTabs();
-  setupAuth(Object.values(editors), runs);
+  setupAuth(Object.values(controllers), runs);
   const wanted = location.hash.slice(1);
   activate(VIEWS[wanted] ? wanted : boot.initial.kind);
   loadCatalog();

@@ -1,0 +1,441 @@
+// The compare view: every owned and rented option of the catalog ranked by cost per reference
+// GPU-hour at one utilisation (POST /v1/compare). The answer is worded as `costmodel compare`
+// words it (cli/tables.py print_compare): the cheapest owned and rented option and the
+// break-even between them, then the options cheapest first (the TOP cheapest until "show all"),
+// a † on those whose speed comes from peak ratios. The inputs are the request's options; the
+// request is sent a moment after each edit (debounced; a stale request is aborted) and the
+// API's errors are shown beside the field their path names.
+
+import { api, ApiError } from "../api.js";
+import { DEBOUNCE_MS, Field } from "../editor.js";
+import { fmtNumber, fmtShare, fmtUnitCost, fmtUsd, fmtUtilisation, formatG } from "../format.js";
+import { el } from "../render.js";
+
+export const ENDPOINT = "/v1/compare";
+/** Rows shown until "show all". */
+export const TOP = 25;
+/** A `percent` field's value over its share in the request. */
+const PERCENT = 100;
+/** The CLI's footnote to the † mark. */
+export const PEAKS_NOTE =
+  "\u2020 speed from the ratio of peak figures, not measured training throughput: it can " +
+  "overstate real speed (give relative_throughput in a scenario to check).";
+
+/** "4 x rtx-4090" (owned) or the instance id, as the CLI names an option. */
+export function optionName(o) {
+  return o.side === "buy" ? `${o.gpu_count} x ${o.id}` : o.id;
+}
+
+/** "own", or the pricing model in words ("on demand"). */
+export function pricingName(o) {
+  return o.side === "buy" ? "own" : o.pricing.replaceAll("_", " ");
+}
+
+/** True when the option's speed comes from the ratio of peak figures. */
+export function fromPeaks(o) {
+  return (o.warnings || []).some((w) => w.code === "throughput_from_peaks");
+}
+
+/** The lines after the CLI's table: the cheapest owned and rented option, their break-even. */
+export function summary(result) {
+  const lines = [];
+  for (const [label, o] of [
+    ["owned", result.cheapest_buy],
+    ["rented", result.cheapest_rent],
+  ]) {
+    lines.push(
+      o
+        ? `Cheapest ${label}: ${optionName(o)} (${pricingName(o)}), ` +
+            `${fmtUnitCost(o.cost_per_reference_gpu_hour.p50)} per reference GPU-hour`
+        : `Cheapest ${label}: none`,
+    );
+  }
+  const be = result.breakeven_utilisation;
+  if (be)
+    lines.push(
+      `Break-even utilisation between them: ${fmtUtilisation(be.p50)} ` +
+        `(P10\u2013P90 ${fmtUtilisation(be.p10)}\u2013${fmtUtilisation(be.p90)})`,
+    );
+  return lines;
+}
+
+/** The CLI's title line: what was compared and how. */
+function heading(result) {
+  const r = result.request;
+  const tier = r.tier ? `, ${r.tier} instances` : "";
+  const memory =
+    r.min_memory_gb === null || r.min_memory_gb === undefined
+      ? ""
+      : `, at least ${formatG(r.min_memory_gb)} GB`;
+  return (
+    `Cost per reference GPU-hour at ${fmtUtilisation(r.utilisation)} utilisation ` +
+    `(${r.precision}, ${r.horizon_months} months${tier}${memory}; samples ` +
+    `${fmtNumber(r.samples)}, seed ${r.seed}, catalog ${result.catalog.version}; one ` +
+    `reference GPU-hour is an hour of ${result.reference_gpu}).`
+  );
+}
+
+function fromCatalog(o) {
+  return String(o.price_source || "").startsWith("catalog");
+}
+
+function price(o) {
+  const text = o.side === "buy" ? fmtUsd(o.price_usd) : `${fmtUnitCost(o.price_usd)}/h`;
+  return text + (fromCatalog(o) ? "" : "*");
+}
+
+function same(a, b) {
+  return (
+    Boolean(a && b) &&
+    a.side === b.side &&
+    a.id === b.id &&
+    a.pricing === b.pricing &&
+    a.gpu_count === b.gpu_count
+  );
+}
+
+/** "Must be greater than 0 and less than or equal to 100." for the range "(0, 100]". */
+function outside(range) {
+  const m = /^([[(])\s*(-?[\d.,]+),\s*(-?[\d.,]+)\s*([\])])$/.exec(range || "");
+  if (!m) return null;
+  const low = Number(m[2].replaceAll(",", ""));
+  const high = Number(m[3].replaceAll(",", ""));
+  const openLow = m[1] === "(";
+  const openHigh = m[4] === ")";
+  const words =
+    `Must be greater than${openLow ? "" : " or equal to"} ${m[2]} and ` +
+    `less than${openHigh ? "" : " or equal to"} ${m[3]}.`;
+  return (x) =>
+    x < low || (openLow && x === low) || x > high || (openHigh && x === high) ? words : null;
+}
+
+class Compare {
+  /** `view`: the view's <section>. */
+  constructor(view) {
+    this.view = view;
+    const q = (role) => view.querySelector(`[data-role="${role}"]`);
+    this.fields = [...view.querySelectorAll("[data-path]")].map((node) => new Field(node));
+    this.verdict = q("verdict");
+    this.status = q("status");
+    this.problems = q("problems");
+    this.results = q("results");
+    this.about = q("about");
+    this.table = q("ranking");
+    this.peaks = q("peaks");
+    this.notes = q("notes");
+    this.uncertainty = q("uncertainty");
+    this.ruledOut = q("ruled-out");
+    this.toggle = view.querySelector('[data-action="show-all"]');
+    this.result = null;
+    this.showAll = false;
+    this.timer = null;
+    this.controller = null;
+    this.seq = 0;
+    this.fieldErrors = new Map(); // the page's own: not a number, a per cent out of range
+    this.loaded = false;
+    for (const field of this.fields) {
+      field.input.addEventListener(field.input.tagName === "SELECT" ? "change" : "input", () =>
+        this.changed(field),
+      );
+      const shown = field.root.dataset.default;
+      if (field.input.tagName === "INPUT" && shown !== undefined) field.input.placeholder = shown;
+    }
+    this.toggle.addEventListener("click", () => {
+      this.showAll = !this.showAll;
+      this.drawTable();
+    });
+  }
+
+  /** The first time the view is shown: compare at once. */
+  start() {
+    if (this.loaded) return;
+    this.loaded = true;
+    for (const field of this.fields) this.check(field);
+    if (this.fieldErrors.size) this.schedule();
+    else this.evaluate();
+  }
+
+  // --- the request ------------------------------------------------------------------------
+
+  /** The field's value in the request (undefined: left out, the default); throws Error with
+   * the page's own message for text that is not a number or a share out of range. */
+  value(field) {
+    const raw = field.input.value.trim();
+    if (field.kind === "choice" || raw === "") return raw === "" ? undefined : raw;
+    const x = Number(raw);
+    if (!Number.isFinite(x)) throw new Error(`${JSON.stringify(raw)} is not a number`);
+    if (field.kind !== "percent") return x;
+    const problem = outside(field.root.dataset.range);
+    const message = problem && problem(x);
+    if (message) throw new Error(message);
+    return Number((x / PERCENT).toPrecision(12));
+  }
+
+  /** The request the inputs describe. */
+  body() {
+    const body = {};
+    for (const field of this.fields) {
+      const value = this.value(field);
+      if (value !== undefined) body[field.path] = value;
+    }
+    return body;
+  }
+
+  /** Check `field`'s text; true when it can be sent. */
+  check(field) {
+    try {
+      this.value(field);
+    } catch (exc) {
+      this.fieldErrors.set(field.path, exc.message);
+      field.setError([exc.message]);
+      return false;
+    }
+    if (this.fieldErrors.delete(field.path)) field.setError([]);
+    return true;
+  }
+
+  changed(field) {
+    if (!this.check(field)) {
+      this.abort();
+      this.setStatus("invalid", `${field.path}: ${this.fieldErrors.get(field.path)}`);
+      return;
+    }
+    this.schedule();
+  }
+
+  // --- evaluation -------------------------------------------------------------------------
+
+  abort() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    if (this.controller) this.controller.abort();
+    this.controller = null;
+  }
+
+  /** Compare DEBOUNCE_MS after the last edit; a request under way is aborted. */
+  schedule() {
+    this.abort();
+    if (this.fieldErrors.size) {
+      const [path, message] = this.fieldErrors.entries().next().value;
+      this.setStatus("invalid", `${path}: ${message}`);
+      return;
+    }
+    this.setStatus("pending", "Comparing\u2026");
+    this.timer = setTimeout(() => this.evaluate(), DEBOUNCE_MS);
+  }
+
+  async evaluate() {
+    this.abort();
+    const controller = new AbortController();
+    this.controller = controller;
+    const seq = ++this.seq;
+    this.setStatus("busy", "Comparing\u2026");
+    try {
+      const result = await api(ENDPOINT, {
+        method: "POST",
+        body: this.body(),
+        signal: controller.signal,
+      });
+      if (seq !== this.seq) return;
+      this.show(result);
+    } catch (exc) {
+      if (exc.name === "AbortError" || seq !== this.seq) return;
+      this.failed(exc);
+    } finally {
+      if (this.controller === controller) this.controller = null;
+    }
+  }
+
+  show(result) {
+    this.result = result;
+    this.showErrors([]);
+    this.results.classList.remove("stale");
+    this.render(result);
+    const r = result.request;
+    this.setStatus(
+      "idle",
+      `Up to date: ${fmtNumber(result.options.length)} options, ${fmtNumber(r.samples)} draws ` +
+        `each, seed ${r.seed}, catalog ${result.catalog.version}.`,
+    );
+  }
+
+  failed(exc) {
+    this.results.classList.add("stale");
+    if (!(exc instanceof ApiError)) {
+      this.setStatus(
+        "error",
+        `The service did not answer (${exc.message}); the answer shown is for earlier inputs.`,
+      );
+      return;
+    }
+    if (exc.status === 401) {
+      this.setStatus("error", "This service needs an API key: enter it at the top of the page.");
+      return;
+    }
+    const errors = exc.errors.length ? exc.errors : [{ path: "", message: exc.message }];
+    this.showErrors(errors);
+    const count = `${errors.length} problem${errors.length === 1 ? "" : "s"}`;
+    this.setStatus(
+      "invalid",
+      `${count} to fix (shown beside the inputs); the answer shown is for the last valid inputs.`,
+    );
+  }
+
+  /** Each API error beside the field its path names; every one in the list under the answer. */
+  showErrors(errors) {
+    const byField = new Map();
+    for (const error of errors) {
+      const path = String(error.path || "");
+      const field = this.fields.find((f) => path && f.owns(path));
+      if (!field) continue;
+      if (!byField.has(field)) byField.set(field, []);
+      const inner = path === field.path ? "" : `${path.slice(field.path.length + 1)}: `;
+      byField.get(field).push(inner + error.message);
+    }
+    for (const field of this.fields) {
+      if (!this.fieldErrors.has(field.path)) field.setError(byField.get(field) || []);
+    }
+    this.problems.replaceChildren();
+    this.problems.hidden = !errors.length;
+    if (errors.length) {
+      this.problems.append(
+        el(
+          "ul",
+          {},
+          ...errors.map((e) => el("li", {}, e.path ? `${e.path}: ${e.message}` : e.message)),
+        ),
+      );
+    }
+  }
+
+  setStatus(state, text) {
+    this.view.dataset.status = state;
+    this.results.setAttribute("aria-busy", String(state === "busy" || state === "pending"));
+    this.status.textContent = text;
+  }
+
+  // --- the answer -------------------------------------------------------------------------
+
+  render(result) {
+    // One line each, as the CLI prints them; a full stop ends each for the screen reader.
+    this.verdict.replaceChildren(
+      ...summary(result).flatMap((line, i) => [
+        ...(i ? [" "] : []),
+        el("span", { class: "line" }, `${line}.`),
+      ]),
+    );
+    const uncertainty = Object.entries(result.uncertainty || {})
+      .map(([key, spread]) => `${key} \u00b1${fmtShare(spread)}`)
+      .join(", ");
+    this.about.textContent =
+      `${heading(result)} Highlighted: the cheapest owned and rented option.`;
+    this.uncertainty.textContent =
+      "P10\u2013P90 span the draws of a triangular uncertainty around each catalog value" +
+      `${uncertainty ? ` (${uncertainty})` : ""}.`;
+    this.drawTable();
+    this.drawRuledOut(result.ruled_out || []);
+  }
+
+  drawTable() {
+    const result = this.result;
+    if (!result) return;
+    const options = result.options;
+    const shown = this.showAll ? options : options.slice(0, TOP);
+    const head = el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        el("th", { scope: "col", class: "num" }, "#"),
+        el("th", { scope: "col" }, "Option"),
+        el("th", { scope: "col" }, "Own or rent"),
+        el("th", { scope: "col", class: "num" }, "P50 [USD]"),
+        el("th", { scope: "col", class: "num" }, "P10\u2013P90 [USD]"),
+        el("th", { scope: "col", class: "num" }, "Price"),
+      ),
+    );
+    const best = (o) => same(o, result.cheapest_buy) || same(o, result.cheapest_rent);
+    const body = el(
+      "tbody",
+      {},
+      ...shown.map((o, i) => {
+        const c = o.cost_per_reference_gpu_hour;
+        return el(
+          "tr",
+          { class: `side-${o.side}${best(o) ? " best" : ""}` },
+          el("td", { class: "num" }, String(i + 1)),
+          el(
+            "th",
+            { scope: "row", class: "option" },
+            optionName(o) + (fromPeaks(o) ? " \u2020" : ""),
+          ),
+          el(
+            "td",
+            { class: "side" },
+            el("span", { class: `side-tag ${o.side}` }, o.side === "buy" ? "own" : "rent"),
+            o.side === "buy" ? null : ` ${pricingName(o)}`,
+          ),
+          el("td", { class: "num" }, fmtUnitCost(c.p50)),
+          el("td", { class: "num" }, `${fmtUnitCost(c.p10)}\u2013${fmtUnitCost(c.p90)}`),
+          el("td", { class: "num" }, price(o)),
+        );
+      }),
+    );
+    const caption = this.table.querySelector("caption");
+    this.table.replaceChildren(...[caption, head, body].filter(Boolean));
+
+    this.peaks.textContent = PEAKS_NOTE;
+    this.peaks.hidden = !shown.some(fromPeaks);
+    const r = result.request;
+    const notes = [`${fmtNumber(options.length)} options`];
+    if (options.length > shown.length)
+      notes.push(`the ${fmtNumber(shown.length)} cheapest shown`);
+    if (r.min_memory_gb !== null && r.min_memory_gb !== undefined)
+      notes.push(`${fmtNumber(result.left_out_by_min_memory)} left out by the minimum memory`);
+    if ((result.ruled_out || []).length)
+      notes.push(`${fmtNumber(result.ruled_out.length)} ruled out (listed below)`);
+    if (shown.some((o) => !fromCatalog(o))) notes.push("* price from the service's prices file");
+    this.notes.textContent = `${notes.join("; ")}.`;
+    this.toggle.hidden = options.length <= TOP;
+    this.toggle.setAttribute("aria-expanded", String(this.showAll));
+    this.toggle.textContent = this.showAll
+      ? `Show the ${TOP} cheapest`
+      : `Show all ${fmtNumber(options.length)} options`;
+  }
+
+  drawRuledOut(items) {
+    const head = el(
+      "thead",
+      {},
+      el(
+        "tr",
+        {},
+        el("th", { scope: "col" }, "Option"),
+        el("th", { scope: "col" }, "Own or rent"),
+        el("th", { scope: "col" }, "Why"),
+      ),
+    );
+    const body = el(
+      "tbody",
+      {},
+      ...items.map((o) =>
+        el(
+          "tr",
+          {},
+          el("th", { scope: "row", class: "option" }, optionName(o)),
+          el("td", {}, o.side === "buy" ? "own" : `rent ${pricingName(o)}`),
+          el("td", {}, o.reason),
+        ),
+      ),
+    );
+    const caption = this.ruledOut.querySelector("caption");
+    this.ruledOut.replaceChildren(...[caption, head, body].filter(Boolean));
+    this.ruledOut.closest("details").hidden = !items.length;
+  }
+}
+
+/** The view's controller: `loaded`, `start()` when first shown, `schedule()` to ask again. */
+export function create(view) {
+  return new Compare(view);
+}
