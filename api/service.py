@@ -93,9 +93,9 @@ def _check_limits(document: Scenario | Plan, samples: int | None) -> None:
     """
     given = document.samples if samples is None else samples
     samples_path = "simulation.samples" if samples is None else "query.samples"
-    wanted = given  # the most draws: doubling toward simulation.target_halfwidth may add more
-    if isinstance(document, Scenario) and document.max_draws(samples) > given:
-        wanted, samples_path = document.max_draws(samples), "simulation.max_samples"
+    wanted = document.max_draws(samples)  # doubling toward a target may add draws
+    if wanted > given:
+        samples_path = "simulation.max_samples"
     if isinstance(document, Plan):
         horizon, width = document.inputs.horizon_months, document.inputs.candidates
         what, where = "candidates", "own.servers"

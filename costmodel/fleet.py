@@ -63,10 +63,9 @@ class FleetSimulation:
 
     ``servers``, ``instances`` (C,) [count]; ``cost`` (C, S) [USD, present value];
     ``share_owned`` (C, S) [-], sum A_m / sum W_m; ``owned_utilisation`` (C, S) [-],
-    sum A_m / (H C), 0 without servers; ``cloud`` (S,) [USD], the cost of S = K = 0; ``split``
-    (3, H) [reference GPU-hours/month], the mean owned, reserved and burst work of each month for
-    the candidate at index ``split_of``; ``draws`` every input by name and ``sample`` the ranks
-    the sampler knew.
+    sum A_m / (H C), 0 without servers; ``cloud`` (S,) [USD], the cost of S = K = 0; ``draws``
+    every input by name and ``sample`` the ranks the sampler knew (:func:`work_split` gives a
+    candidate's monthly work split from them).
     """
 
     inputs: PlanInputs

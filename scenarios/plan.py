@@ -23,7 +23,7 @@ from pricing import Catalog
 from .advice import advise
 from .distspec import to_spec
 from .errors import ScenarioError
-from .resolve import Resolved, document_key, resolve
+from .resolve import Keyed, Resolved, resolve, with_sampling
 from .schema import BurstSchema, ReserveSchema
 
 __all__ = ["Plan", "evaluate_plan", "resolve_plan"]
@@ -43,7 +43,7 @@ _PLAN_PATH = {
 
 
 @dataclass(frozen=True)
-class Plan:
+class Plan(Keyed):
     """A validated plan resolved against a catalog, ready to evaluate.
 
     ``document`` is the plan with every default filled in (itself a valid plan).
@@ -68,14 +68,10 @@ class Plan:
     def seed(self) -> int:
         return self.inputs.seed
 
-    def key(self, samples: int | None = None, seed: int | None = None) -> str:
-        """SHA-256 of the resolved plan, seed, samples and catalog version (cache key)."""
-        return document_key(
-            self.document,
-            self.catalog.version,
-            samples or self.samples,
-            self.seed if seed is None else seed,
-        )
+    def max_draws(self, samples: int | None = None) -> int:
+        """The most draws an evaluation makes [draw]: ``samples``, else the plan's (a plan does
+        not double its draws toward a target)."""
+        return samples or self.samples
 
 
 def _renamed(path: str, sides: Mapping[str, str]) -> str:
@@ -216,12 +212,7 @@ def evaluate_plan(plan: Plan, *, samples: int | None = None, seed: int | None = 
     changes = {k: v for k, v in (("samples", samples), ("seed", seed)) if v is not None}
     inputs = dataclasses.replace(plan.inputs, **changes) if changes else plan.inputs
     result = summarise_plan(simulate_plan(inputs))
-    document = dict(plan.document)
-    document["simulation"] = {
-        **document["simulation"],
-        "samples": inputs.samples,
-        "seed": inputs.seed,
-    }
+    document = with_sampling(plan.document, inputs.samples, inputs.seed)
     return dataclasses.replace(
         result,
         scenario=document,

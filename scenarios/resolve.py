@@ -33,7 +33,7 @@ from .distspec import to_spec
 from .errors import ScenarioError
 from .schema import ScenarioSchema
 
-__all__ = ["DOC_LABELS", "SOURCES", "Resolved", "Source", "document_key", "resolve"]
+__all__ = ["DOC_LABELS", "SOURCES", "Keyed", "Resolved", "Source", "resolve", "with_sampling"]
 
 
 @dataclass(frozen=True)
@@ -477,11 +477,24 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
     )
 
 
-def document_key(document: Mapping[str, Any], catalog_version: str, samples: int, seed: int) -> str:
-    """SHA-256 of a resolved document (scenario or plan) with ``samples`` and ``seed`` in its
-    ``simulation`` block, and the catalog version: the cache key of its result."""
-    doc = dict(document)
-    doc["simulation"] = {**doc["simulation"], "samples": samples, "seed": seed}
-    doc["catalog_version"] = catalog_version
-    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def with_sampling(document: Mapping[str, Any], samples: int, seed: int) -> dict[str, Any]:
+    """A copy of a resolved document (scenario or plan) with ``samples`` and ``seed`` in its
+    ``simulation`` block: the document a result of that many draws and that seed reports."""
+    return {**document, "simulation": {**document["simulation"], "samples": samples, "seed": seed}}
+
+
+class Keyed:
+    """The cache key of a resolved document (a scenario or a plan, which give ``document``,
+    ``catalog``, ``samples`` and ``seed``)."""
+
+    def key(self, samples: int | None = None, seed: int | None = None) -> str:
+        """SHA-256 of the resolved document with ``samples`` and ``seed`` (default: its own)
+        and the catalog version: the cache key of its result."""
+        doc = with_sampling(
+            self.document,  # type: ignore[attr-defined]
+            samples or self.samples,  # type: ignore[attr-defined]
+            self.seed if seed is None else seed,  # type: ignore[attr-defined]
+        )
+        doc["catalog_version"] = self.catalog.version  # type: ignore[attr-defined]
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()

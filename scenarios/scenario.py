@@ -25,13 +25,13 @@ from .advice import advise, convergence_advice
 from .errors import ScenarioError
 from .loader import load_documents, validate, with_lines
 from .plan import Plan, evaluate_plan, resolve_plan
-from .resolve import Resolved, document_key, resolve
+from .resolve import Keyed, Resolved, resolve, with_sampling
 
 __all__ = ["Scenario", "evaluate", "load_document", "load_file", "load_files", "load_mapping"]
 
 
 @dataclass(frozen=True)
-class Scenario:
+class Scenario(Keyed):
     """A validated scenario resolved against a catalog, ready to evaluate."""
 
     source: str
@@ -69,15 +69,6 @@ class Scenario:
     @property
     def catalog(self) -> Catalog:
         return self.resolved.catalog
-
-    def key(self, samples: int | None = None, seed: int | None = None) -> str:
-        """SHA-256 of the resolved scenario, seed, samples and catalog version (cache key)."""
-        return document_key(
-            self.document,
-            self.catalog.version,
-            samples or self.samples,
-            self.seed if seed is None else seed,
-        )
 
 
 def load_document(
@@ -160,12 +151,7 @@ def evaluate(
     result = summarise(simulate(inputs, progress))
     if timings is not None:
         timings["engine_s"] = time.perf_counter() - start
-    document = dict(scenario.document)
-    document["simulation"] = {
-        **document["simulation"],
-        "samples": inputs.samples,
-        "seed": inputs.seed,
-    }
+    document = with_sampling(scenario.document, inputs.samples, inputs.seed)
     cat = scenario.catalog
     return dataclasses.replace(
         result,

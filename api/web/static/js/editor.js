@@ -2,7 +2,7 @@
 // is evaluated a moment after each edit (debounced; a stale request is aborted). The API's error
 // paths ("buy.pue") are shown beside the field they name, the others under the YAML.
 
-import { api, ApiError, ENDPOINTS } from "./api.js";
+import { ApiError, ENDPOINTS, Latest } from "./api.js";
 import { getPath, lineOfPath, parseYaml, partsOf, setPath, toYaml, valueOf } from "./doc.js";
 import { fmtNumber, fmtUsd } from "./format.js";
 import { el } from "./render.js";
@@ -82,8 +82,7 @@ export class Editor {
     this.result = null;
     this.catalog = { gpus: [], instances: [] };
     this.timer = null;
-    this.controller = null;
-    this.seq = 0;
+    this.request = new Latest();
     this.version = 0; // bumped on every change of the document
     this.parseError = null;
     this.fieldErrors = new Map();
@@ -334,8 +333,7 @@ export class Editor {
   abort() {
     clearTimeout(this.timer);
     this.timer = null;
-    if (this.controller) this.controller.abort();
-    this.controller = null;
+    this.request.abort();
   }
 
   /** Evaluate the document DEBOUNCE_MS after the last edit; a request under way is aborted. */
@@ -348,24 +346,15 @@ export class Editor {
 
   async evaluate() {
     this.abort();
-    const controller = new AbortController();
-    this.controller = controller;
-    const seq = ++this.seq;
     this.setStatus("busy", "Evaluating\u2026");
+    let result;
     try {
-      const result = await api(ENDPOINTS[this.kind], {
-        method: "POST",
-        body: this.doc,
-        signal: controller.signal,
-      });
-      if (seq !== this.seq) return;
-      this.show(result);
+      result = await this.request.send(ENDPOINTS[this.kind], { method: "POST", body: this.doc });
     } catch (exc) {
-      if (exc.name === "AbortError" || seq !== this.seq) return;
       this.failed(exc);
-    } finally {
-      if (this.controller === controller) this.controller = null;
+      return;
     }
+    if (result !== undefined) this.show(result);
   }
 
   show(result) {

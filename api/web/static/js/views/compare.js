@@ -6,7 +6,7 @@
 // request is sent a moment after each edit (debounced; a stale request is aborted) and the
 // API's errors are shown beside the field their path names.
 
-import { api, ApiError } from "../api.js";
+import { ApiError, Latest } from "../api.js";
 import { DEBOUNCE_MS, Field } from "../editor.js";
 import { fmtNumber, fmtShare, fmtUnitCost, fmtUsd, fmtUtilisation, formatG } from "../format.js";
 import { el } from "../render.js";
@@ -129,8 +129,7 @@ class Compare {
     this.result = null;
     this.showAll = false;
     this.timer = null;
-    this.controller = null;
-    this.seq = 0;
+    this.request = new Latest();
     this.fieldErrors = new Map(); // the page's own: not a number, a per cent out of range
     this.loaded = false;
     for (const field of this.fields) {
@@ -208,8 +207,7 @@ class Compare {
   abort() {
     clearTimeout(this.timer);
     this.timer = null;
-    if (this.controller) this.controller.abort();
-    this.controller = null;
+    this.request.abort();
   }
 
   /** Compare DEBOUNCE_MS after the last edit; a request under way is aborted. */
@@ -226,24 +224,15 @@ class Compare {
 
   async evaluate() {
     this.abort();
-    const controller = new AbortController();
-    this.controller = controller;
-    const seq = ++this.seq;
     this.setStatus("busy", "Comparing\u2026");
+    let result;
     try {
-      const result = await api(ENDPOINT, {
-        method: "POST",
-        body: this.body(),
-        signal: controller.signal,
-      });
-      if (seq !== this.seq) return;
-      this.show(result);
+      result = await this.request.send(ENDPOINT, { method: "POST", body: this.body() });
     } catch (exc) {
-      if (exc.name === "AbortError" || seq !== this.seq) return;
       this.failed(exc);
-    } finally {
-      if (this.controller === controller) this.controller = null;
+      return;
     }
+    if (result !== undefined) this.show(result);
   }
 
   show(result) {
