@@ -19,8 +19,8 @@ from typing import Any
 
 __all__ = ["main"]
 
-#: Report formats and their file extensions (``costmodel.reports.FORMATS``, kept here so that
-#: ``--help`` needs no engine import).
+#: Report formats and their file extensions (``costmodel.present.reports.FORMATS``, kept here so
+#: that ``--help`` needs no engine import).
 _FORMATS = ("html", "md", "csv", "xlsx", "json")
 _SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".csv": "csv", ".xlsx": "xlsx",
              ".json": "json"}  # fmt: skip
@@ -71,7 +71,9 @@ def _load(path: str, kind: str, prices: str | None = None):
 
 
 def _write_json(result) -> None:
-    sys.stdout.buffer.write(result.to_json() + b"\n")
+    from costmodel.present import to_json
+
+    sys.stdout.buffer.write(to_json(result) + b"\n")
     sys.stdout.flush()
 
 
@@ -313,7 +315,7 @@ def _read_result(source: Path):
     is ``None`` (read as a scenario or a plan)."""
     from marshmallow import ValidationError
 
-    from costmodel.plan_result import result_from_dict
+    from costmodel.present import from_dict
     from scenarios.errors import ScenarioError, flatten_messages
 
     try:
@@ -332,14 +334,14 @@ def _read_result(source: Path):
     if not (isinstance(data, dict) and "schema_version" in data):
         return None
     try:
-        return result_from_dict(data)
+        return from_dict(data)
     except ValidationError as exc:
         raise ScenarioError(str(source), flatten_messages(exc.messages)) from None
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     import scenarios
-    from costmodel.reports import write
+    from costmodel.present.reports import write
 
     _check_output(args.output, args.format)
     out, fmt = _report_target(args.output, args.format)

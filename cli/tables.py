@@ -20,7 +20,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from costmodel.formatting import (
+from costmodel.present.formatting import (
     fmt_margin,
     fmt_months,
     fmt_number,
@@ -218,7 +218,7 @@ def print_plan(result: PlanResult, console: Console) -> None:
         highlight=False,
     )
     console.print(fitted_table(columns, console))
-    from costmodel.reports.uncertainty import plan_voi_sentence
+    from costmodel.present.reports.uncertainty import plan_voi_sentence
 
     sentence = plan_voi_sentence(result)
     if sentence:
@@ -469,7 +469,7 @@ COMPARE_COLUMNS = (
 def compare_csv(result: Comparison) -> str:
     """One row per option, cheapest first: costs [USD/reference GPU-hour] to 6 significant
     figures, warnings as ``;``-separated codes. Text cells never start a formula."""
-    from costmodel.formatting import text_cell
+    from costmodel.present.formatting import text_cell
 
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

@@ -62,7 +62,6 @@ from .uncertainty import (
     quantile_bins,
     tornado,
 )
-from .verdict import verdict
 
 __all__ = ["CUMULATIVE_DRAWS", "Phases", "Progress", "Simulation", "simulate", "summarise"]
 
@@ -447,7 +446,7 @@ def _tco_into(out: np.ndarray, at_zero: Value, slope: Value, u: Value) -> None:
 
 
 def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
-    """Mean and percentiles of every outcome per utilisation level, with the verdict."""
+    """Mean and percentiles of every outcome per utilisation level."""
     phases = phases or Phases()
     phases.start()
     inputs = sim.inputs
@@ -533,7 +532,6 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         convergence=_convergence(sim, ci, gap_se, prob),
         tornado=tornado(inputs, level),
         value_of_information=voi,
-        verdict=verdict(breakeven, grid, prob, payback_months, sim.report_utilisation),
         seed=inputs.seed,
         samples=inputs.samples,
         method=inputs.method,

@@ -42,14 +42,13 @@ from .cashflows import (
     throughput,
 )
 from .engine import _bins, _draw, _ranks, _select, _uncertain
-from .formatting import fmt_share
 from .inputs import PlanInputs
 from .plan_result import Candidate, Choice, CostStats, PlanResult, WorkSplit
 from .result import InputValue
 from .sampling import Sample
 from .uncertainty import evppi, expected_value_of_information
 
-__all__ = ["FleetSimulation", "simulate_plan", "summarise_plan"]
+__all__ = ["FleetSimulation", "saving", "simulate_plan", "summarise_plan", "work_split"]
 
 #: Elements of one chunk's (months x draws) arrays.
 _CHUNK_ELEMENTS = 2_000_000
@@ -244,9 +243,19 @@ def _frontier(candidates: list[Candidate]) -> tuple[Candidate, ...]:
     )
 
 
+def saving(sim: FleetSimulation, best: Candidate) -> float:
+    """P50 over the draws of the share of the all-cloud cost that candidate ``best`` saves
+    [-] (negative: dearer); NaN when some draw has no work (nothing to compare against)."""
+    cloud = sim.cloud
+    if not np.all(cloud > 0):
+        return math.nan
+    j = int(np.flatnonzero((sim.servers == best.servers) & (sim.instances == best.instances))[0])
+    return _select(1.0 - sim.cost[j] / cloud)["p50"]
+
+
 def summarise_plan(sim: FleetSimulation) -> PlanResult:
-    """Every candidate's cost statistics, the best by the objective, the frontier, all-cloud
-    and the verdict."""
+    """Every candidate's cost statistics, the best by the objective, the frontier and
+    all-cloud."""
     inputs = sim.inputs
     cloud = sim.cloud
     candidates = []
@@ -272,9 +281,6 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
     best_index = order[0]
     best = candidates[best_index]
     all_cloud = Candidate(0, 0, _stats(cloud), 0.0, 0.0, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        saving = 1.0 - sim.cost[best_index] / cloud
-    saving_p50 = _select(saving)["p50"] if np.all(cloud > 0) else math.nan
     return PlanResult(
         candidates=tuple(candidates),
         best=best,
@@ -283,39 +289,7 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
         objective=inputs.objective,
         work_split=work_split(sim, best.servers, best.instances),
         value_of_information=_choice(sim, order),
-        verdict=_verdict(best, saving_p50, inputs),
         seed=inputs.seed,
         samples=inputs.samples,
         method=inputs.method,
     )
-
-
-def _verdict(best: Candidate, saving: float, inputs: PlanInputs) -> str:
-    """One sentence: the best plan and its saving against all-cloud, with its probability."""
-    burst = "spot" if inputs.burst.pricing == "spot" else "on-demand"
-    if best.servers == 0 and best.instances == 0:
-        return (
-            f"Rent everything ({burst}): no mix of owned servers and reservations considered "
-            f"beats it on the {inputs.objective} cost."
-        )
-    parts = []
-    if best.servers:
-        parts.append(f"own {best.servers} server{'s' if best.servers != 1 else ''}")
-    if best.instances:
-        parts.append(f"reserve {best.instances} instance{'s' if best.instances != 1 else ''}")
-    plan = " and ".join(parts)
-    plan = plan[0].upper() + plan[1:]
-    rest = "" if best.share_owned >= 1.0 else f" and burst the rest ({burst})"
-    if math.isnan(saving):
-        return f"{plan}{rest}."  # no work to compare against
-    if saving >= 0:
-        change = f"P50 saving {fmt_share(saving)}"
-    else:
-        change = f"P50 {fmt_share(-saving)} dearer"
-    cheaper = fmt_share(best.prob_cheaper_than_cloud)
-    edge = ""
-    if 0 < inputs.servers[1] == best.servers:
-        edge = " It owns the most servers considered: raise own.servers.max to see if more pay."
-    elif inputs.reserve is not None and 0 < inputs.instances[1] == best.instances:
-        edge = " It reserves the most instances considered: raise reserve.instances.max."
-    return f"{plan}{rest}: {change} against all-cloud (cheaper in {cheaper} of draws).{edge}"

@@ -1,15 +1,14 @@
 """The typed result of an evaluation: arrays and numbers, no JSON rules.
 
 ``NaN`` marks "no value" (a percentile that lands on "never", an undefined unit cost at u = 0);
-the JSON form (:meth:`Result.to_dict`, made by :class:`~costmodel.result_schema.ResultSchema`)
-writes it as ``null``. Money in USD at present value, utilisation and shares as fractions [-],
-payback in months, unit cost in USD per reference GPU-hour. Arrays are aligned with
-``utilisation`` (one value per level) unless said otherwise, and are read-only.
+the JSON form (:func:`costmodel.present.to_dict`) writes it as ``null``. Money in USD at present
+value, utilisation and shares as fractions [-], payback in months, unit cost in USD per
+reference GPU-hour. Arrays are aligned with ``utilisation`` (one value per level) unless said
+otherwise, and are read-only.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -222,10 +221,11 @@ class CatalogRef:
 class Result:
     """Everything an evaluation reports.
 
-    The engine fills the numbers, the verdict and the sampling settings (``convergence``,
+    The engine fills the numbers and the sampling settings (``convergence``,
     ``tornado`` and ``value_of_information`` are ``None`` in results stored before they
     existed); the scenario layer adds ``scenario`` (the resolved scenario as plain data),
-    ``catalog``, ``warnings`` and ``assumptions``.
+    ``catalog``, ``warnings``, ``assumptions`` and the ``verdict`` (a sentence of
+    :mod:`costmodel.present.verdict`).
     """
 
     utilisation: np.ndarray
@@ -237,10 +237,10 @@ class Result:
     cost_per_reference_gpu_hour: Sides
     cumulative_cost: CumulativeCost
     sensitivity: Sensitivity
-    verdict: str
     seed: int
     samples: int
     method: str
+    verdict: str = ""
     convergence: Convergence | None = None
     tornado: Tornado | None = None
     value_of_information: ValueOfInformation | None = None
@@ -259,23 +259,6 @@ class Result:
         """Index of utilisation level ``u`` in :attr:`utilisation`, or ``None``."""
         hits = np.flatnonzero(np.abs(self.utilisation - u) < 1e-9)
         return int(hits[0]) if hits.size else None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The documented JSON form (``null`` for NaN), as plain Python data."""
-        from .result_schema import ResultSchema
-
-        return ResultSchema().dump(self)
-
-    def to_json(self) -> bytes:
-        """The JSON form as UTF-8 bytes, indented by 2 (what files and reports hold)."""
-        return json.dumps(self.to_dict(), indent=2, allow_nan=False).encode("utf-8")
-
-    @classmethod
-    def from_dict(cls, data: Any) -> Result:
-        """Validate and load the JSON form; raises ``marshmallow.ValidationError``."""
-        from .result_schema import ResultSchema
-
-        return ResultSchema().load(data)
 
     def to_frame(self) -> pandas.DataFrame:
         """One row per utilisation level: TCO bands, P(buy cheaper), payback and unit cost.

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import difflib
 import functools
 import json
 import math
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import CatalogError, UnknownIdError
 from .models import GPU, Instance, PlatformTier, PriceRecord
+from .suggest import closest
 from .vocabulary import INTERCONNECTS, PRECISIONS
 
 if TYPE_CHECKING:
@@ -199,7 +199,7 @@ class Catalog:
         )
         if not points:
             valid = sorted({ic for ic, _ in self.scaling})
-            raise UnknownIdError("interconnect", str(interconnect), _closest(key, valid), valid)
+            raise UnknownIdError("interconnect", str(interconnect), closest(key, valid), valid)
         if gpu_count == 1:
             return 1.0
         for (n0, e0), (n1, e1) in zip(points, points[1:], strict=False):
@@ -219,23 +219,13 @@ def _require_count(gpu_count: int) -> None:
         raise CatalogError(f"gpu_count must be a positive integer, got {gpu_count!r}")
 
 
-def _closest(key: str, valid: list[str] | tuple[str, ...], n: int = 3) -> list[str]:
-    """Closest valid ids, best first: difflib matches within 0.1 of the best score, else
-    ids containing ``key`` (so ``"h100"`` suggests every H100)."""
-    matches = difflib.get_close_matches(key, valid, n=n, cutoff=0.6)
-    if matches:
-        best = difflib.SequenceMatcher(None, key, matches[0]).ratio()
-        return [m for m in matches if difflib.SequenceMatcher(None, key, m).ratio() >= best - 0.1]
-    return [v for v in sorted(valid) if key and key in v][:n]
-
-
 def _lookup(table: Mapping[str, _T], raw_id: str, kind: str) -> _T:
     key = str(raw_id).strip().casefold()
     try:
         return table[key]
     except KeyError:
         valid = sorted(table)
-        raise UnknownIdError(kind, str(raw_id), _closest(key, valid), valid) from None
+        raise UnknownIdError(kind, str(raw_id), closest(key, valid), valid) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -456,7 +446,7 @@ def _read_instances(
     for row in _read_rows(data_dir, file, _COLUMNS["instances"], lambda v: v["id"]):
         gpu_id = row.text("gpu")
         if gpu_id not in gpus:
-            close = _closest(gpu_id, sorted(gpus))
+            close = closest(gpu_id, sorted(gpus))
             hint = f"; closest: {', '.join(close)}" if close else ""
             raise row.error("gpu", f"unknown GPU id {gpu_id!r} (not in the GPU table){hint}")
         inst_id = row.text("id")
@@ -490,7 +480,7 @@ def _read_instances(
     for inst_id, entries in history.items():
         if inst_id not in instances:
             row = entries[0][0]
-            close = _closest(inst_id, sorted(instances))
+            close = closest(inst_id, sorted(instances))
             hint = f"; closest: {', '.join(close)}" if close else ""
             raise row.error("id", f"unknown instance id {inst_id!r} (not in {file}){hint}")
     return instances

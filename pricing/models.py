@@ -8,7 +8,6 @@ name and row id. Money is US dollars, power watts, memory gigabytes, throughput 
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import math
 import re
 from collections.abc import Mapping
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
 from .errors import CatalogError, UnknownIdError
+from .suggest import closest
 from .vocabulary import (
     COOLING,
     GPU_LIMITS,
@@ -333,7 +333,7 @@ class Instance:
             CatalogError: the catalog has no such price for this instance.
         """
         if pricing not in PRICING_MODELS:
-            close = difflib.get_close_matches(str(pricing), PRICING_MODELS, n=3, cutoff=0.5)
+            close = closest(str(pricing), PRICING_MODELS)
             raise UnknownIdError("pricing", str(pricing), close, PRICING_MODELS)
         value = getattr(self, f"{pricing}_usd_per_hour")
         if value is None:

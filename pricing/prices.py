@@ -27,7 +27,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import datetime as dt
-import difflib
 import math
 import os
 import re
@@ -37,8 +36,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .catalog import Catalog, _closest
+from .catalog import Catalog
 from .errors import CatalogError
+from .suggest import closest, did_you_mean
 from .vocabulary import PRICING_MODELS
 
 __all__ = [
@@ -184,8 +184,7 @@ def _entry(c: _Cells) -> PriceEntry:
         c.absent("usd", "instance")
         pricing = c.required("pricing", f" for an instance ({', '.join(PRICING_MODELS)})")
         if pricing not in PRICING_MODELS:
-            close = difflib.get_close_matches(pricing, PRICING_MODELS, n=1, cutoff=0.6)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(pricing, PRICING_MODELS)
             raise c.error(
                 "pricing",
                 f"unknown pricing {pricing!r}; valid: {', '.join(PRICING_MODELS)}{hint}",
@@ -333,7 +332,7 @@ def read_prices(path: str | os.PathLike[str]) -> tuple[PriceEntry, ...]:
 
 def _unknown(entry: PriceEntry, valid: Iterable[str]) -> CatalogError:
     label = "instance id" if entry.kind == "instance" else "GPU id"
-    close = _closest(entry.id, sorted(valid))
+    close = closest(entry.id, sorted(valid))
     hint = f"; closest: {', '.join(close)}" if close else ""
     listing = "instances" if entry.kind == "instance" else "gpus"
     return entry.error(

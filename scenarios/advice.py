@@ -12,8 +12,8 @@ import datetime as dt
 from collections.abc import Callable, Iterator
 
 from costmodel.cashflows import term_end
-from costmodel.formatting import fmt_margin, fmt_utilisation, missing
 from costmodel.inputs import MAX_SAMPLES
+from costmodel.present.formatting import fmt_margin, fmt_utilisation, missing
 from costmodel.result import Advice, Convergence
 from pricing import RESERVATION_MONTHS
 from pricing.prices import STALE_AFTER_MONTHS

@@ -40,9 +40,10 @@ from typing import Any
 
 from marshmallow import ValidationError
 
-from costmodel.formatting import slug, text_cell
-from costmodel.plan_result import PlanResult, result_from_dict
-from costmodel.reports import write_atomic as _write_atomic
+from costmodel.plan_result import PlanResult
+from costmodel.present import from_dict, to_dict, to_json
+from costmodel.present.formatting import slug, text_cell
+from costmodel.present.reports import write_atomic as _write_atomic
 from costmodel.result import Result
 from pricing import Catalog, PriceEntry, apply_prices, load_catalog
 
@@ -56,7 +57,7 @@ __all__ = ["BatchError", "BatchItem", "BatchSummary", "expand_paths", "run_batch
 
 _SUFFIXES = (".yaml", ".yml")
 _SUMMARY = "summary.csv"
-_TEMP = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")  # ours and costmodel.reports'
+_TEMP = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")  # ours and costmodel.present.reports'
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,7 @@ def _load(path: Path, catalog: Catalog | None = None) -> list[_Entry]:
 
 
 def _check_formats(formats: Iterable[str]) -> tuple[str, ...]:
-    from costmodel.reports import FORMATS
+    from costmodel.present.reports import FORMATS
 
     if isinstance(formats, str):
         formats = (formats,)
@@ -341,7 +342,7 @@ def _summary_bytes(entries: Sequence[_Entry]) -> bytes:
     """``summary.csv``: one row per scenario or plan, numeric columns numeric (rounded to 4
     decimals for shares and utilisation, 2 for months and money), a scenario's levels as columns
     in ascending order, then the plan columns. Text cells are quoted and never a formula
-    (:func:`~costmodel.formatting.text_cell`)."""
+    (:func:`~costmodel.present.formatting.text_cell`)."""
     import csv
 
     import pandas
@@ -425,7 +426,7 @@ def run_batch(
     samples, seed:
         Override every scenario's ``simulation`` block [count], [-].
     formats:
-        Report formats (``costmodel.reports.FORMATS``); ``json`` is the result JSON itself.
+        Report formats (``costmodel.present.reports.FORMATS``); ``json`` is the result JSON itself.
     store:
         The run store, or its location (a SQLite path or a ``postgresql://`` URL); ``None``
         opens the default (``COSTMODEL_DB``).
@@ -517,13 +518,13 @@ def _run_entries(
             compute.append(job)
             continue
         try:
-            stored = result_from_dict(record.result)
+            stored = from_dict(record.result)
         except ValidationError as exc:
             for e in group:
                 e.fail(f"the stored result {record.id} cannot be read: {exc.messages}")
                 bar.done(e)
             continue
-        data = stored.to_json()
+        data = to_json(stored)
         stale = [e for e in group if not _current(out, e, data, formats)]
         for e in group:
             e.status, e.result = "skipped", stored
@@ -572,7 +573,7 @@ def _finish(
         try:
             store.add(
                 scenario=dict(result.scenario),
-                result=result.to_dict(),
+                result=to_dict(result),
                 seed=result.seed,
                 samples=result.samples,
                 catalog_version=catalog_version,
@@ -585,7 +586,7 @@ def _finish(
             return group
         for e in group:
             e.status, e.result = "ok", result
-    data = result.to_json()
+    data = to_json(result)
     rendered = dict(outcome.rendered)
     for e in todo:
         targets = _report_paths(out, e.slug, formats)

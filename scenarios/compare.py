@@ -54,8 +54,8 @@ from costmodel.cashflows import (
 from costmodel.distributions import Distribution, Fixed, Triangular
 from costmodel.inputs import MAX_SAMPLES, BuyInputs, ModelInputs, RentInputs, input_fields
 from costmodel.outcomes import breakeven_utilisation
+from costmodel.present.schema import AdviceSchema, CatalogRefSchema
 from costmodel.result import Advice, CatalogRef
-from costmodel.result_schema import AdviceSchema, CatalogRefSchema
 from costmodel.sampling import sample
 from pricing import PRECISIONS, PRICING_MODELS, Catalog, load_catalog
 from pricing.vocabulary import GPU_LIMITS, TIERS

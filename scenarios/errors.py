@@ -6,11 +6,12 @@ lines, HTTP as ``errors: [{path, message}]``.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import Schema, fields
+
+from pricing.suggest import closest
 
 __all__ = ["ScenarioError", "flatten_messages"]
 
@@ -51,7 +52,7 @@ def _unknown(schema: Schema | None, key: str) -> str:
     if schema is None:
         return "unknown key"
     valid = [name for name, f in schema.fields.items() if not f.dump_only]
-    close = difflib.get_close_matches(key, valid, n=1)
+    close = closest(key, valid, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"unknown key{hint}; valid keys: {', '.join(valid)}"
 

@@ -72,7 +72,7 @@ def one_line(exc: BaseException) -> str:
 
 def write_reports(result: Result | PlanResult, reports: Iterable[tuple[str, str]]) -> Done:
     """Write each ``(format, path)`` report; a failure is recorded, the result is kept."""
-    from costmodel.reports import write
+    from costmodel.present.reports import write
 
     written: list[str] = []
     try:
@@ -99,7 +99,7 @@ def _execute(job: Job) -> Done:
     done = write_reports(result, job.write)
     if done.report_error or not job.render:
         return done
-    from costmodel.reports import render
+    from costmodel.present.reports import render
 
     try:
         rendered = tuple((fmt, render(result, fmt)) for fmt in job.render)

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from costmodel.distributions import Distribution, Fixed
-from costmodel.fleet import simulate_plan, summarise_plan
+from costmodel.fleet import saving, simulate_plan, summarise_plan
 from costmodel.inputs import Demand, InputError, PlanInputs, input_fields
 from costmodel.plan_result import PlanResult
+from costmodel.present.verdict import plan_verdict
 from costmodel.result import Advice, Assumption, CatalogRef
 from pricing import Catalog
 
@@ -211,10 +212,14 @@ def evaluate_plan(plan: Plan, *, samples: int | None = None, seed: int | None = 
     ``simulation`` block."""
     changes = {k: v for k, v in (("samples", samples), ("seed", seed)) if v is not None}
     inputs = dataclasses.replace(plan.inputs, **changes) if changes else plan.inputs
-    result = summarise_plan(simulate_plan(inputs))
+    sim = simulate_plan(inputs)
+    result = summarise_plan(sim)
     document = with_sampling(plan.document, inputs.samples, inputs.seed)
+    reserve = (inputs.instances[1], "reserve.instances.max") if inputs.reserve else None
+    edges = ((inputs.servers[1], "own.servers.max"), reserve)
     return dataclasses.replace(
         result,
+        verdict=plan_verdict(result, saving(sim, result.best), inputs.burst.pricing, edges),
         scenario=document,
         catalog=CatalogRef(plan.catalog.version, plan.catalog.as_of),
         warnings=plan.warnings,

@@ -18,6 +18,7 @@ from typing import Any
 from costmodel.engine import Progress, simulate, summarise
 from costmodel.inputs import MAX_SAMPLES
 from costmodel.plan_result import PlanResult
+from costmodel.present.verdict import verdict
 from costmodel.result import Advice, CatalogRef, Result
 from pricing import Catalog, load_catalog
 
@@ -155,6 +156,7 @@ def evaluate(
     cat = scenario.catalog
     return dataclasses.replace(
         result,
+        verdict=verdict(result),
         scenario=document,
         catalog=CatalogRef(cat.version, cat.as_of),
         warnings=scenario.warnings + convergence_advice(result.convergence),

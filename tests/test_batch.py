@@ -17,7 +17,8 @@ import yaml
 
 import scenarios
 from cli import main
-from costmodel.reports import FORMATS, render
+from costmodel.present import to_dict
+from costmodel.present.reports import FORMATS, render
 from scenarios import executor
 from scenarios.batch import BatchError, expand_paths, run_batch
 
@@ -94,7 +95,7 @@ def test_broken_files_are_reported_and_do_not_stop_the_others(
     assert rows["unknown-gpu.yaml"]["name"] == LAB
     good = rows[f"{BEGINNER}.yaml"]
     assert good["status"] == "ok" and good["error"] == ""
-    result = scenarios.evaluate(EXAMPLES / f"{BEGINNER}.yaml", samples=SAMPLES).to_dict()
+    result = to_dict(scenarios.evaluate(EXAMPLES / f"{BEGINNER}.yaml", samples=SAMPLES))
     # rounded to 4 decimals (shares and utilisation) and 2 (months); numbers stay numbers
     assert float(good["breakeven_p50"]) == round(result["breakeven_utilisation"]["p50"], 4)
     assert good["breakeven_p50_never"] == "False"
@@ -429,7 +430,7 @@ def test_a_plan_runs_beside_a_scenario_and_both_have_a_summary_row(tmp_path: Pat
     # the run store holds the plan result as it holds a scenario's
     with RunStore(db) as store:
         record = store.find(summary.items[0].key)
-    assert record is not None and record.result == expected.to_dict()
+    assert record is not None and record.result == to_dict(expected)
 
     rows = {Path(r["file"]).name: r for r in _rows(summary.summary_csv)}
     head = list(_rows(summary.summary_csv)[0])

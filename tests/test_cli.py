@@ -89,7 +89,7 @@ def test_percentages_are_the_same_in_the_table_and_the_report(capsys, tmp_path):
     page = unescape(html.read_text("utf-8"))
     shares = [p for p in result["prob_buy_cheaper"] if 0.995 < p < 1]
     assert shares  # a share that must not print as 100 %
-    from costmodel.formatting import fmt_share
+    from costmodel.present.formatting import fmt_share
 
     for p in shares:
         assert fmt_share(p) in table and fmt_share(p) in page

@@ -5,6 +5,7 @@ import pytest
 
 from costmodel import simulate, summarise
 from costmodel.cashflows import MACRS5, depreciation_schedule
+from costmodel.present import to_dict
 from tests.helpers import buy, model, rent
 
 REL = 1e-9
@@ -244,7 +245,7 @@ def test_breakeven_interpolates_exactly():
     # buy: C0 = 1200, nothing else. rent: 730 h/month at u = 1 at 1.00 USD/h for 12 months
     # = 8760*u USD. Break-even where 1200 = 8760*u -> u = 0.1369863
     m = model(buy(platform_price_usd=1200), rent(price_usd_per_hour=1.0))
-    got = summarise(simulate(m)).to_dict()["breakeven_utilisation"]
+    got = to_dict(summarise(simulate(m)))["breakeven_utilisation"]
     assert got["p50"] == pytest.approx(1200 / 8760, rel=REL)
     assert got["prob_always"] == 0 and got["prob_never"] == 0
 
@@ -254,10 +255,10 @@ def test_breakeven_on_the_reservation_segment():
     # for u <= 1 (T_own = T_inst). Overflow never happens (u <= 1 = K).
     # buy C0 = 3000 < 4380 -> always: break-even 0. With C0 = 5000 > 4380 -> never.
     r = rent(pricing="reserved_1y", price_usd_per_hour=0.5, on_demand_price_usd_per_hour=1.0)
-    cheap = summarise(simulate(model(buy(platform_price_usd=3000), r))).to_dict()[
+    cheap = to_dict(summarise(simulate(model(buy(platform_price_usd=3000), r))))[
         "breakeven_utilisation"
     ]
-    dear = summarise(simulate(model(buy(platform_price_usd=5000), r))).to_dict()[
+    dear = to_dict(summarise(simulate(model(buy(platform_price_usd=5000), r))))[
         "breakeven_utilisation"
     ]
     assert cheap["p50"] == 0.0 and cheap["prob_always"] == 1.0
@@ -275,7 +276,7 @@ def test_breakeven_after_the_kink():
         on_demand_price_usd_per_hour=1.0,
         committed_instances=1,
     )
-    got = summarise(simulate(model(buy(2, platform_price_usd=8760), r))).to_dict()
+    got = to_dict(summarise(simulate(model(buy(2, platform_price_usd=8760), r))))
     assert got["breakeven_utilisation"]["p50"] == pytest.approx(0.75, rel=REL)
 
 
@@ -283,7 +284,7 @@ def test_payback_linear_inside_month():
     # C0 = 1000, rent 0.5*730*... chosen as 300 USD/month at u = 1 (price 300/730 USD/h):
     # f(3) = 1000 - 900 = 100, f(4) = 1000 - 1200 = -200 -> t = 3 + 100/300 = 3.3333 months
     m = model(buy(platform_price_usd=1000), rent(price_usd_per_hour=300 / 730))
-    got = summarise(simulate(m)).to_dict()["payback_months"]
+    got = to_dict(summarise(simulate(m)))["payback_months"]
     assert got["p50"][0] == pytest.approx(10 / 3, rel=REL)
     assert got["prob_never"] == [0.0]
 
@@ -291,7 +292,7 @@ def test_payback_linear_inside_month():
 def test_payback_never_within_horizon():
     # C0 = 5000 against 300 USD/month for 12 months (3600 USD): never pays back
     m = model(buy(platform_price_usd=5000), rent(price_usd_per_hour=300 / 730))
-    got = summarise(simulate(m)).to_dict()["payback_months"]
+    got = to_dict(summarise(simulate(m)))["payback_months"]
     assert got["p50"] == [None] and got["prob_never"] == [1.0]
 
 
@@ -300,6 +301,6 @@ def test_cost_per_reference_gpu_hour():
     # buy C0 = 8760 -> 1.00 USD per reference GPU-hour; rent at 2 USD/h for 1-GPU instances:
     # 0.5*730*2 h/month * 12 * 2 USD = 17520 USD -> 2.00 USD per reference GPU-hour
     m = model(buy(2, platform_price_usd=8760), rent(price_usd_per_hour=2.0), utilisation=(0.0, 0.5))
-    got = summarise(simulate(m)).to_dict()["cost_per_reference_gpu_hour"]
+    got = to_dict(summarise(simulate(m)))["cost_per_reference_gpu_hour"]
     assert got["buy"]["p50"] == [None, pytest.approx(1.0, rel=REL)]
     assert got["rent"]["p50"] == [None, pytest.approx(2.0, rel=REL)]

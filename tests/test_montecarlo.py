@@ -19,6 +19,7 @@ from costmodel.distributions import (
     Uniform,
 )
 from costmodel.engine import _draw
+from costmodel.present import to_dict
 from costmodel.sampling import induce_rank_correlation, sample
 from tests.helpers import buy, model, rent
 
@@ -55,25 +56,29 @@ def _uncertain_model(method="lhs", samples=4000, seed=7, **extra):
 
 
 def test_all_fixed_percentiles_coincide_and_equal_the_equations():
-    one = summarise(
-        simulate(
-            model(
-                buy(2, platform_price_usd=5000, admin_usd_per_month=30),
-                rent(price_usd_per_hour=1.5),
-                samples=1,
+    one = to_dict(
+        summarise(
+            simulate(
+                model(
+                    buy(2, platform_price_usd=5000, admin_usd_per_month=30),
+                    rent(price_usd_per_hour=1.5),
+                    samples=1,
+                )
             )
         )
-    ).to_dict()
-    many = summarise(
-        simulate(
-            model(
-                buy(2, platform_price_usd=5000, admin_usd_per_month=30),
-                rent(price_usd_per_hour=1.5),
-                samples=257,
-                method="lhs",
+    )
+    many = to_dict(
+        summarise(
+            simulate(
+                model(
+                    buy(2, platform_price_usd=5000, admin_usd_per_month=30),
+                    rent(price_usd_per_hour=1.5),
+                    samples=257,
+                    method="lhs",
+                )
             )
         )
-    ).to_dict()
+    )
     for side in ("buy_tco", "rent_tco"):
         for k in ("mean", "p10", "p50", "p90"):
             assert many[side][k] == pytest.approx(one[side]["p50"], rel=1e-12)
@@ -83,9 +88,9 @@ def test_all_fixed_percentiles_coincide_and_equal_the_equations():
 
 @pytest.mark.parametrize("method", ["random", "lhs", "sobol"])
 def test_same_seed_same_numbers_different_seed_different_draws(method):
-    a = summarise(simulate(_uncertain_model(method, samples=512))).to_dict()
-    b = summarise(simulate(_uncertain_model(method, samples=512))).to_dict()
-    c = summarise(simulate(_uncertain_model(method, samples=512, seed=8))).to_dict()
+    a = to_dict(summarise(simulate(_uncertain_model(method, samples=512))))
+    b = to_dict(summarise(simulate(_uncertain_model(method, samples=512))))
+    c = to_dict(summarise(simulate(_uncertain_model(method, samples=512, seed=8))))
     assert a == b
     assert a["buy_tco"]["p50"] != c["buy_tco"]["p50"]
 
@@ -305,14 +310,14 @@ def test_sensitivity_ranks_the_driving_input_first():
     only = model(
         b, rent(price_usd_per_hour=3.0), horizon_months=36, samples=2000, utilisation=(0.6,)
     )
-    one = summarise(simulate(only)).to_dict()["sensitivity"]
+    one = to_dict(summarise(simulate(only)))["sensitivity"]
     assert one["inputs"] == [{"input": "buy.electricity_usd_per_kwh", "spearman": 1.0}]
-    two = summarise(simulate(m)).to_dict()["sensitivity"]
+    two = to_dict(summarise(simulate(m)))["sensitivity"]
     assert two["utilisation"] == 0.6 and two["metric"] == "buy_tco - rent_tco"
     assert [r["input"] for r in two["inputs"]] == [
         "buy.electricity_usd_per_kwh",
         "rent.price_annual_change",
     ]
     assert two["inputs"][0]["spearman"] > 0.9 and two["inputs"][1]["spearman"] < 0
-    fixed = summarise(simulate(model(buy(platform_price_usd=1), rent(), samples=50))).to_dict()
+    fixed = to_dict(summarise(simulate(model(buy(platform_price_usd=1), rent(), samples=50))))
     assert fixed["sensitivity"]["inputs"] == []

@@ -18,6 +18,7 @@ import yaml
 import scenarios
 from costmodel.fleet import simulate_plan, summarise_plan, work_split
 from costmodel.plan_result import PlanResult
+from costmodel.present import from_dict, to_dict, to_json
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "scenarios" / "examples"
@@ -122,7 +123,7 @@ def test_same_seed_same_numbers():
     doc = _plan(simulation={"samples": 500, "seed": 9, "method": "lhs"})
     doc["own"]["pue"] = {"dist": "uniform", "low": 1.1, "high": 1.6}
     one, two = scenarios.evaluate(doc), scenarios.evaluate(doc)
-    assert one.to_json() == two.to_json()
+    assert to_json(one) == to_json(two)
 
 
 def _scenario(u: float) -> dict:
@@ -171,8 +172,8 @@ def test_best_minimises_the_objective_ties_to_fewer_servers(objective):
 
 def test_json_round_trip_and_resolved_plan_is_a_valid_plan():
     result = scenarios.evaluate(PLAN)
-    again = PlanResult.from_dict(result.to_dict())
-    assert again.to_dict() == result.to_dict()
+    again = from_dict(to_dict(result))
+    assert to_dict(again) == to_dict(result)
     assert scenarios.load_mapping(result.scenario).key() == scenarios.load_mapping(PLAN).key()
     assert not math.isnan(result.best.cost.mean)
     assert {a.key for a in result.assumptions} >= {
@@ -239,7 +240,7 @@ def test_post_plans_evaluates_a_plan(client):
     assert response.status_code == 200
     body = response.get_json()
     assert body["kind"] == "plan" and body["best"]["servers"] == 5
-    assert body == scenarios.evaluate(PLAN).to_dict()
+    assert body == to_dict(scenarios.evaluate(PLAN))
 
 
 def test_each_kind_has_its_route(client):
@@ -300,7 +301,7 @@ def test_costmodel_plan_prints_the_candidates_and_json(tmp_path):
         text=True,
         cwd=ROOT,
     )
-    assert PlanResult.from_dict(json.loads(out.stdout)).best.servers == 5
+    assert from_dict(json.loads(out.stdout)).best.servers == 5
     wrong = subprocess.run(
         [sys.executable, "-m", "cli", "run", example], capture_output=True, text=True, cwd=ROOT
     )
@@ -339,7 +340,7 @@ def test_value_of_information_between_the_two_best_candidates():
     assert only.input == "demand.reference_gpu_hours_per_month"
     assert only.evppi == pytest.approx(voi.evpi, rel=1e-12)
     again = scenarios.evaluate(doc)  # through the scenario layer, so the JSON is complete
-    assert PlanResult.from_dict(again.to_dict()).value_of_information == voi
+    assert from_dict(to_dict(again)).value_of_information == voi
 
 
 def test_every_evppi_is_at_most_the_evpi():

@@ -30,8 +30,8 @@ from markdown_it import MarkdownIt
 from marshmallow import ValidationError
 
 import scenarios
-from costmodel import reports
-from costmodel.formatting import (
+from costmodel.present import from_dict, reports, to_json
+from costmodel.present.formatting import (
     fmt_months,
     fmt_number,
     fmt_share,
@@ -39,8 +39,7 @@ from costmodel.formatting import (
     fmt_utilisation,
     fmt_value,
 )
-from costmodel.plan_result import PlanResult
-from costmodel.reports import FORMATS, ReportError, render, write
+from costmodel.present.reports import FORMATS, ReportError, render, write
 from costmodel.result import Result
 from scenarios.errors import flatten_messages
 
@@ -65,11 +64,11 @@ def _load(source: str) -> str:
     if source == "fixture":
         return FIXTURE.read_text("utf-8")
     result = scenarios.evaluate(ROOT / "scenarios" / "examples" / source, samples=2000)
-    return result.to_json().decode("utf-8")
+    return to_json(result).decode("utf-8")
 
 
 def _typed(data: dict) -> Result:
-    return Result.from_dict(data)
+    return from_dict(data)
 
 
 @cache
@@ -756,12 +755,12 @@ def _plan_json(source: str) -> str:
         result = scenarios.evaluate(PLAN_EXAMPLE.with_name(source), samples=200)
     else:
         result = scenarios.evaluate(_plan_document(source))
-    return result.to_json().decode("utf-8")
+    return to_json(result).decode("utf-8")
 
 
 @cache
 def _plan_rendered(source: str, fmt: str) -> bytes:
-    return render(PlanResult.from_dict(json.loads(_plan_json(source))), fmt)
+    return render(from_dict(json.loads(_plan_json(source))), fmt)
 
 
 @pytest.fixture(
@@ -878,7 +877,7 @@ def test_plan_csv_round_trips_the_candidates(plan_source, plan):
 
 
 def test_plan_xlsx_sheets_and_numbers(plan_source, plan):
-    from costmodel.reports.xlsx import PLAN_SHEETS
+    from costmodel.present.reports.xlsx import PLAN_SHEETS
 
     wb = openpyxl.load_workbook(io.BytesIO(_plan_rendered(plan_source, "xlsx")))
     assert wb.sheetnames == list(PLAN_SHEETS)
@@ -924,7 +923,7 @@ def test_plan_xlsx_sheets_and_numbers(plan_source, plan):
 
 
 def test_plan_write_md_puts_the_charts_beside(tmp_path):
-    result = PlanResult.from_dict(json.loads(_plan_json("uncertain")))
+    result = from_dict(json.loads(_plan_json("uncertain")))
     paths = write(result, "md", tmp_path / "fleet plan.md")
     charts = ["frontier", "cost_by_servers", "work_split"]
     assert [p.name for p in paths] == ["fleet plan.md", *(f"fleet plan_{c}.png" for c in charts)]
@@ -947,7 +946,7 @@ def _hostile_plan(text: str) -> dict:
 
 @pytest.mark.parametrize("text", FORMULAS)
 def test_plan_spreadsheets_never_hold_formulas(text):
-    typed = PlanResult.from_dict(_hostile_plan(text))
+    typed = from_dict(_hostile_plan(text))
     cells = list(_xlsx_cells(render(typed, "xlsx")))
     assert [c.coordinate for c in cells if c.data_type == "f"] == []
     texts = [c.value for c in cells if isinstance(c.value, str)]
@@ -963,7 +962,7 @@ def test_plan_spreadsheets_never_hold_formulas(text):
 
 @pytest.mark.parametrize("text", MARKUP)
 def test_plan_markdown_and_html_show_the_authors_markup_as_text(text):
-    typed = PlanResult.from_dict(_hostile_plan(text))
+    typed = from_dict(_hostile_plan(text))
     md = render(typed, "md").decode("utf-8")
     html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(md)
     page = _parse_html(html.encode("utf-8"))

@@ -9,6 +9,7 @@ import yaml
 
 import scenarios
 from cli import main
+from costmodel.present import to_dict, to_json
 from tests.helpers import KEY_PATH_CASES
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "scenarios" / "examples").glob("*.yaml"))
@@ -161,7 +162,7 @@ def test_bad_cli_arguments(capsys, option):
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_every_example_runs_and_round_trips(path):
     sc = scenarios.load_file(path)
-    result = scenarios.evaluate(sc, samples=500).to_dict()
+    result = to_dict(scenarios.evaluate(sc, samples=500))
     if isinstance(sc, scenarios.Plan):
         assert result["kind"] == "plan" and result["best"] in result["candidates"]
     else:
@@ -174,9 +175,9 @@ def test_every_example_runs_and_round_trips(path):
 
 def test_same_seed_gives_byte_identical_json():
     sc = scenarios.load_file(EXAMPLES[0])
-    a = scenarios.evaluate(sc, samples=2000).to_json()
-    b = scenarios.evaluate(scenarios.load_file(EXAMPLES[0]), samples=2000).to_json()
-    c = scenarios.evaluate(sc, samples=2000, seed=12345).to_json()
+    a = to_json(scenarios.evaluate(sc, samples=2000))
+    b = to_json(scenarios.evaluate(scenarios.load_file(EXAMPLES[0]), samples=2000))
+    c = to_json(scenarios.evaluate(sc, samples=2000, seed=12345))
     assert a == b and a != c
 
 

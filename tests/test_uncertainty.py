@@ -18,7 +18,8 @@ from scipy import stats
 import scenarios
 from costmodel import simulate, summarise
 from costmodel.distributions import Discrete, Triangular, Uniform
-from costmodel.formatting import fmt_usd
+from costmodel.present import from_dict, to_dict
+from costmodel.present.formatting import fmt_usd
 from costmodel.result import Result
 from costmodel.sampling import Sampler, sample
 from costmodel.uncertainty import binomial_half_cdf, median_interval, median_interval_ranks
@@ -217,8 +218,8 @@ def test_no_target_no_new_keys_in_the_scenario():
 
 
 def test_a_target_met_at_once_changes_nothing():
-    plain = summarise(simulate(_four_inputs(4000, 2, "lhs"))).to_dict()
-    loose = summarise(simulate(_four_inputs(4000, 2, "lhs", target_halfwidth=0.5))).to_dict()
+    plain = to_dict(summarise(simulate(_four_inputs(4000, 2, "lhs"))))
+    loose = to_dict(summarise(simulate(_four_inputs(4000, 2, "lhs", target_halfwidth=0.5))))
     assert loose["convergence"]["met"] is True
     for key in ("buy_tco", "rent_tco", "breakeven_utilisation", "payback_months", "sensitivity"):
         assert loose[key] == plain[key]
@@ -362,27 +363,27 @@ def test_evppi_of_an_input_without_effect_is_small():
 
 def test_same_seed_same_uncertainty_output():
     m = _four_inputs(2000, 21, "lhs", target_halfwidth=0.002)
-    one, two = (summarise(simulate(m)).to_dict() for _ in range(2))
+    one, two = (to_dict(summarise(simulate(m))) for _ in range(2))
     for key in ("convergence", "tornado", "value_of_information"):
         assert one[key] == two[key]
 
 
 def test_the_new_fields_round_trip_and_old_results_still_load():
     result = scenarios.evaluate(GOLDEN, samples=500)
-    data = result.to_dict()
-    assert Result.from_dict(data).to_dict() == data
+    data = to_dict(result)
+    assert to_dict(from_dict(data)) == data
     for key in ("convergence", "tornado", "value_of_information"):
         old = {k: v for k, v in data.items() if k != key}
-        loaded = Result.from_dict(old)
+        loaded = from_dict(old)
         assert getattr(loaded, key) is None
-        assert loaded.to_dict() == old  # written back as it was read
+        assert to_dict(loaded) == old  # written back as it was read
 
 
 def test_misaligned_standard_errors_are_refused():
-    data = scenarios.evaluate(GOLDEN, samples=200).to_dict()
+    data = to_dict(scenarios.evaluate(GOLDEN, samples=200))
     data["convergence"]["gap_mean_se"] = data["convergence"]["gap_mean_se"][:-1]
     with pytest.raises(Exception, match="utilisation levels"):
-        Result.from_dict(data)
+        from_dict(data)
 
 
 def test_a_service_can_bound_the_draws_before_running():
@@ -444,7 +445,7 @@ def test_run_prints_the_precision_and_the_largest_swings(contested):
 
 
 def test_reports_show_the_tornado_and_the_value_of_information(contested):
-    from costmodel.reports import render
+    from costmodel.present.reports import render
 
     md = render(contested, "md").decode("utf-8").replace("\\", "")
     voi = contested.value_of_information

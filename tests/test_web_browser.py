@@ -33,7 +33,7 @@ from rich.console import Console
 from api import create_app
 from api.service import get_catalog
 from cli.tables import _unit_cost, print_compare
-from costmodel.formatting import fmt_months, fmt_share, fmt_usd, fmt_utilisation
+from costmodel.present.formatting import fmt_months, fmt_share, fmt_usd, fmt_utilisation
 from scenarios.compare import compare, load_request
 
 ROOT = Path(__file__).resolve().parents[1]

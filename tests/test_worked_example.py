@@ -9,6 +9,7 @@ import pytest
 
 import scenarios
 from cli import main
+from costmodel.present import to_dict
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "scenarios" / "examples" / "worked-example.yaml"
 BUY = [7996.3813, 8757.2999, 9518.2185, 11040.0558]
@@ -35,7 +36,7 @@ def _check(result: dict) -> None:
 
 
 def test_worked_example_through_yaml():
-    _check(scenarios.evaluate(EXAMPLE).to_dict())
+    _check(to_dict(scenarios.evaluate(EXAMPLE)))
 
 
 def test_worked_example_through_cli_json(capsys):
@@ -44,7 +45,7 @@ def test_worked_example_through_cli_json(capsys):
 
 
 def test_worked_example_with_many_samples_is_the_same():
-    _check(scenarios.evaluate(EXAMPLE, samples=100).to_dict())
+    _check(to_dict(scenarios.evaluate(EXAMPLE, samples=100)))
 
 
 def test_cli_as_a_process_prints_the_contract():

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask_smorest import Blueprint
 
-from costmodel.plan_result import PlanResultSchema
+from costmodel.present.plan_schema import PlanResultSchema
 
 from ..auth import require_owner
 from ..evaluate.schemas import EvaluateQuerySchema

@@ -14,9 +14,8 @@ from typing import Any
 from flask import Response, current_app, url_for
 from flask_smorest import Blueprint, abort
 
-from costmodel import reports
-from costmodel.formatting import slug
-from costmodel.plan_result import result_from_dict
+from costmodel.present import from_dict, reports, to_dict
+from costmodel.present.formatting import slug
 from scenarios.store import RunRecord
 
 from ..auth import require_owner
@@ -72,7 +71,7 @@ def _full(record: RunRecord) -> dict[str, Any]:
         "created_at": record.created_at,
         "updated_at": record.updated_at,
         "scenario": record.scenario,
-        "result": result_from_dict(record.result),
+        "result": from_dict(record.result),
         "links": _links(record.id),
     }
 
@@ -123,7 +122,7 @@ def create_run(samples: int | None = None, seed: int | None = None) -> Any:
     result, _ = evaluate_body(samples=samples, seed=seed, kind=None)
     record = get_store().add(
         scenario=dict(result.scenario),
-        result=result.to_dict(),
+        result=to_dict(result),
         seed=result.seed,
         samples=result.samples,
         catalog_version=result.catalog.version,
@@ -199,9 +198,9 @@ _REPORT_DOC = {
     security=_SECURITY,
 )
 def get_report(run_id: str, format: str = "html") -> Response:
-    """The run's report rendered by :func:`costmodel.reports.render`."""
+    """The run's report rendered by :func:`costmodel.present.reports.render`."""
     record = _record_or_404(run_id)
-    body = reports.render(result_from_dict(record.result), format)
+    body = reports.render(from_dict(record.result), format)
     response = Response(
         body,
         status=200,

@@ -6,8 +6,10 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from costmodel.plan_result import PlanResult, PlanResultSchema, result_from_dict
-from costmodel.reports import FORMATS
+from costmodel.plan_result import PlanResult
+from costmodel.present import from_dict
+from costmodel.present.plan_schema import PlanResultSchema
+from costmodel.present.reports import FORMATS
 
 from ..evaluate.schemas import EvaluateQuerySchema, ResultSchema
 
@@ -75,7 +77,7 @@ class AnyResult(fields.Field):
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
         try:
-            return result_from_dict(value)
+            return from_dict(value)
         except ValidationError as exc:
             raise ValidationError(exc.messages) from None
 

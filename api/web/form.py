@@ -29,7 +29,7 @@ from typing import Any
 
 from marshmallow import missing, validate
 
-from costmodel.formatting import fmt_number
+from costmodel.present.formatting import fmt_number
 from scenarios.compare import CompareSchema
 from scenarios.jsonschema import scenario_json_schema
 

@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 from flask import Blueprint, Response, current_app, render_template, request
 
-from costmodel import reports
+from costmodel.present import reports, to_dict
 from pricing import Catalog, load_catalog
 from scenarios import evaluate
 
@@ -95,7 +95,7 @@ def _initial_result(name: str) -> dict[str, Any]:
         cached = cache.get(name)
     if cached is None:
         text = (resources.files("scenarios") / "examples" / f"{name}.yaml").read_text("utf-8")
-        cached = evaluate(yaml.safe_load(text), catalog=_catalog()).to_dict()
+        cached = to_dict(evaluate(yaml.safe_load(text), catalog=_catalog()))
         with _lock:
             cache[name] = cached
     return cached

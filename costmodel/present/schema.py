@@ -25,7 +25,7 @@ from marshmallow import (
     validates_schema,
 )
 
-from .result import (
+from ..result import (
     SCHEMA_VERSION,
     Advice,
     Assumption,
@@ -45,11 +45,11 @@ from .result import (
     ValueOfInformation,
     frozen_array,
 )
-from .sampling import METHODS
+from ..sampling import METHODS
 
-__all__ = ["ResultBase", "ResultSchema"]
+__all__ = ["NOT_A_NUMBER", "ResultBase", "ResultSchema", "Strict", "floats", "share"]
 
-_NOT_A_NUMBER = "NaN and infinities are not JSON numbers; write null for no value"
+NOT_A_NUMBER = "NaN and infinities are not JSON numbers; write null for no value"
 _UNSUPPORTED = f"unsupported schema_version {{input}}; this release reads {SCHEMA_VERSION}"
 #: Deepest nesting of free-form data (the scenario, an assumption's value); scenarios need ~4.
 _MAX_DEPTH = 32
@@ -62,7 +62,7 @@ def _number(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValidationError(f"expected a number or null, got {value!r}")
     if not math.isfinite(value):
-        raise ValidationError(_NOT_A_NUMBER)
+        raise ValidationError(NOT_A_NUMBER)
     return float(value)
 
 
@@ -76,7 +76,7 @@ def _plain_data(value: Any) -> None:
         if len(keys) > _MAX_DEPTH:
             raise ValidationError(f"nested deeper than {_MAX_DEPTH} levels")
         if isinstance(node, float) and not math.isfinite(node):
-            messages: Any = [_NOT_A_NUMBER]
+            messages: Any = [NOT_A_NUMBER]
             for key in reversed(keys):
                 messages = {key: messages}
             raise ValidationError(messages)
@@ -151,21 +151,21 @@ def _nullable(schema: dict[str, Any], openapi: tuple[int, int]) -> dict[str, Any
     return {**schema, "nullable": True}
 
 
-def _floats(description: str, **kwargs: Any) -> Floats:
+def floats(description: str, **kwargs: Any) -> Floats:
     return Floats(required=True, metadata={"description": description}, **kwargs)
 
 
-def _share(description: str) -> fields.Float:
+def share(description: str) -> fields.Float:
     return fields.Float(
         required=True,
         allow_nan=False,
         validate=validate.Range(0, 1),
-        error_messages={"special": _NOT_A_NUMBER},
+        error_messages={"special": NOT_A_NUMBER},
         metadata={"description": description},
     )
 
 
-class _Strict(Schema):
+class Strict(Schema):
     """Unknown keys are errors, as in scenarios; a load makes ``make(**data)``."""
 
     make: ClassVar[Callable[..., Any]] = dict
@@ -175,36 +175,36 @@ class _Strict(Schema):
         return self.make(**data)
 
 
-class BandsSchema(_Strict):
+class BandsSchema(Strict):
     """Percentiles per utilisation level (or month); null where undefined."""
 
-    p10 = _floats("10th percentile")
-    p50 = _floats("median")
-    p90 = _floats("90th percentile")
+    p10 = floats("10th percentile")
+    p50 = floats("median")
+    p90 = floats("90th percentile")
 
     make = Bands
 
 
-class StatsSchema(_Strict):
+class StatsSchema(Strict):
     """Mean and percentiles per utilisation level [USD, present value]."""
 
-    mean = _floats("mean")
-    p10 = _floats("10th percentile")
-    p50 = _floats("median")
-    p90 = _floats("90th percentile")
+    mean = floats("mean")
+    p10 = floats("10th percentile")
+    p50 = floats("median")
+    p90 = floats("90th percentile")
 
     make = Bands
 
 
-class BreakevenSchema(_Strict):
+class BreakevenSchema(Strict):
     """Break-even utilisation [-]: the smallest u with TCO_buy(u) <= TCO_rent(u)."""
 
     mean = Number(required=True, metadata={"description": "[-] over the draws that break even"})
     p10 = Number(required=True, metadata={"description": "[-]; null: never"})
     p50 = Number(required=True, metadata={"description": "[-]; null: never"})
     p90 = Number(required=True, metadata={"description": "[-]; null: never"})
-    prob_always = _share("share of draws where buying wins even idle [-]")
-    prob_never = _share("share of draws where renting wins even at u = 1 [-]")
+    prob_always = share("share of draws where buying wins even idle [-]")
+    prob_never = share("share of draws where renting wins even at u = 1 [-]")
 
     make = Breakeven
 
@@ -212,12 +212,12 @@ class BreakevenSchema(_Strict):
 class PaybackSchema(BandsSchema):
     """Payback [month] per utilisation level; null where not reached within the horizon."""
 
-    prob_never = _floats("share of draws without payback within the horizon [-]", nullable=False)
+    prob_never = floats("share of draws without payback within the horizon [-]", nullable=False)
 
     make = Payback
 
 
-class SidesSchema(_Strict):
+class SidesSchema(Strict):
     """Cost per reference GPU-hour [USD/reference GPU-hour]; null at u = 0."""
 
     buy = fields.Nested(BandsSchema, required=True)
@@ -226,7 +226,7 @@ class SidesSchema(_Strict):
     make = Sides
 
 
-class CumulativeSchema(_Strict):
+class CumulativeSchema(Strict):
     """Cumulative discounted after-tax cost by month at one utilisation [USD], no resale."""
 
     utilisation = fields.Float(required=True, metadata={"description": "level [-]"})
@@ -251,7 +251,7 @@ class CumulativeSchema(_Strict):
         )
 
 
-class CatalogRefSchema(_Strict):
+class CatalogRefSchema(Strict):
     """The catalog a result was computed with."""
 
     version = fields.String(required=True, metadata={"example": "2026.11.29"})
@@ -260,7 +260,7 @@ class CatalogRefSchema(_Strict):
     make = CatalogRef
 
 
-class AdviceSchema(_Strict):
+class AdviceSchema(Strict):
     """A domain warning about the scenario (power, cooling, PCIe lanes, ...)."""
 
     code = fields.String(required=True, metadata={"example": "office_circuit"})
@@ -270,7 +270,7 @@ class AdviceSchema(_Strict):
     make = Advice
 
 
-class AssumptionSchema(_Strict):
+class AssumptionSchema(Strict):
     """Where one input's value came from."""
 
     key = fields.String(required=True, metadata={"example": "buy.electricity_usd_per_kwh"})
@@ -285,14 +285,14 @@ class AssumptionSchema(_Strict):
     make = Assumption
 
 
-class DriverSchema(_Strict):
+class DriverSchema(Strict):
     """One uncertain input's Spearman rank correlation with TCO_buy - TCO_rent [-]."""
 
     input = fields.String(required=True, metadata={"example": "rent.price_annual_change"})
     spearman = fields.Float(
         required=True,
         allow_nan=False,
-        error_messages={"special": _NOT_A_NUMBER},
+        error_messages={"special": NOT_A_NUMBER},
         validate=validate.Range(-1, 1),
         metadata={"description": "> 0: a higher value makes buying relatively dearer"},
     )
@@ -300,7 +300,7 @@ class DriverSchema(_Strict):
     make = Driver
 
 
-class SensitivitySchema(_Strict):
+class SensitivitySchema(Strict):
     """What drives the answer, at the utilisation level nearest the report utilisation."""
 
     utilisation = fields.Float(required=True, metadata={"description": "level [-]"})
@@ -319,13 +319,13 @@ def _finite(description: str, **kwargs: Any) -> fields.Float:
     return fields.Float(
         required=True,
         allow_nan=False,
-        error_messages={"special": _NOT_A_NUMBER},
+        error_messages={"special": NOT_A_NUMBER},
         metadata={"description": description},
         **kwargs,
     )
 
 
-class ConvergenceSchema(_Strict):
+class ConvergenceSchema(Strict):
     """How precise the Monte Carlo estimates are, and whether the draws were doubled until the
     break-even P50 was precise enough."""
 
@@ -345,7 +345,7 @@ class ConvergenceSchema(_Strict):
         required=True,
         allow_none=True,
         allow_nan=False,
-        error_messages={"special": _NOT_A_NUMBER},
+        error_messages={"special": NOT_A_NUMBER},
         metadata={"description": "[-] simulation.target_halfwidth; null: none"},
     )
     max_samples = fields.Integer(
@@ -370,8 +370,8 @@ class ConvergenceSchema(_Strict):
     breakeven_p50_halfwidth = Number(
         required=True, metadata={"description": "[-] (hi - lo)/2; null when unbounded"}
     )
-    gap_mean_se = _floats("[USD] standard error of the mean of TCO_buy - TCO_rent per level")
-    prob_buy_cheaper_se = _floats("[-] standard error of P(buy cheaper) per level")
+    gap_mean_se = floats("[USD] standard error of the mean of TCO_buy - TCO_rent per level")
+    prob_buy_cheaper_se = floats("[-] standard error of P(buy cheaper) per level")
 
     @post_load
     def _make(self, data: dict, **kwargs: Any) -> Convergence:
@@ -379,7 +379,7 @@ class ConvergenceSchema(_Strict):
         return Convergence(breakeven_p50_ci95=(lo, hi), **data)
 
 
-class TornadoBarSchema(_Strict):
+class TornadoBarSchema(Strict):
     """One uncertain input from its P10 to its P90, every other input at its median."""
 
     input = fields.String(required=True, metadata={"example": "rent.price_usd_per_hour"})
@@ -393,7 +393,7 @@ class TornadoBarSchema(_Strict):
     make = TornadoBar
 
 
-class TornadoSchema(_Strict):
+class TornadoSchema(Strict):
     """One-at-a-time swings at the report utilisation, largest swing first."""
 
     utilisation = fields.Float(required=True, metadata={"description": "level [-]"})
@@ -412,7 +412,7 @@ class TornadoSchema(_Strict):
         return Tornado(**{**data, "inputs": tuple(data["inputs"])})
 
 
-class InputValueSchema(_Strict):
+class InputValueSchema(Strict):
     """The expected value of perfect information on one input (EVPPI)."""
 
     input = fields.String(required=True, metadata={"example": "rent.price_usd_per_hour"})
@@ -421,7 +421,7 @@ class InputValueSchema(_Strict):
     make = InputValue
 
 
-class ValueOfInformationSchema(_Strict):
+class ValueOfInformationSchema(Strict):
     """What knowing the uncertain inputs before choosing would save, on average."""
 
     utilisation = fields.Float(required=True, metadata={"description": "level [-]"})
@@ -460,7 +460,7 @@ _ALIGNED = (
 )
 
 
-class ResultBase(_Strict):
+class ResultBase(Strict):
     """What every result holds first: its schema version (another version is refused for its
     version alone), the resolved document, the sampling settings and the catalog."""
 
@@ -495,10 +495,10 @@ class ResultSchema(ResultBase):
     """The result contract, ``schema_version`` 1. Money in USD at present value; null marks
     no value (a percentile on "never", a unit cost at u = 0)."""
 
-    utilisation = _floats("levels [-]", nullable=False)
+    utilisation = floats("levels [-]", nullable=False)
     buy_tco = fields.Nested(StatsSchema, required=True)
     rent_tco = fields.Nested(StatsSchema, required=True)
-    prob_buy_cheaper = _floats("P(TCO_buy < TCO_rent) per level [-]", nullable=False)
+    prob_buy_cheaper = floats("P(TCO_buy < TCO_rent) per level [-]", nullable=False)
     breakeven_utilisation = fields.Nested(BreakevenSchema, required=True)
     payback_months = fields.Nested(PaybackSchema, required=True)
     cost_per_reference_gpu_hour = fields.Nested(SidesSchema, required=True)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...plan_result import PlanResult
+from ...result import Advice, Result
 from ..formatting import DASH, fmt_months, fmt_share, fmt_usd, fmt_utilisation, fmt_value, missing
-from ..plan_result import PlanResult
-from ..result import Advice, Result
 
 __all__ = [
     "Table",

@@ -21,9 +21,9 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
+from ...plan_result import PlanResult
+from ...result import Result
 from ..formatting import text_cell
-from ..plan_result import PlanResult
-from ..result import Result
 from .plan_tables import candidate_columns, plan_summary_items, work_split_columns
 from .tables import assumption_rows, summary_items, warning_rows
 from .uncertainty import TORNADO_HEADER, tornado_rows, uncertainty_items
@@ -54,7 +54,7 @@ def _number_format(column: str) -> str | None:
 
 def _value(v: Any) -> Any:
     """A cell value: NaN is an empty cell, numpy numbers plain Python numbers, text never a
-    formula (:func:`~costmodel.formatting.text_cell`)."""
+    formula (:func:`~costmodel.present.formatting.text_cell`)."""
     if isinstance(v, float) and math.isnan(v):
         return None
     return v.item() if hasattr(v, "item") else text_cell(v)

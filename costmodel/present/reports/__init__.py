@@ -2,7 +2,7 @@
 :class:`~costmodel.plan_result.PlanResult` as HTML, Markdown, CSV, XLSX or JSON, and write
 reports atomically. What differs between the two is in :mod:`.kinds`.
 
->>> from costmodel import reports
+>>> from costmodel.present import reports
 >>> reports.render(result, "html")            # bytes of one self-contained HTML file
 >>> reports.write(result, "md", "out/run.md")  # [out/run.md, out/run_breakeven.png, ...]
 
@@ -18,8 +18,9 @@ import uuid
 from pathlib import Path
 from urllib.parse import quote
 
-from ..plan_result import PlanResult
-from ..result import Result
+from ...plan_result import PlanResult
+from ...result import Result
+from .. import to_json
 
 __all__ = ["FORMATS", "ReportError", "render", "write", "write_atomic"]
 
@@ -33,7 +34,7 @@ class ReportError(ValueError):
 def _render(result: Result | PlanResult, fmt: str) -> bytes:
     """``result`` in the known format ``fmt``, importing only what that format needs."""
     if fmt == "json":
-        return result.to_json()
+        return to_json(result)
     if fmt == "html":
         from .html import render_html
 

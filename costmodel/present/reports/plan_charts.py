@@ -15,8 +15,8 @@ from matplotlib import colormaps
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from ..plan_result import Candidate, PlanResult
-from .charts import BUY, MARK, RENT, _figure, _legend, _png, _usd_tick
+from ...plan_result import Candidate, PlanResult
+from .charts import BUY, MARK, RENT, figure, legend, png, usd_tick
 
 __all__ = ["PLAN_CHARTS", "render_plan_charts"]
 
@@ -37,7 +37,7 @@ def _star(ax: Axes, x: float, y: float, best: Candidate) -> None:
 
 def frontier_chart(result: PlanResult) -> bytes:
     """Mean against P90 cost of every candidate, the frontier highlighted; PNG bytes."""
-    fig, ax = _figure()
+    fig, ax = figure()
     cs = result.candidates
     ax.scatter(
         [c.cost.mean for c in cs], [c.cost.p90 for c in cs], s=16, color=_OTHER, label="candidate"
@@ -58,20 +58,20 @@ def frontier_chart(result: PlanResult) -> bytes:
     label = "all-cloud (rent everything)"
     ax.scatter([cloud.cost.mean], [cloud.cost.p90], marker="s", s=60, color=MARK, label=label)
     _star(ax, result.best.cost.mean, result.best.cost.p90, result.best)
-    ax.xaxis.set_major_formatter(FuncFormatter(_usd_tick))
-    ax.yaxis.set_major_formatter(FuncFormatter(_usd_tick))
+    ax.xaxis.set_major_formatter(FuncFormatter(usd_tick))
+    ax.yaxis.set_major_formatter(FuncFormatter(usd_tick))
     ax.set_xlabel("Mean cost [USD, present value]")
     ax.set_ylabel("P90 cost [USD, present value]")
     ax.set_title(
         "Cost versus risk: every candidate (labels: servers+reserved)", loc="left", fontsize=11
     )
-    _legend(fig, ax)
-    return _png(fig)
+    legend(fig, ax)
+    return png(fig)
 
 
 def servers_chart(result: PlanResult) -> bytes:
     """Mean cost by server count, one line per reservation count, P10–P90 bands; PNG bytes."""
-    fig, ax = _figure()
+    fig, ax = figure()
     counts = sorted({c.instances for c in result.candidates})
     palette = colormaps["viridis"](np.linspace(0.0, 0.85, len(counts)))
     for k, color in zip(counts, palette, strict=True):
@@ -105,12 +105,12 @@ def servers_chart(result: PlanResult) -> bytes:
     servers = [c.servers for c in result.candidates]
     ax.set_xlim(min(servers) - 0.5, max(servers) + 0.5)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
-    ax.yaxis.set_major_formatter(FuncFormatter(_usd_tick))
+    ax.yaxis.set_major_formatter(FuncFormatter(usd_tick))
     ax.set_xlabel("Owned servers [count]")
     ax.set_ylabel("Cost over the horizon [USD, present value]")
     ax.set_title("Cost by the number of owned servers", loc="left", fontsize=11)
-    _legend(fig, ax)
-    return _png(fig)
+    legend(fig, ax)
+    return png(fig)
 
 
 def work_split_chart(result: PlanResult) -> bytes:
@@ -123,7 +123,7 @@ def work_split_chart(result: PlanResult) -> bytes:
         (split.burst, RENT, "burst instances"),
     ]
     shown = [layer for layer in layers if np.any(layer[0] > 0)] or layers[:1]
-    fig, ax = _figure()
+    fig, ax = figure()
     # Month m spans m - 1/2 to m + 1/2: a step for each month, so even one month shows.
     edges = np.arange(h + 1) + 0.5
     ax.stackplot(
@@ -146,8 +146,8 @@ def work_split_chart(result: PlanResult) -> bytes:
         loc="left",
         fontsize=11,
     )
-    _legend(fig, ax)
-    return _png(fig)
+    legend(fig, ax)
+    return png(fig)
 
 
 def render_plan_charts(result: PlanResult) -> dict[str, bytes]:

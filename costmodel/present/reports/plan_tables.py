@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...plan_result import Candidate, PlanResult
 from ..formatting import fmt_share, fmt_usd
-from ..plan_result import Candidate, PlanResult
 from .tables import Table, run_items
 
 __all__ = [

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...plan_result import PlanResult
+from ...result import Result
 from ..formatting import fmt_margin, fmt_number, fmt_usd, fmt_utilisation, missing
-from ..plan_result import PlanResult
-from ..result import Result
 from .tables import Table
 
 __all__ = [

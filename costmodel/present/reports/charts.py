@@ -22,11 +22,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
+from ...result import Bands, Result
 from ..formatting import fmt_months, fmt_utilisation, missing
-from ..result import Bands, Result
 from .tables import cumulative_payback
 
-__all__ = ["CHARTS", "render_charts"]
+__all__ = ["CHARTS", "figure", "legend", "png", "render_charts", "usd_tick"]
 
 CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative", "tornado")
 #: Most inputs the tornado chart shows.
@@ -37,7 +37,7 @@ _DPI = 150
 _SIZE = (8.0, 4.8)  # [inch]
 
 
-def _usd_tick(v: float, _pos: Any = None) -> str:
+def usd_tick(v: float, _pos: Any = None) -> str:
     a = abs(v)
     sign = "-" if v < 0 else ""
     if a >= 1e6:
@@ -47,7 +47,7 @@ def _usd_tick(v: float, _pos: Any = None) -> str:
     return f"{sign}${a:,.0f}"
 
 
-def _figure() -> tuple[Figure, Axes]:
+def figure() -> tuple[Figure, Axes]:
     fig = Figure(figsize=_SIZE, dpi=_DPI, layout="constrained")
     ax = fig.add_subplot()
     ax.grid(True, color="#dddddd", linewidth=0.6)
@@ -57,13 +57,13 @@ def _figure() -> tuple[Figure, Axes]:
     return fig, ax
 
 
-def _legend(fig: Figure, ax: Axes) -> None:
+def legend(fig: Figure, ax: Axes) -> None:
     """Legend below the axes, so it never hides data."""
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=8, frameon=False)
 
 
-def _png(fig: Figure) -> bytes:
+def png(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=_DPI, metadata={"Software": None})
     return buf.getvalue()
@@ -102,7 +102,7 @@ def _mark_span(
 
 def breakeven_chart(result: Result) -> bytes:
     """TCO of both sides across utilisation with the break-even marked; PNG bytes."""
-    fig, ax = _figure()
+    fig, ax = figure()
     x = result.utilisation * 100
     _band(ax, x, result.buy_tco, BUY, "Buy")
     _band(ax, x, result.rent_tco, RENT, "Rent")
@@ -125,17 +125,17 @@ def breakeven_chart(result: Result) -> bytes:
         ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=9, color=MARK)
     ax.set_xlim(0, 100)
     ax.xaxis.set_major_formatter(PercentFormatter(decimals=0))
-    ax.yaxis.set_major_formatter(FuncFormatter(_usd_tick))
+    ax.yaxis.set_major_formatter(FuncFormatter(usd_tick))
     ax.set_xlabel("Utilisation of the owned GPUs [% of wall-clock hours]")
     ax.set_ylabel("Total cost of ownership [USD, present value]")
     ax.set_title("Buy vs rent: total cost over the horizon", loc="left", fontsize=11)
-    _legend(fig, ax)
-    return _png(fig)
+    legend(fig, ax)
+    return png(fig)
 
 
 def prob_chart(result: Result) -> bytes:
     """Share of draws in which buying is cheaper, across utilisation; PNG bytes."""
-    fig, ax = _figure()
+    fig, ax = figure()
     x = result.utilisation * 100
     y = result.prob_buy_cheaper * 100
     ax.fill_between(x, 0, y, color=BUY, alpha=0.12, linewidth=0)
@@ -157,8 +157,8 @@ def prob_chart(result: Result) -> bytes:
     ax.set_xlabel("Utilisation of the owned GPUs [% of wall-clock hours]")
     ax.set_ylabel("Share of draws where buying is cheaper [%]")
     ax.set_title("How sure: probability that buying is cheaper", loc="left", fontsize=11)
-    _legend(fig, ax)
-    return _png(fig)
+    legend(fig, ax)
+    return png(fig)
 
 
 def _crossing(months: np.ndarray, buy: np.ndarray, rent: np.ndarray) -> float:
@@ -177,7 +177,7 @@ def _crossing(months: np.ndarray, buy: np.ndarray, rent: np.ndarray) -> float:
 def cumulative_chart(result: Result) -> bytes:
     """Cumulative discounted cost by month at one utilisation, payback marked; PNG bytes."""
     cum = result.cumulative_cost
-    fig, ax = _figure()
+    fig, ax = figure()
     months = cum.months
     _band(ax, months, cum.buy, BUY, "Buy (capex + running cost)")
     _band(ax, months, cum.rent, RENT, "Rent")
@@ -204,15 +204,15 @@ def cumulative_chart(result: Result) -> bytes:
             color=MARK,
         )
     ax.set_xlim(0, right)
-    ax.yaxis.set_major_formatter(FuncFormatter(_usd_tick))
+    ax.yaxis.set_major_formatter(FuncFormatter(usd_tick))
     ax.set_xlabel("Month")
     ax.set_ylabel("Cumulative cost [USD, present value]")
     u = fmt_utilisation(cum.utilisation, none="?")
     ax.set_title(
         f"Payback: cumulative cost at {u} utilisation (no resale)", loc="left", fontsize=11
     )
-    _legend(fig, ax)
-    return _png(fig)
+    legend(fig, ax)
+    return png(fig)
 
 
 def _tornado_panel(ax: Axes, base: float, lows: list[float], highs: list[float]) -> None:
@@ -253,7 +253,7 @@ def tornado_chart(result: Result) -> bytes | None:
     left.set_yticks(np.arange(len(bars)), [b.input for b in bars], fontsize=8)
     left.invert_yaxis()
     left.xaxis.set_major_formatter(PercentFormatter(decimals=1))
-    right.xaxis.set_major_formatter(FuncFormatter(_usd_tick))
+    right.xaxis.set_major_formatter(FuncFormatter(usd_tick))
     left.set_xlabel(
         f"Break-even utilisation\n(median case {fmt_utilisation(t.breakeven_at_median)})"
     )
@@ -265,8 +265,8 @@ def tornado_chart(result: Result) -> bytes | None:
         ha="left",
         fontsize=11,
     )
-    _legend(fig, right)
-    return _png(fig)
+    legend(fig, right)
+    return png(fig)
 
 
 def render_charts(result: Result) -> dict[str, bytes]:

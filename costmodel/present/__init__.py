@@ -1,0 +1,43 @@
+"""Presentation of results: their JSON form, one-sentence verdicts, number formatting and the
+report exporters. The engine never imports this package; the scenario layer and the doors
+above it do.
+
+>>> from costmodel.present import to_dict, to_json, from_dict
+>>> data = to_dict(result)                  # the documented JSON form, plain Python data
+>>> from_dict(data)                         # a Result or PlanResult again, validated
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..plan_result import PlanResult
+from ..result import Result
+
+__all__ = ["from_dict", "to_dict", "to_json"]
+
+
+def to_dict(result: Result | PlanResult) -> dict[str, Any]:
+    """The documented JSON form of a result or plan result (``null`` for NaN), as plain
+    Python data."""
+    if isinstance(result, PlanResult):
+        from .plan_schema import PlanResultSchema
+
+        return PlanResultSchema().dump(result)
+    from .schema import ResultSchema
+
+    return ResultSchema().dump(result)
+
+
+def to_json(result: Result | PlanResult) -> bytes:
+    """The JSON form as UTF-8 bytes, indented by 2 (what files and reports hold)."""
+    return json.dumps(to_dict(result), indent=2, allow_nan=False).encode("utf-8")
+
+
+def from_dict(data: Any) -> Result | PlanResult:
+    """Validate and load either JSON result: a plan's (``kind: plan``) or a scenario's;
+    raises ``marshmallow.ValidationError`` naming the key path of each problem."""
+    from .plan_schema import result_from_dict
+
+    return result_from_dict(data)

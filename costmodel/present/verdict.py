@@ -1,0 +1,93 @@
+"""One-sentence answers from the summarised numbers: of a comparison and of a plan."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..plan_result import Candidate, PlanResult
+from ..result import Result
+from .formatting import fmt_share, fmt_utilisation, missing
+
+__all__ = ["plan_verdict", "verdict"]
+
+
+def verdict(result: Result) -> str:
+    """Break-even P50 with its P10-P90 range, then the picture at the report utilisation
+    (that of the cumulative cost by month).
+
+    The second half is left out when that level is not one of the ``utilisation`` levels.
+    """
+    be = result.breakeven_utilisation
+    utilisation, prob_buy_cheaper = result.utilisation, result.prob_buy_cheaper
+    payback, level = result.payback_months, result.cumulative_cost.utilisation
+    if missing(be.p50):
+        head = (
+            "Renting is cheaper at every utilisation in most draws: buying never breaks "
+            f"even in {fmt_share(be.prob_never)} of draws"
+        )
+    elif be.p50 == 0.0:
+        head = f"Buying is cheaper even when idle in {fmt_share(be.prob_always)} of draws"
+    else:
+        head = f"Buying breaks even at {fmt_utilisation(be.p50)} utilisation"
+        if be.p10 != be.p90:  # a spread to report ("never", NaN, counts as one)
+            head += f" (P10-P90: {fmt_utilisation(be.p10)} to {fmt_utilisation(be.p90)})"
+    hits = np.flatnonzero(np.abs(np.asarray(utilisation) - level) < 1e-9)
+    if not hits.size:
+        return head + "."
+    j = int(hits[0])
+    tail = (
+        f"; at {fmt_utilisation(level)} utilisation buying is cheaper in "
+        f"{fmt_share(prob_buy_cheaper[j])} of draws"
+    )
+    if not missing(float(payback.p50[j])):
+        tail += f" and pays back in {payback.p50[j]:.1f} months (P50)"
+    return head + tail + "."
+
+
+def _mix(best: Candidate) -> str:
+    parts = []
+    if best.servers:
+        parts.append(f"own {best.servers} server{'s' if best.servers != 1 else ''}")
+    if best.instances:
+        parts.append(f"reserve {best.instances} instance{'s' if best.instances != 1 else ''}")
+    plan = " and ".join(parts)
+    return plan[0].upper() + plan[1:]
+
+
+def plan_verdict(
+    result: PlanResult,
+    saving: float,
+    burst: str,
+    edges: tuple[tuple[int, str], tuple[int, str] | None],
+) -> str:
+    """The best plan and its P50 ``saving`` [-] against all-cloud, with its probability.
+
+    ``burst`` is the burst pricing model; ``edges`` the most servers and reserved instances
+    considered, each with the key that raises it (``None`` without reservations): a best plan
+    at the edge of the range says so.
+    """
+    best = result.best
+    burst = "spot" if burst == "spot" else "on-demand"
+    if best.servers == 0 and best.instances == 0:
+        return (
+            f"Rent everything ({burst}): no mix of owned servers and reservations considered "
+            f"beats it on the {result.objective} cost."
+        )
+    plan = _mix(best)
+    rest = "" if best.share_owned >= 1.0 else f" and burst the rest ({burst})"
+    if math.isnan(saving):
+        return f"{plan}{rest}."  # no work to compare against
+    if saving >= 0:
+        change = f"P50 saving {fmt_share(saving)}"
+    else:
+        change = f"P50 {fmt_share(-saving)} dearer"
+    cheaper = fmt_share(best.prob_cheaper_than_cloud)
+    (servers, servers_key), instances = edges
+    edge = ""
+    if 0 < servers == best.servers:
+        edge = f" It owns the most servers considered: raise {servers_key} to see if more pay."
+    elif instances is not None and 0 < instances[0] == best.instances:
+        edge = f" It reserves the most instances considered: raise {instances[1]}."
+    return f"{plan}{rest}: {change} against all-cloud (cheaper in {cheaper} of draws).{edge}"
