@@ -40,6 +40,7 @@ __all__ = [
     "Workspace",
     "busy_energy_month",
     "buy_line",
+    "capacity",
     "depreciation_schedule",
     "discount_factors",
     "growth_sum",
@@ -192,8 +193,16 @@ def depreciation_schedule(method: str, years: int, horizon: int) -> np.ndarray:
 
 
 def throughput(count: int, per_gpu: Value, efficiency: Value, derate: Value = 1.0) -> Value:
-    """Reference GPU-hours per wall-clock hour: count * per-GPU throughput * scaling * derate."""
+    """Units of work per wall-clock hour: count * per-GPU throughput * scaling * derate."""
     return count * per_gpu * efficiency * derate
+
+
+def capacity(side: BuyDraws | RentDraws) -> Value:
+    """Units of work one owned build or one rented instance does per wall-clock hour
+    [units of work/hour]: T = N * thr * eff (* derate, for an owned build). The unit is the
+    workload's: reference GPU-hours for training."""
+    derate = side.thermal_derate if isinstance(side, BuyDraws) else 1.0
+    return throughput(side.gpu_count, side.relative_throughput, side.scaling_efficiency, derate)
 
 
 def term_end(term: int, horizon: int) -> int:
@@ -256,6 +265,12 @@ class BuyLine:
     def tco(self, u: float) -> Value:
         """TCO_buy at utilisation ``u`` [USD]."""
         return self.at_zero + self.per_u * u
+
+    def per_unit(self, cap: Value, horizon: int) -> BuyLine:
+        """The line per unit of capacity: divided by 730 * H * ``cap`` (the work done over
+        the horizon at u = 1), so that ``tco(u) / u`` is the cost per unit of work [USD/unit]."""
+        scale = HOURS_PER_MONTH * horizon * np.asarray(cap)
+        return BuyLine(self.capex / scale, self.at_zero / scale, self.per_u / scale)
 
 
 def buy_line(b: BuyDraws, terms: Terms) -> BuyLine:
@@ -326,6 +341,11 @@ class RentLine:
         """TCO_rent at utilisation ``u`` [USD]."""
         return self.at_zero + self.slope * np.maximum(0.0, u - self.kink)
 
+    def per_unit(self, cap: Value, horizon: int) -> RentLine:
+        """The line per unit of capacity, as :meth:`BuyLine.per_unit`."""
+        scale = HOURS_PER_MONTH * horizon * np.asarray(cap)
+        return RentLine(self.at_zero / scale, self.slope / scale, self.kink)
+
 
 def rent_line(
     r: RentDraws, own_throughput: Value, instance_throughput: Value, terms: Terms
@@ -372,8 +392,7 @@ def model_lines(inputs: ModelInputs, values: dict[str, Value]) -> Lines:
     terms = Terms(inputs.horizon_months, inputs.discount_rate, inputs.tax_rate)
     b = BuyDraws.sampled(inputs.buy, values)
     r = RentDraws.sampled(inputs.rent, values)
-    t_own = throughput(b.gpu_count, b.relative_throughput, b.scaling_efficiency, b.thermal_derate)
-    t_inst = throughput(r.gpu_count, r.relative_throughput, r.scaling_efficiency)
+    t_own, t_inst = capacity(b), capacity(r)
     return Lines(buy_line(b, terms), rent_line(r, t_own, t_inst, terms), t_own, t_inst)
 
 

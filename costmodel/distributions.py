@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +28,7 @@ __all__ = [
     "Normal",
     "LogNormal",
     "Discrete",
+    "draws_at",
 ]
 
 #: z(0.90) = Phi^-1(0.9) of the standard normal, to 16 digits.
@@ -413,3 +416,15 @@ class Discrete(Distribution):
     def support(self) -> tuple[float, float]:
         kept = [v for v, w in zip(self.values, self.weights, strict=True) if w > 0]
         return (float(min(kept)), float(max(kept)))
+
+
+def draws_at(inputs: Mapping[str, Any], q: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """The draws of every distribution among ``inputs`` (by name) at its percentiles ``q[name]``
+    in (0, 1); a fixed one (a point mass) is its value, a float, without going through ppf.
+    Inputs that are not distributions (counts, flags) are left out."""
+    out: dict[str, Any] = {}
+    for name, dist in inputs.items():
+        if isinstance(dist, Distribution):
+            fixed = dist.is_fixed or name not in q
+            out[name] = float(dist.support()[0]) if fixed else dist.ppf(q[name])
+    return out

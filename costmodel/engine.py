@@ -35,12 +35,9 @@ from .cashflows import (
     gap,
     model_lines,
 )
-from .distributions import Discrete
 from .inputs import MAX_SAMPLES, ModelInputs
 from .outcomes import breakeven_utilisation, payback
 from .result import (
-    Bands,
-    Breakeven,
     Convergence,
     CumulativeCost,
     Driver,
@@ -53,23 +50,37 @@ from .result import (
     frozen_array,
 )
 from .sampling import Sample, Sampler, average_ranks, induce_rank_correlation, sample
+from .stats import (
+    LevelBands,
+    input_bins,
+    input_ranks,
+    pearson,
+    uncertain,
+)
+from .stats import breakeven as summarise_breakeven
 from .uncertainty import (
     evppi,
     expected_value_of_information,
     halfwidth,
     mean_gap_se,
     median_interval,
-    quantile_bins,
     tornado,
 )
 
-__all__ = ["CUMULATIVE_DRAWS", "Phases", "Progress", "Simulation", "simulate", "summarise"]
+__all__ = [
+    "CUMULATIVE_DRAWS",
+    "Phases",
+    "Progress",
+    "Simulation",
+    "draw",
+    "simulate",
+    "summarise",
+]
 
 #: Elements of one chunk's (draws x months) arrays.
 _CHUNK_ELEMENTS = 2_000_000
 #: Draws used for the cumulative-cost-by-month summary (the first ones; the chart needs no more).
 CUMULATIVE_DRAWS = 20_000
-_QUANTILES = (0.10, 0.50, 0.90)
 
 #: A callback given the share of a simulation done, from 0 to 1.
 Progress = Callable[[float], None]
@@ -149,19 +160,14 @@ def _per_draw(x: Value, draws: int) -> np.ndarray:
     return out
 
 
-def _uncertain(inputs: ModelInputs) -> list[str]:
-    """The names of the inputs that vary between draws, sorted."""
-    return sorted(name for name, d in inputs.distributions().items() if not d.is_fixed)
-
-
-def _draw(inputs: ModelInputs, sampler: Sampler | None = None) -> tuple[dict[str, Value], Sample]:
+def draw(inputs: ModelInputs, sampler: Sampler | None = None) -> tuple[dict[str, Value], Sample]:
     """Every input's draws by name, and the ranks the sampler knows (the percentiles are let
     go once mapped). A fixed input (a point mass, such as a discrete with one non-zero weight)
     is its one value, a float, without going through ppf. ``sampler``, when given, holds the
     percentiles (a sample that can grow); else they are drawn afresh."""
     dists = inputs.distributions()
     if sampler is None:
-        drawn = sample(_uncertain(inputs), inputs.samples, inputs.seed, inputs.method)
+        drawn = sample(uncertain(inputs), inputs.samples, inputs.seed, inputs.method)
     else:
         drawn = sampler.sample
     drawn = induce_rank_correlation(drawn, inputs.correlations, inputs.seed)
@@ -199,9 +205,9 @@ def _converge(
     number of draws made, with the draws, ranks, lines and break-even of the final round."""
     target = inputs.target_halfwidth
     cap = max(inputs.max_samples or MAX_SAMPLES, inputs.samples)
-    sampler = Sampler(_uncertain(inputs), inputs.samples, inputs.seed, inputs.method)
+    sampler = Sampler(uncertain(inputs), inputs.samples, inputs.seed, inputs.method)
     while True:
-        values, drawn = _draw(inputs, sampler)
+        values, drawn = draw(inputs, sampler)
         phases.mark("sample")
         lines, breakeven = _lines(inputs, values)
         lo, hi = median_interval(np.array(breakeven))
@@ -226,7 +232,7 @@ def simulate(
     phases.start()
     initial = inputs.samples
     if inputs.target_halfwidth is None:
-        values, drawn = _draw(inputs)
+        values, drawn = draw(inputs)
         phases.mark("sample")
         lines, breakeven = _lines(inputs, values)
         phases.mark("lines")
@@ -271,93 +277,6 @@ def simulate(
     )
 
 
-def _select(values: np.ndarray) -> dict[str, float]:
-    """P10/P50/P90 by linear interpolation between order statistics, selected in place
-    (``values`` is reordered): a partition at P50, then one in each half, and each upper
-    neighbour the smallest value between its order statistic and the next. Same numbers as
-    sorting, at about half the cost. A percentile that touches +inf (or NaN) is NaN."""
-    n = values.shape[0]
-    positions = [q * (n - 1) for q in _QUANTILES]
-    low = [math.floor(p) for p in positions]
-    if n < 16:  # too few to part: sorted, each neighbour is in place
-        values.sort()
-        bounds = [min(lo + 1, n - 1) for lo in low]
-    else:
-        values.partition(low[1])
-        values[: low[1]].partition(low[0])
-        values[low[1] + 1 :].partition(low[2] - low[1] - 1)
-        bounds = [*low[1:], n - 1]  # the next order statistic in place, or the end
-    out = {}
-    for name, p, lo, bound in zip(("p10", "p50", "p90"), positions, low, bounds, strict=True):
-        frac = p - lo
-        v = float(values[lo])
-        if frac != 0.0:  # NaN sorts last: the smallest non-NaN above, NaN only if all are
-            v += frac * (float(np.fmin.reduce(values[lo + 1 : bound + 1])) - v)
-        out[name] = v if math.isfinite(v) else math.nan
-    return out
-
-
-class _Bands:
-    """Percentiles (and means) of one quantity, filled level by level."""
-
-    def __init__(self, levels: int, mean: bool = True) -> None:
-        self.q = {k: np.empty(levels) for k in ("p10", "p50", "p90")}
-        self.mean = np.empty(levels) if mean else None
-
-    def put(self, j: int, values: np.ndarray, scale: float = 1.0) -> None:
-        """Level ``j`` from ``values`` (reordered in place), divided by ``scale``."""
-        if self.mean is not None:
-            self.mean[j] = values.mean() / scale
-        for k, v in _select(values).items():
-            self.q[k][j] = v / scale
-
-    def bands(self) -> Bands:
-        mean = None if self.mean is None else frozen_array(self.mean)
-        return Bands(**{k: frozen_array(v) for k, v in self.q.items()}, mean=mean)
-
-    @classmethod
-    def of_rows(cls, values: np.ndarray) -> Bands:
-        """The percentiles of each row of ``values`` (K x draws), without means; ``values`` is
-        sorted row by row in place."""
-        out = cls(values.shape[0], mean=False)
-        for j, row in enumerate(values):
-            out.put(j, row)
-        return out.bands()
-
-
-def _ranks(sim: Simulation, name: str) -> np.ndarray:
-    """1-based ranks of input ``name``'s draws, from the sampler's ranks where it knows them."""
-    values = np.asarray(sim.draws[name])
-    known = sim.sample.ranks.get(name)
-    if known is None:
-        return average_ranks(values)
-    if isinstance(sim.inputs.distributions()[name], Discrete):  # ties share their mean rank
-        order = np.empty_like(known)
-        order[known] = np.arange(known.size)
-        return average_ranks(values, order)
-    return known + 1.0
-
-
-def _pearson(x: np.ndarray, y: np.ndarray) -> float:
-    x = x - x.mean()
-    y = y - y.mean()
-    denom = math.sqrt(float(x @ x) * float(y @ y))
-    return float(x @ y) / denom if denom > 0 else 0.0
-
-
-def _bins(sim: Simulation, name: str, ranks: np.ndarray, count: int) -> tuple[np.ndarray, int]:
-    """Each draw's bin of input ``name`` and the number of bins: ``count`` equal-count bins of
-    consecutive ranks (``ranks`` 1-based, or the sampler's own 0-based ranks where it knows
-    them), or one bin per value for a discrete input (its draws tie)."""
-    dist = sim.inputs.distributions()[name]
-    if isinstance(dist, Discrete):
-        values = np.unique(np.asarray(dist.values, dtype=float))
-        return np.searchsorted(values, sim.draws[name]), values.size
-    known = sim.sample.ranks.get(name)
-    rank0 = known if known is not None else (ranks - 1.0).astype(np.int64)
-    return quantile_bins(rank0, count), count
-
-
 def _by_input(
     sim: Simulation, sens_gap: np.ndarray, sens_u: float, voi_gap: np.ndarray, voi_u: float
 ) -> tuple[Sensitivity, ValueOfInformation]:
@@ -369,7 +288,7 @@ def _by_input(
     - EVPPI of the buy-or-rent decision from the gap ``voi_gap`` at ``voi_u``, with
       floor(sqrt(n)) equal-count bins per input, largest first, each at most the EVPI.
     """
-    names = _uncertain(sim.inputs)
+    names = uncertain(sim.inputs)
     s = sim.inputs.samples
     gap_ranks = average_ranks(sens_gap) if names and s >= 10 else None
     evpi, best = expected_value_of_information(voi_gap)
@@ -377,10 +296,10 @@ def _by_input(
     drivers: list[Driver] = []
     worth: list[InputValue] = []
     for name in names:
-        ranks = _ranks(sim, name)
+        ranks = input_ranks(sim, name)
         if gap_ranks is not None:
-            drivers.append(Driver(name, _pearson(ranks, gap_ranks)))
-        bins, k = _bins(sim, name, ranks, count)
+            drivers.append(Driver(name, pearson(ranks, gap_ranks)))
+        bins, k = input_bins(sim, name, ranks, count)
         worth.append(InputValue(name, min(evpi, evppi(voi_gap, bins, k, best))))
     drivers.sort(key=lambda r: (-abs(r.spearman), r.input))
     worth.sort(key=lambda v: (-v.evppi, v.input))
@@ -422,7 +341,7 @@ def _convergence(
     n = inputs.samples
     width = halfwidth(*ci)
     target = inputs.target_halfwidth
-    if _uncertain(inputs) and n < 2:
+    if uncertain(inputs) and n < 2:
         prob_se = np.full(prob.shape, math.nan)
     else:
         prob_se = np.sqrt(prob * (1.0 - prob) / n)
@@ -454,9 +373,9 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
     grid = frozen_array(inputs.utilisation)
     u_count = grid.size
     sens_level = int(np.argmin(np.abs(grid - sim.report_utilisation)))
-    buy, rent = _Bands(u_count), _Bands(u_count)
-    unit_buy, unit_rent = _Bands(u_count, mean=False), _Bands(u_count, mean=False)
-    pay = _Bands(u_count, mean=False)
+    buy, rent = LevelBands(u_count), LevelBands(u_count)
+    unit_buy, unit_rent = LevelBands(u_count, mean=False), LevelBands(u_count, mean=False)
+    pay = LevelBands(u_count, mean=False)
     prob, never = np.empty(u_count), np.empty(u_count)
     fixed_throughput = np.ndim(sim.own_throughput) == 0
     gap_se = _gap_se(sim, grid)
@@ -496,17 +415,8 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         voi_gap = _per_draw(sim.buy.tco(level), s) - sim.rent.tco(level)
     sensitivity, voi = _by_input(sim, sens_gap, float(grid[sens_level]), voi_gap, level)
     del sens_gap, voi_gap
-    finite = np.isfinite(sim.breakeven)
-    ordered = np.array(sim.breakeven)
-    be = _select(ordered)
-    ci = median_interval(ordered)
-    del ordered
-    breakeven = Breakeven(
-        mean=float(sim.breakeven[finite].mean()) if finite.any() else math.nan,
-        **be,
-        prob_always=float(np.count_nonzero(sim.breakeven == 0.0) / s),
-        prob_never=float(np.count_nonzero(~finite) / s),
-    )
+    breakeven = summarise_breakeven(sim.breakeven)
+    ci = median_interval(np.array(sim.breakeven))
     payback_bands = pay.bands()
     payback_months = Payback(
         payback_bands.p10, payback_bands.p50, payback_bands.p90, frozen_array(never)
@@ -515,8 +425,8 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
     cumulative_cost = CumulativeCost(
         utilisation=sim.report_utilisation,
         months=frozen_array(np.arange(h + 1)),
-        buy=_Bands.of_rows(np.array(sim.cum_buy)),
-        rent=_Bands.of_rows(np.array(sim.cum_rent)),
+        buy=LevelBands.of_rows(np.array(sim.cum_buy)),
+        rent=LevelBands.of_rows(np.array(sim.cum_rent)),
     )
     phases.mark("summary")
     return Result(

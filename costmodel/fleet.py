@@ -36,16 +36,17 @@ from .cashflows import (
     Value,
     busy_energy_month,
     buy_line,
+    capacity,
     discount_factors,
     growth_sum,
     term_end,
-    throughput,
 )
-from .engine import _bins, _draw, _ranks, _select, _uncertain
+from .engine import draw
 from .inputs import PlanInputs
 from .plan_result import Candidate, Choice, CostStats, PlanResult, WorkSplit
 from .result import InputValue
 from .sampling import Sample
+from .stats import input_bins, input_ranks, percentiles, uncertain
 from .uncertainty import evppi, expected_value_of_information
 
 __all__ = ["FleetSimulation", "saving", "simulate_plan", "summarise_plan", "work_split"]
@@ -106,18 +107,15 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int) -> _Chunk:
     h, rate, tau = inputs.horizon_months, inputs.discount_rate, inputs.tax_rate
     d = discount_factors(rate, h)
     own = BuyDraws.sampled(inputs.own, values, "own")
-    t_srv = throughput(
-        own.gpu_count, own.relative_throughput, own.scaling_efficiency, own.thermal_derate
-    )
+    t_srv = capacity(own)
     burst = RentDraws.sampled(inputs.burst, values, "burst")
-    t_burst = throughput(burst.gpu_count, burst.relative_throughput, burst.scaling_efficiency)
+    t_burst = capacity(burst)
     overhead = burst.spot_interruption_overhead if burst.pricing == "spot" else 0.0
     if inputs.reserve is None:
-        capacity, instance_cost = 0.0, 0.0
+        reserved, instance_cost = 0.0, 0.0
     else:
         res = RentDraws.sampled(inputs.reserve, values, "reserve")
-        t_res = throughput(res.gpu_count, res.relative_throughput, res.scaling_efficiency)
-        capacity = HOURS_PER_MONTH * t_res
+        reserved = HOURS_PER_MONTH * capacity(res)
         end = term_end(RESERVATION_MONTHS[res.pricing], h)
         owed = growth_sum(res.price_annual_change, rate, end)
         instance_cost = (1.0 - tau) * HOURS_PER_MONTH * res.price_usd_per_hour * owed
@@ -130,7 +128,7 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int) -> _Chunk:
         energy=_discounted_growth(own.electricity_annual_change, d),
         burst=_discounted_growth(burst.price_annual_change, d),
         server_capacity=HOURS_PER_MONTH * t_srv,
-        instance_capacity=capacity,
+        instance_capacity=reserved,
         server_cost=buy_line(own, Terms(h, rate, tau)).at_zero,
         instance_cost=instance_cost,
         k_owned=(1.0 - tau) * busy_energy_month(own) / (HOURS_PER_MONTH * t_srv),
@@ -149,7 +147,7 @@ def _rows(x: Value, rows: slice) -> Value:
 
 def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
     """Sample every input once and evaluate every candidate on the same draws."""
-    values, drawn = _draw(inputs)
+    values, drawn = draw(inputs)
     s_lo, s_hi = inputs.servers
     k_lo, k_hi = inputs.instances
     servers = np.repeat(np.arange(s_lo, s_hi + 1), k_hi - k_lo + 1)
@@ -207,7 +205,7 @@ def _stats(cost: np.ndarray) -> CostStats:
     n = cost.size
     worst = max(1, math.ceil(_TAIL * n))
     tail = np.partition(cost, n - worst)[n - worst :]
-    q = _select(np.array(cost))
+    q = percentiles(np.array(cost))
     return CostStats(float(cost.mean()), q["p10"], q["p50"], q["p90"], float(tail.mean()))
 
 
@@ -226,8 +224,8 @@ def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
     evpi, best = expected_value_of_information(gap)
     count = max(1, math.isqrt(sim.inputs.samples))
     worth = []
-    for name in _uncertain(sim.inputs):
-        bins, k = _bins(sim, name, _ranks(sim, name), count)
+    for name in uncertain(sim.inputs):
+        bins, k = input_bins(sim, name, input_ranks(sim, name), count)
         worth.append(InputValue(name, min(evpi, evppi(gap, bins, k, best))))
     worth.sort(key=lambda v: (-v.evppi, v.input))
     pair = lambda j: (int(sim.servers[j]), int(sim.instances[j]))  # noqa: E731
@@ -250,7 +248,7 @@ def saving(sim: FleetSimulation, best: Candidate) -> float:
     if not np.all(cloud > 0):
         return math.nan
     j = int(np.flatnonzero((sim.servers == best.servers) & (sim.instances == best.instances))[0])
-    return _select(1.0 - sim.cost[j] / cloud)["p50"]
+    return percentiles(1.0 - sim.cost[j] / cloud)["p50"]
 
 
 def summarise_plan(sim: FleetSimulation) -> PlanResult:

@@ -9,6 +9,7 @@ otherwise, and are read-only.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ __all__ = [
     "Convergence",
     "CumulativeCost",
     "Driver",
+    "Origin",
     "InputValue",
     "Payback",
     "Result",
@@ -192,21 +194,37 @@ class ValueOfInformation:
 
 @dataclass(frozen=True)
 class Advice:
-    """A structured warning: ``severity`` is ``info``, ``warning`` or ``error``."""
+    """A structured warning: ``severity`` is ``info``, ``warning`` or ``error``; ``side`` the
+    key of the side it is about (``"buy"``, ``"rent"``, ``"own"``, ``"reserve"``, ``"burst"``),
+    ``None`` for the document as a whole."""
 
     code: str
     severity: str
     message: str
+    side: str | None = None
+
+
+class Origin(enum.StrEnum):
+    """Where an input's value came from: given in the document, a catalog row (or platform
+    tier, or interconnect table), the user's prices file laid over the catalog, or a
+    documented default."""
+
+    GIVEN = "given"
+    CATALOG = "catalog"
+    PRICES = "prices"
+    DEFAULT = "default"
 
 
 @dataclass(frozen=True)
 class Assumption:
-    """Where one input's value came from: ``value`` is a number or a distribution mapping."""
+    """Where one input's value came from: ``value`` is a number or a distribution mapping;
+    ``source`` says it in words, ``origin`` is its kind."""
 
     key: str
     value: Any
     unit: str
     source: str
+    origin: Origin = Origin.GIVEN
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The buyer's-guide advice as structured warnings: one small function per rule.
 
-Each rule looks at the resolved scenario (median values of uncertain inputs) and yields
+Each rule looks at one resolved side, or at the whole question (median values of uncertain
+inputs), and yields
 :class:`~costmodel.result.Advice` with severity ``info`` (worth knowing), ``warning`` (the build
 or the comparison is likely wrong as stated) or ``error`` (the build cannot work as described).
 :data:`RULES` lists them in the order warnings are reported.
@@ -10,17 +11,26 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from costmodel.cashflows import term_end
 from costmodel.inputs import MAX_SAMPLES
 from costmodel.present.formatting import fmt_margin, fmt_utilisation, missing
-from costmodel.result import Advice, Convergence
+from costmodel.result import Advice, Convergence, Origin
 from pricing import RESERVATION_MONTHS
 from pricing.prices import STALE_AFTER_MONTHS
 
-from .resolve import Resolved
+from .sides import Owned, Rented, Work
 
-__all__ = ["CIRCUIT_15A_W", "CIRCUIT_20A_W", "RULES", "advise", "convergence_advice"]
+__all__ = [
+    "CIRCUIT_15A_W",
+    "CIRCUIT_20A_W",
+    "RULES",
+    "Question",
+    "advise",
+    "convergence_advice",
+]
 
 #: Continuous load on a US 120 V branch circuit: 80 % of the breaker (NEC 210.19/210.20) [W].
 CIRCUIT_15A_W = 1440.0
@@ -28,71 +38,86 @@ CIRCUIT_20A_W = 1920.0
 #: Peak draw per GPU that typical power supplies are sized for [W].
 _PEAK_GPU_W = 350.0
 
-Rule = Callable[[Resolved], Iterator[Advice]]
+
+@dataclass(frozen=True)
+class Question:
+    """What the advice looks at: the horizon [month], the workload and the resolved sides in
+    the order of the document (``buy`` then ``rent``; ``own``, ``reserve``, ``burst``)."""
+
+    horizon_months: int
+    work: Work
+    sides: tuple[Owned | Rented, ...]
 
 
-def _busy_w(r: Resolved) -> float:
-    return r.inputs.buy.gpu_power_w.median()
+SideRule = Callable[[Any, Question], Iterator[Advice]]
+DocumentRule = Callable[[Question], Iterator[Advice]]
 
 
-def _peak_w(r: Resolved) -> float:
-    buy = r.inputs.buy
-    return buy.gpu_count * _busy_w(r) + buy.platform_power_w.median()
+def _busy_w(o: Owned) -> float:
+    return o.inputs.gpu_power_w.median()
 
 
-def _hosted(r: Resolved) -> bool:
-    return r.inputs.buy.hosting_usd_per_kw_month.median() > 0
+def _peak_w(o: Owned) -> float:
+    return o.inputs.gpu_count * _busy_w(o) + o.inputs.platform_power_w.median()
 
 
-def _consumer(r: Resolved) -> bool:
-    return r.buy_gpu.cooling in ("open-air", "blower")
+def _hosted(o: Owned) -> bool:
+    return o.inputs.hosting_usd_per_kw_month.median() > 0
 
 
-def gpu_memory(r: Resolved) -> Iterator[Advice]:
+def _consumer(o: Owned) -> bool:
+    return o.gpu.cooling in ("open-air", "blower")
+
+
+def gpu_memory(side: Owned | Rented, q: Question) -> Iterator[Advice]:
     """GPU memory should be at least 4 GB, and 8 GB is better."""
-    for side, g in (("buy", r.buy_gpu), ("rent", r.rent_gpu)):
-        if g.memory_gb < 4:
-            yield Advice(
-                "gpu_memory_low",
-                "warning",
-                f"{side}: {g.name} has {g.memory_gb:g} GB; deep-learning GPUs need at least "
-                "4 GB, and 8 GB is better",
-            )
-        elif g.memory_gb < 8:
-            yield Advice(
-                "gpu_memory_small",
-                "info",
-                f"{side}: {g.name} has {g.memory_gb:g} GB; 8 GB or more is recommended",
-            )
+    g = side.gpu
+    if g.memory_gb < 4:
+        yield Advice(
+            "gpu_memory_low",
+            "warning",
+            f"{side.path}: {g.name} has {g.memory_gb:g} GB; deep-learning GPUs need at least "
+            "4 GB, and 8 GB is better",
+            side.path,
+        )
+    elif g.memory_gb < 8:
+        yield Advice(
+            "gpu_memory_small",
+            "info",
+            f"{side.path}: {g.name} has {g.memory_gb:g} GB; 8 GB or more is recommended",
+            side.path,
+        )
 
 
-def gpu_power_high(r: Resolved) -> Iterator[Advice]:
+def gpu_power_high(o: Owned, q: Question) -> Iterator[Advice]:
     """Consumer cards above ~350 W peak need a power supply sized for their peak."""
-    if _consumer(r) and _busy_w(r) > _PEAK_GPU_W:
+    if _consumer(o) and _busy_w(o) > _PEAK_GPU_W:
         yield Advice(
             "gpu_power_high",
             "info",
-            f"each GPU draws {_busy_w(r):.0f} W busy, above the ~350 W per GPU that typical "
+            f"each GPU draws {_busy_w(o):.0f} W busy, above the ~350 W per GPU that typical "
             "power supplies are sized for; size the PSU from the card's peak, not typical, draw",
+            o.path,
         )
 
 
-def psu_undersized(r: Resolved) -> Iterator[Advice]:
+def psu_undersized(o: Owned, q: Question) -> Iterator[Advice]:
     """An office build's peak draw must fit its tier's power supply."""
-    tier = r.platform
-    if tier is not None and not _hosted(r) and _peak_w(r) > tier.psu_w:
+    tier = o.platform
+    if tier is not None and not _hosted(o) and _peak_w(o) > tier.psu_w:
         yield Advice(
             "psu_undersized",
             "warning",
-            f"peak draw {_peak_w(r):.0f} W exceeds the {tier.name} tier's {tier.psu_w:.0f} W "
+            f"peak draw {_peak_w(o):.0f} W exceeds the {tier.name} tier's {tier.psu_w:.0f} W "
             "power supply; an unstable supply makes the system unstable",
+            o.path,
         )
 
 
-def office_circuit(r: Resolved) -> Iterator[Advice]:
+def office_circuit(o: Owned, q: Question) -> Iterator[Advice]:
     """An office build's peak draw must fit a branch circuit."""
-    peak = _peak_w(r)
-    if not _hosted(r) and peak > CIRCUIT_15A_W:
+    peak = _peak_w(o)
+    if not _hosted(o) and peak > CIRCUIT_15A_W:
         limit = (
             "even a 20 A office circuit (1920 W continuous)"
             if peak > CIRCUIT_20A_W
@@ -103,127 +128,132 @@ def office_circuit(r: Resolved) -> Iterator[Advice]:
             "warning",
             f"peak draw {peak:.0f} W exceeds {limit}; plan a dedicated circuit or a data "
             "centre (then set pue and hosting_usd_per_kw_month)",
+            o.path,
         )
 
 
-def cooling_open_air(r: Resolved) -> Iterator[Advice]:
+def cooling_open_air(o: Owned, q: Question) -> Iterator[Advice]:
     """Multi-fan consumer cards packed together throttle."""
-    n = r.inputs.buy.gpu_count
-    if n >= 2 and r.buy_gpu.cooling == "open-air" and r.inputs.buy.thermal_derate.median() >= 0.95:
+    n = o.inputs.gpu_count
+    if n >= 2 and o.gpu.cooling == "open-air" and o.inputs.thermal_derate.median() >= 0.95:
         yield Advice(
             "cooling_open_air",
             "warning",
             f"{n} multi-fan consumer cards packed together starve for air; use blower or "
-            "water-cooled cards or set buy.thermal_derate (one report: training ran at half "
-            "speed)",
+            f"water-cooled cards or set {o.path}.thermal_derate (one report: training ran at "
+            "half speed)",
+            o.path,
         )
 
 
-def chassis_fit(r: Resolved) -> Iterator[Advice]:
+def chassis_fit(o: Owned, q: Question) -> Iterator[Advice]:
     """More than four consumer cards need a server chassis they may not fit."""
-    n = r.inputs.buy.gpu_count
-    if n > 4 and _consumer(r):
+    n = o.inputs.gpu_count
+    if n > 4 and _consumer(o):
         yield Advice(
             "chassis_fit",
             "warning",
             f"{n} consumer cards need a server chassis with redundant PSUs; consumer cards "
             "may not physically fit server chassis",
+            o.path,
         )
 
 
-def pcie_lanes(r: Resolved) -> Iterator[Advice]:
+def pcie_lanes(o: Owned, q: Question) -> Iterator[Advice]:
     """Boards that drop to x8 or x4 cost multi-GPU throughput."""
-    if r.inputs.buy.gpu_count >= 2 and r.interconnect in ("pcie-x8", "pcie-x4"):
+    if o.inputs.gpu_count >= 2 and o.interconnect in ("pcie-x8", "pcie-x4"):
         yield Advice(
             "pcie_lanes",
             "info",
-            f"GPUs on {r.interconnect} lose multi-GPU throughput; boards with many PCIe "
+            f"GPUs on {o.interconnect} lose multi-GPU throughput; boards with many PCIe "
             "lanes (e.g. Threadripper) or PLX switches keep x16",
+            o.path,
         )
 
 
-def loud_hot(r: Resolved) -> Iterator[Advice]:
+def loud_hot(o: Owned, q: Question) -> Iterator[Advice]:
     """A four-GPU office box is loud and hot and needs a workstation platform."""
-    n = r.inputs.buy.gpu_count
-    if n >= 4 and not _hosted(r):
+    n = o.inputs.gpu_count
+    if n >= 4 and not _hosted(o):
         yield Advice(
             "loud_hot",
             "info",
             f"a {n}-GPU box is loud and hot; it needs NVMe storage, a high-clock CPU with "
             "many PCIe lanes and 128 GB or more DRAM",
+            o.path,
         )
 
 
-def _work(r: Resolved) -> str:
-    precision = r.scenario["workload"]["precision"]
+def _work(q: Question) -> str:
+    precision = q.work.precision
     return f"{precision} {'inference' if precision == 'int8' else 'training'}"
 
 
-def precision_support(r: Resolved) -> Iterator[Advice]:
+def precision_support(side: Owned | Rented, q: Question) -> Iterator[Advice]:
     """GPUs without tensor cores at the workload's precision run it at a lower rate."""
-    precision = r.scenario["workload"]["precision"]
-    for side, g in (("buy", r.buy_gpu), ("rent", r.rent_gpu)):
-        if precision == "fp16" and g.fp16_tflops is None and g.fp32_tflops is not None:
-            yield Advice(
-                "no_tensor_cores",
-                "info",
-                f"{side}: {g.name} has no tensor cores; FP16 work runs near its FP32 rate",
-            )
-        if precision == "int8" and g.int8_tops is None:
-            yield Advice(
-                "no_int8",
-                "info",
-                f"{side}: {g.name} has no INT8 tensor figure; INT8 work is taken to run at its "
-                "FP16 rate",
-            )
-
-
-def throughput_estimated(r: Resolved) -> Iterator[Advice]:
-    """Once, where a side's throughput rests on peak figures rather than measurements."""
-    sides = [side for side, t in r.throughput.items() if t.basis == "peaks"]
-    if sides:
-        which = " and ".join(
-            f"{side} ({(r.buy_gpu if side == 'buy' else r.rent_gpu).name})" for side in sides
+    precision, g = q.work.precision, side.gpu
+    if precision == "fp16" and g.fp16_tflops is None and g.fp32_tflops is not None:
+        yield Advice(
+            "no_tensor_cores",
+            "info",
+            f"{side.path}: {g.name} has no tensor cores; FP16 work runs near its FP32 rate",
+            side.path,
         )
+    if precision == "int8" and g.int8_tops is None:
+        yield Advice(
+            "no_int8",
+            "info",
+            f"{side.path}: {g.name} has no INT8 tensor figure; INT8 work is taken to run at its "
+            "FP16 rate",
+            side.path,
+        )
+
+
+def throughput_estimated(q: Question) -> Iterator[Advice]:
+    """Once, where a side's throughput rests on peak figures rather than measurements."""
+    sides = [s for s in q.sides if s.throughput is not None and s.throughput.basis == "peaks"]
+    if sides:
+        which = " and ".join(f"{s.path} ({s.gpu.name})" for s in sides)
         yield Advice(
             "throughput_from_peaks",
             "info",
-            f"no measured {_work(r)} throughput for {which} against "
-            f"{r.reference_gpu.name}; the ratio of like-for-like peak figures is used, which "
+            f"no measured {_work(q)} throughput for {which} against "
+            f"{q.work.reference.name}; the ratio of like-for-like peak figures is used, which "
             "can overstate real speed (give relative_throughput to override)",
+            sides[0].path if len(sides) == 1 else None,
         )
 
 
-def price_estimated(r: Resolved) -> Iterator[Advice]:
+def price_estimated(o: Owned, q: Question) -> Iterator[Advice]:
     """A catalog GPU price without an official list price is an estimate."""
-    from_catalog = any(
-        a.key == "buy.gpu_price_usd" and a.source != "scenario" for a in r.assumptions
-    )
-    if r.buy_gpu.price_estimated and from_catalog:
+    key = f"{o.path}.gpu_price_usd"
+    from_catalog = any(a.key == key and a.origin != Origin.GIVEN for a in o.assumptions)
+    if o.gpu.price_estimated and from_catalog:
         yield Advice(
             "price_estimated",
             "info",
-            f"the catalog price of {r.buy_gpu.name} is an estimate with no official list "
-            "price; give buy.gpu_price_usd as a distribution",
+            f"the catalog price of {o.gpu.name} is an estimate with no official list "
+            f"price; give {key} as a distribution",
+            o.path,
         )
 
 
-def spot_overhead(r: Resolved) -> Iterator[Advice]:
+def spot_overhead(r: Rented, q: Question) -> Iterator[Advice]:
     """Spot work is interrupted and partly redone."""
-    rent = r.inputs.rent
-    if rent.pricing == "spot" and rent.spot_interruption_overhead.median() == 0:
+    if r.inputs.pricing == "spot" and r.inputs.spot_interruption_overhead.median() == 0:
         yield Advice(
             "spot_overhead",
             "info",
             "spot pricing with no interruption overhead assumes no work is ever redone",
+            r.path,
         )
 
 
-def reservation_outlives_horizon(r: Resolved) -> Iterator[Advice]:
+def reservation_outlives_horizon(r: Rented, q: Question) -> Iterator[Advice]:
     """A reservation is owed to the end of its term, past the horizon."""
-    rent, horizon = r.inputs.rent, r.inputs.horizon_months
-    term = RESERVATION_MONTHS.get(rent.pricing)
-    if not term or rent.committed_instances == 0:
+    horizon = q.horizon_months
+    term = RESERVATION_MONTHS.get(r.inputs.pricing)
+    if not term or r.inputs.committed_instances == 0:
         return
     end = term_end(term, horizon)
     if end > horizon:
@@ -233,12 +263,13 @@ def reservation_outlives_horizon(r: Resolved) -> Iterator[Advice]:
             f"the {term}-month reservation running at month {horizon} ends at month {end}; "
             f"the {end - horizon} months after the horizon are still owed and are counted in "
             "the rent TCO",
+            r.path,
         )
 
 
-def short_horizon(r: Resolved) -> Iterator[Advice]:
+def short_horizon(q: Question) -> Iterator[Advice]:
     """Rent when use is short-term."""
-    if r.inputs.horizon_months < 12:
+    if q.horizon_months < 12:
         yield Advice(
             "short_horizon",
             "info",
@@ -246,22 +277,23 @@ def short_horizon(r: Resolved) -> Iterator[Advice]:
         )
 
 
-def resale_optimistic(r: Resolved) -> Iterator[Advice]:
+def resale_optimistic(o: Owned, q: Question) -> Iterator[Advice]:
     """GPUs lose value fast: newer generations give more FLOPS per dollar."""
-    if r.inputs.buy.resale_annual_decay.median() < 0.1 and r.inputs.horizon_months >= 36:
+    if o.inputs.resale_annual_decay.median() < 0.1 and q.horizon_months >= 36:
         yield Advice(
             "resale_optimistic",
             "info",
             "resale losing under 10 % a year is optimistic: GPU price-performance doubles "
             "every 2-2.5 years (Epoch AI)",
+            o.path,
         )
 
 
-def stale_price(r: Resolved, today: dt.date | None = None) -> Iterator[Advice]:
+def stale_price(side: Owned | Rented, q: Question, today: dt.date | None = None):
     """A price of the user's prices file quoted more than 12 months before ``today`` (default:
     the date today) is likely out of date."""
     today = today or dt.date.today()
-    for key, entry in r.prices.items():
+    for key, entry in side.prices.items():
         if entry.stale(today):
             yield Advice(
                 "stale_price",
@@ -269,32 +301,43 @@ def stale_price(r: Resolved, today: dt.date | None = None) -> Iterator[Advice]:
                 f"{key} = {entry.value:g} comes from {entry.origin}, more than "
                 f"{STALE_AFTER_MONTHS} months before {today.isoformat()}; check that it is "
                 "still current",
+                side.path,
             )
 
 
-RULES: tuple[Rule, ...] = (
-    gpu_memory,
-    gpu_power_high,
-    psu_undersized,
-    office_circuit,
-    cooling_open_air,
-    chassis_fit,
-    pcie_lanes,
-    loud_hot,
-    precision_support,
-    throughput_estimated,
-    price_estimated,
-    spot_overhead,
-    reservation_outlives_horizon,
-    short_horizon,
-    resale_optimistic,
-    stale_price,
+#: Every rule in the order warnings are reported, with what it looks at: ``"owned"`` or
+#: ``"rented"`` sides, ``"side"`` (either) or the whole ``"question"``.
+RULES: tuple[tuple[str, Callable[..., Iterator[Advice]]], ...] = (
+    ("side", gpu_memory),
+    ("owned", gpu_power_high),
+    ("owned", psu_undersized),
+    ("owned", office_circuit),
+    ("owned", cooling_open_air),
+    ("owned", chassis_fit),
+    ("owned", pcie_lanes),
+    ("owned", loud_hot),
+    ("side", precision_support),
+    ("question", throughput_estimated),
+    ("owned", price_estimated),
+    ("rented", spot_overhead),
+    ("rented", reservation_outlives_horizon),
+    ("question", short_horizon),
+    ("owned", resale_optimistic),
+    ("side", stale_price),
 )
+_KINDS = {"owned": (Owned,), "rented": (Rented,), "side": (Owned, Rented)}
 
 
-def advise(r: Resolved) -> tuple[Advice, ...]:
-    """Every rule's warnings for the resolved scenario, in the order of :data:`RULES`."""
-    return tuple(advice for rule in RULES for advice in rule(r))
+def advise(q: Question) -> tuple[Advice, ...]:
+    """Every rule's warnings for the question, in the order of :data:`RULES`, each side in
+    the order of ``q.sides``."""
+    out: list[Advice] = []
+    for scope, rule in RULES:
+        if scope == "question":
+            out += rule(q)
+        else:
+            out += [a for side in q.sides if isinstance(side, _KINDS[scope]) for a in rule(side, q)]
+    return tuple(out)
 
 
 def convergence_advice(c: Convergence | None) -> tuple[Advice, ...]:

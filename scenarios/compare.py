@@ -2,10 +2,11 @@
 
 The options are each catalog GPU with a price, owned at 1, 2, 4 and 8 per server on the
 catalog's platform tier for that count, and each rented instance at each pricing model the
-catalog prices (on demand, spot, 1- and 3-year reservations). Each option is one scenario
-resolved through the scenario layer, so it gets the catalog's defaults, the user's prices laid
-over the catalog and the buyer's-guide advice; an option the advice rules out (an ``error``) or
-that cannot be resolved is left out and listed with the reason.
+catalog prices (on demand, spot, 1- and 3-year reservations). Each option is one side resolved
+alone, as a scenario's ``buy`` or ``rent`` block is (:mod:`scenarios.sides`), so it gets the
+catalog's defaults, the user's prices laid over the catalog and the buyer's-guide advice; an
+option the advice rules out (an ``error``) or that cannot be resolved is left out and listed
+with the reason.
 
 Cost is per reference GPU-hour of work done at utilisation u [USD/reference GPU-hour]:
 
@@ -41,30 +42,29 @@ import numpy as np
 from marshmallow import Schema, ValidationError, fields, post_load, validate
 
 from costmodel.cashflows import (
-    HOURS_PER_MONTH,
     BuyDraws,
     BuyLine,
     RentDraws,
     RentLine,
     Terms,
     buy_line,
+    capacity,
     rent_line,
-    throughput,
 )
-from costmodel.distributions import Distribution, Fixed, Triangular
+from costmodel.distributions import Distribution, Fixed, Triangular, draws_at
 from costmodel.inputs import MAX_SAMPLES, BuyInputs, ModelInputs, RentInputs, input_fields
 from costmodel.outcomes import breakeven_utilisation
-from costmodel.present.schema import AdviceSchema, CatalogRefSchema
-from costmodel.result import Advice, CatalogRef
+from costmodel.present.schema import AdviceSchema, BreakevenSchema, CatalogRefSchema
+from costmodel.result import Advice, Breakeven, CatalogRef, Origin
 from costmodel.sampling import sample
+from costmodel.stats import breakeven, percentiles
 from pricing import PRECISIONS, PRICING_MODELS, Catalog, load_catalog
 from pricing.vocabulary import GPU_LIMITS, TIERS
 
-from .advice import advise
+from .advice import Question, advise
 from .errors import ScenarioError, flatten_messages
-from .loader import validate as validate_document
-from .resolve import resolve
-from .scenario import Scenario
+from .schema import BuySchema, RentSchema
+from .sides import Owned, Rented, Work, owned, rented, work
 
 __all__ = [
     "GPU_COUNTS",
@@ -105,41 +105,6 @@ PURCHASE = "purchase"
 _HORIZON = input_fields(ModelInputs)["horizon_months"].metadata["bound"]
 _SEED = input_fields(ModelInputs)["seed"].metadata["bound"]
 _MEMORY = GPU_LIMITS["memory_gb"]
-
-#: What the side not compared is: an inline GPU and instance whose every figure is given, so
-#: that resolving them reads nothing from the catalog and no advice is about them.
-_NEUTRAL_GPU = {
-    "name": "(not compared)",
-    "memory_gb": 80,
-    "tdp_w": 100,
-    "price_usd": 1,
-    "fp32_tflops": 1,
-    "fp16_tflops": 1,
-    "int8_tops": 1,
-}
-_NEUTRAL_BUY = {
-    "gpu": _NEUTRAL_GPU,
-    "gpu_count": 1,
-    "gpu_price_usd": 1,
-    "platform_price_usd": 0,
-    "gpu_power_w": 100,
-    "gpu_idle_w": 10,
-    "platform_power_w": 0,
-    "relative_throughput": 1,
-    "scaling_efficiency": 1,
-}
-_NEUTRAL_RENT = {
-    "instance": {
-        "name": "(not compared)",
-        "gpu": _NEUTRAL_GPU,
-        "gpu_count": 1,
-        "on_demand_usd_per_hour": 1,
-    },
-    "pricing": "on_demand",
-    "relative_throughput": 1,
-    "scaling_efficiency": 1,
-}
-
 
 # ---------------------------------------------------------------------------------------------
 # the request
@@ -252,7 +217,7 @@ class Option:
         gpu: GPU id. gpu_count: GPUs per server or per instance.
         cost_per_reference_gpu_hour: P10/P50/P90 [USD/reference GPU-hour].
         price_usd: the option's price [USD/GPU] or [USD/instance-hour]; price_source: where it
-            came from (the catalog, or the user's prices file).
+            came from, in words; price_origin: its kind (the catalog, or the user's prices).
         warnings: the buyer's-guide advice about this option.
     """
 
@@ -264,6 +229,7 @@ class Option:
     cost_per_reference_gpu_hour: Cost
     price_usd: float
     price_source: str
+    price_origin: Origin = Origin.CATALOG
     warnings: tuple[Advice, ...] = ()
 
 
@@ -279,19 +245,6 @@ class LeftOut:
 
 
 @dataclass(frozen=True)
-class Breakeven:
-    """Break-even utilisation between the cheapest owned and rented option [-]: P10/P50/P90
-    (NaN where a percentile lands on "never"), and the shares of draws where owning wins even
-    idle (``prob_always``) or renting wins even at u = 1 (``prob_never``)."""
-
-    p10: float
-    p50: float
-    p90: float
-    prob_always: float
-    prob_never: float
-
-
-@dataclass(frozen=True)
 class Comparison:
     """Every option ranked by P50 cost per reference GPU-hour, cheapest first."""
 
@@ -302,7 +255,7 @@ class Comparison:
     options: tuple[Option, ...]
     cheapest_buy: Option | None
     cheapest_rent: Option | None
-    breakeven_utilisation: Breakeven | None
+    breakeven_utilisation: Breakeven | None  # between the cheapest owned and rented option
     left_out_by_min_memory: int
     ruled_out: tuple[LeftOut, ...] = ()
     timings: Mapping[str, float] = field(default_factory=dict, compare=False)
@@ -343,62 +296,48 @@ def _candidates(catalog: Catalog, tier: str | None, counts: Sequence[int]) -> li
     return out
 
 
-def _templates(catalog: Catalog, precision: str, horizon: int) -> dict[str, dict[str, Any]]:
-    """The validated scenario of each side, its option still to be filled in; the other side
-    is the neutral one. Validated once: an option only sets catalog ids, a GPU count and a
-    pricing model, values the schema takes as they are."""
-    base = {
-        "version": 1,
-        "name": "compare",
-        "horizon_months": horizon,
-        "utilisation": [1.0],
-        "simulation": {"samples": 1, "seed": 0, "method": "lhs"},
-        "workload": {"precision": precision, "reference_gpu": catalog.reference_gpu},
-    }
-    buy = {**base, "buy": {"gpu": catalog.reference_gpu, "gpu_count": 1}, "rent": _NEUTRAL_RENT}
-    rent = {**base, "buy": _NEUTRAL_BUY, "rent": {"instance": "-", "pricing": "on_demand"}}
-    return {
-        "buy": validate_document(buy, "<compare>"),
-        "rent": validate_document(rent, "<compare>"),
-    }
-
-
-def _scenario(c: _Candidate, template: Mapping[str, Any], catalog: Catalog) -> Scenario:
-    """The option's scenario, resolved and advised as :func:`scenarios.load_document` does."""
-    source = f"<{c.side} {c.id}{'' if c.side == 'buy' else ' ' + c.pricing}>"
-    side = dict(template[c.side])
+def _side(c: _Candidate, w: Work) -> Owned | Rented:
+    """The option resolved alone, as the ``buy`` or ``rent`` block of a scenario is."""
     if c.side == "buy":
-        side.update(gpu=c.id, gpu_count=c.gpu_count)
-    else:
-        side.update(instance=c.id, pricing=c.pricing)
-    resolved = resolve({**template, c.side: side}, source, catalog)
-    return Scenario(source=source, resolved=resolved, warnings=advise(resolved))
+        return owned(BuySchema().load({"gpu": c.id, "gpu_count": c.gpu_count}), "buy", w)
+    return rented(RentSchema().load({"instance": c.id, "pricing": c.pricing}), "rent", w)
+
+
+def _reason(errors: list[dict]) -> str:
+    return "; ".join(
+        f"{e['path']}: {e['message']}" if e.get("path") else e["message"] for e in errors
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _Resolved:
+    """An option's side and the advice about it."""
+
+    side: Owned | Rented
+    warnings: tuple[Advice, ...]
 
 
 @functools.lru_cache(maxsize=8)
 def _resolved(
     catalog: Catalog, precision: str, horizon: int, counts: tuple[int, ...], day: dt.date
-) -> tuple[tuple[_Candidate, Scenario | LeftOut], ...]:
+) -> tuple[tuple[_Candidate, _Resolved | LeftOut], ...]:
     """Every option of ``catalog`` (all tiers) resolved, or left out with the reason. Kept for
     a few (catalog, precision, horizon, counts) per process, for the day (the advice on stale
     prices depends on it): resolving is most of the time of a comparison."""
-    templates = _templates(catalog, precision, horizon)
-    out: list[tuple[_Candidate, Scenario | LeftOut]] = []
+    w = work({"precision": precision, "reference_gpu": catalog.reference_gpu}, catalog)
+    out: list[tuple[_Candidate, _Resolved | LeftOut]] = []
     for c in _candidates(catalog, None, counts):
         try:
-            scenario = _scenario(c, templates[c.side], catalog)
+            side = _side(c, w)
         except ScenarioError as exc:
-            reason = "; ".join(
-                f"{e['path']}: {e['message']}" if e.get("path") else e["message"]
-                for e in exc.errors
-            )
-            out.append((c, LeftOut(c.id, c.side, c.pricing, c.gpu_count, reason)))
+            out.append((c, LeftOut(c.id, c.side, c.pricing, c.gpu_count, _reason(exc.errors))))
             continue
-        errors = [w for w in scenario.warnings if w.severity == "error"]
+        warnings = advise(Question(horizon, w, (side,)))
+        errors = [a for a in warnings if a.severity == "error"]
         if errors:
             out.append((c, LeftOut(c.id, c.side, c.pricing, c.gpu_count, errors[0].message)))
             continue
-        out.append((c, scenario))
+        out.append((c, _Resolved(side, warnings)))
     return tuple(out)
 
 
@@ -412,30 +351,17 @@ def _widened(dist: Distribution, spread: float, bound: Any) -> Distribution:
     return Triangular(low, v, high) if low < high else dist
 
 
-def _uncertain(inputs: ModelInputs, side: str, spreads: Mapping[str, float]) -> Any:
-    """The ``side`` inputs with the default uncertainty on each value the catalog gave."""
-    obj = inputs.buy if side == "buy" else inputs.rent
-    cls = BuyInputs if side == "buy" else RentInputs
-    meta = input_fields(cls)
+def _uncertain(side: Owned | Rented, spreads: Mapping[str, float]) -> BuyInputs | RentInputs:
+    """The side's inputs with the default uncertainty on each value the catalog gave."""
+    obj = side.inputs
+    meta = input_fields(type(obj))
     changes = {}
     for key, spread in spreads.items():
         prefix, name = key.split(".")
-        value = getattr(obj, name, None) if prefix == side else None
+        value = getattr(obj, name, None) if prefix == side.path else None
         if value is not None:
             changes[name] = _widened(value, spread, meta[name].metadata["bound"])
     return replace(obj, **changes) if changes else obj
-
-
-def _values(obj: Any, side: str, q: Mapping[str, np.ndarray]) -> dict[str, Any]:
-    """Each input of ``obj`` by ``"<side>.<name>"``: its draws at the shared percentiles ``q``
-    when uncertain, else its value."""
-    out: dict[str, Any] = {}
-    for name in input_fields(type(obj)):
-        dist = getattr(obj, name)
-        if isinstance(dist, Distribution):
-            key = f"{side}.{name}"
-            out[key] = dist.ppf(q[key]) if not dist.is_fixed else float(dist.support()[0])
-    return out
 
 
 def _median(spec: Any) -> float:
@@ -447,74 +373,60 @@ def _median(spec: Any) -> float:
     return from_spec(spec).median()
 
 
-def _quantiles(x: np.ndarray) -> tuple[float, float, float]:
-    """P10, P50, P90 by linear interpolation between order statistics; NaN where one lands on
-    +inf ("never"), as in the engine's results."""
-    out = np.quantile(x, (0.10, 0.50, 0.90))
-    return tuple(float(v) if math.isfinite(v) else math.nan for v in out)  # type: ignore[return-value]
-
-
 @dataclass(frozen=True, eq=False)
 class _Evaluated:
     option: Option
-    line: BuyLine | RentLine  # per unit of throughput: TCO / (730 * H * T)
+    line: BuyLine | RentLine  # per unit of capacity: TCO / (730 * H * T)
 
 
 def _evaluate(
     c: _Candidate,
-    scenario: Scenario,
+    resolved: _Resolved,
     request: CompareRequest,
     q: Mapping[str, np.ndarray],
     spreads: Mapping[str, float],
 ) -> _Evaluated:
-    """One option's cost per reference GPU-hour over the draws, with ``spreads`` of
-    uncertainty on the values the scenario left to the catalog."""
-    key = "buy.gpu_price_usd" if c.side == "buy" else "rent.price_usd_per_hour"
-    price = next(a for a in scenario.resolved.assumptions if a.key == key)
-    inputs = scenario.resolved.inputs
-    inputs = replace(inputs, **{c.side: _uncertain(inputs, c.side, spreads)})
-    s, h, u = request.samples, request.horizon_months, request.utilisation
-    terms = Terms(h, inputs.discount_rate, inputs.tax_rate)
+    """One option's cost per reference GPU-hour over the shared draws ``q``, with ``spreads``
+    of uncertainty on the values the catalog gave.
+
+    Owned: the build's TCO line over its capacity; rented: one instance doing the work, so a
+    reservation is a reservation of one (:meth:`~costmodel.cashflows.BuyLine.per_unit`)."""
+    side = resolved.side
+    key = f"{side.path}.{'gpu_price_usd' if c.side == 'buy' else 'price_usd_per_hour'}"
+    price = next(a for a in side.assumptions if a.key == key)
+    inputs = _uncertain(side, spreads)
+    values = draws_at({f"{side.path}.{k}": v for k, v in vars(inputs).items()}, q)
+    h, u = request.horizon_months, request.utilisation
+    terms = Terms(h, 0.0, 0.0)  # a comparison of hourly costs: undiscounted, before tax
     if c.side == "buy":
-        b = BuyDraws.sampled(inputs.buy, _values(inputs.buy, "buy", q))
-        t = throughput(b.gpu_count, b.relative_throughput, b.scaling_efficiency, b.thermal_derate)
-        line = buy_line(b, terms)
-        scale = HOURS_PER_MONTH * h * np.asarray(t)
-        unit: BuyLine | RentLine = BuyLine(
-            line.capex / scale, line.at_zero / scale, line.per_u / scale
-        )
+        b = BuyDraws.sampled(inputs, values)
+        unit: BuyLine | RentLine = buy_line(b, terms).per_unit(capacity(b), h)
     else:
-        r = RentDraws.sampled(inputs.rent, _values(inputs.rent, "rent", q))
-        t = throughput(r.gpu_count, r.relative_throughput, r.scaling_efficiency)
-        line = rent_line(r, t, t, terms)  # one instance doing the work: a reservation of one
-        scale = HOURS_PER_MONTH * h * np.asarray(t)
-        unit = RentLine(line.at_zero / scale, line.slope / scale, line.kink)
-    cost = np.broadcast_to(np.asarray(unit.tco(u), dtype=float) / u, (s,))
-    other = "rent:" if c.side == "buy" else "buy:"
+        r = RentDraws.sampled(inputs, values)
+        t = capacity(r)
+        unit = rent_line(r, t, t, terms).per_unit(t, h)
+    cost = np.empty(request.samples)
+    cost[...] = np.asarray(unit.tco(u), dtype=float) / u
     option = Option(
         id=c.id,
         side=c.side,
         pricing=c.pricing,
         gpu=c.gpu,
         gpu_count=c.gpu_count,
-        cost_per_reference_gpu_hour=Cost(*_quantiles(cost)),
+        cost_per_reference_gpu_hour=Cost(**percentiles(cost)),
         price_usd=_median(price.value),
         price_source=price.source,
-        warnings=tuple(w for w in scenario.warnings if not w.message.startswith(other)),
+        price_origin=price.origin,
+        warnings=resolved.warnings,
     )
     return _Evaluated(option, unit)
 
 
 def _breakeven(buy: _Evaluated, rent: _Evaluated, samples: int) -> Breakeven:
     """Break-even utilisation per draw between two options, from their lines per unit of
-    throughput (equal cost per unit of capacity means equal cost per reference GPU-hour)."""
+    capacity (equal cost per unit of capacity means equal cost per reference GPU-hour)."""
     assert isinstance(buy.line, BuyLine) and isinstance(rent.line, RentLine)
-    be = np.array(breakeven_utilisation(buy.line, rent.line, samples), dtype=float)
-    return Breakeven(
-        *_quantiles(be),
-        prob_always=float(np.count_nonzero(be == 0.0) / samples),
-        prob_never=float(np.count_nonzero(~np.isfinite(be)) / samples),
-    )
+    return breakeven(np.array(breakeven_utilisation(buy.line, rent.line, samples), dtype=float))
 
 
 def _rank(e: _Evaluated) -> tuple:
@@ -558,7 +470,7 @@ def compare(
     q = sample(names, request.samples, request.seed, "lhs").q if names else {}
     middle = time.perf_counter()
     evaluated = [
-        _evaluate(c, r, request, q, uncertainty) for c, r in kept if isinstance(r, Scenario)
+        _evaluate(c, r, request, q, uncertainty) for c, r in kept if isinstance(r, _Resolved)
     ]
     ruled_out = [r for _, r in kept if isinstance(r, LeftOut)]
     resolve_s, engine_s = middle - start, time.perf_counter() - middle
@@ -635,7 +547,13 @@ class CompareOptionSchema(Schema):
     price_usd = _money("the option's price [USD/GPU] (owned) or [USD/instance-hour] (rented)")
     price_source = fields.String(
         required=True,
-        metadata={"description": "where the price came from: the catalog or the prices file"},
+        metadata={"description": "where the price came from, in words"},
+    )
+    price_origin = fields.Enum(
+        Origin,
+        by_value=True,
+        required=True,
+        metadata={"description": "catalog, or prices: the user's prices file laid over it"},
     )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
 
@@ -648,18 +566,6 @@ class CompareLeftOutSchema(Schema):
     pricing = fields.String(required=True)
     gpu_count = fields.Integer(required=True)
     reason = fields.String(required=True)
-
-
-class CompareBreakevenSchema(Schema):
-    """Break-even utilisation between the cheapest owned and rented option [-]."""
-
-    p10 = _money("10th percentile [-]; null when it lands on never")
-    p50 = _money("median [-]; null when it lands on never")
-    p90 = _money("90th percentile [-]; null when it lands on never")
-    prob_always = _Number(metadata={"description": "share of draws where owning wins idle [-]"})
-    prob_never = _Number(
-        metadata={"description": "share of draws where renting wins even at u = 1 [-]"}
-    )
 
 
 class ComparisonSchema(Schema):
@@ -684,7 +590,7 @@ class ComparisonSchema(Schema):
     cheapest_buy = fields.Nested(CompareOptionSchema, allow_none=True)
     cheapest_rent = fields.Nested(CompareOptionSchema, allow_none=True)
     breakeven_utilisation = fields.Nested(
-        CompareBreakevenSchema,
+        BreakevenSchema,
         allow_none=True,
         metadata={"description": "between the cheapest owned and rented option"},
     )

@@ -2,10 +2,10 @@
 
 :func:`key_reference` walks :class:`~scenarios.schema.ScenarioSchema` and prints one Markdown
 table per section with every key's unit, valid range or choices, default (and, for inputs the
-catalog fills, where the default comes from, read from :data:`scenarios.resolve.SOURCES`) and
-meaning. ``docs/scenario-format.md`` holds its output between two markers; the test suite checks
-that it is current, so the documentation cannot drift from the schema. Regenerate it with
-``python tools/build_docs.py``.
+catalog fills, where the default comes from, read from :data:`scenarios.sides.OWNED` and
+:data:`~scenarios.sides.RENTED`) and meaning. ``docs/scenario-format.md`` holds its output
+between two markers; the test suite checks that it is current, so the documentation cannot
+drift from the schema. Regenerate it with ``python tools/build_docs.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from typing import Any
 
 from marshmallow import Schema, fields, missing, validate
 
-from .resolve import DOC_LABELS, SOURCES
 from .schema import (
     BoundRange,
     Correlation,
@@ -27,6 +26,7 @@ from .schema import (
     Utilisation,
     UtilisationRangeSchema,
 )
+from .sides import DOC_LABELS, OWNED, RENTED
 
 __all__ = ["BEGIN", "END", "key_reference", "schema_keys"]
 
@@ -70,7 +70,11 @@ _PLAN_AS = {"own": "buy", "reserve": "rent", "burst": "rent"}
 #: Mappings a plan shares with scenarios, documented there.
 _PLAN_SHARED = {"simulation", "workload", "own.gpu", "reserve.instance", "burst.instance",
                 "reserve.instances"}  # fmt: skip
-_SOURCES = {src.key: src for src in SOURCES}
+_SOURCES = {
+    f"{side}.{src.key}": (src, DOC_LABELS[side])
+    for side, table in (("buy", OWNED), ("rent", RENTED))
+    for src in table
+}
 _HEADER = "| key | type | unit | range | default | meaning |"
 
 
@@ -141,8 +145,8 @@ def _default(key: str, field: fields.Field) -> str:
         text = _default(f"{side}.{rest}", field)
         return text.replace(f"`{side}.", f"`{head}.")
     if key in _SOURCES:
-        src = _SOURCES[key]
-        origin = src.origin.format(**DOC_LABELS)
+        src, labels = _SOURCES[key]
+        origin = src.origin.format(**labels)
         if callable(src.value):
             return origin
         return f"`{_num(src.value)}`: {origin.removeprefix('default: ')}"

@@ -1,9 +1,9 @@
 """Fleet plans (``kind: plan``): resolve a validated plan against a catalog, key and evaluate it.
 
-A plan's ``own`` block is a scenario's ``buy`` (per server), ``reserve`` and ``burst`` are
-scenario ``rent`` blocks, so each is resolved by the scenario resolver: ``own`` with ``burst``,
-and ``own`` with ``reserve``. Every default and its origin is kept under the plan's own key
-paths (``own.pue``, ``burst.price_usd_per_hour``, ...) in ``assumptions``.
+A plan is three sides resolved once each (:mod:`scenarios.sides`) at its own key paths: the
+owned server at ``own``, the reserved instances at ``reserve`` (optional) and the burst instances
+at ``burst``. Every default and its origin is kept under those paths (``own.pue``,
+``burst.price_usd_per_hour``, ...) in ``assumptions``.
 """
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ from costmodel.fleet import saving, simulate_plan, summarise_plan
 from costmodel.inputs import Demand, InputError, PlanInputs, input_fields
 from costmodel.plan_result import PlanResult
 from costmodel.present.verdict import plan_verdict
-from costmodel.result import Advice, Assumption, CatalogRef
+from costmodel.result import Advice, Assumption, CatalogRef, Origin
 from pricing import Catalog
 
-from .advice import advise
+from .advice import Question, advise
 from .distspec import to_spec
 from .errors import ScenarioError
-from .resolve import Keyed, Resolved, resolve, with_sampling
-from .schema import BurstSchema, ReserveSchema
+from .resolve import Keyed, with_sampling
+from .schema import BurstSchema, PlanSchema, ReserveSchema
+from .sides import gathered, owned, rented, work
 
 __all__ = ["Plan", "evaluate_plan", "resolve_plan"]
 
@@ -41,6 +42,9 @@ _PLAN_PATH = {
     "instances.max": "reserve.instances.max",
     "instances": "reserve.instances",
 }
+#: The inputs a plan's reserved and burst blocks hold (rent extras are not planned).
+_RESERVE = frozenset(ReserveSchema._declared_fields)
+_BURST = frozenset(BurstSchema._declared_fields)
 
 
 @dataclass(frozen=True)
@@ -75,55 +79,6 @@ class Plan(Keyed):
         return samples or self.samples
 
 
-def _renamed(path: str, sides: Mapping[str, str]) -> str:
-    head, _, rest = path.partition(".")
-    return f"{sides[head]}.{rest}" if head in sides and rest else sides.get(path, path)
-
-
-def _as_scenario(data: Mapping[str, Any], rent: Mapping[str, Any]) -> dict[str, Any]:
-    """The rent-versus-buy scenario of ``own`` against one rented block of the plan."""
-    buy = {k: v for k, v in data["own"].items() if k != "servers"}
-    rented = {k: v for k, v in rent.items() if k != "instances"}
-    return {
-        "version": 1,
-        "name": data["name"],
-        "description": "",
-        "horizon_months": data["horizon_months"],
-        "discount_rate": data["discount_rate"],
-        "tax_rate": data["tax_rate"],
-        "utilisation": [1.0],
-        "report_utilisation": None,
-        "simulation": data["simulation"],
-        "workload": data["workload"],
-        "buy": buy,
-        "rent": {"committed_instances": None, **rented},
-        "correlations": [],
-    }
-
-
-def _resolve_side(
-    data: Mapping[str, Any], side: str, catalog: Catalog
-) -> tuple[Resolved, tuple[Advice, ...]]:
-    sides = {"buy": "own", "rent": side}
-    try:
-        resolved = resolve(_as_scenario(data, data[side]), "", catalog)
-    except ScenarioError as exc:
-        errors = [{**e, "path": _renamed(e["path"], sides)} for e in exc.errors]
-        raise ScenarioError(None, errors) from None
-    return resolved, advise(resolved)
-
-
-def _assumptions(resolved: Resolved, sides: Mapping[str, str], rent: type) -> list[Assumption]:
-    """The resolved inputs of the plan's blocks under their plan key paths; of the rented
-    block only the keys that ``rent`` (the reserve or burst schema) declares."""
-    out = []
-    for a in resolved.assumptions:
-        side, name = a.key.split(".")
-        if side in sides and (side == "buy" or name in rent._declared_fields):
-            out.append(dataclasses.replace(a, key=_renamed(a.key, sides)))
-    return out
-
-
 def _demand(data: Mapping[str, Any]) -> tuple[Demand, list[Assumption]]:
     given = data["demand"]
     growth = given["annual_growth"]
@@ -132,17 +87,18 @@ def _demand(data: Mapping[str, Any]) -> tuple[Demand, list[Assumption]]:
         "annual_growth": growth if growth is not None else Fixed(0.0),
     }
     units = {name: f.metadata["unit"] for name, f in input_fields(Demand).items()}
-    origins = {"annual_growth": "plan" if growth is not None else "default: no growth"}
+    origins = {}
+    if growth is None:
+        origins["annual_growth"] = ("default: no growth", Origin.DEFAULT)
     notes = [
-        Assumption(f"demand.{k}", to_spec(v), units[k], origins.get(k, "plan"))
+        Assumption(f"demand.{k}", to_spec(v), units[k], *origins.get(k, ("plan", Origin.GIVEN)))
         for k, v in values.items()
     ]
     return Demand(**values), notes
 
 
-def _kept(document: Mapping[str, Any], schema: type) -> dict[str, Any]:
-    """The keys of a resolved ``rent`` block that ``schema`` (reserve or burst) declares."""
-    return {k: document[k] for k in schema._declared_fields if k in document}
+def _counts(block: Mapping[str, Any] | None, key: str) -> tuple[int, int]:
+    return (block[key]["min"], block[key]["max"]) if block else (0, 0)
 
 
 def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan:
@@ -150,25 +106,25 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
 
     Raises :class:`ScenarioError` naming the plan's key paths for unknown catalog ids, missing
     catalog figures (a burst at spot pricing on an instance without a spot price) and inputs the
-    engine rejects.
+    engine rejects; every side's problems are reported together.
     """
     try:
-        burst, advice = _resolve_side(data, "burst", catalog)
-        reserve = _resolve_side(data, "reserve", catalog) if data["reserve"] else None
+        (w,) = gathered(lambda: work(data["workload"], catalog))
+        own, reserve, burst = gathered(
+            lambda: owned(data["own"], "own", w),
+            lambda: data["reserve"] and rented(data["reserve"], "reserve", w, _RESERVE),
+            lambda: rented(data["burst"], "burst", w, _BURST),
+        )
         demand, notes = _demand(data)
         sim = data["simulation"]
         inputs = PlanInputs(
             horizon_months=data["horizon_months"],
             demand=demand,
-            own=burst.inputs.buy,
-            burst=burst.inputs.rent,
-            servers=(data["own"]["servers"]["min"], data["own"]["servers"]["max"]),
-            reserve=reserve[0].inputs.rent if reserve else None,
-            instances=(
-                (data["reserve"]["instances"]["min"], data["reserve"]["instances"]["max"])
-                if reserve
-                else (0, 0)
-            ),
+            own=own.inputs,
+            burst=burst.inputs,
+            servers=_counts(data["own"], "servers"),
+            reserve=reserve.inputs if reserve else None,
+            instances=_counts(data["reserve"], "instances"),
             discount_rate=data["discount_rate"],
             tax_rate=data["tax_rate"],
             samples=sim["samples"],
@@ -182,29 +138,19 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
     except InputError as exc:
         path = _PLAN_PATH.get(exc.path, exc.path)
         raise ScenarioError(source, [{"path": path, "message": exc.message}]) from None
-    assumptions = notes + _assumptions(burst, {"buy": "own", "rent": "burst"}, BurstSchema)
-    warnings = list(advice)
-    document = {
-        **{k: data[k] for k in ("version", "kind", "name", "description")},
-        **{k: burst.scenario[k] for k in ("horizon_months", "discount_rate", "tax_rate")},
-        "simulation": burst.scenario["simulation"],
-        "workload": burst.scenario["workload"],
-        "demand": {k: to_spec(getattr(demand, k)) for k in input_fields(Demand)},
-        "own": {**burst.scenario["buy"], "servers": dict(data["own"]["servers"])},
-        "reserve": None,
-        "burst": _kept(burst.scenario["rent"], BurstSchema),
-        "objective": data["objective"],
-        "correlations": [list(c) for c in data["correlations"]],
-    }
-    if reserve:
-        resolved, more = reserve
-        assumptions += _assumptions(resolved, {"rent": "reserve"}, ReserveSchema)
-        warnings += [w for w in more if w not in warnings]
-        document["reserve"] = {
-            **_kept(resolved.scenario["rent"], ReserveSchema),
-            "instances": dict(data["reserve"]["instances"]),
+    sides = (own, reserve, burst) if reserve else (own, burst)
+    assumptions = notes + [a for side in (own, burst, reserve) if side for a in side.assumptions]
+    document = PlanSchema().dump(
+        {
+            **data,
+            "demand": demand,
+            "own": own.block,
+            "reserve": reserve.block if reserve else None,
+            "burst": burst.block,
         }
-    return Plan(source, inputs, document, tuple(assumptions), tuple(warnings), catalog)
+    )
+    warnings = advise(Question(inputs.horizon_months, w, sides))
+    return Plan(source, inputs, document, tuple(assumptions), warnings, catalog)
 
 
 def evaluate_plan(plan: Plan, *, samples: int | None = None, seed: int | None = None) -> PlanResult:

@@ -88,7 +88,7 @@ def load_document(
         resolved = resolve(valid, source, catalog or load_catalog())
     except ScenarioError as exc:
         raise ScenarioError(source, with_lines(exc.errors, lines)) from None
-    return Scenario(source=source, resolved=resolved, warnings=advise(resolved))
+    return Scenario(source=source, resolved=resolved, warnings=advise(resolved.question))
 
 
 def load_mapping(

@@ -25,9 +25,9 @@ from costmodel.cashflows import (
     growth_sum,
 )
 from costmodel.distributions import Discrete, Pert, Triangular, Uniform, _beta_ppf
-from costmodel.engine import _ranks, _select
 from costmodel.outcomes import payback, payback_by_scan
 from costmodel.sampling import induce_rank_correlation, sample
+from costmodel.stats import input_ranks, percentiles
 from tests.helpers import buy, model, rent
 
 
@@ -202,7 +202,7 @@ def test_spearman_from_sampler_ranks_equals_scipy(method):
     for name, rho in got.items():
         draws = np.broadcast_to(sim.draws[name], target.shape)
         assert rho == pytest.approx(stats.spearmanr(draws, target).statistic, abs=1e-12), name
-        np.testing.assert_array_equal(_ranks(sim, name), stats.rankdata(draws))
+        np.testing.assert_array_equal(input_ranks(sim, name), stats.rankdata(draws))
 
 
 def test_lhs_ranks_are_the_permutation_and_survive_correlation():
@@ -224,14 +224,14 @@ def test_selected_percentiles_equal_numpy(n):
         lo = math.floor(q * (n - 1))
         frac = q * (n - 1) - lo
         want.append(ordered[lo] + frac * (ordered[min(lo + 1, n - 1)] - ordered[lo]))
-    got = _select(values.copy())
+    got = percentiles(values.copy())
     np.testing.assert_array_equal([got["p10"], got["p50"], got["p90"]], want)
     np.testing.assert_allclose(want, np.percentile(values, [10, 50, 90]), rtol=1e-14)
 
 
 def test_selected_percentiles_touching_infinity_are_nan():
     values = np.concatenate([np.arange(80.0), np.full(20, np.inf)])
-    got = _select(values)
+    got = percentiles(values)
     assert got["p10"] == pytest.approx(9.9) and got["p50"] == pytest.approx(49.5)
     assert math.isnan(got["p90"])  # between 79 and inf
 

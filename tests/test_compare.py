@@ -211,8 +211,8 @@ def test_options_that_cannot_be_built_are_ruled_out_with_the_reason():
 
 
 def test_error_advice_rules_an_option_out(monkeypatch):
-    def no_small_boxes(r):
-        if r.buy_gpu.id == "small":
+    def no_small_boxes(question):
+        if any(side.path == "buy" and side.gpu.id == "small" for side in question.sides):
             yield Advice("too_small", "error", "the small GPU cannot be built")
 
     monkeypatch.setattr(compare_module, "advise", lambda r: tuple(no_small_boxes(r)))
@@ -256,8 +256,9 @@ def test_the_shipped_catalog_is_compared_in_seconds():
     first = doc["options"][0]
     assert set(first) == {
         "id", "side", "pricing", "gpu", "gpu_count", "cost_per_reference_gpu_hour", "price_usd",
-        "price_source", "warnings",
+        "price_source", "price_origin", "warnings",
     }  # fmt: skip
+    assert {o["price_origin"] for o in doc["options"]} == {"catalog"}
     assert set(first["cost_per_reference_gpu_hour"]) == {"p10", "p50", "p90"}
     p50 = [o["cost_per_reference_gpu_hour"]["p50"] for o in doc["options"]]
     assert p50 == sorted(p50)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import graphlib
 import shutil
 from pathlib import Path
 
@@ -66,3 +67,83 @@ def test_a_scenario_resolves_against_the_catalog_it_is_given(tmp_path):
     assert mine.resolved.inputs.buy.gpu_price_usd.support() == (999.0, 999.0)
     assert load_catalog().gpu("rtx-3090").price_usd == 1499  # the shared catalog is untouched
     assert scenarios.evaluate(doc, catalog=other, samples=10).catalog.version == other.version
+
+
+#: The engine is every module of ``costmodel`` outside its presentation subpackage.
+PRESENTATION = "costmodel.present"
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _absolute(node: ast.Import | ast.ImportFrom, path: Path) -> list[tuple[str, list[str]]]:
+    """What one import statement of ``path`` imports, as (absolute module, names) pairs;
+    names are empty for a plain ``import``."""
+    if isinstance(node, ast.Import):
+        return [(a.name, []) for a in node.names]
+    module = node.module or ""
+    if node.level:
+        package = _module(path).split(".")
+        if path.name != "__init__.py":
+            package = package[:-1]
+        module = ".".join(package[: len(package) - node.level + 1] + ([module] if module else []))
+    return [(module, [a.name for a in node.names])]
+
+
+def _imports_of(path: Path, top_level: bool = False) -> list[tuple[str, list[str]]]:
+    """The project imports of ``path`` (only those at module level with ``top_level``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level else list(ast.walk(tree))
+    out = []
+    for node in nodes:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            out += _absolute(node, path)
+    return [(m, n) for m, n in out if m.split(".")[0] in PROJECT]
+
+
+def _project_files() -> list[Path]:
+    return [p for package in PROJECT for p in (ROOT / package).rglob("*.py")]
+
+
+def test_the_engine_never_imports_its_presentation():
+    found = []
+    for path in (ROOT / "costmodel").rglob("*.py"):
+        if not _module(path).startswith(PRESENTATION):
+            found += [
+                f"{path.relative_to(ROOT)}: {module}"
+                for module, names in _imports_of(path)
+                if any(
+                    t.startswith(PRESENTATION) for t in [module, *(f"{module}.{n}" for n in names)]
+                )
+            ]
+    assert not found, "the engine holds numbers only; these import its presentation"
+
+
+def test_no_module_imports_another_modules_private_names():
+    found = [
+        f"{path.relative_to(ROOT)}: {module}.{name}"
+        for path in _project_files()
+        for module, names in _imports_of(path)
+        for name in names
+        if name.startswith("_") and not name.startswith("__")
+    ]
+    assert not found, "private names used across modules; make what two modules share public"
+
+
+def test_modules_import_without_cycles():
+    """Module-level imports between the project's modules form no cycle (imports inside
+    functions, made lazily for start-up time, are not counted)."""
+    files = {_module(p): p for p in _project_files()}
+    graph = {}
+    for name, path in files.items():
+        edges = set()
+        for module, names in _imports_of(path, top_level=True):
+            # ``from package import module`` depends on that module, else on the package
+            edges |= {f"{module}.{n}" for n in names if f"{module}.{n}" in files} or {module}
+        graph[name] = {e for e in edges if e in files and e != name}
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:
+        pytest.fail(f"import cycle: {' -> '.join(exc.args[1])}")

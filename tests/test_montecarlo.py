@@ -18,7 +18,7 @@ from costmodel.distributions import (
     Triangular,
     Uniform,
 )
-from costmodel.engine import _draw
+from costmodel.engine import draw
 from costmodel.present import to_dict
 from costmodel.sampling import induce_rank_correlation, sample
 from tests.helpers import buy, model, rent
@@ -97,8 +97,8 @@ def test_same_seed_same_numbers_different_seed_different_draws(method):
 
 @pytest.mark.parametrize("method", ["random", "lhs"])
 def test_adding_an_uncertain_input_leaves_other_draws_unchanged(method):
-    base, _ = _draw(_uncertain_model(method))
-    more, _ = _draw(_uncertain_model(method, admin_usd_per_month=Uniform(10, 200)))
+    base, _ = draw(_uncertain_model(method))
+    more, _ = draw(_uncertain_model(method, admin_usd_per_month=Uniform(10, 200)))
     assert not np.all(more["buy.admin_usd_per_month"] == more["buy.admin_usd_per_month"][0])
     for name, values in base.items():
         if name != "buy.admin_usd_per_month":
@@ -220,7 +220,7 @@ def test_fixed_inputs_take_their_one_value(monkeypatch, poison):
         gpu_annual_failure_rate=Discrete((0.01, 0.02), (1.0, 0.0)),
         maintenance_rate=Uniform(0.05, 0.05),
     )
-    draws, _ = _draw(m)
+    draws, _ = draw(m)
     np.testing.assert_array_equal(draws["buy.gpu_annual_failure_rate"], 0.01)
     np.testing.assert_array_equal(draws["buy.maintenance_rate"], 0.05)
 

@@ -256,9 +256,13 @@ def test_a_price_is_stale_one_day_after_twelve_months(as_of, today, stale):
 def test_the_stale_price_warning_at_its_boundary(tmp_path):
     path = _prices_csv(tmp_path, "2025-03-15")
     resolved = scenarios.load_mapping(LAB, catalog=apply_prices(load_catalog(), read_prices(path)))
-    resolved = resolved.resolved
-    assert list(stale_price(resolved, today=dt.date(2026, 3, 15))) == []
-    warned = list(stale_price(resolved, today=dt.date(2026, 3, 16)))
+    q = resolved.resolved.question
+
+    def stale(today: dt.date) -> list:
+        return [w for side in q.sides for w in stale_price(side, q, today=today)]
+
+    assert stale(dt.date(2026, 3, 15)) == []
+    warned = stale(dt.date(2026, 3, 16))
     assert [w.code for w in warned] == ["stale_price", "stale_price"]
     assert {w.severity for w in warned} == {"warning"}
     assert warned[0].message.startswith(

@@ -36,6 +36,7 @@ from ..result import (
     CumulativeCost,
     Driver,
     InputValue,
+    Origin,
     Payback,
     Result,
     Sensitivity,
@@ -266,6 +267,11 @@ class AdviceSchema(Strict):
     code = fields.String(required=True, metadata={"example": "office_circuit"})
     severity = fields.String(required=True, validate=validate.OneOf(("info", "warning", "error")))
     message = fields.String(required=True)
+    side = fields.String(
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "the key of the side it is about; null: the whole document"},
+    )
 
     make = Advice
 
@@ -281,8 +287,21 @@ class AssumptionSchema(Strict):
     )
     unit = fields.String(required=True, metadata={"example": "[USD/kWh]"})
     source = fields.String(required=True, metadata={"example": "scenario"})
+    origin = fields.Enum(
+        Origin,
+        by_value=True,
+        load_default=None,
+        metadata={"description": "where the value came from (absent in runs stored before it)"},
+    )
 
-    make = Assumption
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Assumption:
+        if data["origin"] is None:  # stored before origins were typed: read from the words
+            head = data["source"].partition(":")[0]
+            data["origin"] = {"scenario": Origin.GIVEN, "plan": Origin.GIVEN}.get(
+                head, Origin(head) if head in Origin.__members__.values() else Origin.PRICES
+            )
+        return Assumption(**data)
 
 
 class DriverSchema(Strict):

@@ -1,0 +1,560 @@
+"""Each side of a question resolved once: an owned build or a rented offer, at its key path.
+
+A scenario is an owned side (``buy``) against a rented one (``rent``); a plan is an owned
+server (``own``) with reserved and burst instances (``reserve``, ``burst``); a comparison is
+every owned and rented option of the catalog alone. All of them compose the sides made here:
+:func:`owned` and :func:`rented` take a validated block, its key path and the :class:`Work`,
+and return the engine inputs of that side with every default filled in, where each value came
+from and the catalog rows it rests on. Errors name the block's own key paths.
+
+Every input a block leaves out comes from one row of :data:`OWNED` or :data:`RENTED`: where its
+value comes from (a catalog figure of the GPU, the platform tier, the interconnect table or the
+instance, or a documented constant) and the origin recorded in the result's ``assumptions``.
+The same tables write the "default" column of the format's key reference.
+
+The unit of work is the workload's (:class:`Work`): a side's per-GPU throughput is in units of
+work per GPU-hour, and its capacity in units of work per hour; for training the unit is the
+reference GPU-hour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from costmodel.distributions import Distribution, Fixed
+from costmodel.inputs import BuyInputs, InputError, RentInputs, input_fields
+from costmodel.result import Assumption, Origin
+from pricing import (
+    GPU,
+    PRICING_MODELS,
+    Catalog,
+    CatalogError,
+    Instance,
+    PlatformTier,
+    PriceEntry,
+    Throughput,
+    relative_throughput,
+)
+
+from .errors import ScenarioError
+
+__all__ = [
+    "DOC_LABELS",
+    "OWNED",
+    "RENTED",
+    "Offer",
+    "Owned",
+    "Rented",
+    "Source",
+    "Work",
+    "gathered",
+    "owned",
+    "rented",
+    "work",
+]
+
+
+@dataclass(frozen=True)
+class Work:
+    """The workload: what one unit of work is, and the catalog that knows the hardware.
+
+    ``precision`` picks the catalog's throughput; ``reference`` is the GPU one unit of work
+    (a reference GPU-hour) is an hour of; GPUs below ``min_memory_gb`` [GB] are refused.
+    """
+
+    catalog: Catalog
+    precision: str
+    reference: GPU
+    min_memory_gb: float | None = None
+
+    def per_gpu(self, gpu: GPU) -> Throughput:
+        """Throughput of one ``gpu`` [units of work per GPU-hour] and how it was found."""
+        return relative_throughput(gpu, self.reference, self.precision)
+
+    def check_memory(self, gpu: GPU, path: str) -> list[dict]:
+        """The problem of a GPU below ``min_memory_gb``, at ``path``, if any."""
+        least = self.min_memory_gb
+        if least is None or gpu.memory_gb >= least:
+            return []
+        message = (
+            f"{gpu.name} has {gpu.memory_gb:g} GB of memory, below "
+            f"workload.min_gpu_memory_gb = {least:g} GB"
+        )
+        return [{"path": path, "message": message}]
+
+
+def work(workload: Mapping[str, Any], catalog: Catalog) -> Work:
+    """The :class:`Work` of a validated ``workload`` block."""
+    return Work(
+        catalog=catalog,
+        precision=workload["precision"],
+        reference=_gpu(catalog, workload["reference_gpu"], "workload.reference_gpu"),
+        min_memory_gb=workload.get("min_gpu_memory_gb"),
+    )
+
+
+@dataclass(frozen=True)
+class Offer:
+    """A rented instance, from the catalog (``id``) or inline (``id`` ``None``)."""
+
+    id: str | None
+    name: str
+    gpu: GPU
+    gpu_count: int
+    interconnect: str
+    prices: Mapping[str, float | None]
+    source: str
+
+    @property
+    def label(self) -> str:
+        return self.id or f"inline instance {self.name!r}"
+
+
+@dataclass
+class _Context:
+    """What the default of a left-out input of one side may depend on."""
+
+    work: Work
+    gpu: GPU
+    gpu_count: int
+    tier: PlatformTier | None = None
+    interconnect: str = "pcie-x16"
+    offer: Offer | None = None
+    pricing: str = "purchase"
+    throughput: Throughput | None = None
+
+    def per_gpu(self) -> float:
+        """Throughput of one GPU of the side; remembered for the origin."""
+        self.throughput = self.work.per_gpu(self.gpu)
+        return self.throughput.value
+
+    def labels(self) -> dict[str, str]:
+        """Values of the placeholders of :attr:`Source.origin` templates."""
+        gpu, offer = self.gpu, self.offer
+        labels = {
+            "gpu": gpu.id if not gpu.id.startswith("inline:") else f"inline GPU {gpu.name!r}",
+            "reference_gpu": self.work.reference.id,
+            "precision": self.work.precision,
+            "price_note": " (estimated)" if gpu.price_estimated else "",
+            "idle_note": " (estimated: 10 % of TDP)" if gpu.idle_w_estimated else "",
+            "tier": self.tier.name if self.tier else "",
+            "tiers": ", ".join(str(t.gpu_count) for t in self.work.catalog.tiers),
+            "interconnect": self.interconnect,
+            "gpu_count": str(self.gpu_count),
+            "pricing": self.pricing,
+            "throughput": self.throughput.how if self.throughput else "",
+        }
+        if offer is not None:
+            labels |= {
+                "instance": offer.label,
+                "instance_source": offer.source,
+                "available": ", ".join(k for k, v in offer.prices.items() if v is not None),
+            }
+        return labels
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where input ``key`` (a field of the side's engine inputs) comes from when a block
+    leaves it out.
+
+    ``value`` is a constant or a function of the side's context (``None``: the catalog has no
+    figure, and ``missing`` says so); ``origin`` is a template filled from the context's
+    labels; ``applies`` says whether the input exists for this side. ``price`` names the
+    catalog price the value is, as ``(id, pricing)``, for a price the user may lay over the
+    catalog (:mod:`pricing.prices`); the origin is then the user's.
+    """
+
+    key: str
+    value: float | Callable[[_Context], float | None]
+    origin: str
+    missing: str = ""
+    applies: Callable[[_Context], bool] = lambda c: True
+    price: Callable[[_Context], tuple[str, str] | None] | None = None
+
+    def overlaid(self, c: _Context) -> PriceEntry | None:
+        """The user's price this default is, when the catalog carries one."""
+        key = self.price(c) if self.price else None
+        return c.work.catalog.overlay.get(key) if key else None
+
+    def resolve(self, c: _Context) -> float | None:
+        """The default value in this context."""
+        return self.value(c) if callable(self.value) else float(self.value)
+
+    @property
+    def kind(self) -> Origin:
+        """Where the default comes from when the user's prices do not cover it."""
+        return Origin.DEFAULT if self.origin.startswith("default:") else Origin.CATALOG
+
+
+_NO_TIER = "no platform tier of the catalog holds {gpu_count} GPUs (tiers: {tiers})"
+_THROUGHPUT = "catalog: {precision} throughput of {gpu} relative to {reference_gpu} ({throughput})"
+
+#: Every input an owned block may leave out, in the order of the result's assumptions.
+OWNED: tuple[Source, ...] = (
+    Source(
+        "gpu_price_usd",
+        lambda c: c.gpu.price_usd,
+        "catalog: {gpu} price{price_note}",
+        missing="the catalog has no price for {gpu}",
+        price=lambda c: (c.gpu.id, "purchase"),
+    ),
+    Source(
+        "platform_price_usd",
+        lambda c: c.tier and c.tier.price_usd,
+        "catalog: platform tier {tier}",
+        missing=_NO_TIER,
+    ),
+    Source("gpu_power_w", lambda c: c.gpu.tdp_w, "catalog: {gpu} TDP"),
+    Source("gpu_idle_w", lambda c: c.gpu.idle_w, "catalog: {gpu} idle draw{idle_note}"),
+    Source(
+        "platform_power_w",
+        lambda c: c.tier and c.tier.power_w,
+        "catalog: platform tier {tier}",
+        missing=_NO_TIER,
+    ),
+    Source("relative_throughput", _Context.per_gpu, _THROUGHPUT),
+    Source(
+        "scaling_efficiency",
+        lambda c: c.work.catalog.scaling_efficiency(c.interconnect, c.gpu_count),
+        "catalog: {interconnect} scaling, {gpu_count} GPUs",
+    ),
+    Source("setup_usd", 0.0, "default: no setup cost"),
+    Source(
+        "electricity_usd_per_kwh",
+        0.1252,
+        "default: US commercial average, March 2023 (EIA via shrinkthatfootprint.com)",
+    ),
+    Source("electricity_annual_change", 0.0, "default: flat electricity price"),
+    Source("pue", 1.0, "default: office or home, no facility overhead"),
+    Source("hosting_usd_per_kw_month", 0.0, "default: no colocation fee"),
+    Source("maintenance_rate", 0.0, "default: no maintenance contract"),
+    Source("gpu_annual_failure_rate", 0.0, "default: no GPU replacements"),
+    Source("admin_usd_per_month", 0.0, "default: no administration cost"),
+    Source(
+        "resale_annual_decay",
+        0.2,
+        "default: 20 %/year, between the 12 and 24 %/year lost by used GeForce cards "
+        "(Dettmers 2020)",
+    ),
+    Source("thermal_derate", 1.0, "default: cooling keeps full speed"),
+)
+
+
+def _reserved(c: _Context) -> bool:
+    return c.pricing.startswith("reserved")
+
+
+#: Every input a rented block may leave out, in the order of the result's assumptions.
+RENTED: tuple[Source, ...] = (
+    Source(
+        "price_usd_per_hour",
+        lambda c: c.offer.prices[c.pricing],
+        "{instance_source}, {pricing}",
+        missing="{instance} has no {pricing} price; give it, or choose pricing from: {available}",
+        price=lambda c: c.offer.id and (c.offer.id, c.pricing),
+    ),
+    Source(
+        "on_demand_price_usd_per_hour",
+        lambda c: c.offer.prices["on_demand"],
+        "{instance_source}, on_demand",
+        applies=_reserved,
+        price=lambda c: c.offer.id and (c.offer.id, "on_demand"),
+    ),
+    Source("relative_throughput", _Context.per_gpu, _THROUGHPUT),
+    Source(
+        "scaling_efficiency",
+        lambda c: c.work.catalog.scaling_efficiency(c.interconnect, c.gpu_count),
+        "catalog: {interconnect} scaling, {gpu_count} GPUs",
+    ),
+    Source("price_annual_change", 0.0, "default: flat cloud prices"),
+    Source("spot_interruption_overhead", 0.0, "default: no work redone"),
+    Source("storage_usd_per_month", 0.0, "default: no storage cost"),
+    Source("egress_usd_per_month", 0.0, "default: no egress cost"),
+    Source("admin_usd_per_month", 0.0, "default: no administration cost"),
+)
+
+#: How the key reference reads each placeholder of an origin template, by side kind.
+DOC_LABELS: Mapping[str, Mapping[str, str]] = {
+    "buy": {
+        "gpu": "`buy.gpu`",
+        "reference_gpu": "`workload.reference_gpu`",
+        "precision": "`workload.precision`",
+        "price_note": "",
+        "idle_note": " (10 % of TDP where no figure is sourced)",
+        "tier": "for `buy.gpu_count`",
+        "tiers": "",
+        "interconnect": "`buy.interconnect`",
+        "gpu_count": "`buy.gpu_count`",
+        "throughput": "measured, else scaled or peak ratios",
+    },
+    "rent": {
+        "gpu": "the instance's GPU",
+        "reference_gpu": "`workload.reference_gpu`",
+        "precision": "`workload.precision`",
+        "interconnect": "the instance's interconnect",
+        "gpu_count": "the instance's",
+        "instance": "`rent.instance`",
+        "instance_source": "catalog: `rent.instance`",
+        "pricing": "`rent.pricing` price",
+        "throughput": "measured, else scaled or peak ratios",
+        "available": "",
+    },
+}
+
+
+@dataclass(frozen=True)
+class _Filled:
+    """A block's inputs with every default filled in, by field name, and where each came from."""
+
+    values: dict[str, Distribution]
+    assumptions: tuple[Assumption, ...]
+    prices: dict[str, PriceEntry]
+
+
+@dataclass(frozen=True)
+class Owned:
+    """An owned build resolved at key path ``path``: its engine inputs, the GPU and platform
+    tier it rests on, how its per-GPU throughput was found (``None`` when given), the block
+    with every default filled in (``block``), the assumptions and the user's prices used."""
+
+    path: str
+    inputs: BuyInputs
+    gpu: GPU
+    platform: PlatformTier | None
+    interconnect: str
+    throughput: Throughput | None
+    block: dict[str, Any]
+    assumptions: tuple[Assumption, ...]
+    prices: Mapping[str, PriceEntry] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rented:
+    """A rented offer resolved at key path ``path``: its engine inputs, the instance, how its
+    per-GPU throughput was found (``None`` when given), the block with every default filled in,
+    the assumptions and the user's prices used."""
+
+    path: str
+    inputs: RentInputs
+    offer: Offer
+    throughput: Throughput | None
+    block: dict[str, Any]
+    assumptions: tuple[Assumption, ...]
+    prices: Mapping[str, PriceEntry] = field(default_factory=dict)
+
+    @property
+    def gpu(self) -> GPU:
+        return self.offer.gpu
+
+
+def _gpu(catalog: Catalog, ref: str | Mapping, path: str) -> GPU:
+    if isinstance(ref, Mapping):
+        return GPU.inline(**ref)
+    try:
+        return catalog.gpu(ref)
+    except CatalogError as exc:
+        raise ScenarioError(None, [{"path": path, "message": exc.problem}]) from None
+
+
+def _offer(catalog: Catalog, ref: str | Mapping, path: str) -> Offer:
+    if isinstance(ref, Mapping):
+        return Offer(
+            id=None,
+            name=ref["name"],
+            gpu=_gpu(catalog, ref["gpu"], f"{path}.gpu"),
+            gpu_count=ref["gpu_count"],
+            interconnect=ref.get("interconnect") or "pcie-x16",
+            prices={p: ref.get(f"{p}_usd_per_hour") for p in PRICING_MODELS},
+            source=f"scenario: inline instance {ref['name']!r}",
+        )
+    try:
+        inst: Instance = catalog.instance(ref)
+    except CatalogError as exc:
+        raise ScenarioError(None, [{"path": path, "message": exc.problem}]) from None
+    return Offer(
+        id=inst.id,
+        name=inst.name,
+        gpu=catalog.gpu(inst.gpu),
+        gpu_count=inst.gpu_count,
+        interconnect=inst.interconnect,
+        prices={p: getattr(inst, f"{p}_usd_per_hour") for p in PRICING_MODELS},
+        source=f"catalog: {inst.id} ({inst.region}, as of {inst.as_of})",
+    )
+
+
+def _fill(block: Mapping[str, Any], path: str, c: _Context, table: tuple[Source, ...], cls: type):
+    """Every input of ``table`` that applies, as given in ``block`` or by its default, with its
+    assumption; every missing catalog figure is reported at once."""
+    values: dict[str, Distribution] = {}
+    given: set[str] = set()
+    pending: list[tuple[Source, float | None]] = []
+    problems: list[dict] = []
+    for src in table:
+        if not src.applies(c):
+            continue
+        if block.get(src.key) is not None:
+            values[src.key] = block[src.key]
+            given.add(src.key)
+            continue
+        try:
+            pending.append((src, src.resolve(c)))
+        except CatalogError as exc:
+            key = f"{path}.{src.key}"
+            problems.append({"path": key, "message": f"{exc.problem}; give {key}"})
+    labels = c.labels()  # after the throughput lookups, whose descriptions it carries
+    origins: dict[str, tuple[str, Origin]] = {}
+    priced: dict[str, PriceEntry] = {}
+    for src, value in pending:
+        key = f"{path}.{src.key}"
+        if value is None:
+            message = src.missing.format(**labels)
+            problems.append({"path": key, "message": f"{message}; give {key}"})
+            continue
+        entry = src.overlaid(c)
+        if entry is not None:
+            priced[key] = entry
+            origins[src.key] = (entry.origin, Origin.PRICES)
+        else:
+            origins[src.key] = (src.origin.format(**labels), src.kind)
+        values[src.key] = Fixed(float(value))
+    if problems:
+        raise ScenarioError(None, problems)
+    values = {src.key: values[src.key] for src in table if src.key in values}
+    units = {name: f.metadata.get("unit", "") for name, f in input_fields(cls).items()}
+    notes = tuple(
+        Assumption(
+            f"{path}.{name}",
+            _spec(value),
+            units[name],
+            *(("scenario", Origin.GIVEN) if name in given else origins[name]),
+        )
+        for name, value in values.items()
+    )
+    return _Filled(values, notes, priced)
+
+
+def _spec(value: Distribution) -> Any:
+    from .distspec import to_spec
+
+    return to_spec(value)
+
+
+def _built(cls: type, path: str, engine_path: Mapping[str, str], **kwargs: Any) -> Any:
+    """``cls(**kwargs)``, its validation errors at the block's key paths."""
+    try:
+        return cls(**kwargs)
+    except InputError as exc:
+        name = exc.path.partition(".")[2]
+        raise ScenarioError(
+            None, [{"path": engine_path.get(name, f"{path}.{name}"), "message": exc.message}]
+        ) from None
+
+
+def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
+    """The owned build of a validated ``buy`` (or ``own``) block at key path ``path``.
+
+    Raises :class:`ScenarioError` at ``path``'s keys for an unknown GPU, a GPU below the
+    workload's memory floor, missing catalog figures and inputs the engine rejects.
+    """
+    gpu = _gpu(w.catalog, block["gpu"], f"{path}.gpu")
+    problems = w.check_memory(gpu, f"{path}.gpu")
+    if problems:
+        raise ScenarioError(None, problems)
+    try:
+        tier = w.catalog.platform_tier(block["gpu_count"])
+    except CatalogError:  # more GPUs than the largest tier: its figures must be given
+        tier = None
+    default_link = tier.interconnect if tier else "pcie-x16"
+    c = _Context(
+        work=w,
+        gpu=gpu,
+        gpu_count=block["gpu_count"],
+        tier=tier,
+        interconnect=block.get("interconnect")
+        or ("nvlink" if gpu.cooling == "sxm" else default_link),
+    )
+    filled = _fill(block, path, c, OWNED, BuyInputs)
+    inputs = _built(
+        BuyInputs,
+        path,
+        {},
+        gpu_count=c.gpu_count,
+        powered_when_idle=block["powered_when_idle"],
+        depreciation=block["depreciation"],
+        depreciation_years=block["depreciation_years"],
+        **filled.values,
+    )
+    return Owned(
+        path=path,
+        inputs=inputs,
+        gpu=gpu,
+        platform=tier,
+        interconnect=c.interconnect,
+        throughput=c.throughput,
+        block={**block, "interconnect": c.interconnect, **filled.values},
+        assumptions=filled.assumptions,
+        prices=filled.prices,
+    )
+
+
+def rented(
+    block: Mapping[str, Any], path: str, w: Work, keys: Collection[str] | None = None
+) -> Rented:
+    """The rented offer of a validated ``rent`` (or ``reserve``, ``burst``) block at key path
+    ``path``; ``committed_instances`` is read where the block has it. ``keys``, when given, are
+    the inputs the block may hold (those of a plan's ``reserve`` or ``burst``): the others take
+    their defaults but are not among the assumptions.
+
+    Raises :class:`ScenarioError` at ``path``'s keys for an unknown instance, a GPU below the
+    workload's memory floor, a price the instance lacks and inputs the engine rejects.
+    """
+    offer = _offer(w.catalog, block["instance"], f"{path}.instance")
+    problems = w.check_memory(offer.gpu, f"{path}.instance")
+    if problems:
+        raise ScenarioError(None, problems)
+    c = _Context(
+        work=w,
+        gpu=offer.gpu,
+        gpu_count=offer.gpu_count,
+        interconnect=offer.interconnect,
+        offer=offer,
+        pricing=block["pricing"],
+    )
+    filled = _fill(block, path, c, RENTED, RentInputs)
+    inputs = _built(
+        RentInputs,
+        path,
+        {"gpu_count": f"{path}.instance.gpu_count"},
+        gpu_count=offer.gpu_count,
+        pricing=c.pricing,
+        committed_instances=block.get("committed_instances"),
+        **filled.values,
+    )
+    return Rented(
+        path=path,
+        inputs=inputs,
+        offer=offer,
+        throughput=c.throughput,
+        block={**block, **filled.values},
+        assumptions=tuple(
+            a for a in filled.assumptions if keys is None or a.key.partition(".")[2] in keys
+        ),
+        prices=filled.prices,
+    )
+
+
+def gathered(*steps: Callable[[], Any]) -> list[Any]:
+    """Each step's result; the problems of every step that fails are raised together."""
+    out, problems = [], []
+    for step in steps:
+        try:
+            out.append(step())
+        except ScenarioError as exc:
+            problems += exc.errors
+            out.append(None)
+    if problems:
+        raise ScenarioError(None, problems)
+    return out
