@@ -18,7 +18,7 @@ from importlib import metadata
 
 from cli.commands import COMMANDS
 from cli.common import UsageError
-from cli.options import epilog
+from cli.options import HelpFormatter, epilog
 
 __all__ = ["main"]
 
@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
             "costmodel run scenarios/examples/lab-4x-rtx2080ti-vs-p3-8xlarge.yaml",
             "costmodel COMMAND --help",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -7,10 +7,12 @@ Nothing here imports the engine, so that ``--help`` stays quick.
 from __future__ import annotations
 
 import argparse
+import textwrap
 from typing import Any
 
 __all__ = [
     "FORMATS",
+    "HelpFormatter",
     "MAX_SAMPLES",
     "add_evaluation",
     "add_format",
@@ -31,6 +33,20 @@ MAX_SAMPLES = 1_000_000
 _MAX_SEED = 2**63 - 1
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Help that fits the terminal (``COLUMNS``): the description's lines are wrapped to its
+    width, indented lines (the examples) are kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        lines: list[str] = []
+        for line in text.splitlines():
+            if line[:1].isspace() or not line:
+                lines.append(indent + line)
+            else:
+                lines += textwrap.wrap(line, width, initial_indent=indent, subsequent_indent=indent)
+        return "\n".join(lines)
+
+
 def epilog(*lines: str) -> str:
     """The ``examples:`` epilog every command's help ends with."""
     return "examples:\n" + "\n".join(f"  {line}" for line in lines)
@@ -45,7 +61,7 @@ def command(
         help=help,
         description=description,
         epilog=epilog(*examples),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
 
 

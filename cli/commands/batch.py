@@ -33,7 +33,14 @@ def add_parser(sub) -> None:
     )
     add_overrides(p, "every scenario's simulation block")
     add_prices(p)
-    add_format(p, FORMATS, "report formats (default: html)", nargs="+", action="extend")
+    add_format(
+        p,
+        FORMATS,
+        f"report formats: {', '.join(FORMATS)} (default: html)",
+        nargs="+",
+        action="extend",
+        metavar="FORMAT",
+    )
     p.add_argument(
         "--db",
         metavar="PATH|URL",
@@ -77,6 +84,7 @@ def execute(args: argparse.Namespace) -> int:
             print(f"FAILED {item.file}: {item.error}", file=sys.stderr)
     print(
         f"{len(summary.items)} scenario(s): {summary.ok} run, {summary.skipped} skipped "
-        f"(already in the run store), {summary.failed} failed; summary: {summary.summary_csv}"
+        f"(already in the run store), {summary.failed} failed"
     )
+    print(f"summary: {summary.summary_csv}")
     return 1 if summary.failed else 0

@@ -46,8 +46,7 @@ def add_parser(sub) -> None:
         examples=(
             "costmodel compare --utilisation 0.5",
             "costmodel compare --utilisation 0.25 --min-memory 24 --tier neocloud",
-            "costmodel compare --utilisation 0.8 --horizon 24 --prices my-prices.csv "
-            "--format json > compare.json",
+            "costmodel compare -u 0.8 --horizon 24 --prices my-prices.csv --format json > c.json",
         ),
     )
     p.add_argument(

@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
         ),
     )
     p.add_argument("input", metavar="FILE", help="scenario or plan YAML, or result JSON")
-    add_format(p, FORMATS, "report format (default: from OUT's extension)")
+    add_format(p, FORMATS, "report format (default: from OUT's extension); OUT is written as named")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="report file to write")
     add_overrides(p, "the scenario's simulation block; scenarios only")
     add_prices(p)
@@ -41,7 +41,7 @@ def execute(args: argparse.Namespace) -> int:
     from costmodel.reports import write
 
     check_output(args.output, args.format)
-    out, fmt = _target(args.output, args.format)
+    out, fmt = Path(args.output), _format(args.output, args.format)
     source = Path(args.input)
     result = _read_result(source) if source.suffix.lower() == ".json" else None
     if result is None:
@@ -61,22 +61,17 @@ def execute(args: argparse.Namespace) -> int:
     return 0
 
 
-def _target(output: str, fmt: str | None) -> tuple[Path, str]:
-    """The file to write and its format, from ``-o`` and ``--format``."""
-    out = Path(output)
-    known = _SUFFIXES.get(out.suffix.lower())
-    if fmt is None:
-        if known is None:
-            raise UsageError(
-                f"cannot tell the report format from {output!r}: give --format, or end the "
-                f"file name in one of {', '.join(_SUFFIXES)}"
-            )
-        return out, known
+def _format(output: str, fmt: str | None) -> str:
+    """The report's format: ``--format``, else the one ``-o``'s extension stands for."""
+    if fmt is not None:
+        return fmt
+    known = _SUFFIXES.get(Path(output).suffix.lower())
     if known is None:
-        return out.with_name(out.name + f".{fmt}"), fmt
-    if known != fmt:
-        raise UsageError(f"{output!r} ends in {out.suffix} but --format is {fmt}")
-    return out, fmt
+        raise UsageError(
+            f"cannot tell the report format from {output!r}: give --format, or end the "
+            f"file name in one of {', '.join(_SUFFIXES)}"
+        )
+    return known
 
 
 def _read_result(source: Path):
