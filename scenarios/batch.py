@@ -371,30 +371,50 @@ def _summary_bytes(entries: Sequence[_Entry]) -> bytes:
 
 
 class _Progress:
-    """A tqdm bar on stderr showing each scenario's status; silent when disabled."""
+    """A progress bar on stderr (rich) showing each scenario's status, failures printed above
+    it; silent when disabled or when stderr is not a terminal."""
 
     def __init__(self, total: int, enabled: bool) -> None:
         self._bar = None
         if enabled and total and sys.stderr.isatty():
-            from tqdm import tqdm
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+            from rich.table import Column
 
-            self._bar = tqdm(total=total, file=sys.stderr, unit="scenario", dynamic_ncols=True)
+            self._bar = Progress(
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[status]}", table_column=Column(no_wrap=True)),
+                console=Console(file=sys.stderr),
+            )
+            self._task = self._bar.add_task("batch", total=total, status="")
+            self._bar.start()
 
     def __enter__(self) -> _Progress:
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
-            self._bar.close()
+            self._bar.stop()
 
     def done(self, entry: _Entry) -> None:
         if self._bar is None:
             return
         label = {"ok": "ok", "skipped": "cached", "failed": "FAILED"}[entry.status]
         if entry.status == "failed":
-            self._bar.write(f"FAILED {entry.file}: {entry.error}", file=sys.stderr)
-        self._bar.set_postfix_str(f"{label}: {entry.name or entry.file}", refresh=False)
-        self._bar.update(1)
+            self._bar.console.print(
+                f"FAILED {entry.file}: {entry.error}", markup=False, highlight=False
+            )
+        self._bar.update(self._task, advance=1, status=f"{label}: {entry.name or entry.file}")
 
 
 @dataclass(frozen=True)
