@@ -49,10 +49,18 @@ def catalog(prices: str | None):
 
 def load(path: str, kind: str, prices: str | None = None):
     """The scenario or plan of ``path``, which must be of ``kind`` (the command's), resolved
-    with the user's ``prices`` file laid over the catalog."""
+    with the user's ``prices`` file laid over the catalog. A bare name that is no file (no
+    folder, no ``.yaml``) is the shipped example of that name."""
     import scenarios
 
-    loaded = scenarios.load_file(path, catalog=catalog(prices))
+    source = Path(path)
+    bare = source.name == path and source.suffix.lower() not in (".yaml", ".yml")
+    if bare and not source.exists():
+        try:
+            source = scenarios.example(path)
+        except scenarios.ScenarioError as exc:
+            raise UsageError(f"{path}: file not found, and {exc.errors[0]['message']}") from None
+    loaded = scenarios.load_file(source, catalog=catalog(prices))
     found = "plan" if isinstance(loaded, scenarios.Plan) else "scenario"
     if found != kind:
         command = "plan" if found == "plan" else "run"

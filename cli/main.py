@@ -37,7 +37,8 @@ def _parser() -> argparse.ArgumentParser:
         "servers against cloud instances, with break-even utilisation, payback and the "
         "probability that buying is cheaper.",
         epilog=epilog(
-            "costmodel run scenarios/examples/lab-4x-rtx2080ti-vs-p3-8xlarge.yaml",
+            "costmodel examples",
+            "costmodel run lab-4x-rtx2080ti-vs-p3-8xlarge",
             "costmodel COMMAND --help",
         ),
         formatter_class=HelpFormatter,

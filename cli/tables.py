@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pricing import Catalog
     from scenarios.compare import Comparison
     from scenarios.compare import Option as CompareOption
+    from scenarios.library import Example
 
 __all__ = [
     "Column",
@@ -47,6 +48,7 @@ __all__ = [
     "fitted_table",
     "print_catalog",
     "print_compare",
+    "print_examples",
     "print_plan",
     "print_result",
 ]
@@ -371,6 +373,21 @@ def print_catalog(
     count = f"{shown} of {total} {table}" if shown != total else f"{total} {table}"
     console.print(
         f"catalog {catalog.version} (as of {catalog.as_of}), {count}{note}", highlight=False
+    )
+
+
+def print_examples(examples: Sequence[Example], console: Console) -> None:
+    """The shipped examples: name, kind and description, then how to run one."""
+    columns = [
+        Column("name", [e.name for e in examples], numeric=False),
+        Column("kind", [e.kind for e in examples], numeric=False),
+        Column("description", [e.description for e in examples], numeric=False, wrap=True),
+    ]
+    console.print(fitted_table(columns, console))
+    console.print(
+        "Run one from any folder: 'costmodel run NAME' (a scenario) or 'costmodel plan NAME' "
+        "(a plan).",
+        highlight=False,
     )
 
 

@@ -371,6 +371,8 @@ print(code, *sorted(m for m in heavy if m in sys.modules))
         # uniform, triangular and fixed inputs only: closed-form inverse CDFs, no scipy
         ["run", str(ROOT / "benchmarks" / "scenario-1m.yaml"), "--samples", "2000"],
         ["run", str(WORKED)],
+        ["run", "worked-example"],
+        ["examples"],
     ],
 )
 def test_help_and_plain_runs_import_nothing_heavy(args):

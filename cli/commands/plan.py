@@ -22,10 +22,14 @@ def add_parser(sub) -> None:
         "or spot instances; prints the best mix, the cost-versus-risk frontier and each "
         "candidate's cost.",
         examples=(
-            "costmodel plan scenarios/examples/plan-lab-rtx4090-growth.yaml",
+            "costmodel plan plan-lab-rtx4090-growth",
             "costmodel plan plan.yaml --samples 20000 --format json > plan-result.json",
         ),
-        document=("plan YAML file (kind: plan)", "the plan's simulation block"),
+        document=(
+            "plan YAML file (kind: plan), or the name of a shipped example (see 'costmodel "
+            "examples')",
+            "the plan's simulation block",
+        ),
     )
 
 

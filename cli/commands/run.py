@@ -18,12 +18,17 @@ def add_parser(sub) -> None:
         execute,
         help="evaluate one scenario file and print the answer",
         description="Evaluate one scenario YAML file: verdict, break-even utilisation and a "
-        "table of total cost by utilisation.",
+        "table of total cost by utilisation. FILE may also name a shipped example, from any "
+        "folder.",
         examples=(
             "costmodel run scenario.yaml",
+            "costmodel run lab-4x-rtx2080ti-vs-p3-8xlarge",
             "costmodel run scenario.yaml --samples 100000 --seed 7 --format json > result.json",
         ),
-        document=("scenario YAML file", "the scenario's simulation block"),
+        document=(
+            "scenario YAML file, or the name of a shipped example (see 'costmodel examples')",
+            "the scenario's simulation block",
+        ),
     )
 
 
