@@ -15,7 +15,7 @@ __all__ = [
     "choice",
     "load",
     "print_rendered",
-    "write_json",
+    "show_evaluation",
 ]
 
 
@@ -34,10 +34,21 @@ def print_rendered(draw) -> None:
     sys.stdout.write("".join(line.rstrip() + "\n" for line in lines))
 
 
-def write_json(result) -> None:
-    """A result's JSON contract on stdout."""
-    sys.stdout.buffer.write(result.to_json() + b"\n")
-    sys.stdout.flush()
+def show_evaluation(args, result, draw, timings: dict[str, float], size: str) -> None:
+    """A result as ``--format`` asks (its JSON contract, or the table ``draw(result, console)``
+    renders) and with ``--verbose`` the engine time on stderr for ``size`` (what was drawn
+    for, beside the samples)."""
+    if args.format == "json":
+        sys.stdout.buffer.write(result.to_json() + b"\n")
+        sys.stdout.flush()
+    else:
+        print_rendered(lambda console: draw(result, console))
+    if args.verbose:
+        print(
+            f"engine time: {timings['engine_s'] * 1000:.1f} ms for {result.samples} samples "
+            f"x {size}",
+            file=sys.stderr,
+        )
 
 
 def catalog(prices: str | None):

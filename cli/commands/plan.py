@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from cli.common import load, print_rendered, write_json
+from cli.common import load, show_evaluation
 from cli.options import add_evaluation
 
 __all__ = ["add_parser", "execute"]
@@ -40,14 +39,5 @@ def execute(args: argparse.Namespace) -> int:
     plan = load(args.file, "plan", args.prices)
     timings: dict[str, float] = {}
     result = scenarios.evaluate(plan, samples=args.samples, seed=args.seed, timings=timings)
-    if args.format == "json":
-        write_json(result)
-    else:
-        print_rendered(lambda console: print_plan(result, console))
-    if args.verbose:
-        print(
-            f"engine time: {timings['engine_s'] * 1000:.1f} ms for {result.samples} samples "
-            f"x {len(result.candidates)} candidates",
-            file=sys.stderr,
-        )
+    show_evaluation(args, result, print_plan, timings, f"{len(result.candidates)} candidates")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cli.common import load, print_rendered, write_json
+from cli.common import load, show_evaluation
 from cli.options import add_evaluation
 
 __all__ = ["add_parser", "execute"]
@@ -43,14 +43,7 @@ def execute(args: argparse.Namespace) -> int:
         result = scenarios.evaluate(
             scenario, samples=args.samples, seed=args.seed, timings=timings, progress=bar
         )
-    if args.format == "json":
-        write_json(result)
-    else:
-        print_rendered(lambda console: print_result(result, console))
-    if args.verbose:
-        print(
-            f"engine time: {timings['engine_s'] * 1000:.1f} ms for {result.samples} samples "
-            f"x {len(result.utilisation)} utilisation levels",
-            file=sys.stderr,
-        )
+    show_evaluation(
+        args, result, print_result, timings, f"{len(result.utilisation)} utilisation levels"
+    )
     return 0
