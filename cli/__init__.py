@@ -1,4 +1,5 @@
-"""The ``costmodel`` command line: run, batch, report, catalog, schema and serve."""
+"""The ``costmodel`` command line: run, plan, examples, batch, report, catalog, compare, schema
+and serve."""
 
 from .main import main
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from pricing import Catalog
     from scenarios.compare import Comparison
     from scenarios.compare import Option as CompareOption
+    from scenarios.library import Example
 
 __all__ = [
     "Column",
@@ -46,6 +48,7 @@ __all__ = [
     "fitted_table",
     "print_catalog",
     "print_compare",
+    "print_examples",
     "print_plan",
     "print_result",
 ]
@@ -99,7 +102,15 @@ def _warnings(result: Result | PlanResult, console: Console) -> None:
         console.print()
         console.print("Warnings:")
         for w in result.warnings:
-            console.print(f"  [{w.severity}] {w.code}: {w.message}", highlight=False, markup=False)
+            text = textwrap.fill(
+                f"[{w.severity}] {w.code}: {w.message}",
+                width=console.width,
+                initial_indent="  ",
+                subsequent_indent="    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            console.print(text, highlight=False, markup=False)
 
 
 def _precision(result: Result, console: Console) -> None:
@@ -188,6 +199,16 @@ def print_result(result: Result, console: Console) -> None:
     _warnings(result, console)
 
 
+#: Priority of a plan's optional columns by its objective: the column that holds the objective
+#: (the mean; the P90 at the end of the P10–P90 band; the CVaR95) is never dropped, and for a
+#: P90 or CVaR95 objective the other measure of risk goes last.
+_OBJECTIVE_PRIORITY = {
+    "mean": {"mean": 0, "band": 2, "cvar95": 3, "share": 1, "util": 2},
+    "p90": {"mean": 3, "band": 0, "cvar95": 1, "share": 2, "util": 3},
+    "cvar95": {"mean": 3, "band": 1, "cvar95": 0, "share": 2, "util": 3},
+}
+
+
 def print_plan(result: PlanResult, console: Console) -> None:
     """Verdict, then every candidate (the best and the frontier marked), and warnings."""
     _heading(result, console)
@@ -200,15 +221,16 @@ def print_plan(result: PlanResult, console: Console) -> None:
         key = (c.servers, c.instances)
         return "best" if key == best else "frontier" if key in frontier else ""
 
+    rank = _OBJECTIVE_PRIORITY.get(result.objective, _OBJECTIVE_PRIORITY["mean"])
     columns = [
         Column("Servers", [str(c.servers) for c in rows]),
         Column("Reserved", [str(c.instances) for c in rows]),
         Column("Cost P50\n[USD]", [fmt_usd(c.cost.p50) for c in rows]),
-        Column("Mean\n[USD]", [fmt_usd(c.cost.mean) for c in rows], priority=1),
-        Column("P10–P90\n[USD]", [_band(c.cost.p10, c.cost.p90) for c in rows], priority=2),
-        Column("CVaR95\n[USD]", [fmt_usd(c.cost.cvar95) for c in rows], priority=3),
-        Column("Owned\nshare", [fmt_share(c.share_owned) for c in rows], priority=1),
-        Column("Owned\nutil.", [fmt_share(c.owned_utilisation) for c in rows], priority=2),
+        Column("Mean\n[USD]", [fmt_usd(c.cost.mean) for c in rows], rank["mean"]),
+        Column("P10–P90\n[USD]", [_band(c.cost.p10, c.cost.p90) for c in rows], rank["band"]),
+        Column("CVaR95\n[USD]", [fmt_usd(c.cost.cvar95) for c in rows], rank["cvar95"]),
+        Column("Owned\nshare", [fmt_share(c.share_owned) for c in rows], rank["share"]),
+        Column("Owned\nutil.", [fmt_share(c.owned_utilisation) for c in rows], rank["util"]),
         Column("P(cheaper\nthan cloud)", [fmt_share(c.prob_cheaper_than_cloud) for c in rows]),
         Column("", [mark(c) for c in rows], numeric=False),
     ]
@@ -320,9 +342,10 @@ def print_catalog(
     else:
         insts = list(catalog.instances.values()) if items is None else list(items)
         columns = [
+            # the prices are what the listing is for: they are dropped last
             Column("id", [i.id for i in insts], numeric=False),
-            Column("tier", [i.tier for i in insts], priority=2, numeric=False),
-            Column("gpu", [i.gpu for i in insts], priority=1, numeric=False),
+            Column("tier", [i.tier for i in insts], priority=3, numeric=False),
+            Column("gpu", [i.gpu for i in insts], priority=2, numeric=False),
             Column("GPUs", [str(i.gpu_count) for i in insts]),
             Column(
                 "on-demand\n[USD/h]", [_number(i.on_demand_usd_per_hour, ",.3f") for i in insts]
@@ -330,18 +353,18 @@ def print_catalog(
             Column(
                 "1y\n[USD/h]",
                 [_number(i.reserved_1y_usd_per_hour, ",.3f") for i in insts],
-                priority=3,
+                priority=1,
             ),
             Column(
                 "3y\n[USD/h]",
                 [_number(i.reserved_3y_usd_per_hour, ",.3f") for i in insts],
-                priority=3,
+                priority=1,
             ),
             Column(
-                "spot\n[USD/h]", [_number(i.spot_usd_per_hour, ",.3f") for i in insts], priority=3
+                "spot\n[USD/h]", [_number(i.spot_usd_per_hour, ",.3f") for i in insts], priority=1
             ),
             Column("region", [i.region for i in insts], priority=4, numeric=False),
-            Column("as of", [str(i.as_of) for i in insts], priority=2, numeric=False),
+            Column("as of", [str(i.as_of) for i in insts], priority=3, numeric=False),
         ]
         note = ""
     console.print(fitted_table(columns, console))
@@ -350,6 +373,21 @@ def print_catalog(
     count = f"{shown} of {total} {table}" if shown != total else f"{total} {table}"
     console.print(
         f"catalog {catalog.version} (as of {catalog.as_of}), {count}{note}", highlight=False
+    )
+
+
+def print_examples(examples: Sequence[Example], console: Console) -> None:
+    """The shipped examples: name, kind and description, then how to run one."""
+    columns = [
+        Column("name", [e.name for e in examples], numeric=False),
+        Column("kind", [e.kind for e in examples], numeric=False),
+        Column("description", [e.description for e in examples], numeric=False, wrap=True),
+    ]
+    console.print(fitted_table(columns, console))
+    console.print(
+        "Run one from any folder: 'costmodel run NAME' (a scenario) or 'costmodel plan NAME' "
+        "(a plan).",
+        highlight=False,
     )
 
 
@@ -410,7 +448,7 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
             "Price",
             [
                 (fmt_usd(o.price_usd) if o.side == "buy" else f"{_unit_cost(o.price_usd)}/h")
-                + ("*" if not o.price_source.startswith("catalog") else "")
+                + ("*" if o.price_origin == "prices" else "")
                 for o in shown
             ],
             priority=2,
@@ -454,7 +492,7 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
         notes.append(f"{result.left_out_by_min_memory} left out by --min-memory")
     if result.ruled_out:
         notes.append(f"{len(result.ruled_out)} ruled out (see --format json)")
-    if any(not o.price_source.startswith("catalog") for o in shown):
+    if any(o.price_origin == "prices" for o in shown):
         notes.append("* price from your prices file")
     console.print("; ".join(notes), highlight=False)
 

@@ -2,11 +2,12 @@
 run store; plus the example scenario library.
 
 >>> import scenarios
->>> result = scenarios.evaluate("scenarios/examples/lab-4x-rtx2080ti-vs-p3-8xlarge.yaml")
+>>> result = scenarios.evaluate(scenarios.example("lab-4x-rtx2080ti-vs-p3-8xlarge"))
 >>> result.verdict
 """
 
 from .errors import ScenarioError
+from .library import example
 from .plan import Plan
 from .scenario import Scenario, evaluate, load_file, load_files, load_mapping
 from .schema import PlanSchema, ScenarioSchema
@@ -18,6 +19,7 @@ __all__ = [
     "ScenarioError",
     "ScenarioSchema",
     "evaluate",
+    "example",
     "load_file",
     "load_files",
     "load_mapping",

@@ -372,27 +372,69 @@ def _summary_bytes(entries: Sequence[_Entry]) -> bytes:
 
 
 class _Progress:
-    """A tqdm bar on stderr showing each scenario's status; silent when disabled."""
+    """A progress bar on stderr (rich) showing each scenario's status, failures printed above
+    it; silent when disabled or when stderr is not a terminal."""
 
     def __init__(self, total: int, enabled: bool) -> None:
         self._bar = None
         if enabled and total and sys.stderr.isatty():
-            from tqdm import tqdm
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+            from rich.table import Column
 
-            self._bar = tqdm(total=total, file=sys.stderr, unit="scenario", dynamic_ncols=True)
+            self._bar = Progress(
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[status]}", table_column=Column(no_wrap=True)),
+                console=Console(file=sys.stderr),
+            )
+            self._task = self._bar.add_task("batch", total=total, status="")
+            self._bar.start()
+
+    def __enter__(self) -> _Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
 
     def done(self, entry: _Entry) -> None:
         if self._bar is None:
             return
         label = {"ok": "ok", "skipped": "cached", "failed": "FAILED"}[entry.status]
         if entry.status == "failed":
-            self._bar.write(f"FAILED {entry.file}: {entry.error}", file=sys.stderr)
-        self._bar.set_postfix_str(f"{label}: {entry.name or entry.file}", refresh=False)
-        self._bar.update(1)
+            self._bar.console.print(
+                f"FAILED {entry.file}: {entry.error}", markup=False, highlight=False
+            )
+        self._bar.update(self._task, advance=1, status=f"{label}: {entry.name or entry.file}")
 
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
+
+@dataclass(frozen=True)
+class _Batch:
+    """What every job of one batch shares: where its outputs go, in which formats, the run
+    store, the catalog version results must have, the sampling overrides and the user's
+    prices."""
+
+    out: Path
+    formats: tuple[str, ...]
+    store: RunStore
+    catalog_version: str
+    samples: int | None
+    seed: int | None
+    prices: tuple[PriceEntry, ...] = ()
+
+    def reports(self, entries: Iterable[_Entry]) -> tuple[tuple[str, str], ...]:
+        """``(format, path)`` of every report of ``entries``."""
+        return tuple(t for e in entries for t in _report_paths(self.out, e.slug, self.formats))
 
 
 def run_batch(
@@ -452,20 +494,14 @@ def run_batch(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     _remove_stale_temps(out)
-    catalog_version = load_catalog().version
     prices = tuple(prices)
     catalog = apply_prices(load_catalog(), prices)  # unknown ids fail here, before any work
+    batch = _Batch(out, formats, store, load_catalog().version, samples, seed, prices)
 
     entries = [entry for path in files for entry in _load(path, catalog)]
     _assign_slugs(entries)
-    bar = _Progress(len(entries), progress)
-    try:
-        _run_entries(
-            entries, out, formats, store, catalog_version, samples, seed, workers, scheduler, bar,
-            prices=prices,
-        )  # fmt: skip
-    finally:
-        bar.close()
+    with _Progress(len(entries), progress) as bar:
+        _run_entries(entries, batch, workers, scheduler, bar)
     summary_csv = _write_atomic(out / _SUMMARY, _summary_bytes(entries))
     items = tuple(
         BatchItem(e.file, e.name, e.status, e.error, tuple(e.outputs), e.key) for e in entries
@@ -474,67 +510,22 @@ def run_batch(
 
 
 def _run_entries(
-    entries: list[_Entry],
-    out: Path,
-    formats: tuple[str, ...],
-    store: RunStore,
-    catalog_version: str,
-    samples: int | None,
-    seed: int | None,
-    workers: int | None,
-    scheduler: str | None,
-    bar: _Progress,
-    prices: tuple[PriceEntry, ...] = (),
+    entries: list[_Entry], batch: _Batch, workers: int | None, scheduler: str | None, bar: _Progress
 ) -> None:
-    groups: dict[str, list[_Entry]] = {}
-    for entry in entries:
-        if entry.scenario is None:
-            bar.done(entry)
-            continue
-        try:
-            entry.key = entry.scenario.key(samples, seed)
-        except Exception as exc:
-            entry.fail(one_line(exc))
-            bar.done(entry)
-            continue
-        groups.setdefault(entry.key, []).append(entry)
-
+    """Group the entries by cache key, compute the keys the store lacks, rewrite the outputs of
+    stored results that are not current, and finish every entry as its job ends."""
+    groups = _groups(entries, batch, bar)
     local = scheduler is None
-    # Reports not rendered by Dask workers: md (charts are separate files) and json (the result).
-    remote_render = tuple(f for f in formats if f not in ("md", "json"))
     compute: list[Job] = []  # on the Dask cluster when there is one
     rewrite: list[Job] = []  # outputs of stored results: always here
     for key, group in groups.items():
-        record = store.find(key)
+        record = batch.store.find(key)
         if record is None:
-            first = group[0]
-            if local:
-                reports = tuple(t for e in group for t in _report_paths(out, e.slug, formats))
-                job = Job(key, first.document, None, samples, seed, write=reports, prices=prices)
-            else:
-                job = Job(
-                    key, first.document, None, samples, seed, render=remote_render, prices=prices
-                )
-            compute.append(job)
+            compute.append(_compute_job(key, group, batch, local))
             continue
-        try:
-            stored = from_dict(record.result)
-        except ValidationError as exc:
-            for e in group:
-                e.fail(f"the stored result {record.id} cannot be read: {exc.messages}")
-                bar.done(e)
-            continue
-        data = to_json(stored)
-        stale = [e for e in group if not _current(out, e, data, formats)]
-        for e in group:
-            e.status, e.result = "skipped", stored
-            if e not in stale:
-                e.outputs = _kept_outputs(out, e, formats)
-                bar.done(e)
-        if stale:
-            reports = tuple(t for e in stale for t in _report_paths(out, e.slug, formats))
-            rewrite.append(Job(key, None, stored, samples, seed, write=reports))
-
+        job = _reuse(record, key, group, batch, bar)
+        if job is not None:
+            rewrite.append(job)
     n = workers or os.cpu_count() or 1
     if local:
         runs = [run_jobs(rewrite + compute, n, None)]
@@ -542,78 +533,140 @@ def _run_entries(
         runs = [run_jobs(rewrite, n, None), run_jobs(compute, n, scheduler)]
     for outcomes in runs:
         for job, outcome in outcomes:
-            for e in _finish(job, outcome, groups[job.key], out, formats, store, catalog_version):
+            for e in _finish(job, outcome, groups[job.key], batch):
                 bar.done(e)
 
 
+def _groups(entries: list[_Entry], batch: _Batch, bar: _Progress) -> dict[str, list[_Entry]]:
+    """The loaded entries by cache key, in input order; the others are done (failed)."""
+    groups: dict[str, list[_Entry]] = {}
+    for entry in entries:
+        if entry.scenario is None:
+            bar.done(entry)
+            continue
+        try:
+            entry.key = entry.scenario.key(batch.samples, batch.seed)
+        except Exception as exc:
+            entry.fail(one_line(exc))
+            bar.done(entry)
+            continue
+        groups.setdefault(entry.key, []).append(entry)
+    return groups
+
+
+def _compute_job(key: str, group: list[_Entry], batch: _Batch, local: bool) -> Job:
+    """The job that evaluates the first document of ``group``: a local worker writes every
+    report of the group; a Dask worker renders them (all but ``md``, whose charts are separate
+    files, and ``json``, the result itself) for this process to write."""
+    document = group[0].document
+    if local:
+        return Job(
+            key, document, None, batch.samples, batch.seed,
+            write=batch.reports(group), prices=batch.prices,
+        )  # fmt: skip
+    render = tuple(f for f in batch.formats if f not in ("md", "json"))
+    return Job(
+        key, document, None, batch.samples, batch.seed, render=render, prices=batch.prices
+    )  # fmt: skip
+
+
+def _reuse(record, key: str, group: list[_Entry], batch: _Batch, bar: _Progress) -> Job | None:
+    """Take a stored result for ``group`` (each entry ``skipped``): an entry whose outputs are
+    current is done; the job that rewrites the others' outputs, if any."""
+    try:
+        stored = from_dict(record.result)
+    except ValidationError as exc:
+        for e in group:
+            e.fail(f"the stored result {record.id} cannot be read: {exc.messages}")
+            bar.done(e)
+        return None
+    data = to_json(stored)
+    stale = [e for e in group if not _current(batch.out, e, data, batch.formats)]
+    for e in group:
+        e.status, e.result = "skipped", stored
+        if e not in stale:
+            e.outputs = _kept_outputs(batch.out, e, batch.formats)
+            bar.done(e)
+    if not stale:
+        return None
+    return Job(key, None, stored, batch.samples, batch.seed, write=batch.reports(stale))
+
+
 def _finish(
-    job: Job,
-    outcome: Done | BaseException,
-    group: list[_Entry],
-    out: Path,
-    formats: Sequence[str],
-    store: RunStore,
-    catalog_version: str,
+    job: Job, outcome: Done | BaseException, group: list[_Entry], batch: _Batch
 ) -> list[_Entry]:
     """Store a finished job's result and write the outputs of its entries; returns them."""
     if isinstance(outcome, BaseException):
-        for e in group:
-            e.fail(one_line(outcome))
-        return group
-    result = outcome.result
-    if job.document is None:
+        return _fail(group, one_line(outcome))
+    if job.document is None:  # the outputs of a stored result
         todo = [e for e in group if not e.outputs]  # the others' outputs were current
     else:
+        error = _store(job, outcome.result, group, batch)
+        if error:
+            return _fail(group, error)
         todo = group
-        version = result.catalog.version if result.catalog else None
-        if version != catalog_version:
-            for e in group:
-                e.fail(f"worker used catalog {version!r}, this batch {catalog_version!r}")
-            return group
-        try:
-            store.add(
-                scenario=dict(result.scenario),
-                result=to_dict(result),
-                seed=result.seed,
-                samples=result.samples,
-                catalog_version=catalog_version,
-                name=group[0].name,
-                cache_key=job.key,
-            )
-        except (ValueError, KeyError) as exc:
-            for e in group:
-                e.fail(f"store: {one_line(exc)}")
-            return group
-        for e in group:
-            e.status, e.result = "ok", result
-    data = to_json(result)
+    data = to_json(outcome.result)
     rendered = dict(outcome.rendered)
     for e in todo:
-        targets = _report_paths(out, e.slug, formats)
-        error = outcome.report_error
-        written: list[Path] = []
-        try:
-            if job.write:  # written by the worker
-                mine = {Path(p) for _, p in targets}
-                written = [
-                    Path(p)
-                    for p in outcome.written
-                    if Path(p) in mine or _md_image(Path(p), e.slug)
-                ]
-            else:  # Dask: its workers may not share our filesystem
-                for fmt, path in targets:
-                    if fmt in rendered:
-                        written.append(_write_atomic(Path(path), rendered[fmt]))
-                        continue
-                    done = write_reports(result, [(fmt, path)])
-                    written += [Path(p) for p in done.written]
-                    error = error or done.report_error
-            e.outputs = [_write_atomic(out / f"{e.slug}.json", data), *written]
-        except OSError as exc:
-            error = error or f"writing outputs: {one_line(exc)}"
-        if error:
-            e.fail(error)
+        _write_outputs(e, job, outcome, data, rendered, batch)
     return todo
+
+
+def _fail(group: list[_Entry], message: str) -> list[_Entry]:
+    for e in group:
+        e.fail(message)
+    return group
+
+
+def _store(job: Job, result: Result | PlanResult, group: list[_Entry], batch: _Batch) -> str:
+    """Add a computed result to the run store and mark its entries ``ok``; else why not."""
+    version = result.catalog.version if result.catalog else None
+    if version != batch.catalog_version:
+        return f"worker used catalog {version!r}, this batch {batch.catalog_version!r}"
+    try:
+        batch.store.add(
+            scenario=dict(result.scenario),
+            result=to_dict(result),
+            seed=result.seed,
+            samples=result.samples,
+            catalog_version=batch.catalog_version,
+            name=group[0].name,
+            cache_key=job.key,
+        )
+    except (ValueError, KeyError) as exc:
+        return f"store: {one_line(exc)}"
+    for e in group:
+        e.status, e.result = "ok", result
+    return ""
+
+
+def _write_outputs(
+    e: _Entry, job: Job, outcome: Done, data: bytes, rendered: dict[str, bytes], batch: _Batch
+) -> None:
+    """Collect or write the reports of ``e``, then its result JSON ``data`` (last); a report or
+    file that could not be written fails ``e``."""
+    targets = _report_paths(batch.out, e.slug, batch.formats)
+    error = outcome.report_error
+    written: list[Path] = []
+    try:
+        if job.write:  # written by the worker
+            mine = {Path(p) for _, p in targets}
+            written = [
+                Path(p) for p in outcome.written if Path(p) in mine or _md_image(Path(p), e.slug)
+            ]
+        else:  # Dask: its workers may not share our filesystem
+            for fmt, path in targets:
+                if fmt in rendered:
+                    written.append(_write_atomic(Path(path), rendered[fmt]))
+                    continue
+                done = write_reports(outcome.result, [(fmt, path)])
+                written += [Path(p) for p in done.written]
+                error = error or done.report_error
+        e.outputs = [_write_atomic(batch.out / f"{e.slug}.json", data), *written]
+    except OSError as exc:
+        error = error or f"writing outputs: {one_line(exc)}"
+    if error:
+        e.fail(error)
 
 
 def _md_image(path: Path, stem: str) -> bool:

@@ -7,9 +7,12 @@ uses its own run store in ``tmp_path`` (``COSTMODEL_DB`` points there too, as a 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import shutil
 import sqlite3
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -170,6 +173,44 @@ def test_interrupted_batch_resumes_without_duplicates_or_temp_files(
     assert set(keys) == {item.key for item in summary.items}
     for name, data in first.items():
         assert data == _alone(src / name.replace(".json", ".yaml"))
+
+
+# --------------------------------------------------------------------------- what people see
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_bar_needs_no_second_library(tmp_path, monkeypatch) -> None:
+    pyproject = tomllib.loads((EXAMPLES.parents[1] / "pyproject.toml").read_text("utf-8"))
+    assert not [d for d in pyproject["project"]["dependencies"] if d.startswith("tqdm")]
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # as if not installed
+    monkeypatch.setenv("COLUMNS", "100")
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    src = tmp_path / "in"
+    _copy(src, WORKED)
+    (src / "broken.yaml").write_text("version: 1\nname: [oops\n", encoding="utf-8")
+    summary = run_batch([src], tmp_path / "out", workers=1, store=tmp_path / "runs.sqlite3")
+    assert (summary.ok, summary.failed) == (1, 1)
+    shown = terminal.getvalue()
+    # the failure printed above the bar, the bar at 2 of 2 with the last scenario's status
+    assert f"FAILED {src / 'broken.yaml'}: " in shown
+    assert "2/2" in shown and "ok: worked-example-2gpu-vs-on-demand" in shown
+
+
+def test_the_batch_summary_fits_100_columns(tmp_path, capsys) -> None:
+    out = tmp_path / "out"
+    args = ["batch", str(EXAMPLES / f"{WORKED}.yaml"), "--out", str(out), "--quiet"]
+    assert main([*args, "--db", str(tmp_path / "runs.sqlite3")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        "1 scenario(s): 1 run, 0 skipped (already in the run store), 0 failed",
+        f"summary: {out / 'summary.csv'}",
+    ]
+    assert max(map(len, lines)) <= 100
 
 
 # --------------------------------------------------------------------------- reproducibility

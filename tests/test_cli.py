@@ -72,6 +72,61 @@ def test_narrow_terminals_drop_columns_by_priority():
     assert "P(buy" in narrow and max(len(x) for x in narrow.splitlines()) <= 72
 
 
+def _header(out: str, title: str) -> str:
+    """The header lines of the table that follows the line starting with ``title``."""
+    table = out[out.index(title) :].split("\n", 1)[1]
+    return table[: table.index("───")]
+
+
+def test_plan_tables_keep_the_columns_of_their_objective(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    spot = ROOT / "scenarios" / "examples" / "plan-h100-fleet-reserved-spot.yaml"
+    text = spot.read_text("utf-8")
+    assert "objective: p90" in text
+    for objective, shown, dropped in [
+        ("p90", ("P10–P90", "CVaR95"), ("Mean",)),  # the P90 is the band's end
+        ("cvar95", ("CVaR95", "P10–P90"), ("Mean",)),
+        ("mean", ("Mean",), ("CVaR95",)),
+    ]:
+        path = tmp_path / f"{objective}.yaml"
+        path.write_text(text.replace("objective: p90", f"objective: {objective}"), "utf-8")
+        assert main(["plan", str(path), "--samples", "500"]) == 0
+        header = _header(capsys.readouterr().out, "Candidates")
+        assert all(h in header for h in shown), (objective, header)
+        assert not any(h in header for h in dropped), (objective, header)
+
+
+def test_the_instance_listing_keeps_every_price_at_100_columns(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["catalog", "instances"]) == 0
+    out = capsys.readouterr().out
+    header = out[: out.index("───")]
+    assert all(h in header for h in ("id", "GPUs", "on-demand", "1y", "3y", "spot")), header
+    assert max(map(len, out.splitlines())) <= 100
+
+
+def test_long_warnings_wrap_with_an_indent(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "72")
+    assert (
+        main(["run", str(ROOT / "scenarios" / "examples" / "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml")])
+        == 0
+    )
+    lines = capsys.readouterr().out.split("Warnings:\n", 1)[1].splitlines()
+    assert any(line.startswith("    ") for line in lines)  # a warning took two lines or more
+    assert all(line.startswith(("  [", "    ")) and len(line) <= 72 for line in lines), lines
+
+
+@pytest.mark.parametrize("command", [None, *sorted(_subparsers())])
+def test_help_fits_the_terminal(command, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    parser = _parser() if command is None else _subparsers()[command]
+    for line in parser.format_help().splitlines():
+        if line.startswith("  costmodel "):  # an example is a command line, kept whole
+            assert len(line) <= 100, line
+        else:
+            assert len(line) <= 80, line
+
+
 def test_payback_never_while_buying_is_cheaper_is_explained(capsys):
     # the T4 box at 50 %: cheaper in 75 % of draws over the horizon, no payback in cash
     assert main(["run", str(T4)]) == 0
@@ -138,16 +193,23 @@ def result_json(tmp_path_factory) -> Path:
 def test_report_format_from_the_extension_or_the_option(result_json, tmp_path, capsys):
     assert main(["report", str(result_json), "-o", str(tmp_path / "a.csv")]) == 0
     assert (tmp_path / "a.csv").read_text().startswith("utilisation,")
-    # no extension: --format supplies it
+    # no extension: --format supplies it, and the file is the one named
     assert main(["report", str(result_json), "--format", "md", "-o", str(tmp_path / "b")]) == 0
-    assert (tmp_path / "b.md").is_file()
+    assert (tmp_path / "b").read_text().startswith("# ")
     capsys.readouterr()
-    # no extension and no --format, an unknown extension, or a disagreement: refused
-    for args in (["-o", str(tmp_path / "c")], ["-o", str(tmp_path / "c.txt")],
-                 ["--format", "html", "-o", str(tmp_path / "c.csv")]):  # fmt: skip
+    # no extension and no --format, or an unknown extension without --format: refused
+    for args in (["-o", str(tmp_path / "c")], ["-o", str(tmp_path / "c.txt")]):
         assert main(["report", str(result_json), *args]) == 2
         assert "error:" in capsys.readouterr().err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "b.md", *_md_images("b")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "b", *_md_images("b")]
+
+
+def test_an_explicit_format_writes_exactly_the_path_asked_for(result_json, tmp_path, capsys):
+    for name, fmt, start in [("x.txt", "md", "# "), ("r.csv", "html", "<!DOCTYPE html>")]:
+        assert main(["report", str(result_json), "--format", fmt, "-o", str(tmp_path / name)]) == 0
+        assert capsys.readouterr().out.splitlines()[0] == str(tmp_path / name)
+        assert (tmp_path / name).read_text("utf-8").startswith(start)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "x.txt", *_md_images("x")]
 
 
 def _md_images(stem: str) -> list[str]:
@@ -259,7 +321,7 @@ def test_report_output_must_be_a_file_it_can_write(result_json, tmp_path, capsys
         (["-o", str(tmp_path / "new") + "/"], "is a folder"),
         (["-o", str(tmp_path / "d.md")], "is a folder"),
         (["-o", str(tmp_path / "file.txt" / "out.html")], "file.txt is not a folder"),
-        (["--format", "md", "-o", str(tmp_path / "d")], "d.md: cannot write the report"),
+        (["--format", "md", "-o", str(tmp_path / "d.md")], "is a folder"),
     ]:
         assert main(["report", str(result_json), *args]) == 2
         _one_error_line(capsys, args[-1].rstrip("/"), says)
@@ -309,6 +371,8 @@ print(code, *sorted(m for m in heavy if m in sys.modules))
         # uniform, triangular and fixed inputs only: closed-form inverse CDFs, no scipy
         ["run", str(ROOT / "benchmarks" / "scenario-1m.yaml"), "--samples", "2000"],
         ["run", str(WORKED)],
+        ["run", "worked-example"],
+        ["examples"],
     ],
 )
 def test_help_and_plain_runs_import_nothing_heavy(args):
@@ -404,3 +468,10 @@ def test_catalog_refuses_unknown_provider_or_tier(capsys, args, message):
 def test_catalog_refuses_unknown_format():
     out = _costmodel("catalog", "gpus", "--format", "xml")
     assert out.returncode == 2 and "invalid choice: 'xml'" in out.stderr
+
+
+def test_the_report_formats_of_the_help_are_the_exporters():
+    from cli.options import FORMATS
+    from costmodel.present.reports import FORMATS as EXPORTED
+
+    assert tuple(FORMATS) == tuple(EXPORTED)

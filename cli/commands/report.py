@@ -1,0 +1,103 @@
+"""``costmodel report``: a report of a scenario, a plan or a result JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from cli.common import UsageError, catalog, check_output
+from cli.options import FORMATS, add_format, add_overrides, add_prices, command
+
+__all__ = ["add_parser", "execute"]
+
+#: The report format each file extension stands for.
+_SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".csv": "csv", ".xlsx": "xlsx",
+             ".json": "json"}  # fmt: skip
+
+
+def add_parser(sub) -> None:
+    p = command(
+        sub,
+        "report",
+        help="write a report of a scenario, a plan or a result JSON",
+        description="Write an HTML, Markdown, CSV, XLSX or JSON report of a scenario or plan "
+        "YAML (evaluated first) or of a result JSON written by 'run', 'plan' or 'batch'.",
+        examples=(
+            "costmodel report scenario.yaml -o report.html",
+            "costmodel report result.json --format xlsx -o report",
+        ),
+    )
+    p.add_argument("input", metavar="FILE", help="scenario or plan YAML, or result JSON")
+    add_format(p, FORMATS, "report format (default: from OUT's extension); OUT is written as named")
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="report file to write")
+    add_overrides(p, "the scenario's simulation block; scenarios only")
+    add_prices(p)
+    p.set_defaults(func=execute)
+
+
+def execute(args: argparse.Namespace) -> int:
+    import scenarios
+    from costmodel.present.reports import write
+
+    check_output(args.output, args.format)
+    out, fmt = Path(args.output), _format(args.output, args.format)
+    source = Path(args.input)
+    result = _read_result(source) if source.suffix.lower() == ".json" else None
+    if result is None:
+        result = scenarios.evaluate(
+            source, samples=args.samples, seed=args.seed, catalog=catalog(args.prices)
+        )
+    elif args.samples is not None or args.seed is not None or args.prices is not None:
+        raise UsageError(
+            "--samples/--seed/--prices apply to a scenario or a plan, not to a result JSON"
+        )
+    try:
+        written = write(result, fmt, out)
+    except OSError as exc:
+        raise UsageError(f"{out}: cannot write the report: {exc.strerror or exc}") from None
+    for path in written:
+        print(path)
+    return 0
+
+
+def _format(output: str, fmt: str | None) -> str:
+    """The report's format: ``--format``, else the one ``-o``'s extension stands for."""
+    if fmt is not None:
+        return fmt
+    known = _SUFFIXES.get(Path(output).suffix.lower())
+    if known is None:
+        raise UsageError(
+            f"cannot tell the report format from {output!r}: give --format, or end the "
+            f"file name in one of {', '.join(_SUFFIXES)}"
+        )
+    return known
+
+
+def _read_result(source: Path):
+    """A result JSON file, validated: a plan's (``kind: plan``) or a scenario's; any other JSON
+    is ``None`` (read as a scenario or a plan)."""
+    from marshmallow import ValidationError
+
+    from costmodel.present import from_dict
+    from scenarios.errors import ScenarioError, flatten_messages
+
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except OSError as exc:
+        message = "file not found" if isinstance(exc, FileNotFoundError) else str(exc)
+        raise ScenarioError(str(source), [{"path": "", "message": message}]) from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ScenarioError(
+            str(source), [{"path": "", "message": f"malformed JSON: {exc}"}]
+        ) from None
+    except RecursionError:
+        raise ScenarioError(
+            str(source), [{"path": "", "message": "malformed JSON: nested too deeply"}]
+        ) from None
+    if not (isinstance(data, dict) and "schema_version" in data):
+        return None
+    try:
+        return from_dict(data)
+    except ValidationError as exc:
+        raise ScenarioError(str(source), flatten_messages(exc.messages)) from None

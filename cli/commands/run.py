@@ -1,0 +1,49 @@
+"""``costmodel run``: evaluate one scenario file and print the answer."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from cli.common import load, show_evaluation
+from cli.options import add_evaluation
+
+__all__ = ["add_parser", "execute"]
+
+
+def add_parser(sub) -> None:
+    add_evaluation(
+        sub,
+        "run",
+        execute,
+        help="evaluate one scenario file and print the answer",
+        description="Evaluate one scenario YAML file: verdict, break-even utilisation and a "
+        "table of total cost by utilisation. FILE may also name a shipped example, from any "
+        "folder.",
+        examples=(
+            "costmodel run scenario.yaml",
+            "costmodel run lab-4x-rtx2080ti-vs-p3-8xlarge",
+            "costmodel run scenario.yaml --samples 100000 --seed 7 --format json > result.json",
+        ),
+        document=(
+            "scenario YAML file, or the name of a shipped example (see 'costmodel examples')",
+            "the scenario's simulation block",
+        ),
+    )
+
+
+def execute(args: argparse.Namespace) -> int:
+    import scenarios
+    from cli.progress import ProgressBar
+    from cli.tables import print_result
+
+    scenario = load(args.file, "scenario", args.prices)
+    timings: dict[str, float] = {}
+    with ProgressBar(sys.stderr) as bar:
+        result = scenarios.evaluate(
+            scenario, samples=args.samples, seed=args.seed, timings=timings, progress=bar
+        )
+    show_evaluation(
+        args, result, print_result, timings, f"{len(result.utilisation)} utilisation levels"
+    )
+    return 0

@@ -1,0 +1,105 @@
+"""What the commands share when they run: the usage error, the catalog with the user's prices,
+loading a document of the command's kind, checked choices and output paths, printing."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = [
+    "UsageError",
+    "catalog",
+    "check_output",
+    "choice",
+    "load",
+    "print_rendered",
+    "show_evaluation",
+]
+
+
+class UsageError(ValueError):
+    """A command-line argument the command cannot use (exit status 2)."""
+
+
+def print_rendered(draw) -> None:
+    """Print what ``draw(console)`` renders, fitted to the terminal, without trailing blanks."""
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    with console.capture() as capture:
+        draw(console)
+    lines = capture.get().splitlines()
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in lines))
+
+
+def show_evaluation(args, result, draw, timings: dict[str, float], size: str) -> None:
+    """A result as ``--format`` asks (its JSON contract, or the table ``draw(result, console)``
+    renders) and with ``--verbose`` the engine time on stderr for ``size`` (what was drawn
+    for, beside the samples)."""
+    if args.format == "json":
+        from costmodel.present import to_json
+
+        sys.stdout.buffer.write(to_json(result) + b"\n")
+        sys.stdout.flush()
+    else:
+        print_rendered(lambda console: draw(result, console))
+    if args.verbose:
+        print(
+            f"engine time: {timings['engine_s'] * 1000:.1f} ms for {result.samples} samples "
+            f"x {size}",
+            file=sys.stderr,
+        )
+
+
+def catalog(prices: str | None):
+    """The shipped catalog, with the user's prices file (``--prices``) laid over it."""
+    from pricing import apply_prices, load_catalog, read_prices
+
+    return apply_prices(load_catalog(), read_prices(prices)) if prices else load_catalog()
+
+
+def load(path: str, kind: str, prices: str | None = None):
+    """The scenario or plan of ``path``, which must be of ``kind`` (the command's), resolved
+    with the user's ``prices`` file laid over the catalog. A bare name that is no file (no
+    folder, no ``.yaml``) is the shipped example of that name."""
+    import scenarios
+
+    source = Path(path)
+    bare = source.name == path and source.suffix.lower() not in (".yaml", ".yml")
+    if bare and not source.exists():
+        try:
+            source = scenarios.example(path)
+        except scenarios.ScenarioError as exc:
+            raise UsageError(f"{path}: file not found, and {exc.errors[0]['message']}") from None
+    loaded = scenarios.load_file(source, catalog=catalog(prices))
+    found = "plan" if isinstance(loaded, scenarios.Plan) else "scenario"
+    if found != kind:
+        command = "plan" if found == "plan" else "run"
+        raise UsageError(f"{path}: is a {found}; evaluate it with 'costmodel {command} {path}'")
+    return loaded
+
+
+def choice(kind: str, value: str, valid: Sequence[str]) -> str:
+    """``value`` lowercased when it is one of ``valid``; else a usage error listing them."""
+    import difflib
+
+    key = value.strip().casefold()
+    if key in valid:
+        return key
+    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise UsageError(f"unknown {kind} {value!r}; valid: {', '.join(valid)}{hint}")
+
+
+def check_output(output: str, fmt: str | None) -> None:
+    """Refuse, before any work, an ``-o`` that names a folder or lies under a file; a missing
+    folder is fine (it is made)."""
+    path = Path(output)
+    if output.endswith(("/", os.sep)) or path.is_dir():
+        example = path / f"report.{fmt or 'html'}"
+        raise UsageError(f"{path}: is a folder; give the report's file name, e.g. {example}")
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise UsageError(f"{path}: cannot write the report: {parent} is not a folder")

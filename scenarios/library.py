@@ -1,0 +1,81 @@
+"""The example scenarios and plans shipped with the package, by name, from any directory.
+
+>>> import scenarios
+>>> path = scenarios.example("lab-4x-rtx2080ti-vs-p3-8xlarge")   # a pathlib.Path
+>>> result = scenarios.evaluate(path)
+
+An example's name is its file name without ``.yaml``; :func:`examples` lists them all.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+from .errors import ScenarioError
+
+__all__ = ["Example", "example", "examples"]
+
+_FOLDER = "examples"
+_SUFFIX = ".yaml"
+
+
+@dataclass(frozen=True)
+class Example:
+    """A shipped example: its ``name``, ``kind`` (``"scenario"`` or ``"plan"``), a one-line
+    ``description`` and the ``path`` of its YAML file."""
+
+    name: str
+    kind: str
+    description: str
+    path: Path
+
+
+def _folder() -> Path:
+    return Path(str(resources.files(__package__).joinpath(_FOLDER)))
+
+
+def _names() -> list[str]:
+    return sorted(p.name[: -len(_SUFFIX)] for p in _folder().iterdir() if p.name.endswith(_SUFFIX))
+
+
+def example(name: str) -> Path:
+    """The path of the shipped example ``name`` (e.g. ``"worked-example"``).
+
+    Raises :class:`~scenarios.errors.ScenarioError` naming the closest example and listing
+    them all when there is none of that name.
+    """
+    names = _names()
+    key = str(name).strip().removesuffix(_SUFFIX)
+    if key in names:
+        return _folder() / f"{key}{_SUFFIX}"
+    close = difflib.get_close_matches(key, names, n=1) or [n for n in names if key and key in n]
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    message = f"no shipped example of that name{hint}; examples: {', '.join(names)}"
+    raise ScenarioError(str(name), [{"path": "", "message": message}])
+
+
+def examples() -> tuple[Example, ...]:
+    """Every shipped example, by name."""
+    return tuple(_describe(name, _folder() / f"{name}{_SUFFIX}") for name in _names())
+
+
+def _describe(name: str, path: Path) -> Example:
+    """An example's kind and description (its ``description``, else the first sentence of the
+    comment that opens the file)."""
+    text = path.read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    kind = data.get("kind", "scenario")
+    description = data.get("description")
+    if not description:
+        comment = []
+        for line in text.splitlines():
+            if not line.startswith("#"):
+                break
+            comment.append(line.lstrip("#").strip())
+        description = " ".join(comment).split(". ")[0].rstrip(".") + "."
+    return Example(name, kind, " ".join(str(description).split()), path)
