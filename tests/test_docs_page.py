@@ -3,10 +3,11 @@ under the web page's Content-Security-Policy, reading /openapi.json.
 
 Through Flask's test client: the page and every asset it names are served with their content
 types and the policy, the page has no inline script or style and names no other origin, the
-vendored files are the recorded ones, and they are package data. In a headless Chromium (driven
-as tests/test_web_browser.py does): the operations render, `POST /v1/evaluate` among them, with
-no console error (a refused inline script or style would be one) and no request to another
-origin. Without Chromium, chromium-driver or Selenium the browser test skips, except under CI.
+vendored files are the recorded ones, and they are package data. In a headless Chromium (the
+browser and live server of tests/test_web_browser.py): the operations render, `POST /v1/evaluate`
+among them with its example request, with no console error (a refused inline script or style
+would be one) and no request to another origin. Without Chromium, chromium-driver or Selenium the
+browser test skips, except under CI.
 """
 
 from __future__ import annotations
@@ -14,13 +15,10 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import os
 import re
-import shutil
-import threading
 import time
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -29,6 +27,10 @@ import pytest
 
 from api import create_app
 from api.web.views import CONTENT_SECURITY_POLICY
+
+# The browser and the live server of the web page's browser test (a headless Chromium through
+# chromium-driver, skipped without them except under CI; the app on a free loopback port).
+from tests.test_web_browser import Server, driver  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "api" / "docs"
@@ -175,66 +177,6 @@ def test_docs_files_are_package_data():
 # --- the page in Chromium -------------------------------------------------------------------
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
-        pytest.fail(f"{reason}; CI must run the browser tests (.ci/run installs them)")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    browser = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
-    chromedriver = shutil.which("chromedriver")
-    if browser is None or chromedriver is None:
-        _unavailable("no Chromium or chromedriver: install the Debian packages")
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        _unavailable("Selenium is not installed: pip install -e '.[test]'")
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--disable-extensions",
-        "--disable-background-networking",
-        "--disable-component-update",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-docs')}",
-        "--window-size=1280,900",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    try:
-        driver = webdriver.Chrome(service=Service(chromedriver), options=options)
-    except Exception as exc:  # a driver that does not match the browser, a broken install
-        _unavailable(f"Chromium could not be started: {exc}")
-    driver.set_page_load_timeout(60)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-@pytest.fixture
-def served(tmp_path) -> Iterator[str]:
-    """The app on Werkzeug's threaded server on a free loopback port; its base URL."""
-    from werkzeug.serving import make_server
-
-    app = create_app({"DB": str(tmp_path / "runs.sqlite3"), "API_KEYS": ""})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-
-
 def _wait(until: Callable[[], Any], what: str) -> Any:
     """Poll the page's state until ``until`` holds (no fixed sleeps)."""
     deadline = time.monotonic() + WAIT_S
@@ -244,7 +186,8 @@ def _wait(until: Callable[[], Any], what: str) -> Any:
     return value
 
 
-def test_docs_page_renders_the_operations_in_chromium(chrome, served):
+def _see_the_page(chrome: Any, served: str) -> None:
+    """Load /docs, open POST /v1/evaluate, and check the console and the requests."""
     chrome.get_log("browser")
     chrome.get_log("performance")
     chrome.get(served + "/docs")
@@ -297,3 +240,8 @@ def test_docs_page_renders_the_operations_in_chromium(chrome, served):
             sent.append(params["request"]["url"])
     assert any(u.endswith("/openapi.json") for u in sent)
     assert [u for u in sent if not u.startswith((served + "/", "data:", "blob:"))] == []
+
+
+def test_docs_page_renders_the_operations_in_chromium(driver, tmp_path):  # noqa: F811
+    with Server(tmp_path) as server:
+        _see_the_page(driver, server.url)

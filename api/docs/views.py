@@ -11,11 +11,9 @@ missing asset is a 404 in the API's one error shape.
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from flask import Blueprint, Response, render_template
 
-from flask import Blueprint, Response, render_template, request
-
-from ..web.views import ASSET_TYPES, CONTENT_SECURITY_POLICY
+from ..web.views import CONTENT_SECURITY_POLICY, asset_headers
 
 __all__ = ["blp"]
 
@@ -26,6 +24,7 @@ blp = Blueprint(
     static_url_path="/docs/assets",
     template_folder="templates",
 )
+blp.after_request(asset_headers)
 
 
 @blp.route("/docs", methods=["GET"])
@@ -34,16 +33,4 @@ def docs() -> Response:
     response = Response(render_template("docs/index.html"), mimetype="text/html")
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     response.headers["Referrer-Policy"] = "no-referrer"
-    return response
-
-
-@blp.after_request
-def _headers(response: Response) -> Response:
-    """Assets get their content type by suffix; nothing of the page is sniffed or framed."""
-    if request.endpoint == "docs.static" and response.status_code == 200:
-        suffix = PurePosixPath(request.path).suffix.lower()
-        if suffix in ASSET_TYPES:
-            response.headers["Content-Type"] = ASSET_TYPES[suffix]
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["X-Frame-Options"] = "DENY"
     return response
