@@ -14,6 +14,7 @@ from scenarios.store import StoreError
 from .catalog import blp as catalog_blp
 from .compare import blp as compare_blp
 from .config import DEFAULTS, ENV_PREFIX, check_config
+from .docs import blp as docs_blp
 from .errors import ApiWithErrors
 from .evaluate import blp as evaluate_blp
 from .health import blp as health_blp
@@ -94,4 +95,5 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for blp in (evaluate_blp, plans_blp, compare_blp, runs_blp, catalog_blp, health_blp):
         api.register_blueprint(blp)
     app.register_blueprint(web_blp)  # GET / and /assets/: the web page, not in the OpenAPI
+    app.register_blueprint(docs_blp)  # GET /docs: the OpenAPI document in Swagger UI
     return app

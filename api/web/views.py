@@ -29,7 +29,7 @@ from scenarios import evaluate
 from ..openapi import scenario_examples
 from .form import FORMS, compare_form, form
 
-__all__ = ["DEFAULT_EXAMPLES", "VIEWS", "blp"]
+__all__ = ["DEFAULT_EXAMPLES", "VIEWS", "asset_headers", "blp"]
 
 blp = Blueprint(
     "web",
@@ -132,9 +132,10 @@ def index() -> Response:
 
 
 @blp.after_request
-def _headers(response: Response) -> Response:
-    """Assets get their content type by suffix; nothing of the page is sniffed or framed."""
-    if request.endpoint == "web.static" and response.status_code == 200:
+def asset_headers(response: Response) -> Response:
+    """A blueprint's assets get their content type by suffix; nothing of its pages is sniffed
+    or framed (also the after-request hook of :mod:`api.docs`)."""
+    if request.endpoint == f"{request.blueprint}.static" and response.status_code == 200:
         suffix = PurePosixPath(request.path).suffix.lower()
         if suffix in ASSET_TYPES:
             response.headers["Content-Type"] = ASSET_TYPES[suffix]
