@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import scenarios
+from costmodel.present import to_dict
 
 ROOT = Path(__file__).resolve().parents[1]
 DETTMERS = ROOT / "scenarios" / "examples" / "published-dettmers-rtx3090-vs-v100-cloud.yaml"
@@ -24,7 +25,7 @@ HOURS_PER_MONTH = 730.0  # the model's month [h]
 @pytest.fixture(scope="module")
 def dettmers():
     result = scenarios.evaluate(DETTMERS)
-    return result, {a["key"]: a["value"] for a in result.to_dict()["assumptions"]}
+    return result, {a["key"]: a["value"] for a in to_dict(result)["assumptions"]}
 
 
 def test_the_example_has_dettmers_inputs(dettmers):
@@ -48,8 +49,8 @@ def test_dettmers_rtx3090_pays_off_in_293_days_at_15_percent(dettmers):
     #   break-even: 2200 / (7.704 - 0.1944) = 2200 / 7.5096 = 292.958 days
     published_days = 2200 / (2.14 * u * 24 - 0.45 * u * 24 * 0.12)
     assert published_days == pytest.approx(292.958, abs=1e-3)
-    level = result.to_dict()["utilisation"].index(u)
-    months = result.to_dict()["payback_months"]["p50"][level]
+    level = to_dict(result)["utilisation"].index(u)
+    months = to_dict(result)["payback_months"]["p50"][level]
     # The model's payback in 730-hour months: 2200 / (0.15 x 730 x (2.14 - 0.45 x 0.12))
     # = 2200 / 228.417 = 9.631507 months = 9.631507 x 730 / 24 = 292.958 days.
     assert months == pytest.approx(9.631507, rel=1e-6)
@@ -64,6 +65,6 @@ def test_dettmers_comparison_never_pays_off_below_its_break_even(dettmers):
     """Over the example's year the desktop wins from 12.04 % utilisation on:
     2200 / (12 x 730 x (2.14 - 0.45 x 0.12)) = 2200 / 18273.36 = 0.120394."""
     result, _ = dettmers
-    data = result.to_dict()
+    data = to_dict(result)
     assert data["breakeven_utilisation"]["p50"] == pytest.approx(0.120394, rel=1e-5)
     assert data["payback_months"]["p50"][data["utilisation"].index(0.1)] is None
