@@ -35,6 +35,7 @@ __all__ = [
     "OBJECTIVES",
     "PlanInputs",
     "RentInputs",
+    "UTILISATION",
     "input_fields",
 ]
 
@@ -69,12 +70,17 @@ def _input(
     integer: bool = False,
     bound: Bound | None = None,
     dist: bool = True,
+    origin: str = "",
 ) -> Any:
     """A dataclass field with its unit, description, valid range and whether it takes a
-    distribution (``dist``) as metadata."""
+    distribution (``dist``) as metadata. A number given as the ``default`` of a distribution
+    field is a :class:`Fixed`; ``origin`` says in words why the default is what it is (the
+    default of a document that leaves the input out, with that origin in its assumptions)."""
     if bound is None:
         bound = Bound(low, high, unit, low_open=low_open, integer=integer)
-    meta = {"unit": unit, "text": text, "bound": bound, "dist": dist}
+    meta = {"unit": unit, "text": text, "bound": bound, "dist": dist, "origin": origin}
+    if dist and isinstance(default, int | float):
+        default = Fixed(float(default))
     return field(metadata=meta) if default is MISSING else field(default=default, metadata=meta)
 
 
@@ -120,11 +126,12 @@ _SPEED = Bound(0.001, 1000, _THROUGHPUT)
 _SHARE_KEPT = Bound(0.01, 1, "[-]")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BuyInputs:
     """The owned build: N GPUs in a platform, powered, hosted, maintained and resold.
 
-    Each field's unit, description and range are in its metadata (see :func:`input_fields`).
+    Each field's unit, description, range and default are in its metadata (see
+    :func:`input_fields`); fields are keyword-only.
     """
 
     gpu_count: int = _input(
@@ -147,36 +154,83 @@ class BuyInputs:
     platform_power_w: Distribution = _input(
         "[W]", "host draw without the GPUs", bound=PLATFORM_LIMITS["power_w"]
     )
-    electricity_usd_per_kwh: Distribution = _input("[USD/kWh]", "electricity price", 0, 10)
     relative_throughput: Distribution = _input(
         _THROUGHPUT, "work of one GPU in reference GPU-hours per hour", bound=_SPEED
     )
+    scaling_efficiency: Distribution = _input(
+        "[-]", "multi-GPU scaling efficiency", bound=_SHARE_KEPT, default=1.0
+    )
     setup_usd: Distribution = _input(
-        "[USD]", "one-off setup, not resold", 0, 1e7, default=Fixed(0.0)
+        "[USD]", "one-off setup, not resold", 0, 1e7, default=0.0, origin="no setup cost"
+    )
+    electricity_usd_per_kwh: Distribution = _input(
+        "[USD/kWh]",
+        "electricity price",
+        0,
+        10,
+        default=0.1252,
+        origin="US commercial average, March 2023 (EIA via shrinkthatfootprint.com)",
+    )
+    electricity_annual_change: Distribution = _input(
+        "[1/year]",
+        "annual change of the electricity price",
+        -0.99,
+        10,
+        default=0.0,
+        origin="flat electricity price",
+    )
+    pue: Distribution = _input(
+        "[-]",
+        "power usage effectiveness: cooling and facility overhead",
+        1,
+        5,
+        default=1.0,
+        origin="office or home, no facility overhead",
+    )
+    hosting_usd_per_kw_month: Distribution = _input(
+        "[USD/(kW*month)]",
+        "colocation fee on peak IT power",
+        0,
+        10_000,
+        default=0.0,
+        origin="no colocation fee",
+    )
+    maintenance_rate: Distribution = _input(
+        "[1/year]",
+        "maintenance as a share of the hardware price",
+        0,
+        1,
+        default=0.0,
+        origin="no maintenance contract",
+    )
+    gpu_annual_failure_rate: Distribution = _input(
+        "[1/year]",
+        "GPUs replaced per GPU-year, at the GPU price",
+        0,
+        1,
+        default=0.0,
+        origin="no GPU replacements",
+    )
+    admin_usd_per_month: Distribution = _input(
+        "[USD/month]", "administration", 0, 1e6, default=0.0, origin="no administration cost"
+    )
+    resale_annual_decay: Distribution = _input(
+        "[1/year]",
+        "market value lost per year (geometric)",
+        0,
+        1,
+        default=0.2,
+        origin="20 %/year, between the 12 and 24 %/year lost by used GeForce cards (Dettmers 2020)",
+    )
+    thermal_derate: Distribution = _input(
+        "[-]",
+        "share of throughput kept under the build's cooling",
+        bound=_SHARE_KEPT,
+        default=1.0,
+        origin="cooling keeps full speed",
     )
     powered_when_idle: bool = field(
         default=True, metadata={"text": "the build stays powered when idle"}
-    )
-    electricity_annual_change: Distribution = _input(
-        "[1/year]", "annual change of the electricity price", -0.99, 10, default=Fixed(0.0)
-    )
-    pue: Distribution = _input(
-        "[-]", "power usage effectiveness: cooling and facility overhead", 1, 5, default=Fixed(1.0)
-    )
-    hosting_usd_per_kw_month: Distribution = _input(
-        "[USD/(kW*month)]", "colocation fee on peak IT power", 0, 10_000, default=Fixed(0.0)
-    )
-    maintenance_rate: Distribution = _input(
-        "[1/year]", "maintenance as a share of the hardware price", 0, 1, default=Fixed(0.0)
-    )
-    gpu_annual_failure_rate: Distribution = _input(
-        "[1/year]", "GPUs replaced per GPU-year, at the GPU price", 0, 1, default=Fixed(0.0)
-    )
-    admin_usd_per_month: Distribution = _input(
-        "[USD/month]", "administration", 0, 1e6, default=Fixed(0.0)
-    )
-    resale_annual_decay: Distribution = _input(
-        "[1/year]", "market value lost per year (geometric)", 0, 1, default=Fixed(1.0)
     )
     depreciation: str = _choice(
         "tax depreciation method", DEPRECIATION_METHODS, default="straight_line"
@@ -184,21 +238,12 @@ class BuyInputs:
     depreciation_years: int = _input(
         "[year]", "straight-line tax life", 1, 40, integer=True, default=5, dist=False
     )
-    scaling_efficiency: Distribution = _input(
-        "[-]", "multi-GPU scaling efficiency", bound=_SHARE_KEPT, default=Fixed(1.0)
-    )
-    thermal_derate: Distribution = _input(
-        "[-]",
-        "share of throughput kept under the build's cooling",
-        bound=_SHARE_KEPT,
-        default=Fixed(1.0),
-    )
 
     def __post_init__(self) -> None:
         _validate(self, "buy.")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RentInputs:
     """The rented side: instances with ``gpu_count`` GPUs each, priced per instance-hour.
 
@@ -209,7 +254,7 @@ class RentInputs:
     gpu_count: int = _input(
         "[GPU]", "GPUs per instance", bound=INSTANCE_LIMITS["gpu_count"], dist=False
     )
-    pricing: str = _choice("pricing model", PRICING_MODELS)
+    pricing: str = _choice("pricing model", PRICING_MODELS, default="on_demand")
     price_usd_per_hour: Distribution = _input(
         "[USD/instance-hour]",
         "price under the pricing model",
@@ -234,22 +279,32 @@ class RentInputs:
         dist=False,
     )
     price_annual_change: Distribution = _input(
-        "[1/year]", "annual change of the cloud price", -0.99, 10, default=Fixed(0.0)
+        "[1/year]",
+        "annual change of the cloud price",
+        -0.99,
+        10,
+        default=0.0,
+        origin="flat cloud prices",
     )
     spot_interruption_overhead: Distribution = _input(
-        "[-]", "share of hours redone after spot interruptions", 0, 10, default=Fixed(0.0)
+        "[-]",
+        "share of hours redone after spot interruptions",
+        0,
+        10,
+        default=0.0,
+        origin="no work redone",
     )
     storage_usd_per_month: Distribution = _input(
-        "[USD/month]", "storage", 0, 1e6, default=Fixed(0.0)
+        "[USD/month]", "storage", 0, 1e6, default=0.0, origin="no storage cost"
     )
     egress_usd_per_month: Distribution = _input(
-        "[USD/month]", "data egress", 0, 1e6, default=Fixed(0.0)
+        "[USD/month]", "data egress", 0, 1e6, default=0.0, origin="no egress cost"
     )
     admin_usd_per_month: Distribution = _input(
-        "[USD/month]", "administration", 0, 1e6, default=Fixed(0.0)
+        "[USD/month]", "administration", 0, 1e6, default=0.0, origin="no administration cost"
     )
     scaling_efficiency: Distribution = _input(
-        "[-]", "multi-GPU scaling efficiency", bound=_SHARE_KEPT, default=Fixed(1.0)
+        "[-]", "multi-GPU scaling efficiency", bound=_SHARE_KEPT, default=1.0
     )
 
     def __post_init__(self) -> None:
@@ -265,7 +320,7 @@ class RentInputs:
 
 
 def _horizon() -> Any:
-    return _input("[month]", "months compared", 1, 240, integer=True, dist=False)
+    return _input("[month]", "months compared", 1, 240, integer=True, default=36, dist=False)
 
 
 def _discount_rate() -> Any:
@@ -344,7 +399,11 @@ def _check_correlations(
             raise InputError(path, "rho must be in (-1, 1)")
 
 
-@dataclass(frozen=True)
+#: The utilisation levels compared unless given: 0.05 to 1.00 in steps of 0.05 [-].
+UTILISATION = tuple(round(0.05 * i, 10) for i in range(1, 21))
+
+
+@dataclass(frozen=True, kw_only=True)
 class ModelInputs:
     """A whole evaluation: horizon, money conventions, utilisation grid, both sides, sampling.
 
@@ -358,7 +417,12 @@ class ModelInputs:
 
     horizon_months: int = _horizon()
     utilisation: tuple[float, ...] = _input(
-        "[-]", "busy share of wall-clock hours of the owned GPUs", 0, 1, dist=False
+        "[-]",
+        "busy share of wall-clock hours of the owned GPUs",
+        0,
+        1,
+        default=UTILISATION,
+        dist=False,
     )
     buy: BuyInputs = field(metadata={"text": "the owned build"})
     rent: RentInputs = field(metadata={"text": "the rented instances"})
@@ -412,7 +476,7 @@ OBJECTIVES = ("mean", "p90", "cvar95")
 MAX_FLEET = 1000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Demand:
     """The work to be done: ``reference_gpu_hours_per_month`` in month 1, growing at
     ``annual_growth`` (month m: W_1 * (1 + g_w)^((m - 1)/12))."""
@@ -421,7 +485,7 @@ class Demand:
         "[reference GPU-hours/month]", "work in month 1", 0, 1e9
     )
     annual_growth: Distribution = _input(
-        "[1/year]", "annual growth of the work", -0.99, 10, default=Fixed(0.0)
+        "[1/year]", "annual growth of the work", -0.99, 10, default=0.0, origin="no growth"
     )
 
     def __post_init__(self) -> None:
@@ -432,7 +496,7 @@ def _counts(text: str) -> Any:
     return _input("[count]", text, 0, MAX_FLEET, integer=True, dist=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PlanInputs:
     """A fleet plan: which mix of owned servers, reserved instances and burst capacity serves a
     growing, uncertain demand at least cost.

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from costmodel.distributions import Distribution, Fixed
+from costmodel.distributions import Distribution
 from costmodel.fleet import saving, simulate_plan, summarise_plan
 from costmodel.inputs import Demand, InputError, PlanInputs, input_fields
 from costmodel.plan_result import PlanResult
@@ -80,20 +80,18 @@ class Plan(Keyed):
 
 
 def _demand(data: Mapping[str, Any]) -> tuple[Demand, list[Assumption]]:
-    given = data["demand"]
-    growth = given["annual_growth"]
-    values: dict[str, Distribution] = {
-        "reference_gpu_hours_per_month": given["reference_gpu_hours_per_month"],
-        "annual_growth": growth if growth is not None else Fixed(0.0),
-    }
-    units = {name: f.metadata["unit"] for name, f in input_fields(Demand).items()}
-    origins = {}
-    if growth is None:
-        origins["annual_growth"] = ("default: no growth", Origin.DEFAULT)
-    notes = [
-        Assumption(f"demand.{k}", to_spec(v), units[k], *origins.get(k, ("plan", Origin.GIVEN)))
-        for k, v in values.items()
-    ]
+    """The demand block with its defaults (from the engine's fields) and their assumptions."""
+    values: dict[str, Distribution] = {}
+    notes = []
+    for name, f in input_fields(Demand).items():
+        given = data["demand"][name]
+        if given is not None:
+            values[name], origin = given, ("plan", Origin.GIVEN)
+        else:
+            values[name], origin = f.default, (f"default: {f.metadata['origin']}", Origin.DEFAULT)
+        notes.append(
+            Assumption(f"demand.{name}", to_spec(values[name]), f.metadata["unit"], *origin)
+        )
     return Demand(**values), notes
 
 

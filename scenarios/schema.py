@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import MISSING
 from typing import Any
 
 from marshmallow import (
@@ -30,6 +31,7 @@ from costmodel.distributions import DistributionError
 from costmodel.inputs import (
     MAX_FLEET,
     MAX_LEVELS,
+    UTILISATION,
     BuyInputs,
     Demand,
     ModelInputs,
@@ -128,8 +130,15 @@ def _bounded(
 
 
 def _input(cls: type, name: str, **kwargs: Any) -> fields.Field:
-    """The schema field of engine input ``name`` of ``cls``, from its metadata."""
-    meta = input_fields(cls)[name].metadata
+    """The schema field of engine input ``name`` of ``cls``, from its metadata; a plain input
+    (not a distribution) that has a default in the engine takes it as its own, so each default
+    is written once. A distribution left out stays ``None``: resolution fills it (from the
+    catalog, or the field's documented default) and records where it came from."""
+    f = input_fields(cls)[name]
+    meta = f.metadata
+    if not meta.get("dist") and f.default is not MISSING and not kwargs.get("required"):
+        default = f.default
+        kwargs.setdefault("load_default", list(default) if isinstance(default, tuple) else default)
     if "choices" in meta:
         return fields.String(
             validate=validate.OneOf(meta["choices"]),
@@ -287,9 +296,9 @@ def _nested(schema: type[Schema]) -> Callable[[], dict]:
 class DrawsSchema(_Base):
     """How the Monte Carlo draws are made (a plan's ``simulation``)."""
 
-    samples = _input(ModelInputs, "samples", load_default=10_000)
-    seed = _input(ModelInputs, "seed", load_default=0)
-    method = _input(ModelInputs, "method", load_default="lhs")
+    samples = _input(ModelInputs, "samples")
+    seed = _input(ModelInputs, "seed")
+    method = _input(ModelInputs, "method")
 
 
 #: Keys of a scenario's ``simulation`` left out of its resolved document when not given, so that
@@ -300,8 +309,8 @@ _OPTIONAL_SIMULATION = ("target_halfwidth", "max_samples")
 class SimulationSchema(DrawsSchema):
     """How the Monte Carlo draws are made, and how precise the break-even P50 must be."""
 
-    target_halfwidth = _input(ModelInputs, "target_halfwidth", load_default=None)
-    max_samples = _input(ModelInputs, "max_samples", load_default=None)
+    target_halfwidth = _input(ModelInputs, "target_halfwidth")
+    max_samples = _input(ModelInputs, "max_samples")
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
@@ -345,7 +354,7 @@ class BuySchema(_Base):
     gpu_power_w = _input(BuyInputs, "gpu_power_w")
     gpu_idle_w = _input(BuyInputs, "gpu_idle_w")
     platform_power_w = _input(BuyInputs, "platform_power_w")
-    powered_when_idle = _input(BuyInputs, "powered_when_idle", load_default=True)
+    powered_when_idle = _input(BuyInputs, "powered_when_idle")
     electricity_usd_per_kwh = _input(BuyInputs, "electricity_usd_per_kwh")
     electricity_annual_change = _input(BuyInputs, "electricity_annual_change")
     pue = _input(BuyInputs, "pue")
@@ -353,8 +362,8 @@ class BuySchema(_Base):
     maintenance_rate = _input(BuyInputs, "maintenance_rate")
     gpu_annual_failure_rate = _input(BuyInputs, "gpu_annual_failure_rate")
     resale_annual_decay = _input(BuyInputs, "resale_annual_decay")
-    depreciation = _input(BuyInputs, "depreciation", load_default="straight_line")
-    depreciation_years = _input(BuyInputs, "depreciation_years", load_default=5)
+    depreciation = _input(BuyInputs, "depreciation")
+    depreciation_years = _input(BuyInputs, "depreciation_years")
     admin_usd_per_month = _input(BuyInputs, "admin_usd_per_month")
     relative_throughput = _input(BuyInputs, "relative_throughput")
     scaling_efficiency = _input(BuyInputs, "scaling_efficiency")
@@ -365,7 +374,7 @@ class RentSchema(_Base):
     """The rented instances."""
 
     instance = Ref(InlineInstanceSchema, "catalog instance id or inline instance", required=True)
-    pricing = _input(RentInputs, "pricing", load_default="on_demand")
+    pricing = _input(RentInputs, "pricing")
     price_usd_per_hour = _input(RentInputs, "price_usd_per_hour")
     on_demand_price_usd_per_hour = _input(RentInputs, "on_demand_price_usd_per_hour")
     committed_instances = _input(
@@ -437,11 +446,11 @@ class ScenarioSchema(_Base):
     version = _version()
     name = _name()
     description = _description()
-    horizon_months = _input(ModelInputs, "horizon_months", load_default=36)
-    discount_rate = _input(ModelInputs, "discount_rate", load_default=0.0)
-    tax_rate = _input(ModelInputs, "tax_rate", load_default=0.0)
-    utilisation = Utilisation(load_default=lambda: [round(0.05 * i, 10) for i in range(1, 21)])
-    report_utilisation = _input(ModelInputs, "report_utilisation", load_default=None)
+    horizon_months = _input(ModelInputs, "horizon_months")
+    discount_rate = _input(ModelInputs, "discount_rate")
+    tax_rate = _input(ModelInputs, "tax_rate")
+    utilisation = Utilisation(load_default=lambda: list(UTILISATION))
+    report_utilisation = _input(ModelInputs, "report_utilisation")
     simulation = _simulation()
     workload = _workload()
     buy = fields.Nested(BuySchema, required=True, metadata={"description": "the owned build"})
@@ -516,9 +525,9 @@ class PlanSchema(_Base):
     )
     name = _name()
     description = _description()
-    horizon_months = _input(PlanInputs, "horizon_months", load_default=36)
-    discount_rate = _input(PlanInputs, "discount_rate", load_default=0.0)
-    tax_rate = _input(PlanInputs, "tax_rate", load_default=0.0)
+    horizon_months = _input(PlanInputs, "horizon_months")
+    discount_rate = _input(PlanInputs, "discount_rate")
+    tax_rate = _input(PlanInputs, "tax_rate")
     simulation = _simulation(DrawsSchema)
     workload = _workload()
     demand = fields.Nested(DemandSchema, required=True, metadata={"description": "the work"})
@@ -529,5 +538,5 @@ class PlanSchema(_Base):
     burst = fields.Nested(
         BurstSchema, required=True, metadata={"description": "instances for the rest"}
     )
-    objective = _input(PlanInputs, "objective", load_default="mean")
+    objective = _input(PlanInputs, "objective")
     correlations = _correlations()

@@ -189,6 +189,16 @@ class Source:
         return Origin.DEFAULT if self.origin.startswith("default:") else Origin.CATALOG
 
 
+def _defaults(cls: type) -> tuple[Source, ...]:
+    """A row for every input of ``cls`` whose default is documented (an ``origin`` in its
+    metadata), in field order: the value and its reason are written once, in the field."""
+    return tuple(
+        Source(name, float(f.default.support()[0]), f"default: {f.metadata['origin']}")
+        for name, f in input_fields(cls).items()
+        if f.metadata.get("origin")
+    )
+
+
 _NO_TIER = "no platform tier of the catalog holds {gpu_count} GPUs (tiers: {tiers})"
 _THROUGHPUT = "catalog: {precision} throughput of {gpu} relative to {reference_gpu} ({throughput})"
 
@@ -221,25 +231,7 @@ OWNED: tuple[Source, ...] = (
         lambda c: c.work.catalog.scaling_efficiency(c.interconnect, c.gpu_count),
         "catalog: {interconnect} scaling, {gpu_count} GPUs",
     ),
-    Source("setup_usd", 0.0, "default: no setup cost"),
-    Source(
-        "electricity_usd_per_kwh",
-        0.1252,
-        "default: US commercial average, March 2023 (EIA via shrinkthatfootprint.com)",
-    ),
-    Source("electricity_annual_change", 0.0, "default: flat electricity price"),
-    Source("pue", 1.0, "default: office or home, no facility overhead"),
-    Source("hosting_usd_per_kw_month", 0.0, "default: no colocation fee"),
-    Source("maintenance_rate", 0.0, "default: no maintenance contract"),
-    Source("gpu_annual_failure_rate", 0.0, "default: no GPU replacements"),
-    Source("admin_usd_per_month", 0.0, "default: no administration cost"),
-    Source(
-        "resale_annual_decay",
-        0.2,
-        "default: 20 %/year, between the 12 and 24 %/year lost by used GeForce cards "
-        "(Dettmers 2020)",
-    ),
-    Source("thermal_derate", 1.0, "default: cooling keeps full speed"),
+    *_defaults(BuyInputs),
 )
 
 
@@ -269,11 +261,7 @@ RENTED: tuple[Source, ...] = (
         lambda c: c.work.catalog.scaling_efficiency(c.interconnect, c.gpu_count),
         "catalog: {interconnect} scaling, {gpu_count} GPUs",
     ),
-    Source("price_annual_change", 0.0, "default: flat cloud prices"),
-    Source("spot_interruption_overhead", 0.0, "default: no work redone"),
-    Source("storage_usd_per_month", 0.0, "default: no storage cost"),
-    Source("egress_usd_per_month", 0.0, "default: no egress cost"),
-    Source("admin_usd_per_month", 0.0, "default: no administration cost"),
+    *_defaults(RentInputs),
 )
 
 #: How the key reference reads each placeholder of an origin template, by side kind.
