@@ -460,9 +460,10 @@ def test_page_in_chromium(driver, tmp_path):
         page.screenshot("web-desktop", 1280)
         phone = page.screenshot("web-phone", 375)
         assert phone.stat().st_size > 20_000
-        page.viewport(375, 800)
-        assert page.js("return document.documentElement.scrollWidth") <= 375  # no sideways scroll
-        page.viewport(1280, 900)
+        _answer_first(page, "scenario", "verdict")
+
+        # The form's hint gives the discount rate's range as the format bounds it.
+        assert "range (-0.5, 1]" in page.text("scenario-discount-rate-hint")
 
         # The plan view, reached with the keyboard: the best plan's verdict and the frontier.
         from selenium.webdriver.common.keys import Keys
@@ -480,6 +481,13 @@ def test_page_in_chromium(driver, tmp_path):
             page.js("return document.querySelectorAll('#plan-chart circle.candidate').length") > 10
         )
         page.screenshot("web-plan", 1280)
+        _labels_clear(page, "5+0")
+        page.screenshot("web-plan-phone", 375)
+        _answer_first(page, "plan", "plan-verdict")
+        page.viewport(375, 800)
+        page.charts_drawn()
+        _labels_clear(page, "5+0")
+        page.viewport(1280, 900)
         page.type("plan-own-pue-mode", "")  # low and high alone: uniform
         page.type("plan-own-pue-low", "0.5")
         assert page.settled("plan") == "invalid"
@@ -489,6 +497,49 @@ def test_page_in_chromium(driver, tmp_path):
         assert page.by_id("view-plan").get_attribute("data-status") == "invalid"
 
         _only_this_origin(page)
+
+
+def _answer_first(page: Page, view: str, verdict: str) -> None:
+    """At 375 px the view is one column, the answer first: the verdict, the chart, then the
+    form and the YAML; no sideways scroll. At 1280 px the form stands beside the results."""
+    ids = [verdict, f"{view}-chart", f"{view}-form-title", f"{view}-yaml"]
+    boxes = "return arguments[0].map((id) => document.getElementById(id).getBoundingClientRect())"
+    page.viewport(375, 800)
+    v, chart, form, text = page.js(boxes, ids)
+    assert v["bottom"] <= chart["top"] < chart["bottom"] <= form["top"] < text["top"]
+    assert chart["right"] <= 375 and form["right"] <= 375
+    assert page.js("return document.documentElement.scrollWidth") <= 375
+    page.viewport(1280, 900)
+    v, chart, form, text = page.js(boxes, ids)
+    assert v["bottom"] <= chart["top"] and v["bottom"] <= form["top"]
+    assert form["right"] <= chart["left"] and chart["top"] < text["top"]  # side by side
+
+
+def _labels_clear(page: Page, best: str) -> None:
+    """The plan chart's point labels, the best plan's among them, overlap neither each other
+    nor the star or a frontier point (boxes as the browser lays the text out)."""
+    drawn = page.js(
+        """const svg = document.querySelector('#plan-chart svg');
+        const all = (selector) => [...svg.querySelectorAll(selector)];
+        const box = (n) => {
+          const b = n.getBBox();
+          return [b.x, b.y, b.x + b.width, b.y + b.height];
+        };
+        return {labels: all('text.point-label').map((t) => [t.textContent, box(t)]),
+                marks: all('polygon.best, circle.frontier').map(box),
+                frame: [0, 0, svg.width.baseVal.value, svg.height.baseVal.value]};"""
+    )
+
+    def apart(a: list[float], b: list[float]) -> bool:
+        return a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+
+    labels = drawn["labels"]
+    assert best in [text for text, _ in labels]
+    for i, (text, box) in enumerate(labels):
+        frame = drawn["frame"]
+        assert frame[0] <= box[0] and box[2] <= frame[2] and frame[1] <= box[1], text
+        assert all(apart(box, mark) for mark in drawn["marks"]), (text, box, drawn["marks"])
+        assert all(apart(box, other) for _, other in labels[i + 1 :]), (text, labels)
 
 
 def _cli_compare(server: Server, body: dict[str, Any]) -> list[str]:
