@@ -140,7 +140,11 @@ class CompareSchema(Schema):
         required=True,
         allow_nan=False,
         validate=validate.Range(0, 1, min_inclusive=False),
-        metadata={"description": "busy share of wall-clock hours [-], in (0, 1]", "example": 0.5},
+        metadata={
+            "description": "busy share of wall-clock hours, in (0, 1]",
+            "unit": "[-]",
+            "example": 0.5,
+        },
     )
     precision = fields.String(
         load_default="fp16",
@@ -151,14 +155,14 @@ class CompareSchema(Schema):
         load_default=36,
         strict=True,
         validate=validate.Range(int(_HORIZON.low), int(_HORIZON.high)),
-        metadata={"description": "months of ownership or rental [month]"},
+        metadata={"description": "months of ownership or rental", "unit": "[month]"},
     )
     min_memory_gb = fields.Float(
         load_default=None,
         allow_none=True,
         allow_nan=False,
         validate=validate.Range(_MEMORY.low, _MEMORY.high),
-        metadata={"description": "leave out GPUs with less memory [GB]"},
+        metadata={"description": "leave out GPUs with less memory", "unit": "[GB]"},
     )
     tier = fields.String(
         load_default=None,
@@ -170,13 +174,13 @@ class CompareSchema(Schema):
         load_default=DEFAULT_SAMPLES,
         strict=True,
         validate=validate.Range(1, MAX_SAMPLES),
-        metadata={"description": "Monte Carlo draws per option [draw]"},
+        metadata={"description": "Monte Carlo draws per option", "unit": "[draw]"},
     )
     seed = fields.Integer(
         load_default=0,
         strict=True,
         validate=validate.Range(int(_SEED.low), int(_SEED.high)),
-        metadata={"description": "random seed [-]"},
+        metadata={"description": "random seed", "unit": "[-]"},
     )
 
     @post_load

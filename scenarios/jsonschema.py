@@ -2,7 +2,8 @@
 
 apispec turns the marshmallow schemas into schema objects; :func:`field_schema` teaches it the
 custom fields (a number-or-distribution input, a catalog id or inline mapping, the utilisation
-grid, a correlation triple, and fields that describe themselves with a ``json_schema`` method).
+grid, a correlation triple, and fields that describe themselves with a ``json_schema`` method),
+and gives every field its unit as ``x-unit`` and the open ends of its range.
 The HTTP API's OpenAPI document uses the same function, so the two cannot disagree.
 
 Editors that speak the YAML language server complete and check scenario files against it:
@@ -15,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from marshmallow import fields
+from marshmallow import fields, validate
 
 from .distspec import DIST_FORMS
 from .schema import (
@@ -110,8 +111,33 @@ def _number(field: DistField, openapi: tuple[int, int]) -> dict[str, Any]:
 
 
 def field_schema(self: Any, field: fields.Field, ret: dict | None = None, **_: Any) -> dict:
-    """apispec attribute function for the project's custom marshmallow fields."""
+    """apispec attribute function: the project's custom marshmallow fields, and of every field
+    its unit as ``x-unit`` (the metadata's ``unit``) and the open ends of its range."""
     openapi = (self.openapi_version.major, self.openapi_version.minor)
+    out = _custom(self, field, openapi)
+    if field.metadata.get("unit"):
+        out["x-unit"] = field.metadata["unit"]
+    out.update(_open_ends(field, openapi))
+    return out
+
+
+def _open_ends(field: fields.Field, openapi: tuple[int, int]) -> dict[str, Any]:
+    """The open ends of a field's range (apispec writes every end as closed)."""
+    out: dict[str, Any] = {}
+    for v in field.validators:
+        if not isinstance(v, validate.Range):
+            continue
+        for end, value, closed in (
+            ("Minimum", v.min, v.min_inclusive),
+            ("Maximum", v.max, v.max_inclusive),
+        ):
+            if value is not None and not closed:
+                out[f"exclusive{end}"] = value if openapi >= (3, 1) else True
+    return out
+
+
+def _custom(self: Any, field: fields.Field, openapi: tuple[int, int]) -> dict[str, Any]:
+    """The schema object of a custom field, made anew (the caller adds to it); {} for others."""
     if isinstance(field, DistField):
         number = _number(field, openapi)
         # the values a distribution of this input may take lie in the input's range too
@@ -123,7 +149,7 @@ def field_schema(self: Any, field: fields.Field, ret: dict | None = None, **_: A
         ]
         if field.allow_none and openapi >= (3, 1):
             choices.append({"type": "null"})
-        return {"oneOf": choices, "x-unit": field.metadata.get("unit", "")}
+        return {"oneOf": choices}
     if isinstance(field, Ref):
         ref = self.resolve_nested_schema(field.schema_cls)
         return {
@@ -144,7 +170,6 @@ def field_schema(self: Any, field: fields.Field, ret: dict | None = None, **_: A
                 },
                 ref,
             ],
-            "x-unit": "[-]",
             "example": [0.0, 0.25, 0.5, 1.0],
         }
     if isinstance(field, Correlation):

@@ -126,18 +126,6 @@ def _range(field: fields.Field) -> str:
     return ""
 
 
-def _unit(field: fields.Field) -> str:
-    if isinstance(field, DistField):
-        return field.metadata.get("unit", "")
-    bound = _bound(field)
-    return bound.unit if bound is not None else ""
-
-
-def _meaning(field: fields.Field, unit: str) -> str:
-    text = field.metadata.get("description", "")
-    return text.removesuffix(f" {unit}").strip() if unit else text
-
-
 def _default(key: str, field: fields.Field) -> str:
     head, _, rest = key.partition(".")
     if head in _PLAN_AS and rest and not rest.startswith(("servers", "instances")):
@@ -225,8 +213,8 @@ def key_reference() -> str:
                 "| key | type | unit | range | default | meaning |",
                 "|---|---|---|---|---|---|",
             ]
-        unit = _unit(field)
-        meaning = _meaning(field, unit)
+        unit = field.metadata.get("unit", "")
+        meaning = field.metadata.get("description", "")
         if key in _SAME_AS:
             meaning += f"; inline, it takes the keys of `{_SAME_AS[key]}`"
         cells = (f"`{key}`", _kind(field), unit, _range(field), _default(key, field), meaning)

@@ -74,7 +74,7 @@ class DistField(fields.Field):
 
     def __init__(self, unit: str, description: str, bound: Bound, **kwargs: Any) -> None:
         self.bound = bound
-        metadata = {"description": f"{description} {unit}", "unit": unit, "x-dist": True}
+        metadata = {"description": description, "unit": unit, "x-dist": True}
         if not kwargs.get("required"):
             kwargs.setdefault("load_default", None)
             kwargs.setdefault("allow_none", True)
@@ -120,13 +120,16 @@ class Ref(fields.Field):
 
 
 def _bounded(
-    kind: type[fields.Field], bound: Bound, description: str, **kwargs: Any
+    kind: type[fields.Field], bound: Bound, description: str, unit: str = "", **kwargs: Any
 ) -> fields.Field:
+    """A number in ``bound``; its ``unit`` (else the bound's) in the metadata beside the
+    description, not in it."""
     if kind is fields.Integer:
         kwargs.setdefault("strict", True)
     else:
         kwargs.setdefault("allow_nan", False)
-    return kind(validate=BoundRange(bound), metadata={"description": description}, **kwargs)
+    metadata = {"description": description, "unit": unit or bound.unit}
+    return kind(validate=BoundRange(bound), metadata=metadata, **kwargs)
 
 
 def _input(cls: type, name: str, **kwargs: Any) -> fields.Field:
@@ -151,13 +154,13 @@ def _input(cls: type, name: str, **kwargs: Any) -> fields.Field:
     if meta["dist"]:
         return DistField(meta["unit"], meta["text"], bound, **kwargs)
     kind = fields.Integer if bound.integer else fields.Float
-    return _bounded(kind, bound, f"{meta['text']} {meta['unit']}", **kwargs)
+    return _bounded(kind, bound, meta["text"], meta["unit"], **kwargs)
 
 
 def _limit(limits: dict[str, Bound], name: str, description: str, **kwargs: Any) -> fields.Field:
     bound = limits[name]
     kind = fields.Integer if bound.integer else fields.Float
-    return _bounded(kind, bound, f"{description} {bound.unit}", **kwargs)
+    return _bounded(kind, bound, description, **kwargs)
 
 
 class _Base(Schema):
@@ -221,9 +224,9 @@ _COUNT = Bound(0, MAX_FLEET, "[count]", integer=True)
 class UtilisationRangeSchema(_Base):
     """Evenly spaced utilisation levels from ``start`` to ``stop``."""
 
-    start = _bounded(fields.Float, _LEVEL, "first level [-]", required=True)
-    stop = _bounded(fields.Float, _LEVEL, "last level [-]", required=True)
-    step = _bounded(fields.Float, Bound(0.001, 1, "[-]"), "step [-]", required=True)
+    start = _bounded(fields.Float, _LEVEL, "first level", required=True)
+    stop = _bounded(fields.Float, _LEVEL, "last level", required=True)
+    step = _bounded(fields.Float, Bound(0.001, 1, "[-]"), "step", required=True)
 
     @validates_schema
     def _ordered(self, data: dict, **kwargs: Any) -> None:
@@ -244,8 +247,9 @@ class Utilisation(fields.Field):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(
             metadata={
-                "description": "utilisation levels [-]: a list of numbers in [0, 1] "
-                f"or {{start, stop, step}}; at most {MAX_LEVELS} levels"
+                "description": "utilisation levels: a list of numbers in [0, 1] "
+                f"or {{start, stop, step}}; at most {MAX_LEVELS} levels",
+                "unit": _LEVEL.unit,
             },
             **kwargs,
         )
@@ -254,7 +258,7 @@ class Utilisation(fields.Field):
         if isinstance(value, dict):
             levels = UtilisationRangeSchema().load(value)
         elif isinstance(value, list):
-            item = _bounded(fields.Float, _LEVEL, "level [-]")
+            item = _bounded(fields.Float, _LEVEL, "level")
             levels = fields.List(item, validate=validate.Length(min=1)).deserialize(value)
         else:
             raise ValidationError("must be a list of levels or {start, stop, step}")
@@ -470,8 +474,8 @@ class DemandSchema(_Base):
 class CountRangeSchema(_Base):
     """Candidate counts from ``min`` to ``max``, each considered."""
 
-    min = _bounded(fields.Integer, _COUNT, "fewest [count]", required=True)
-    max = _bounded(fields.Integer, _COUNT, "most [count]", required=True)
+    min = _bounded(fields.Integer, _COUNT, "fewest", required=True)
+    max = _bounded(fields.Integer, _COUNT, "most", required=True)
 
     @validates_schema
     def _ordered(self, data: dict, **kwargs: Any) -> None:

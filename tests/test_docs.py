@@ -110,3 +110,36 @@ def test_the_schema_refuses_unknown_keys_and_out_of_range_values(validator):
     doc = yaml.safe_load(EXAMPLES[0].read_text("utf-8"))
     doc["buy"]["electricity_usd_per_kwh"] = {"dist": "gamma", "k": 2}
     assert not validator.is_valid(doc)
+    doc = yaml.safe_load(EXAMPLES[0].read_text("utf-8"))
+    doc["discount_rate"] = -0.5  # (-0.5, 1]: the loader refuses it, so must the schema
+    assert not validator.is_valid(doc)
+    doc["discount_rate"] = -0.49
+    assert validator.is_valid(doc)
+
+
+def _numeric(node: dict) -> bool:
+    types = node.get("type", [])
+    types = types if isinstance(types, list) else [types]
+    return bool({"number", "integer"} & set(types)) or any(map(_numeric, node.get("oneOf", [])))
+
+
+def test_every_numeric_key_has_its_unit_in_the_schema_and_the_docs():
+    """x-unit on every number of the format (not a version constant), the unit the key
+    reference shows; the description is words only, the unit not glued to it."""
+    defs = scenario_json_schema()["$defs"]
+    units = {}
+    for name, node in defs.items():
+        for key, prop in node.get("properties", {}).items():
+            if name.startswith("Dist") or "enum" in prop or not _numeric(prop):
+                continue
+            assert prop.get("x-unit", "").startswith("["), (name, key)
+            assert prop["x-unit"] not in prop.get("description", ""), (name, key)
+            units[key] = prop["x-unit"]
+    assert len(units) > 40 and units["discount_rate"] == "[1/year]" and units["pue"] == "[-]"
+    rows = [r for r in key_reference().splitlines() if r.startswith("| `")]
+    documented = {}
+    for row in rows:
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]]
+        documented.setdefault(cells[0].strip("`").rsplit(".", 1)[-1], set()).add(cells[2])
+    for key, unit in units.items():
+        assert unit in documented[key], (key, unit, documented[key])

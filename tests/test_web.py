@@ -25,6 +25,7 @@ from api import create_app
 from api.web import views
 from api.web.form import FORMS, compare_form, form
 from scenarios.jsonschema import scenario_json_schema
+from scenarios.keyref import key_reference
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "api" / "web"
@@ -164,6 +165,36 @@ def test_form_fields_are_keys_of_the_format():
     assert pricing.choices == ("on_demand", "spot", "reserved_1y", "reserved_3y")
 
 
+def _reference_rows() -> dict[str, list[str]]:
+    """The key reference's cells (type, unit, range, default, meaning) by key path."""
+    rows = {}
+    for row in key_reference().splitlines():
+        if row.startswith("| `"):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]]
+            rows.setdefault(cells[0].strip("`"), cells[1:])
+    return rows
+
+
+def test_form_units_and_ranges_are_the_bounds_of_the_format():
+    """Each numeric field's unit is the schema's x-unit and its range the key reference's,
+    open or closed ends and all (both from the field's bound): the discount rate is
+    (-0.5, 1], not [-0.5, 1]."""
+    rows = _reference_rows()
+    numeric = ("integer", "number", "uncertain", "levels", "counts")
+    checked = 0
+    for kind in FORMS:
+        for f in (f for section in form(kind) for f in section.fields if f.kind in numeric):
+            key = f"{f.path}.{f.parts[0][0]}" if f.kind in ("levels", "counts") else f.path
+            cells = rows[key.replace("reserve.instances", "own.servers")]  # documented once
+            assert f.unit == cells[1] and f.unit.startswith("["), (kind, f.path)
+            assert f.range == cells[2] and f"range {f.range}" in f.hint, (kind, f.path)
+            assert f.unit not in f.description, (kind, f.path)
+            checked += 1
+    assert checked > 20
+    discount = next(f for s in form("scenario") for f in s.fields if f.path == "discount_rate")
+    assert "range (-0.5, 1]" in discount.hint
+
+
 def test_page_has_a_tab_and_a_module_per_view(page):
     """Each view of views.VIEWS is a tab (in order, the first selected), a panel, a template and
     a script, and main.js's VIEWS table lists the same views in the same order."""
@@ -211,6 +242,8 @@ def test_compare_inputs_are_the_options_of_the_compare_api(page, client):
             choices = [c for c in key["enum"] if c is not None]
             assert _select_values(text, f"compare-{f.slug}") == ["", *choices]
         scale = 100 if f.kind == "percent" else 1
+        if f.kind in ("integer", "number"):
+            assert f.unit == key["x-unit"] and f.unit.startswith("["), f.path
         if "minimum" in key:
             low, high = (f"{key[k] * scale:g}" for k in ("minimum", "maximum"))
             assert f.range.strip("[(])").split(", ") == [low, high], f.path
@@ -219,6 +252,7 @@ def test_compare_inputs_are_the_options_of_the_compare_api(page, client):
         if default is not None:
             assert f.default == default
             assert f'data-default="{default}"' in text
+    assert all(keys[k]["x-unit"] for k in keys if keys[k].get("type") in ("integer", "number"))
     utilisation = next(f for f in fields if f.path == "utilisation")
     assert utilisation.kind == "percent" and utilisation.range == "(0, 100]"
     assert float(utilisation.initial) == keys["utilisation"]["example"] * 100

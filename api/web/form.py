@@ -231,42 +231,39 @@ def _num(x: float) -> str:
     return fmt_number(x) if float(x).is_integer() else f"{x:g}"
 
 
-def _range(node: dict[str, Any]) -> str:
-    """The range of a number (or of a distribution's number option), as "[1, 5]"."""
-    number = next((o for o in node.get("oneOf", []) if o.get("type") == "number"), node)
-    low, high = number.get("minimum"), number.get("maximum")
-    if low is None and number.get("exclusiveMinimum") is not None:
-        low = number["exclusiveMinimum"]
-        left = "("
-    else:
-        left = "["
-    if low is None or high is None or math.isinf(low) or math.isinf(high):
+def _interval(low: float, high: float, low_open: bool, high_open: bool, scale: float = 1) -> str:
+    """ "[1, 5]", "(-0.5, 1]": a range with its open or closed ends, times ``scale``."""
+    if math.isinf(low) or math.isinf(high):
         return ""
-    return f"{left}{_num(low)}, {_num(high)}]"
+    left, right = "(" if low_open else "[", ")" if high_open else "]"
+    return f"{left}{_num(low * scale)}, {_num(high * scale)}{right}"
 
 
-def _unit(node: dict[str, Any]) -> str:
-    if node.get("x-unit"):
-        return node["x-unit"]
-    text = node.get("description", "")
-    if text.endswith("]") and "[" in text:
-        return text[text.rindex("[") :]
-    return ""
+def _range(node: dict[str, Any]) -> str:
+    """The range of a number (or of a distribution's number option) as the schema bounds it:
+    an ``exclusiveMinimum`` (a number in JSON Schema 2020-12) opens the low end."""
+    number = next((o for o in node.get("oneOf", []) if o.get("type") == "number"), node)
+    low_open = number.get("exclusiveMinimum") is not None
+    low = number.get("exclusiveMinimum", number.get("minimum"))
+    high = number.get("maximum")
+    if low is None or high is None:
+        return ""
+    return _interval(low, high, low_open, False)
 
 
 def _completed(kind: str, f: Field) -> Field:
     node = _property(kind, f.path)
-    unit = _unit(node)
-    description = node.get("description", "").removesuffix(unit).strip()
-    if f.words:
-        description = f.words
+    unit = node.get("x-unit", "")
+    description = f.words or node.get("description", "")
     if f.kind in ("levels", "counts"):
         node = _deref(scenario_json_schema()["$defs"], node)
         if f.kind == "levels":
             node = next((o for o in node["oneOf"] if "$ref" in o), node)
             node = _deref(scenario_json_schema()["$defs"], node)
         first = node["properties"][f.parts[0][0]]
-        return replace(f, description=description, unit=unit or _unit(first), range=_range(first))
+        return replace(
+            f, description=description, unit=unit or first["x-unit"], range=_range(first)
+        )
     choices = tuple(c for c in node.get("enum", ()) if c is not None)
     return replace(
         f,
@@ -327,22 +324,20 @@ def _bounds(node: Any, scale: float) -> str:
     rng = next((v for v in node.validators if isinstance(v, validate.Range)), None)
     if rng is None or rng.min is None or rng.max is None:
         return ""
-    left = "[" if rng.min_inclusive else "("
-    right = "]" if rng.max_inclusive else ")"
-    return f"{left}{_num(rng.min * scale)}, {_num(rng.max * scale)}{right}"
+    return _interval(rng.min, rng.max, not rng.min_inclusive, not rng.max_inclusive, scale)
 
 
 def _compare_completed(f: Field) -> Field:
     node = CompareSchema().fields[f.path]
     text = node.metadata.get("description", "")
-    unit = "[%]" if f.kind == "percent" else _unit({"description": text})
+    unit = "[%]" if f.kind == "percent" else node.metadata.get("unit", "")
     scale = PERCENT if f.kind == "percent" else 1
     choices = next((v.choices for v in node.validators if isinstance(v, validate.OneOf)), ())
     default = None if node.load_default is missing else node.load_default
     example = node.metadata.get("example")
     return replace(
         f,
-        description=f.words or text.removesuffix(unit).strip(),
+        description=f.words or text,
         unit=unit,
         range="" if f.kind == "choice" else _bounds(node, scale),
         default=default,

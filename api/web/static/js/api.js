@@ -67,35 +67,5 @@ export async function api(path, { method = "GET", body, signal, raw = false } = 
   return raw ? response : response.json();
 }
 
-/**
- * At most one request in flight: each `send` aborts the one before. It resolves to the answer,
- * or to `undefined` for a request that was aborted or overtaken; API failures are thrown.
- */
-export class Latest {
-  constructor() {
-    this.controller = null;
-  }
-
-  abort() {
-    if (this.controller) this.controller.abort();
-    this.controller = null;
-  }
-
-  async send(path, options) {
-    this.abort();
-    const controller = new AbortController();
-    this.controller = controller;
-    try {
-      const result = await api(path, { ...options, signal: controller.signal });
-      return controller.signal.aborted ? undefined : result;
-    } catch (exc) {
-      if (exc.name === "AbortError" || controller.signal.aborted) return undefined;
-      throw exc;
-    } finally {
-      if (this.controller === controller) this.controller = null;
-    }
-  }
-}
-
 /** Where a document of `kind` is evaluated. */
 export const ENDPOINTS = { scenario: "/v1/evaluate", plan: "/v1/plans" };

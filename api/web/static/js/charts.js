@@ -180,6 +180,10 @@ export function breakevenChart(result, width) {
   return svg;
 }
 
+/** Radii of the best plan's star and of a frontier point [px]. */
+const STAR_R = 10;
+const FRONTIER_R = 4.5;
+
 function star(cx, cy, r) {
   const points = [];
   for (let i = 0; i < 10; i += 1) {
@@ -190,6 +194,69 @@ function star(cx, cy, r) {
     );
   }
   return points.join(" ");
+}
+
+/** Font size of a point's label [px] (app.css .point-label) and the width of one of its
+ * characters, about (digits and "+" of system-ui) [px]. */
+const LABEL_PX = 11;
+const LABEL_CHAR_PX = 6.6;
+
+/** Where a label may go around a mark of radius `r` at (x, y): [dx, dy, text-anchor], the
+ * baseline's offset. Right of the mark first, then left, above, below, the corners. */
+function spots(r) {
+  const g = r + 3;
+  const mid = LABEL_PX * 0.35; // half the height of digits about the baseline
+  return [
+    [g, mid, "start"],
+    [-g, mid, "end"],
+    [0, -g, "middle"],
+    [0, g + LABEL_PX * 0.75, "middle"],
+    [g * 0.8, -g * 0.8, "start"],
+    [g * 0.8, g * 0.8 + LABEL_PX * 0.75, "start"],
+    [-g * 0.8, -g * 0.8, "end"],
+    [-g * 0.8, g * 0.8 + LABEL_PX * 0.75, "end"],
+  ];
+}
+
+function overlaps(a, b) {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+/** The box of a label of `width` whose baseline is at (x, y), anchored at `anchor`. */
+function labelBox(x, y, width, anchor) {
+  const x0 = anchor === "start" ? x : anchor === "end" ? x - width : x - width / 2;
+  return { x0, y0: y - LABEL_PX * 0.8, x1: x0 + width, y1: y + LABEL_PX * 0.25 };
+}
+
+/**
+ * Labels for `points` ({x, y, r, text}, the first placed first) that collide neither with a
+ * mark in `marks` ({x0, y0, x1, y1}) nor with a label already placed, inside `box`: each takes
+ * the first clear spot around its mark, one clear of the `minor` marks too if there is one; a
+ * label with no clear spot is left out (its mark keeps its tooltip). Returns the <text> nodes.
+ */
+function placeLabels(points, marks, minor, box, cls) {
+  const taken = [...marks];
+  const out = [];
+  const within = (b) => b.x0 >= box.l && b.x1 <= box.r && b.y0 >= box.t && b.y1 <= box.b;
+  for (const p of points) {
+    const width = p.text.length * LABEL_CHAR_PX;
+    const clear = spots(p.r)
+      .map(([dx, dy, anchor]) => ({ x: p.x + dx, y: p.y + dy, anchor }))
+      .map((s) => ({ ...s, rect: labelBox(s.x, s.y, width, s.anchor) }))
+      .filter((s) => within(s.rect) && !taken.some((t) => overlaps(t, s.rect)));
+    const spot = clear.find((s) => !minor.some((m) => overlaps(m, s.rect))) || clear[0];
+    if (!spot) continue;
+    taken.push(spot.rect);
+    out.push(
+      node("text", { x: spot.x, y: spot.y, "text-anchor": spot.anchor, class: cls }, p.text),
+    );
+  }
+  return out;
+}
+
+/** The square around a round mark of radius `r` at (x, y), 1 px wider. */
+function around(x, y, r) {
+  return { x0: x - r - 1, y0: y - r - 1, x1: x + r + 1, y1: y + r + 1 };
 }
 
 export function planLabel(c) {
@@ -253,19 +320,11 @@ export function frontierChart(result, width) {
       class: "frontier-line",
     }),
   );
+  const at = (c) => ({ x: x(c.cost.mean), y: y(c.cost.p90) });
   for (const c of front) {
-    const dot = node("circle", {
-      cx: x(c.cost.mean),
-      cy: y(c.cost.p90),
-      r: 4.5,
-      class: "frontier",
-    });
+    const dot = node("circle", { cx: at(c).x, cy: at(c).y, r: FRONTIER_R, class: "frontier" });
     dot.append(node("title", {}, `frontier: ${candidateText(c)}`));
     svg.append(dot);
-    if (front.length <= 12)
-      svg.append(
-        node("text", { x: x(c.cost.mean) + 7, y: y(c.cost.p90) - 6, class: "point-label" }, key(c)),
-      );
   }
   const cloud = result.all_cloud;
   const sq = node("rect", {
@@ -278,10 +337,24 @@ export function frontierChart(result, width) {
   sq.append(node("title", {}, `all-cloud (rent everything): ${candidateText(cloud)}`));
   svg.append(sq);
   const mark = node("polygon", {
-    points: star(x(best.cost.mean), y(best.cost.p90), 10),
+    points: star(at(best).x, at(best).y, STAR_R),
     class: "best",
   });
   mark.append(node("title", {}, `best: ${candidateText(best)}`));
   svg.append(mark);
+  // Labels: the best plan's first, then the frontier's, each clear of every mark and label.
+  const labelled = [best, ...front.filter((c) => key(c) !== key(best))];
+  const points = labelled.map((c) => ({
+    ...at(c),
+    r: key(c) === key(best) ? STAR_R : FRONTIER_R,
+    text: key(c),
+  }));
+  const marks = [
+    around(at(best).x, at(best).y, STAR_R),
+    around(at(cloud).x, at(cloud).y, 5),
+    ...front.map((c) => around(at(c).x, at(c).y, FRONTIER_R)),
+  ];
+  const dots = result.candidates.map((c) => around(at(c).x, at(c).y, 3));
+  svg.append(...placeLabels(points, marks, dots, box, "point-label"));
   return svg;
 }

@@ -1,13 +1,12 @@
 // One view's document editor: the form and the YAML text kept in sync with one document, which
-// is evaluated a moment after each edit (debounced; a stale request is aborted). The API's error
-// paths ("buy.pue") are shown beside the field they name, the others under the YAML.
+// is evaluated a moment after each edit (lifecycle.js: debounced, the latest edit wins). The
+// API's error paths ("buy.pue") are shown beside the field they name, the others under the YAML.
 
-import { ApiError, ENDPOINTS, Latest } from "./api.js";
+import { ENDPOINTS } from "./api.js";
 import { getPath, lineOfPath, parseYaml, partsOf, setPath, toYaml, valueOf } from "./doc.js";
 import { fmtNumber, fmtUsd } from "./format.js";
+import { Field, Lifecycle } from "./lifecycle.js";
 import { el } from "./render.js";
-
-export const DEBOUNCE_MS = 300;
 
 // Selects whose empty choice removes a whole optional block, and what a new block holds.
 const OPTIONAL_BLOCKS = {
@@ -24,44 +23,6 @@ const PRICES = {
   reserved_3y: "reserved_3y_usd_per_hour",
 };
 
-/** A field of the form, found by its container's data-path (also the compare view's). */
-export class Field {
-  constructor(root) {
-    this.root = root;
-    this.path = root.dataset.path;
-    this.kind = root.dataset.kind;
-    this.parts = Object.fromEntries(
-      [...root.querySelectorAll("[data-part]")].map((i) => [i.dataset.part, i]),
-    );
-    this.input = root.querySelector("[data-input]");
-    this.error = root.querySelector('[data-role="error"]');
-    this.dist = root.querySelector('[data-role="dist"]');
-    this.distName = undefined;
-  }
-
-  get controls() {
-    return this.input ? [this.input] : Object.values(this.parts);
-  }
-
-  /** True when `path` (an API error path) is this field or inside it. */
-  owns(path) {
-    return (
-      path === this.path || path.startsWith(`${this.path}.`) || path.startsWith(`${this.path}[`)
-    );
-  }
-
-  setError(messages) {
-    const text = messages.join("; ");
-    this.error.textContent = text;
-    this.error.hidden = !text;
-    this.root.classList.toggle("invalid", Boolean(text));
-    for (const c of this.controls) {
-      if (text) c.setAttribute("aria-invalid", "true");
-      else c.removeAttribute("aria-invalid");
-    }
-  }
-}
-
 export class Editor {
   /**
    * `view`: the view's <section>; `kind`: "scenario" or "plan"; `render(result, view)` draws a
@@ -74,18 +35,30 @@ export class Editor {
     this.fields = [...view.querySelectorAll("[data-path]")].map((node) => new Field(node));
     this.textarea = view.querySelector('[data-role="yaml"]');
     this.yamlErrors = view.querySelector('[data-role="yaml-errors"]');
-    this.status = view.querySelector('[data-role="status"]');
-    this.problems = view.querySelector('[data-role="problems"]');
-    this.results = view.querySelector('[data-role="results"]');
     this.doc = {};
     this.template = null; // the document as last read from the text: the order of its keys
     this.result = null;
     this.catalog = { gpus: [], instances: [] };
-    this.timer = null;
-    this.request = new Latest();
     this.version = 0; // bumped on every change of the document
     this.parseError = null;
-    this.fieldErrors = new Map();
+    this.life = new Lifecycle(view, {
+      fields: this.fields,
+      request: () => ({ path: ENDPOINTS[kind], body: this.doc }),
+      show: (result) => this.show(result),
+      words: {
+        working: "Evaluating\u2026",
+        earlier: "an earlier document",
+        valid: `the last valid ${kind}`,
+      },
+      blocked: () => this.parseError && this.unreadable(),
+      unplaced: (errors) =>
+        this.showYamlErrors(
+          errors.map((e) => ({
+            ...e,
+            line: e.path ? lineOfPath(this.textarea.value, e.path) : null,
+          })),
+        ),
+    });
     this.loaded = false; // a document was loaded
     this.saved = null; // {id, version}: the run stored from this document's version
 
@@ -107,7 +80,7 @@ export class Editor {
     this.saved = null;
     this.textarea.value = text;
     this.fromText({ evaluate: !result });
-    if (result) this.show(result);
+    if (result) this.life.show(result);
   }
 
   /** Show document `doc` (written as YAML); with `result` nothing is requested. */
@@ -131,23 +104,24 @@ export class Editor {
       doc = parseYaml(this.textarea.value);
     } catch (exc) {
       this.parseError = exc;
-      this.abort();
       this.showYamlErrors([{ path: "", message: exc.message, line: exc.line }]);
-      this.setStatus(
-        "invalid",
-        `The YAML cannot be read${exc.line ? ` (line ${exc.line})` : ""}: ${exc.message}`,
-      );
+      this.life.halt(this.unreadable());
       return;
     }
     this.parseError = null;
     this.doc = doc;
     this.template = structuredClone(doc);
     this.version += 1;
-    for (const field of this.fields) if (this.fieldErrors.has(field.path)) field.setError([]);
-    this.fieldErrors.clear();
+    this.life.clearFieldErrors();
     this.syncForm();
     this.showYamlErrors([]);
     if (evaluate) this.schedule();
+    else this.life.abort(); // the answer comes with the text
+  }
+
+  unreadable() {
+    const exc = this.parseError;
+    return `The YAML cannot be read${exc.line ? ` (line ${exc.line})` : ""}: ${exc.message}`;
   }
 
   fromField(field) {
@@ -160,14 +134,10 @@ export class Editor {
         value = valueOf(field.kind, raw, field.distName);
       }
     } catch (exc) {
-      this.fieldErrors.set(field.path, exc.message);
-      field.setError([exc.message]);
-      this.abort();
-      this.setStatus("invalid", `${field.path}: ${exc.message}`);
+      this.life.refuse(field, exc.message);
       return;
     }
-    this.fieldErrors.delete(field.path);
-    field.setError([]);
+    this.life.accept(field);
     if (value === INLINE) return; // the inline mapping stays as it is
     const block = OPTIONAL_BLOCKS[field.path];
     if (block && value === undefined) {
@@ -203,7 +173,7 @@ export class Editor {
   syncForm(except = null) {
     const resolved = this.result ? this.result.scenario : {};
     for (const field of this.fields) {
-      if (this.fieldErrors.has(field.path)) continue; // keep what the person typed
+      if (this.life.fieldErrors.has(field.path)) continue; // keep what the person typed
       const value = getPath(this.doc, field.path);
       const active = document.activeElement;
       if (field.input) {
@@ -330,97 +300,20 @@ export class Editor {
 
   // --- evaluation -------------------------------------------------------------------------
 
-  abort() {
-    clearTimeout(this.timer);
-    this.timer = null;
-    this.request.abort();
-  }
-
-  /** Evaluate the document DEBOUNCE_MS after the last edit; a request under way is aborted. */
+  /** Evaluate the document a moment after the last edit. */
   schedule() {
-    this.abort();
-    if (this.parseError || this.fieldErrors.size) return;
-    this.setStatus("pending", "Evaluating\u2026");
-    this.timer = setTimeout(() => this.evaluate(), DEBOUNCE_MS);
+    this.life.schedule();
   }
 
-  async evaluate() {
-    this.abort();
-    this.setStatus("busy", "Evaluating\u2026");
-    let result;
-    try {
-      result = await this.request.send(ENDPOINTS[this.kind], { method: "POST", body: this.doc });
-    } catch (exc) {
-      this.failed(exc);
-      return;
-    }
-    if (result !== undefined) this.show(result);
-  }
-
+  /** Draw `result`; the status line. */
   show(result) {
     this.result = result;
-    this.showErrors([]);
-    this.results.classList.remove("stale");
     this.render(result, this.view);
     this.syncForm();
-    const draws = `${fmtNumber(result.samples)} draws, seed ${result.seed}, catalog ${result.catalog.version}`;
-    this.setStatus("idle", `Up to date: ${draws}.`);
+    return `Up to date: ${fmtNumber(result.samples)} draws, seed ${result.seed}, catalog ${result.catalog.version}.`;
   }
 
-  failed(exc) {
-    this.results.classList.add("stale");
-    if (!(exc instanceof ApiError)) {
-      this.setStatus(
-        "error",
-        `The service did not answer (${exc.message}); the answer shown is for an earlier document.`,
-      );
-      return;
-    }
-    if (exc.status === 401) {
-      this.setStatus("error", "This service needs an API key: enter it at the top of the page.");
-      return;
-    }
-    const errors = exc.errors.length ? exc.errors : [{ path: "", message: exc.message }];
-    this.showErrors(errors);
-    const count = `${errors.length} problem${errors.length === 1 ? "" : "s"}`;
-    this.setStatus(
-      "invalid",
-      `${count} to fix (shown beside the inputs); the answer shown is for the last valid ${this.kind}.`,
-    );
-  }
-
-  // --- errors and status ------------------------------------------------------------------
-
-  /** Put each API error beside the field it names, or under the YAML with its line. */
-  showErrors(errors) {
-    const byField = new Map();
-    const rest = [];
-    for (const error of errors) {
-      const path = String(error.path || "");
-      const owners = this.fields.filter((f) => path && f.owns(path));
-      const field = owners.sort((a, b) => b.path.length - a.path.length)[0];
-      if (field) {
-        if (!byField.has(field)) byField.set(field, []);
-        const inner = path === field.path ? "" : `${path.slice(field.path.length + 1)}: `;
-        byField.get(field).push(inner + error.message);
-      } else {
-        rest.push({ ...error, line: path ? lineOfPath(this.textarea.value, path) : null });
-      }
-    }
-    for (const field of this.fields) {
-      if (!this.fieldErrors.has(field.path)) field.setError(byField.get(field) || []);
-    }
-    this.showYamlErrors(rest);
-    this.problems.replaceChildren();
-    this.problems.hidden = !errors.length;
-    if (errors.length) {
-      const list = el("ul");
-      for (const error of errors) {
-        list.append(el("li", {}, error.path ? `${error.path}: ${error.message}` : error.message));
-      }
-      this.problems.append(list);
-    }
-  }
+  // --- errors -----------------------------------------------------------------------------
 
   showYamlErrors(errors) {
     this.yamlErrors.replaceChildren(
@@ -432,11 +325,5 @@ export class Editor {
     this.yamlErrors.hidden = !errors.length;
     if (errors.length) this.textarea.setAttribute("aria-invalid", "true");
     else this.textarea.removeAttribute("aria-invalid");
-  }
-
-  setStatus(state, text) {
-    this.view.dataset.status = state;
-    this.results.setAttribute("aria-busy", String(state === "busy" || state === "pending"));
-    this.status.textContent = text;
   }
 }

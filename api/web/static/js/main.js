@@ -113,7 +113,7 @@ async function loadCatalog() {
       editor.setCatalog({ gpus: gpus.items, instances: instances.items });
   } catch (exc) {
     for (const editor of Object.values(editors))
-      editor.setStatus(
+      editor.life.setStatus(
         editor.view.dataset.status,
         `The catalog could not be loaded (${exc.message}).`,
       );

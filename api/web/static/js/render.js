@@ -73,11 +73,13 @@ export function warnings(list, items) {
 
 const drawn = new WeakMap();
 
-/** Draw `chart(width)` into `slot` now and again whenever the slot's width changes. */
+/** Draw `chart(width)` into `slot` now and again whenever the slot's width changes; the slot's
+ * data-width is the width the chart shown was drawn at. */
 export function drawChart(slot, chart) {
-  const draw = () => {
+  const draw = (state) => {
     const width = Math.max(280, Math.floor(slot.clientWidth));
-    slot.replaceChildren(chart(width));
+    slot.replaceChildren(state.chart(width));
+    slot.dataset.width = String(width);
   };
   let state = drawn.get(slot);
   if (!state) {
@@ -86,15 +88,12 @@ export function drawChart(slot, chart) {
       const width = Math.floor(slot.clientWidth);
       if (width && width !== state.width) {
         state.width = width;
-        requestAnimationFrame(() => {
-          const w = Math.max(280, Math.floor(slot.clientWidth));
-          slot.replaceChildren(state.chart(w));
-        });
+        requestAnimationFrame(() => draw(state));
       }
     });
     observer.observe(slot);
     drawn.set(slot, state);
   }
   state.chart = chart;
-  draw();
+  draw(state);
 }

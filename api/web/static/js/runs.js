@@ -142,7 +142,7 @@ export class Runs {
       this.refresh();
       return run.id;
     } catch (exc) {
-      if (exc instanceof ApiError && exc.status === 422) editor.failed(exc);
+      if (exc instanceof ApiError && exc.status === 422) editor.life.failed(exc);
       status.textContent = `Not saved: ${explain(exc)}`;
       return null;
     }

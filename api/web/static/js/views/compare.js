@@ -3,12 +3,11 @@
 // words it (cli/tables.py print_compare): the cheapest owned and rented option and the
 // break-even between them, then the options cheapest first (the TOP cheapest until "show all"),
 // a † on those whose speed comes from peak ratios. The inputs are the request's options; the
-// request is sent a moment after each edit (debounced; a stale request is aborted) and the
-// API's errors are shown beside the field their path names.
+// request is sent a moment after each edit (lifecycle.js: debounced, the latest edit wins) and
+// the API's errors are shown beside the field their path names.
 
-import { ApiError, Latest } from "../api.js";
-import { DEBOUNCE_MS, Field } from "../editor.js";
 import { fmtNumber, fmtShare, fmtUnitCost, fmtUsd, fmtUtilisation, formatG } from "../format.js";
+import { Field, Lifecycle } from "../lifecycle.js";
 import { el } from "../render.js";
 
 export const ENDPOINT = "/v1/compare";
@@ -116,9 +115,6 @@ class Compare {
     const q = (role) => view.querySelector(`[data-role="${role}"]`);
     this.fields = [...view.querySelectorAll("[data-path]")].map((node) => new Field(node));
     this.verdict = q("verdict");
-    this.status = q("status");
-    this.problems = q("problems");
-    this.results = q("results");
     this.about = q("about");
     this.table = q("ranking");
     this.peaks = q("peaks");
@@ -128,9 +124,16 @@ class Compare {
     this.toggle = view.querySelector('[data-action="show-all"]');
     this.result = null;
     this.showAll = false;
-    this.timer = null;
-    this.request = new Latest();
-    this.fieldErrors = new Map(); // the page's own: not a number, a per cent out of range
+    this.life = new Lifecycle(view, {
+      fields: this.fields,
+      request: () => ({ path: ENDPOINT, body: this.body() }),
+      show: (result) => this.show(result),
+      words: {
+        working: "Comparing\u2026",
+        earlier: "earlier inputs",
+        valid: "the last valid inputs",
+      },
+    });
     this.loaded = false;
     for (const field of this.fields) {
       field.input.addEventListener(field.input.tagName === "SELECT" ? "change" : "input", () =>
@@ -150,8 +153,8 @@ class Compare {
     if (this.loaded) return;
     this.loaded = true;
     for (const field of this.fields) this.check(field);
-    if (this.fieldErrors.size) this.schedule();
-    else this.evaluate();
+    if (this.life.fieldErrors.size) this.schedule();
+    else this.life.evaluate();
   }
 
   // --- the request ------------------------------------------------------------------------
@@ -180,127 +183,38 @@ class Compare {
     return body;
   }
 
-  /** Check `field`'s text; true when it can be sent. */
+  /** Check `field`'s text; true when it can be sent (else its error is shown beside it). */
   check(field) {
     try {
       this.value(field);
     } catch (exc) {
-      this.fieldErrors.set(field.path, exc.message);
-      field.setError([exc.message]);
+      this.life.refuse(field, exc.message);
       return false;
     }
-    if (this.fieldErrors.delete(field.path)) field.setError([]);
+    this.life.accept(field);
     return true;
   }
 
   changed(field) {
-    if (!this.check(field)) {
-      this.abort();
-      this.setStatus("invalid", `${field.path}: ${this.fieldErrors.get(field.path)}`);
-      return;
-    }
-    this.schedule();
+    if (this.check(field)) this.schedule();
   }
 
   // --- evaluation -------------------------------------------------------------------------
 
-  abort() {
-    clearTimeout(this.timer);
-    this.timer = null;
-    this.request.abort();
-  }
-
-  /** Compare DEBOUNCE_MS after the last edit; a request under way is aborted. */
+  /** Compare a moment after the last edit. */
   schedule() {
-    this.abort();
-    if (this.fieldErrors.size) {
-      const [path, message] = this.fieldErrors.entries().next().value;
-      this.setStatus("invalid", `${path}: ${message}`);
-      return;
-    }
-    this.setStatus("pending", "Comparing\u2026");
-    this.timer = setTimeout(() => this.evaluate(), DEBOUNCE_MS);
+    this.life.schedule();
   }
 
-  async evaluate() {
-    this.abort();
-    this.setStatus("busy", "Comparing\u2026");
-    let result;
-    try {
-      result = await this.request.send(ENDPOINT, { method: "POST", body: this.body() });
-    } catch (exc) {
-      this.failed(exc);
-      return;
-    }
-    if (result !== undefined) this.show(result);
-  }
-
+  /** Draw `result`; the status line. */
   show(result) {
     this.result = result;
-    this.showErrors([]);
-    this.results.classList.remove("stale");
     this.render(result);
     const r = result.request;
-    this.setStatus(
-      "idle",
+    return (
       `Up to date: ${fmtNumber(result.options.length)} options, ${fmtNumber(r.samples)} draws ` +
-        `each, seed ${r.seed}, catalog ${result.catalog.version}.`,
+      `each, seed ${r.seed}, catalog ${result.catalog.version}.`
     );
-  }
-
-  failed(exc) {
-    this.results.classList.add("stale");
-    if (!(exc instanceof ApiError)) {
-      this.setStatus(
-        "error",
-        `The service did not answer (${exc.message}); the answer shown is for earlier inputs.`,
-      );
-      return;
-    }
-    if (exc.status === 401) {
-      this.setStatus("error", "This service needs an API key: enter it at the top of the page.");
-      return;
-    }
-    const errors = exc.errors.length ? exc.errors : [{ path: "", message: exc.message }];
-    this.showErrors(errors);
-    const count = `${errors.length} problem${errors.length === 1 ? "" : "s"}`;
-    this.setStatus(
-      "invalid",
-      `${count} to fix (shown beside the inputs); the answer shown is for the last valid inputs.`,
-    );
-  }
-
-  /** Each API error beside the field its path names; every one in the list under the answer. */
-  showErrors(errors) {
-    const byField = new Map();
-    for (const error of errors) {
-      const path = String(error.path || "");
-      const field = this.fields.find((f) => path && f.owns(path));
-      if (!field) continue;
-      if (!byField.has(field)) byField.set(field, []);
-      const inner = path === field.path ? "" : `${path.slice(field.path.length + 1)}: `;
-      byField.get(field).push(inner + error.message);
-    }
-    for (const field of this.fields) {
-      if (!this.fieldErrors.has(field.path)) field.setError(byField.get(field) || []);
-    }
-    this.problems.replaceChildren();
-    this.problems.hidden = !errors.length;
-    if (errors.length) {
-      this.problems.append(
-        el(
-          "ul",
-          {},
-          ...errors.map((e) => el("li", {}, e.path ? `${e.path}: ${e.message}` : e.message)),
-        ),
-      );
-    }
-  }
-
-  setStatus(state, text) {
-    this.view.dataset.status = state;
-    this.results.setAttribute("aria-busy", String(state === "busy" || state === "pending"));
-    this.status.textContent = text;
   }
 
   // --- the answer -------------------------------------------------------------------------
@@ -316,8 +230,7 @@ class Compare {
     const uncertainty = Object.entries(result.uncertainty || {})
       .map(([key, spread]) => `${key} \u00b1${fmtShare(spread)}`)
       .join(", ");
-    this.about.textContent =
-      `${heading(result)} Highlighted: the cheapest owned and rented option.`;
+    this.about.textContent = `${heading(result)} Highlighted: the cheapest owned and rented option.`;
     this.uncertainty.textContent =
       "P10\u2013P90 span the draws of a triangular uncertainty around each catalog value" +
       `${uncertainty ? ` (${uncertainty})` : ""}.`;
@@ -378,8 +291,7 @@ class Compare {
     this.peaks.hidden = !shown.some(fromPeaks);
     const r = result.request;
     const notes = [`${fmtNumber(options.length)} options`];
-    if (options.length > shown.length)
-      notes.push(`the ${fmtNumber(shown.length)} cheapest shown`);
+    if (options.length > shown.length) notes.push(`the ${fmtNumber(shown.length)} cheapest shown`);
     if (r.min_memory_gb !== null && r.min_memory_gb !== undefined)
       notes.push(`${fmtNumber(result.left_out_by_min_memory)} left out by the minimum memory`);
     if ((result.ruled_out || []).length)
