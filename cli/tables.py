@@ -22,7 +22,6 @@ from rich.table import Table
 from rich.text import Text
 
 from costmodel.present.formatting import (
-    fmt_margin,
     fmt_months,
     fmt_number,
     fmt_share,
@@ -116,20 +115,10 @@ def _warnings(result: Result | PlanResult, console: Console) -> None:
 def _precision(result: Result, console: Console) -> None:
     """One line on the precision of the break-even P50, then the three largest tornado swings
     (nothing for results stored before these existed)."""
-    c, be = result.convergence, result.breakeven_utilisation
-    if c is not None:
-        if missing(c.breakeven_p50_halfwidth) or missing(be.p50):
-            lo, hi = c.breakeven_p50_ci95
-            text = (
-                f"Break-even P50 {fmt_utilisation(be.p50)} (95 % interval "
-                f"{fmt_utilisation(lo, none='—')} to {fmt_utilisation(hi)})"
-            )
-        else:
-            text = f"Break-even P50 {fmt_margin(be.p50, c.breakeven_p50_halfwidth)} (95 %)"
-        if c.samples != c.initial_samples:
-            text += f", {c.samples:,} draws (doubled from {c.initial_samples:,})"
-        if c.met is False:
-            text += f"; short of the target ± {c.target_halfwidth * 100:.3g} %"
+    from costmodel.present.verdict import precision_text
+
+    text = precision_text(result)
+    if text is not None:
         console.print()
         console.print(text, highlight=False)
     t = result.tornado

@@ -434,7 +434,7 @@ def test_run_prints_the_precision_and_the_largest_swings(contested):
     text = out.getvalue()
     p50 = contested.breakeven_utilisation.p50
     margin = contested.convergence.breakeven_p50_halfwidth
-    line = re.search(r"Break-even P50 (\d+\.(\d+)) % ± (\d+\.\d+) % \(95 %\)", text)
+    line = re.search(r"Break-even P50 (\d+\.(\d+)) % ± (\d+\.\d+) % \(95 % interval", text)
     assert line, text
     shown = 0.5 * 10.0 ** -len(line.group(2))  # both to the margin's first significant digit
     assert float(line.group(1)) == pytest.approx(p50 * 100, abs=shown)

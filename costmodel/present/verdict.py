@@ -1,4 +1,5 @@
-"""One-sentence answers from the summarised numbers: of a comparison and of a plan."""
+"""The sentences a result is read by, written once for the CLI, the reports and the page: the
+one-sentence answers of a comparison and of a plan, and the precision of the break-even."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import numpy as np
 
 from ..plan_result import Candidate, PlanResult
 from ..result import Result
-from .formatting import fmt_share, fmt_utilisation, missing
+from .formatting import fmt_margin, fmt_share, fmt_utilisation, missing
 
-__all__ = ["plan_verdict", "verdict"]
+__all__ = ["plan_verdict", "precision_text", "verdict"]
 
 
 def verdict(result: Result) -> str:
@@ -91,3 +92,29 @@ def plan_verdict(
     elif instances is not None and 0 < instances[0] == best.instances:
         edge = f" It reserves the most instances considered: raise {instances[1]}."
     return f"{plan}{rest}: {change} against all-cloud (cheaper in {cheaper} of draws).{edge}"
+
+
+def precision_text(result: Result) -> str | None:
+    """ "Break-even P50 36.2 % ± 0.4 % (95 % interval, 10,000 draws)", or None without
+    ``convergence``."""
+    c = result.convergence
+    if c is None:
+        return None
+    p50 = result.breakeven_utilisation.p50
+    lo, hi = c.breakeven_p50_ci95
+    if missing(c.breakeven_p50_halfwidth) or missing(p50):
+        text = (
+            f"Break-even P50 {fmt_utilisation(p50)} (95 % interval "
+            f"{fmt_utilisation(lo, none='—')} to {fmt_utilisation(hi)}"
+        )
+    else:
+        text = f"Break-even P50 {fmt_margin(p50, c.breakeven_p50_halfwidth)} (95 % interval"
+    text += f", {c.samples:,} draws"
+    if c.samples != c.initial_samples:
+        text += f", doubled from {c.initial_samples:,}"
+    text += ")"
+    if c.met is False:
+        text += f"; short of the target ± {c.target_halfwidth * 100:.3g} %"
+    elif c.met:
+        text += f"; within the target ± {c.target_halfwidth * 100:.3g} %"
+    return text + "."

@@ -12,14 +12,14 @@ from typing import Any
 
 from ...plan_result import PlanResult
 from ...result import Result
-from ..formatting import fmt_margin, fmt_number, fmt_usd, fmt_utilisation, missing
+from ..formatting import fmt_number, fmt_usd, fmt_utilisation, missing
+from ..verdict import precision_text
 from .tables import Table
 
 __all__ = [
     "INPUT_LABELS",
     "TORNADO_HEADER",
     "plan_voi_sentence",
-    "precision_text",
     "tornado_rows",
     "tornado_table",
     "uncertainty_context",
@@ -86,32 +86,6 @@ def _label(name: str) -> str:
             return name
         return label if side == "own" else f"{owner} {label.removeprefix('the ')}"
     return INPUT_LABELS.get(name, name)
-
-
-def precision_text(result: Result) -> str | None:
-    """ "Break-even P50 36.2 % ± 0.4 % (95 % interval, 10,000 draws)", or None without
-    ``convergence``."""
-    c = result.convergence
-    if c is None:
-        return None
-    p50 = result.breakeven_utilisation.p50
-    lo, hi = c.breakeven_p50_ci95
-    if missing(c.breakeven_p50_halfwidth) or missing(p50):
-        text = (
-            f"Break-even P50 {fmt_utilisation(p50)} (95 % interval "
-            f"{fmt_utilisation(lo, none='—')} to {fmt_utilisation(hi)}"
-        )
-    else:
-        text = f"Break-even P50 {fmt_margin(p50, c.breakeven_p50_halfwidth)} (95 % interval"
-    text += f", {c.samples:,} draws"
-    if c.samples != c.initial_samples:
-        text += f", doubled from {c.initial_samples:,}"
-    text += ")"
-    if c.met is False:
-        text += f"; short of the target ± {c.target_halfwidth * 100:.3g} %"
-    elif c.met:
-        text += f"; within the target ± {c.target_halfwidth * 100:.3g} %"
-    return text + "."
 
 
 def tornado_table(result: Result, top: int = 10) -> Table | None:

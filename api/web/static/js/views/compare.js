@@ -75,7 +75,7 @@ function heading(result) {
 }
 
 function fromCatalog(o) {
-  return String(o.price_source || "").startsWith("catalog");
+  return o.price_origin !== "prices";
 }
 
 function price(o) {
