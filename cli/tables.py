@@ -25,6 +25,7 @@ from costmodel.present.formatting import (
     fmt_months,
     fmt_number,
     fmt_share,
+    fmt_unit_cost,
     fmt_usd,
     fmt_utilisation,
     missing,
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from costmodel.result import Result
     from pricing import Catalog
     from scenarios.compare import Comparison
-    from scenarios.compare import Option as CompareOption
     from scenarios.library import Example
 
 __all__ = [
@@ -384,51 +384,29 @@ def print_examples(examples: Sequence[Example], console: Console) -> None:
 # costmodel compare
 
 
-def _unit_cost(x: float | None) -> str:
-    """Cost per reference GPU-hour [USD] to three significant figures: "$0.0689", "$2.40"."""
-    if missing(x):
-        return "—"
-    return f"${x:,.3g}" if x < 1000 else fmt_usd(x)
-
-
-def _option_name(o: CompareOption) -> str:
-    return f"{o.gpu_count} x {o.id}" if o.side == "buy" else o.id
-
-
-def _pricing_name(o: CompareOption) -> str:
-    return "own" if o.side == "buy" else o.pricing.replace("_", " ")
-
-
-def _peaks_mark(option: CompareOption) -> str:
-    """ " †" for an option whose speed comes from peak ratios (``throughput_from_peaks``)."""
-    return " †" if any(w.code == "throughput_from_peaks" for w in option.warnings) else ""
-
-
 def print_compare(result: Comparison, console: Console, limit: int | None = None) -> None:
     """Every option (or the ``limit`` cheapest) ranked by P50 cost per reference GPU-hour, then
     the cheapest owned and rented option, their break-even and what was left out."""
-    r = result.request
+    from scenarios.compare import from_peaks, option_name, pricing_name
+
+    words = result.wording
     shown = list(result.options if limit is None else result.options[:limit])
-    tier = f", {r.tier} instances" if r.tier else ""
-    memory = f", at least {r.min_memory_gb:g} GB" if r.min_memory_gb is not None else ""
-    console.print(
-        f"[bold]Cost per reference GPU-hour at {fmt_utilisation(r.utilisation)} utilisation"
-        f"[/bold] ({r.precision}, {r.horizon_months} months{tier}{memory}; samples "
-        f"{r.samples:,}, seed {r.seed}, catalog {result.catalog.version}; one reference "
-        f"GPU-hour is an hour of {result.reference_gpu})",
-        highlight=False,
-    )
+    console.print(Text(words.heading, style="bold"))
     console.print()
     columns = [
         Column("#", [str(i) for i in range(1, len(shown) + 1)]),
-        Column("Option", [_option_name(o) + _peaks_mark(o) for o in shown], numeric=False),
-        Column("Pricing", [_pricing_name(o) for o in shown], numeric=False),
-        Column("P50\n[USD]", [_unit_cost(o.cost_per_reference_gpu_hour.p50) for o in shown]),
+        Column(
+            "Option",
+            [option_name(o) + (" †" if from_peaks(o) else "") for o in shown],
+            numeric=False,
+        ),
+        Column("Pricing", [pricing_name(o) for o in shown], numeric=False),
+        Column("P50\n[USD]", [fmt_unit_cost(o.cost_per_reference_gpu_hour.p50) for o in shown]),
         Column(
             "P10–P90\n[USD]",
             [
-                f"{_unit_cost(o.cost_per_reference_gpu_hour.p10)}–"
-                f"{_unit_cost(o.cost_per_reference_gpu_hour.p90)}"
+                f"{fmt_unit_cost(o.cost_per_reference_gpu_hour.p10)}–"
+                f"{fmt_unit_cost(o.cost_per_reference_gpu_hour.p90)}"
                 for o in shown
             ],
             priority=1,
@@ -436,7 +414,7 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
         Column(
             "Price",
             [
-                (fmt_usd(o.price_usd) if o.side == "buy" else f"{_unit_cost(o.price_usd)}/h")
+                (fmt_usd(o.price_usd) if o.side == "buy" else f"{fmt_unit_cost(o.price_usd)}/h")
                 + ("*" if o.price_origin == "prices" else "")
                 for o in shown
             ],
@@ -451,33 +429,15 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
         ),
     ]
     console.print(fitted_table(columns, console))
-    if any(_peaks_mark(o) for o in shown):
-        console.print(
-            "† speed from the ratio of peak figures, not measured training throughput: it can "
-            "overstate real speed (give relative_throughput in a scenario to check).",
-            highlight=False,
-        )
+    if any(from_peaks(o) for o in shown):
+        console.print(words.peaks_note, highlight=False)
     if limit is not None and len(result.options) > limit:
         console.print(f"({len(result.options) - limit} more; --top 0 shows all)")
     console.print()
-    for label, o in (("owned", result.cheapest_buy), ("rented", result.cheapest_rent)):
-        if o is None:
-            console.print(f"Cheapest {label}: none", highlight=False)
-            continue
-        console.print(
-            f"Cheapest {label}: {_option_name(o)} ({_pricing_name(o)}), "
-            f"{_unit_cost(o.cost_per_reference_gpu_hour.p50)} per reference GPU-hour",
-            highlight=False,
-        )
-    be = result.breakeven_utilisation
-    if be is not None:
-        console.print(
-            f"Break-even utilisation between them: {fmt_utilisation(be.p50)} "
-            f"(P10–P90 {fmt_utilisation(be.p10)}–{fmt_utilisation(be.p90)})",
-            highlight=False,
-        )
+    for line in words.summary:
+        console.print(line, highlight=False)
     notes = [f"{len(result.options)} options"]
-    if r.min_memory_gb is not None:
+    if result.request.min_memory_gb is not None:
         notes.append(f"{result.left_out_by_min_memory} left out by --min-memory")
     if result.ruled_out:
         notes.append(f"{len(result.ruled_out)} ruled out (see --format json)")

@@ -76,6 +76,7 @@ __all__ = [
     "Cost",
     "LeftOut",
     "Option",
+    "Wording",
     "compare",
     "load_request",
 ]
@@ -267,6 +268,81 @@ class Comparison:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (:class:`ComparisonSchema`); no value is ``null``."""
         return ComparisonSchema().dump(self)
+
+    @property
+    def wording(self) -> Wording:
+        """The sentences the comparison is read by (the CLI and the page print them)."""
+        return wording(self)
+
+
+# ---------------------------------------------------------------------------------------------
+# the words
+
+
+#: The footnote to the dagger that marks an option whose speed comes from peak ratios.
+PEAKS_NOTE = (
+    "† speed from the ratio of peak figures, not measured training throughput: it can "
+    "overstate real speed (give relative_throughput in a scenario to check)."
+)
+
+
+def option_name(o: Option) -> str:
+    """ "4 x rtx-4090" (owned: GPUs per server and the GPU) or the instance id."""
+    return f"{o.gpu_count} x {o.id}" if o.side == "buy" else o.id
+
+
+def pricing_name(o: Option) -> str:
+    """ "own", or the pricing model in words ("on demand")."""
+    return "own" if o.side == "buy" else o.pricing.replace("_", " ")
+
+
+def from_peaks(o: Option) -> bool:
+    """Whether the option's speed comes from the ratio of peak figures."""
+    return any(w.code == "throughput_from_peaks" for w in o.warnings)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """The sentences of a comparison, written once: ``heading`` (what was compared and how),
+    ``summary`` (the cheapest owned and rented option and their break-even, one line each),
+    ``peaks_note`` (the footnote to the dagger of options whose speed is from peak ratios,
+    shown under a table that has one)."""
+
+    heading: str
+    summary: tuple[str, ...]
+    peaks_note: str = PEAKS_NOTE
+
+
+def wording(result: Comparison) -> Wording:
+    """The :class:`Wording` of ``result``."""
+    from costmodel.present.formatting import fmt_unit_cost, fmt_utilisation
+
+    r = result.request
+    tier = f", {r.tier} instances" if r.tier else ""
+    memory = f", at least {r.min_memory_gb:g} GB" if r.min_memory_gb is not None else ""
+    heading = (
+        f"Cost per reference GPU-hour at {fmt_utilisation(r.utilisation)} utilisation "
+        f"({r.precision}, {r.horizon_months} months{tier}{memory}; samples {r.samples:,}, seed "
+        f"{r.seed}, catalog {result.catalog.version}; one reference GPU-hour is an hour of "
+        f"{result.reference_gpu})"
+    )
+    lines = []
+    for label, o in (("owned", result.cheapest_buy), ("rented", result.cheapest_rent)):
+        if o is None:
+            lines.append(f"Cheapest {label}: none")
+        else:
+            cost = fmt_unit_cost(o.cost_per_reference_gpu_hour.p50)
+            lines.append(
+                f"Cheapest {label}: {option_name(o)} ({pricing_name(o)}), {cost} per reference "
+                "GPU-hour"
+            )
+    be = result.breakeven_utilisation
+    if be is not None:
+        lines.append(
+            f"Break-even utilisation between them: {fmt_utilisation(be.p50)} "
+            f"(P10–P90 {fmt_utilisation(be.p10)}–{fmt_utilisation(be.p90)})"
+        )
+    return Wording(heading, tuple(lines))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -560,6 +636,30 @@ class CompareOptionSchema(Schema):
         metadata={"description": "catalog, or prices: the user's prices file laid over it"},
     )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
+    name = fields.Function(
+        option_name, metadata={"description": "the option in words: '4 x rtx-4090' or the id"}
+    )
+    pricing_name = fields.Function(
+        pricing_name, metadata={"description": "'own', or the pricing model in words"}
+    )
+    from_peaks = fields.Function(
+        from_peaks,
+        metadata={"description": "its speed comes from peak ratios, not a measurement (†)"},
+    )
+
+
+class WordingSchema(Schema):
+    """The sentences the comparison is read by, as the CLI prints them."""
+
+    heading = fields.String(required=True, metadata={"description": "what was compared and how"})
+    summary = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the cheapest owned and rented option and their break-even"},
+    )
+    peaks_note = fields.String(
+        required=True, metadata={"description": "the footnote to the † of an option's name"}
+    )
 
 
 class CompareLeftOutSchema(Schema):
@@ -606,3 +706,4 @@ class ComparisonSchema(Schema):
         required=True,
         metadata={"description": "options the advice rules out or that cannot be resolved"},
     )
+    wording = fields.Nested(WordingSchema, required=True)

@@ -251,12 +251,12 @@ def test_the_shipped_catalog_is_compared_in_seconds():
     doc = result.to_dict()
     assert set(doc) == {
         "request", "reference_gpu", "catalog", "uncertainty", "options", "cheapest_buy",
-        "cheapest_rent", "breakeven_utilisation", "left_out_by_min_memory", "ruled_out",
+        "cheapest_rent", "breakeven_utilisation", "left_out_by_min_memory", "ruled_out", "wording",
     }  # fmt: skip
     first = doc["options"][0]
     assert set(first) == {
         "id", "side", "pricing", "gpu", "gpu_count", "cost_per_reference_gpu_hour", "price_usd",
-        "price_source", "price_origin", "warnings",
+        "price_source", "price_origin", "warnings", "name", "pricing_name", "from_peaks",
     }  # fmt: skip
     assert {o["price_origin"] for o in doc["options"]} == {"catalog"}
     assert set(first["cost_per_reference_gpu_hour"]) == {"p10", "p50", "p90"}
@@ -402,3 +402,21 @@ def test_read_prices_and_compare_share_the_overlay(tmp_path):
     spot = next(o for o in result.options if o.id == "cloud/one" and o.pricing == "spot")
     assert spot.cost_per_reference_gpu_hour.p50 == pytest.approx(0.5, rel=REL)
     assert spot.price_source == "p.csv: q (as of 2026-01-01)"
+
+
+def test_the_wording_is_written_once_for_every_door(capsys):
+    """The sentences the CLI prints are the ones the JSON (and so the page) carries."""
+    result = compare(REQUEST, _catalog(), uncertainty={})
+    words = result.to_dict()["wording"]
+    assert words["summary"][0].startswith("Cheapest owned: 1 x ")
+    assert words["summary"][2].startswith("Break-even utilisation between them: ")
+    assert words["heading"].startswith("Cost per reference GPU-hour at ")
+    from rich.console import Console
+
+    from cli.tables import print_compare
+
+    out = io.StringIO()
+    print_compare(result, Console(file=out, width=200, color_system=None))
+    text = out.getvalue()
+    assert words["heading"] in text
+    assert all(line in text for line in words["summary"])

@@ -37,8 +37,14 @@ from rich.console import Console
 
 from api import create_app
 from api.service import get_catalog
-from cli.tables import _unit_cost, print_compare
-from costmodel.present.formatting import fmt_months, fmt_share, fmt_usd, fmt_utilisation
+from cli.tables import print_compare
+from costmodel.present.formatting import (
+    fmt_months,
+    fmt_share,
+    fmt_unit_cost,
+    fmt_usd,
+    fmt_utilisation,
+)
 from scenarios.compare import compare, load_request
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -373,7 +379,7 @@ def test_page_in_chromium(driver, tmp_path):
             months,
             costs,
         )
-        assert formatted["cost"] == [_unit_cost(v) for v in costs]
+        assert formatted["cost"] == [fmt_unit_cost(v) for v in costs]
         assert formatted["usd"] == [fmt_usd(v) for v in values]
         assert formatted["share"] == [fmt_share(v) for v in shares]
         assert formatted["util"] == [fmt_utilisation(v) for v in shares]
@@ -597,7 +603,7 @@ def test_compare_in_chromium(driver, tmp_path):
         best = options[0]
         name = f"{best['gpu_count']} x {best['id']}" if best["side"] == "buy" else best["id"]
         assert first[:2] == ["1", name + (" †" if _peaks(best) else "")]
-        assert first[3] == _unit_cost(best["cost_per_reference_gpu_hour"]["p50"])
+        assert first[3] == fmt_unit_cost(best["cost_per_reference_gpu_hour"]["p50"])
         row = next(line for line in cli if line.split()[:1] == ["1"] and first[1] in line)
         assert first[3] in row and first[5] in row  # the CLI's P50 and price
         peaks = page.by_id("compare-peaks")

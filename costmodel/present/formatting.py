@@ -23,6 +23,7 @@ __all__ = [
     "fmt_months",
     "fmt_number",
     "fmt_share",
+    "fmt_unit_cost",
     "fmt_usd",
     "fmt_utilisation",
     "fmt_value",
@@ -107,6 +108,13 @@ def fmt_margin(u: float | None, margin: float | None) -> str:
         return fmt_utilisation(u)
     d = _margin_decimals(margin)
     return f"{u * 100:.{d}f} % ± {margin * 100:.{d}f} %"
+
+
+def fmt_unit_cost(x: float | None) -> str:
+    """A cost per unit of work [USD] to three significant figures: "$0.0689", "$2.40"."""
+    if missing(x):
+        return DASH
+    return f"${x:,.3g}" if x < 1000 else fmt_usd(x)
 
 
 def fmt_months(t: float | None) -> str:

@@ -1,12 +1,13 @@
 // The compare view: every owned and rented option of the catalog ranked by cost per reference
-// GPU-hour at one utilisation (POST /v1/compare). The answer is worded as `costmodel compare`
-// words it (cli/tables.py print_compare): the cheapest owned and rented option and the
-// break-even between them, then the options cheapest first (the TOP cheapest until "show all"),
-// a † on those whose speed comes from peak ratios. The inputs are the request's options; the
+// GPU-hour at one utilisation (POST /v1/compare). The sentences are the server's (the answer's
+// `wording`, the options' `name` and `pricing_name`), the same that `costmodel compare` prints:
+// the cheapest owned and rented option and the break-even between them, then the options
+// cheapest first (the TOP cheapest until "show all"), a † on those whose speed comes from peak
+// ratios. The inputs are the request's options; the
 // request is sent a moment after each edit (lifecycle.js: debounced, the latest edit wins) and
 // the API's errors are shown beside the field their path names.
 
-import { fmtNumber, fmtShare, fmtUnitCost, fmtUsd, fmtUtilisation, formatG } from "../format.js";
+import { fmtNumber, fmtShare, fmtUnitCost, fmtUsd } from "../format.js";
 import { Field, Lifecycle } from "../lifecycle.js";
 import { el } from "../render.js";
 
@@ -15,65 +16,6 @@ export const ENDPOINT = "/v1/compare";
 export const TOP = 25;
 /** A `percent` field's value over its share in the request. */
 const PERCENT = 100;
-/** The CLI's footnote to the † mark. */
-export const PEAKS_NOTE =
-  "\u2020 speed from the ratio of peak figures, not measured training throughput: it can " +
-  "overstate real speed (give relative_throughput in a scenario to check).";
-
-/** "4 x rtx-4090" (owned) or the instance id, as the CLI names an option. */
-export function optionName(o) {
-  return o.side === "buy" ? `${o.gpu_count} x ${o.id}` : o.id;
-}
-
-/** "own", or the pricing model in words ("on demand"). */
-export function pricingName(o) {
-  return o.side === "buy" ? "own" : o.pricing.replaceAll("_", " ");
-}
-
-/** True when the option's speed comes from the ratio of peak figures. */
-export function fromPeaks(o) {
-  return (o.warnings || []).some((w) => w.code === "throughput_from_peaks");
-}
-
-/** The lines after the CLI's table: the cheapest owned and rented option, their break-even. */
-export function summary(result) {
-  const lines = [];
-  for (const [label, o] of [
-    ["owned", result.cheapest_buy],
-    ["rented", result.cheapest_rent],
-  ]) {
-    lines.push(
-      o
-        ? `Cheapest ${label}: ${optionName(o)} (${pricingName(o)}), ` +
-            `${fmtUnitCost(o.cost_per_reference_gpu_hour.p50)} per reference GPU-hour`
-        : `Cheapest ${label}: none`,
-    );
-  }
-  const be = result.breakeven_utilisation;
-  if (be)
-    lines.push(
-      `Break-even utilisation between them: ${fmtUtilisation(be.p50)} ` +
-        `(P10\u2013P90 ${fmtUtilisation(be.p10)}\u2013${fmtUtilisation(be.p90)})`,
-    );
-  return lines;
-}
-
-/** The CLI's title line: what was compared and how. */
-function heading(result) {
-  const r = result.request;
-  const tier = r.tier ? `, ${r.tier} instances` : "";
-  const memory =
-    r.min_memory_gb === null || r.min_memory_gb === undefined
-      ? ""
-      : `, at least ${formatG(r.min_memory_gb)} GB`;
-  return (
-    `Cost per reference GPU-hour at ${fmtUtilisation(r.utilisation)} utilisation ` +
-    `(${r.precision}, ${r.horizon_months} months${tier}${memory}; samples ` +
-    `${fmtNumber(r.samples)}, seed ${r.seed}, catalog ${result.catalog.version}; one ` +
-    `reference GPU-hour is an hour of ${result.reference_gpu}).`
-  );
-}
-
 function fromCatalog(o) {
   return o.price_origin !== "prices";
 }
@@ -222,7 +164,7 @@ class Compare {
   render(result) {
     // One line each, as the CLI prints them; a full stop ends each for the screen reader.
     this.verdict.replaceChildren(
-      ...summary(result).flatMap((line, i) => [
+      ...result.wording.summary.flatMap((line, i) => [
         ...(i ? [" "] : []),
         el("span", { class: "line" }, `${line}.`),
       ]),
@@ -230,7 +172,8 @@ class Compare {
     const uncertainty = Object.entries(result.uncertainty || {})
       .map(([key, spread]) => `${key} \u00b1${fmtShare(spread)}`)
       .join(", ");
-    this.about.textContent = `${heading(result)} Highlighted: the cheapest owned and rented option.`;
+    this.about.textContent =
+      `${result.wording.heading}. Highlighted: the cheapest owned and rented option.`;
     this.uncertainty.textContent =
       "P10\u2013P90 span the draws of a triangular uncertainty around each catalog value" +
       `${uncertainty ? ` (${uncertainty})` : ""}.`;
@@ -270,13 +213,13 @@ class Compare {
           el(
             "th",
             { scope: "row", class: "option" },
-            optionName(o) + (fromPeaks(o) ? " \u2020" : ""),
+            o.name + (o.from_peaks ? " \u2020" : ""),
           ),
           el(
             "td",
             { class: "side" },
             el("span", { class: `side-tag ${o.side}` }, o.side === "buy" ? "own" : "rent"),
-            o.side === "buy" ? null : ` ${pricingName(o)}`,
+            o.side === "buy" ? null : ` ${o.pricing_name}`,
           ),
           el("td", { class: "num" }, fmtUnitCost(c.p50)),
           el("td", { class: "num" }, `${fmtUnitCost(c.p10)}\u2013${fmtUnitCost(c.p90)}`),
@@ -287,8 +230,8 @@ class Compare {
     const caption = this.table.querySelector("caption");
     this.table.replaceChildren(...[caption, head, body].filter(Boolean));
 
-    this.peaks.textContent = PEAKS_NOTE;
-    this.peaks.hidden = !shown.some(fromPeaks);
+    this.peaks.textContent = this.result.wording.peaks_note;
+    this.peaks.hidden = !shown.some((o) => o.from_peaks);
     const r = result.request;
     const notes = [`${fmtNumber(options.length)} options`];
     if (options.length > shown.length) notes.push(`the ${fmtNumber(shown.length)} cheapest shown`);
@@ -324,8 +267,8 @@ class Compare {
         el(
           "tr",
           {},
-          el("th", { scope: "row", class: "option" }, optionName(o)),
-          el("td", {}, o.side === "buy" ? "own" : `rent ${pricingName(o)}`),
+          el("th", { scope: "row", class: "option" }, o.name),
+          el("td", {}, o.side === "buy" ? "own" : `rent ${o.pricing_name}`),
           el("td", {}, o.reason),
         ),
       ),
