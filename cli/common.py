@@ -83,13 +83,12 @@ def load(path: str, kind: str, prices: str | None = None):
 
 def choice(kind: str, value: str, valid: Sequence[str]) -> str:
     """``value`` lowercased when it is one of ``valid``; else a usage error listing them."""
-    import difflib
+    from pricing.suggest import did_you_mean
 
     key = value.strip().casefold()
     if key in valid:
         return key
-    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(key, valid)
     raise UsageError(f"unknown {kind} {value!r}; valid: {', '.join(valid)}{hint}")
 
 

@@ -9,12 +9,13 @@ An example's name is its file name without ``.yaml``; :func:`examples` lists the
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 import yaml
+
+from pricing.suggest import closest
 
 from .errors import ScenarioError
 
@@ -53,7 +54,7 @@ def example(name: str) -> Path:
     key = str(name).strip().removesuffix(_SUFFIX)
     if key in names:
         return _folder() / f"{key}{_SUFFIX}"
-    close = difflib.get_close_matches(key, names, n=1) or [n for n in names if key and key in n]
+    close = closest(key, names, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     message = f"no shipped example of that name{hint}; examples: {', '.join(names)}"
     raise ScenarioError(str(name), [{"path": "", "message": message}])
