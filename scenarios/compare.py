@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -54,7 +53,7 @@ from costmodel.cashflows import (
 from costmodel.distributions import Distribution, Fixed, Triangular, draws_at
 from costmodel.inputs import MAX_SAMPLES, BuyInputs, ModelInputs, RentInputs, input_fields
 from costmodel.outcomes import breakeven_utilisation
-from costmodel.present.schema import AdviceSchema, BreakevenSchema, CatalogRefSchema
+from costmodel.present.schema import AdviceSchema, BreakevenSchema, CatalogRefSchema, Number
 from costmodel.result import Advice, Breakeven, CatalogRef, Origin
 from costmodel.sampling import sample
 from costmodel.stats import breakeven, percentiles
@@ -585,17 +584,8 @@ def compare(
 # JSON
 
 
-class _Number(fields.Float):
-    """A float that dumps NaN as ``null``."""
-
-    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> Any:
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            return None
-        return super()._serialize(value, attr, obj, **kwargs)
-
-
-def _money(description: str) -> _Number:
-    return _Number(allow_none=True, metadata={"description": description})
+def _money(description: str) -> Number:
+    return Number(metadata={"description": description})
 
 
 class CompareCostSchema(Schema):
