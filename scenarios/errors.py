@@ -99,3 +99,8 @@ def _flatten(messages: Any, schema: Schema | None, path: str, out: list[dict[str
             _flatten(item, schema, path, out)
     else:
         out.append({"path": path, "message": _plain(str(messages))})
+
+
+def by_line(errors: list[dict]) -> list[dict]:
+    """``errors`` in the order of their YAML lines (those without a line first, in order)."""
+    return sorted(errors, key=lambda e: e.get("line") or 0)

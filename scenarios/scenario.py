@@ -23,10 +23,11 @@ from costmodel.result import Advice, CatalogRef, Result
 from pricing import Catalog, load_catalog
 
 from .advice import advise, convergence_advice
-from .errors import ScenarioError
+from .errors import ScenarioError, by_line
 from .loader import load_documents, validate, with_lines
 from .plan import Plan, evaluate_plan, resolve_plan
 from .resolve import Keyed, Resolved, resolve, with_sampling
+from .sides import unknown_ids
 
 __all__ = ["Scenario", "evaluate", "load_document", "load_file", "load_files", "load_mapping"]
 
@@ -81,13 +82,18 @@ def load_document(
     """Validate and resolve one parsed document, a scenario or a plan (``kind: plan``);
     ``lines`` maps key paths to YAML lines. ``catalog`` defaults to the shipped one.
     """
-    valid = validate(data, source, lines)
+    catalog = catalog or load_catalog()
+    try:
+        valid = validate(data, source, lines)
+    except ScenarioError as exc:  # the ids too, so that one run reports every problem
+        errors = exc.errors + with_lines(unknown_ids(data, catalog, exc.errors), lines)
+        raise ScenarioError(source, by_line(errors)) from None
     try:
         if valid.get("kind") == "plan":
-            return resolve_plan(valid, source, catalog or load_catalog())
-        resolved = resolve(valid, source, catalog or load_catalog())
+            return resolve_plan(valid, source, catalog)
+        resolved = resolve(valid, source, catalog)
     except ScenarioError as exc:
-        raise ScenarioError(source, with_lines(exc.errors, lines)) from None
+        raise ScenarioError(source, by_line(with_lines(exc.errors, lines))) from None
     return Scenario(source=source, resolved=resolved, warnings=advise(resolved.question))
 
 

@@ -52,6 +52,7 @@ __all__ = [
     "gathered",
     "owned",
     "rented",
+    "unknown_ids",
     "work",
 ]
 
@@ -545,4 +546,34 @@ def gathered(*steps: Callable[[], Any]) -> list[Any]:
             out.append(None)
     if problems:
         raise ScenarioError(None, problems)
+    return out
+
+
+#: The catalog ids a document may name, by key path, and what each is.
+_IDS = {
+    "workload.reference_gpu": "gpu",
+    "buy.gpu": "gpu",
+    "own.gpu": "gpu",
+    "rent.instance": "instance",
+    "reserve.instance": "instance",
+    "burst.instance": "instance",
+}
+
+
+def unknown_ids(data: Any, catalog: Catalog, known: list[dict] = ()) -> list[dict]:
+    """The catalog ids of a document that fails validation, looked up anyway (at key paths
+    ``known`` does not already name), so that one run reports the schema's problems and the
+    ids' together."""
+    named = {e.get("path") for e in known}
+    out = []
+    for path, kind in _IDS.items():
+        head, _, key = path.partition(".")
+        block = data.get(head) if isinstance(data, Mapping) else None
+        value = block.get(key) if isinstance(block, Mapping) else None
+        if not isinstance(value, str) or path in named:
+            continue
+        try:
+            catalog.gpu(value) if kind == "gpu" else catalog.instance(value)
+        except CatalogError as exc:
+            out.append({"path": path, "message": exc.problem})
     return out

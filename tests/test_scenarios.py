@@ -10,6 +10,7 @@ import yaml
 import scenarios
 from cli import main
 from costmodel.present import to_dict, to_json
+from scenarios.errors import ScenarioError
 from tests.helpers import KEY_PATH_CASES
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "scenarios" / "examples").glob("*.yaml"))
@@ -235,3 +236,32 @@ def test_a_lognormal_takes_low_and_high():
     sc = scenarios.load_mapping(doc)
     assert sc.resolved.inputs.buy.pue.support() == (1.0, 2.0)
     assert sc.document["buy"]["pue"] == doc["buy"]["pue"]
+
+
+def test_a_file_reports_its_unknown_keys_and_unknown_ids_in_one_run(tmp_path):
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        "version: 1\nname: two\nbuy:\n  gpu: rtx-4090\n  gpu_count: 1\n  pue2: 1.2\n"
+        "rent:\n  instance: aws/p3.8xlarg\n"
+    )
+    with pytest.raises(ScenarioError) as exc:
+        scenarios.load_file(path)
+    found = [(e["line"], e["path"]) for e in exc.value.errors]
+    assert found == [(6, "buy.pue2"), (8, "rent.instance")]  # both at once, in line order
+    assert "closest: aws/p3.8xlarge" in exc.value.errors[1]["message"]
+
+
+def test_a_plan_block_says_which_pricing_it_takes():
+    doc = {
+        "version": 1,
+        "kind": "plan",
+        "name": "p",
+        "demand": {"reference_gpu_hours_per_month": 100},
+        "own": {"gpu": "rtx-4090", "gpu_count": 1, "servers": {"min": 0, "max": 1}},
+        "burst": {"instance": "aws/p3.2xlarge", "pricing": "reserved_1y"},
+    }
+    with pytest.raises(ScenarioError) as exc:
+        scenarios.load_mapping(doc)
+    (error,) = exc.value.errors
+    assert error["path"] == "burst.pricing"
+    assert "on_demand" in error["message"] and "spot" in error["message"]
