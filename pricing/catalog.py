@@ -31,7 +31,7 @@ from .vocabulary import INTERCONNECTS, PRECISIONS, SERVING_PRECISIONS
 if TYPE_CHECKING:
     from .prices import PriceEntry
 
-__all__ = ["Catalog", "ScalingPoint", "load_catalog", "read_catalog"]
+__all__ = ["Catalog", "ScalingPoint", "file_columns", "load_catalog", "read_catalog"]
 
 _T = TypeVar("_T")
 
@@ -773,6 +773,11 @@ def read_catalog(data_dir: str | os.PathLike[str] | Traversable) -> Catalog:
         serving=serving,
         api_offers=MappingProxyType(api_offers),
     )
+
+
+def file_columns(role: str) -> tuple[str, ...]:
+    """The columns of a catalog file, in order (``role`` as in ``catalog.json``: ``"serving"``)."""
+    return _COLUMNS[role]
 
 
 @functools.cache

@@ -72,7 +72,7 @@ def _meets(row: ServingPoint, floor: float | None) -> bool:
     return row.tokens_per_s_per_user is not None and row.tokens_per_s_per_user >= floor
 
 
-def _check_question(model: str, precision: str, floor: float | None) -> None:
+def _check_question(precision: str, floor: float | None) -> None:
     if precision not in SERVING_PRECISIONS:
         close = closest(str(precision), SERVING_PRECISIONS)
         raise UnknownIdError("precision", str(precision), close, SERVING_PRECISIONS)
@@ -106,6 +106,10 @@ def _rows(catalog: Catalog, model: str, precision: str, floor: float | None) -> 
     ]
 
 
+def _gpus(rows: list[ServingPoint]) -> tuple[str, ...]:
+    return tuple(sorted({p.gpu for p in rows}))
+
+
 def gpus_with_rows(
     catalog: Catalog, model: str, precision: str, min_tokens_per_s_per_user: float | None = None
 ) -> tuple[str, ...]:
@@ -121,10 +125,8 @@ def gpus_with_rows(
         CatalogError: a floor that is not a positive number.
     """
     model_id = catalog.model(model).id
-    _check_question(model_id, precision, min_tokens_per_s_per_user)
-    return tuple(
-        sorted({p.gpu for p in _rows(catalog, model_id, precision, min_tokens_per_s_per_user)})
-    )
+    _check_question(precision, min_tokens_per_s_per_user)
+    return _gpus(_rows(catalog, model_id, precision, min_tokens_per_s_per_user))
 
 
 def _shortfall(catalog: Catalog, model: str, precision: str, gpu: str, floor: float | None) -> str:
@@ -189,14 +191,13 @@ def tokens_per_s(
     model_id = catalog.model(model).id
     gpu_id = catalog.gpu(gpu).id
     floor = min_tokens_per_s_per_user
-    _check_question(model_id, precision, floor)
+    _check_question(precision, floor)
     _check_tokens(input_tokens, output_tokens)
     rows = _rows(catalog, model_id, precision, floor)
     mine = [p for p in rows if p.gpu == gpu_id]
     if not mine:
-        gpus = sorted({p.gpu for p in rows})
         detail = _shortfall(catalog, model_id, precision, gpu_id, floor)
-        raise ServingUnavailableError(model_id, precision, gpu_id, floor, gpus, detail)
+        raise ServingUnavailableError(model_id, precision, gpu_id, floor, _gpus(rows), detail)
     distances = [_distance(p, input_tokens, output_tokens) for p in mine]
     nearest = min(distances)
     pool = [p for p, d in zip(mine, distances, strict=True) if d == nearest or d - nearest <= _TIE]

@@ -26,10 +26,12 @@ import re
 import sys
 from pathlib import Path
 
+from pricing.catalog import file_columns
+from pricing.vocabulary import SERVING_PRECISIONS
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_REFERENCE = REPO_ROOT / "tools" / "reference"
 DEFAULT_OUT = REPO_ROOT / "pricing" / "data"
-SERVING_PRECISIONS = ("fp16", "fp8", "fp4")
 
 # Reference model name -> catalog model id. Llama-3-70B is measured only as a Q4_K_M GGUF, which
 # is not a serving precision, so it has no rows and no model.
@@ -214,38 +216,6 @@ SLUGS: dict[tuple[str, str], str] = {
 }
 # The API table's collection date, for prices whose source is an undated page snapshot.
 API_COLLECTED = "2026-07-24"
-
-MODEL_COLUMNS = ("id", "name", "params_b", "active_params_b", "precisions", "source", "note")
-SERVING_COLUMNS = (
-    "id",
-    "model",
-    "precision",
-    "gpu",
-    "gpus_per_replica",
-    "framework",
-    "input_tokens",
-    "output_tokens",
-    "concurrency",
-    "tokens_per_s_per_gpu",
-    "tokens_per_s_per_user",
-    "as_of",
-    "estimated_fields",
-    "source",
-    "note",
-)
-API_COLUMNS = (
-    "id",
-    "provider",
-    "name",
-    "model",
-    "input_usd_per_mtok",
-    "cached_input_usd_per_mtok",
-    "output_usd_per_mtok",
-    "as_of",
-    "estimated_fields",
-    "source",
-    "note",
-)
 
 _GITHUB_FILE = re.compile(
     r"\b([\w.-]+/[\w.-]+) ([\w./-]+\.(?:mdx|md|py|json|csv)) @([0-9a-f]{7,40})"
@@ -443,9 +413,10 @@ def build(reference: Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
     ids = [o["id"] for o in offers]
     if len(set(ids)) != len(ids):
         raise SystemExit(f"build_serving: duplicate API offer ids in {ids}")
-    tables = {"models.csv": (MODEL_COLUMNS, models), "serving.csv": (SERVING_COLUMNS, serving)}
-    tables["api_offers.csv"] = (API_COLUMNS, offers)
-    return {name: _csv(columns, rows) for name, (columns, rows) in tables.items()}, left_out
+    tables = {"models": models, "serving": serving, "api_offers": offers}
+    return {
+        f"{role}.csv": _csv(file_columns(role), rows) for role, rows in tables.items()
+    }, left_out
 
 
 def _csv(columns: tuple[str, ...], rows: list[dict]) -> str:
