@@ -1,9 +1,11 @@
 """Dated, versioned catalogs for the rent-versus-buy GPU cost model.
 
-The catalogs (GPUs, cloud instances with price history, platform tiers, multi-GPU scaling) are
-CSV/JSON package data in ``pricing/data``; ``data/NOTES.md`` explains conventions and sources and
+The catalogs (GPUs, cloud instances with price history, platform tiers, multi-GPU scaling, and
+for inference: served models, measured serving throughput, hosted API prices) are CSV/JSON
+package data in ``pricing/data``; ``data/NOTES.md`` explains conventions and sources and
 ``data/CHANGES.md`` the history. Units: [USD], [USD/h] per instance, [W], [GB], [TFLOPS]/[TOPS];
-throughput figures are relative to the reference GPU ``v100-sxm2-16gb`` [-].
+throughput figures are relative to the reference GPU ``v100-sxm2-16gb`` [-]; serving
+throughput is [tokens/s per GPU] and API prices [USD per million tokens].
 
 >>> from pricing import load_catalog, relative_throughput
 >>> cat = load_catalog()
@@ -13,8 +15,9 @@ throughput figures are relative to the reference GPU ``v100-sxm2-16gb`` [-].
 
 from .catalog import Catalog, load_catalog, read_catalog
 from .errors import CatalogError, UnknownIdError
-from .models import GPU, Instance, PlatformTier, PriceRecord
+from .models import GPU, ApiOffer, Instance, Model, PlatformTier, PriceRecord, ServingPoint
 from .prices import PriceEntry, apply_prices, read_prices
+from .serving import ServingThroughput, tokens_per_s
 from .throughput import Throughput, relative_throughput
 from .vocabulary import (
     COOLING,
@@ -22,6 +25,7 @@ from .vocabulary import (
     PRECISIONS,
     PRICING_MODELS,
     RESERVATION_MONTHS,
+    SERVING_PRECISIONS,
     Bound,
 )
 
@@ -31,14 +35,19 @@ __all__ = [
     "PRECISIONS",
     "PRICING_MODELS",
     "RESERVATION_MONTHS",
+    "SERVING_PRECISIONS",
+    "ApiOffer",
     "Bound",
     "GPU",
     "Catalog",
     "CatalogError",
     "Instance",
+    "Model",
     "PlatformTier",
     "PriceEntry",
     "PriceRecord",
+    "ServingPoint",
+    "ServingThroughput",
     "Throughput",
     "UnknownIdError",
     "apply_prices",
@@ -46,4 +55,5 @@ __all__ = [
     "read_catalog",
     "read_prices",
     "relative_throughput",
+    "tokens_per_s",
 ]

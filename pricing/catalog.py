@@ -24,19 +24,28 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import CatalogError, UnknownIdError
-from .models import GPU, Instance, PlatformTier, PriceRecord
+from .models import GPU, ApiOffer, Instance, Model, PlatformTier, PriceRecord, ServingPoint
 from .suggest import closest
-from .vocabulary import INTERCONNECTS, PRECISIONS
+from .vocabulary import INTERCONNECTS, PRECISIONS, SERVING_PRECISIONS
 
 if TYPE_CHECKING:
     from .prices import PriceEntry
 
-__all__ = ["Catalog", "ScalingPoint", "load_catalog", "read_catalog"]
+__all__ = ["Catalog", "ScalingPoint", "file_columns", "load_catalog", "read_catalog"]
 
 _T = TypeVar("_T")
 
 _META_FILE = "catalog.json"
-_ROLES = ("gpus", "instances", "price_history", "platforms", "scaling")
+_ROLES = (
+    "gpus",
+    "instances",
+    "price_history",
+    "platforms",
+    "scaling",
+    "models",
+    "serving",
+    "api_offers",
+)
 _COLUMNS: dict[str, tuple[str, ...]] = {
     "gpus": (
         "id",
@@ -100,7 +109,40 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
         "note",
     ),
     "scaling": ("interconnect", "gpu_count", "efficiency", "estimated", "source", "note"),
+    "models": ("id", "name", "params_b", "active_params_b", "precisions", "source", "note"),
+    "serving": (
+        "id",
+        "model",
+        "precision",
+        "gpu",
+        "gpus_per_replica",
+        "framework",
+        "input_tokens",
+        "output_tokens",
+        "concurrency",
+        "tokens_per_s_per_gpu",
+        "tokens_per_s_per_user",
+        "as_of",
+        "estimated_fields",
+        "source",
+        "note",
+    ),
+    "api_offers": (
+        "id",
+        "provider",
+        "name",
+        "model",
+        "input_usd_per_mtok",
+        "cached_input_usd_per_mtok",
+        "output_usd_per_mtok",
+        "as_of",
+        "estimated_fields",
+        "source",
+        "note",
+    ),
 }
+#: The ``concurrency`` cell of an offline max-throughput run.
+_OFFLINE = "offline"
 _VERSION = re.compile(r"^\d{4}\.\d{2}\.\d{2}$")
 _REFERENCE_TOLERANCE = 1e-9
 
@@ -135,6 +177,9 @@ class Catalog:
         scaling: (interconnect, gpu_count) -> :class:`ScalingPoint`.
         bridge_factors: precision -> factor from the V100 32GB to the V100 16GB baseline [-].
         files: role -> file name, as listed in ``catalog.json``.
+        models: id -> served model. serving: the measured operating points, in file order (the
+            lookup rule is :func:`pricing.serving.tokens_per_s`). api_offers: id -> hosted API
+            prices. Empty when a catalog is built without them.
         overlay: (id, pricing) -> the user's price laid over this catalog's (``pricing``
             ``"purchase"`` for a GPU); empty for the shipped catalog (see :mod:`pricing.prices`).
     """
@@ -148,6 +193,9 @@ class Catalog:
     scaling: Mapping[tuple[str, int], ScalingPoint]
     bridge_factors: Mapping[str, float]
     files: Mapping[str, str]
+    models: Mapping[str, Model] = field(default_factory=lambda: MappingProxyType({}))
+    serving: tuple[ServingPoint, ...] = ()
+    api_offers: Mapping[str, ApiOffer] = field(default_factory=lambda: MappingProxyType({}))
     overlay: Mapping[tuple[str, str], PriceEntry] = field(
         default_factory=lambda: MappingProxyType({})
     )
@@ -169,6 +217,15 @@ class Catalog:
     def instance(self, instance_id: str) -> Instance:
         """Instance by ``provider/name`` id (case-insensitive), e.g. ``"aws/p3.8xlarge"``."""
         return _lookup(self.instances, instance_id, "instance")
+
+    def model(self, model_id: str) -> Model:
+        """Served model by id (case-insensitive), e.g. ``"llama-3.3-70b"``."""
+        return _lookup(self.models, model_id, "model")
+
+    def api_offer(self, offer_id: str) -> ApiOffer:
+        """API offer by ``provider/model`` id (case-insensitive), e.g.
+        ``"together/llama-3.3-70b-instruct-turbo"``."""
+        return _lookup(self.api_offers, offer_id, "api_offer")
 
     def platform_tier(self, gpu_count: int) -> PlatformTier:
         """Smallest platform tier holding ``gpu_count`` GPUs (3 GPUs -> the 4-GPU tier).
@@ -444,11 +501,7 @@ def _read_instances(
 ) -> dict[str, Instance]:
     instances: dict[str, Instance] = {}
     for row in _read_rows(data_dir, file, _COLUMNS["instances"], lambda v: v["id"]):
-        gpu_id = row.text("gpu")
-        if gpu_id not in gpus:
-            close = closest(gpu_id, sorted(gpus))
-            hint = f"; closest: {', '.join(close)}" if close else ""
-            raise row.error("gpu", f"unknown GPU id {gpu_id!r} (not in the GPU table){hint}")
+        gpu_id = _known(row, "gpu", gpus, "GPU")
         inst_id = row.text("id")
         records = sorted(
             (rec for _, rec in history.get(inst_id, [])), key=lambda r: (r.valid_from, r.pricing)
@@ -562,6 +615,112 @@ def _read_scaling(data_dir: Traversable, file: str) -> dict[tuple[str, int], Sca
     return points
 
 
+def _known(row: _Row, column: str, table: Mapping[str, Any], what: str) -> str:
+    """The row's id in ``column``, which must be a key of ``table`` (the ``what`` table)."""
+    value = row.text(column)
+    if value not in table:
+        close = closest(value, sorted(table))
+        hint = f"; closest: {', '.join(close)}" if close else ""
+        raise row.error(column, f"unknown {what} id {value!r} (not in the {what} table){hint}")
+    return value
+
+
+def _read_models(data_dir: Traversable, file: str) -> dict[str, Model]:
+    models: dict[str, Model] = {}
+    for row in _read_rows(data_dir, file, _COLUMNS["models"], lambda v: v["id"]):
+        model = row.build(
+            Model,
+            id=row.text("id"),
+            name=row.text("name"),
+            params_b=row.number("params_b"),
+            active_params_b=row.number("active_params_b", required=False),
+            precisions=row.names("precisions"),
+            source=row.text("source"),
+            note=row.text("note", required=False),
+        )
+        _unique(models, model.id, row, "id")
+        models[model.id] = model
+    return models
+
+
+def _concurrency(row: _Row) -> tuple[int | None, bool]:
+    """(concurrency, offline) of a serving row: an integer, ``offline`` or empty."""
+    if row.values["concurrency"] == _OFFLINE:
+        return None, True
+    return row.integer("concurrency", required=False), False
+
+
+def _read_serving(
+    data_dir: Traversable, file: str, models: Mapping[str, Model], gpus: Mapping[str, GPU]
+) -> tuple[ServingPoint, ...]:
+    points: dict[str, ServingPoint] = {}
+    for row in _read_rows(data_dir, file, _COLUMNS["serving"], lambda v: v["id"]):
+        concurrency, offline = _concurrency(row)
+        point = row.build(
+            ServingPoint,
+            id=row.text("id"),
+            model=_known(row, "model", models, "model"),
+            precision=row.text("precision"),
+            gpu=_known(row, "gpu", gpus, "GPU"),
+            gpus_per_replica=row.integer("gpus_per_replica", required=False),
+            framework=row.text("framework"),
+            input_tokens=row.integer("input_tokens"),
+            output_tokens=row.integer("output_tokens"),
+            concurrency=concurrency,
+            offline=offline,
+            tokens_per_s_per_gpu=row.number("tokens_per_s_per_gpu"),
+            tokens_per_s_per_user=row.number("tokens_per_s_per_user", required=False),
+            as_of=row.text("as_of"),
+            source=row.text("source"),
+            note=row.text("note", required=False),
+            estimated_fields=row.names("estimated_fields"),
+        )
+        _unique(points, point.id, row, "id")
+        points[point.id] = point
+    return tuple(points.values())
+
+
+def _check_served_precisions(
+    models: Mapping[str, Model], serving: tuple[ServingPoint, ...], files: Mapping[str, str]
+) -> None:
+    """Each model lists exactly the precisions the serving rows measure it at."""
+    for model in models.values():
+        measured = {p.precision for p in serving if p.model == model.id}
+        if set(model.precisions) != measured:
+            found = ";".join(p for p in SERVING_PRECISIONS if p in measured) or "nothing"
+            raise CatalogError(
+                f"lists {';'.join(model.precisions)} but {files['serving']} measures {found}",
+                file=files["models"],
+                row_id=model.id,
+                column="precisions",
+            )
+
+
+def _read_api_offers(
+    data_dir: Traversable, file: str, models: Mapping[str, Model]
+) -> dict[str, ApiOffer]:
+    offers: dict[str, ApiOffer] = {}
+    for row in _read_rows(data_dir, file, _COLUMNS["api_offers"], lambda v: v["id"]):
+        model = row.values["model"] and _known(row, "model", models, "model")
+        offer = row.build(
+            ApiOffer,
+            id=row.text("id"),
+            provider=row.text("provider"),
+            name=row.text("name"),
+            model=model,
+            input_usd_per_mtok=row.number("input_usd_per_mtok"),
+            cached_input_usd_per_mtok=row.number("cached_input_usd_per_mtok", required=False),
+            output_usd_per_mtok=row.number("output_usd_per_mtok"),
+            as_of=row.text("as_of"),
+            source=row.text("source"),
+            note=row.text("note", required=False),
+            estimated_fields=row.names("estimated_fields"),
+        )
+        _unique(offers, offer.id, row, "id")
+        offers[offer.id] = offer
+    return offers
+
+
 def read_catalog(data_dir: str | os.PathLike[str] | Traversable) -> Catalog:
     """Read and validate a catalog directory (``catalog.json`` plus the CSVs it lists).
 
@@ -579,6 +738,10 @@ def read_catalog(data_dir: str | os.PathLike[str] | Traversable) -> Catalog:
     instances = _read_instances(root, files["instances"], gpus, history)
     tiers = _read_tiers(root, files["platforms"])
     scaling = _read_scaling(root, files["scaling"])
+    models = _read_models(root, files["models"])
+    serving = _read_serving(root, files["serving"], models, gpus)
+    _check_served_precisions(models, serving, files)
+    api_offers = _read_api_offers(root, files["api_offers"], models)
 
     reference = meta["reference_gpu"]
     if reference not in gpus:
@@ -606,7 +769,15 @@ def read_catalog(data_dir: str | os.PathLike[str] | Traversable) -> Catalog:
         scaling=MappingProxyType(scaling),
         bridge_factors=MappingProxyType(dict(meta["throughput"]["bridge_factor"])),
         files=MappingProxyType(files),
+        models=MappingProxyType(models),
+        serving=serving,
+        api_offers=MappingProxyType(api_offers),
     )
+
+
+def file_columns(role: str) -> tuple[str, ...]:
+    """The columns of a catalog file, in order (``role`` as in ``catalog.json``: ``"serving"``)."""
+    return _COLUMNS[role]
 
 
 @functools.cache

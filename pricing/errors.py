@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["CatalogError", "ThroughputUnavailableError", "UnknownIdError"]
+__all__ = [
+    "CatalogError",
+    "ServingUnavailableError",
+    "ThroughputUnavailableError",
+    "UnknownIdError",
+]
 
 # kind -> (label in messages, CLI listing hint or None)
 _KINDS: dict[str, tuple[str, str | None]] = {
@@ -13,6 +18,8 @@ _KINDS: dict[str, tuple[str, str | None]] = {
     "interconnect": ("interconnect", None),
     "pricing": ("pricing", None),
     "precision": ("precision", None),
+    "model": ("model id", None),
+    "api_offer": ("API offer id", None),
 }
 
 
@@ -92,3 +99,34 @@ class UnknownIdError(CatalogError):
 
 class ThroughputUnavailableError(CatalogError):
     """No measured or peak figure exists to compare a GPU at a precision."""
+
+
+class ServingUnavailableError(CatalogError):
+    """The serving catalog has no operating point for a (model, precision, GPU) question.
+
+    Attributes: ``model``, ``precision``, ``gpu`` (as asked), ``floor`` (the interactivity floor
+    [tokens/s per user] or None) and ``gpus``: the GPU ids that do have a row for the model and
+    precision (meeting the floor when one is given), sorted; empty when none has.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        precision: str,
+        gpu: str,
+        floor: float | None,
+        gpus: Sequence[str],
+        detail: str = "",
+    ) -> None:
+        self.model = model
+        self.precision = precision
+        self.gpu = gpu
+        self.floor = floor
+        self.gpus = tuple(gpus)
+        serving = f" serving {floor:g} tokens/s per user" if floor is not None else ""
+        problem = f"no measured operating point of {model!r} at {precision} on {gpu!r}{serving}"
+        if detail:
+            problem += f" ({detail})"
+        which = "GPUs with rows" + (" meeting that floor" if floor is not None else "")
+        problem += f"; {which}: {', '.join(self.gpus)}" if self.gpus else f"; no {which}"
+        super().__init__(problem)

@@ -1,4 +1,5 @@
-"""Frozen records of the pricing catalogs: GPUs, cloud instances, price history, platform tiers.
+"""Frozen records of the pricing catalogs: GPUs, cloud instances, price history, platform tiers,
+and the inference catalogs: served models, measured serving throughput, hosted API prices.
 
 Every record validates its own types, units and ranges in ``__post_init__`` and raises
 :class:`~pricing.errors.CatalogError` naming the offending column; the CSV loaders add the file
@@ -17,19 +18,23 @@ from types import MappingProxyType
 from .errors import CatalogError, UnknownIdError
 from .suggest import closest
 from .vocabulary import (
+    API_LIMITS,
     COOLING,
     GPU_LIMITS,
     IDLE_FRACTION_OF_TDP,
     INSTANCE_LIMITS,
     INTERCONNECTS,
+    MODEL_LIMITS,
     PLATFORM_LIMITS,
     PRECISIONS,
     PRICING_MODELS,
+    SERVING_LIMITS,
+    SERVING_PRECISIONS,
     TIERS,
     Bound,
 )
 
-__all__ = ["GPU", "Instance", "PlatformTier", "PriceRecord"]
+__all__ = ["GPU", "ApiOffer", "Instance", "Model", "PlatformTier", "PriceRecord", "ServingPoint"]
 
 _GPU_ID = re.compile(r"^[a-z0-9][a-z0-9._:-]*$")
 _INSTANCE_ID = re.compile(r"^[a-z0-9-]+/[a-z0-9][a-z0-9._-]*$")
@@ -388,3 +393,167 @@ class PlatformTier:
                 "estimated must be true exactly when estimated_fields lists fields",
                 column="estimated",
             )
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model the serving catalog measures.
+
+    Attributes:
+        id: stable catalog id, lowercase (``"llama-3.3-70b"``). name: display name.
+        params_b: parameters [billions]; every expert of a mixture of experts (what the GPU
+            memory must hold). active_params_b: parameters active per token [billions] for a
+            mixture of experts, None for a dense model.
+        precisions: the serving precisions the catalog has rows for, in
+            :data:`~pricing.vocabulary.SERVING_PRECISIONS` order.
+        source, note: citations and remarks.
+    """
+
+    id: str
+    name: str
+    params_b: float
+    active_params_b: float | None
+    precisions: tuple[str, ...]
+    source: str
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not _GPU_ID.match(self.id):
+            raise CatalogError(
+                f"invalid model id {self.id!r} (lowercase letters, digits, '.', '_', ':', '-')",
+                column="id",
+            )
+        _check_text(self.name, "name")
+        _check_number(self.params_b, "params_b", MODEL_LIMITS["params_b"])
+        _check_number(
+            self.active_params_b, "active_params_b", MODEL_LIMITS["params_b"], optional=True
+        )
+        if self.active_params_b is not None and self.active_params_b > self.params_b:
+            raise CatalogError(
+                f"must be <= params_b ({self.params_b:g}), got {self.active_params_b:g}",
+                column="active_params_b",
+            )
+        object.__setattr__(self, "precisions", tuple(self.precisions))
+        for precision in self.precisions:
+            _check_choice(precision, "precisions", "precision", SERVING_PRECISIONS)
+        ordered = tuple(p for p in SERVING_PRECISIONS if p in self.precisions)
+        if not self.precisions or self.precisions != ordered:
+            order = ", ".join(SERVING_PRECISIONS)
+            raise CatalogError(
+                f"must list each served precision once, in the order {order}", column="precisions"
+            )
+        _check_text(self.source, "source")
+
+
+@dataclass(frozen=True)
+class ServingPoint:
+    """One measured operating point: a model served at a precision on a GPU.
+
+    Attributes:
+        id: ``"<model>/<precision>/<gpu>/<input>x<output>/<setup>"``, e.g.
+            ``"llama-3.3-70b/fp8/h100-sxm5-80gb/1024x1024/vllm"``.
+        model: catalog model id. precision: ``"fp16" | "fp8" | "fp4"``. gpu: catalog GPU id.
+        gpus_per_replica: GPUs serving one copy of the model [GPU], None when not stated.
+        framework: the serving software, as the source names it.
+        input_tokens, output_tokens: tokens per request of the measured shape [tokens].
+        concurrency: requests in flight [requests], None when not stated or ``offline``.
+        offline: an offline max-throughput run (every request queued at once, no latency target).
+        tokens_per_s_per_gpu: total throughput [tokens/s per GPU, input + output].
+        tokens_per_s_per_user: interactivity [output tokens/s per request], None when not
+            measured.
+        as_of: ISO date of the measurement (data/NOTES.md says how undated sources are dated).
+        source, note: citations and remarks. estimated_fields: derived or estimated fields.
+    """
+
+    id: str
+    model: str
+    precision: str
+    gpu: str
+    gpus_per_replica: int | None
+    framework: str
+    input_tokens: int
+    output_tokens: int
+    concurrency: int | None
+    offline: bool
+    tokens_per_s_per_gpu: float
+    tokens_per_s_per_user: float | None
+    as_of: str
+    source: str
+    note: str = ""
+    estimated_fields: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_choice(self.precision, "precision", "precision", SERVING_PRECISIONS)
+        for column in ("input_tokens", "output_tokens", "tokens_per_s_per_gpu"):
+            _check_number(getattr(self, column), column, SERVING_LIMITS[column])
+        for column in ("gpus_per_replica", "concurrency", "tokens_per_s_per_user"):
+            _check_number(getattr(self, column), column, SERVING_LIMITS[column], optional=True)
+        if self.offline and self.concurrency is not None:
+            raise CatalogError("an offline run has no concurrency", column="concurrency")
+        prefix = (
+            f"{self.model}/{self.precision}/{self.gpu}/{self.input_tokens}x{self.output_tokens}/"
+        )
+        if not isinstance(self.id, str) or not self.id.startswith(prefix) or self.id == prefix:
+            raise CatalogError(
+                f"id must be {prefix!r} followed by the setup, got {self.id!r}", column="id"
+            )
+        for name in ("framework", "source"):
+            _check_text(getattr(self, name), name)
+        _check_date(self.as_of, "as_of")
+        object.__setattr__(self, "estimated_fields", tuple(self.estimated_fields))
+        _check_estimated_fields(self.estimated_fields, {f.name for f in fields(self)})
+
+
+@dataclass(frozen=True)
+class ApiOffer:
+    """A hosted model's API prices.
+
+    Attributes:
+        id: ``"<provider>/<model slug>"``, e.g. ``"together/llama-3.3-70b-instruct-turbo"``.
+        provider: lowercase provider key. name: the provider's name of the model.
+        model: the catalog model it serves (an open model the serving rows measure), else ``""``.
+        input_usd_per_mtok, output_usd_per_mtok: prices [USD per million tokens].
+        cached_input_usd_per_mtok: price of input tokens read from the provider's prompt cache
+            [USD per million tokens], None when the provider publishes none.
+        as_of: ISO date of the prices. source, note: citations and remarks.
+        estimated_fields: estimated fields (see ``note``).
+    """
+
+    id: str
+    provider: str
+    name: str
+    model: str
+    input_usd_per_mtok: float
+    cached_input_usd_per_mtok: float | None
+    output_usd_per_mtok: float
+    as_of: str
+    source: str
+    note: str = ""
+    estimated_fields: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not _INSTANCE_ID.match(self.id):
+            raise CatalogError(
+                f"invalid API offer id {self.id!r} (expected lowercase '<provider>/<model>')",
+                column="id",
+            )
+        _check_text(self.provider, "provider")
+        if not self.id.startswith(f"{self.provider}/"):
+            raise CatalogError(
+                f"id must start with the provider {self.provider!r} + '/'", column="id"
+            )
+        _check_text(self.name, "name")
+        bound = API_LIMITS["usd_per_mtok"]
+        for column in ("input_usd_per_mtok", "output_usd_per_mtok"):
+            _check_number(getattr(self, column), column, bound)
+        cached = self.cached_input_usd_per_mtok
+        _check_number(cached, "cached_input_usd_per_mtok", bound, optional=True)
+        if cached is not None and cached > self.input_usd_per_mtok:
+            raise CatalogError(
+                f"must be <= input_usd_per_mtok ({self.input_usd_per_mtok:g}), got {cached:g}",
+                column="cached_input_usd_per_mtok",
+            )
+        _check_date(self.as_of, "as_of")
+        _check_text(self.source, "source")
+        object.__setattr__(self, "estimated_fields", tuple(self.estimated_fields))
+        _check_estimated_fields(self.estimated_fields, {f.name for f in fields(self)})

@@ -11,21 +11,27 @@ import math
 from dataclasses import dataclass
 
 __all__ = [
+    "API_LIMITS",
     "Bound",
     "COOLING",
     "GPU_LIMITS",
     "IDLE_FRACTION_OF_TDP",
     "INSTANCE_LIMITS",
     "INTERCONNECTS",
+    "MODEL_LIMITS",
     "PLATFORM_LIMITS",
     "PRECISIONS",
     "PRICING_MODELS",
     "RESERVATION_MONTHS",
+    "SERVING_LIMITS",
+    "SERVING_PRECISIONS",
     "TIERS",
 ]
 
 #: Training/inference precisions; each picks a peak column and a measured column.
 PRECISIONS: tuple[str, ...] = ("fp32", "fp16", "int8")
+#: Precisions at which the serving catalog measures models (weights and tensor math).
+SERVING_PRECISIONS: tuple[str, ...] = ("fp16", "fp8", "fp4")
 #: GPU-to-GPU links with a scaling-efficiency series.
 INTERCONNECTS: tuple[str, ...] = ("nvlink", "pcie-x16", "pcie-x8", "pcie-x4")
 #: Cloud pricing models of an instance.
@@ -103,4 +109,24 @@ PLATFORM_LIMITS: dict[str, Bound] = {
     "psu_w": Bound(100, 100_000, "[W]"),
     "price_usd": Bound(0, 1_000_000, "[USD]"),
     "power_w": Bound(0, 100_000, "[W]"),
+}
+
+#: Model columns (the serving catalog's models).
+MODEL_LIMITS: dict[str, Bound] = {
+    "params_b": Bound(0, 100_000, "[billion parameters]", low_open=True),
+}
+
+#: Serving columns: one measured operating point of a model on a GPU.
+SERVING_LIMITS: dict[str, Bound] = {
+    "gpus_per_replica": Bound(1, 1024, "[GPU]", integer=True),
+    "input_tokens": Bound(0, 10_000_000, "[tokens]", integer=True),
+    "output_tokens": Bound(1, 10_000_000, "[tokens]", integer=True),
+    "concurrency": Bound(1, 10_000_000, "[requests]", integer=True),
+    "tokens_per_s_per_gpu": Bound(0, 10_000_000, "[tokens/s]", low_open=True),
+    "tokens_per_s_per_user": Bound(0, 1_000_000, "[tokens/s]", low_open=True),
+}
+
+#: Hosted API prices [USD per million tokens].
+API_LIMITS: dict[str, Bound] = {
+    "usd_per_mtok": Bound(0, 10_000, "[USD/M tokens]"),
 }

@@ -148,14 +148,21 @@ def test_public_api_matches_contract():
             "PriceEntry",
             "read_prices",
             "apply_prices",
+            # inference: models, serving throughput, API offers (pricing.serving)
+            "SERVING_PRECISIONS",
+            "Model",
+            "ServingPoint",
+            "ApiOffer",
+            "ServingThroughput",
+            "tokens_per_s",
         ]
     )
 
 
 def test_catalog_is_dated_versioned_and_cached(cat):
     assert cat is load_catalog()
-    assert cat.version == "2026.11.30"
-    assert cat.as_of == "2026-11-30"
+    assert cat.version == "2026.12.01"
+    assert cat.as_of == "2026-12-01"
     assert cat.reference_gpu == "v100-sxm2-16gb"
     assert cat.reference.measured == {"fp32": 1.0, "fp16": 1.0}
 
@@ -520,7 +527,7 @@ def _append_copy(path: Path, key: str, **changes: str):
 
 
 def test_copied_data_loads(data_dir):
-    assert read_catalog(data_dir).version == "2026.11.30"
+    assert read_catalog(data_dir).version == "2026.12.01"
 
 
 @pytest.mark.parametrize(
