@@ -356,6 +356,12 @@ EUR = ('"currencyCode": "USD"', '"currencyCode": "EUR"')
          "row 'terms.OnDemand.SKUP32USE1.SKUP32USE1.JRTCKXETXF.SKUP32USE1.JRTCKXETXF.6YS6EN2CT7', "
          "column 'pricePerUnit.USD': a price of -3.06 USD/h"),
         ("aws-offer", "index.json", lambda t: t[: len(t) // 2], "invalid JSON at column"),
+        ("aws-offer", "index.json", lambda t: t.replace('"3yr"', '"5yr"'),
+         "column 'termAttributes.LeaseContractLength': unknown LeaseContractLength '5yr'; "
+         "expected 1yr, 3yr"),
+        ("azure", "page-1.json", lambda t: t.replace('"3 Years"', '"5 Years"'),
+         "row 'Items[6]', column 'reservationTerm': unknown reservationTerm '5 Years'; expected "
+         "1 Year, 3 Years"),
         ("aws-offer", "index.json", lambda t: t.replace('"gpu": "8"', '"gpu": "4"'),
          "column 'gpu': 4 GPUs, but catalog instance 'aws/p5.48xlarge' has 8"),
     ],

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import CatalogError
 from .jsondoc import load, mapping
-from .quotes import Batch, Quote, price
+from .quotes import Batch, Quote, choose, price
 
 __all__ = ["FORMAT", "URL", "parse"]
 
@@ -75,14 +75,7 @@ def _pricing(kind: str, term: dict, file: str, row: str) -> str | None:
     if attrs.get("OfferingClass") != "standard" or attrs.get("PurchaseOption") != "No Upfront":
         return None
     lease = attrs.get("LeaseContractLength")
-    if lease not in _LEASES:
-        raise CatalogError(
-            f"unknown LeaseContractLength {lease!r}; expected {', '.join(_LEASES)}",
-            file=file,
-            row_id=row,
-            column="termAttributes.LeaseContractLength",
-        )
-    return _LEASES[lease]
+    return choose(lease, _LEASES, file=file, row=row, column="termAttributes.LeaseContractLength")
 
 
 def _quotes(terms: dict, products: dict, file: str) -> list[Quote]:

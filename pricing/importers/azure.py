@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..errors import CatalogError
 from .jsondoc import load, mapping
-from .quotes import Batch, Quote, price
+from .quotes import Batch, Quote, choose, price
 
 __all__ = ["BASE_URL", "FORMAT", "URL", "parse"]
 
@@ -43,14 +43,7 @@ def _pricing(item: dict, file: str, row: str) -> tuple[str, float] | None:
         return ("spot" if sku.endswith(" Spot") else "on_demand"), 1.0
     if kind == "Reservation":
         term = item.get("reservationTerm")
-        if term not in _TERMS:
-            raise CatalogError(
-                f"unknown reservationTerm {term!r}; expected {', '.join(_TERMS)}",
-                file=file,
-                row_id=row,
-                column="reservationTerm",
-            )
-        pricing, years = _TERMS[term]
+        pricing, years = choose(term, _TERMS, file=file, row=row, column="reservationTerm")
         return pricing, float(_HOURS_PER_YEAR * years)
     return None  # DevTestConsumption and the like
 

@@ -13,10 +13,11 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any, TypeVar
 
 from ..errors import CatalogError
 
-__all__ = ["Batch", "Quote", "price"]
+__all__ = ["Batch", "Quote", "choose", "price"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,21 @@ class Batch:
     def source(self) -> str:
         """The ``source`` column of every row imported from this batch."""
         return f"{self.label} {self.url}"
+
+
+_V = TypeVar("_V")
+
+
+def choose(value: Any, table: Mapping[str, _V], *, file: str, row: str, column: str) -> _V:
+    """``table[value]``, or an error naming the value the source gave and the ones it may."""
+    if value not in table:
+        raise CatalogError(
+            f"unknown {column.rsplit('.', 1)[-1]} {value!r}; expected {', '.join(table)}",
+            file=file,
+            row_id=row,
+            column=column,
+        )
+    return table[value]
 
 
 def price(text: object, *, file: str, row: str, column: str) -> float | None:
