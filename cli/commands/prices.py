@@ -168,7 +168,7 @@ def _provider(args: argparse.Namespace, path: str, providers: set[str]) -> tuple
             f"{path}: {hint} no provider of the catalog; give --provider, one of "
             f"{', '.join(sorted(providers))}"
         )
-    return provider, next((f for p, f in PULL_SOURCES.items() if p == provider and f), folder)
+    return provider, PULL_SOURCES.get(provider) or folder
 
 
 def _read_files(args: argparse.Namespace) -> list:
