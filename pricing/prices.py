@@ -27,9 +27,11 @@ from __future__ import annotations
 import csv
 import dataclasses
 import datetime as dt
+import io
 import math
 import os
 import re
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +50,7 @@ __all__ = [
     "apply_prices",
     "months_after",
     "read_prices",
+    "write_prices",
 ]
 
 #: The ``pricing`` of a GPU row: the price of buying one GPU.
@@ -324,6 +327,38 @@ def read_prices(path: str | os.PathLike[str]) -> tuple[PriceEntry, ...]:
     if not entries:
         raise CatalogError("holds no prices", file=file)
     return tuple(entries)
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
+
+
+def write_prices(path: str | os.PathLike[str], entries: Iterable[PriceEntry]) -> None:
+    """Write ``entries`` as a prices CSV file at ``path``, whole or not at all: the text goes to
+    a temporary file beside it, renamed over ``path`` only once complete (a folder that does not
+    exist is made).
+
+    Raises:
+        OSError: the file cannot be written (``path`` is then unchanged).
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(_COLUMNS)
+    for e in entries:
+        instance = (e.id, e.pricing, repr(e.value), "", "") if e.kind == "instance" else None
+        cells = instance or ("", "", "", e.id, repr(e.value))
+        writer.writerow((*cells, e.as_of, e.source, e.note))
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    try:
+        os.fchmod(fd, 0o644)  # as an ordinary file, not mkstemp's owner-only mode
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(out.getvalue())
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 has ``add_parser(sub)``, which adds the command and its options to the subparsers ``sub`` (with
 ``func`` set to its ``execute(args)``, which returns the exit status)."""
 
-from . import batch, catalog, compare, examples, plan, report, run, schema, serve
+from . import batch, catalog, compare, examples, plan, prices, report, run, schema, serve
 
 __all__ = ["COMMANDS"]
 
-COMMANDS = (run, plan, examples, batch, report, catalog, compare, schema, serve)
+COMMANDS = (run, plan, examples, batch, report, catalog, prices, compare, schema, serve)

@@ -21,17 +21,22 @@ Storage rules:
   connection; every database failure is a :class:`StoreError`.
 * Timestamps are ISO-8601 UTC strings with microseconds (``2026-11-29T17:50:00.123456+00:00``),
   so text order is time order; ids and timestamps compare byte by byte on both backends.
+* Every import of prices (``costmodel prices import`` and ``pull``) is kept in the table
+  ``price_history`` (:meth:`RunStore.add_prices`, :meth:`RunStore.price_history`), so that
+  ``costmodel prices history`` can show how a price moved.
 * Owners are opaque strings (the API passes a hash of the API key, never the key). A run stored
   with an owner is visible only to that owner; a run stored without one only to ``owner=None``.
 """
 
 from .location import StoreError, parse_location
+from .pricehistory import PriceObservation
 from .records import RunRecord
 from .runstore import DEFAULT_POOL_SIZE, MIGRATIONS, RunStore
 
 __all__ = [
     "DEFAULT_POOL_SIZE",
     "MIGRATIONS",
+    "PriceObservation",
     "RunRecord",
     "RunStore",
     "StoreError",

@@ -13,12 +13,13 @@ import contextlib
 import logging
 import os
 import secrets
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import pricehistory
 from .location import ENV_VAR, StoreError, parse_location
 from .records import COLUMNS, INT64_MIN, RunRecord, check_int, check_opt_str, dumps
 from .sqlite import SQLiteDialect
@@ -64,6 +65,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         WHERE cache_key IS NOT NULL
         """,
     ),
+    pricehistory.MIGRATION,
 )
 
 SCHEMA_VERSION: int = len(MIGRATIONS)
@@ -368,6 +370,39 @@ class RunStore:
         with self._use(self._dialect.connection()) as conn:
             row = self._execute(conn, f"SELECT COUNT(*) FROM runs WHERE {where}", params)
             return int(row.fetchone()[0])
+
+    def add_prices(self, entries: Iterable[Any]) -> str:
+        """Keep the prices of one import (records with ``id``, ``pricing``, ``value``,
+        ``as_of`` and ``source``, as :class:`pricing.PriceEntry`) in the price history, in one
+        transaction; returns the import's id.
+
+        Raises ``ValueError`` for a price the history cannot keep (not positive, no ISO date,
+        no source) and :class:`StoreError` when the database fails.
+        """
+        import_id = secrets.token_urlsafe(_ID_BYTES)
+        rows = pricehistory.rows(entries, import_id, _utcnow())
+        dialect = self._dialect
+        with self._use(dialect.connection()) as conn, dialect.transaction(conn):
+            for row in rows:
+                self._execute(conn, pricehistory.INSERT, row)
+        return import_id
+
+    def price_history(
+        self, item: str, pricing: str | None = None
+    ) -> builtins.list[pricehistory.PriceObservation]:
+        """Every kept price of catalog id ``item`` (lowercase), of one ``pricing`` or all,
+        oldest first (by ``as_of``, then by import time)."""
+        where, params = "item = ?", (item.casefold(),)
+        if pricing is not None:
+            where, params = f"{where} AND pricing = ?", (*params, pricing)
+        with self._use(self._dialect.connection()) as conn:
+            found = self._execute(
+                conn,
+                f"SELECT {pricehistory.COLUMNS} FROM price_history WHERE {where} "
+                "ORDER BY pricing, as_of, imported_at",
+                params,
+            ).fetchall()
+        return builtins.list(map(pricehistory.PriceObservation.from_row, found))
 
     def close(self) -> None:
         """Close the store; later operations raise :class:`StoreError`. Idempotent.
