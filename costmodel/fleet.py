@@ -55,6 +55,8 @@ __all__ = ["FleetSimulation", "simulate_plan", "summarise_plan"]
 _CHUNK_ELEMENTS = 2_000_000
 #: Share of worst draws averaged by the CVaR.
 _TAIL = 0.05
+#: The percentiles of a candidate's cost, as the engine's results give them.
+_PERCENTILES = (("p10", 0.10), ("p50", 0.50), ("p90", 0.90))
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,17 +205,33 @@ def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
     return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
 
 
-def _stats(cost: np.ndarray) -> CostStats:
-    """Mean, P10/P50/P90 and CVaR95 (the mean of the worst ceil(5 %) of draws) [USD]."""
-    n = cost.size
+def _stats(cost: np.ndarray) -> dict[str, np.ndarray]:
+    """Mean, P10/P50/P90 and CVaR95 (the mean of the worst ceil(5 %) of draws) [USD] of each row
+    of ``cost`` (candidates x draws), by name; percentiles interpolate linearly between order
+    statistics as :func:`costmodel.engine._select` does (NaN where one is not finite).
+
+    One partition per block of rows finds every order statistic and the tail at once; blocks of
+    about :data:`_CHUNK_ELEMENTS` bound the memory of the copy.
+    """
+    rows, n = cost.shape
     worst = max(1, math.ceil(_TAIL * n))
-    tail = np.partition(cost, n - worst)[n - worst :]
-    q = _select(np.array(cost))
-    return CostStats(float(cost.mean()), q["p10"], q["p50"], q["p90"], float(tail.mean()))
-
-
-def _objective(c: Candidate, objective: str) -> float:
-    return getattr(c.cost, objective)
+    positions = [q * (n - 1) for _, q in _PERCENTILES]
+    low = [math.floor(p) for p in positions]
+    kth = sorted({*low, *(min(lo + 1, n - 1) for lo in low), n - worst})
+    out = {name: np.empty(rows) for name in ("mean", "p10", "p50", "p90", "cvar95")}
+    step = max(1, _CHUNK_ELEMENTS // n)
+    for start in range(0, rows, step):
+        block = slice(start, min(rows, start + step))
+        out["mean"][block] = cost[block].mean(axis=1)
+        part = np.partition(cost[block], kth, axis=1)
+        for (name, _), p, lo in zip(_PERCENTILES, positions, low, strict=True):
+            v = part[:, lo]
+            frac = p - lo
+            if frac != 0.0:  # the next order statistic is in place: kth holds lo + 1
+                v = v + frac * (part[:, lo + 1] - v)
+            out[name][block] = np.where(np.isfinite(v), v, np.nan)
+        out["cvar95"][block] = part[:, n - worst :].mean(axis=1)
+    return out
 
 
 def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
@@ -235,13 +253,39 @@ def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
     return Choice(pair(first), pair(second), evpi, count, tuple(worth))
 
 
-def _frontier(candidates: list[Candidate]) -> tuple[Candidate, ...]:
-    """Candidates that no other beats on both the mean and the P90 cost."""
-    return tuple(
-        c
-        for c in candidates
-        if not any(o.cost.mean < c.cost.mean and o.cost.p90 < c.cost.p90 for o in candidates)
+def _frontier(mean: np.ndarray, p90: np.ndarray) -> np.ndarray:
+    """Whether each candidate is on the frontier: no other has both a lower mean and a lower
+    P90 cost. Sorted by mean, a candidate is beaten when the least P90 among the candidates of
+    strictly lower mean is below its own (a NaN neither beats nor is beaten)."""
+    order = np.argsort(mean, kind="stable")
+    m, p = mean[order], p90[order]
+    least = np.concatenate(([np.inf], np.fmin.accumulate(p)))  # least[i]: min of p[:i]
+    lower = np.searchsorted(m, m, side="left")  # how many have a strictly lower mean
+    beaten = np.zeros(mean.size, dtype=bool)
+    beaten[order] = (least[lower] < p) & ~np.isnan(m)
+    return ~beaten
+
+
+def _candidates(sim: FleetSimulation, stats: dict[str, np.ndarray]) -> list[Candidate]:
+    """Every candidate's :class:`Candidate`, from the cost ``stats`` of every row at once."""
+    n = sim.cloud.size
+    cheaper = np.empty(sim.servers.size)
+    step = max(1, _CHUNK_ELEMENTS // n)
+    for start in range(0, cheaper.size, step):
+        rows = slice(start, start + step)
+        cheaper[rows] = np.count_nonzero(sim.cost[rows] < sim.cloud, axis=1) / n
+    columns = (
+        sim.servers.tolist(),
+        sim.instances.tolist(),
+        *(stats[name].tolist() for name in ("mean", "p10", "p50", "p90", "cvar95")),
+        sim.share_owned.mean(axis=1).tolist(),
+        sim.owned_utilisation.mean(axis=1).tolist(),
+        cheaper.tolist(),
     )
+    return [
+        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob)
+        for s, k, mean, p10, p50, p90, cvar, share, util, prob in zip(*columns, strict=True)
+    ]
 
 
 def summarise_plan(sim: FleetSimulation) -> PlanResult:
@@ -249,36 +293,22 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
     and the verdict."""
     inputs = sim.inputs
     cloud = sim.cloud
-    candidates = []
-    for j in range(sim.servers.size):
-        candidates.append(
-            Candidate(
-                servers=int(sim.servers[j]),
-                instances=int(sim.instances[j]),
-                cost=_stats(sim.cost[j]),
-                share_owned=float(sim.share_owned[j].mean()),
-                owned_utilisation=float(sim.owned_utilisation[j].mean()),
-                prob_cheaper_than_cloud=float(np.count_nonzero(sim.cost[j] < cloud) / cloud.size),
-            )
-        )
-    order = sorted(
-        range(len(candidates)),
-        key=lambda j: (
-            _objective(candidates[j], inputs.objective),
-            candidates[j].servers,
-            candidates[j].instances,
-        ),
-    )
+    stats = _stats(sim.cost)
+    candidates = _candidates(sim, stats)
+    # the objective, ties to fewer servers, then fewer reservations
+    order = np.lexsort((sim.instances, sim.servers, stats[inputs.objective])).tolist()
     best_index = order[0]
     best = candidates[best_index]
-    all_cloud = Candidate(0, 0, _stats(cloud), 0.0, 0.0, 0.0)
+    cloud_stats = {k: float(v[0]) for k, v in _stats(cloud[None, :]).items()}
+    all_cloud = Candidate(0, 0, CostStats(**cloud_stats), 0.0, 0.0, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         saving = 1.0 - sim.cost[best_index] / cloud
     saving_p50 = _select(saving)["p50"] if np.all(cloud > 0) else math.nan
+    on_frontier = _frontier(stats["mean"], stats["p90"]).tolist()
     return PlanResult(
         candidates=tuple(candidates),
         best=best,
-        frontier=_frontier(candidates),
+        frontier=tuple(c for c, kept in zip(candidates, on_frontier, strict=True) if kept),
         all_cloud=all_cloud,
         objective=inputs.objective,
         work_split=work_split(sim, best.servers, best.instances),
