@@ -6,14 +6,17 @@ every other file."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import csv
 import io
 import json
 import subprocess
 import sys
 import warnings
+from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -56,6 +59,24 @@ HOSTILE = [
     ("block-nesting", _worked(NAME, BLOCKS), f"deeper than {MAX_DEPTH}"),
     ("int-400-digits", _worked("discount_rate: 0.08", "discount_rate: " + "9" * 400), "rate"),
     ("int-5000-digits", _worked("discount_rate: 0.08", "discount_rate: 9" + "9" * 5000), "4300"),
+    (
+        "price-400-digits",
+        _worked("gpu_price_usd: 1500", "gpu_price_usd: " + "9" * 400),
+        "buy.gpu_price_usd: the value is an integer of 400 digits",
+    ),
+    (
+        "seed-400-digits",
+        _worked("seed: 1,", "seed: " + "9" * 400 + ","),
+        "simulation.seed: must be <= 9.22337e+18 [-], got an integer of 400 digits",
+    ),
+    (
+        "dist-bound-400-digits",
+        _worked(
+            "gpu_price_usd: 1500",
+            "gpu_price_usd: {dist: uniform, low: 1, high: 9" + "9" * 399 + "}",
+        ),
+        "buy.gpu_price_usd: high is an integer of 400 digits",
+    ),
     ("lone-surrogate", _worked(NAME, 'name: "bad \\ud800 name"'), "name: text holds the unpaired"),
     ("surrogate-key", _worked(NAME, NAME + '\n"\\udfff": 1'), "key holds the unpaired surrogate"),
     ("no-such-date", _worked(NAME, "name: 2026-13-45"), "month must be in 1..12"),
@@ -124,6 +145,34 @@ def test_a_batch_runs_every_other_file_and_lists_each_failure(hostile_files, tmp
     assert set(failed) == set(hostile_files)
     for name, _, expected in HOSTILE:
         assert expected in failed[name], name
+
+
+def _numbers(node: Any, path: tuple = ()) -> Iterator[tuple]:
+    """The key path of every number of a parsed document."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _numbers(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _numbers(value, (*path, i))
+    elif isinstance(node, int | float) and not isinstance(node, bool):
+        yield path
+
+
+@pytest.mark.parametrize("example", sorted((ROOT / "scenarios" / "examples").glob("*.yaml")))
+def test_a_400_digit_integer_anywhere_is_a_scenario_error(example):
+    # Each number of each example in turn, as +-(10**400 - 1): a float cannot hold it, and it
+    # used to escape as an OverflowError from the distribution forms and the range messages.
+    doc = yaml.safe_load(example.read_text("utf-8"))
+    for path in _numbers(doc):
+        for value in (int("9" * 400), -int("9" * 400)):
+            changed = copy.deepcopy(doc)
+            node = changed
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = value
+            with contextlib.suppress(ScenarioError):
+                load_mapping(changed)
 
 
 def test_an_alias_bomb_in_a_mapping_is_refused():
