@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 
 from api import create_app
 from costmodel import BuyInputs, Fixed, ModelInputs, RentInputs, simulate, summarise
-from scenarios import ScenarioError, load_mapping
+from scenarios import ScenarioError, load_mapping, loader
 from scenarios.batch import run_batch
-from scenarios.loader import MAX_DEPTH, MAX_VALUES, load_documents
+from scenarios.loader import MAX_DEPTH, MAX_FILE_SIZE, MAX_VALUES, load_documents
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKED_TEXT = (ROOT / "scenarios" / "examples" / "worked-example.yaml").read_text("utf-8")
@@ -59,6 +59,16 @@ HOSTILE = [
     ("block-nesting", _worked(NAME, BLOCKS), f"deeper than {MAX_DEPTH}"),
     ("int-400-digits", _worked("discount_rate: 0.08", "discount_rate: " + "9" * 400), "rate"),
     ("int-5000-digits", _worked("discount_rate: 0.08", "discount_rate: 9" + "9" * 5000), "4300"),
+    (
+        "description-over-1-mib",
+        WORKED_TEXT + "description: " + "x" * MAX_FILE_SIZE + "\n",
+        f"the file is larger than {MAX_FILE_SIZE:,} bytes (COSTMODEL_MAX_FILE_SIZE)",
+    ),
+    (
+        "list-of-400000-under-an-unknown-key",
+        WORKED_TEXT + "unknown: [" + "0," * 400_000 + "0]\n",
+        f"more than {MAX_VALUES:,} values",
+    ),
     (
         "price-400-digits",
         _worked("gpu_price_usd: 1500", "gpu_price_usd: " + "9" * 400),
@@ -173,6 +183,38 @@ def test_a_400_digit_integer_anywhere_is_a_scenario_error(example):
             node[path[-1]] = value
             with contextlib.suppress(ScenarioError):
                 load_mapping(changed)
+
+
+def test_a_file_over_the_size_limit_is_refused_unparsed(tmp_path, monkeypatch):
+    path = tmp_path / "worked.yaml"
+    path.write_text(WORKED_TEXT, encoding="utf-8")
+    size = path.stat().st_size
+    monkeypatch.setenv("COSTMODEL_MAX_FILE_SIZE", str(size))
+    assert load_documents(path)  # at the limit: read
+    monkeypatch.setenv("COSTMODEL_MAX_FILE_SIZE", str(size - 1))
+    monkeypatch.setattr(loader, "_parse", _never)
+    with pytest.raises(ScenarioError, match=f"larger than {size - 1:,} bytes"):
+        load_documents(path)
+    monkeypatch.setenv("COSTMODEL_MAX_FILE_SIZE", "1MB")
+    with pytest.raises(ScenarioError, match="COSTMODEL_MAX_FILE_SIZE must be a positive integer"):
+        load_documents(path)
+
+
+def _never(*args: Any, **kwargs: Any) -> None:
+    raise AssertionError("called")
+
+
+@pytest.mark.parametrize("loader_class", ["_FAST_LOADER", "_PythonLoader"])
+def test_values_are_counted_while_parsing(tmp_path, monkeypatch, loader_class):
+    # 200,000 list items: refused after the first 100,000 nodes, before anything is built
+    if getattr(loader, loader_class) is None:
+        pytest.skip("PyYAML without libyaml")
+    monkeypatch.setattr(loader, "_FAST_LOADER", getattr(loader, loader_class))
+    monkeypatch.setattr(yaml.constructor.BaseConstructor, "construct_document", _never)
+    path = tmp_path / "long.yaml"
+    path.write_text("unknown:\n" + "- 0\n" * 200_000, encoding="utf-8")
+    with pytest.raises(ScenarioError, match=f"more than {MAX_VALUES:,} values"):
+        load_documents(path)
 
 
 def test_an_alias_bomb_in_a_mapping_is_refused():
@@ -304,6 +346,18 @@ def test_scenario_shaped_fuzz_raises_only_scenario_errors(tree):
     doc["buy"] = {**WORKED["buy"], "pue": tree}
     with contextlib.suppress(ScenarioError):
         load_mapping(doc)
+
+
+@pytest.mark.skipif(loader._FAST_LOADER is None, reason="PyYAML without libyaml")
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=200) | _TREES.map(lambda t: yaml.safe_dump(t, allow_unicode=True)))
+def test_libyaml_parses_what_pyyaml_parses_into_the_same_data(text):
+    try:
+        expected = loader._load(loader._PythonLoader, text)[0]
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return  # refused by PyYAML: read_yaml reports PyYAML's own message
+    with contextlib.suppress(yaml.YAMLError):  # libyaml refuses some: then PyYAML reads them
+        assert loader._load(loader._FAST_LOADER, text)[0] == expected
 
 
 def test_doubling_toward_a_target_counts_against_the_sample_limit(client):
