@@ -8,7 +8,7 @@ from flask_smorest import Blueprint
 
 from ..auth import require_owner
 from ..openapi import BEARER, error_responses, scenario_request_body
-from ..service import evaluate_body
+from ..service import evaluate_body, json_response
 from .schemas import EvaluateQuerySchema, ResultSchema
 
 __all__ = ["blp"]
@@ -54,5 +54,5 @@ LIMITS_TEXT = (
 def evaluate(samples: int | None = None, seed: int | None = None) -> Any:
     """Evaluate the scenario of the request body."""
     require_owner()
-    result, hit = evaluate_body(samples=samples, seed=seed)
-    return result, {"X-Cache": "hit" if hit else "miss"}
+    payload, hit = evaluate_body(samples=samples, seed=seed)
+    return json_response(payload, {"X-Cache": "hit" if hit else "miss"})

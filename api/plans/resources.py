@@ -12,7 +12,7 @@ from costmodel.plan_result import PlanResultSchema
 from ..auth import require_owner
 from ..evaluate.schemas import EvaluateQuerySchema
 from ..openapi import BEARER, PLAN_REF, error_responses, request_body
-from ..service import evaluate_body
+from ..service import evaluate_body, json_response
 
 __all__ = ["blp"]
 
@@ -55,5 +55,5 @@ blp = Blueprint(
 def evaluate_plan(samples: int | None = None, seed: int | None = None) -> Any:
     """Evaluate the plan of the request body."""
     require_owner()
-    result, hit = evaluate_body(samples=samples, seed=seed, kind="plan")
-    return result, {"X-Cache": "hit" if hit else "miss"}
+    payload, hit = evaluate_body(samples=samples, seed=seed, kind="plan")
+    return json_response(payload, {"X-Cache": "hit" if hit else "miss"})
