@@ -9,6 +9,11 @@ import copy
 import dataclasses
 import gzip
 import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +29,10 @@ from api.service import ResultCache
 from pricing import load_catalog
 from scenarios.compare import CompareRequest, compare
 from tests.test_api import WORKED, assert_error, make_app
+from tests.test_api_gunicorn import free_port, request
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "scenarios" / "examples"
 PLAN = yaml.safe_load((EXAMPLES / "plan-worked-example.yaml").read_text("utf-8"))
 
 
@@ -335,3 +342,65 @@ def test_the_spec_refuses_what_the_server_refuses(tmp_path):
     assert client.post("/v1/evaluate", json=bounded).status_code == 200
     compare_spec = _validator(spec, "Compare")
     assert not compare_spec.is_valid({"utilisation": 0.5, "samples": 200_001})
+
+
+def test_a_retry_after_a_503_stores_the_run_once(tmp_path, monkeypatch, clock):
+    client = make_app(tmp_path, DEADLINE=20).test_client()
+    headers = {"Idempotency-Key": "4a7c1f0e-retry"}
+    _late_evaluation(monkeypatch, clock, 21.0)
+    assert_error(client.post("/v1/runs", json=WORKED, headers=headers), 503)
+    _late_evaluation(monkeypatch, clock, 1.0)
+    first = client.post("/v1/runs", json=WORKED, headers=headers)
+    second = client.post("/v1/runs", json=WORKED, headers=headers)
+    assert first.status_code == second.status_code == 201
+    assert first.get_json()["id"] == second.get_json()["id"]
+    assert client.get("/v1/runs").get_json()["total"] == 1
+
+
+@pytest.fixture
+def slow_server(tmp_path: Path) -> Iterator[int]:
+    """gunicorn with one worker, an 8 s timeout and a 1 s deadline, every work limit lifted."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "COSTMODEL_DB": str(tmp_path / "runs.sqlite3"),
+        "COSTMODEL_API_KEYS": "",
+        "COSTMODEL_DEADLINE": "1",
+        "COSTMODEL_MAX_WORK": str(10**13),
+        "COSTMODEL_MAX_SAMPLES": "400000",
+        "PYTHONPATH": str(ROOT),
+    }
+    command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
+               "--timeout", "8", "api:create_app()"]  # fmt: skip
+    with (tmp_path / "gunicorn.log").open("wb") as log:
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            started = time.monotonic()
+            while not _answers(port):
+                assert proc.poll() is None and time.monotonic() - started < 60, "no gunicorn"
+                time.sleep(0.2)
+            yield port
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def _answers(port: int) -> bool:
+    try:
+        return request(port, "GET", "/health", timeout=2)[0] == 200
+    except OSError:
+        return False
+
+
+def test_gunicorn_answers_a_request_past_its_deadline_in_the_error_shape(slow_server):
+    # 400,000 draws x 101 levels x 240 months of uncertain inputs: some 15 s of work. gunicorn
+    # used to kill the worker at its timeout and answer with its own HTML 500.
+    doc = yaml.safe_load((EXAMPLES / "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml").read_text("utf-8"))
+    doc.update(horizon_months=240, utilisation={"start": 0.0, "stop": 1.0, "step": 0.01})
+    doc["simulation"] = {"samples": 400_000, "seed": 1}
+    for route in ("/v1/evaluate", "/v1/runs"):
+        status, headers, body = request(slow_server, "POST", route, doc, timeout=60)
+        assert status == 503, body[:300]
+        assert headers["Content-Type"] == "application/json"
+        assert "COSTMODEL_DEADLINE" in json.loads(body)["message"]
+    assert json.loads(request(slow_server, "GET", "/v1/runs")[2])["total"] == 0
