@@ -98,7 +98,7 @@ def _check_limits(wanted: CompareRequest, catalog: Catalog) -> None:
 @blp.route("/compare", methods=["POST"])
 @blp.arguments(CompareSchema)
 @blp.response(200, ComparisonSchema, description="Every option, cheapest first")
-@error_responses(blp, 401, 413, 415, 422)
+@error_responses(blp, 400, 401, 413, 415, 422, 503)
 @blp.doc(operationId="compare", summary="Rank owned and rented options", description=COMPARE_TEXT,
          security=[{}, {BEARER: []}])  # fmt: skip
 def compare_options(wanted: CompareRequest) -> Any:

@@ -49,7 +49,7 @@ class RunHeadersSchema(Schema):
         data_key="Idempotency-Key",
         load_default=None,
         validate=validate.Regexp(
-            r"^[\x21-\x7e]{1,255}\Z",
+            r"^[\x21-\x7e]{1,255}$",  # a header value holds no line break
             error="must be 1 to 255 visible ASCII characters (a UUID, say)",
         ),
         metadata={
