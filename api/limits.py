@@ -62,8 +62,9 @@ PLAN_CANDIDATE_WORK = 2_500
 #: Work of writing one byte of a result as JSON, per byte :func:`plan_result_bytes` counts
 #: [unit] (measured: 16 us for a candidate's 250 bytes, counted as 680).
 RESULT_BYTE_WORK = 8
-#: Work of one option of a comparison over one draw [unit] (measured: 23 to 28, with 17 bytes).
-COMPARE_OPTION_WORK = 30
+#: Work of one option of a comparison over one draw [unit] (measured: 23 to 28 of CPU, and some
+#: 17 bytes; more for the time a first comparison spends resolving the options).
+COMPARE_OPTION_WORK = 40
 
 #: The most bytes one candidate takes in a plan's JSON result: two counts, eight numbers of
 #: 24 characters at most (``-1.2345678901234567e-100``) and the keys [byte].
