@@ -41,6 +41,7 @@ __all__ = [
     "Check",
     "abort_over_limits",
     "check_document",
+    "compare_checks",
     "compare_work",
     "plan_result_bytes",
     "plan_work",
@@ -112,10 +113,13 @@ LIMITS: Mapping[str, _Limit] = {
     "MAX_HORIZON": _Limit(
         "months",
         (("Scenario", "horizon_months"), ("Plan", "horizon_months"), ("Compare", "horizon_months")),
-    ),  # fmt: skip
+    ),
     "MAX_LEVELS": _Limit("utilisation levels", (("Scenario", "utilisation"),), items=True),
     "MAX_PAGE_SIZE": _Limit("runs per page", (("query", "page_size"),)),
 }
+
+
+_MONTHS = LIMITS["MAX_HORIZON"].counts
 
 
 def plan_result_bytes(candidates: int, months: int) -> int:
@@ -152,6 +156,20 @@ def _samples_check(document: Scenario | Plan, samples: int | None) -> Check:
     return Check(path, wanted, "MAX_SAMPLES", LIMITS["MAX_SAMPLES"].counts)
 
 
+def compare_checks(samples: int, months: int, options: int) -> list[Check]:
+    """The limits of a comparison of ``options`` over ``samples`` draws and ``months``."""
+    return [
+        Check("samples", samples, "MAX_SAMPLES", LIMITS["MAX_SAMPLES"].counts),
+        Check("horizon_months", months, "MAX_HORIZON", _MONTHS),
+        Check(
+            "samples",
+            compare_work(samples, options),
+            "MAX_WORK",
+            f"units of work (samples x {options} options x {COMPARE_OPTION_WORK})",
+        ),
+    ]
+
+
 def _plan_checks(plan: Plan, draws: int) -> list[Check]:
     inputs = plan.inputs
     months, candidates = inputs.horizon_months, inputs.candidates
@@ -176,7 +194,7 @@ def check_document(document: Scenario | Plan, samples: int | None) -> None:
     draws = samples_check.value
     if isinstance(document, Plan):
         horizon = document.inputs.horizon_months
-        checks = [samples_check, Check("horizon_months", horizon, "MAX_HORIZON", "months")]
+        checks = [samples_check, Check("horizon_months", horizon, "MAX_HORIZON", _MONTHS)]
         abort_over_limits([*checks, *_plan_checks(document, draws)])
         return
     inputs = document.resolved.inputs
@@ -185,8 +203,8 @@ def check_document(document: Scenario | Plan, samples: int | None) -> None:
     abort_over_limits(
         [
             samples_check,
-            Check("horizon_months", horizon, "MAX_HORIZON", "months"),
-            Check("utilisation", levels, "MAX_LEVELS", "utilisation levels"),
+            Check("horizon_months", horizon, "MAX_HORIZON", _MONTHS),
+            Check("utilisation", levels, "MAX_LEVELS", LIMITS["MAX_LEVELS"].counts),
             Check(
                 "utilisation",
                 work,

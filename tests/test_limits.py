@@ -123,18 +123,18 @@ def test_candidates_and_result_size_limits_are_settings(tmp_path):
 
 
 def test_the_reported_comparison_is_refused_naming_the_work_limit(tmp_path):
-    # 200,000 draws x 324 options: about 8 s and 1.22 GB; counted as 200,000 x 324 x 30
+    # 200,000 draws x 324 options: about 8 s and 1.22 GB; counted as 200,000 x 324 x 40
     client = make_app(tmp_path).test_client()
     request = {"utilisation": 1.0, "horizon_months": 240, "samples": 200_000}
     body = assert_error(client.post("/v1/compare", json=request), 422)
     assert set(errors_by_setting(body)) == {"MAX_WORK"}
-    assert "1,944,000,000 exceeds the limit" in body["message"]
+    assert "2,592,000,000 exceeds the limit" in body["message"]
     assert body["errors"][0]["path"] == "samples"
 
 
 def test_the_work_of_a_comparison_counts_the_options_asked_for(tmp_path):
     client = make_app(tmp_path, MAX_WORK=2_000_000).test_client()
-    # 1,000 draws x 30 = 30,000 a option: 66 options are allowed, not the catalog's 324
+    # 1,000 draws x 40 = 40,000 an option: 50 options are allowed, not the catalog's 324
     body = assert_error(client.post("/v1/compare", json={"utilisation": 0.5, "samples": 1000}), 422)
     assert "324 options" in body["message"]
     narrow = {"utilisation": 0.5, "samples": 1000, "tier": "marketplace", "min_memory_gb": 80}

@@ -21,7 +21,7 @@ from scenarios.compare import (
 from ..auth import require_owner
 from ..deadline import check_deadline
 from ..jsonio import read_json_body
-from ..limits import COMPARE_OPTION_WORK, Check, abort_over_limits, compare_work
+from ..limits import abort_over_limits, compare_checks
 from ..openapi import BEARER, error_responses
 from ..service import get_catalog
 
@@ -79,22 +79,6 @@ def option_count(wanted: CompareRequest, catalog: Catalog) -> int:
     return owned * len(GPU_COUNTS) + rented
 
 
-def _check_limits(wanted: CompareRequest, catalog: Catalog) -> None:
-    options = option_count(wanted, catalog)
-    abort_over_limits(
-        (
-            Check("samples", wanted.samples, "MAX_SAMPLES", "samples per request"),
-            Check("horizon_months", wanted.horizon_months, "MAX_HORIZON", "months"),
-            Check(
-                "samples",
-                compare_work(wanted.samples, options),
-                "MAX_WORK",
-                f"units of work (samples x {options} options x {COMPARE_OPTION_WORK})",
-            ),
-        )
-    )
-
-
 @blp.route("/compare", methods=["POST"])
 @blp.arguments(CompareSchema)
 @blp.response(200, ComparisonSchema, description="Every option, cheapest first")
@@ -105,7 +89,8 @@ def compare_options(wanted: CompareRequest) -> Any:
     """Rank every option of the catalog at the requested utilisation."""
     require_owner()
     catalog = get_catalog()
-    _check_limits(wanted, catalog)
+    options = option_count(wanted, catalog)
+    abort_over_limits(compare_checks(wanted.samples, wanted.horizon_months, options))
     check_deadline("validating the comparison")
     result: Comparison = compare(wanted, catalog)
     check_deadline("comparing the options")
