@@ -2,7 +2,7 @@
 
 YAML is parsed once with ``yaml.safe_load`` semantics; its node tree gives errors the line of the
 offending key, and duplicate keys are refused rather than silently overwritten. Hostile documents
-are refused before they cost much: a file larger than :func:`max_file_size` before it is parsed,
+are refused before they cost much: a file larger than :func:`max_file_bytes` before it is parsed,
 more than :data:`MAX_VALUES` values while it is parsed (with libyaml's parser where installed),
 alias bombs, deep nesting, and numbers or text Python cannot hold before anything walks them
 recursively. Every problem is reported at once as a :class:`ScenarioError` naming the file, the
@@ -26,14 +26,14 @@ from .errors import ScenarioError, flatten_messages
 from .schema import PlanSchema, ScenarioSchema
 
 __all__ = [
-    "FILE_SIZE_VAR",
+    "FILE_BYTES_VAR",
     "KINDS",
     "MAX_DEPTH",
-    "MAX_FILE_SIZE",
+    "MAX_FILE_BYTES",
     "MAX_VALUES",
     "check_shape",
     "load_documents",
-    "max_file_size",
+    "max_file_bytes",
     "read_yaml",
     "validate",
     "with_lines",
@@ -46,24 +46,24 @@ MAX_VALUES = 100_000
 #: The deepest nesting of mappings and lists a document may have (a scenario needs 5).
 MAX_DEPTH = 32
 #: The largest scenario file read by default [byte]; a scenario is a few kilobytes.
-MAX_FILE_SIZE = 1024 * 1024
+MAX_FILE_BYTES = 1024 * 1024
 #: The environment variable that sets another limit [byte].
-FILE_SIZE_VAR = "COSTMODEL_MAX_FILE_SIZE"
+FILE_BYTES_VAR = "COSTMODEL_MAX_FILE_BYTES"
 
 
-def max_file_size() -> int:
-    """The largest file :func:`read_yaml` reads [byte]: ``$COSTMODEL_MAX_FILE_SIZE``, else
-    :data:`MAX_FILE_SIZE`. Raises ``ValueError`` naming the variable when it is not a positive
+def max_file_bytes() -> int:
+    """The largest file :func:`read_yaml` reads [byte]: ``$COSTMODEL_MAX_FILE_BYTES``, else
+    :data:`MAX_FILE_BYTES`. Raises ``ValueError`` naming the variable when it is not a positive
     integer."""
-    text = os.environ.get(FILE_SIZE_VAR, "").strip()
+    text = os.environ.get(FILE_BYTES_VAR, "").strip()
     if not text:
-        return MAX_FILE_SIZE
+        return MAX_FILE_BYTES
     try:
         limit = int(text)
     except ValueError:
         limit = 0
     if limit < 1:
-        raise ValueError(f"{FILE_SIZE_VAR} must be a positive integer [byte], got {text!r}")
+        raise ValueError(f"{FILE_BYTES_VAR} must be a positive integer [byte], got {text!r}")
     return limit
 
 
@@ -230,9 +230,9 @@ def _parse(text: str) -> tuple[Any, yaml.Node | None]:
 
 
 def _read_text(path: str | os.PathLike, source: str) -> str:
-    """The text of a file of at most :func:`max_file_size` bytes, refused unread if larger."""
+    """The text of a file of at most :func:`max_file_bytes` bytes, refused unread if larger."""
     try:
-        limit = max_file_size()
+        limit = max_file_bytes()
     except ValueError as exc:
         raise ScenarioError(source, [{"path": "", "message": str(exc)}]) from None
     try:
@@ -244,7 +244,7 @@ def _read_text(path: str | os.PathLike, source: str) -> str:
         raise ScenarioError(source, [{"path": "", "message": f"cannot read file: {exc}"}]) from None
     if len(raw) > limit:
         message = (
-            f"the file is larger than {limit:,} bytes ({FILE_SIZE_VAR}); a scenario is a few "
+            f"the file is larger than {limit:,} bytes ({FILE_BYTES_VAR}); a scenario is a few "
             "kilobytes"
         )
         raise ScenarioError(source, [{"path": "", "message": message}])
@@ -258,7 +258,7 @@ def read_yaml(path: str | os.PathLike) -> tuple[Any, dict[str, int]]:
     """Parse a YAML file; returns the data and a map from key path to line number.
 
     Raises :class:`ScenarioError` for a missing or unreadable file, a file larger than
-    :func:`max_file_size` (before it is parsed), malformed YAML (with its line), numbers YAML
+    :func:`max_file_bytes` (before it is parsed), malformed YAML (with its line), numbers YAML
     cannot hold, a document too large or too deep (:func:`check_shape`; more than
     :data:`MAX_VALUES` values already while it is parsed), text that is not valid Unicode and
     duplicate keys.

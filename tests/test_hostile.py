@@ -28,7 +28,7 @@ from api import create_app
 from costmodel import BuyInputs, Fixed, ModelInputs, RentInputs, simulate, summarise
 from scenarios import ScenarioError, load_mapping, loader
 from scenarios.batch import run_batch
-from scenarios.loader import MAX_DEPTH, MAX_FILE_SIZE, MAX_VALUES, load_documents
+from scenarios.loader import MAX_DEPTH, MAX_FILE_BYTES, MAX_VALUES, load_documents
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKED_TEXT = (ROOT / "scenarios" / "examples" / "worked-example.yaml").read_text("utf-8")
@@ -61,8 +61,8 @@ HOSTILE = [
     ("int-5000-digits", _worked("discount_rate: 0.08", "discount_rate: 9" + "9" * 5000), "4300"),
     (
         "description-over-1-mib",
-        WORKED_TEXT + "description: " + "x" * MAX_FILE_SIZE + "\n",
-        f"the file is larger than {MAX_FILE_SIZE:,} bytes (COSTMODEL_MAX_FILE_SIZE)",
+        WORKED_TEXT + "description: " + "x" * MAX_FILE_BYTES + "\n",
+        f"the file is larger than {MAX_FILE_BYTES:,} bytes (COSTMODEL_MAX_FILE_BYTES)",
     ),
     (
         "list-of-400000-under-an-unknown-key",
@@ -189,14 +189,14 @@ def test_a_file_over_the_size_limit_is_refused_unparsed(tmp_path, monkeypatch):
     path = tmp_path / "worked.yaml"
     path.write_text(WORKED_TEXT, encoding="utf-8")
     size = path.stat().st_size
-    monkeypatch.setenv("COSTMODEL_MAX_FILE_SIZE", str(size))
+    monkeypatch.setenv("COSTMODEL_MAX_FILE_BYTES", str(size))
     assert load_documents(path)  # at the limit: read
-    monkeypatch.setenv("COSTMODEL_MAX_FILE_SIZE", str(size - 1))
+    monkeypatch.setenv("COSTMODEL_MAX_FILE_BYTES", str(size - 1))
     monkeypatch.setattr(loader, "_parse", _never)
     with pytest.raises(ScenarioError, match=f"larger than {size - 1:,} bytes"):
         load_documents(path)
-    monkeypatch.setenv("COSTMODEL_MAX_FILE_SIZE", "1MB")
-    with pytest.raises(ScenarioError, match="COSTMODEL_MAX_FILE_SIZE must be a positive integer"):
+    monkeypatch.setenv("COSTMODEL_MAX_FILE_BYTES", "1MB")
+    with pytest.raises(ScenarioError, match="COSTMODEL_MAX_FILE_BYTES must be a positive integer"):
         load_documents(path)
 
 
