@@ -6,7 +6,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Response
 from werkzeug.exceptions import InternalServerError
 
 from scenarios.store import StoreError
@@ -14,11 +14,13 @@ from scenarios.store import StoreError
 from .catalog import blp as catalog_blp
 from .compare import blp as compare_blp
 from .config import DEFAULTS, ENV_PREFIX, check_config
+from .deadline import start_deadline
 from .docs import blp as docs_blp
 from .errors import ApiWithErrors
 from .evaluate import blp as evaluate_blp
 from .health import blp as health_blp
-from .jsonio import StrictJSONProvider
+from .jsonio import StrictJSONProvider, decode_content_encoding
+from .limits import write_limits
 from .openapi import register_openapi
 from .plans import blp as plans_blp
 from .runs import blp as runs_blp
@@ -47,6 +49,20 @@ _SPEC_CONFIG: dict[str, Any] = {
 }
 
 
+#: The Content-Security-Policy of every answer that sets none of its own (JSON loads nothing).
+_CSP = "default-src 'none'; frame-ancestors 'none'"
+
+
+def _secure(response: Response) -> Response:
+    """Headers of every answer: not sniffed as another type, never framed, no referrer, and a
+    Content-Security-Policy unless the view set its own (the web page, HTML reports)."""
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    response.headers.setdefault("Content-Security-Policy", _CSP)
+    return response
+
+
 def _configure_logging() -> None:
     """Under gunicorn, log the API's errors (with their ids) through gunicorn's error log."""
     log = logging.getLogger("api")
@@ -73,10 +89,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     check_config(app.config, config or {})
     app.extensions["costmodel"] = {
         "store": None,
-        "cache": ResultCache(app.config["RESULT_CACHE"]),
+        "cache": ResultCache(app.config["RESULT_CACHE"], app.config["RESULT_CACHE_BYTES"]),
         "catalog": priced_catalog(app.config["PRICES"]),  # COSTMODEL_PRICES, read once
     }
     _configure_logging()
+    app.before_request(start_deadline)
+    app.before_request(decode_content_encoding)
+    app.after_request(_secure)
 
     api = ApiWithErrors(app)
     # Any other exception is a 500 in the same shape, also when Flask would propagate it
@@ -89,11 +108,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_error_handler(
         StoreError, lambda exc: api.handle_http_exception(store_unavailable(exc))
     )
-    register_openapi(
-        api, {"page_size": app.config["MAX_PAGE_SIZE"], "samples": app.config["MAX_SAMPLES"]}
-    )
+    register_openapi(api, app.config)
     for blp in (evaluate_blp, plans_blp, compare_blp, runs_blp, catalog_blp, health_blp):
         api.register_blueprint(blp)
+    write_limits(api.spec.components.schemas, app.config)  # the schemas the views added
     app.register_blueprint(web_blp)  # GET / and /assets/: the web page, not in the OpenAPI
     app.register_blueprint(docs_blp)  # GET /docs: the OpenAPI document in Swagger UI
     return app

@@ -24,11 +24,19 @@ app config key          environment variable               default
 ``MAX_SAMPLES``         ``COSTMODEL_MAX_SAMPLES``          200,000 [draws per request]
 ``MAX_HORIZON``         ``COSTMODEL_MAX_HORIZON``          240 [month]
 ``MAX_LEVELS``          ``COSTMODEL_MAX_LEVELS``           101 [utilisation levels]
-``MAX_WORK``            ``COSTMODEL_MAX_WORK``             5e8 [samples x levels x months]
+``MAX_WORK``            ``COSTMODEL_MAX_WORK``             5e8 [unit of work, see api.limits]
+``MAX_CANDIDATES``      ``COSTMODEL_MAX_CANDIDATES``       10,201 [candidates per plan]
+``MAX_RESULT_BYTES``    ``COSTMODEL_MAX_RESULT_BYTES``     16 MiB [byte of a plan's result]
 ``MAX_PAGE_SIZE``       ``COSTMODEL_MAX_PAGE_SIZE``        100 [runs per page]
 ``RESULT_CACHE``        ``COSTMODEL_RESULT_CACHE``         128 [results per process]; 0: off
+``RESULT_CACHE_BYTES``  ``COSTMODEL_RESULT_CACHE_BYTES``   64 MiB [byte per process]
+``DEADLINE``            ``COSTMODEL_DEADLINE``             20 [s per request]
 ``PRICES``              ``COSTMODEL_PRICES``               none (the catalog's prices)
 ======================= ================================== ==================================
+
+``DEADLINE`` must stay below the server's own timeout (gunicorn ``--timeout``, 30 s by default):
+a request still running when it passes is answered 503 in the error shape and stores nothing,
+rather than being killed by the server mid-way.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from typing import Any
 from costmodel.inputs import MAX_LEVELS, ModelInputs, input_fields
 from scenarios.store import DEFAULT_POOL_SIZE, parse_location
 
-__all__ = ["DEFAULTS", "ENV_PREFIX", "check_config", "parse_api_keys"]
+__all__ = ["DEFAULTS", "DEFAULT_DEADLINE_S", "ENV_PREFIX", "check_config", "parse_api_keys"]
 
 ENV_PREFIX = "COSTMODEL"
 _HORIZON = input_fields(ModelInputs)["horizon_months"].metadata["bound"]
@@ -53,11 +61,16 @@ DEFAULTS: dict[str, int] = {
     "MAX_HORIZON": int(_HORIZON.high),
     "MAX_LEVELS": MAX_LEVELS,
     "MAX_WORK": 500_000_000,
+    "MAX_CANDIDATES": 101 * 101,
+    "MAX_RESULT_BYTES": 16 * 1024 * 1024,
     "MAX_PAGE_SIZE": 100,
     "RESULT_CACHE": 128,
+    "RESULT_CACHE_BYTES": 64 * 1024 * 1024,
     "DB_POOL_SIZE": DEFAULT_POOL_SIZE,
 }
-_MINIMA = {"RESULT_CACHE": 0}
+#: The deadline of a request [s], below gunicorn's default timeout of 30 s.
+DEFAULT_DEADLINE_S = 20.0
+_MINIMA = {"RESULT_CACHE": 0, "RESULT_CACHE_BYTES": 0}
 _CEILINGS = {"MAX_HORIZON": int(_HORIZON.high), "MAX_LEVELS": MAX_LEVELS}
 
 
@@ -93,6 +106,18 @@ def _checked_int(key: str, value: Any) -> int:
     return number
 
 
+def _checked_seconds(value: Any) -> float:
+    name = f"{ENV_PREFIX}_DEADLINE"
+    number = None if isinstance(value, bool) else value
+    try:
+        number = float(number)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        number = None
+    if number is None or not 0 < number < float("inf"):
+        raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+    return number
+
+
 def check_config(config: MutableMapping[str, Any], overrides: Mapping[str, Any]) -> None:
     """Apply ``overrides`` and normalise the settings in place.
 
@@ -103,6 +128,7 @@ def check_config(config: MutableMapping[str, Any], overrides: Mapping[str, Any])
     config.update(overrides)
     for key in DEFAULTS:
         config[key] = _checked_int(key, config[key])
+    config["DEADLINE"] = _checked_seconds(config.get("DEADLINE", DEFAULT_DEADLINE_S))
     db = config.get("DB")
     db = os.fspath(db) if isinstance(db, os.PathLike) else db
     config["DB"] = str(db).strip() if db is not None and str(db).strip() else None

@@ -3,12 +3,17 @@
 Python's ``json`` accepts ``NaN``, ``Infinity`` and ``1e999`` (which becomes ``inf``) by default;
 none of them is JSON (RFC 8259), and none is a meaningful price or rate, so a request holding one
 is answered 400 with the position of the offending token.
+
+A body may be sent gzip-compressed (``Content-Encoding: gzip``); it is decoded once, before any
+view reads it, and the decoded body is held to the same ``MAX_CONTENT_LENGTH`` as a plain one
+(so a small "gzip bomb" is refused after that many bytes). Any other encoding is 415.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import zlib
 from typing import Any
 
 from flask import request
@@ -18,6 +23,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 __all__ = [
     "StrictJSONProvider",
+    "decode_content_encoding",
     "parse_json_body",
     "read_json_body",
     "request_body",
@@ -148,6 +154,53 @@ def request_body() -> bytes:
     if at_limit and request.environ["wsgi.input"].read(1):
         raise RequestEntityTooLarge()
     return data
+
+
+#: Content-Encoding values of a body this service decodes ("identity": none).
+_GZIP = ("gzip", "x-gzip")
+_ENCODING_PATH = "headers.Content-Encoding"
+
+
+def decode_content_encoding() -> None:
+    """Decode a gzip-compressed request body in place (a ``before_request`` hook), so that
+    every view and parser reads the plain JSON.
+
+    415 for another ``Content-Encoding``; 400 for a body that is not valid gzip; 413 when the
+    decoded body exceeds ``MAX_CONTENT_LENGTH``, checked as it is decoded.
+    """
+    encoding = request.headers.get("Content-Encoding", "").strip().lower()
+    if encoding in ("", "identity"):
+        return
+    if encoding not in _GZIP:
+        message = (
+            f"Content-Encoding {encoding!r} is not supported; send the body as it is or "
+            "compressed with gzip (Content-Encoding: gzip)"
+        )
+        abort(415, message=message, errors=[{"path": _ENCODING_PATH, "message": message}])
+    raw = request_body()
+    if raw:
+        request._cached_data = _gunzip(raw, request.max_content_length)  # type: ignore[attr-defined]
+
+
+def _gunzip(raw: bytes, limit: int | None) -> bytes:
+    """The gzip stream ``raw`` decoded, at most ``limit`` bytes of it."""
+    decoder = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    room = -1 if limit is None else limit + 1
+    try:
+        out = decoder.decompress(raw, max(room, 0))
+    except zlib.error as exc:
+        message = f"the body is not valid gzip ({exc}); send it as it is without Content-Encoding"
+        abort(400, message=message, errors=[{"path": _ENCODING_PATH, "message": message}])
+    if limit is not None and len(out) > limit:
+        message = (
+            f"the body decoded from gzip exceeds the limit of {limit} bytes "
+            "(COSTMODEL_MAX_CONTENT_LENGTH)"
+        )
+        abort(413, message=message, errors=[{"path": "", "message": message}])
+    if not decoder.eof or decoder.unused_data:
+        message = "the gzip body is cut short or followed by other data"
+        abort(400, message=message, errors=[{"path": _ENCODING_PATH, "message": message}])
+    return out
 
 
 def read_json_body() -> Any:

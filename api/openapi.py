@@ -9,7 +9,7 @@ JSON Schema.
 from __future__ import annotations
 
 import http
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import Any
 
@@ -19,6 +19,8 @@ from flask_smorest import Api, Blueprint
 
 from scenarios import PlanSchema, ScenarioSchema
 from scenarios.jsonschema import distribution_components, field_schema
+
+from .limits import query_maxima
 
 __all__ = [
     "BEARER",
@@ -55,8 +57,8 @@ def scenario_examples(kind: str = "scenario") -> dict[str, dict[str, Any]]:
 
 
 class _ConfiguredMaxima(BasePlugin):
-    """Writes the maxima an app enforces from its configuration (``page_size``, ``samples``)
-    into the schemas of the query parameters of those names, as each operation is added."""
+    """Writes the maxima an app enforces from its configuration (:data:`api.limits.LIMITS`)
+    into the schemas of the query parameters they bound, as each operation is added."""
 
     def __init__(self, maxima: dict[str, int]) -> None:
         self.maxima = maxima
@@ -69,10 +71,11 @@ class _ConfiguredMaxima(BasePlugin):
                     param["schema"]["maximum"] = self.maxima[param["name"]]
 
 
-def register_openapi(api: Api, maxima: dict[str, int]) -> None:
-    """Teach ``api``'s spec the custom scenario fields, the configured ``maxima`` of query
-    parameters (by name) and register the shared components; before any blueprint."""
-    plugin = _ConfiguredMaxima(maxima)
+def register_openapi(api: Api, config: Mapping[str, Any]) -> None:
+    """Teach ``api``'s spec the custom scenario fields and the limits ``config`` sets on query
+    parameters, and register the shared components; before any blueprint (the limits on the
+    request bodies follow with :func:`api.limits.write_limits` after them)."""
+    plugin = _ConfiguredMaxima(query_maxima(config))
     plugin.init_spec(api.spec)
     api.spec.plugins.append(plugin)  # after the marshmallow plugin, which makes the schemas
     api.ma_plugin.converter.add_attribute_function(field_schema)

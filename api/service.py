@@ -1,38 +1,43 @@
-"""What the views share: the run store of the app and the limited evaluation of a request body."""
+"""What the views share: the run store of the app, and the limited evaluation of a request body
+with its cache of answers."""
 
 from __future__ import annotations
 
 import hashlib
 import logging
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Sequence
 
-from flask import Flask, current_app, request
+from flask import Flask, Response, current_app, request
 from flask_smorest import abort
 from werkzeug.exceptions import HTTPException, ServiceUnavailable
 
 from costmodel.plan_result import PlanResult
+from costmodel.present import to_dict
 from costmodel.result import Result
 from pricing import Catalog, CatalogError, apply_prices, load_catalog, read_prices
 from scenarios import Plan, Scenario, ScenarioError, evaluate, load_mapping
 from scenarios.store import RunStore, StoreError
 
+from .deadline import RETRY_AFTER_S, check_deadline, engine_progress
 from .jsonio import parse_json_body, request_body, require_json_content_type
+from .limits import check_document
 
 __all__ = [
-    "abort_over_limits",
     "ResultCache",
     "evaluate_body",
     "get_catalog",
     "get_store",
+    "json_response",
     "priced_catalog",
+    "result_json",
     "store_unavailable",
+    "store_write_problem",
 ]
 
 _log = logging.getLogger("api")
 _STORE_LOCK = threading.Lock()
-_RETRY_AFTER_S = 5  # [s] suggested to clients of a 503
 
 
 def get_store(app: Flask | None = None) -> RunStore:
@@ -50,6 +55,30 @@ def get_store(app: Flask | None = None) -> RunStore:
         if state.get("store") is None:
             state["store"] = RunStore(app.config.get("DB"), pool_size=app.config["DB_POOL_SIZE"])
         return state["store"]
+
+
+#: How long the outcome of a write probe of the run store is trusted [s].
+_PROBE_TTL_S = 5.0
+
+
+def store_write_problem(app: Flask | None = None) -> StoreError | None:
+    """Why the run store refuses writes, or ``None`` when it takes them: a probe write
+    (:meth:`RunStore.check_writable`) at most every few seconds per process. A store that
+    cannot even be opened or read raises :class:`StoreError`."""
+    app = app or current_app._get_current_object()  # type: ignore[attr-defined]
+    state = app.extensions["costmodel"]
+    store = get_store(app)
+    store.count()  # reads first: a store that does not answer at all is "unavailable"
+    now = time.monotonic()
+    probed = state.get("probe")
+    if probed is None or now - probed[0] > _PROBE_TTL_S:
+        try:
+            store.check_writable()
+            problem = None
+        except StoreError as exc:
+            problem = exc
+        probed = state["probe"] = (now, problem)
+    return probed[1]
 
 
 def priced_catalog(prices: str | None) -> Catalog:
@@ -80,99 +109,62 @@ def store_unavailable(exc: StoreError) -> HTTPException:
     error.data = {  # type: ignore[attr-defined]  # read by ApiWithErrors, as abort() sets it
         "message": "the run store is unavailable, so the request was not completed; try again "
         "later",
-        "headers": {"Retry-After": str(_RETRY_AFTER_S)},
+        "headers": {"Retry-After": str(RETRY_AFTER_S)},
     }
     return error
 
 
-def _check_limits(document: Scenario | Plan, samples: int | None) -> None:
-    """422 naming the limit when the request asks for more work than the service allows.
-
-    Work = samples x utilisation levels (a plan: candidates) x horizon months bounds the time a
-    request can hold a worker.
-    """
-    given = document.samples if samples is None else samples
-    samples_path = "simulation.samples" if samples is None else "query.samples"
-    wanted = document.max_draws(samples)  # doubling toward a target may add draws
-    if wanted > given:
-        samples_path = "simulation.max_samples"
-    if isinstance(document, Plan):
-        horizon, width = document.inputs.horizon_months, document.inputs.candidates
-        what, where = "candidates", "own.servers"
-    else:
-        horizon = document.resolved.inputs.horizon_months
-        width, what, where = len(document.resolved.inputs.utilisation), "levels", "utilisation"
-    checks = [
-        (samples_path, wanted, "MAX_SAMPLES", "samples per request"),
-        ("horizon_months", horizon, "MAX_HORIZON", "months"),
-        (
-            where,
-            wanted * width * horizon,
-            "MAX_WORK",
-            f"draw-{what[:-1]}-months (samples x {what} x months)",
-        ),
-    ]
-    if not isinstance(document, Plan):
-        checks.insert(2, ("utilisation", width, "MAX_LEVELS", "utilisation levels"))
-    abort_over_limits(checks)
-
-
-def abort_over_limits(checks: Sequence[tuple[str, int, str, str]]) -> None:
-    """422 naming every limit exceeded: ``checks`` are (key path, value, setting, what is
-    counted), the setting being the app config key of the limit (``MAX_SAMPLES``)."""
-    config = current_app.config
-    problems = [
-        {
-            "path": path,
-            "message": f"{value:,} exceeds the limit of {config[key]:,} {what} (COSTMODEL_{key})",
-        }
-        for path, value, key, what in checks
-        if value > config[key]
-    ]
-    if problems:
-        abort(
-            422,
-            message="the request exceeds a limit of this service: "
-            + "; ".join(p["message"] for p in problems),
-            errors=problems,
-        )
-
-
 class ResultCache:
-    """A small thread-safe LRU of results (one per process; workers do not share it).
+    """A small thread-safe LRU of results as the JSON the API answers with (one per process;
+    workers do not share it), bounded by ``entries`` results and ``size`` bytes.
 
     A result is a pure function of the scenario, seed, samples and catalog version, so an
-    identical request can be answered from memory. Entries are keyed twice: by the SHA-256 of
-    the raw body plus the query overrides (a hit skips parsing and validation), and by
-    :meth:`scenarios.Scenario.key` (a hit skips the engine for a body that differs only in
-    formatting). ``size`` 0 disables caching.
+    identical request can be answered from memory, without evaluating or serialising it again.
+    A result is kept under :meth:`scenarios.Scenario.key` (a hit skips the engine for a body that
+    differs only in formatting) and found also by the SHA-256 of the raw body plus the query
+    overrides (a hit skips parsing and validation). ``entries`` or ``size`` 0 disables caching;
+    a result larger than ``size`` is not kept.
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, entries: int, size: int) -> None:
+        self.entries = entries
         self.size = size
-        self._items: OrderedDict[str, Result | PlanResult] = OrderedDict()
+        self._results: OrderedDict[str, bytes] = OrderedDict()
+        self._aliases: OrderedDict[str, str] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> Result | PlanResult | None:
-        """The cached result for ``key``, or ``None``."""
-        if self.size <= 0:
-            return None
-        with self._lock:
-            result = self._items.get(key)
-            if result is not None:
-                self._items.move_to_end(key)
-            return result
+    @property
+    def bytes(self) -> int:
+        """Bytes of the results kept [byte]."""
+        return self._bytes
 
-    def put(self, keys: tuple[str, ...], result: Result | PlanResult) -> None:
-        """Remember ``result`` under every key of ``keys``, evicting the least recently used."""
-        if self.size <= 0:
+    def get(self, key: str) -> bytes | None:
+        """The cached JSON for a document key or a body key, or ``None``."""
+        with self._lock:
+            key = self._aliases.get(key, key)
+            payload = self._results.get(key)
+            if payload is not None:
+                self._results.move_to_end(key)
+            return payload
+
+    def put(self, payload: bytes, key: str, *aliases: str) -> None:
+        """Keep ``payload`` under ``key``, found also by ``aliases``; the least recently used
+        results go when there are more than ``entries`` or more than ``size`` bytes."""
+        if self.entries <= 0 or len(payload) > self.size:
             return
         with self._lock:
-            for key in keys:
-                self._items[key] = result
-                self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            old = self._results.pop(key, None)
+            self._bytes += len(payload) - (len(old) if old is not None else 0)
+            self._results[key] = payload
+            for alias in aliases:
+                self._aliases[alias] = key
+                self._aliases.move_to_end(alias)
+            while len(self._results) > self.entries or self._bytes > self.size:
+                _, dropped = self._results.popitem(last=False)
+                self._bytes -= len(dropped)
+            while len(self._aliases) > self.entries:
+                self._aliases.popitem(last=False)
 
 
 def _cache() -> ResultCache:
@@ -212,15 +204,27 @@ def _document(data: object, kind: str | None) -> Scenario | Plan:
     return document
 
 
+def result_json(result: Result | PlanResult) -> bytes:
+    """The JSON answer of a result, as Flask writes it (compact, UTF-8, a final newline)."""
+    text = current_app.json.dumps(to_dict(result), separators=(",", ":"))
+    return (text + "\n").encode("utf-8")
+
+
+def json_response(payload: bytes, headers: dict[str, str] | None = None) -> Response:
+    """A 200 response of JSON already written (:func:`result_json`)."""
+    return current_app.response_class(payload, mimetype="application/json", headers=headers)
+
+
 def evaluate_body(
     samples: int | None = None, seed: int | None = None, kind: str | None = "scenario"
-) -> tuple[Result | PlanResult, bool]:
+) -> tuple[bytes, bool]:
     """Validate the JSON body as a scenario or plan (``kind``; ``None``: either), check the
-    limits and evaluate it.
+    limits and evaluate it, within the request's deadline.
 
-    ``samples`` [draws] and ``seed`` override the ``simulation`` block. Returns the result and
-    whether it came from the :class:`ResultCache`. An invalid body is answered 422 with every
-    key path.
+    ``samples`` [draws] and ``seed`` override the ``simulation`` block. Returns the result as
+    JSON (:func:`result_json`) and whether it came from the :class:`ResultCache`. An invalid
+    body is answered 422 with every key path, a request over a limit 422 naming it, and one
+    past its deadline 503 (:mod:`api.deadline`).
     """
     require_json_content_type()
     raw = request_body()
@@ -233,15 +237,21 @@ def evaluate_body(
             % (str(samples).encode(), str(seed).encode(), str(kind).encode(), version.encode(), raw)
         ).hexdigest()
     )
-    result = cache.get(body_key)
-    if result is not None:
-        return result, True
+    payload = cache.get(body_key)
+    if payload is not None:
+        return payload, True
     document = _document(parse_json_body(raw), kind)
-    _check_limits(document, samples)
+    check_document(document, samples)
+    what = "plan" if isinstance(document, Plan) else "scenario"
+    check_deadline(f"validating the {what}")
     document_key = "document:" + document.key(samples, seed)
-    result = cache.get(document_key)
-    hit = result is not None
-    if result is None:
-        result = evaluate(document, samples=samples, seed=seed)
-    cache.put((body_key, document_key), result)
-    return result, hit
+    payload = cache.get(document_key)
+    hit = payload is not None
+    if payload is None:
+        phase = f"evaluating the {what}"
+        result = evaluate(document, samples=samples, seed=seed, progress=engine_progress(phase))
+        check_deadline(phase)
+        payload = result_json(result)
+        check_deadline("writing the result")
+    cache.put(payload, document_key, body_key)
+    return payload, hit

@@ -46,15 +46,14 @@ from .inputs import PlanInputs
 from .plan_result import Candidate, Choice, CostStats, PlanResult, WorkSplit
 from .result import InputValue
 from .sampling import Sample
-from .stats import input_bins, input_ranks, percentiles, uncertain
+from .stats import frontier, input_bins, input_ranks, percentiles, row_stats, uncertain
 from .uncertainty import evppi, expected_value_of_information
 
 __all__ = ["FleetSimulation", "saving", "simulate_plan", "summarise_plan", "work_split"]
 
 #: Elements of one chunk's (months x draws) arrays.
 _CHUNK_ELEMENTS = 2_000_000
-#: Share of worst draws averaged by the CVaR.
-_TAIL = 0.05
+#: The percentiles of a candidate's cost, as the engine's results give them.
 
 
 @dataclass(frozen=True, eq=False)
@@ -200,19 +199,6 @@ def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
     return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
 
 
-def _stats(cost: np.ndarray) -> CostStats:
-    """Mean, P10/P50/P90 and CVaR95 (the mean of the worst ceil(5 %) of draws) [USD]."""
-    n = cost.size
-    worst = max(1, math.ceil(_TAIL * n))
-    tail = np.partition(cost, n - worst)[n - worst :]
-    q = percentiles(np.array(cost))
-    return CostStats(float(cost.mean()), q["p10"], q["p50"], q["p90"], float(tail.mean()))
-
-
-def _objective(c: Candidate, objective: str) -> float:
-    return getattr(c.cost, objective)
-
-
 def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
     """The value of information of choosing between the two best candidates (``order`` ranks
     the candidates by the objective): EVPI and single-input EVPPI of the per-draw cost
@@ -232,13 +218,26 @@ def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
     return Choice(pair(first), pair(second), evpi, count, tuple(worth))
 
 
-def _frontier(candidates: list[Candidate]) -> tuple[Candidate, ...]:
-    """Candidates that no other beats on both the mean and the P90 cost."""
-    return tuple(
-        c
-        for c in candidates
-        if not any(o.cost.mean < c.cost.mean and o.cost.p90 < c.cost.p90 for o in candidates)
+def _candidates(sim: FleetSimulation, stats: dict[str, np.ndarray]) -> list[Candidate]:
+    """Every candidate's :class:`Candidate`, from the cost ``stats`` of every row at once."""
+    n = sim.cloud.size
+    cheaper = np.empty(sim.servers.size)
+    step = max(1, _CHUNK_ELEMENTS // n)
+    for start in range(0, cheaper.size, step):
+        rows = slice(start, start + step)
+        cheaper[rows] = np.count_nonzero(sim.cost[rows] < sim.cloud, axis=1) / n
+    columns = (
+        sim.servers.tolist(),
+        sim.instances.tolist(),
+        *(stats[name].tolist() for name in ("mean", "p10", "p50", "p90", "cvar95")),
+        sim.share_owned.mean(axis=1).tolist(),
+        sim.owned_utilisation.mean(axis=1).tolist(),
+        cheaper.tolist(),
     )
+    return [
+        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob)
+        for s, k, mean, p10, p50, p90, cvar, share, util, prob in zip(*columns, strict=True)
+    ]
 
 
 def saving(sim: FleetSimulation, best: Candidate) -> float:
@@ -256,33 +255,19 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
     all-cloud."""
     inputs = sim.inputs
     cloud = sim.cloud
-    candidates = []
-    for j in range(sim.servers.size):
-        candidates.append(
-            Candidate(
-                servers=int(sim.servers[j]),
-                instances=int(sim.instances[j]),
-                cost=_stats(sim.cost[j]),
-                share_owned=float(sim.share_owned[j].mean()),
-                owned_utilisation=float(sim.owned_utilisation[j].mean()),
-                prob_cheaper_than_cloud=float(np.count_nonzero(sim.cost[j] < cloud) / cloud.size),
-            )
-        )
-    order = sorted(
-        range(len(candidates)),
-        key=lambda j: (
-            _objective(candidates[j], inputs.objective),
-            candidates[j].servers,
-            candidates[j].instances,
-        ),
-    )
+    stats = row_stats(sim.cost)
+    candidates = _candidates(sim, stats)
+    # the objective, ties to fewer servers, then fewer reservations
+    order = np.lexsort((sim.instances, sim.servers, stats[inputs.objective])).tolist()
     best_index = order[0]
     best = candidates[best_index]
-    all_cloud = Candidate(0, 0, _stats(cloud), 0.0, 0.0, 0.0)
+    cloud_stats = {k: float(v[0]) for k, v in row_stats(cloud[None, :]).items()}
+    all_cloud = Candidate(0, 0, CostStats(**cloud_stats), 0.0, 0.0, 0.0)
+    on_frontier = frontier(stats["mean"], stats["p90"]).tolist()
     return PlanResult(
         candidates=tuple(candidates),
         best=best,
-        frontier=_frontier(candidates),
+        frontier=tuple(c for c, kept in zip(candidates, on_frontier, strict=True) if kept),
         all_cloud=all_cloud,
         objective=inputs.objective,
         work_split=work_split(sim, best.servers, best.instances),

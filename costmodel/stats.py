@@ -24,15 +24,20 @@ __all__ = [
     "Drawn",
     "LevelBands",
     "breakeven",
+    "frontier",
     "input_bins",
     "input_ranks",
     "pearson",
     "percentiles",
+    "row_stats",
     "uncertain",
 ]
 
 #: The percentiles every band reports [-].
 QUANTILES = (0.10, 0.50, 0.90)
+_NAMES = ("p10", "p50", "p90")
+#: Elements of one block of rows partitioned at once by :func:`row_stats`.
+_BLOCK_ELEMENTS = 2_000_000
 
 
 class Drawn(Protocol):
@@ -149,3 +154,46 @@ def breakeven(values: np.ndarray) -> Breakeven:
         prob_always=float(np.count_nonzero(values == 0.0) / n),
         prob_never=float(np.count_nonzero(~finite) / n),
     )
+
+
+def row_stats(cost: np.ndarray, tail: float = 0.05) -> dict[str, np.ndarray]:
+    """Mean, P10/P50/P90 and CVaR (the mean of the worst ceil(``tail`` * n) of n draws; CVaR95
+    with the default tail) of each row of ``cost`` (rows x draws), by name; percentiles
+    interpolate linearly between order statistics as :func:`percentiles` does (NaN where one is
+    not finite).
+
+    One partition per block of rows finds every order statistic and the tail at once; blocks of
+    about :data:`_BLOCK_ELEMENTS` bound the memory of the copy.
+    """
+    rows, n = cost.shape
+    worst = max(1, math.ceil(tail * n))
+    positions = [q * (n - 1) for q in QUANTILES]
+    low = [math.floor(p) for p in positions]
+    kth = sorted({*low, *(min(lo + 1, n - 1) for lo in low), n - worst})
+    out = {name: np.empty(rows) for name in ("mean", "p10", "p50", "p90", "cvar95")}
+    step = max(1, _BLOCK_ELEMENTS // n)
+    for start in range(0, rows, step):
+        block = slice(start, min(rows, start + step))
+        out["mean"][block] = cost[block].mean(axis=1)
+        part = np.partition(cost[block], kth, axis=1)
+        for name, p, lo in zip(_NAMES, positions, low, strict=True):
+            v = part[:, lo]
+            frac = p - lo
+            if frac != 0.0:  # the next order statistic is in place: kth holds lo + 1
+                v = v + frac * (part[:, lo + 1] - v)
+            out[name][block] = np.where(np.isfinite(v), v, np.nan)
+        out["cvar95"][block] = part[:, n - worst :].mean(axis=1)
+    return out
+
+
+def frontier(mean: np.ndarray, p90: np.ndarray) -> np.ndarray:
+    """Whether each candidate is on the frontier: no other has both a lower mean and a lower
+    P90 cost. Sorted by mean, a candidate is beaten when the least P90 among the candidates of
+    strictly lower mean is below its own (a NaN neither beats nor is beaten)."""
+    order = np.argsort(mean, kind="stable")
+    m, p = mean[order], p90[order]
+    least = np.concatenate(([np.inf], np.fmin.accumulate(p)))  # least[i]: min of p[:i]
+    lower = np.searchsorted(m, m, side="left")  # how many have a strictly lower mean
+    beaten = np.zeros(mean.size, dtype=bool)
+    beaten[order] = (least[lower] < p) & ~np.isnan(m)
+    return ~beaten

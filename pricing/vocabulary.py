@@ -65,11 +65,11 @@ class Bound:
         """What is wrong with ``value`` against this range, or ``None``."""
         unit = f" {self.unit}" if self.unit else ""
         if self.low_open and value <= self.low:
-            return f"must be > {self.low:g}{unit}, got {value:g}"
+            return f"must be > {self.low:g}{unit}, got {_shown(value)}"
         if value < self.low:
-            return f"must be >= {self.low:g}{unit}, got {value:g}"
+            return f"must be >= {self.low:g}{unit}, got {_shown(value)}"
         if value > self.high:
-            return f"must be <= {self.high:g}{unit}, got {value:g}"
+            return f"must be <= {self.high:g}{unit}, got {_shown(value)}"
         return None
 
     def text(self) -> str:
@@ -77,6 +77,14 @@ class Bound:
         left = "(" if self.low_open else "["
         unit = f" {self.unit}" if self.unit else ""
         return f"{left}{self.low:g}, {self.high:g}]{unit}"
+
+
+def _shown(value: float) -> str:
+    """``value`` as ``%g`` writes it; an integer too large for a float by its digits."""
+    try:
+        return f"{value:g}"
+    except OverflowError:  # an int beyond the float range, e.g. 400 digits
+        return f"an integer of {len(str(abs(value)))} digits"
 
 
 #: GPU columns (catalog rows and inline GPUs of scenarios).

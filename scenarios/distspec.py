@@ -47,7 +47,7 @@ def from_spec(spec: float | Mapping[str, Any]) -> Distribution:
     unknown or missing parameter, or the inconsistent value.
     """
     if isinstance(spec, int | float) and not isinstance(spec, bool):
-        return Fixed(float(spec))
+        return Fixed(float(_in_range("the value", spec)))
     if not isinstance(spec, Mapping):
         raise DistributionError(f"expected a number or a distribution mapping, got {spec!r}")
     kind = spec.get("dist")
@@ -71,8 +71,27 @@ def from_spec(spec: float | Mapping[str, Any]) -> Distribution:
         values, weights = params["values"], params["weights"]
         if not isinstance(values, list | tuple) or not isinstance(weights, list | tuple):
             raise DistributionError("discrete values and weights must be lists of numbers")
-        return Discrete(tuple(values), tuple(weights))
-    return cls(**params)
+        return Discrete(
+            tuple(_in_range("values", v) for v in values),
+            tuple(_in_range("weights", w) for w in weights),
+        )
+    return cls(**{k: _in_range(k, v) for k, v in params.items()})
+
+
+def _in_range(name: str, value: Any) -> Any:
+    """``value`` as it is, or ``DistributionError`` for an integer beyond the range of a float
+    (a 400-digit integer), which the distributions could not even compare; everything else is
+    theirs to check."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return value
+    try:
+        float(value)
+    except OverflowError:
+        raise DistributionError(
+            f"{name} is an integer of {len(str(abs(value)))} digits, beyond the range of a "
+            "number (about 1.8e308)"
+        ) from None
+    return value
 
 
 def to_spec(dist: Distribution) -> float | dict[str, Any]:

@@ -110,6 +110,34 @@ def _number(field: DistField, openapi: tuple[int, int]) -> dict[str, Any]:
     return out
 
 
+#: The least value each unbounded form can draw without ``low`` (normal: any; lognormal: 0).
+_UNBOUNDED_LOW = {"normal": -math.inf, "lognormal": 0.0}
+
+
+def _truncation(field: DistField) -> dict[str, Any] | None:
+    """What a normal or lognormal of this input must give: the ``low`` and ``high`` that keep
+    its draws in the input's range (the schema refuses the input otherwise), as one choice per
+    form; ``None`` when the range asks for neither."""
+    bound = field.bound
+    needs = {
+        form: [
+            *(["low"] if bound.problem(least) is not None else []),
+            *(["high"] if math.isfinite(bound.high) else []),
+        ]
+        for form, least in _UNBOUNDED_LOW.items()
+    }
+    if not any(needs.values()):
+        return None
+    free = [name for name in DIST_FORMS if not needs.get(name)]
+    choices = [{"properties": {"dist": {"enum": free}}}] if free else []
+    choices += [
+        {"properties": {"dist": {"enum": [form]}}, "required": need}
+        for form, need in needs.items()
+        if need
+    ]
+    return {"anyOf": choices}
+
+
 def field_schema(self: Any, field: fields.Field, ret: dict | None = None, **_: Any) -> dict:
     """apispec attribute function: the project's custom marshmallow fields, and of every field
     its unit as ``x-unit`` (the metadata's ``unit``) and the open ends of its range."""
@@ -143,9 +171,11 @@ def _custom(self: Any, field: fields.Field, openapi: tuple[int, int]) -> dict[st
         # the values a distribution of this input may take lie in the input's range too
         within = {name: number for name in ("low", "mode", "high")}
         within["values"] = {"type": "array", "items": number}
+        parts = [{"$ref": f"{_COMPONENTS}Distribution"}, {"properties": within}]
+        truncation = _truncation(field)
         choices: list[dict[str, Any]] = [
             number,
-            {"allOf": [{"$ref": f"{_COMPONENTS}Distribution"}, {"properties": within}]},
+            {"allOf": parts if truncation is None else [*parts, truncation]},
         ]
         if field.allow_none and openapi >= (3, 1):
             choices.append({"type": "null"})

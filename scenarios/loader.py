@@ -2,9 +2,11 @@
 
 YAML is parsed once with ``yaml.safe_load`` semantics; its node tree gives errors the line of the
 offending key, and duplicate keys are refused rather than silently overwritten. Hostile documents
-(alias bombs, deep nesting, numbers or text Python cannot hold) are refused before anything walks
-them recursively. Every problem is reported at once as a :class:`ScenarioError` naming the
-file, the dotted key path, the line and the valid choices.
+are refused before they cost much: a file larger than :func:`max_file_bytes` before it is parsed,
+more than :data:`MAX_VALUES` values while it is parsed (with libyaml's parser where installed),
+alias bombs, deep nesting, and numbers or text Python cannot hold before anything walks them
+recursively. Every problem is reported at once as a :class:`ScenarioError` naming the file, the
+dotted key path, the line and the valid choices.
 """
 
 from __future__ import annotations
@@ -12,21 +14,26 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import yaml
 from marshmallow import ValidationError
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
 
 from .errors import ScenarioError, flatten_messages
 from .schema import PlanSchema, ScenarioSchema
 
 __all__ = [
+    "FILE_BYTES_VAR",
     "KINDS",
     "MAX_DEPTH",
+    "MAX_FILE_BYTES",
     "MAX_VALUES",
     "check_shape",
     "load_documents",
+    "max_file_bytes",
     "read_yaml",
     "validate",
     "with_lines",
@@ -38,6 +45,33 @@ __all__ = [
 MAX_VALUES = 100_000
 #: The deepest nesting of mappings and lists a document may have (a scenario needs 5).
 MAX_DEPTH = 32
+#: The largest scenario file read by default [byte]; a scenario is a few kilobytes.
+MAX_FILE_BYTES = 1024 * 1024
+#: The environment variable that sets another limit [byte].
+FILE_BYTES_VAR = "COSTMODEL_MAX_FILE_BYTES"
+
+
+def max_file_bytes() -> int:
+    """The largest file :func:`read_yaml` reads [byte]: ``$COSTMODEL_MAX_FILE_BYTES``, else
+    :data:`MAX_FILE_BYTES`. Raises ``ValueError`` naming the variable when it is not a positive
+    integer."""
+    text = os.environ.get(FILE_BYTES_VAR, "").strip()
+    if not text:
+        return MAX_FILE_BYTES
+    try:
+        limit = int(text)
+    except ValueError:
+        limit = 0
+    if limit < 1:
+        raise ValueError(f"{FILE_BYTES_VAR} must be a positive integer [byte], got {text!r}")
+    return limit
+
+
+def _too_many() -> str:
+    return (
+        f"the document holds more than {MAX_VALUES:,} values (YAML aliases count each time they "
+        "are used); a scenario needs a few hundred"
+    )
 
 
 def _path(parent: str, key: object) -> str:
@@ -61,11 +95,7 @@ def check_shape(data: Any) -> list[dict]:
         value, path, depth = stack.pop()
         count += 1
         if count > MAX_VALUES:
-            message = (
-                f"the document holds more than {MAX_VALUES:,} values (YAML aliases count "
-                "each time they are used); a scenario needs a few hundred"
-            )
-            return [*problems, {"path": "", "message": message}]
+            return [*problems, {"path": "", "message": _too_many()}]
         if isinstance(value, Mapping | list | tuple) and depth >= MAX_DEPTH:
             message = f"nested deeper than {MAX_DEPTH} levels; a scenario needs 5"
             return [*problems, {"path": path, "message": message}]
@@ -134,9 +164,51 @@ def _lines(node: yaml.Node) -> tuple[dict[str, int], list[dict]]:
     return lines, problems
 
 
-def _parse(text: str) -> tuple[Any, yaml.Node | None]:
-    """The data and node tree of a YAML text, parsed once with the safe loader's rules."""
-    loader = yaml.SafeLoader(text)
+class _TooManyValues(Exception):
+    """Raised while composing: the document has more than :data:`MAX_VALUES` nodes."""
+
+
+class _Counting:
+    """Composes at most :data:`MAX_VALUES` nodes (an alias counts once per use), so that a
+    file of a million list items stops after the first hundred thousand."""
+
+    _nodes = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._nodes += 1
+        if self._nodes > MAX_VALUES:
+            raise _TooManyValues
+        return super().compose_node(parent, index)  # type: ignore[misc]
+
+
+class _PythonLoader(_Counting, yaml.SafeLoader):
+    """PyYAML's own safe loader: its messages name the offending character and line."""
+
+
+def _libyaml_loader() -> type | None:
+    """The safe loader on libyaml's parser, composing in Python (so that nodes are counted),
+    or ``None`` without libyaml: parsing is several times faster."""
+    try:
+        from yaml._yaml import CParser
+    except ImportError:
+        return None
+
+    def init(self: Any, stream: str) -> None:
+        CParser.__init__(self, stream)
+        Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+
+    # Composer before CParser: its Python composition replaces libyaml's, on libyaml's events
+    bases = (_Counting, Composer, CParser, SafeConstructor, Resolver)
+    return type("_LibyamlLoader", bases, {"__init__": init})
+
+
+_FAST_LOADER = _libyaml_loader()
+
+
+def _load(loader_class: type, text: str) -> tuple[Any, yaml.Node | None]:
+    loader = loader_class(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
@@ -145,22 +217,58 @@ def _parse(text: str) -> tuple[Any, yaml.Node | None]:
     return data, node
 
 
+def _parse(text: str) -> tuple[Any, yaml.Node | None]:
+    """The data and node tree of a YAML text, parsed once with the safe loader's rules; raises
+    ``_TooManyValues`` past :data:`MAX_VALUES` nodes. A text libyaml refuses is parsed again
+    by PyYAML, whose messages the errors quote."""
+    if _FAST_LOADER is not None:
+        try:
+            return _load(_FAST_LOADER, text)
+        except yaml.YAMLError:
+            pass
+    return _load(_PythonLoader, text)
+
+
+def _read_text(path: str | os.PathLike, source: str) -> str:
+    """The text of a file of at most :func:`max_file_bytes` bytes, refused unread if larger."""
+    try:
+        limit = max_file_bytes()
+    except ValueError as exc:
+        raise ScenarioError(source, [{"path": "", "message": str(exc)}]) from None
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(limit + 1)
+    except FileNotFoundError:
+        raise ScenarioError(source, [{"path": "", "message": "file not found"}]) from None
+    except OSError as exc:
+        raise ScenarioError(source, [{"path": "", "message": f"cannot read file: {exc}"}]) from None
+    if len(raw) > limit:
+        message = (
+            f"the file is larger than {limit:,} bytes ({FILE_BYTES_VAR}); a scenario is a few "
+            "kilobytes"
+        )
+        raise ScenarioError(source, [{"path": "", "message": message}])
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(source, [{"path": "", "message": f"cannot read file: {exc}"}]) from None
+
+
 def read_yaml(path: str | os.PathLike) -> tuple[Any, dict[str, int]]:
     """Parse a YAML file; returns the data and a map from key path to line number.
 
-    Raises :class:`ScenarioError` for a missing or unreadable file, malformed YAML (with its
-    line), numbers YAML cannot hold, a document too large or too deep (:func:`check_shape`),
-    text that is not valid Unicode and duplicate keys.
+    Raises :class:`ScenarioError` for a missing or unreadable file, a file larger than
+    :func:`max_file_bytes` (before it is parsed), malformed YAML (with its line), numbers YAML
+    cannot hold, a document too large or too deep (:func:`check_shape`; more than
+    :data:`MAX_VALUES` values already while it is parsed), text that is not valid Unicode and
+    duplicate keys.
     """
     source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(source, [{"path": "", "message": "file not found"}]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(source, [{"path": "", "message": f"cannot read file: {exc}"}]) from None
+    text = _read_text(path, source)
     try:
         data, node = _parse(text)
+    except _TooManyValues:
+        raise ScenarioError(source, [{"path": "", "message": _too_many()}]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc)

@@ -257,6 +257,42 @@ def test_report_unknown_format_is_400_listing_the_valid_ones(store_client: Flask
         assert fmt in body["message"]
 
 
+def test_an_html_report_is_a_download_unless_asked_inline(store_client: FlaskClient) -> None:
+    # it was served inline as text/html with no Content-Security-Policy
+    run = store_client.post("/v1/runs", json=WORKED).get_json()
+    url = f"/v1/runs/{run['id']}/report?format=html"
+    download = store_client.get(url)
+    assert download.headers["Content-Disposition"].startswith("attachment; filename=")
+    shown = store_client.get(url + "&disposition=inline")
+    assert shown.headers["Content-Disposition"].startswith("inline; filename=")
+    for response in (download, shown):
+        csp = response.headers["Content-Security-Policy"]
+        assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp
+        assert "script-src" not in csp  # no script may run, inline or not
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert response.headers["X-Frame-Options"] == "DENY"
+    body = assert_error(store_client.get(url + "&disposition=open"), 400)
+    assert paths(body) == {"query.disposition"}
+
+
+def test_every_answer_carries_the_security_headers(store_client: FlaskClient) -> None:
+    run = store_client.post("/v1/runs", json=WORKED)
+    answers = [
+        run,
+        store_client.get(f"/v1/runs/{run.get_json()['id']}/report?format=csv"),
+        store_client.post("/v1/evaluate", json={}),
+        store_client.get("/v1/no-such-route"),
+        store_client.get("/openapi.json"),
+        store_client.get("/health"),
+    ]
+    for response in answers:
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert response.headers["X-Frame-Options"] == "DENY"
+        assert response.headers["Content-Security-Policy"].startswith("default-src 'none'")
+    page = store_client.get("/")
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]  # the page's own
+
+
 def test_unknown_run_is_404(store_client: FlaskClient) -> None:
     client = store_client
     assert paths(assert_error(client.get("/v1/runs/no-such-run"), 404)) == {"run_id"}
@@ -303,8 +339,12 @@ def test_openapi_documents_the_custom_scenario_fields(client: FlaskClient) -> No
     schemas = spec["components"]["schemas"]
     pue = schemas["Buy"]["properties"]["pue"]
     assert pue["oneOf"][0] == {"type": "number", "minimum": 1, "maximum": 5}
-    distribution, values = pue["oneOf"][1]["allOf"]
+    distribution, values, truncated = pue["oneOf"][1]["allOf"]
     assert distribution == {"$ref": "#/components/schemas/Distribution"}
+    # a normal or lognormal pue must be truncated to [1, 5]: unbounded, it is a 422
+    assert {"properties": {"dist": {"enum": ["lognormal"]}}, "required": ["low", "high"]} in (
+        truncated["anyOf"]
+    )
     bounded = {"type": "number", "minimum": 1, "maximum": 5}  # a discrete pue of [0, 0.1]: 422
     assert values["properties"]["values"]["items"] == bounded
     assert values["properties"]["low"] == values["properties"]["high"] == bounded
@@ -490,11 +530,12 @@ def test_configured_limits_name_themselves(tmp_path: Path) -> None:
 
 
 def test_total_work_limit_names_itself(tmp_path: Path) -> None:
-    # the worked example: 1000 samples x 4 levels x 36 months = 144,000 draw-level-months
+    # the worked example: 1000 samples x 36 months x (4 levels + 8 for the monthly cash flows)
+    # = 432,000 units of work
     client = make_app(tmp_path, MAX_WORK=100_000).test_client()
     err = assert_error(client.post("/v1/evaluate?samples=1000", json=WORKED), 422)
-    assert "144,000" in err["message"] and "COSTMODEL_MAX_WORK" in err["message"]
-    assert client.post("/v1/evaluate?samples=500", json=WORKED).status_code == 200
+    assert "432,000" in err["message"] and "COSTMODEL_MAX_WORK" in err["message"]
+    assert client.post("/v1/evaluate?samples=200", json=WORKED).status_code == 200  # 86,400
 
 
 def test_schema_bounds_on_horizon_and_grid(client: FlaskClient) -> None:
@@ -554,6 +595,75 @@ def test_cache_can_be_switched_off(tmp_path: Path) -> None:
     client = make_app(tmp_path, RESULT_CACHE=0).test_client()
     for _ in range(2):
         assert client.post("/v1/evaluate", json=WORKED).headers["X-Cache"] == "miss"
+
+
+# --------------------------------------------------------------------------- idempotency
+
+
+def idempotent(key: str) -> dict[str, str]:
+    return {"Idempotency-Key": key}
+
+
+def test_a_retried_post_stores_one_run(store_client: FlaskClient) -> None:
+    first = store_client.post("/v1/runs?seed=3", json=WORKED, headers=idempotent("retry-1"))
+    again = store_client.post("/v1/runs?seed=3", json=WORKED, headers=idempotent("retry-1"))
+    assert first.status_code == again.status_code == 201
+    assert again.get_json() == first.get_json()
+    assert again.headers["Location"] == first.headers["Location"]
+    assert store_client.get("/v1/runs").get_json()["total"] == 1
+    other = store_client.post("/v1/runs?seed=3", json=WORKED, headers=idempotent("retry-2"))
+    assert other.status_code == 201 and other.get_json()["id"] != first.get_json()["id"]
+    assert store_client.post("/v1/runs?seed=3", json=WORKED).status_code == 201  # no key: new
+    assert store_client.get("/v1/runs").get_json()["total"] == 3
+
+
+def test_a_key_sent_with_another_request_is_409(store_client: FlaskClient) -> None:
+    run = store_client.post("/v1/runs", json=WORKED, headers=idempotent("k")).get_json()
+    for changed in ("/v1/runs?seed=9", "/v1/runs"):
+        body = {**WORKED, "name": "other"} if changed == "/v1/runs" else WORKED
+        error = assert_error(store_client.post(changed, json=body, headers=idempotent("k")), 409)
+        assert paths(error) == {"headers.Idempotency-Key"} and run["id"] in error["message"]
+    assert store_client.get("/v1/runs").get_json()["total"] == 1
+
+
+@pytest.mark.parametrize("key", ["", "a b", "é", "x" * 256])
+def test_a_malformed_idempotency_key_is_400(client: FlaskClient, key: str) -> None:
+    error = assert_error(client.post("/v1/runs", json=WORKED, headers=idempotent(key)), 400)
+    assert paths(error) == {"headers.Idempotency-Key"}
+
+
+def test_concurrent_posts_with_one_key_store_one_run(store_app: Flask) -> None:
+    ids: list[str] = []
+
+    def post() -> None:
+        response = store_app.test_client().post(
+            "/v1/runs", json=WORKED, headers=idempotent("racing")
+        )
+        assert response.status_code == 201, response.get_data(as_text=True)
+        ids.append(response.get_json()["id"])
+
+    threads = [threading.Thread(target=post) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(ids) == 8 and len(set(ids)) == 1
+    assert store_app.test_client().get("/v1/runs").get_json()["total"] == 1
+
+
+def test_keys_belong_to_their_api_key(tmp_path: Path, store_location: str) -> None:
+    app = make_app(tmp_path, DB=store_location, API_KEYS="alice,bob")
+    client = app.test_client()
+    try:
+        runs = {
+            who: client.post(
+                "/v1/runs", json=WORKED, headers={**bearer(who), **idempotent("same")}
+            ).get_json()["id"]
+            for who in ("alice", "bob")
+        }
+        assert runs["alice"] != runs["bob"]
+    finally:
+        close_store(app)
 
 
 # --------------------------------------------------------------------------- API keys
@@ -688,6 +798,43 @@ def test_a_store_that_cannot_open_is_503_on_every_route(tmp_path: Path) -> None:
         for response in store_routes(client, "some-run"):
             assert_unavailable(response)
         assert client.post("/v1/evaluate", json=WORKED).status_code == 200  # needs no store
+
+
+def refuse_writes(location: str) -> None:
+    """Make every write of runs fail in the database itself, as a full disk or a read-only
+    database does, while reads go on."""
+    if location.startswith("postgresql://"):
+        backends.query(
+            location,
+            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device'; END $$",
+        )
+        sql = (
+            "CREATE TRIGGER full_disk BEFORE INSERT ON runs FOR EACH ROW EXECUTE FUNCTION refuse()"
+        )
+    else:
+        sql = (
+            "CREATE TRIGGER full_disk BEFORE INSERT ON runs "
+            "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+        )
+    backends.query(location, sql)
+
+
+def test_health_says_so_when_the_store_refuses_writes(
+    store_app: Flask, store_location: str
+) -> None:
+    # /health said "ok" while every POST /v1/runs failed
+    client = store_app.test_client()
+    assert client.get("/health").status_code == 200
+    refuse_writes(store_location)
+    assert_unavailable(client.post("/v1/runs", json=WORKED))
+    assert client.get("/health").status_code == 200  # the last probe is trusted a few seconds
+    store_app.extensions["costmodel"]["probe"] = None  # ... and then made again
+    response = client.get("/health")
+    error = assert_error(response, 503)
+    assert "refuses writes" in error["message"] and paths(error) == {"store"}
+    assert response.headers["Retry-After"].isdigit()
+    assert client.get("/v1/runs").get_json()["total"] == 0  # reads go on; the probe left nothing
 
 
 def test_a_store_that_breaks_while_serving_is_503_on_every_route(

@@ -6,14 +6,17 @@ every other file."""
 from __future__ import annotations
 
 import contextlib
+import copy
 import csv
 import io
 import json
 import subprocess
 import sys
 import warnings
+from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -23,9 +26,9 @@ from hypothesis import strategies as st
 
 from api import create_app
 from costmodel import BuyInputs, Fixed, ModelInputs, RentInputs, simulate, summarise
-from scenarios import ScenarioError, load_mapping
+from scenarios import ScenarioError, load_mapping, loader
 from scenarios.batch import run_batch
-from scenarios.loader import MAX_DEPTH, MAX_VALUES, load_documents
+from scenarios.loader import MAX_DEPTH, MAX_FILE_BYTES, MAX_VALUES, load_documents
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKED_TEXT = (ROOT / "scenarios" / "examples" / "worked-example.yaml").read_text("utf-8")
@@ -56,6 +59,34 @@ HOSTILE = [
     ("block-nesting", _worked(NAME, BLOCKS), f"deeper than {MAX_DEPTH}"),
     ("int-400-digits", _worked("discount_rate: 0.08", "discount_rate: " + "9" * 400), "rate"),
     ("int-5000-digits", _worked("discount_rate: 0.08", "discount_rate: 9" + "9" * 5000), "4300"),
+    (
+        "description-over-1-mib",
+        WORKED_TEXT + "description: " + "x" * MAX_FILE_BYTES + "\n",
+        f"the file is larger than {MAX_FILE_BYTES:,} bytes (COSTMODEL_MAX_FILE_BYTES)",
+    ),
+    (
+        "list-of-400000-under-an-unknown-key",
+        WORKED_TEXT + "unknown: [" + "0," * 400_000 + "0]\n",
+        f"more than {MAX_VALUES:,} values",
+    ),
+    (
+        "price-400-digits",
+        _worked("gpu_price_usd: 1500", "gpu_price_usd: " + "9" * 400),
+        "buy.gpu_price_usd: the value is an integer of 400 digits",
+    ),
+    (
+        "seed-400-digits",
+        _worked("seed: 1,", "seed: " + "9" * 400 + ","),
+        "simulation.seed: must be <= 9.22337e+18 [-], got an integer of 400 digits",
+    ),
+    (
+        "dist-bound-400-digits",
+        _worked(
+            "gpu_price_usd: 1500",
+            "gpu_price_usd: {dist: uniform, low: 1, high: 9" + "9" * 399 + "}",
+        ),
+        "buy.gpu_price_usd: high is an integer of 400 digits",
+    ),
     ("lone-surrogate", _worked(NAME, 'name: "bad \\ud800 name"'), "name: text holds the unpaired"),
     ("surrogate-key", _worked(NAME, NAME + '\n"\\udfff": 1'), "key holds the unpaired surrogate"),
     ("no-such-date", _worked(NAME, "name: 2026-13-45"), "month must be in 1..12"),
@@ -124,6 +155,66 @@ def test_a_batch_runs_every_other_file_and_lists_each_failure(hostile_files, tmp
     assert set(failed) == set(hostile_files)
     for name, _, expected in HOSTILE:
         assert expected in failed[name], name
+
+
+def _numbers(node: Any, path: tuple = ()) -> Iterator[tuple]:
+    """The key path of every number of a parsed document."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _numbers(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _numbers(value, (*path, i))
+    elif isinstance(node, int | float) and not isinstance(node, bool):
+        yield path
+
+
+@pytest.mark.parametrize("example", sorted((ROOT / "scenarios" / "examples").glob("*.yaml")))
+def test_a_400_digit_integer_anywhere_is_a_scenario_error(example):
+    # Each number of each example in turn, as +-(10**400 - 1): a float cannot hold it, and it
+    # used to escape as an OverflowError from the distribution forms and the range messages.
+    doc = yaml.safe_load(example.read_text("utf-8"))
+    for path in _numbers(doc):
+        for value in (int("9" * 400), -int("9" * 400)):
+            changed = copy.deepcopy(doc)
+            node = changed
+            for key in path[:-1]:
+                node = node[key]
+            node[path[-1]] = value
+            with contextlib.suppress(ScenarioError):
+                load_mapping(changed)
+
+
+def test_a_file_over_the_size_limit_is_refused_unparsed(tmp_path, monkeypatch):
+    path = tmp_path / "worked.yaml"
+    path.write_text(WORKED_TEXT, encoding="utf-8")
+    size = path.stat().st_size
+    monkeypatch.setenv("COSTMODEL_MAX_FILE_BYTES", str(size))
+    assert load_documents(path)  # at the limit: read
+    monkeypatch.setenv("COSTMODEL_MAX_FILE_BYTES", str(size - 1))
+    monkeypatch.setattr(loader, "_parse", _never)
+    with pytest.raises(ScenarioError, match=f"larger than {size - 1:,} bytes"):
+        load_documents(path)
+    monkeypatch.setenv("COSTMODEL_MAX_FILE_BYTES", "1MB")
+    with pytest.raises(ScenarioError, match="COSTMODEL_MAX_FILE_BYTES must be a positive integer"):
+        load_documents(path)
+
+
+def _never(*args: Any, **kwargs: Any) -> None:
+    raise AssertionError("called")
+
+
+@pytest.mark.parametrize("loader_class", ["_FAST_LOADER", "_PythonLoader"])
+def test_values_are_counted_while_parsing(tmp_path, monkeypatch, loader_class):
+    # 200,000 list items: refused after the first 100,000 nodes, before anything is built
+    if getattr(loader, loader_class) is None:
+        pytest.skip("PyYAML without libyaml")
+    monkeypatch.setattr(loader, "_FAST_LOADER", getattr(loader, loader_class))
+    monkeypatch.setattr(yaml.constructor.BaseConstructor, "construct_document", _never)
+    path = tmp_path / "long.yaml"
+    path.write_text("unknown:\n" + "- 0\n" * 200_000, encoding="utf-8")
+    with pytest.raises(ScenarioError, match=f"more than {MAX_VALUES:,} values"):
+        load_documents(path)
 
 
 def test_an_alias_bomb_in_a_mapping_is_refused():
@@ -255,6 +346,18 @@ def test_scenario_shaped_fuzz_raises_only_scenario_errors(tree):
     doc["buy"] = {**WORKED["buy"], "pue": tree}
     with contextlib.suppress(ScenarioError):
         load_mapping(doc)
+
+
+@pytest.mark.skipif(loader._FAST_LOADER is None, reason="PyYAML without libyaml")
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=200) | _TREES.map(lambda t: yaml.safe_dump(t, allow_unicode=True)))
+def test_libyaml_parses_what_pyyaml_parses_into_the_same_data(text):
+    try:
+        expected = loader._load(loader._PythonLoader, text)[0]
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return  # refused by PyYAML: read_yaml reports PyYAML's own message
+    with contextlib.suppress(yaml.YAMLError):  # libyaml refuses some: then PyYAML reads them
+        assert loader._load(loader._FAST_LOADER, text)[0] == expected
 
 
 def test_doubling_toward_a_target_counts_against_the_sample_limit(client):

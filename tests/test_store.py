@@ -703,3 +703,88 @@ def test_postgres_outage_is_a_store_error_then_the_pool_recovers() -> None:
             assert s.count() == 2
     finally:
         cluster.remove()
+
+
+# ---------------------------------------------------------------- idempotency keys, write probe
+
+
+def test_an_idempotency_key_stores_one_run(store: RunStore) -> None:
+    first = _add(store, 1, idempotency_key="k", request_hash="h1")
+    assert _add(store, 2, idempotency_key="k", request_hash="h1") == first  # nothing written
+    assert store.count() == 1
+    assert store.find_idempotent("k") == ("h1", first)
+    assert store.find_idempotent("other") is None
+    with pytest.raises(runstore.KeyReused, match=first.id):
+        _add(store, 3, idempotency_key="k", request_hash="h2")
+    assert store.count() == 1
+
+
+def test_idempotency_keys_belong_to_their_owner(store: RunStore) -> None:
+    mine = _add(store, 1, owner="a", idempotency_key="k", request_hash="h")
+    theirs = _add(store, 1, owner="b", idempotency_key="k", request_hash="h")
+    anonymous = _add(store, 1, idempotency_key="k", request_hash="h")
+    assert len({mine.id, theirs.id, anonymous.id}) == 3
+    assert store.find_idempotent("k", owner="a") == ("h", mine)
+    assert store.find_idempotent("k") == ("h", anonymous)
+
+
+def test_an_idempotency_key_needs_its_request_hash(store: RunStore) -> None:
+    with pytest.raises(ValueError, match="go together"):
+        _add(store, 1, idempotency_key="k")
+    with pytest.raises(ValueError, match="go together"):
+        _add(store, 1, request_hash="h")
+
+
+def test_threads_racing_on_one_idempotency_key_store_one_row(store: RunStore) -> None:
+    with ThreadPoolExecutor(8) as pool:
+        ids = set(
+            pool.map(
+                lambda i: _add(store, i, idempotency_key="race", request_hash="h").id, range(16)
+            )
+        )
+    assert len(ids) == 1 and store.count() == 1
+
+
+def test_a_version_1_store_is_migrated_with_its_runs(store_location: str) -> None:
+    backends.query(store_location, "SELECT 1")  # the database exists
+    types = (
+        {"key": ' COLLATE "C"', "int64": "BIGINT"}
+        if _is_postgres(store_location)
+        else {
+            "key": "",
+            "int64": "INTEGER",
+        }
+    )
+    for statement in MIGRATIONS[0]:
+        backends.query(store_location, statement.format_map(types))
+    _set_version(store_location, 1)
+    backends.query(
+        store_location,
+        f"INSERT INTO runs ({runstore.COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        ("old-run", None, "old", None, "{}", "{}", 1, 10, "2026.1", "2026-01-01", "2026-01-01"),
+    )
+    with RunStore(store_location) as s:
+        assert _version(store_location) == len(MIGRATIONS)  # every step, in one opening
+        assert s.get("old-run").name == "old"
+        assert _add(s, 1, idempotency_key="k", request_hash="h").id != "old-run"
+        assert s.count() == 2
+
+
+def test_the_write_probe_writes_and_leaves_nothing(store: RunStore, store_location: str) -> None:
+    kept = _add(store, 1)
+    for _ in range(3):
+        store.check_writable()
+    assert [r.id for r in store.list()] == [kept.id]
+    assert backends.query(store_location, "SELECT COUNT(*) FROM runs")[0][0] == 1
+
+
+def test_the_write_probe_fails_when_writes_fail(store: RunStore, store_location: str) -> None:
+    from tests.test_api import refuse_writes
+
+    _add(store, 1)
+    refuse_writes(store_location)
+    store.count()  # reads still answer
+    with pytest.raises(StoreError, match="full|No space"):
+        store.check_writable()
+    with pytest.raises(StoreError, match="full|No space"):
+        _add(store, 2)

@@ -8,12 +8,22 @@ from typing import Any
 from flask import request
 from flask_smorest import Blueprint
 
-from scenarios.compare import CompareRequest, CompareSchema, Comparison, ComparisonSchema, compare
+from pricing import PRICING_MODELS, Catalog
+from scenarios.compare import (
+    GPU_COUNTS,
+    CompareRequest,
+    CompareSchema,
+    Comparison,
+    ComparisonSchema,
+    compare,
+)
 
 from ..auth import require_owner
+from ..deadline import check_deadline
 from ..jsonio import read_json_body
+from ..limits import abort_over_limits, compare_checks
 from ..openapi import BEARER, error_responses
-from ..service import abort_over_limits, get_catalog
+from ..service import get_catalog
 
 __all__ = ["blp"]
 
@@ -29,8 +39,9 @@ COMPARE_TEXT = (
     "`ruled_out`; `min_memory_gb` leaves out GPUs with less memory (counted in "
     "`left_out_by_min_memory`); `tier` keeps the rented instances of one kind of provider. "
     "Prices are the catalog's, with the server's own prices file (COSTMODEL_PRICES) laid over "
-    "it; each option's `price_source` says which. Limits: samples (COSTMODEL_MAX_SAMPLES) and "
-    "horizon (COSTMODEL_MAX_HORIZON), 422 naming the limit. Unknown keys and out-of-range "
+    "it; each option's `price_source` says which. Limits: samples (COSTMODEL_MAX_SAMPLES), "
+    "horizon (COSTMODEL_MAX_HORIZON) and the work, draws x options (COSTMODEL_MAX_WORK), 422 "
+    "naming the limit. Unknown keys and out-of-range "
     "values are answered 422 with their key paths, a non-JSON content type 415."
 )
 
@@ -51,24 +62,36 @@ def _json_only() -> None:
         read_json_body()
 
 
-def _check_limits(wanted: CompareRequest) -> None:
-    abort_over_limits(
-        (
-            ("samples", wanted.samples, "MAX_SAMPLES", "samples per request"),
-            ("horizon_months", wanted.horizon_months, "MAX_HORIZON", "months"),
-        )
+def option_count(wanted: CompareRequest, catalog: Catalog) -> int:
+    """How many options the comparison evaluates at most [count]: each priced GPU at every
+    count of ``GPU_COUNTS``, each priced pricing model of each instance of the tier asked for,
+    of the memory asked for (the options ruled out later are counted too)."""
+    least = wanted.min_memory_gb
+    fits = {g.id: least is None or g.memory_gb >= least for g in catalog.gpus.values()}
+    owned = sum(1 for g in catalog.gpus.values() if g.price_usd is not None and fits[g.id])
+    rented = sum(
+        1
+        for i in catalog.instances.values()
+        if (wanted.tier is None or i.tier == wanted.tier) and fits[i.gpu]
+        for pricing in PRICING_MODELS
+        if getattr(i, f"{pricing}_usd_per_hour") is not None
     )
+    return owned * len(GPU_COUNTS) + rented
 
 
 @blp.route("/compare", methods=["POST"])
 @blp.arguments(CompareSchema)
 @blp.response(200, ComparisonSchema, description="Every option, cheapest first")
-@error_responses(blp, 401, 413, 415, 422)
+@error_responses(blp, 400, 401, 413, 415, 422, 503)
 @blp.doc(operationId="compare", summary="Rank owned and rented options", description=COMPARE_TEXT,
          security=[{}, {BEARER: []}])  # fmt: skip
 def compare_options(wanted: CompareRequest) -> Any:
     """Rank every option of the catalog at the requested utilisation."""
     require_owner()
-    _check_limits(wanted)
-    result: Comparison = compare(wanted, get_catalog())
+    catalog = get_catalog()
+    options = option_count(wanted, catalog)
+    abort_over_limits(compare_checks(wanted.samples, wanted.horizon_months, options))
+    check_deadline("validating the comparison")
+    result: Comparison = compare(wanted, catalog)
+    check_deadline("comparing the options")
     return result

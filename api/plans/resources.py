@@ -12,7 +12,7 @@ from costmodel.present.plan_schema import PlanResultSchema
 from ..auth import require_owner
 from ..evaluate.schemas import EvaluateQuerySchema
 from ..openapi import BEARER, PLAN_REF, error_responses, request_body
-from ..service import evaluate_body
+from ..service import evaluate_body, json_response
 
 __all__ = ["blp"]
 
@@ -22,7 +22,10 @@ PLAN_TEXT = (
     "every candidate (owned servers x reserved instances) on the same Monte Carlo draws. "
     "`?samples=` and `?seed=` override the body's `simulation` block. Limits: body size "
     "(MAX_CONTENT_LENGTH, 413), samples per request (COSTMODEL_MAX_SAMPLES, 422), horizon "
-    "(COSTMODEL_MAX_HORIZON, 422) and samples x candidates x months (COSTMODEL_MAX_WORK, 422). "
+    "(COSTMODEL_MAX_HORIZON, 422), candidates (COSTMODEL_MAX_CANDIDATES, 422), the size the "
+    "result may take (COSTMODEL_MAX_RESULT_BYTES, 422), the work, samples x candidates x "
+    "(months x 8 + 24) + 2,500 per candidate + 8 per byte of result (COSTMODEL_MAX_WORK, 422), "
+    "and the deadline (COSTMODEL_DEADLINE, 503). "
     "A rent-versus-buy scenario is answered 422: POST it to /v1/evaluate. Results are cached "
     "per server process like those of /v1/evaluate (header `X-Cache`)."
 )
@@ -44,7 +47,7 @@ blp = Blueprint(
     description="Every candidate's cost, the best plan, the frontier and all-cloud",
     headers={"X-Cache": {"description": "hit or miss", "schema": {"type": "string"}}},
 )
-@error_responses(blp, 401, 413, 415, 422)
+@error_responses(blp, 400, 401, 413, 415, 422, 503)
 @blp.doc(
     operationId="evaluatePlan",
     summary="Evaluate a fleet plan",
@@ -55,5 +58,5 @@ blp = Blueprint(
 def evaluate_plan(samples: int | None = None, seed: int | None = None) -> Any:
     """Evaluate the plan of the request body."""
     require_owner()
-    result, hit = evaluate_body(samples=samples, seed=seed, kind="plan")
-    return result, {"X-Cache": "hit" if hit else "miss"}
+    payload, hit = evaluate_body(samples=samples, seed=seed, kind="plan")
+    return json_response(payload, {"X-Cache": "hit" if hit else "miss"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
@@ -14,8 +15,10 @@ from costmodel.present.reports import FORMATS
 from ..evaluate.schemas import EvaluateQuerySchema, ResultSchema
 
 __all__ = [
+    "DISPOSITIONS",
     "REPORT_MEDIA_TYPES",
     "ReportQuerySchema",
+    "RunHeadersSchema",
     "RunListQuerySchema",
     "RunListSchema",
     "RunQuerySchema",
@@ -33,8 +36,30 @@ REPORT_MEDIA_TYPES: dict[str, str] = {
 }
 
 
+#: How a report is served: saved as a file (the default) or shown by the browser.
+DISPOSITIONS = ("attachment", "inline")
+
+
 class RunQuerySchema(EvaluateQuerySchema):
     """Optional overrides of the scenario's ``simulation`` block (as for /v1/evaluate)."""
+
+
+class RunHeadersSchema(Schema):
+    """The optional ``Idempotency-Key`` header of ``POST /v1/runs``."""
+
+    idempotency_key = fields.String(
+        data_key="Idempotency-Key",
+        load_default=None,
+        validate=validate.Regexp(
+            r"^[\x21-\x7e]{1,255}$",  # a header value holds no line break
+            error="must be 1 to 255 visible ASCII characters (a UUID, say)",
+        ),
+        metadata={
+            "description": "makes the retry of a request store its run once: the same key with "
+            "the same body and query answers as the first request did; with another request, "
+            "409"
+        },
+    )
 
 
 class LinksSchema(Schema):
@@ -69,9 +94,12 @@ class RunSummarySchema(Schema):
 
 class AnyResult(fields.Field):
     """A run's result: a rent-versus-buy :class:`~costmodel.result.Result` or a
-    :class:`~costmodel.plan_result.PlanResult`, each in its own JSON form."""
+    :class:`~costmodel.plan_result.PlanResult`, each in its own JSON form (a mapping is taken
+    to be that form already, as the run store holds it)."""
 
     def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> Any:
+        if isinstance(value, Mapping):
+            return value
         schema = PlanResultSchema() if isinstance(value, PlanResult) else ResultSchema()
         return schema.dump(value)
 
@@ -130,7 +158,7 @@ class RunListSchema(Schema):
 
 
 class ReportQuerySchema(Schema):
-    """Report format."""
+    """Report format, and whether it is downloaded or shown."""
 
     format = fields.String(
         load_default="html",
@@ -138,4 +166,14 @@ class ReportQuerySchema(Schema):
             FORMATS, error="unknown report format {input!r}; valid formats: {choices}"
         ),
         metadata={"description": f"one of {', '.join(FORMATS)}"},
+    )
+    disposition = fields.String(
+        load_default="attachment",
+        validate=validate.OneOf(
+            DISPOSITIONS, error="unknown disposition {input!r}; valid: {choices}"
+        ),
+        metadata={
+            "description": "attachment (the default): the browser saves the file; inline: it "
+            "shows it (an HTML report then runs no script and loads nothing from elsewhere)"
+        },
     )

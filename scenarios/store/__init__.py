@@ -16,7 +16,10 @@ Storage rules:
 * Both hold one schema, versioned and migrated in order (:data:`MIGRATIONS`); opening an older
   database upgrades it, opening a newer one raises :class:`StoreError`.
 * Runs with a cache key are unique per ``(owner, cache_key)``: concurrent writers of one key
-  store one row (``INSERT ... ON CONFLICT DO NOTHING``) and all receive it.
+  store one row (``INSERT ... ON CONFLICT DO NOTHING``) and all receive it. Runs stored with an
+  idempotency key (the HTTP API's ``Idempotency-Key``) are unique per ``(owner, key)`` in the
+  same way, and keep the hash of the request that stored them: the same key with another
+  request raises :class:`KeyReused`.
 * :meth:`RunStore.add` returns only after the row is committed and read back through another
   connection; every database failure is a :class:`StoreError`.
 * Timestamps are ISO-8601 UTC strings with microseconds (``2026-11-29T17:50:00.123456+00:00``),
@@ -31,10 +34,11 @@ Storage rules:
 from .location import StoreError, parse_location
 from .pricehistory import PriceObservation
 from .records import RunRecord
-from .runstore import DEFAULT_POOL_SIZE, MIGRATIONS, RunStore
+from .runstore import DEFAULT_POOL_SIZE, MIGRATIONS, KeyReused, RunStore
 
 __all__ = [
     "DEFAULT_POOL_SIZE",
+    "KeyReused",
     "MIGRATIONS",
     "PriceObservation",
     "RunRecord",

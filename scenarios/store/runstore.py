@@ -24,7 +24,7 @@ from .location import ENV_VAR, StoreError, parse_location
 from .records import COLUMNS, INT64_MIN, RunRecord, check_int, check_opt_str, dumps
 from .sqlite import SQLiteDialect
 
-__all__ = ["DEFAULT_POOL_SIZE", "MIGRATIONS", "RunStore"]
+__all__ = ["DEFAULT_POOL_SIZE", "MIGRATIONS", "KeyReused", "RunStore"]
 
 _log = logging.getLogger(__name__)
 
@@ -66,12 +66,34 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """,
     ),
     pricehistory.MIGRATION,
+    (
+        # The Idempotency-Key of the request that stored a run, and the hash of that request:
+        # one run per (owner, key), so a retried request stores nothing twice.
+        "ALTER TABLE runs ADD COLUMN idempotency_key TEXT{key} NULL",
+        "ALTER TABLE runs ADD COLUMN request_hash TEXT NULL",
+        """
+        CREATE UNIQUE INDEX runs_owner_idempotency_key
+        ON runs (COALESCE(owner, ''), idempotency_key) WHERE idempotency_key IS NOT NULL
+        """,
+    ),
 )
 
 SCHEMA_VERSION: int = len(MIGRATIONS)
 
-# Any unique index may refuse the row: (owner, cache_key) taken, or (odds 2**-128) the id.
-_INSERT = f"INSERT INTO runs ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"
+# Any unique index may refuse the row: (owner, cache_key) or (owner, idempotency_key) taken, or
+# (odds 2**-128) the id.
+_INSERT = (
+    f"INSERT INTO runs ({COLUMNS}, idempotency_key, request_hash) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"
+)
+
+
+class KeyReused(ValueError):
+    """An idempotency key that already stored a run was sent with another request."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"the idempotency key already stored run {run_id} for another request")
+        self.run_id = run_id
 
 
 class Dialect(Protocol):
@@ -256,13 +278,18 @@ class RunStore:
         name: str | None = None,
         owner: str | None = None,
         cache_key: str | None = None,
+        idempotency_key: str | None = None,
+        request_hash: str | None = None,
     ) -> RunRecord:
         """Store an evaluated run and return it once it is committed and read back.
 
         ``seed`` and ``samples`` [count] are integers (``samples >= 1``). ``name`` defaults to
         ``scenario["name"]`` when that is a string. When a run with the same ``(owner,
         cache_key)`` already exists it is returned unchanged and nothing is written; concurrent
-        callers racing on one key all receive the same single row.
+        callers racing on one key all receive the same single row. ``idempotency_key`` (with
+        ``request_hash``, what identifies the request) works the same way per ``(owner,
+        idempotency_key)``, and raises :class:`KeyReused` when the run under it was stored for
+        another ``request_hash``.
 
         Raises ``ValueError`` before touching the database when an argument is invalid or the
         scenario/result is not strict JSON (e.g. contains NaN), and :class:`StoreError` when the
@@ -278,6 +305,10 @@ class RunStore:
             raise ValueError(f"catalog_version must be a non-empty string, got {catalog_version!r}")
         owner = check_opt_str(owner, "owner")
         cache_key = check_opt_str(cache_key, "cache_key")
+        idempotency_key = check_opt_str(idempotency_key, "idempotency_key")
+        if (request_hash is None) != (idempotency_key is None):
+            raise ValueError("idempotency_key and request_hash go together")
+        request_hash = check_opt_str(request_hash, "request_hash")
         if name is None and isinstance(scenario.get("name"), str):
             name = scenario["name"]
         if name is not None and not isinstance(name, str):
@@ -291,10 +322,11 @@ class RunStore:
             row = (secrets.token_urlsafe(_ID_BYTES), owner, name, cache_key, scenario_json,
                    result_json, seed, samples, catalog_version, now, now)  # fmt: skip
             with self._use(dialect.connection()) as conn, dialect.transaction(conn):
-                inserted = self._execute(conn, _INSERT, row).rowcount == 1
-                existing = (
-                    self._find(conn, cache_key, owner) if not inserted and cache_key else None
-                )
+                insert = (*row, idempotency_key, request_hash)
+                inserted = self._execute(conn, _INSERT, insert).rowcount == 1
+                existing = None
+                if not inserted:
+                    existing = self._taken(conn, owner, cache_key, idempotency_key, request_hash)
             if existing is not None:
                 return existing
             if inserted:
@@ -302,6 +334,63 @@ class RunStore:
                 return RunRecord.from_row(row)
             # Nothing inserted and no run under the key: the random id collided; draw another.
         raise StoreError(f"could not insert a run into {self._shown} after repeated id conflicts")
+
+    def _taken(
+        self,
+        conn: Any,
+        owner: str | None,
+        cache_key: str | None,
+        idempotency_key: str | None,
+        request_hash: str | None,
+    ) -> RunRecord | None:
+        """The run that refused an insert: the one stored under the idempotency key
+        (:class:`KeyReused` when it was stored for another request), else under the cache key;
+        ``None`` when neither (the random id collided)."""
+        found = None
+        if idempotency_key is not None:
+            found = self._by_idempotency_key(conn, idempotency_key, owner)
+        if found is not None:
+            stored_hash, record = found
+            if stored_hash != request_hash:
+                raise KeyReused(record.id)
+            return record
+        return self._find(conn, cache_key, owner) if cache_key else None
+
+    def _by_idempotency_key(
+        self, conn: Any, key: str, owner: str | None
+    ) -> tuple[str, RunRecord] | None:
+        # Same expression as the unique index runs_owner_idempotency_key, so the lookup uses it.
+        row = self._execute(
+            conn,
+            f"SELECT request_hash, {COLUMNS} FROM runs "
+            "WHERE COALESCE(owner, '') = ? AND idempotency_key = ?",
+            (owner or "", key),
+        ).fetchone()
+        return None if row is None else (row[0], RunRecord.from_row(row[1:]))
+
+    def find_idempotent(
+        self, idempotency_key: str, owner: str | None = None
+    ) -> tuple[str, RunRecord] | None:
+        """The request hash and the run stored under ``idempotency_key`` for ``owner``, or
+        ``None``: what a retried request is answered with."""
+        owner = check_opt_str(owner, "owner")
+        if not isinstance(idempotency_key, str) or not idempotency_key:
+            return None
+        with self._use(self._dialect.connection()) as conn:
+            return self._by_idempotency_key(conn, idempotency_key, owner)
+
+    def check_writable(self) -> None:
+        """Write a row and remove it again in one committed transaction, or raise
+        :class:`StoreError`: a database that still answers reads may refuse every write (a full
+        disk, a read-only file or server). Nothing is left behind."""
+        now = _utcnow()
+        probe = "probe." + secrets.token_hex(8)
+        row = (probe, None, None, None, "{}", "{}", 0, 1, "probe", now, now, None, None)
+        dialect = self._dialect
+        with self._use(dialect.connection()) as conn, dialect.transaction(conn):
+            if self._execute(conn, _INSERT, row).rowcount != 1:
+                raise StoreError(f"run store {self._shown} did not take a write")
+            self._execute(conn, "DELETE FROM runs WHERE id = ?", (probe,))
 
     def _confirm(self, run_id: str) -> None:
         """Read the committed run back through another connection, or raise StoreError: a

@@ -1,0 +1,407 @@
+"""What a request may cost the HTTP API: the work it is counted for (plans, comparisons), the
+candidates and result size of a plan, the bytes of the result cache, the deadline, gzip bodies,
+and the limits as the OpenAPI document states them. Each 4xx names the setting that refused it.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import gzip
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from openapi_schema_validator import OAS30Validator
+
+import api.deadline
+import scenarios
+from api import limits
+from api.compare.resources import option_count
+from api.service import ResultCache
+from costmodel.present import to_dict
+from pricing import load_catalog
+from scenarios.compare import CompareRequest, compare
+from tests.test_api import WORKED, assert_error, make_app
+from tests.test_api_gunicorn import free_port, request
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "scenarios" / "examples"
+PLAN = yaml.safe_load((EXAMPLES / "plan-worked-example.yaml").read_text("utf-8"))
+
+
+def plan(servers: int, instances: int, months: int = 36) -> dict[str, Any]:
+    """The worked plan with servers 0..``servers`` and reservations 0..``instances``."""
+    doc = copy.deepcopy(PLAN)
+    doc["own"]["servers"] = {"min": 0, "max": servers}
+    doc["reserve"]["instances"] = {"min": 0, "max": instances}
+    doc["horizon_months"] = months
+    return doc
+
+
+def errors_by_setting(body: dict[str, Any]) -> dict[str, str]:
+    """Each problem's message by the COSTMODEL_ setting it names."""
+    out = {}
+    for e in body["errors"]:
+        setting = e["message"].rsplit("(COSTMODEL_", 1)[1].rstrip(")")
+        out[setting] = e["message"]
+    return out
+
+
+# ------------------------------------------------------------------------------------ plans
+
+
+def test_the_reported_plan_is_refused_naming_its_limits(tmp_path):
+    # The report: 1001 x 1001 candidates, 1 draw, 12 months was counted as 1 x 1,002,001 x 12
+    # = 12,024,012 (2.4 % of the limit) and then took 98.7 s and 2.36 GB.
+    client = make_app(tmp_path).test_client()
+    for route in ("/v1/plans", "/v1/runs"):
+        body = assert_error(
+            client.post(f"{route}?samples=1&seed=1", json=plan(1000, 1000, 12)), 422
+        )
+        problems = errors_by_setting(body)
+        assert set(problems) == {"MAX_CANDIDATES", "MAX_RESULT_BYTES", "MAX_WORK"}
+        assert "1,002,001 exceeds the limit of 10,201 candidates" in problems["MAX_CANDIDATES"]
+        assert {e["path"] for e in body["errors"]} == {"own.servers"}
+    assert client.get("/v1/runs").get_json()["total"] == 0
+
+
+def test_the_work_of_a_plan_counts_each_candidate_and_its_result(tmp_path):
+    # With the candidate and size caps lifted, 1001 x 101 candidates at 1 draw and 12 months:
+    # 101,101 x 1 x (12 x 8 + 24)                        =    12,132,120 evaluating
+    # 101,101 x 2,500                                    =   252,752,500 per candidate
+    # ((2 x 101,101 + 2) x 340 + 12 x 75 + 65,536) x 8   =   550,526,368 writing the result
+    #                                                     =   815,410,988 > 500,000,000
+    client = make_app(tmp_path, MAX_CANDIDATES=10**7, MAX_RESULT_BYTES=10**12).test_client()
+    body = assert_error(client.post("/v1/plans?samples=1", json=plan(1000, 100, 12)), 422)
+    assert set(errors_by_setting(body)) == {"MAX_WORK"}
+    assert "815,410,988 exceeds the limit of 500,000,000 units of work" in body["message"]
+    assert limits.plan_work(1, 101_101, 12) == 815_410_988
+
+
+def test_a_plan_within_the_limits_is_evaluated(tmp_path):
+    client = make_app(tmp_path).test_client()
+    response = client.post("/v1/plans?samples=1", json=plan(100, 100, 12))  # 10,201 candidates
+    assert response.status_code == 200
+    assert len(response.get_json()["candidates"]) == 101 * 101
+
+
+def test_the_result_size_counted_bounds_the_result(tmp_path):
+    result = scenarios.evaluate(plan(12, 4, 240))
+    worst = dataclasses.replace(
+        result.best,
+        servers=1000,
+        instances=1000,
+        cost=type(result.best.cost)(*[-1.2345678901234567e-100] * 5),
+        share_owned=0.12345678901234567,
+        owned_utilisation=0.12345678901234567,
+        prob_cheaper_than_cloud=0.12345678901234567,
+    )
+    # every candidate as long as a number can make it, and every one on the frontier too
+    longest = dataclasses.replace(result, candidates=(worst,) * 65, frontier=(worst,) * 65)
+    for r in (result, longest):
+        size = len(json.dumps(to_dict(r), separators=(",", ":")))
+        assert size <= limits.plan_result_bytes(65, 240)
+
+
+def test_candidates_and_result_size_limits_are_settings(tmp_path):
+    client = make_app(tmp_path, MAX_CANDIDATES=20).test_client()
+    body = assert_error(client.post("/v1/plans", json=plan(6, 2)), 422)  # 21 candidates
+    assert set(errors_by_setting(body)) == {"MAX_CANDIDATES"}
+    client = make_app(tmp_path, MAX_RESULT_BYTES=70_000).test_client()
+    body = assert_error(client.post("/v1/plans", json=plan(6, 2)), 422)
+    assert set(errors_by_setting(body)) == {"MAX_RESULT_BYTES"}
+
+
+# ------------------------------------------------------------------------------ comparisons
+
+
+def test_the_reported_comparison_is_refused_naming_the_work_limit(tmp_path):
+    # 200,000 draws x 324 options: about 8 s and 1.22 GB; counted as 200,000 x 324 x 40
+    client = make_app(tmp_path).test_client()
+    request = {"utilisation": 1.0, "horizon_months": 240, "samples": 200_000}
+    body = assert_error(client.post("/v1/compare", json=request), 422)
+    assert set(errors_by_setting(body)) == {"MAX_WORK"}
+    assert "2,592,000,000 exceeds the limit" in body["message"]
+    assert body["errors"][0]["path"] == "samples"
+
+
+def test_the_work_of_a_comparison_counts_the_options_asked_for(tmp_path):
+    client = make_app(tmp_path, MAX_WORK=2_000_000).test_client()
+    # 1,000 draws x 40 = 40,000 an option: 50 options are allowed, not the catalog's 324
+    body = assert_error(client.post("/v1/compare", json={"utilisation": 0.5, "samples": 1000}), 422)
+    assert "324 options" in body["message"]
+    narrow = {"utilisation": 0.5, "samples": 1000, "tier": "marketplace", "min_memory_gb": 80}
+    assert client.post("/v1/compare", json=narrow).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"tier": "neocloud"}, {"min_memory_gb": 48}, {"tier": "marketplace", "min_memory_gb": 80}],
+)
+def test_the_options_counted_are_the_options_compared(options):
+    wanted = CompareRequest(utilisation=0.5, samples=10, **options)
+    catalog = load_catalog()
+    done = compare(wanted, catalog)
+    assert option_count(wanted, catalog) == len(done.options) + len(done.ruled_out)
+
+
+# ---------------------------------------------------------------------------- result cache
+
+
+def test_the_cache_is_bounded_by_bytes(tmp_path):
+    one = len(make_app(tmp_path).test_client().post("/v1/evaluate", json=WORKED).get_data())
+    client = make_app(tmp_path, RESULT_CACHE_BYTES=one + one // 2).test_client()
+    cache = client.application.extensions["costmodel"]["cache"]
+    assert client.post("/v1/evaluate", json=WORKED).headers["X-Cache"] == "miss"
+    assert client.post("/v1/evaluate", json=WORKED).headers["X-Cache"] == "hit"
+    assert client.post("/v1/evaluate?seed=2", json=WORKED).headers["X-Cache"] == "miss"
+    assert cache.bytes <= one + one // 2  # the first result made room for the second
+    assert client.post("/v1/evaluate", json=WORKED).headers["X-Cache"] == "miss"
+
+
+def test_the_cache_keeps_the_most_recent_within_its_entries_and_bytes():
+    cache = ResultCache(entries=3, size=100)
+    for i in range(5):
+        cache.put(b"x" * 30, f"doc{i}", f"body{i}")
+    assert [cache.get(f"doc{i}") is not None for i in range(5)] == [False, False, True, True, True]
+    assert cache.get("body4") == b"x" * 30 and cache.get("body1") is None
+    assert cache.bytes == 90
+    cache.put(b"y" * 101, "big")  # larger than the whole cache: not kept
+    assert cache.get("big") is None and cache.bytes == 90
+    cache.put(b"z" * 50, "doc5")  # 90 + 50 > 100: the two least recent go
+    assert cache.bytes == 80 and cache.get("doc2") is None and cache.get("doc3") is None
+
+
+# ---------------------------------------------------------------------------------- deadline
+
+
+class _Clock:
+    """A clock that stands still until told to jump [s]."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
+    fake = _Clock()
+    monkeypatch.setattr(api.deadline, "_clock", fake)
+    return fake
+
+
+def _late_evaluation(monkeypatch: pytest.MonkeyPatch, clock: _Clock, seconds: float) -> None:
+    """Evaluating takes ``seconds`` by the clock."""
+    real = scenarios.evaluate
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        clock.now += seconds
+        return result
+
+    monkeypatch.setattr(api.service, "evaluate", slow)
+
+
+def test_a_request_past_its_deadline_is_503_and_stores_nothing(tmp_path, monkeypatch, clock):
+    client = make_app(tmp_path, DEADLINE=20).test_client()
+    _late_evaluation(monkeypatch, clock, 21.0)
+    for route in ("/v1/evaluate", "/v1/plans", "/v1/runs"):
+        body = PLAN if route == "/v1/plans" else WORKED
+        response = client.post(route, json=body)
+        error = assert_error(response, 503)
+        assert "COSTMODEL_DEADLINE" in error["message"] and "nothing was stored" in error["message"]
+        assert response.headers["Retry-After"].isdigit()
+    assert client.get("/v1/runs").get_json()["total"] == 0
+    _late_evaluation(monkeypatch, clock, 19.0)
+    assert client.post("/v1/runs", json=WORKED).status_code == 201
+
+
+def test_the_engine_stops_at_the_deadline_between_chunks(tmp_path, monkeypatch, clock):
+    # the clock jumps as the engine reports its first chunk: the rest is never computed
+    calls = []
+
+    def progress(phase: str):
+        def check(done: float) -> None:
+            calls.append(done)
+            clock.now += 100.0
+            api.deadline.check_deadline(phase)
+
+        return check
+
+    monkeypatch.setattr(api.service, "engine_progress", progress)
+    client = make_app(tmp_path).test_client()
+    doc = {**WORKED, "horizon_months": 240, "simulation": {"samples": 50_000, "seed": 1}}
+    error = assert_error(client.post("/v1/evaluate", json=doc), 503)
+    assert "while evaluating the scenario" in error["message"]
+    assert len(calls) == 1
+
+
+def test_the_deadline_is_a_setting(tmp_path):
+    with pytest.raises(ValueError, match="COSTMODEL_DEADLINE must be a positive number"):
+        make_app(tmp_path, DEADLINE=0)
+    assert make_app(tmp_path, DEADLINE="2.5").config["DEADLINE"] == 2.5
+
+
+# ------------------------------------------------------------------------------------- gzip
+
+
+def _post(client: Any, body: bytes, encoding: str) -> Any:
+    headers = {"Content-Encoding": encoding, "Content-Type": "application/json"}
+    return client.post("/v1/evaluate", data=body, headers=headers)
+
+
+def test_a_gzip_body_is_decoded(tmp_path):
+    client = make_app(tmp_path).test_client()
+    plain = json.dumps(WORKED).encode()
+    response = _post(client, gzip.compress(plain), "gzip")
+    assert response.status_code == 200
+    assert (
+        response.get_json()["buy_tco"]
+        == client.post("/v1/evaluate", json=WORKED).get_json()["buy_tco"]
+    )
+    compare_body = gzip.compress(json.dumps({"utilisation": 0.5, "samples": 10}).encode())
+    headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+    assert client.post("/v1/compare", data=compare_body, headers=headers).status_code == 200
+
+
+def test_a_plain_body_that_says_gzip_is_400(tmp_path):
+    # it used to be read as it was, the header ignored
+    client = make_app(tmp_path).test_client()
+    error = assert_error(_post(client, json.dumps(WORKED).encode(), "gzip"), 400)
+    assert error["errors"][0]["path"] == "headers.Content-Encoding"
+
+
+def test_a_gzip_bomb_is_413_at_the_decoded_size(tmp_path):
+    client = make_app(tmp_path, MAX_CONTENT_LENGTH=100_000).test_client()
+    bomb = gzip.compress(b"[" + b" " * 50_000_000 + b"]")  # 49 KB that decode to 50 MB
+    assert len(bomb) < 100_000
+    error = assert_error(_post(client, bomb, "gzip"), 413)
+    assert "decoded from gzip exceeds the limit of 100000 bytes" in error["message"]
+
+
+@pytest.mark.parametrize("encoding", ["br", "deflate", "gzip, gzip", "compress"])
+def test_other_encodings_are_415(tmp_path, encoding):
+    client = make_app(tmp_path).test_client()
+    error = assert_error(_post(client, json.dumps(WORKED).encode(), encoding), 415)
+    assert "gzip" in error["message"]
+
+
+# ------------------------------------------------------------------------- the OpenAPI limits
+
+
+def _spec(tmp_path: Path, **config: Any) -> dict[str, Any]:
+    return make_app(tmp_path, **config).test_client().get("/openapi.json").get_json()
+
+
+def _props(spec: dict[str, Any], component: str) -> dict[str, Any]:
+    return spec["components"]["schemas"][component]["properties"]
+
+
+def test_the_spec_states_the_sample_and_horizon_limits_of_every_body(tmp_path):
+    # Compare.samples said 1,000,000 while the server refuses above 200,000
+    spec = _spec(tmp_path)
+    assert _props(spec, "Compare")["samples"]["maximum"] == 200_000
+    assert _props(spec, "Simulation")["samples"]["maximum"] == 200_000
+    assert _props(spec, "Simulation")["max_samples"]["maximum"] == 200_000
+    assert _props(spec, "Draws")["samples"]["maximum"] == 200_000
+    spec = _spec(tmp_path, MAX_SAMPLES=5000, MAX_HORIZON=60, MAX_LEVELS=11)
+    for component in ("Compare", "Simulation", "Draws"):
+        assert _props(spec, component)["samples"]["maximum"] == 5000
+    for component in ("Compare", "Scenario", "Plan"):
+        assert _props(spec, component)["horizon_months"]["maximum"] == 60
+    grid = _props(spec, "Scenario")["utilisation"]["oneOf"][0]
+    assert grid["type"] == "array" and grid["maxItems"] == 11
+
+
+def _validator(spec: dict[str, Any], component: str) -> OAS30Validator:
+    schema = {**spec["components"]["schemas"][component], "components": spec["components"]}
+    return OAS30Validator(schema)
+
+
+def test_the_spec_refuses_what_the_server_refuses(tmp_path):
+    spec = _spec(tmp_path)
+    scenario = _validator(spec, "Scenario")
+    assert scenario.is_valid(WORKED)
+    unbounded = copy.deepcopy(WORKED)
+    unbounded["buy"]["pue"] = {"dist": "lognormal", "median": 1.3, "p90": 1.5}
+    assert not scenario.is_valid(unbounded)  # valid by the spec before, refused by the server
+    client = make_app(tmp_path).test_client()
+    assert client.post("/v1/evaluate", json=unbounded).status_code == 422
+    bounded = copy.deepcopy(unbounded)
+    bounded["buy"]["pue"].update(low=1.0, high=2.0)
+    assert scenario.is_valid(bounded)
+    assert client.post("/v1/evaluate", json=bounded).status_code == 200
+    compare_spec = _validator(spec, "Compare")
+    assert not compare_spec.is_valid({"utilisation": 0.5, "samples": 200_001})
+
+
+def test_a_retry_after_a_503_stores_the_run_once(tmp_path, monkeypatch, clock):
+    client = make_app(tmp_path, DEADLINE=20).test_client()
+    headers = {"Idempotency-Key": "4a7c1f0e-retry"}
+    _late_evaluation(monkeypatch, clock, 21.0)
+    assert_error(client.post("/v1/runs", json=WORKED, headers=headers), 503)
+    _late_evaluation(monkeypatch, clock, 1.0)
+    first = client.post("/v1/runs", json=WORKED, headers=headers)
+    second = client.post("/v1/runs", json=WORKED, headers=headers)
+    assert first.status_code == second.status_code == 201
+    assert first.get_json()["id"] == second.get_json()["id"]
+    assert client.get("/v1/runs").get_json()["total"] == 1
+
+
+@pytest.fixture
+def slow_server(tmp_path: Path) -> Iterator[int]:
+    """gunicorn with one worker, an 8 s timeout and a 1 s deadline, every work limit lifted."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "COSTMODEL_DB": str(tmp_path / "runs.sqlite3"),
+        "COSTMODEL_API_KEYS": "",
+        "COSTMODEL_DEADLINE": "1",
+        "COSTMODEL_MAX_WORK": str(10**13),
+        "COSTMODEL_MAX_SAMPLES": "400000",
+        "PYTHONPATH": str(ROOT),
+    }
+    command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
+               "--timeout", "8", "api:create_app()"]  # fmt: skip
+    with (tmp_path / "gunicorn.log").open("wb") as log:
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            started = time.monotonic()
+            while not _answers(port):
+                assert proc.poll() is None and time.monotonic() - started < 60, "no gunicorn"
+                time.sleep(0.2)
+            yield port
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def _answers(port: int) -> bool:
+    try:
+        return request(port, "GET", "/health", timeout=2)[0] == 200
+    except OSError:
+        return False
+
+
+def test_gunicorn_answers_a_request_past_its_deadline_in_the_error_shape(slow_server):
+    # 400,000 draws x 101 levels x 240 months of uncertain inputs: some 15 s of work. gunicorn
+    # used to kill the worker at its timeout and answer with its own HTML 500.
+    doc = yaml.safe_load((EXAMPLES / "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml").read_text("utf-8"))
+    doc.update(horizon_months=240, utilisation={"start": 0.0, "stop": 1.0, "step": 0.01})
+    doc["simulation"] = {"samples": 400_000, "seed": 1}
+    for route in ("/v1/evaluate", "/v1/runs"):
+        status, headers, body = request(slow_server, "POST", route, doc, timeout=60)
+        assert status == 503, body[:300]
+        assert headers["Content-Type"] == "application/json"
+        assert "COSTMODEL_DEADLINE" in json.loads(body)["message"]
+    assert json.loads(request(slow_server, "GET", "/v1/runs")[2])["total"] == 0
