@@ -15,11 +15,13 @@ import pytest
 import scenarios
 from api import create_app
 from cli import main
+from costmodel.inputs import MAX_SAMPLES
 from scenarios.compare import compare, load_request
 from scenarios.errors import ScenarioError
 from scenarios.schema import MIN_UTILISATION
 
 ROOT = Path(__file__).resolve().parents[1]
+BENCHMARK = ROOT / "benchmarks" / "scenario-1m.yaml"
 WORKED = ROOT / "scenarios" / "examples" / "worked-example.yaml"
 
 
@@ -98,3 +100,13 @@ def test_a_scenario_at_zero_and_at_the_floor_runs_silently():
     assert unit[1] * MIN_UTILISATION / (unit[2] * 0.5) == pytest.approx(tco[1] / tco[2], rel=1e-9)
     assert unit[1] > 1e4 * unit[2]
     assert unit[0] != unit[0]  # NaN (null) at u = 0
+
+
+# --------------------------------------------------------------------------- a million draws
+
+
+def test_a_million_draws_run_without_a_warning():
+    # the benchmark scenario as `costmodel run benchmarks/scenario-1m.yaml` runs it (about 5 s)
+    result = scenarios.evaluate(BENCHMARK)
+    assert result.samples == MAX_SAMPLES == 1_000_000
+    assert 0 < result.breakeven_utilisation.p50 < 1
