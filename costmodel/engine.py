@@ -49,7 +49,7 @@ from .result import (
     ValueOfInformation,
     frozen_array,
 )
-from .sampling import Sample, Sampler, average_ranks, induce_rank_correlation, sample
+from .sampling import Sample, Sampler, average_ranks, correlate, sample
 from .stats import (
     LevelBands,
     input_bins,
@@ -164,13 +164,15 @@ def draw(inputs: ModelInputs, sampler: Sampler | None = None) -> tuple[dict[str,
     """Every input's draws by name, and the ranks the sampler knows (the percentiles are let
     go once mapped). A fixed input (a point mass, such as a discrete with one non-zero weight)
     is its one value, a float, without going through ppf. ``sampler``, when given, holds the
-    percentiles (a sample that can grow); else they are drawn afresh."""
+    percentiles (a sample that can grow); else they are drawn afresh. The correlations are
+    imposed on the independent percentiles (:func:`~costmodel.sampling.correlate`: a Gaussian
+    copula for ``random``, Iman-Conover for ``lhs`` and ``sobol``)."""
     dists = inputs.distributions()
     if sampler is None:
         drawn = sample(uncertain(inputs), inputs.samples, inputs.seed, inputs.method)
     else:
         drawn = sampler.sample
-    drawn = induce_rank_correlation(drawn, inputs.correlations, inputs.seed)
+    drawn = correlate(drawn, inputs.correlations, inputs.seed, inputs.method)
     values: dict[str, Value] = {}
     for name, dist in dists.items():  # each percentile array is let go once mapped
         values[name] = dist.ppf(drawn.q.pop(name)) if name in drawn.q else dist.support()[0]
@@ -199,8 +201,9 @@ def _converge(
 ) -> tuple[ModelInputs, dict[str, Value], Sample, Lines, np.ndarray]:
     """Draw, and double the draws while the break-even P50's 95 % interval is wider than
     ``inputs.target_halfwidth`` and doubling stays within the cap (``max_samples``, never
-    below ``samples``). Each round keeps every draw made (:class:`Sampler`), imposes the rank
-    correlations on the whole sample and re-evaluates only the TCO lines and break-even;
+    below ``samples``). Each round keeps every draw made (:class:`Sampler`), imposes the
+    correlations again (draw by draw for ``random``, which leaves the earlier draws as they
+    were; on the whole sample otherwise) and re-evaluates only the TCO lines and break-even;
     payback and the summaries are left for the final sample. Returns the inputs with the
     number of draws made, with the draws, ranks, lines and break-even of the final round."""
     target = inputs.target_halfwidth

@@ -1,4 +1,4 @@
-"""Seeds, samplers, rank correlation and ranks.
+"""Seeds, samplers, correlations and ranks.
 
 One seed entry point (:func:`stream`) returns a ``numpy.random.Generator`` for an input *name*:
 the child ``SeedSequence`` is keyed by a hash of the name, not by the input's position, so adding
@@ -9,6 +9,13 @@ A sampler returns a :class:`Sample`: percentiles strictly inside (0, 1) per inpu
 distributions map through ``ppf``, and, where the sampler knows it without sorting, the rank of
 each draw (a Latin hypercube's stratum permutation is its rank). The sensitivity analysis reuses
 those ranks instead of ranking the draws again.
+
+Correlations (:func:`correlate`) are imposed in one of two ways. ``random`` draws go through a
+Gaussian copula (:func:`gaussian_copula`): each draw's correlated percentiles come from that
+draw's own independent ones, so the draws stay independent draws of the correlated inputs and
+the precision figures made for independent draws hold. ``lhs`` and ``sobol`` are re-paired by
+Iman-Conover (:func:`induce_rank_correlation`), which keeps each input's stratified or balanced
+values and only reorders them.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ __all__ = [
     "Sampler",
     "SamplingError",
     "average_ranks",
+    "correlate",
+    "gaussian_copula",
     "induce_rank_correlation",
     "sample",
     "stream",
@@ -43,7 +52,8 @@ class SamplingError(ValueError):
 @dataclass(frozen=True)
 class Sample:
     """Percentiles in (0, 1) by input name, shape ``(n,)`` each, and the 0-based rank of each
-    draw for the inputs whose ranks the sampler knows (Latin hypercube, correlated inputs)."""
+    draw for the inputs whose ranks the sampler knows (Latin hypercube, inputs re-paired by
+    Iman-Conover)."""
 
     q: dict[str, np.ndarray]
     ranks: dict[str, np.ndarray] = field(default_factory=dict)
@@ -111,8 +121,9 @@ class Sampler:
     ``lhs`` fills the unused halves of its strata: each of the n strata of width 1/n splits in
     two, the old draw lies in one half, and the n new draws take the other halves in a random
     order, so the union is a Latin hypercube of 2n (one draw in each stratum of width 1/(2n)).
-    :attr:`sample` is the current :class:`Sample`; rank correlations are imposed afterwards on
-    the whole sample (:func:`induce_rank_correlation`).
+    :attr:`sample` is the current :class:`Sample` of independent percentiles; correlations are
+    imposed afterwards (:func:`correlate`): draw by draw for ``random``, so the first n
+    correlated draws stay as they were, and on the whole sample for ``lhs`` and ``sobol``.
     """
 
     def __init__(self, names: Sequence[str], n: int, seed: int, method: str) -> None:
@@ -181,24 +192,12 @@ class Sampler:
         self.n = 2 * n
 
 
-def induce_rank_correlation(
-    drawn: Sample, pairs: Sequence[tuple[str, str, float]], seed: int
-) -> Sample:
-    """Reorder draws so that named pairs get the target Spearman rank correlations.
-
-    Iman & Conover (1982): van der Waerden scores, randomly permuted per column, are
-    decorrelated with the Cholesky factor of their own correlation and recorrelated with
-    the target's; each input's draws are then rearranged to the ranks of its score column.
-    For normal scores the Spearman correlation is (6/pi)*asin(r/2) of the Pearson r, so the
-    Pearson target of each pair is r = 2*sin(pi*rho/6), which makes the achieved Spearman rho.
-    Marginals are untouched (values are only permuted). Inputs not named in ``pairs`` are
-    returned as they were. Raises :class:`SamplingError` for a target matrix that is not
-    positive definite.
-    """
-    if not pairs:
-        return drawn
-    from scipy.special import ndtri
-
+def _correlation_factor(pairs: Sequence[tuple[str, str, float]]) -> tuple[list[str], np.ndarray]:
+    """The names of the correlated inputs, sorted, and the lower Cholesky factor of their
+    normal-score correlation matrix: Pearson 2*sin(pi*rho/6) for each pair's Spearman rho, the
+    Pearson correlation of two standard normals whose Spearman correlation is rho (for normals
+    Spearman = (6/pi)*asin(r/2)). Raises :class:`SamplingError` for a target matrix that is not
+    positive definite."""
     names = sorted({p[0] for p in pairs} | {p[1] for p in pairs})
     index = {name: i for i, name in enumerate(names)}
     target = np.eye(len(names))
@@ -206,11 +205,74 @@ def induce_rank_correlation(
         pearson = 2.0 * np.sin(np.pi * rho / 6.0)
         target[index[a], index[b]] = target[index[b], index[a]] = pearson
     try:
-        p_target = np.linalg.cholesky(target)
+        return names, np.linalg.cholesky(target)
     except np.linalg.LinAlgError:
         raise SamplingError(
             "the correlations are inconsistent (the correlation matrix is not positive definite)"
         ) from None
+
+
+def correlate(
+    drawn: Sample, pairs: Sequence[tuple[str, str, float]], seed: int, method: str
+) -> Sample:
+    """``drawn`` (independent percentiles of ``method``) with the Spearman rank correlations
+    ``pairs``: a Gaussian copula for ``random`` (:func:`gaussian_copula`), Iman-Conover for
+    ``lhs`` and ``sobol`` (:func:`induce_rank_correlation`, seeded by ``seed``)."""
+    if method == "random":
+        return gaussian_copula(drawn, pairs)
+    return induce_rank_correlation(drawn, pairs, seed)
+
+
+def gaussian_copula(drawn: Sample, pairs: Sequence[tuple[str, str, float]]) -> Sample:
+    """Correlated percentiles, draw by draw, from independent ones through a Gaussian copula.
+
+    Each correlated input's independent uniform percentiles (its name-keyed stream) become
+    standard normals z = Phi^-1(q); the vector of a draw is multiplied by the lower Cholesky
+    factor L of the target correlation (Pearson 2*sin(pi*rho/6) per pair, so that the
+    Spearman correlation of the result is rho) and mapped back through the normal CDF:
+    q' = Phi(L z), clipped to [2^-53, 1 - 2^-53]. Each draw depends only on its own
+    percentiles, so the draws stay independent and identically distributed, every marginal
+    stays uniform, and the first n draws of a larger sample are those of n. Inputs not named
+    in ``pairs`` are returned as they were; the ranks of the correlated ones are left unknown.
+    Raises :class:`SamplingError` for a target matrix that is not positive definite.
+    """
+    if not pairs:
+        return drawn
+    from scipy.special import ndtr, ndtri
+
+    names, lower = _correlation_factor(pairs)
+    z = [ndtri(np.clip(drawn.q[name], _EPS, 1.0 - _EPS)) for name in names]
+    q, ranks = dict(drawn.q), dict(drawn.ranks)
+    for i, name in enumerate(names):  # row i of L z, one input at a time (no BLAS threads)
+        mixed = lower[i, 0] * z[0]
+        for j in range(1, i + 1):
+            mixed += lower[i, j] * z[j]
+        q[name] = np.clip(ndtr(mixed), _EPS, 1.0 - _EPS)
+        ranks.pop(name, None)
+    return Sample(q, ranks)
+
+
+def induce_rank_correlation(
+    drawn: Sample, pairs: Sequence[tuple[str, str, float]], seed: int
+) -> Sample:
+    """Reorder draws so that named pairs get the target Spearman rank correlations.
+
+    Iman & Conover (1982): van der Waerden scores, randomly permuted per column, are
+    decorrelated with the Cholesky factor of their own correlation and recorrelated with
+    the target's (:func:`_correlation_factor`); each input's draws are then rearranged to the
+    ranks of its score column. Marginals are untouched (values are only permuted), which keeps
+    a Latin hypercube's strata and a Sobol sequence's balance; but the reordering ties the
+    draws to one another (the mean of each input over the sample is that of its own stream,
+    whatever the correlation), so the sample is no longer one of independent draws. Inputs not
+    named in ``pairs`` are returned as they were. Raises :class:`SamplingError` for a target
+    matrix that is not positive definite.
+    """
+    if not pairs:
+        return drawn
+    from scipy.special import ndtri
+
+    names, p_target = _correlation_factor(pairs)
+    index = {name: i for i, name in enumerate(names)}
     n = len(next(iter(drawn.q.values())))
     base = ndtri(np.arange(1, n + 1) / (n + 1))
     rng = stream(seed, "__iman_conover__")

@@ -62,7 +62,7 @@ from pricing.vocabulary import GPU_LIMITS, TIERS
 
 from .advice import Question, advise
 from .errors import ScenarioError, flatten_messages
-from .schema import BuySchema, RentSchema
+from .schema import BuySchema, RentSchema, UtilisationFloor
 from .sides import Owned, Rented, Work, owned, rented, work
 
 __all__ = [
@@ -139,7 +139,7 @@ class CompareSchema(Schema):
     utilisation = fields.Float(
         required=True,
         allow_nan=False,
-        validate=validate.Range(0, 1, min_inclusive=False),
+        validate=[validate.Range(0, 1, min_inclusive=False), UtilisationFloor(zero=False)],
         metadata={
             "description": "busy share of wall-clock hours, in (0, 1]",
             "unit": "[-]",

@@ -7,7 +7,9 @@ fields hold :class:`costmodel.distributions.Distribution` objects; fields left o
 No range, unit or vocabulary is written here: the engine inputs' field metadata give the units,
 descriptions and ranges of every input (:mod:`costmodel.inputs`), and :mod:`pricing.vocabulary`
 gives the catalog's words and the ranges of inline GPUs and instances. A value is therefore
-refused where it is typed, with the same message the engine or the catalog would give.
+refused where it is typed, with the same message the engine or the catalog would give. One
+exception: a utilisation above 0 must be at least :data:`MIN_UTILISATION` (the cost per hour of
+work at a smaller one is too large to compute), which scenarios and comparisons share.
 """
 
 from __future__ import annotations
@@ -43,7 +45,14 @@ from pricing.vocabulary import GPU_LIMITS, INSTANCE_LIMITS, INTERCONNECTS, PRECI
 
 from .distspec import from_spec, to_spec
 
-__all__ = ["DistField", "PlanSchema", "SCHEMA_VERSION", "ScenarioSchema"]
+__all__ = [
+    "MIN_UTILISATION",
+    "DistField",
+    "PlanSchema",
+    "SCHEMA_VERSION",
+    "ScenarioSchema",
+    "UtilisationFloor",
+]
 
 SCHEMA_VERSION = 1
 
@@ -220,12 +229,41 @@ class InlineInstanceSchema(_Base):
 _LEVEL = input_fields(ModelInputs)["utilisation"].metadata["bound"]
 _COUNT = Bound(0, MAX_FLEET, "[count]", integer=True)
 
+#: The smallest utilisation above 0 [-]. The cost per reference GPU-hour at u is
+#: TCO(u) / (u * 730 * H * T), which overflows floating point for u as small as 1e-310; a
+#: millionth of the hours (2.6 s a month) is far below any real use and keeps it in range.
+MIN_UTILISATION = 1e-6
+
+
+class UtilisationFloor(validate.Validator):
+    """Refuses a utilisation above 0 but below :data:`MIN_UTILISATION`; ``zero`` says whether
+    0 itself is valid (for the message)."""
+
+    def __init__(self, zero: bool = True) -> None:
+        self.zero = zero
+
+    def __call__(self, value: float) -> float:
+        if 0 < value < MIN_UTILISATION:
+            least = f"{'0 or ' if self.zero else ''}at least {MIN_UTILISATION:g} [-]"
+            raise ValidationError(
+                f"must be {least}, got {value:g}: at a smaller busy share the cost per hour "
+                "of work is too large to compute"
+            )
+        return value
+
+
+def _level(description: str, **kwargs: Any) -> fields.Field:
+    """A utilisation level [-]: in [0, 1], and 0 or at least :data:`MIN_UTILISATION`."""
+    field = _bounded(fields.Float, _LEVEL, description, **kwargs)
+    field.validators.append(UtilisationFloor())
+    return field
+
 
 class UtilisationRangeSchema(_Base):
     """Evenly spaced utilisation levels from ``start`` to ``stop``."""
 
-    start = _bounded(fields.Float, _LEVEL, "first level", required=True)
-    stop = _bounded(fields.Float, _LEVEL, "last level", required=True)
+    start = _level("first level", required=True)
+    stop = _level("last level", required=True)
     step = _bounded(fields.Float, Bound(0.001, 1, "[-]"), "step", required=True)
 
     @validates_schema
@@ -247,8 +285,8 @@ class Utilisation(fields.Field):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(
             metadata={
-                "description": "utilisation levels: a list of numbers in [0, 1] "
-                f"or {{start, stop, step}}; at most {MAX_LEVELS} levels",
+                "description": "utilisation levels: a list of numbers in [0, 1], each 0 or at "
+                f"least {MIN_UTILISATION:g}, or {{start, stop, step}}; at most {MAX_LEVELS} levels",
                 "unit": _LEVEL.unit,
             },
             **kwargs,
@@ -258,7 +296,7 @@ class Utilisation(fields.Field):
         if isinstance(value, dict):
             levels = UtilisationRangeSchema().load(value)
         elif isinstance(value, list):
-            item = _bounded(fields.Float, _LEVEL, "level")
+            item = _level("level")
             levels = fields.List(item, validate=validate.Length(min=1)).deserialize(value)
         else:
             raise ValidationError("must be a list of levels or {start, stop, step}")
