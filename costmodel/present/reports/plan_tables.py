@@ -99,17 +99,13 @@ def best_plan_table(result: PlanResult) -> Table:
 
 
 def candidate_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
-    """One value per candidate, in ``result.candidates`` order: counts as ``int``, money
-    [USD] and shares [-] as ``float``, the ``best`` and ``frontier`` flags as ``bool``."""
+    """One value per candidate, in ``result.candidates`` order: the columns of
+    :meth:`~costmodel.plan_result.PlanResult.columns` and the ``best`` and ``frontier`` flags as
+    ``bool``."""
     cs = result.candidates
     frontier = {_key(f) for f in result.frontier}
     return [
-        ("servers", [c.servers for c in cs]),
-        ("instances", [c.instances for c in cs]),
-        *((f"cost_{s}", [getattr(c.cost, s) for c in cs]) for s in _STATS),
-        ("share_owned", [c.share_owned for c in cs]),
-        ("owned_utilisation", [c.owned_utilisation for c in cs]),
-        ("prob_cheaper_than_cloud", [c.prob_cheaper_than_cloud for c in cs]),
+        *result.columns(),
         ("best", [_key(c) == _key(result.best) for c in cs]),
         ("frontier", [_key(c) in frontier for c in cs]),
     ]
