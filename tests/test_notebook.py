@@ -104,12 +104,19 @@ def test_a_scenario_result_shows_its_verdict_key_figures_and_levels(shell):
         "P(buy cheaper)",
         "Payback P50 [months]",
     ]
-    assert [row[0] for row in levels[1:]] == [fmt_utilisation(u) for u in result.utilisation]
-    assert [row[1] for row in levels[1:]] == [fmt_usd(v) for v in result.buy_tco.p50]
-    assert [row[3] for row in levels[1:]] == [fmt_share(p) for p in result.prob_buy_cheaper]
+    # 20 levels, thinned to 7: the first and the last, the report utilisation (50 %) and 4
+    # evenly spaced between (indices round(19 k / 5): 4, 8, 11, 15)
+    shown = [0, 4, 8, 9, 11, 15, 19]
+    assert len(result.utilisation) == 20 and result.utilisation[9] == 0.5
+    assert [row[0] for row in levels[1:]] == [fmt_utilisation(result.utilisation[i]) for i in shown]
+    assert [row[1] for row in levels[1:]] == [fmt_usd(result.buy_tco.p50[i]) for i in shown]
+    assert [row[3] for row in levels[1:]] == [fmt_share(result.prob_buy_cheaper[i]) for i in shown]
     # the levels where buying is cheaper in at least half of the draws are tinted
-    wins = [row for row, p in zip(levels[1:], result.prob_buy_cheaper, strict=True) if p >= 0.5]
+    wins = [
+        row for row, i in zip(levels[1:], shown, strict=True) if result.prob_buy_cheaper[i] >= 0.5
+    ]
     assert page.tinted == wins and wins
+    assert "7 of 20 utilisation levels" in text
     assert f"seed {result.seed}, 500 samples" in text
 
 
@@ -146,6 +153,12 @@ def test_every_text_is_escaped(shell):
         assert not {"script", "b"} & set(page.tags)
         # name, verdict, the warning's severity and message: shown as written
         assert "".join(page.text).count(HOSTILE) == 4
+
+
+def test_a_few_levels_are_all_shown():
+    result = scenarios.evaluate(scenarios.example("worked-example"))
+    levels = _Page(notebook.html(result)).tables[1]
+    assert [row[0] for row in levels[1:]] == ["0 %", "25 %", "50 %", "100 %"]
 
 
 def test_a_result_without_a_verdict_gets_one():

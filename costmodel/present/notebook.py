@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+import numpy as np
+
 from ..plan_result import PlanResult
 from ..result import Result
 from .reports.plan_tables import best_plan_table, candidates_table
@@ -56,6 +58,8 @@ _PLAN_COLUMNS = (
     "P(cheaper than cloud)",
     "Plan",
 )
+#: Most utilisation levels a notebook shows; more are thinned to evenly spaced ones.
+_MOST_LEVELS = 7
 #: A highlighted row: a tint that reads on light and dark notebook themes alike.
 _HIGHLIGHT = "background: rgba(31, 95, 168, 0.12)"
 
@@ -122,11 +126,24 @@ def _page(
     )
 
 
+def _levels(result: Result) -> list[bool]:
+    """Which utilisation levels to show: all of up to :data:`_MOST_LEVELS`, else evenly spaced
+    ones from the first to the last, with the report utilisation's."""
+    n = len(result.utilisation)
+    if n <= _MOST_LEVELS:
+        return [True] * n
+    keep = {round(i) for i in np.linspace(0, n - 1, _MOST_LEVELS - 1)}
+    keep.add(result.level(result.cumulative_cost.utilisation))
+    return [i in keep for i in range(n)]
+
+
 def _scenario_html(result: Result) -> str:
-    levels = _columns(per_utilisation_table(result), _LEVEL_COLUMNS)
+    shown = _levels(result)
+    levels = _columns(_rows(per_utilisation_table(result), shown), _LEVEL_COLUMNS)
     hint = (
-        "result.to_frame() has every column; costmodel.present.reports.render(result, 'html') "
-        "the whole report."
+        f"{sum(shown)} of {len(shown)} utilisation levels; result.to_frame() has them all, "
+        "with every column, and costmodel.present.reports.render(result, 'html') is the whole "
+        "report."
     )
     sentence = result.verdict or verdict(result)
     return _page(result, "Rent or buy", sentence, [key_figures_table(result), levels], hint)
