@@ -16,13 +16,13 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ...plan_result import Candidate, PlanResult
-from .charts import BUY, MARK, RENT, figure, legend, png, usd_tick
+from .charts import figure, legend, png, usd_tick
+from .colours import BUY, LAYERS, MARK, OTHER, RENT
+from .plan_tables import WORK_LAYERS
 
 __all__ = ["PLAN_CHARTS", "render_plan_charts"]
 
 PLAN_CHARTS = ("frontier", "cost_by_servers", "work_split")
-RESERVED = "#4f9a3a"
-_OTHER = "#a3acbb"
 
 
 def _plan_label(c: Candidate) -> str:
@@ -40,7 +40,7 @@ def frontier_chart(result: PlanResult) -> bytes:
     fig, ax = figure()
     cs = result.candidates
     ax.scatter(
-        [c.cost.mean for c in cs], [c.cost.p90 for c in cs], s=16, color=_OTHER, label="candidate"
+        [c.cost.mean for c in cs], [c.cost.p90 for c in cs], s=16, color=OTHER, label="candidate"
     )
     front = sorted(result.frontier, key=lambda c: (c.cost.mean, c.cost.p90))
     fx, fy = [c.cost.mean for c in front], [c.cost.p90 for c in front]
@@ -117,11 +117,8 @@ def work_split_chart(result: PlanResult) -> bytes:
     """The best plan's mean monthly work, stacked owned / reserved / burst; PNG bytes."""
     split = result.work_split
     h = len(split.owned)
-    layers = [
-        (split.owned, BUY, "owned servers"),
-        (split.reserved, RESERVED, "reserved instances"),
-        (split.burst, RENT, "burst instances"),
-    ]
+    work = (split.owned, split.reserved, split.burst)
+    layers = [(v, c, label) for v, c, (_, label) in zip(work, LAYERS, WORK_LAYERS, strict=True)]
     shown = [layer for layer in layers if np.any(layer[0] > 0)] or layers[:1]
     fig, ax = figure()
     # Month m spans m - 1/2 to m + 1/2: a step for each month, so even one month shows.

@@ -15,9 +15,11 @@ from ..formatting import fmt_share, fmt_usd
 from .tables import Table, run_items
 
 __all__ = [
+    "WORK_LAYERS",
     "best_plan_table",
     "candidate_columns",
     "candidates_table",
+    "frontier_columns",
     "plan_summary_items",
     "work_split_columns",
 ]
@@ -25,6 +27,12 @@ __all__ = [
 #: What each objective minimises, in words.
 _OBJECTIVES = {"mean": "mean cost", "p90": "P90 cost", "cvar95": "CVaR95 (mean of the worst 5 %)"}
 _STATS = ("mean", "p10", "p50", "p90", "cvar95")
+#: Where the best plan's work runs: the column of :func:`work_split_columns` and its label.
+WORK_LAYERS = (
+    ("owned_ref_gpu_hours", "owned servers"),
+    ("reserved_ref_gpu_hours", "reserved instances"),
+    ("burst_ref_gpu_hours", "burst instances"),
+)
 
 
 def _key(c: Candidate) -> tuple[int, int]:
@@ -111,14 +119,26 @@ def candidate_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
     ]
 
 
+def frontier_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
+    """The frontier's candidates, cheapest mean first (then lowest P90), with the columns of
+    :func:`candidate_columns` but its ``frontier`` flag."""
+    at = {_key(c): i for i, c in enumerate(result.candidates)}
+    front = sorted(result.frontier, key=lambda c: (c.cost.mean, c.cost.p90))
+    rows = [at[_key(c)] for c in front]
+    return [
+        (name, [values[i] for i in rows])
+        for name, values in candidate_columns(result)
+        if name != "frontier"
+    ]
+
+
 def work_split_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
     """The best plan's mean work of each month m = 1..H [reference GPU-hours/month]."""
     split = result.work_split
+    layers = (split.owned, split.reserved, split.burst)
     return [
         ("month", list(range(1, len(split.owned) + 1))),
-        ("owned_ref_gpu_hours", split.owned.tolist()),
-        ("reserved_ref_gpu_hours", split.reserved.tolist()),
-        ("burst_ref_gpu_hours", split.burst.tolist()),
+        *((name, v.tolist()) for (name, _), v in zip(WORK_LAYERS, layers, strict=True)),
     ]
 
 
