@@ -1065,6 +1065,30 @@ def test_the_scenario_xlsx_chart_shows_its_axes(sample):
     assert [s["title"] for s in chart["series"]] == ["Buy P50", "Rent P50"]
 
 
+@pytest.mark.parametrize("source", ["plan-h100-fleet-reserved-spot.yaml", "uncertain"])
+def test_cost_by_servers_bands_only_the_best_reservation_count(source):
+    from matplotlib.collections import PolyCollection
+    from matplotlib.colors import to_rgb
+
+    from costmodel.present.reports.plan_charts import servers_figure
+
+    plan = from_dict(json.loads(_plan_json(source)))
+    ax = servers_figure(plan).axes[0]
+    counts = sorted({c.instances for c in plan.candidates})
+    assert len(counts) > 1
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    means = [lines[f"{k} reserved: mean"] for k in counts]
+    assert len({to_rgb(line.get_color()) for line in means}) == len(counts)  # distinct colours
+    (band,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert band.get_label() == f"{plan.best.instances} reserved (as the best plan): P10–P90"
+    best = means[counts.index(plan.best.instances)]
+    assert to_rgb(band.get_facecolor()[0]) == pytest.approx(to_rgb(best.get_color()))
+    ys = band.get_paths()[0].vertices[:, 1]
+    mine = [c for c in plan.candidates if c.instances == plan.best.instances]
+    assert ys.min() == pytest.approx(min(c.cost.p10 for c in mine))
+    assert ys.max() == pytest.approx(max(c.cost.p90 for c in mine))
+
+
 def test_plan_write_md_puts_the_charts_beside(tmp_path):
     result = from_dict(json.loads(_plan_json("uncertain")))
     paths = write(result, "md", tmp_path / "fleet plan.md")
