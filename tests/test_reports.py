@@ -298,6 +298,49 @@ def test_markdown_tables_and_images(source, result):
         assert " ".join(w["message"].split()) in flat
 
 
+@pytest.mark.parametrize(
+    ("text", "where", "escaped"),
+    [
+        ("lab-4x-rtx2080ti-vs-p3-8xlarge", {}, "lab-4x-rtx2080ti-vs-p3-8xlarge"),
+        ("-$65,740 → -$61,890", {}, "-$65,740 → -$61,890"),  # "$" then a digit closes no math
+        ("-$65,740", {"line_start": True}, r"\-$65,740"),  # a list item at a line's start
+        ("buy.admin_usd_per_month", {}, "buy.admin_usd_per_month"),  # "_" inside a word
+        ("_a_ __b__ c_", {}, r"\_a\_ \_\_b\_\_ c\_"),
+        ("$x$ and $5", {}, r"\$x\$ and $5"),
+        ("[x](y) [z][w] ![i](j) [months]", {}, r"[x\](y) [z\][w] ![i\](j) [months]"),
+        ("[r]: javascript:x", {"line_start": True}, r"\[r]: javascript:x"),
+        ("a | b", {}, "a | b"),
+        ("a | b", {"cell": True}, r"a \| b"),
+        ("1. x", {"line_start": True}, r"1\. x"),
+        ("12) x", {"line_start": True}, r"12\) x"),
+        ("> q + - 1.", {"line_start": True}, r"\> q + - 1."),
+        ("+ x", {"line_start": True}, r"\+ x"),
+        ("1. - + > ---", {}, "1. - + > ---"),
+        ("# h ##", {}, r"\# h \##"),
+        ("C# and F#", {}, "C# and F#"),
+        ("AT&T &amp; &#60;", {}, r"AT&T \&amp; \&#60;"),
+        ("https://a.example www.b.example", {}, r"https\://a.example www\.b.example"),
+        ("*a* `b` ~c~ <d> e\\f", {}, r"\*a\* \`b\` \~c\~ \<d> e\\f"),
+        ("  two   spaces\n and a line ", {}, "two spaces and a line"),
+    ],
+)
+def test_markdown_escapes_only_what_would_be_markup_where_it_stands(text, where, escaped):
+    from costmodel.present.reports.markdown import md_escape
+
+    assert md_escape(text, **where) == escaped
+
+
+def test_markdown_report_keeps_names_money_and_units_as_they_are():
+    source = "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml"
+    text = _rendered(source, "md").decode("utf-8")
+    name = json.loads(_load(source))["scenario"]["name"]
+    assert f"# Rent or buy GPU compute: {name}\n" in text
+    assert re.search(r"\| -\$\d[\d,]* → -\$\d", text)  # the tornado's buy minus rent
+    assert "| [USD/GPU] |" in text and "| buy.admin_usd_per_month |" in text
+    # what is left escaped: a "$" before "/" and a "*" (either could be markup)
+    assert set(re.findall(r"\\(.)", text)) == {"$", "*"}
+
+
 # --- CSV -----------------------------------------------------------------------------------
 
 CSV_COLUMNS = [
@@ -494,7 +537,23 @@ MARKUP = (
     "[ref]: javascript:alert(6)",
     "# *em* __strong__ `code` ~~gone~~ &lt;b&gt; \\",
     "1. - + > | --- ===",
+    # GitHub links bare web addresses and strikes ~one~ through
+    "https://evil.example/x www.evil.example ~one~",
+    "[x][y] [z] [z]: javascript:alert(7) ![w][z] _a_ snake_case ##",
+    "- [ ] task ``` ~~~",
 )
+
+
+def _md_pages(md: str) -> list:
+    """``md`` rendered by CommonMark (markdown-it, with tables and strikethrough) and by
+    GitHub's own renderer (cmark-gfm: tables, autolinks, strikethrough, task lists), raw HTML
+    let through, parsed."""
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    commonmark = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    github = cmarkgfm.github_flavored_markdown_to_html(md, options=Options.CMARK_OPT_UNSAFE)
+    return [_parse_html(html.encode("utf-8")) for html in (commonmark.render(md), github)]
 
 
 def _hostile(sample: dict, text: str) -> dict:
@@ -545,13 +604,15 @@ def test_xlsx_text_that_looks_like_an_excel_error_stays_text(sample):
 @pytest.mark.parametrize("text", MARKUP)
 def test_markdown_shows_the_authors_markup_as_text(sample, text):
     md = render(_typed(_hostile(sample, text)), "md").decode("utf-8")
-    html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(md)
-    page = _parse_html(html.encode("utf-8"))
-    assert [t for t in page.tags if t in ("a", "script", "em", "s", "del", "code", "hr")] == []
-    assert page.tags.count("h1") == 1 and page.tags.count("img") == 3
-    assert not [r for r in page.refs if "javascript" in r]
-    shown = " ".join("".join(page.text).split())
-    assert shown.count(" ".join(text.split())) >= 10  # verbatim wherever the text is used
+    plain = render(_typed(_hostile(sample, "plain text")), "md").decode("utf-8")
+    for page, own in zip(_md_pages(md), _md_pages(plain), strict=True):
+        # the same elements as for plain text: nothing of the author's became markup
+        assert page.tags == own.tags
+        assert [t for t in page.tags if t in ("a", "script", "em", "s", "del", "code", "hr")] == []
+        assert page.tags.count("h1") == 1 and page.tags.count("img") == 3
+        assert not [r for r in page.refs if "javascript" in r or "evil" in r]
+        shown = " ".join("".join(page.text).split())
+        assert shown.count(" ".join(text.split())) >= 10  # verbatim wherever the text is used
 
 
 @pytest.mark.parametrize("text", MARKUP)
@@ -1131,12 +1192,11 @@ def test_plan_spreadsheets_never_hold_formulas(text):
 def test_plan_markdown_and_html_show_the_authors_markup_as_text(text):
     typed = from_dict(_hostile_plan(text))
     md = render(typed, "md").decode("utf-8")
-    html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(md)
-    page = _parse_html(html.encode("utf-8"))
-    assert [t for t in page.tags if t in ("a", "script", "em", "s", "del", "code", "hr")] == []
-    assert page.tags.count("h1") == 1 and page.tags.count("img") == 3
-    assert not [r for r in page.refs if "javascript" in r]
-    assert " ".join("".join(page.text).split()).count(" ".join(text.split())) >= 9
+    for page in _md_pages(md):
+        assert [t for t in page.tags if t in ("a", "script", "em", "s", "del", "code", "hr")] == []
+        assert page.tags.count("h1") == 1 and page.tags.count("img") == 3
+        assert not [r for r in page.refs if "javascript" in r or "evil" in r]
+        assert " ".join("".join(page.text).split()).count(" ".join(text.split())) >= 9
     page = _parse_html(render(typed, "html"))
     assert [t for t in page.tags if t in ("a", "script", "em")] == []
     assert not [r for r in page.refs if "javascript" in r] and len(page.imgs) == 3
