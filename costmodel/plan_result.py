@@ -7,12 +7,15 @@ GPU-hours per month. Its JSON form is :mod:`costmodel.present.plan_schema`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .result import SCHEMA_VERSION, Advice, Assumption, CatalogRef, InputValue
+
+if TYPE_CHECKING:
+    import pandas
 
 __all__ = [
     "Candidate",
@@ -37,6 +40,9 @@ class CostStats:
     p50: float
     p90: float
     cvar95: float
+
+
+_STATS = tuple(f.name for f in fields(CostStats))
 
 
 @dataclass(frozen=True)
@@ -116,3 +122,27 @@ class PlanResult:
         return next(
             (c for c in self.candidates if (c.servers, c.instances) == (servers, instances)), None
         )
+
+    def to_frame(self) -> pandas.DataFrame:
+        """One row per candidate, in :attr:`candidates` order.
+
+        Columns: ``servers`` and ``instances`` [count], ``cost_mean``, ``cost_p10``,
+        ``cost_p50``, ``cost_p90``, ``cost_cvar95`` [USD, present value], ``share_owned``,
+        ``owned_utilisation`` and ``prob_cheaper_than_cloud`` [-].
+        """
+        import pandas
+
+        return pandas.DataFrame(dict(self.columns()))
+
+    def columns(self) -> list[tuple[str, list[Any]]]:
+        """The candidates' table as ``(column name, values)`` pairs, one value per candidate:
+        counts as ``int``, money [USD] and shares [-] as ``float``."""
+        cs = self.candidates
+        return [
+            ("servers", [c.servers for c in cs]),
+            ("instances", [c.instances for c in cs]),
+            *((f"cost_{s}", [getattr(c.cost, s) for c in cs]) for s in _STATS),
+            ("share_owned", [c.share_owned for c in cs]),
+            ("owned_utilisation", [c.owned_utilisation for c in cs]),
+            ("prob_cheaper_than_cloud", [c.prob_cheaper_than_cloud for c in cs]),
+        ]

@@ -1,5 +1,6 @@
-"""The catalog's own charts: the buyer's guide's observations hold in the catalog's numbers, and
-``costmodel catalog chart`` writes valid PNG and SVG files."""
+"""The catalog's own charts: the buyer's guide's observations hold in the catalog's numbers,
+``costmodel catalog chart`` writes valid PNG and SVG files, every GPU is named beside its point
+without a label hiding another, and the guide lines span the data with their labels off it."""
 
 from __future__ import annotations
 
@@ -10,11 +11,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from matplotlib.text import Annotation, Text
 from scipy.stats import pearsonr, spearmanr
 
 from cli import main
 from pricing import load_catalog
-from pricing.charts import CHARTS, SERIES, gpu_points, rental_points, series, write_chart
+from pricing.charts import (
+    CHARTS,
+    SERIES,
+    draw_chart,
+    gpu_points,
+    guide_ratios,
+    rental_points,
+    series,
+    short_name,
+    write_chart,
+)
+from pricing.labels import freeze, overlap
 
 CONSUMER = ("GTX 900", "GTX 1000", "RTX 20", "RTX 30", "RTX 40", "RTX 50")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -155,3 +168,122 @@ def test_svg_charts_are_reproducible(tmp_path):
 def test_chart_errors_are_usage_errors(capsys, args, says):
     assert main(["catalog", *args]) == 2
     assert says in capsys.readouterr().err
+
+
+# --- labels and guide lines --------------------------------------------------------------
+
+GPU_CHARTS = [
+    ("gflops-per-dollar", "fp32"),
+    ("gflops-per-dollar", "fp16"),
+    ("gflops-per-watt", "fp32"),
+    ("gflops-per-watt", "fp16"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "short"),
+    [
+        ("GeForce RTX 2080 Ti", "RTX 2080 Ti"),
+        ("GeForce GTX 1060 6GB", "GTX 1060 6GB"),
+        ("GeForce GTX Titan X (Maxwell)", "Titan X (Maxwell)"),
+        ("NVIDIA Titan Xp", "Titan Xp"),
+        ("NVIDIA Tesla V100 SXM2 16GB", "V100 SXM2 16GB"),
+        ("NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada"),
+        ("NVIDIA GH200 Grace Hopper 96GB", "GH200 96GB"),
+        ("NVIDIA Quadro RTX 8000", "Quadro RTX 8000"),
+        ("AMD Instinct MI300X", "MI300X"),
+        ("AMD Radeon Pro V520", "Radeon Pro V520"),
+        ("NVIDIA", "NVIDIA"),  # nothing left: the name as it is
+    ],
+)
+def test_a_gpu_is_labelled_with_its_short_name(name, short):
+    assert short_name(name) == short
+
+
+@pytest.mark.parametrize(
+    ("values", "ratios"),
+    [
+        ([1.5, 42.6], [1, 3, 10, 30, 100]),  # FP32 per dollar: B200 to RTX 3080
+        ([10.1, 103.6], [10, 30, 100, 300]),  # dense FP16 per dollar: V100 32GB to RTX 4090
+        ([3.0, 3.0], [3]),
+        ([0.5, 0.9], [0.3, 1]),
+    ],
+)
+def test_guide_ratios_bracket_the_data_in_1_3_10_steps(values, ratios):
+    assert guide_ratios(values) == pytest.approx(ratios)
+
+
+@pytest.fixture(scope="module", params=GPU_CHARTS, ids=lambda c: "-".join(c))
+def drawn(request):
+    """A GPU chart laid out for good: (chart, precision, axes, renderer)."""
+    chart, precision = request.param
+    fig = draw_chart(load_catalog(), chart, precision)
+    return chart, precision, fig.axes[0], freeze(fig)
+
+
+def _box(artist, renderer):
+    """The box of a text alone (an annotation's leader line left out) [px]."""
+    b = Text.get_window_extent(artist, renderer)
+    return (b.x0, b.y0, b.x1, b.y1)
+
+
+def _markers(ax):
+    """Each marker's box [px]: its centre and the radius of its area (28 points²) and edge."""
+    radius = math.sqrt(28) / 2 * ax.figure.dpi / 72 + 0.5
+    centres = [ax.transData.transform(o) for c in ax.collections for o in c.get_offsets()]
+    return [(x - radius, y - radius, x + radius, y + radius) for x, y in centres]
+
+
+def _points_of(chart, precision):
+    points = gpu_points(load_catalog(), precision)
+    if chart == "gflops-per-dollar":
+        return [p for p in points if p.price_usd], lambda p: (p.price_usd, p.gflops)
+    return points, lambda p: (p.gflops, p.tdp_w)
+
+
+def test_every_gpu_is_named_beside_its_point(drawn):
+    chart, precision, ax, _ = drawn
+    points, xy = _points_of(chart, precision)
+    labels = [t for t in ax.texts if isinstance(t, Annotation)]
+    named = {name: tuple(a.xy) for a in labels for name in a.get_text().split(" / ")}
+    assert sorted(named) == sorted(p.label for p in points)
+    for p in points:
+        assert named[p.label] == pytest.approx(xy(p))  # GPUs at one place share a label
+
+
+def test_no_label_hides_another_a_point_or_the_legend(drawn):
+    _, _, ax, renderer = drawn
+    texts = [_box(t, renderer) for t in ax.texts]
+    legend = ax.get_legend().get_window_extent(renderer)
+    frame = ax.get_window_extent(renderer)
+    for i, box in enumerate(texts):
+        assert [overlap(box, other) for other in texts[i + 1 :]] == [0.0] * (len(texts) - i - 1)
+        assert max(overlap(box, m) for m in _markers(ax)) == 0.0
+        assert overlap(box, (legend.x0, legend.y0, legend.x1, legend.y1)) == 0.0
+        assert frame.x0 <= box[0] and box[2] <= frame.x1 and frame.y0 <= box[1]
+        assert box[3] <= frame.y1
+
+
+def test_the_guide_lines_span_the_data_and_their_labels_keep_off_it(drawn):
+    chart, precision, ax, renderer = drawn
+    points, xy = _points_of(chart, precision)
+    per_dollar = chart == "gflops-per-dollar"
+    data = [p.gflops_per_dollar if per_dollar else p.gflops_per_watt for p in points]
+    unit = "GFLOPS/$" if per_dollar else "GFLOPS/W"
+    guides = {t.get_text(): t for t in ax.texts if t.get_text().endswith(unit)}
+    ratios = [float(text.split()[0]) for text in guides]
+    assert ratios == guide_ratios(data)
+    assert ratios[0] <= min(data) < ratios[1] and ratios[-2] < max(data) <= ratios[-1]
+    lines = [line for line in ax.get_lines() if line.get_linestyle() == ":"]
+    assert len(lines) == len(ratios)
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    for line, ratio in zip(lines, ratios, strict=True):
+        xs, ys = line.get_data()
+        assert (xs[0], xs[-1]) == pytest.approx((x0, x1))  # across the whole width
+        slope = ys[0] / xs[0]
+        assert slope == pytest.approx(ratio if per_dollar else 1 / ratio)
+        assert slope * x1 > y0 and slope * x0 < y1  # it crosses the axes
+    for text in guides.values():
+        assert max(overlap(_box(text, renderer), m) for m in _markers(ax)) == 0.0
+    if chart == "gflops-per-dollar" and precision == "fp32":
+        assert "1 GFLOPS/$" in guides  # the line under the data centre cards

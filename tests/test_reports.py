@@ -13,10 +13,13 @@ import copy
 import csv
 import io
 import json
+import math
 import os
+import posixpath
 import re
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
 import zipfile
 from collections.abc import Iterator
 from functools import cache
@@ -295,6 +298,49 @@ def test_markdown_tables_and_images(source, result):
         assert " ".join(w["message"].split()) in flat
 
 
+@pytest.mark.parametrize(
+    ("text", "where", "escaped"),
+    [
+        ("lab-4x-rtx2080ti-vs-p3-8xlarge", {}, "lab-4x-rtx2080ti-vs-p3-8xlarge"),
+        ("-$65,740 → -$61,890", {}, "-$65,740 → -$61,890"),  # "$" then a digit closes no math
+        ("-$65,740", {"line_start": True}, r"\-$65,740"),  # a list item at a line's start
+        ("buy.admin_usd_per_month", {}, "buy.admin_usd_per_month"),  # "_" inside a word
+        ("_a_ __b__ c_", {}, r"\_a\_ \_\_b\_\_ c\_"),
+        ("$x$ and $5", {}, r"\$x\$ and $5"),
+        ("[x](y) [z][w] ![i](j) [months]", {}, r"[x\](y) [z\][w] ![i\](j) [months]"),
+        ("[r]: javascript:x", {"line_start": True}, r"\[r]: javascript:x"),
+        ("a | b", {}, "a | b"),
+        ("a | b", {"cell": True}, r"a \| b"),
+        ("1. x", {"line_start": True}, r"1\. x"),
+        ("12) x", {"line_start": True}, r"12\) x"),
+        ("> q + - 1.", {"line_start": True}, r"\> q + - 1."),
+        ("+ x", {"line_start": True}, r"\+ x"),
+        ("1. - + > ---", {}, "1. - + > ---"),
+        ("# h ##", {}, r"\# h \##"),
+        ("C# and F#", {}, "C# and F#"),
+        ("AT&T &amp; &#60;", {}, r"AT&T \&amp; \&#60;"),
+        ("https://a.example www.b.example", {}, r"https\://a.example www\.b.example"),
+        ("*a* `b` ~c~ <d> e\\f", {}, r"\*a\* \`b\` \~c\~ \<d> e\\f"),
+        ("  two   spaces\n and a line ", {}, "two spaces and a line"),
+    ],
+)
+def test_markdown_escapes_only_what_would_be_markup_where_it_stands(text, where, escaped):
+    from costmodel.present.reports.markdown import md_escape
+
+    assert md_escape(text, **where) == escaped
+
+
+def test_markdown_report_keeps_names_money_and_units_as_they_are():
+    source = "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml"
+    text = _rendered(source, "md").decode("utf-8")
+    name = json.loads(_load(source))["scenario"]["name"]
+    assert f"# Rent or buy GPU compute: {name}\n" in text
+    assert re.search(r"\| -\$\d[\d,]* → -\$\d", text)  # the tornado's buy minus rent
+    assert "| [USD/GPU] |" in text and "| buy.admin_usd_per_month |" in text
+    # what is left escaped: a "$" before "/" and a "*" (either could be markup)
+    assert set(re.findall(r"\\(.)", text)) == {"$", "*"}
+
+
 # --- CSV -----------------------------------------------------------------------------------
 
 CSV_COLUMNS = [
@@ -491,7 +537,23 @@ MARKUP = (
     "[ref]: javascript:alert(6)",
     "# *em* __strong__ `code` ~~gone~~ &lt;b&gt; \\",
     "1. - + > | --- ===",
+    # GitHub links bare web addresses and strikes ~one~ through
+    "https://evil.example/x www.evil.example ~one~",
+    "[x][y] [z] [z]: javascript:alert(7) ![w][z] _a_ snake_case ##",
+    "- [ ] task ``` ~~~",
 )
+
+
+def _md_pages(md: str) -> list:
+    """``md`` rendered by CommonMark (markdown-it, with tables and strikethrough) and by
+    GitHub's own renderer (cmark-gfm: tables, autolinks, strikethrough, task lists), raw HTML
+    let through, parsed."""
+    import cmarkgfm
+    from cmarkgfm.cmark import Options
+
+    commonmark = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    github = cmarkgfm.github_flavored_markdown_to_html(md, options=Options.CMARK_OPT_UNSAFE)
+    return [_parse_html(html.encode("utf-8")) for html in (commonmark.render(md), github)]
 
 
 def _hostile(sample: dict, text: str) -> dict:
@@ -542,13 +604,15 @@ def test_xlsx_text_that_looks_like_an_excel_error_stays_text(sample):
 @pytest.mark.parametrize("text", MARKUP)
 def test_markdown_shows_the_authors_markup_as_text(sample, text):
     md = render(_typed(_hostile(sample, text)), "md").decode("utf-8")
-    html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(md)
-    page = _parse_html(html.encode("utf-8"))
-    assert [t for t in page.tags if t in ("a", "script", "em", "s", "del", "code", "hr")] == []
-    assert page.tags.count("h1") == 1 and page.tags.count("img") == 3
-    assert not [r for r in page.refs if "javascript" in r]
-    shown = " ".join("".join(page.text).split())
-    assert shown.count(" ".join(text.split())) >= 10  # verbatim wherever the text is used
+    plain = render(_typed(_hostile(sample, "plain text")), "md").decode("utf-8")
+    for page, own in zip(_md_pages(md), _md_pages(plain), strict=True):
+        # the same elements as for plain text: nothing of the author's became markup
+        assert page.tags == own.tags
+        assert [t for t in page.tags if t in ("a", "script", "em", "s", "del", "code", "hr")] == []
+        assert page.tags.count("h1") == 1 and page.tags.count("img") == 3
+        assert not [r for r in page.refs if "javascript" in r or "evil" in r]
+        shown = " ".join("".join(page.text).split())
+        assert shown.count(" ".join(text.split())) >= 10  # verbatim wherever the text is used
 
 
 @pytest.mark.parametrize("text", MARKUP)
@@ -881,7 +945,14 @@ def test_plan_xlsx_sheets_and_numbers(plan_source, plan):
 
     wb = openpyxl.load_workbook(io.BytesIO(_plan_rendered(plan_source, "xlsx")))
     assert wb.sheetnames == list(PLAN_SHEETS)
-    assert wb.sheetnames == ["summary", "candidates", "work_split", "assumptions", "warnings"]
+    assert wb.sheetnames == [
+        "summary",
+        "candidates",
+        "frontier",
+        "work_split",
+        "assumptions",
+        "warnings",
+    ]
     ws = wb["candidates"]
     header = [c.value for c in ws[1]]
     assert header == PLAN_HEADERS and all(c.font.bold for c in ws[1])
@@ -896,6 +967,10 @@ def test_plan_xlsx_sheets_and_numbers(plan_source, plan):
     fmt = {h: ws.cell(2, i + 1).number_format for i, h in enumerate(header)}
     assert fmt["cost_p50"] == "$#,##0" and fmt["share_owned"] == "0.0%"
     assert fmt["prob_cheaper_than_cloud"] == "0.0%" and fmt["servers"] == "General"
+    front = list(wb["frontier"].iter_rows(values_only=True))
+    assert list(front[0]) == PLAN_HEADERS[:-1]  # the candidates' columns, but the flag
+    keys = [(c["servers"], c["instances"]) for c in _frontier(plan)]
+    assert [row[:2] for row in front[1:]] == keys
     split = wb["work_split"]
     assert [c.value for c in split[1]] == [
         "month",
@@ -920,6 +995,159 @@ def test_plan_xlsx_sheets_and_numbers(plan_source, plan):
     keys = [r[0] for r in wb["assumptions"].iter_rows(min_row=2, values_only=True)]
     assert keys == [a["key"] for a in plan["assumptions"]]
     assert wb["warnings"].max_row == len(plan["warnings"]) + 1
+
+
+def _frontier(plan: dict) -> list[dict]:
+    """The frontier's candidates of a plan's JSON, cheapest mean first (then lowest P90)."""
+    return sorted(plan["frontier"], key=lambda c: (c["cost"]["mean"], c["cost"]["p90"]))
+
+
+_XML = {
+    "c": "http://schemas.openxmlformats.org/drawingml/2006/chart",
+    "m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+    "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+    "p": "http://schemas.openxmlformats.org/package/2006/relationships",
+}
+
+
+def _related(package: zipfile.ZipFile, part: str) -> dict[str, str]:
+    """The relationships of a package part: id -> the part it points to."""
+    folder, name = posixpath.split(part)
+    rels = posixpath.join(folder, "_rels", f"{name}.rels")
+    if rels not in package.namelist():
+        return {}
+    out = {}
+    for rel in ET.fromstring(package.read(rels)).iterfind("p:Relationship", _XML):
+        target = rel.get("Target")
+        path = target[1:] if target.startswith("/") else posixpath.join(folder, target)
+        out[rel.get("Id")] = posixpath.normpath(path)
+    return out
+
+
+def _xlsx_charts(data: bytes) -> dict[str, list[dict]]:
+    """Each sheet's charts, read back from the package (sheet -> drawing -> chart): the chart
+    type, its grouping, whether every axis is shown, and each series' title and the cell
+    ranges of its x (or categories) and y (or values)."""
+    charts: dict[str, list[dict]] = {}
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        sheets = _related(package, "xl/workbook.xml")
+        book = ET.fromstring(package.read("xl/workbook.xml"))
+        for sheet in book.iterfind("m:sheets/m:sheet", _XML):
+            part = sheets[sheet.get(f"{{{_XML['r']}}}id")]
+            for drawing in _related(package, part).values():
+                for chart in _related(package, drawing).values():
+                    charts.setdefault(sheet.get("name"), []).append(
+                        _chart(ET.fromstring(package.read(chart)))
+                    )
+    return charts
+
+
+def _chart(root: ET.Element) -> dict:
+    plot = root.find("c:chart/c:plotArea", _XML)
+    kind = next(e for e in plot if e.tag.endswith("Chart"))
+    grouping = kind.find("c:grouping", _XML)
+    series = []
+    for ser in kind.iterfind("c:ser", _XML):
+        refs = {tag: ser.find(f"c:{tag}//c:f", _XML) for tag in ("xVal", "cat", "yVal", "val")}
+        series.append(
+            {
+                "title": ser.findtext("c:tx/c:v", namespaces=_XML),
+                "x": (refs["xVal"] if refs["xVal"] is not None else refs["cat"]).text,
+                "y": (refs["yVal"] if refs["yVal"] is not None else refs["val"]).text,
+            }
+        )
+    axes = [a for a in plot if a.tag.endswith("Ax")]
+    mins = [a.find("c:scaling/c:min", _XML) for a in axes]
+    return {
+        "mins": [None if m is None else float(m.get("val")) for m in mins],
+        "kind": kind.tag.split("}")[1],
+        "grouping": None if grouping is None else grouping.get("val"),
+        "axes_shown": len(axes) == 2
+        and all(a.find("c:delete", _XML).get("val") == "0" for a in axes),
+        "series": series,
+    }
+
+
+def _cells(wb: openpyxl.Workbook, ref: str) -> list:
+    """The values of a chart's cell range such as ``'frontier'!$C$2:$C$4``."""
+    sheet, cells = ref.replace("$", "").rsplit("!", 1)
+    first, _, last = cells.partition(":")
+    rows = wb[sheet.strip("'")][f"{first}:{last or first}"]
+    return [c.value for row in rows for c in row]
+
+
+def test_plan_xlsx_has_the_frontier_and_work_split_charts(plan_source, plan):
+    data = _plan_rendered(plan_source, "xlsx")
+    charts = _xlsx_charts(data)
+    assert sorted(charts) == ["frontier", "work_split"]
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    (front,) = charts["frontier"]
+    assert front["kind"] == "scatterChart" and front["axes_shown"]
+    drawn = {s["title"]: (_cells(wb, s["x"]), _cells(wb, s["y"])) for s in front["series"]}
+    assert list(drawn) == ["candidate", "frontier", "best plan", "all-cloud"]
+
+    def points(cands):
+        xs = [pytest.approx(c["cost"]["mean"], rel=1e-15) for c in cands]
+        return (xs, [pytest.approx(c["cost"]["p90"], rel=1e-15) for c in cands])
+
+    assert drawn["candidate"] == points(plan["candidates"])
+    assert drawn["frontier"] == points(_frontier(plan))
+    assert drawn["best plan"] == points([plan["best"]])
+    assert drawn["all-cloud"] == points([plan["all_cloud"]])
+    # each axis starts at a multiple of half a power of ten, at most halfway below the lowest
+    xs = [x for x_values, _ in drawn.values() for x in x_values]
+    ys = [y for _, y_values in drawn.values() for y in y_values]
+    for lowest, start in zip((min(xs), min(ys)), front["mins"], strict=True):
+        assert 0.5 * lowest < start <= lowest
+        halves = 2 * start / 10 ** math.floor(math.log10(start))
+        assert halves == pytest.approx(round(halves), abs=1e-9)
+    (split,) = charts["work_split"]
+    assert split["kind"] == "barChart" and split["grouping"] == "stacked"
+    assert split["axes_shown"]
+    months = list(range(1, len(plan["work_split"]["owned"]) + 1))
+    layers = [
+        (key, label)
+        for key, label in (
+            ("owned", "owned servers"),
+            ("reserved", "reserved instances"),
+            ("burst", "burst instances"),
+        )
+        if any(v > 0 for v in plan["work_split"][key])
+    ] or [("owned", "owned servers")]
+    assert [s["title"] for s in split["series"]] == [label for _, label in layers]
+    for s, (key, _) in zip(split["series"], layers, strict=True):
+        assert _cells(wb, s["x"]) == months
+        assert _cells(wb, s["y"]) == pytest.approx(plan["work_split"][key], rel=1e-15)
+
+
+def test_the_scenario_xlsx_chart_shows_its_axes(sample):
+    (chart,) = _xlsx_charts(render(_typed(sample), "xlsx"))["per_utilisation"]
+    assert chart["kind"] == "scatterChart" and chart["axes_shown"]
+    assert [s["title"] for s in chart["series"]] == ["Buy P50", "Rent P50"]
+
+
+@pytest.mark.parametrize("source", ["plan-h100-fleet-reserved-spot.yaml", "uncertain"])
+def test_cost_by_servers_bands_only_the_best_reservation_count(source):
+    from matplotlib.collections import PolyCollection
+    from matplotlib.colors import to_rgb
+
+    from costmodel.present.reports.plan_charts import servers_figure
+
+    plan = from_dict(json.loads(_plan_json(source)))
+    ax = servers_figure(plan).axes[0]
+    counts = sorted({c.instances for c in plan.candidates})
+    assert len(counts) > 1
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    means = [lines[f"{k} reserved: mean"] for k in counts]
+    assert len({to_rgb(line.get_color()) for line in means}) == len(counts)  # distinct colours
+    (band,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert band.get_label() == f"{plan.best.instances} reserved (as the best plan): P10–P90"
+    best = means[counts.index(plan.best.instances)]
+    assert to_rgb(band.get_facecolor()[0]) == pytest.approx(to_rgb(best.get_color()))
+    ys = band.get_paths()[0].vertices[:, 1]
+    mine = [c for c in plan.candidates if c.instances == plan.best.instances]
+    assert ys.min() == pytest.approx(min(c.cost.p10 for c in mine))
+    assert ys.max() == pytest.approx(max(c.cost.p90 for c in mine))
 
 
 def test_plan_write_md_puts_the_charts_beside(tmp_path):
@@ -964,12 +1192,11 @@ def test_plan_spreadsheets_never_hold_formulas(text):
 def test_plan_markdown_and_html_show_the_authors_markup_as_text(text):
     typed = from_dict(_hostile_plan(text))
     md = render(typed, "md").decode("utf-8")
-    html = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(md)
-    page = _parse_html(html.encode("utf-8"))
-    assert [t for t in page.tags if t in ("a", "script", "em", "s", "del", "code", "hr")] == []
-    assert page.tags.count("h1") == 1 and page.tags.count("img") == 3
-    assert not [r for r in page.refs if "javascript" in r]
-    assert " ".join("".join(page.text).split()).count(" ".join(text.split())) >= 9
+    for page in _md_pages(md):
+        assert [t for t in page.tags if t in ("a", "script", "em", "s", "del", "code", "hr")] == []
+        assert page.tags.count("h1") == 1 and page.tags.count("img") == 3
+        assert not [r for r in page.refs if "javascript" in r or "evil" in r]
+        assert " ".join("".join(page.text).split()).count(" ".join(text.split())) >= 9
     page = _parse_html(render(typed, "html"))
     assert [t for t in page.tags if t in ("a", "script", "em")] == []
     assert not [r for r in page.refs if "javascript" in r] and len(page.imgs) == 3

@@ -1,6 +1,7 @@
-"""Presentation of results: their JSON form, one-sentence verdicts, number formatting and the
-report exporters. The engine never imports this package; the scenario layer and the doors
-above it do.
+"""Presentation of results: their JSON form, one-sentence verdicts, number formatting, the
+report exporters and the notebook display. The engine never imports this package; the scenario
+layer and the doors above it do. Imported inside a running IPython (a Jupyter kernel), it
+registers the HTML of :mod:`.notebook` for results.
 
 >>> from costmodel.present import to_dict, to_json, from_dict
 >>> data = to_dict(result)                  # the documented JSON form, plain Python data
@@ -10,6 +11,7 @@ above it do.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from ..plan_result import PlanResult
@@ -41,3 +43,9 @@ def from_dict(data: Any) -> Result | PlanResult:
     from .plan_schema import result_from_dict
 
     return result_from_dict(data)
+
+
+if "IPython" in sys.modules:  # perhaps inside a running IPython: results show as HTML there
+    from . import notebook
+
+    notebook.register()

@@ -24,6 +24,7 @@ from matplotlib.ticker import FuncFormatter, PercentFormatter
 
 from ...result import Bands, Result
 from ..formatting import fmt_months, fmt_utilisation, missing
+from .colours import BUY, HIGH, LOW, MARK, RENT
 from .tables import cumulative_payback
 
 __all__ = ["CHARTS", "figure", "legend", "png", "render_charts", "usd_tick"]
@@ -31,8 +32,6 @@ __all__ = ["CHARTS", "figure", "legend", "png", "render_charts", "usd_tick"]
 CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative", "tornado")
 #: Most inputs the tornado chart shows.
 TORNADO_BARS = 10
-LOW, HIGH = "#7fa7d6", "#a8324a"  # the P10 and the P90 end of a tornado bar
-BUY, RENT, MARK = "#1f5fa8", "#d9620b", "#3a3a3a"
 _DPI = 150
 _SIZE = (8.0, 4.8)  # [inch]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import jinja2
@@ -21,20 +21,42 @@ from .tables import Table
 
 __all__ = ["md_escape", "md_table", "render_markdown"]
 
-#: The ASCII punctuation Markdown (CommonMark, GFM, GitHub's math) gives a meaning to: links and
-#: images, HTML and autolinks (``:``, ``.``, ``@`` too), emphasis, code, headings, lists, quotes,
-#: tables, entities, math. A backslash-escaped one is plain text. ``! " % ' , / ; ?`` mean
-#: nothing without one of these, so they stay as they are, for readable numbers.
-_SPECIAL = re.compile(r"([#$&()*+\-.:<=>@\[\\\]^_`{|}~])")
+#: What gives Markdown (CommonMark, GitHub's flavour and its math) a meaning wherever it stands:
+#: a backslash; code, emphasis and strikethrough marks (an ``_`` inside a word means nothing);
+#: the ``]`` that closes a link or an image (``](`` or ``][``); ``<`` of HTML and autolinks;
+#: ``&`` of an entity; a ``$`` that can close math (one followed by a digit cannot, so money
+#: stays as it is); the ``:`` of ``://`` and the ``.`` of ``www.`` (GitHub links bare web
+#: addresses); a ``#`` that opens the text or a run of ``#`` that ends it (a heading's closing
+#: sequence).
+_INLINE = re.compile(
+    r"[\\`*~<]|\](?=[(\[])"
+    r"|(?<![^\W_])_|_(?![^\W_])"
+    r"|&(?=#\d+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)"
+    r"|\$(?!\d)"
+    r"|:(?=//)|(?<=\b[wW]{3})\."
+    r"|^#|(?:^|(?<=\s))#(?=#*$)"
+)
+#: What starts a block at the start of a line: a list item (``-``, ``+``, ``1.``, ``1)``), a
+#: quote, a thematic break (``-``; ``*`` and ``_`` are escaped anywhere), a link reference or
+#: footnote definition (``[``: without one, a lone ``[x]`` is plain text).
+_LINE_START = re.compile(r"^(?:[-+>\[]|\d+[.)])")
 
 
-def md_escape(text: Any) -> str:
-    """``text`` as literal Markdown on one line, safe in prose, headings and table cells.
+def md_escape(text: Any, *, cell: bool = False, line_start: bool = False) -> str:
+    """``text`` as literal Markdown on one line, escaping only what would mean something where
+    it stands, so that ``lab-4x-rtx2080ti`` and ``-$65,740`` stay as they are.
 
-    Whitespace runs become one space and markup characters are backslash-escaped, so whatever
-    the text holds (``[x](javascript:...)``, ``<script>``, ``*``, ``#``) renders as itself.
+    Whitespace runs become one space and the characters of :data:`_INLINE` are
+    backslash-escaped, so whatever the text holds (``[x](javascript:...)``, ``<script>``, ``*``,
+    ``#``) renders as itself. ``cell``: the text is a table cell, ``|`` is escaped too;
+    ``line_start``: the text starts a line, a leading list, quote or break marker is escaped.
     """
-    return _SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    out = _INLINE.sub(lambda m: "\\" + m.group(), " ".join(str(text).split()))
+    if cell:
+        out = out.replace("|", "\\|")
+    if line_start:
+        out = _LINE_START.sub(lambda m: m.group()[:-1] + "\\" + m.group()[-1], out)
+    return out
 
 
 def md_table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool]) -> str:
@@ -45,13 +67,17 @@ def md_table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Seq
     return "\n".join(lines)
 
 
+def _cell(text: Any) -> str:
+    return md_escape(text, cell=True)
+
+
 def _table(t: Table) -> str:
-    rows = [[md_escape(c) for c in row] for row in t.rows]
-    return md_table([md_escape(h) for h in t.headers], rows, t.numeric)
+    rows = [[_cell(c) for c in row] for row in t.rows]
+    return md_table([_cell(h) for h in t.headers], rows, t.numeric)
 
 
 def _assumptions(rows: Sequence[Mapping[str, Any]]) -> str:
-    cells = [[md_escape(a[k]) for k in ("key", "text", "unit", "source")] for a in rows]
+    cells = [[_cell(a[k]) for k in ("key", "text", "unit", "source")] for a in rows]
     return md_table(["Key", "Value", "Unit", "Source"], cells, [False] * 4)
 
 
@@ -66,6 +92,7 @@ def _env() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["md"] = md_escape
+    env.filters["md_line"] = partial(md_escape, line_start=True)
     env.globals["table"] = _table
     return env
 

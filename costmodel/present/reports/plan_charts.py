@@ -3,7 +3,8 @@
 - ``frontier``: every candidate at (mean cost, P90 cost) [USD, present value]; the frontier
   (no other candidate is cheaper on both) connected, the best and all-cloud marked.
 - ``cost_by_servers``: mean cost [USD] by owned servers [count], one line per reservation count,
-  with a P10–P90 band; all-cloud's mean as a dotted reference line.
+  in distinct colours, with the P10–P90 band of the best plan's reservation count; all-cloud's
+  mean as a dotted reference line.
 - ``work_split``: the best plan's mean work [reference GPU-hours/month] of each month 1..H,
   stacked by where it runs: owned, reserved, burst.
 """
@@ -13,16 +14,17 @@ from __future__ import annotations
 import numpy as np
 from matplotlib import colormaps
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ...plan_result import Candidate, PlanResult
-from .charts import BUY, MARK, RENT, figure, legend, png, usd_tick
+from .charts import figure, legend, png, usd_tick
+from .colours import BUY, LAYERS, MARK, OTHER, RENT
+from .plan_tables import WORK_LAYERS
 
-__all__ = ["PLAN_CHARTS", "render_plan_charts"]
+__all__ = ["PLAN_CHARTS", "render_plan_charts", "servers_figure"]
 
 PLAN_CHARTS = ("frontier", "cost_by_servers", "work_split")
-RESERVED = "#4f9a3a"
-_OTHER = "#a3acbb"
 
 
 def _plan_label(c: Candidate) -> str:
@@ -40,7 +42,7 @@ def frontier_chart(result: PlanResult) -> bytes:
     fig, ax = figure()
     cs = result.candidates
     ax.scatter(
-        [c.cost.mean for c in cs], [c.cost.p90 for c in cs], s=16, color=_OTHER, label="candidate"
+        [c.cost.mean for c in cs], [c.cost.p90 for c in cs], s=16, color=OTHER, label="candidate"
     )
     front = sorted(result.frontier, key=lambda c: (c.cost.mean, c.cost.p90))
     fx, fy = [c.cost.mean for c in front], [c.cost.p90 for c in front]
@@ -69,30 +71,35 @@ def frontier_chart(result: PlanResult) -> bytes:
     return png(fig)
 
 
-def servers_chart(result: PlanResult) -> bytes:
-    """Mean cost by server count, one line per reservation count, P10–P90 bands; PNG bytes."""
+def servers_figure(result: PlanResult) -> Figure:
+    """Mean cost by server count, one line per reservation count, and the P10–P90 band of the
+    best plan's reservation count only: the bands of all counts overlap into one blur."""
     fig, ax = figure()
     counts = sorted({c.instances for c in result.candidates})
     palette = colormaps["viridis"](np.linspace(0.0, 0.85, len(counts)))
     for k, color in zip(counts, palette, strict=True):
         line = sorted((c for c in result.candidates if c.instances == k), key=lambda c: c.servers)
         x = [c.servers for c in line]
-        ax.fill_between(
-            x,
-            [c.cost.p10 for c in line],
-            [c.cost.p90 for c in line],
-            color=color,
-            alpha=0.15,
-            linewidth=0,
-        )
+        best = k == result.best.instances
+        if best:
+            ax.fill_between(
+                x,
+                [c.cost.p10 for c in line],
+                [c.cost.p90 for c in line],
+                color=color,
+                alpha=0.18,
+                linewidth=0,
+                label=f"{k} reserved (as the best plan): P10–P90",
+            )
         ax.plot(
             x,
             [c.cost.mean for c in line],
             color=color,
-            linewidth=2,
+            linewidth=2.4 if best else 1.6,
             marker="o",
-            markersize=4,
-            label=f"{k} reserved: mean, P10–P90",
+            markersize=4 if best else 3,
+            label=f"{k} reserved: mean",
+            zorder=3 if best else 2,
         )
     _star(ax, result.best.servers, result.best.cost.mean, result.best)
     ax.axhline(
@@ -110,18 +117,20 @@ def servers_chart(result: PlanResult) -> bytes:
     ax.set_ylabel("Cost over the horizon [USD, present value]")
     ax.set_title("Cost by the number of owned servers", loc="left", fontsize=11)
     legend(fig, ax)
-    return png(fig)
+    return fig
+
+
+def servers_chart(result: PlanResult) -> bytes:
+    """:func:`servers_figure` as PNG bytes."""
+    return png(servers_figure(result))
 
 
 def work_split_chart(result: PlanResult) -> bytes:
     """The best plan's mean monthly work, stacked owned / reserved / burst; PNG bytes."""
     split = result.work_split
     h = len(split.owned)
-    layers = [
-        (split.owned, BUY, "owned servers"),
-        (split.reserved, RESERVED, "reserved instances"),
-        (split.burst, RENT, "burst instances"),
-    ]
+    work = (split.owned, split.reserved, split.burst)
+    layers = [(v, c, label) for v, c, (_, label) in zip(work, LAYERS, WORK_LAYERS, strict=True)]
     shown = [layer for layer in layers if np.any(layer[0] > 0)] or layers[:1]
     fig, ax = figure()
     # Month m spans m - 1/2 to m + 1/2: a step for each month, so even one month shows.

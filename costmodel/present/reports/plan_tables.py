@@ -15,9 +15,11 @@ from ..formatting import fmt_share, fmt_usd
 from .tables import Table, run_items
 
 __all__ = [
+    "WORK_LAYERS",
     "best_plan_table",
     "candidate_columns",
     "candidates_table",
+    "frontier_columns",
     "plan_summary_items",
     "work_split_columns",
 ]
@@ -25,6 +27,12 @@ __all__ = [
 #: What each objective minimises, in words.
 _OBJECTIVES = {"mean": "mean cost", "p90": "P90 cost", "cvar95": "CVaR95 (mean of the worst 5 %)"}
 _STATS = ("mean", "p10", "p50", "p90", "cvar95")
+#: Where the best plan's work runs: the column of :func:`work_split_columns` and its label.
+WORK_LAYERS = (
+    ("owned_ref_gpu_hours", "owned servers"),
+    ("reserved_ref_gpu_hours", "reserved instances"),
+    ("burst_ref_gpu_hours", "burst instances"),
+)
 
 
 def _key(c: Candidate) -> tuple[int, int]:
@@ -99,30 +107,38 @@ def best_plan_table(result: PlanResult) -> Table:
 
 
 def candidate_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
-    """One value per candidate, in ``result.candidates`` order: counts as ``int``, money
-    [USD] and shares [-] as ``float``, the ``best`` and ``frontier`` flags as ``bool``."""
+    """One value per candidate, in ``result.candidates`` order: the columns of
+    :meth:`~costmodel.plan_result.PlanResult.columns` and the ``best`` and ``frontier`` flags as
+    ``bool``."""
     cs = result.candidates
     frontier = {_key(f) for f in result.frontier}
     return [
-        ("servers", [c.servers for c in cs]),
-        ("instances", [c.instances for c in cs]),
-        *((f"cost_{s}", [getattr(c.cost, s) for c in cs]) for s in _STATS),
-        ("share_owned", [c.share_owned for c in cs]),
-        ("owned_utilisation", [c.owned_utilisation for c in cs]),
-        ("prob_cheaper_than_cloud", [c.prob_cheaper_than_cloud for c in cs]),
+        *result.columns(),
         ("best", [_key(c) == _key(result.best) for c in cs]),
         ("frontier", [_key(c) in frontier for c in cs]),
+    ]
+
+
+def frontier_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
+    """The frontier's candidates, cheapest mean first (then lowest P90), with the columns of
+    :func:`candidate_columns` but its ``frontier`` flag."""
+    at = {_key(c): i for i, c in enumerate(result.candidates)}
+    front = sorted(result.frontier, key=lambda c: (c.cost.mean, c.cost.p90))
+    rows = [at[_key(c)] for c in front]
+    return [
+        (name, [values[i] for i in rows])
+        for name, values in candidate_columns(result)
+        if name != "frontier"
     ]
 
 
 def work_split_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
     """The best plan's mean work of each month m = 1..H [reference GPU-hours/month]."""
     split = result.work_split
+    layers = (split.owned, split.reserved, split.burst)
     return [
         ("month", list(range(1, len(split.owned) + 1))),
-        ("owned_ref_gpu_hours", split.owned.tolist()),
-        ("reserved_ref_gpu_hours", split.reserved.tolist()),
-        ("burst_ref_gpu_hours", split.burst.tolist()),
+        *((name, v.tolist()) for (name, _), v in zip(WORK_LAYERS, layers, strict=True)),
     ]
 
 

@@ -1,6 +1,9 @@
 """The XLSX workbooks. A scenario's result: sheets ``summary``, ``per_utilisation`` (with a
 break-even chart), ``assumptions``, ``warnings``, ``sensitivity`` and ``tornado``; a plan's:
-``summary``, ``candidates``, ``work_split``, ``assumptions`` and ``warnings``.
+``summary``, ``candidates``, ``frontier`` (the frontier's candidates, cheapest first, with the
+cost-versus-risk chart of every candidate), ``work_split`` (with the best plan's monthly work,
+stacked), ``assumptions`` and ``warnings``. The charts are the workbook's own, drawn from its
+cells, as the PNG charts of the other reports draw them.
 
 Numbers are stored as numbers; display formats only change how they look: money [USD] as
 ``$#,##0``, shares and utilisation [-] as percentages, payback [month] and work [reference
@@ -16,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from openpyxl import Workbook
-from openpyxl.chart import Reference, ScatterChart, Series
+from openpyxl.chart import BarChart, Reference, ScatterChart, Series
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
@@ -24,14 +27,21 @@ from openpyxl.worksheet.worksheet import Worksheet
 from ...plan_result import PlanResult
 from ...result import Result
 from ..formatting import text_cell
-from .plan_tables import candidate_columns, plan_summary_items, work_split_columns
+from .colours import BUY, LAYERS, MARK, OTHER, RENT
+from .plan_tables import (
+    WORK_LAYERS,
+    candidate_columns,
+    frontier_columns,
+    plan_summary_items,
+    work_split_columns,
+)
 from .tables import assumption_rows, summary_items, warning_rows
 from .uncertainty import TORNADO_HEADER, tornado_rows, uncertainty_items
 
 __all__ = ["PLAN_SHEETS", "SHEETS", "render_plan_xlsx", "render_xlsx"]
 
 SHEETS = ("summary", "per_utilisation", "assumptions", "warnings", "sensitivity", "tornado")
-PLAN_SHEETS = ("summary", "candidates", "work_split", "assumptions", "warnings")
+PLAN_SHEETS = ("summary", "candidates", "frontier", "work_split", "assumptions", "warnings")
 _BOLD = Font(bold=True)
 _PERCENT, _MONEY, _UNIT_COST, _MONTHS = "0.0%", "$#,##0", "$#,##0.00", "0.0"
 _WORK = "#,##0.0"
@@ -117,22 +127,118 @@ def _per_utilisation(ws: Worksheet, result: Result) -> None:
     ws.add_chart(chart, f"B{n + 4}")
 
 
+def _axes(
+    chart: ScatterChart | BarChart, title: str, x: tuple[str, str], y: tuple[str, str]
+) -> None:
+    """Title, size and the axes' ``(title, number format)``, both axes shown."""
+    chart.title = title
+    chart.style = 13
+    chart.height, chart.width = 9, 18
+    for axis, (name, fmt) in ((chart.x_axis, x), (chart.y_axis, y)):
+        axis.title = name
+        axis.number_format = fmt
+        axis.delete = False  # Excel hides an axis that does not say so
+
+
+def _column(ws: Worksheet, names: list[str], name: str, n: int) -> Reference:
+    """Rows 2..n+1 of column ``name`` of a table whose header is ``names``."""
+    col = names.index(name) + 1
+    return Reference(ws, min_col=col, min_row=2, max_row=n + 1)
+
+
 def _breakeven_chart(ws: Worksheet, names: list[str], n: int) -> ScatterChart:
     """Buy and rent TCO P50 [USD] against utilisation [%]: the lines cross at break-even."""
     chart = ScatterChart()
-    chart.title = "Total cost of ownership (P50): buying vs renting"
-    chart.style = 13
-    chart.x_axis.title = "Utilisation of the owned GPUs"
-    chart.y_axis.title = "TCO [USD, present value]"
-    chart.x_axis.number_format = _PERCENT
-    chart.y_axis.number_format = _MONEY
-    chart.height, chart.width = 9, 18
-    x = Reference(ws, min_col=1, min_row=2, max_row=n + 1)
-    for column, title in (("buy_tco_p50", "Buy P50"), ("rent_tco_p50", "Rent P50")):
-        col = names.index(column) + 1
-        series = Series(Reference(ws, min_col=col, min_row=2, max_row=n + 1), x, title=title)
-        series.marker.symbol = "circle"
+    _axes(
+        chart,
+        "Total cost of ownership (P50): buying vs renting",
+        ("Utilisation of the owned GPUs", _PERCENT),
+        ("TCO [USD, present value]", _MONEY),
+    )
+    x = _column(ws, names, "utilisation", n)
+    for column, title, colour in (
+        ("buy_tco_p50", "Buy P50", BUY),
+        ("rent_tco_p50", "Rent P50", RENT),
+    ):
+        y = _column(ws, names, column, n)
+        chart.series.append(_points(x, y, title, colour, "circle", line=True))
+    return chart
+
+
+def _points(
+    x: Reference, y: Reference, title: str, colour: str, symbol: str, line: bool = False
+) -> Series:
+    """A scatter series of markers ``symbol`` in ``colour``, joined only when ``line``."""
+    series = Series(y, x, title=title)
+    series.marker.symbol = symbol
+    series.marker.size = {"star": 10, "square": 7}.get(symbol, 5 if line else 4)
+    series.marker.graphicalProperties.solidFill = colour[1:]
+    series.marker.graphicalProperties.line.solidFill = colour[1:]
+    if line:
+        series.graphicalProperties.line.solidFill = colour[1:]
+    else:
+        series.graphicalProperties.line.noFill = True
+    return series
+
+
+def _round_down(x: float) -> float:
+    """The multiple of half a power of ten at or below ``x`` [USD]: 11.4M -> 10M, 52,960 ->
+    50,000; ``x`` itself when it is not positive."""
+    if x <= 0:
+        return x
+    step = 10 ** math.floor(math.log10(x)) / 2
+    return math.floor(x / step) * step
+
+
+def _frontier_chart(
+    wb: Workbook, result: PlanResult, summary: list[str], front: int
+) -> ScatterChart:
+    """Mean against P90 cost [USD] of every candidate, the frontier joined cheapest first, the
+    best plan and all-cloud marked (their figures in the summary sheet)."""
+    chart = ScatterChart()
+    _axes(
+        chart,
+        "Cost versus risk of every candidate",
+        ("Mean cost [USD, present value]", _MONEY),
+        ("P90 cost [USD, present value]", _MONEY),
+    )
+    names = [name for name, _ in candidate_columns(result)]
+    cands, n = wb[PLAN_SHEETS[1]], len(result.candidates)
+    mean, p90 = _column(cands, names, "cost_mean", n), _column(cands, names, "cost_p90", n)
+    chart.series.append(_points(mean, p90, "candidate", OTHER, "circle"))
+    # from a round number below the cheapest, not from zero: the candidates differ by less
+    shown = [*result.candidates, result.all_cloud]
+    chart.x_axis.scaling.min = _round_down(min(c.cost.mean for c in shown))
+    chart.y_axis.scaling.min = _round_down(min(c.cost.p90 for c in shown))
+    frontier = wb[PLAN_SHEETS[2]]
+    mean, p90 = (_column(frontier, names, f"cost_{s}", front) for s in ("mean", "p90"))
+    chart.series.append(_points(mean, p90, "frontier", BUY, "circle", line=True))
+    marks = (("best", "best plan", RENT, "star"), ("all_cloud", "all-cloud", MARK, "square"))
+    for who, title, colour, symbol in marks:
+        rows = [summary.index(f"{who}_cost_{s}") + 2 for s in ("mean", "p90")]
+        x, y = (Reference(wb[PLAN_SHEETS[0]], min_col=2, min_row=r) for r in rows)
+        chart.series.append(_points(x, y, title, colour, symbol))
+    return chart
+
+
+def _work_split_chart(ws: Worksheet, result: PlanResult) -> BarChart:
+    """The best plan's mean work of each month [reference GPU-hours/month], stacked by where
+    it runs; a layer without work is left out, as in the PNG chart."""
+    chart = BarChart()
+    chart.type, chart.grouping, chart.overlap, chart.gapWidth = "col", "stacked", 100, 30
+    _axes(chart, "Work of the best plan by month",
+          ("Month", "0"), ("Work [reference GPU-hours/month]", "#,##0"))  # fmt: skip
+    cols = work_split_columns(result)
+    names, n = [name for name, _ in cols], len(result.work_split.owned)
+    values = dict(cols)
+    layers = [(*layer, colour) for layer, colour in zip(WORK_LAYERS, LAYERS, strict=True)]
+    shown = [layer for layer in layers if any(v > 0 for v in values[layer[0]])]
+    for column, title, colour in shown or layers[:1]:
+        series = Series(_column(ws, names, column, n), title=title)
+        series.graphicalProperties.solidFill = colour[1:]
+        series.graphicalProperties.line.noFill = True
         chart.series.append(series)
+    chart.set_categories(_column(ws, names, "month", n))
     return chart
 
 
@@ -194,9 +300,15 @@ def render_plan_xlsx(result: PlanResult) -> bytes:
     wb = Workbook()
     ws = wb.active
     ws.title = PLAN_SHEETS[0]
-    _summary(ws, plan_summary_items(result))
+    items = plan_summary_items(result)
+    _summary(ws, items)
     _columns(wb.create_sheet(PLAN_SHEETS[1]), candidate_columns(result))
-    _columns(wb.create_sheet(PLAN_SHEETS[2]), work_split_columns(result))
-    _assumptions(wb.create_sheet(PLAN_SHEETS[3]), result)
-    _warnings(wb.create_sheet(PLAN_SHEETS[4]), result)
+    front = _columns(wb.create_sheet(PLAN_SHEETS[2]), frontier_columns(result))
+    chart = _frontier_chart(wb, result, [key for key, _ in items], front)
+    wb[PLAN_SHEETS[2]].add_chart(chart, f"A{front + 4}")
+    split = wb.create_sheet(PLAN_SHEETS[3])
+    _columns(split, work_split_columns(result))
+    split.add_chart(_work_split_chart(split, result), "F2")
+    _assumptions(wb.create_sheet(PLAN_SHEETS[4]), result)
+    _warnings(wb.create_sheet(PLAN_SHEETS[5]), result)
     return _save(wb)
