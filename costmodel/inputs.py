@@ -31,6 +31,7 @@ __all__ = [
     "MAX_FLEET",
     "MAX_LEVELS",
     "MAX_SAMPLES",
+    "MIN_UTILISATION",
     "ModelInputs",
     "OBJECTIVES",
     "PlanInputs",
@@ -44,6 +45,10 @@ DEPRECIATION_METHODS = ("straight_line", "macrs5")
 MAX_LEVELS = 101
 #: Most Monte Carlo draws one evaluation takes [draw].
 MAX_SAMPLES = 1_000_000
+#: The smallest utilisation above 0 [-]. The cost per reference GPU-hour at u is
+#: TCO(u) / (u * 730 * H * T), which overflows floating point for u as small as 1e-310; a
+#: millionth of the hours (2.6 s a month) is far below any real use and keeps it in range.
+MIN_UTILISATION = 1e-6
 
 
 class InputError(ValueError):
@@ -462,6 +467,12 @@ class ModelInputs:
         if len(self.utilisation) > MAX_LEVELS:
             raise InputError(
                 "utilisation", f"at most {MAX_LEVELS} levels, got {len(self.utilisation)}"
+            )
+        tiny = [u for u in self.utilisation if 0 < u < MIN_UTILISATION]
+        if tiny:
+            raise InputError(
+                "utilisation",
+                f"a level above 0 must be at least {MIN_UTILISATION:g}, got {tiny[0]:g}",
             )
         _check_correlations(self.correlations, self.distributions())
 

@@ -33,6 +33,7 @@ from costmodel.distributions import DistributionError
 from costmodel.inputs import (
     MAX_FLEET,
     MAX_LEVELS,
+    MIN_UTILISATION,
     UTILISATION,
     BuyInputs,
     Demand,
@@ -46,7 +47,6 @@ from pricing.vocabulary import GPU_LIMITS, INSTANCE_LIMITS, INTERCONNECTS, PRECI
 from .distspec import from_spec, to_spec
 
 __all__ = [
-    "MIN_UTILISATION",
     "DistField",
     "PlanSchema",
     "SCHEMA_VERSION",
@@ -228,11 +228,6 @@ class InlineInstanceSchema(_Base):
 
 _LEVEL = input_fields(ModelInputs)["utilisation"].metadata["bound"]
 _COUNT = Bound(0, MAX_FLEET, "[count]", integer=True)
-
-#: The smallest utilisation above 0 [-]. The cost per reference GPU-hour at u is
-#: TCO(u) / (u * 730 * H * T), which overflows floating point for u as small as 1e-310; a
-#: millionth of the hours (2.6 s a month) is far below any real use and keeps it in range.
-MIN_UTILISATION = 1e-6
 
 
 class UtilisationFloor(validate.Validator):

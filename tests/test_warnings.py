@@ -15,10 +15,9 @@ import pytest
 import scenarios
 from api import create_app
 from cli import main
-from costmodel.inputs import MAX_SAMPLES
+from costmodel.inputs import MAX_SAMPLES, MIN_UTILISATION
 from scenarios.compare import compare, load_request
 from scenarios.errors import ScenarioError
-from scenarios.schema import MIN_UTILISATION
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARK = ROOT / "benchmarks" / "scenario-1m.yaml"
@@ -110,3 +109,12 @@ def test_a_million_draws_run_without_a_warning():
     result = scenarios.evaluate(BENCHMARK)
     assert result.samples == MAX_SAMPLES == 1_000_000
     assert 0 < result.breakeven_utilisation.p50 < 1
+
+
+def test_the_engine_refuses_a_tiny_utilisation_too():
+    from costmodel.inputs import InputError
+    from tests.helpers import buy, model, rent
+
+    with pytest.raises(InputError) as exc:
+        model(buy(), rent(), utilisation=(0.0, 1e-310))
+    assert exc.value.path == "utilisation" and "at least 1e-06" in exc.value.message
