@@ -23,11 +23,13 @@ import numpy as np
 
 from pricing.vocabulary import RESERVATION_MONTHS
 
-from .inputs import BuyInputs, ModelInputs, RentInputs
+from .api_price import blended_price
+from .inputs import ApiInputs, BuyInputs, ModelInputs, RentInputs
 
 __all__ = [
     "HOURS_PER_MONTH",
     "MACRS5",
+    "ApiDraws",
     "BuyDraws",
     "BuyLine",
     "Gap",
@@ -144,6 +146,54 @@ class RentDraws:
     def sampled(cls, inputs: RentInputs, values: dict[str, Value], side: str = "rent") -> RentDraws:
         """The draws ``values`` (by ``"<side>.<field>"``) with the plain fields of ``inputs``."""
         return _sampled(cls, inputs, side, values)
+
+
+@dataclass(frozen=True)
+class ApiDraws:
+    """The hosted API's inputs for a set of draws (floats or ``(S,)`` arrays): prices [USD per
+    million tokens], the cached share [-], the annual price change [1/year] and the request
+    shape [tokens]."""
+
+    input_usd_per_mtok: Value
+    output_usd_per_mtok: Value
+    input_tokens: int
+    output_tokens: int
+    cached_input_share: Value
+    cached_input_usd_per_mtok: Value | None
+    price_annual_change: Value
+
+    @classmethod
+    def sampled(cls, inputs: ApiInputs, values: dict[str, Value], side: str = "api") -> ApiDraws:
+        """The draws ``values`` (by ``"<side>.<field>"``) with the plain fields of ``inputs``."""
+        return _sampled(cls, inputs, side, values)
+
+    def as_rented(self) -> RentDraws:
+        """The API as a rented side: an "instance" that does one unit of work (a million
+        tokens) an hour at the blended price p_api of :func:`costmodel.api_price.blended_price`,
+        on demand, with no extras, so that its TCO is section 4's rent line with
+        hours_m(u) = u * 730 * T_own and rent_m = hours_m * p_api * (1 + g_api)^((m-1)/12)."""
+        price = blended_price(
+            self.input_tokens,
+            self.output_tokens,
+            self.input_usd_per_mtok,
+            self.output_usd_per_mtok,
+            self.cached_input_usd_per_mtok,
+            self.cached_input_share,
+        )
+        return RentDraws(
+            gpu_count=1,
+            pricing="on_demand",
+            price_usd_per_hour=price if np.ndim(price) else float(price),
+            on_demand_price_usd_per_hour=None,
+            committed_instances=None,
+            price_annual_change=self.price_annual_change,
+            spot_interruption_overhead=0.0,
+            storage_usd_per_month=0.0,
+            egress_usd_per_month=0.0,
+            admin_usd_per_month=0.0,
+            relative_throughput=1.0,
+            scaling_efficiency=1.0,
+        )
 
 
 def discount_factors(rate: float, horizon: int) -> np.ndarray:
@@ -377,23 +427,28 @@ def rent_line(
 
 @dataclass(frozen=True)
 class Lines:
-    """Both sides' TCO lines for a set of draws, and the throughputs they rest on
-    [reference GPU-hours/hour]: ``own`` of the owned build, ``instance`` of one instance."""
+    """The sides' TCO lines for a set of draws, and the capacities they rest on [units of
+    work/hour]: ``own`` of the owned build, ``instance`` of one instance. ``api`` is the hosted
+    API's line (a rent line: :meth:`ApiDraws.as_rented`), ``None`` without one."""
 
     buy: BuyLine
     rent: RentLine
     own: Value
     instance: Value
+    api: RentLine | None = None
 
 
 def model_lines(inputs: ModelInputs, values: dict[str, Value]) -> Lines:
-    """The TCO lines of both sides of ``inputs`` for the draws ``values`` (by input name,
+    """The TCO lines of every side of ``inputs`` for the draws ``values`` (by input name,
     floats for fixed inputs)."""
     terms = Terms(inputs.horizon_months, inputs.discount_rate, inputs.tax_rate)
     b = BuyDraws.sampled(inputs.buy, values)
     r = RentDraws.sampled(inputs.rent, values)
     t_own, t_inst = capacity(b), capacity(r)
-    return Lines(buy_line(b, terms), rent_line(r, t_own, t_inst, terms), t_own, t_inst)
+    api = None
+    if inputs.api is not None:
+        api = rent_line(ApiDraws.sampled(inputs.api, values).as_rented(), t_own, 1.0, terms)
+    return Lines(buy_line(b, terms), rent_line(r, t_own, t_inst, terms), t_own, t_inst, api)
 
 
 class Workspace:

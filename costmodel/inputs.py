@@ -24,6 +24,7 @@ from .distributions import Distribution, Fixed
 from .sampling import METHODS
 
 __all__ = [
+    "ApiInputs",
     "BuyInputs",
     "DEPRECIATION_METHODS",
     "Demand",
@@ -324,6 +325,59 @@ class RentInputs:
             raise InputError("rent.committed_instances", "applies to reserved pricing only")
 
 
+#: Prices of a hosted API [USD per million tokens]: from free to well above any listed price.
+_MTOK_PRICE = Bound(0, 1000, "[USD/M tokens]")
+#: Tokens of one request [tokens].
+_TOKENS = Bound(0, 10_000_000, "[tokens]", integer=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApiInputs:
+    """A hosted API billed per million tokens, doing the owned side's work: requests of
+    ``input_tokens`` and ``output_tokens`` tokens, a share ``cached_input_share`` of the input
+    billed at the cached price. Each field's unit, description, range and default are in its
+    metadata.
+    """
+
+    input_usd_per_mtok: Distribution = _input(
+        "[USD/M tokens]", "price of input tokens", bound=_MTOK_PRICE
+    )
+    output_usd_per_mtok: Distribution = _input(
+        "[USD/M tokens]", "price of output tokens", bound=_MTOK_PRICE
+    )
+    input_tokens: int = _input("[tokens]", "input tokens per request", bound=_TOKENS, dist=False)
+    output_tokens: int = _input(
+        "[tokens]", "output tokens per request", bound=_TOKENS, dist=False
+    )
+    cached_input_share: Distribution = _input(
+        "[-]",
+        "share of input tokens billed at the cached price",
+        0,
+        1,
+        default=0.0,
+        origin="no prompt cache",
+    )
+    cached_input_usd_per_mtok: Distribution | None = _input(
+        "[USD/M tokens]",
+        "price of cached input tokens; default the input price",
+        bound=_MTOK_PRICE,
+        default=None,
+    )
+    price_annual_change: Distribution = _input(
+        "[1/year]",
+        "annual change of the API's prices",
+        -0.99,
+        10,
+        default=0.0,
+        origin="flat API prices",
+    )
+
+    def __post_init__(self) -> None:
+        _validate(self, "api.")
+        if self.input_tokens + self.output_tokens == 0:
+            raise InputError("api.input_tokens", "a request needs at least one token")
+
+
 def _horizon() -> Any:
     return _input("[month]", "months compared", 1, 240, integer=True, default=36, dist=False)
 
@@ -431,6 +485,9 @@ class ModelInputs:
     )
     buy: BuyInputs = field(metadata={"text": "the owned build"})
     rent: RentInputs = field(metadata={"text": "the rented instances"})
+    api: ApiInputs | None = field(
+        default=None, metadata={"text": "a hosted API doing the same work (inference only)"}
+    )
     discount_rate: float = _discount_rate()
     tax_rate: float = _tax_rate()
     samples: int = _samples()
@@ -478,7 +535,7 @@ class ModelInputs:
 
     def distributions(self) -> dict[str, Distribution]:
         """Every distribution-valued input by its dotted name (``"buy.pue"``)."""
-        return _distributions({"buy": self.buy, "rent": self.rent})
+        return _distributions({"buy": self.buy, "rent": self.rent, "api": self.api})
 
 
 #: What a fleet plan's ``best`` candidate minimises.
