@@ -296,6 +296,10 @@ def induce_rank_correlation(
 def average_ranks(values: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
     """1-based ranks of ``values``, tied values sharing their average rank (as
     ``scipy.stats.rankdata``); ``order`` is an ascending sort order of ``values`` when known.
+
+    Kept instead of ``rankdata`` because it is faster and can start from a known order
+    (measured on 1M draws: 46 ms without ties and 38 ms with many, against rankdata's 149 and
+    82 ms; 17-20 ms from a known order); tests/test_closed_forms.py checks it equals rankdata.
     """
     values = np.asarray(values)
     if order is None:
