@@ -152,49 +152,17 @@ def execute(args: argparse.Namespace) -> int:
 # import
 
 
-def _file_date(path: Path) -> str:
-    return dt.datetime.fromtimestamp(path.stat().st_mtime, dt.UTC).date().isoformat()
-
-
-def _provider(args: argparse.Namespace, path: str, providers: set[str]) -> tuple[str, str]:
-    """(catalog provider id, SkyPilot folder) of a SkyPilot file."""
-    from pricing.importers import skypilot
-
-    folder = (args.provider or Path(path).parent.name).casefold()
-    provider = skypilot.catalog_provider(folder)
-    if provider not in providers:
-        hint = f"--provider {args.provider!r} is" if args.provider else "its folder names"
-        raise UsageError(
-            f"{path}: {hint} no provider of the catalog; give --provider, one of "
-            f"{', '.join(sorted(providers))}"
-        )
-    return provider, PULL_SOURCES.get(provider) or folder
-
-
 def _read_files(args: argparse.Namespace) -> list:
-    from pricing import CatalogError, load_catalog
-    from pricing.importers import FORMATS, skypilot
+    from pricing import load_catalog
+    from pricing.importers import files, skypilot
 
     if args.provider and args.format != skypilot.FORMAT:
         raise UsageError("--provider applies to --from skypilot only")
     providers = {i.provider for i in load_catalog().instances.values()}
-    batches = []
-    for name in args.paths:
-        path = Path(name)
-        try:
-            text, date = path.read_text(encoding="utf-8-sig"), _file_date(path)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CatalogError(f"cannot read the file: {exc}", file=name) from None
-        parser = FORMATS[args.format]
-        if parser is skypilot:
-            provider, folder = _provider(args, name, providers)
-            url = skypilot.url(folder, skypilot.version(name))
-            batch = skypilot.parse(text, file=name, provider=provider, source_url=url,
-                                   file_date=date)  # fmt: skip
-        else:
-            batch = parser.parse(text, file=name, file_date=date)
-        batches.append(batch)
-    return batches
+    return [
+        files.read(args.format, name, providers=providers, provider=args.provider)
+        for name in args.paths
+    ]
 
 
 def _finish(args: argparse.Namespace, batches: list) -> int:

@@ -6,9 +6,11 @@ SkyPilot catalog's ``vms.csv``), :mod:`~pricing.importers.azure` (pages of the A
 Prices API) and :mod:`~pricing.importers.aws_offer` (the AWS Price List offer file of EC2).
 :func:`~pricing.importers.match.match` lays the quotes onto the catalog's instance ids and
 chooses the region; :func:`pricing.prices.write_prices` writes the result.
+:func:`~pricing.importers.files.read` reads a file from disk in any of the :data:`FORMATS`.
 """
 
-from . import aws_offer, azure, skypilot
+from . import files
+from .files import FORMATS
 from .match import CHEAPEST, Imported, Unmapped, match
 from .quotes import Batch, Quote
 
@@ -19,8 +21,6 @@ __all__ = [
     "Imported",
     "Quote",
     "Unmapped",
+    "files",
     "match",
 ]
-
-#: The formats ``costmodel prices import --from`` reads, by name.
-FORMATS = {m.FORMAT: m for m in (skypilot, azure, aws_offer)}
