@@ -95,6 +95,9 @@ def test_exactly_the_matched_rows_change_and_only_their_price_date_and_source(da
         assert diff <= {"as_of", "source", "on_demand_usd_per_hour", "spot_usd_per_hour"}
         assert after[item]["as_of"] == "2026-12-01"  # every changed row had its on-demand
         assert SKY in after[item]["source"]
+    # a confirmed price keeps its cell text (Nebius H200 "28", not "28.0")
+    for item in CONFIRMED - {i for i, p in MOVED if p == "on_demand"}:
+        assert after[item]["on_demand_usd_per_hour"] == before[item]["on_demand_usd_per_hour"]
     # every other line byte for byte
     unchanged = [a for a, b in zip(lines_before.splitlines(), lines_after.splitlines(), strict=True)
                  if a == b]  # fmt: skip
