@@ -346,9 +346,7 @@ class ApiInputs:
         "[USD/M tokens]", "price of output tokens", bound=_MTOK_PRICE
     )
     input_tokens: int = _input("[tokens]", "input tokens per request", bound=_TOKENS, dist=False)
-    output_tokens: int = _input(
-        "[tokens]", "output tokens per request", bound=_TOKENS, dist=False
-    )
+    output_tokens: int = _input("[tokens]", "output tokens per request", bound=_TOKENS, dist=False)
     cached_input_share: Distribution = _input(
         "[-]",
         "share of input tokens billed at the cached price",
