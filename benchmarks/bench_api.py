@@ -7,11 +7,19 @@ latency [ms], the throughput [requests/s] and the error count; the server is alw
 
 Every request carries a new seed, so every request runs the Monte Carlo engine; with
 ``--same-request`` identical requests are answered from the per-worker result cache after the
-first one (header ``X-Cache``). Targets on a 2-core machine with 2 workers: p50 <= 50 ms from
+first one (header ``X-Cache``). Targets on a 2-core machine with 2 workers: p50 <= 40 ms from
 one client, >= 40 requests/s from eight, no errors.
+
+``--vs DIR`` compares this checkout (A) with another one (B, e.g. a worktree of ``main``) paired:
+both servers run at once, on the same machine, each with its own interpreter (``DIR/.venv`` when
+there is one, else ``--vs-python``), and the load alternates between them in slices of
+``--slice`` seconds, the same seeds to both, so that a machine that slows down or speeds up
+during the run weighs on both alike. It prints each side's figures, the ratio of their p50s
+and the median of the per-slice ratios.
 
     python benchmarks/bench_api.py                      # 1 then 8 clients, 2 workers, 20 s each
     python benchmarks/bench_api.py --clients 16 --seconds 30 --same-request
+    python benchmarks/bench_api.py --clients 1 --vs ../main   # A = here, B = ../main
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -37,6 +46,22 @@ __all__ = ["main"]
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"  # loopback only
 DEFAULT_SCENARIO = ROOT / "scenarios" / "examples" / "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml"
+
+
+@dataclass
+class _Server:
+    """One gunicorn server under load: its checkout, interpreter, port and what it measured."""
+
+    name: str
+    root: Path
+    python: Path
+    port: int = 0
+    seeds: Iterator[int] = field(default_factory=lambda: itertools.count(1000))
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    hits: int = 0
+    wall: float = 0.0
+    slices: list[float] = field(default_factory=list)  # p50 of each slice [s]
 
 
 def _free_port() -> int:
@@ -77,15 +102,19 @@ def _percentile(ordered: list[float], q: float) -> float:
     return ordered[lo] + (pos - lo) * (ordered[hi] - ordered[lo])
 
 
-def _start_server(port: int, workers: int, db: Path, log: Path) -> subprocess.Popen:
+def _start_server(
+    server: _Server, port: int, workers: int, db: Path, log: Path
+) -> subprocess.Popen:
     env = {
         **os.environ,
         "COSTMODEL_DB": str(db),
         "COSTMODEL_API_KEYS": "",
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(server.root), os.environ.get("PYTHONPATH")])
+        ),
     }
     command = [
-        sys.executable,
+        str(server.python),
         "-m",
         "gunicorn",
         "--bind",
@@ -97,7 +126,7 @@ def _start_server(port: int, workers: int, db: Path, log: Path) -> subprocess.Po
         "api:create_app()",
     ]
     return subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
+        command, cwd=server.root, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
     )
 
 
@@ -111,59 +140,56 @@ def _stop_server(proc: subprocess.Popen) -> None:
 
 
 def _load(
-    args: argparse.Namespace, clients: int, port: int, body: bytes, seeds: Iterator[int]
-) -> dict[str, float]:
-    """Run ``clients`` clients for ``args.seconds``; returns the summary figures."""
-    seed_lock = threading.Lock()
-    latencies: list[float] = []
-    errors = hits = 0
+    args: argparse.Namespace, clients: int, server: _Server, body: bytes, seconds: float
+) -> None:
+    """Run ``clients`` clients against ``server`` for ``seconds``, adding to its figures."""
     lock = threading.Lock()
+    start = time.perf_counter()
+    deadline = start + seconds
+    latencies: list[float] = []
 
     def path() -> str:
         query = f"/v1/evaluate?samples={args.samples}"
         if not args.same_request:
-            with seed_lock:
-                query += f"&seed={next(seeds)}"
+            with lock:
+                query += f"&seed={next(server.seeds)}"
         return query
 
-    # Warm-up (not timed): imports, catalog load and the first engine run in each worker.
-    for _ in range(args.warmup):
-        _post(port, path(), body, args.timeout)
-
-    start = time.perf_counter()
-    deadline = start + args.seconds
-
     def client() -> None:
-        nonlocal errors, hits
         while time.perf_counter() < deadline:
             target = path()
             t0 = time.perf_counter()
             try:
-                status, cache = _post(port, target, body, args.timeout)
+                status, cache = _post(server.port, target, body, args.timeout)
             except OSError:
                 status, cache = 0, ""
             elapsed = time.perf_counter() - t0
             with lock:
                 if status == 200:
                     latencies.append(elapsed)
-                    hits += cache == "hit"
+                    server.hits += cache == "hit"
                 else:
-                    errors += 1
+                    server.errors += 1
 
     threads = [threading.Thread(target=client) for _ in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    wall = time.perf_counter() - start
-    ordered = sorted(latencies)
+    server.wall += time.perf_counter() - start
+    server.latencies += latencies
+    server.slices.append(_percentile(sorted(latencies), 0.50))
+
+
+def _figures(server: _Server) -> dict[str, float]:
+    ordered = sorted(server.latencies)
     return {
-        "requests": len(ordered) + errors,
+        "requests": len(ordered) + server.errors,
         "ok": len(ordered),
-        "errors": errors,
-        "cache_hits": hits,
-        "wall_s": wall,
-        "rps": len(ordered) / wall,
+        "errors": server.errors,
+        "cache_hits": server.hits,
+        "wall_s": server.wall,
+        "rps": len(ordered) / server.wall if server.wall else float("nan"),
         "p50_ms": 1000 * _percentile(ordered, 0.50),
         "p90_ms": 1000 * _percentile(ordered, 0.90),
         "p99_ms": 1000 * _percentile(ordered, 0.99),
@@ -171,19 +197,52 @@ def _load(
     }
 
 
-def _report(clients: int, figures: dict[str, float]) -> None:
+def _report(clients: int, server: _Server, label: str = "") -> dict[str, float]:
+    figures = _figures(server)
     print(
-        f"{clients} client{'s' if clients != 1 else ''}: requests {figures['requests']}  "
+        f"{label}{clients} client{'s' if clients != 1 else ''}: requests {figures['requests']}  "
         f"errors {figures['errors']}  cache hits {figures['cache_hits']}  "
         f"in {figures['wall_s']:.1f} s\n"
         f"  p50 {figures['p50_ms']:.1f} ms  p90 {figures['p90_ms']:.1f} ms  "
         f"p99 {figures['p99_ms']:.1f} ms  max {figures['max_ms']:.1f} ms  "
         f"throughput {figures['rps']:.1f} requests/s"
     )
+    return figures
+
+
+def _round(args: argparse.Namespace, clients: int, servers: list[_Server], body: bytes) -> None:
+    """One load level: the whole ``--seconds`` on one server, or alternating slices on two."""
+    for server in servers:
+        server.latencies, server.slices = [], []
+        server.errors = server.hits = 0
+        server.wall = 0.0
+    if len(servers) == 1:
+        _load(args, clients, servers[0], body, args.seconds)
+        _report(clients, servers[0])
+        return
+    for _ in range(max(1, round(args.seconds / args.slice))):
+        for server in servers:
+            _load(args, clients, server, body, args.slice)
+    a, b = (_report(clients, s, f"{s.name}  ") for s in servers)
+    pairs = sorted(x / y for x, y in zip(servers[0].slices, servers[1].slices, strict=True))
+    print(
+        f"  A/B: p50 {a['p50_ms'] / b['p50_ms']:.3f}  throughput {a['rps'] / b['rps']:.3f}  "
+        f"median per-slice p50 ratio {_percentile(pairs, 0.5):.3f} ({len(pairs)} slices)"
+    )
+
+
+def _servers(args: argparse.Namespace) -> list[_Server]:
+    servers = [_Server(f"A {ROOT.name}", ROOT, Path(sys.executable))]
+    if args.vs is not None:
+        root = args.vs.resolve()
+        venv = root / ".venv" / "bin" / "python"
+        python = args.vs_python or (venv if venv.exists() else Path(sys.executable))
+        servers.append(_Server(f"B {root.name}", root, python))
+    return servers
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and print its figures; returns 0, or 1 if the server did not start."""
+    """Run the benchmark and print its figures; returns 0, or 1 if a server did not start."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="load duration [s]")
     parser.add_argument(
@@ -197,30 +256,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--same-request", action="store_true", help="the same request each time (cache hits)"
     )
+    parser.add_argument("--vs", type=Path, help="another checkout to compare with (B)")
+    parser.add_argument("--vs-python", type=Path, help="B's interpreter (default DIR/.venv)")
+    parser.add_argument("--slice", type=float, default=2.0, help="paired slice length [s]")
     args = parser.parse_args(argv)
 
     body = json.dumps(yaml.safe_load(args.scenario.read_text(encoding="utf-8"))).encode()
-    port = _free_port()
+    servers = _servers(args)
     with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
-        log = Path(tmp) / "gunicorn.log"
-        proc = _start_server(port, args.workers, Path(tmp) / "runs.sqlite3", log)
+        procs = []
         try:
-            deadline = time.monotonic() + 60
-            while not _healthy(port):
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    print("gunicorn did not start:\n" + log.read_text(errors="replace")[-3000:])
-                    return 1
-                time.sleep(0.2)
+            for i, server in enumerate(servers):
+                server.port = _free_port()
+                log = Path(tmp) / f"gunicorn-{i}.log"
+                db = Path(tmp) / f"runs-{i}.sqlite3"
+                procs.append((_start_server(server, server.port, args.workers, db, log), log))
+            for server, (proc, log) in zip(servers, procs, strict=True):
+                deadline = time.monotonic() + 60
+                while not _healthy(server.port):
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        print(f"gunicorn did not start:\n{log.read_text(errors='replace')[-3000:]}")
+                        return 1
+                    time.sleep(0.2)
+                # Warm-up (not timed): imports, catalog load and the first engine runs.
+                for seed in range(args.warmup):
+                    query = f"/v1/evaluate?samples={args.samples}&seed={seed}"
+                    _post(server.port, query, body, args.timeout)
             print(
                 f"POST /v1/evaluate  {args.scenario.name}  samples={args.samples}  "
                 f"gunicorn workers={args.workers}  CPUs={os.cpu_count()}  "
                 + ("same request (cache hits)" if args.same_request else "distinct seeds")
+                + "".join(f"\n  {s.name}: {s.root} ({s.python})" for s in servers[1:])
             )
-            seeds = itertools.count(1000)
             for clients in args.clients:
-                _report(clients, _load(args, clients, port, body, seeds))
+                _round(args, clients, servers, body)
         finally:
-            _stop_server(proc)
+            for proc, _ in procs:
+                _stop_server(proc)
     return 0
 
 
