@@ -24,7 +24,7 @@ from .limits import write_limits
 from .openapi import register_openapi
 from .plans import blp as plans_blp
 from .runs import blp as runs_blp
-from .service import ResultCache, priced_catalog, store_unavailable
+from .service import ResultCache, keep_freed_memory, priced_catalog, store_unavailable
 from .web import blp as web_blp
 
 __all__ = ["create_app"]
@@ -81,6 +81,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     50_000}``). Serve it with ``costmodel serve`` (development) or ``gunicorn
     "api:create_app()"``.
     """
+    keep_freed_memory()  # a worker evaluates request after request
     app = Flask("api")
     app.json = StrictJSONProvider(app)
     app.config.update(_SPEC_CONFIG)
