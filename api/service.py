@@ -150,8 +150,10 @@ class ResultCache:
     identical request can be answered from memory, without evaluating or serialising it again.
     A result is kept under :meth:`scenarios.Scenario.key` (a hit skips the engine for a body that
     differs only in formatting) and found also by the SHA-256 of the raw body plus the query
-    overrides (a hit skips parsing and validation). ``entries`` or ``size`` 0 disables caching;
-    a result larger than ``size`` is not kept.
+    overrides (a hit skips parsing and validation). The scenario or plan of a body is kept too,
+    by the SHA-256 of the body alone (up to ``entries`` of them), so that the same body with
+    other ``samples`` or ``seed`` is not parsed, validated and resolved again. ``entries`` or
+    ``size`` 0 disables caching; a result larger than ``size`` is not kept.
     """
 
     def __init__(self, entries: int, size: int) -> None:
@@ -159,6 +161,7 @@ class ResultCache:
         self.size = size
         self._results: OrderedDict[str, bytes] = OrderedDict()
         self._aliases: OrderedDict[str, str] = OrderedDict()
+        self._documents: OrderedDict[str, Scenario | Plan] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
@@ -193,6 +196,24 @@ class ResultCache:
                 self._bytes -= len(dropped)
             while len(self._aliases) > self.entries:
                 self._aliases.popitem(last=False)
+
+    def document(self, body: str) -> Scenario | Plan | None:
+        """The scenario or plan parsed from the body of hash ``body``, or ``None``."""
+        with self._lock:
+            document = self._documents.get(body)
+            if document is not None:
+                self._documents.move_to_end(body)
+            return document
+
+    def keep_document(self, body: str, document: Scenario | Plan) -> None:
+        """Keep the ``document`` parsed from the body of hash ``body`` (the last ``entries``)."""
+        if self.entries <= 0 or self.size <= 0:
+            return
+        with self._lock:
+            self._documents[body] = document
+            self._documents.move_to_end(body)
+            while len(self._documents) > self.entries:
+                self._documents.popitem(last=False)
 
 
 def _cache() -> ResultCache:
@@ -257,18 +278,15 @@ def evaluate_body(
     require_json_content_type()
     raw = request_body()
     cache = _cache()
-    version = load_catalog().version
-    body_key = (
-        "body:"
-        + hashlib.sha256(
-            b"%s\0%s\0%s\0%s\0%s"
-            % (str(samples).encode(), str(seed).encode(), str(kind).encode(), version.encode(), raw)
-        ).hexdigest()
-    )
+    body = _sha256(str(kind).encode(), load_catalog().version.encode(), raw)
+    body_key = "body:" + _sha256(str(samples).encode(), str(seed).encode(), body.encode())
     payload = cache.get(body_key)
     if payload is not None:
         return payload, True
-    document = _document(parse_json_body(raw), kind)
+    document = cache.document(body)
+    if document is None:
+        document = _document(parse_json_body(raw), kind)
+        cache.keep_document(body, document)
     check_document(document, samples)
     what = "plan" if isinstance(document, Plan) else "scenario"
     check_deadline(f"validating the {what}")
@@ -283,3 +301,8 @@ def evaluate_body(
         check_deadline("writing the result")
     cache.put(payload, document_key, body_key)
     return payload, hit
+
+
+def _sha256(*parts: bytes) -> str:
+    """SHA-256 (hex) of ``parts`` joined by NUL bytes."""
+    return hashlib.sha256(b"\0".join(parts)).hexdigest()

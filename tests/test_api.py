@@ -592,6 +592,28 @@ def test_identical_requests_are_answered_from_the_cache(client: FlaskClient) -> 
     assert other_seed.headers["X-Cache"] == "miss" and other_seed.get_json()["seed"] == 2
 
 
+def test_a_body_is_parsed_once_whatever_its_query(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed = []
+
+    def load_mapping(data: Any, **kwargs: Any) -> Any:
+        parsed.append(data["name"])
+        return real(data, **kwargs)
+
+    real = api.service.load_mapping
+    monkeypatch.setattr(api.service, "load_mapping", load_mapping)
+    for seed in (1, 2, 3):
+        response = client.post(f"/v1/evaluate?seed={seed}&samples=50", json=WORKED)
+        assert response.headers["X-Cache"] == "miss" and response.get_json()["seed"] == seed
+    assert parsed == [WORKED["name"]]
+    client.post("/v1/evaluate", json=scenario(name="other"))
+    assert parsed == [WORKED["name"], "other"]
+    for _ in range(2):  # an invalid body is not kept: answered 422 each time
+        assert_error(client.post("/v1/evaluate", json=scenario(horizon_months=0)), 422)
+    assert parsed[2:] == [WORKED["name"]] * 2
+
+
 def test_cache_can_be_switched_off(tmp_path: Path) -> None:
     client = make_app(tmp_path, RESULT_CACHE=0).test_client()
     for _ in range(2):
