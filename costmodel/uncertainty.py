@@ -5,7 +5,8 @@
 - :func:`mean_gap_se`: standard errors of the mean buy - rent gap at each level, from the
   covariances of the TCO lines' coefficients (no pass over the draws per level);
 - :func:`tornado`: each uncertain input from its P10 to its P90, the others at their medians,
-  through the closed-form TCO lines (2 x inputs deterministic evaluations);
+  through the closed-form TCO lines (2 x inputs deterministic evaluations, remembered for the
+  last few scenarios: they depend on neither the seed nor the number of draws);
 - :func:`expected_value_of_information`: EVPI and the single-input EVPPI of the buy-or-rent
   decision at one utilisation, from the per-draw gap and equal-count bins of each input.
 
@@ -15,6 +16,7 @@ u = 1) is ``inf`` in the arrays handled here; the :class:`~costmodel.result.Resu
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from functools import lru_cache
 
@@ -196,7 +198,26 @@ def tornado(inputs: ModelInputs, level: float) -> Tornado:
     swing: each input's break-even swing |be(P90) - be(P10)| ("never" counted as 1) and gap
     swing |gap(P90) - gap(P10)| are divided by the largest of their kind among the inputs,
     and the larger of the two ratios orders the bars (ties by name).
+
+    Nothing of the sampling enters it, so the inputs are keyed without their sampling
+    settings and the tornados of the last 32 are remembered (a service evaluates the same
+    scenario with seed after seed).
     """
+    unsampled = dataclasses.replace(
+        inputs,
+        samples=1,
+        seed=0,
+        method="random",
+        correlations=(),
+        target_halfwidth=None,
+        max_samples=None,
+    )
+    return _tornado(unsampled, float(level))
+
+
+@lru_cache(maxsize=32)
+def _tornado(inputs: ModelInputs, level: float) -> Tornado:
+    """:func:`tornado` of inputs without sampling settings (a result for every draw count)."""
     dists = inputs.distributions()
     names = sorted(name for name, d in dists.items() if not d.is_fixed)
     rows = 2 * len(names) + 1

@@ -22,7 +22,12 @@ from costmodel.present import from_dict, to_dict
 from costmodel.present.formatting import fmt_usd
 from costmodel.result import Result
 from costmodel.sampling import Sampler, sample
-from costmodel.uncertainty import binomial_half_cdf, median_interval, median_interval_ranks
+from costmodel.uncertainty import (
+    binomial_half_cdf,
+    median_interval,
+    median_interval_ranks,
+    tornado,
+)
 from tests.helpers import buy, model, rent
 
 GOLDEN = "tests/fixtures/golden.yaml"
@@ -283,6 +288,16 @@ def test_tornado_by_hand():
     assert p.breakeven_at_low == pytest.approx(0.1502042778, rel=1e-9)
     assert p.breakeven_at_high == pytest.approx(0.1358991085, rel=1e-9)
     assert (p.gap_at_low, p.gap_at_high) == pytest.approx((-2328.8, -2679.2), rel=1e-12)
+
+
+def test_tornado_does_not_depend_on_the_sampling():
+    m = _tornado_model()
+    t = tornado(m, 0.5)
+    resampled = dataclasses.replace(m, samples=777, seed=99, method="lhs", target_halfwidth=0.1)
+    assert tornado(resampled, 0.5) is t  # remembered: the same scenario, seed after seed
+    assert tornado(m, 0.25) != t
+    dearer = _tornado_model(electricity_usd_per_kwh=Uniform(0.1, 0.4))
+    assert tornado(dearer, 0.5).inputs[0].high == pytest.approx(0.37)  # P90 of U(0.1, 0.4)
 
 
 def test_tornado_marks_never_and_skips_fixed_inputs():
