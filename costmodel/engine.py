@@ -38,6 +38,7 @@ from .cashflows import (
 from .inputs import MAX_SAMPLES, ModelInputs
 from .outcomes import breakeven_utilisation, payback
 from .result import (
+    Bands,
     Convergence,
     CumulativeCost,
     Driver,
@@ -367,25 +368,38 @@ def _tco_into(out: np.ndarray, at_zero: Value, slope: Value, u: Value) -> None:
     out += at_zero
 
 
-def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
-    """Mean and percentiles of every outcome per utilisation level."""
-    phases = phases or Phases()
-    phases.start()
-    inputs = sim.inputs
-    s, h = inputs.samples, inputs.horizon_months
-    grid = frozen_array(inputs.utilisation)
+@dataclass(frozen=True)
+class _Levels:
+    """What the TCO lines give level by level (:func:`_level_bands`): both sides' TCO bands
+    [USD], the cost per reference GPU-hour [USD/reference GPU-hour], P(TCO_buy < TCO_rent)
+    [-] and the standard error of the mean gap [USD] per level, and every draw's gap
+    TCO_buy - TCO_rent [USD] at the sensitivity level."""
+
+    buy: Bands
+    rent: Bands
+    unit: Sides
+    prob: np.ndarray
+    gap_se: np.ndarray
+    sens_gap: np.ndarray
+
+
+def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
+    """Mean and percentiles of each side's TCO at every level of ``grid``, their cost per
+    reference GPU-hour (NaN at u = 0), the share of draws where buying is cheaper and the
+    standard error of the mean gap (in closed form unless the reservation's kink varies),
+    with the draws' gap at level ``sens_level``. Two buffers of draws are reused level after
+    level (no page faults per level)."""
+    s, h = sim.inputs.samples, sim.inputs.horizon_months
     u_count = grid.size
-    sens_level = int(np.argmin(np.abs(grid - sim.report_utilisation)))
     buy, rent = LevelBands(u_count), LevelBands(u_count)
     unit_buy, unit_rent = LevelBands(u_count, mean=False), LevelBands(u_count, mean=False)
-    pay = LevelBands(u_count, mean=False)
-    prob, never = np.empty(u_count), np.empty(u_count)
+    prob = np.empty(u_count)
     fixed_throughput = np.ndim(sim.own_throughput) == 0
     gap_se = _gap_se(sim, grid)
     per_level_se = gap_se is None
     if per_level_se:
         gap_se = np.empty(u_count)
-    b, r, scratch = np.empty(s), np.empty(s), np.empty(s)  # reused: no page faults per level
+    b, r, scratch = np.empty(s), np.empty(s), np.empty(s)
     for j, u in enumerate(grid):
         _tco_into(b, sim.buy.at_zero, sim.buy.per_u, u)
         _tco_into(r, sim.rent.at_zero, sim.rent.slope, np.maximum(0.0, u - sim.rent.kink))
@@ -408,44 +422,82 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
             for bands, tco in ((unit_buy, buy), (unit_rent, rent)):
                 for k, q in bands.q.items():
                     q[j] = tco.q[k][j] / float(work)
-        np.copyto(scratch, sim.payback[j])
+    return _Levels(
+        buy=buy.bands(),
+        rent=rent.bands(),
+        unit=Sides(unit_buy.bands(), unit_rent.bands()),
+        prob=frozen_array(prob),
+        gap_se=gap_se,
+        sens_gap=sens_gap,
+    )
+
+
+def _payback_months(sim: Simulation) -> Payback:
+    """Percentiles of the payback month at every level (NaN where they land on "never") and
+    the share of draws that do not pay back within the horizon."""
+    u_count, s = sim.payback.shape
+    pay, never = LevelBands(u_count, mean=False), np.empty(u_count)
+    scratch = np.empty(s)
+    for j, row in enumerate(sim.payback):
+        np.copyto(scratch, row)
         never[j] = np.count_nonzero(~np.isfinite(scratch)) / s
         pay.put(j, scratch)
+    bands = pay.bands()
+    return Payback(bands.p10, bands.p50, bands.p90, frozen_array(never))
+
+
+def _cumulative(sim: Simulation) -> CumulativeCost:
+    """Percentiles by month of each side's cumulative cost at the report utilisation."""
+    return CumulativeCost(
+        utilisation=sim.report_utilisation,
+        months=frozen_array(np.arange(sim.inputs.horizon_months + 1)),
+        buy=LevelBands.of_rows(np.array(sim.cum_buy)),
+        rent=LevelBands.of_rows(np.array(sim.cum_rent)),
+    )
+
+
+def _sensitivity(
+    sim: Simulation, grid: np.ndarray, sens_level: int, sens_gap: np.ndarray
+) -> tuple[Sensitivity, ValueOfInformation]:
+    """:func:`_by_input` with the gap at the sensitivity level and, for the value of
+    information, at the report utilisation (the same draws when the grid holds it)."""
     level = sim.report_utilisation
     if grid[sens_level] == level:
         voi_gap = sens_gap
     else:
-        voi_gap = _per_draw(sim.buy.tco(level), s) - sim.rent.tco(level)
-    sensitivity, voi = _by_input(sim, sens_gap, float(grid[sens_level]), voi_gap, level)
-    del sens_gap, voi_gap
+        voi_gap = _per_draw(sim.buy.tco(level), sim.inputs.samples) - sim.rent.tco(level)
+    return _by_input(sim, sens_gap, float(grid[sens_level]), voi_gap, level)
+
+
+def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
+    """Mean and percentiles of every outcome per utilisation level: the TCO bands, break-even,
+    payback, the cumulative cost by month, sensitivity and the value of information, and the
+    precision of the run (its convergence)."""
+    phases = phases or Phases()
+    phases.start()
+    inputs = sim.inputs
+    grid = frozen_array(inputs.utilisation)
+    sens_level = int(np.argmin(np.abs(grid - sim.report_utilisation)))
+    levels = _level_bands(sim, grid, sens_level)
     breakeven = summarise_breakeven(sim.breakeven)
     ci = median_interval(np.array(sim.breakeven))
-    payback_bands = pay.bands()
-    payback_months = Payback(
-        payback_bands.p10, payback_bands.p50, payback_bands.p90, frozen_array(never)
-    )
-    prob = frozen_array(prob)
-    cumulative_cost = CumulativeCost(
-        utilisation=sim.report_utilisation,
-        months=frozen_array(np.arange(h + 1)),
-        buy=LevelBands.of_rows(np.array(sim.cum_buy)),
-        rent=LevelBands.of_rows(np.array(sim.cum_rent)),
-    )
-    phases.mark("summary")
-    return Result(
+    sensitivity, voi = _sensitivity(sim, grid, sens_level, levels.sens_gap)
+    result = Result(
         utilisation=grid,
-        buy_tco=buy.bands(),
-        rent_tco=rent.bands(),
-        prob_buy_cheaper=prob,
+        buy_tco=levels.buy,
+        rent_tco=levels.rent,
+        prob_buy_cheaper=levels.prob,
         breakeven_utilisation=breakeven,
-        payback_months=payback_months,
-        cost_per_reference_gpu_hour=Sides(unit_buy.bands(), unit_rent.bands()),
-        cumulative_cost=cumulative_cost,
+        payback_months=_payback_months(sim),
+        cost_per_reference_gpu_hour=levels.unit,
+        cumulative_cost=_cumulative(sim),
         sensitivity=sensitivity,
-        convergence=_convergence(sim, ci, gap_se, prob),
-        tornado=tornado(inputs, level),
+        convergence=_convergence(sim, ci, levels.gap_se, levels.prob),
+        tornado=tornado(inputs, sim.report_utilisation),
         value_of_information=voi,
         seed=inputs.seed,
         samples=inputs.samples,
         method=inputs.method,
     )
+    phases.mark("summary")
+    return result
