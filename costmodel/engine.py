@@ -292,7 +292,8 @@ def _by_input(
     - EVPPI of the buy-or-rent decision from the gap ``voi_gap`` at ``voi_u``, with
       floor(sqrt(n)) equal-count bins per input, largest first, each at most the EVPI.
     """
-    names = uncertain(sim.inputs)
+    dists = sim.inputs.distributions()
+    names = sorted(name for name, d in dists.items() if not d.is_fixed)
     s = sim.inputs.samples
     gap_ranks = average_ranks(sens_gap) if names and s >= 10 else None
     evpi, best = expected_value_of_information(voi_gap)
@@ -300,10 +301,10 @@ def _by_input(
     drivers: list[Driver] = []
     worth: list[InputValue] = []
     for name in names:
-        ranks = input_ranks(sim, name)
+        ranks = input_ranks(sim, name, dists[name])
         if gap_ranks is not None:
             drivers.append(Driver(name, pearson(ranks, gap_ranks)))
-        bins, k = input_bins(sim, name, ranks, count)
+        bins, k = input_bins(sim, name, ranks, count, dists[name])
         worth.append(InputValue(name, min(evpi, evppi(voi_gap, bins, k, best))))
     drivers.sort(key=lambda r: (-abs(r.spearman), r.input))
     worth.sort(key=lambda v: (-v.evppi, v.input))

@@ -10,11 +10,12 @@ NaN (reported as null).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
 
-from .distributions import Discrete
+from .distributions import Discrete, Distribution
 from .result import Bands, Breakeven, frozen_array
 from .sampling import Sample, average_ranks
 from .uncertainty import quantile_bins
@@ -54,30 +55,54 @@ def uncertain(inputs: Any) -> list[str]:
     return sorted(name for name, d in inputs.distributions().items() if not d.is_fixed)
 
 
-def percentiles(values: np.ndarray) -> dict[str, float]:
+def percentiles(values: np.ndarray) -> dict[str, Any]:
     """P10/P50/P90 by linear interpolation between order statistics, selected in place
     (``values`` is reordered): a partition at P50, then one in each half, and each upper
     neighbour the smallest value between its order statistic and the next. Same numbers as
-    sorting, at about half the cost. A percentile that touches +inf (or NaN) is NaN."""
-    n = values.shape[0]
+    sorting, at about half the cost. A percentile that touches +inf (or NaN) is NaN.
+
+    ``values`` of shape ``(n,)`` gives floats; ``(K, n)`` gives ``(K,)`` arrays, row by row
+    (the same numbers, one numpy call per step for all rows)."""
+    n = values.shape[-1]
+    order = _order_statistics(n)
+    if n < 16:  # too few to part: sorted, each neighbour is in place
+        values.sort(axis=-1)
+    else:
+        (_, low10, _), (_, low50, _), (_, low90, _) = order
+        values.partition(low50, axis=-1)
+        values[..., :low50].partition(low10, axis=-1)
+        values[..., low50 + 1 :].partition(low90 - low50 - 1, axis=-1)
+    if values.ndim == 1:
+        return {name: _between(values, *o) for name, o in zip(_NAMES, order, strict=True)}
+    out = {}
+    with np.errstate(invalid="ignore"):  # inf - inf: a percentile on "never", NaN below
+        for name, (frac, lo, bound) in zip(_NAMES, order, strict=True):
+            v = values[:, lo]
+            if frac != 0.0:
+                v = v + frac * (np.fmin.reduce(values[:, lo + 1 : bound + 1], axis=1) - v)
+            out[name] = np.where(np.isfinite(v), v, math.nan)
+    return out
+
+
+def _between(values: np.ndarray, frac: float, lo: int, bound: int) -> float:
+    """One percentile of partitioned ``values``: the order statistic at ``lo`` and ``frac`` of
+    the way to the next; NaN sorts last, so the next is the smallest non-NaN up to ``bound``
+    (NaN only if all are). NaN when it touches +inf (or NaN)."""
+    v = float(values[lo])
+    if frac != 0.0:
+        v += frac * (float(np.fmin.reduce(values[lo + 1 : bound + 1])) - v)
+    return v if math.isfinite(v) else math.nan
+
+
+@lru_cache(maxsize=64)
+def _order_statistics(n: int) -> tuple[tuple[float, int, int], ...]:
+    """For each of P10, P50 and P90 among ``n`` values: the weight of the upper neighbour, the
+    0-based rank of the lower order statistic and the last rank the upper neighbour can sit at
+    once :func:`percentiles` has partitioned (the next partition point, or the end)."""
     positions = [q * (n - 1) for q in QUANTILES]
     low = [math.floor(p) for p in positions]
-    if n < 16:  # too few to part: sorted, each neighbour is in place
-        values.sort()
-        bounds = [min(lo + 1, n - 1) for lo in low]
-    else:
-        values.partition(low[1])
-        values[: low[1]].partition(low[0])
-        values[low[1] + 1 :].partition(low[2] - low[1] - 1)
-        bounds = [*low[1:], n - 1]  # the next order statistic in place, or the end
-    out = {}
-    for name, p, lo, bound in zip(("p10", "p50", "p90"), positions, low, bounds, strict=True):
-        frac = p - lo
-        v = float(values[lo])
-        if frac != 0.0:  # NaN sorts last: the smallest non-NaN above, NaN only if all are
-            v += frac * (float(np.fmin.reduce(values[lo + 1 : bound + 1])) - v)
-        out[name] = v if math.isfinite(v) else math.nan
-    return out
+    bounds = [min(lo + 1, n - 1) for lo in low] if n < 16 else [*low[1:], n - 1]
+    return tuple((p - lo, lo, b) for p, lo, b in zip(positions, low, bounds, strict=True))
 
 
 class LevelBands:
@@ -101,20 +126,19 @@ class LevelBands:
     @classmethod
     def of_rows(cls, values: np.ndarray) -> Bands:
         """The percentiles of each row of ``values`` (K x draws), without means; ``values`` is
-        sorted row by row in place."""
-        out = cls(values.shape[0], mean=False)
-        for j, row in enumerate(values):
-            out.put(j, row)
-        return out.bands()
+        partitioned row by row in place."""
+        return Bands(**{k: frozen_array(v) for k, v in percentiles(values).items()}, mean=None)
 
 
-def input_ranks(sim: Drawn, name: str) -> np.ndarray:
-    """1-based ranks of input ``name``'s draws, from the sampler's ranks where it knows them."""
+def input_ranks(sim: Drawn, name: str, dist: Distribution | None = None) -> np.ndarray:
+    """1-based ranks of input ``name``'s draws, from the sampler's ranks where it knows them;
+    ``dist`` is the input's distribution (looked up in ``sim.inputs`` when not given)."""
     values = np.asarray(sim.draws[name])
     known = sim.sample.ranks.get(name)
     if known is None:
         return average_ranks(values)
-    if isinstance(sim.inputs.distributions()[name], Discrete):  # ties share their mean rank
+    dist = dist if dist is not None else sim.inputs.distributions()[name]
+    if isinstance(dist, Discrete):  # ties share their mean rank
         order = np.empty_like(known)
         order[known] = np.arange(known.size)
         return average_ranks(values, order)
@@ -129,11 +153,14 @@ def pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(x @ y) / denom if denom > 0 else 0.0
 
 
-def input_bins(sim: Drawn, name: str, ranks: np.ndarray, count: int) -> tuple[np.ndarray, int]:
+def input_bins(
+    sim: Drawn, name: str, ranks: np.ndarray, count: int, dist: Distribution | None = None
+) -> tuple[np.ndarray, int]:
     """Each draw's bin of input ``name`` and the number of bins: ``count`` equal-count bins of
     consecutive ranks (``ranks`` 1-based, or the sampler's own 0-based ranks where it knows
-    them), or one bin per value for a discrete input (its draws tie)."""
-    dist = sim.inputs.distributions()[name]
+    them), or one bin per value for a discrete input (its draws tie); ``dist`` as for
+    :func:`input_ranks`."""
+    dist = dist if dist is not None else sim.inputs.distributions()[name]
     if isinstance(dist, Discrete):
         values = np.unique(np.asarray(dist.values, dtype=float))
         return np.searchsorted(values, sim.draws[name]), values.size
