@@ -246,20 +246,24 @@ def simulate(
     terms = Terms(h, inputs.discount_rate, inputs.tax_rate)
     t_own, t_inst = lines.own, lines.instance
     levels = np.asarray(inputs.utilisation, dtype=float)
-    paid = np.empty((levels.size, s))
     chunk = max(1, _CHUNK_ELEMENTS // h)
+    paid = np.empty((levels.size, s)) if s > chunk else None  # one chunk: its own array
     work = Workspace()
     for start in range(0, s, chunk):
         rows = slice(start, min(s, start + chunk))
         part = {k: _rows(v, rows) for k, v in values.items()}
         bp, rp = BuyDraws.sampled(inputs.buy, part), RentDraws.sampled(inputs.rent, part)
         owed = gap(bp, rp, _rows(t_own, rows), _rows(t_inst, rows), terms, rows.stop - start, work)
-        paid[:, rows] = payback(owed, levels)
+        if paid is None:
+            paid = payback(owed, levels)
+        else:
+            paid[:, rows] = payback(owed, levels)
         if progress is not None:
             progress(rows.stop / s)
     head = slice(0, min(s, CUMULATIVE_DRAWS))
-    part = {k: _rows(v, head) for k, v in values.items()}
-    bp, rp = BuyDraws.sampled(inputs.buy, part), RentDraws.sampled(inputs.rent, part)
+    if head != rows:  # else the draws of the one chunk
+        part = {k: _rows(v, head) for k, v in values.items()}
+        bp, rp = BuyDraws.sampled(inputs.buy, part), RentDraws.sampled(inputs.rent, part)
     level = _report_level(inputs)
     cum_buy, cum_rent = cumulative_cost(
         bp, rp, _rows(t_own, head), _rows(t_inst, head), terms, head.stop, level
