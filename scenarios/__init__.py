@@ -6,6 +6,7 @@ run store; plus the example scenario library.
 >>> result.verdict
 """
 
+from . import email_patterns  # noqa: F401  (first: marshmallow without its e-mail patterns)
 from .errors import ScenarioError
 from .library import example
 from .plan import Plan
