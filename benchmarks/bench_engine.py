@@ -39,7 +39,7 @@ from costmodel.cashflows import (
     term_end,
     throughput,
 )
-from costmodel.engine import Phases, _draw, simulate, summarise
+from costmodel.engine import Phases, draw, simulate, summarise
 from costmodel.inputs import ModelInputs
 from pricing import RESERVATION_MONTHS
 
@@ -188,7 +188,7 @@ def _engine(inputs: ModelInputs) -> float:
 
 
 def _compare(inputs: ModelInputs, engine_s: float) -> None:
-    values, _ = _draw(inputs)
+    values, _ = draw(inputs)
     start = time.process_time()
     got = dense(inputs, values)
     _dense_summary(got)
