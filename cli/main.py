@@ -14,7 +14,6 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 
 from cli.commands import COMMANDS
 from cli.common import UsageError
@@ -23,11 +22,24 @@ from cli.options import HelpFormatter, epilog
 __all__ = ["main"]
 
 
-def _version() -> str:
-    try:
-        return metadata.version("gpu-costmodel")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for (importing
+    ``importlib.metadata`` costs a plain run some 10 ms)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(
+            option_strings, dest, nargs=0, help="show program's version number and exit"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from importlib import metadata
+
+        try:
+            version = metadata.version("gpu-costmodel")
+        except metadata.PackageNotFoundError:
+            version = "0+unknown"
+        sys.stdout.write(f"{parser.prog} {version}\n")
+        parser.exit()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
         ),
         formatter_class=HelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(sub)
