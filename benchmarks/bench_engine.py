@@ -52,6 +52,94 @@ def _column(x, rows: slice) -> np.ndarray:
     return (np.asarray(x)[rows] if np.ndim(x) else np.asarray(x)).reshape(-1, 1, 1)
 
 
+def _columns(side: object, rows: slice) -> dict[str, np.ndarray]:
+    """Each drawn input of ``side`` for ``rows``, as a (rows, 1, 1) column."""
+    return {
+        f.name: _column(getattr(side, f.name), rows)
+        for f in dataclasses.fields(side)
+        if isinstance(getattr(side, f.name), float | np.ndarray)
+    }
+
+
+def _buy_flows(b: BuyDraws, c: dict, levels, m, d, schedule, h: int, tau: float):
+    """Capex, the discounted monthly buy flows, the salvage and the owned throughput."""
+    n = b.gpu_count
+    hw = n * c["gpu_price_usd"] + c["platform_price_usd"]
+    capex = hw + c["setup_usd"]
+    if b.powered_when_idle:
+        kw = (
+            n * (levels * c["gpu_power_w"] + (1 - levels) * c["gpu_idle_w"]) + c["platform_power_w"]
+        ) / 1000
+    else:
+        kw = levels * (n * c["gpu_power_w"] + c["platform_power_w"]) / 1000
+    peak = (n * c["gpu_power_w"] + c["platform_power_w"]) / 1000
+    energy = (
+        kw
+        * HOURS_PER_MONTH
+        * c["pue"]
+        * c["electricity_usd_per_kwh"]
+        * (1 + c["electricity_annual_change"]) ** ((m - 1) / 12)
+    )
+    opex = energy + (
+        c["hosting_usd_per_kw_month"] * peak
+        + c["maintenance_rate"] * hw / 12
+        + c["gpu_annual_failure_rate"] * n * c["gpu_price_usd"] / 12
+        + c["admin_usd_per_month"]
+    )
+    buy_flow = (opex * (1 - tau) - tau * capex * schedule) * d
+    resale = hw * (1 - c["resale_annual_decay"]) ** (h / 12)
+    book = capex * (1 - schedule.sum())
+    salvage = (resale - tau * (resale - book)) * d[..., -1:]
+    t_own = throughput(n, c["relative_throughput"], c["scaling_efficiency"], c["thermal_derate"])
+    return capex, buy_flow, salvage, t_own
+
+
+def _rent_flows(r: RentDraws, rc: dict, t_own, levels, m, d, inputs: ModelInputs):
+    """The discounted monthly rent flows and the reservation's months past the horizon."""
+    h, tau = inputs.horizon_months, inputs.tax_rate
+    t_inst = throughput(r.gpu_count, rc["relative_throughput"], rc["scaling_efficiency"])
+    hours = levels * HOURS_PER_MONTH * t_own / t_inst
+    if r.pricing == "spot":
+        hours = hours * (1 + rc["spot_interruption_overhead"])
+    grow = (1 + rc["price_annual_change"]) ** ((m - 1) / 12)
+    extras = rc["storage_usd_per_month"] + rc["egress_usd_per_month"] + rc["admin_usd_per_month"]
+    tail = 0.0
+    if r.pricing in RESERVATION_MONTHS:
+        k = (
+            np.ceil(t_own / t_inst - 1e-9)
+            if r.committed_instances is None
+            else float(r.committed_instances)
+        )
+        reserved = k * HOURS_PER_MONTH * rc["price_usd_per_hour"]
+        over = np.maximum(0, hours - k * HOURS_PER_MONTH) * rc["on_demand_price_usd_per_hour"]
+        rent_m = (reserved + over) * grow + extras
+        end = term_end(RESERVATION_MONTHS[r.pricing], h)
+        later = np.arange(h + 1, end + 1).reshape(1, 1, -1)
+        tail = (
+            reserved
+            * (1 + rc["price_annual_change"]) ** ((later - 1) / 12)
+            * (1 + inputs.discount_rate) ** (-later / 12)
+        ).sum(-1) * (1 - tau)
+    else:
+        rent_m = hours * rc["price_usd_per_hour"] * grow + extras
+    return rent_m * (1 - tau) * d, tail
+
+
+def _payback(capex, buy_flow, rent_flow) -> np.ndarray:
+    """The fractional month the cumulative buy cost first meets the rent cost (inf: never)."""
+    f = capex + np.cumsum(buy_flow - rent_flow, axis=-1)
+    month = np.argmax(f <= 0, axis=-1)
+    here = np.take_along_axis(f, month[..., None], -1)[..., 0]
+    prev = np.where(
+        month == 0,
+        capex[..., 0],
+        np.take_along_axis(f, np.maximum(month - 1, 0)[..., None], -1)[..., 0],
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(here <= 0, month + prev / (prev - here), np.inf)
+    return np.where(capex[..., 0] <= 0, 0.0, t)
+
+
 def dense(inputs: ModelInputs, values: dict, chunk: int = 4000) -> dict[str, np.ndarray]:
     """TCO and payback of every draw at every level from every month's cash flows.
 
@@ -69,88 +157,13 @@ def dense(inputs: ModelInputs, values: dict, chunk: int = 4000) -> dict[str, np.
     out = {k: np.empty((s, levels.size)) for k in ("buy_tco", "rent_tco", "payback")}
     for start in range(0, s, chunk):
         rows = slice(start, min(s, start + chunk))
-        c = {
-            f.name: _column(getattr(b, f.name), rows)
-            for f in dataclasses.fields(b)
-            if isinstance(getattr(b, f.name), float | np.ndarray)
-        }
-        n = b.gpu_count
-        hw = n * c["gpu_price_usd"] + c["platform_price_usd"]
-        capex = hw + c["setup_usd"]
-        if b.powered_when_idle:
-            kw = (
-                n * (levels * c["gpu_power_w"] + (1 - levels) * c["gpu_idle_w"])
-                + c["platform_power_w"]
-            ) / 1000
-        else:
-            kw = levels * (n * c["gpu_power_w"] + c["platform_power_w"]) / 1000
-        peak = (n * c["gpu_power_w"] + c["platform_power_w"]) / 1000
-        energy = (
-            kw
-            * HOURS_PER_MONTH
-            * c["pue"]
-            * c["electricity_usd_per_kwh"]
-            * (1 + c["electricity_annual_change"]) ** ((m - 1) / 12)
+        capex, buy_flow, salvage, t_own = _buy_flows(
+            b, _columns(b, rows), levels, m, d, schedule, h, tau
         )
-        opex = energy + (
-            c["hosting_usd_per_kw_month"] * peak
-            + c["maintenance_rate"] * hw / 12
-            + c["gpu_annual_failure_rate"] * n * c["gpu_price_usd"] / 12
-            + c["admin_usd_per_month"]
-        )
-        buy_flow = (opex * (1 - tau) - tau * capex * schedule) * d
-        resale = hw * (1 - c["resale_annual_decay"]) ** (h / 12)
-        book = capex * (1 - schedule.sum())
-        salvage = (resale - tau * (resale - book)) * d[..., -1:]
-        t_own = throughput(
-            n, c["relative_throughput"], c["scaling_efficiency"], c["thermal_derate"]
-        )
-        rc = {
-            f.name: _column(getattr(r, f.name), rows)
-            for f in dataclasses.fields(r)
-            if isinstance(getattr(r, f.name), float | np.ndarray)
-        }
-        t_inst = throughput(r.gpu_count, rc["relative_throughput"], rc["scaling_efficiency"])
-        hours = levels * HOURS_PER_MONTH * t_own / t_inst
-        if r.pricing == "spot":
-            hours = hours * (1 + rc["spot_interruption_overhead"])
-        grow = (1 + rc["price_annual_change"]) ** ((m - 1) / 12)
-        extras = (
-            rc["storage_usd_per_month"] + rc["egress_usd_per_month"] + rc["admin_usd_per_month"]
-        )
-        tail = 0.0
-        if r.pricing in RESERVATION_MONTHS:
-            k = (
-                np.ceil(t_own / t_inst - 1e-9)
-                if r.committed_instances is None
-                else float(r.committed_instances)
-            )
-            reserved = k * HOURS_PER_MONTH * rc["price_usd_per_hour"]
-            over = np.maximum(0, hours - k * HOURS_PER_MONTH) * rc["on_demand_price_usd_per_hour"]
-            rent_m = (reserved + over) * grow + extras
-            end = term_end(RESERVATION_MONTHS[r.pricing], h)
-            later = np.arange(h + 1, end + 1).reshape(1, 1, -1)
-            tail = (
-                reserved
-                * (1 + rc["price_annual_change"]) ** ((later - 1) / 12)
-                * (1 + inputs.discount_rate) ** (-later / 12)
-            ).sum(-1) * (1 - tau)
-        else:
-            rent_m = hours * rc["price_usd_per_hour"] * grow + extras
-        rent_flow = rent_m * (1 - tau) * d
+        rent_flow, tail = _rent_flows(r, _columns(r, rows), t_own, levels, m, d, inputs)
         out["buy_tco"][rows] = (capex + buy_flow.sum(-1, keepdims=True) - salvage)[..., 0]
         out["rent_tco"][rows] = (rent_flow.sum(-1) + tail).reshape(-1, levels.size)
-        f = capex + np.cumsum(buy_flow - rent_flow, axis=-1)
-        month = np.argmax(f <= 0, axis=-1)
-        here = np.take_along_axis(f, month[..., None], -1)[..., 0]
-        prev = np.where(
-            month == 0,
-            capex[..., 0],
-            np.take_along_axis(f, np.maximum(month - 1, 0)[..., None], -1)[..., 0],
-        )
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(here <= 0, month + prev / (prev - here), np.inf)
-        out["payback"][rows] = np.where(capex[..., 0] <= 0, 0.0, t)
+        out["payback"][rows] = _payback(capex, buy_flow, rent_flow)
     return out
 
 

@@ -147,3 +147,17 @@ def test_modules_import_without_cycles():
         tuple(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError as exc:
         pytest.fail(f"import cycle: {' -> '.join(exc.args[1])}")
+
+
+def test_no_function_is_longer_than_80_lines():
+    """Functions a reader can follow: none of the project's (benchmarks and tools included) runs
+    over 80 lines; declarative tables are module-level data, not functions."""
+    long = [
+        f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({node.end_lineno - node.lineno + 1})"
+        for package in (*PROJECT, "tools", "benchmarks")
+        for path in (ROOT / package).rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno - node.lineno + 1 > 80
+    ]
+    assert not long, long
