@@ -1,10 +1,10 @@
 """The buyer's-guide advice as structured warnings: one small function per rule.
 
-Each rule looks at one resolved side, or at the whole question (median values of uncertain
-inputs), and yields
-:class:`~costmodel.result.Advice` with severity ``info`` (worth knowing), ``warning`` (the build
-or the comparison is likely wrong as stated) or ``error`` (the build cannot work as described).
-:data:`RULES` lists them in the order warnings are reported.
+Each rule looks at one resolved side (:mod:`scenarios.sides`), or at the whole question, with
+the median values of uncertain inputs, and yields :class:`~costmodel.result.Advice` with severity
+``info`` (worth knowing), ``warning`` (the build or the comparison is likely wrong as stated) or
+``error`` (the build cannot work as described), and the key of the side it is about.
+:data:`RULES` lists them in the order warnings are reported, each with what it looks at.
 """
 
 from __future__ import annotations
