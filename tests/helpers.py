@@ -122,3 +122,26 @@ KEY_PATH_CASES = [
         id="missing-catalog-price",
     ),
 ]
+
+
+def package_data_files(package: str, folder) -> tuple[list, list]:
+    """The non-Python files under ``folder`` (a Path) and those that pyproject.toml's
+    package-data patterns of ``package`` do not install, as posix paths relative to
+    ``folder``."""
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    config = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"][package]
+    files = [p for p in folder.rglob("*") if p.is_file() and p.suffix != ".py"]
+    files = [p for p in files if "__pycache__" not in p.parts]
+    missing = [
+        rel
+        for rel in (p.relative_to(folder).as_posix() for p in files)
+        if not any(
+            fnmatch.fnmatch(rel, pat) and rel.count("/") == pat.count("/") for pat in patterns
+        )
+    ]
+    return files, missing

@@ -12,12 +12,10 @@ browser test skips, except under CI.
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
 import re
 import time
-import tomllib
 from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
@@ -27,6 +25,7 @@ import pytest
 
 from api import create_app
 from api.web.views import CONTENT_SECURITY_POLICY
+from tests.helpers import package_data_files
 
 # The browser and the live server of the web page's browser test (a headless Chromium through
 # chromium-driver, skipped without them except under CI; the app on a free loopback port).
@@ -159,19 +158,9 @@ def test_vendored_files_are_the_recorded_ones():
 
 
 def test_docs_files_are_package_data():
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
-    patterns = config["tool"]["setuptools"]["package-data"]["api.docs"]
-    files = [p for p in DOCS.rglob("*") if p.is_file() and p.suffix != ".py"]
-    files = [p for p in files if "__pycache__" not in p.parts]
+    files, missing = package_data_files("api.docs", DOCS)
     assert any(p.name == "swagger-ui-bundle.js" for p in files)
-    for path in files:
-        rel = path.relative_to(DOCS).as_posix()
-        matched = [
-            pat
-            for pat in patterns
-            if fnmatch.fnmatch(rel, pat) and rel.count("/") == pat.count("/")
-        ]
-        assert matched, f"{rel} is not package data"
+    assert not missing, f"not package data: {missing}"
 
 
 # --- the page in Chromium -------------------------------------------------------------------

@@ -6,11 +6,9 @@ browser is tests/test_web_browser.py."""
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import html
 import re
-import tomllib
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from api.web import views
 from api.web.form import FORMS, compare_form, form
 from scenarios.jsonschema import scenario_json_schema
 from scenarios.keyref import key_reference
+from tests.helpers import package_data_files
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "api" / "web"
@@ -416,16 +415,6 @@ def test_vendored_files_are_recorded():
 
 def test_templates_and_assets_are_package_data():
     """pyproject.toml's package-data patterns install every file the page needs."""
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
-    patterns = config["tool"]["setuptools"]["package-data"]["api.web"]
-    files = [p for p in WEB.rglob("*") if p.is_file() and p.suffix != ".py"]
-    files = [p for p in files if "__pycache__" not in p.parts]
+    files, missing = package_data_files("api.web", WEB)
     assert any(p.suffix == ".html" for p in files) and any(p.suffix == ".js" for p in files)
-    for path in files:
-        rel = path.relative_to(WEB).as_posix()
-        matched = [
-            pat
-            for pat in patterns
-            if fnmatch.fnmatch(rel, pat) and rel.count("/") == pat.count("/")
-        ]
-        assert matched, f"{rel} is not package data"
+    assert not missing, f"not package data: {missing}"
