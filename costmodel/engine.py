@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .cashflows import (
+    ApiDraws,
     BuyDraws,
     BuyLine,
     Lines,
@@ -39,6 +40,7 @@ from .inputs import MAX_SAMPLES, ModelInputs
 from .outcomes import breakeven_utilisation, payback
 from .result import (
     Bands,
+    Cheapest,
     Convergence,
     CumulativeCost,
     Driver,
@@ -46,7 +48,7 @@ from .result import (
     Payback,
     Result,
     Sensitivity,
-    Sides,
+    UnitCost,
     ValueOfInformation,
     frozen_array,
 )
@@ -129,7 +131,9 @@ class Simulation:
     ``report_utilisation``; ``draws`` every input by name (floats for fixed ones) and ``sample``
     the ranks the sampler knew (its percentiles are let go once mapped to draws).
     ``inputs.samples`` is the number of draws made; ``initial_samples`` the number asked for
-    (fewer when the draws were doubled toward ``inputs.target_halfwidth``).
+    (fewer when the draws were doubled toward ``inputs.target_halfwidth``). With a hosted API,
+    ``api`` is its TCO line and ``payback_api`` (U, S), ``breakeven_api`` (S,) those of buying
+    against it; all three are ``None`` without one.
     """
 
     inputs: ModelInputs
@@ -144,6 +148,9 @@ class Simulation:
     cum_buy: np.ndarray
     cum_rent: np.ndarray
     initial_samples: int = 0
+    api: RentLine | None = None
+    payback_api: np.ndarray | None = None
+    breakeven_api: np.ndarray | None = None
 
     def buy_tco(self, u: float) -> np.ndarray:
         """TCO_buy [USD] of every draw at utilisation ``u``, a new ``(S,)`` array."""
@@ -152,6 +159,11 @@ class Simulation:
     def rent_tco(self, u: float) -> np.ndarray:
         """TCO_rent [USD] of every draw at utilisation ``u``, a new ``(S,)`` array."""
         return _per_draw(self.rent.tco(u), self.inputs.samples)
+
+    def lines(self) -> dict[str, BuyLine | RentLine]:
+        """Every side's TCO line by side name (``buy``, ``rent`` and, with one, ``api``)."""
+        out: dict[str, BuyLine | RentLine] = {"buy": self.buy, "rent": self.rent}
+        return out if self.api is None else {**out, "api": self.api}
 
 
 def _per_draw(x: Value, draws: int) -> np.ndarray:
@@ -246,24 +258,10 @@ def simulate(
     terms = Terms(h, inputs.discount_rate, inputs.tax_rate)
     t_own, t_inst = lines.own, lines.instance
     levels = np.asarray(inputs.utilisation, dtype=float)
-    chunk = max(1, _CHUNK_ELEMENTS // h)
-    paid = np.empty((levels.size, s)) if s > chunk else None  # one chunk: its own array
-    work = Workspace()
-    for start in range(0, s, chunk):
-        rows = slice(start, min(s, start + chunk))
-        part = {k: _rows(v, rows) for k, v in values.items()}
-        bp, rp = BuyDraws.sampled(inputs.buy, part), RentDraws.sampled(inputs.rent, part)
-        owed = gap(bp, rp, _rows(t_own, rows), _rows(t_inst, rows), terms, rows.stop - start, work)
-        if paid is None:
-            paid = payback(owed, levels)
-        else:
-            paid[:, rows] = payback(owed, levels)
-        if progress is not None:
-            progress(rows.stop / s)
+    paid, paid_api = _paybacks(inputs, values, lines, terms, levels, progress)
     head = slice(0, min(s, CUMULATIVE_DRAWS))
-    if head != rows:  # else the draws of the one chunk
-        part = {k: _rows(v, head) for k, v in values.items()}
-        bp, rp = BuyDraws.sampled(inputs.buy, part), RentDraws.sampled(inputs.rent, part)
+    part = {k: _rows(v, head) for k, v in values.items()}
+    bp, rp = BuyDraws.sampled(inputs.buy, part), RentDraws.sampled(inputs.rent, part)
     level = _report_level(inputs)
     cum_buy, cum_rent = cumulative_cost(
         bp, rp, _rows(t_own, head), _rows(t_inst, head), terms, head.stop, level
@@ -282,7 +280,45 @@ def simulate(
         cum_buy=cum_buy,
         cum_rent=cum_rent,
         initial_samples=initial,
+        api=lines.api,
+        payback_api=paid_api,
+        breakeven_api=None
+        if lines.api is None
+        else np.array(breakeven_utilisation(lines.buy, lines.api, s)),
     )
+
+
+def _paybacks(
+    inputs: ModelInputs,
+    values: dict[str, Value],
+    lines: Lines,
+    terms: Terms,
+    levels: np.ndarray,
+    progress: Progress | None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Each draw's payback month at every level against renting and, with a hosted API,
+    against the API (``None`` without one), one chunk of draws at a time; ``progress`` is
+    told the share of draws done after each chunk."""
+    s, api = inputs.samples, inputs.api
+    chunk = max(1, _CHUNK_ELEMENTS // inputs.horizon_months)
+    paid = np.empty((levels.size, s))
+    paid_api = None if api is None else np.empty((levels.size, s))
+    work = Workspace()
+    for start in range(0, s, chunk):
+        rows = slice(start, min(s, start + chunk))
+        n = rows.stop - start
+        part = {k: _rows(v, rows) for k, v in values.items()}
+        bp, t_own = BuyDraws.sampled(inputs.buy, part), _rows(lines.own, rows)
+        rp = RentDraws.sampled(inputs.rent, part)
+        paid[:, rows] = payback(
+            gap(bp, rp, t_own, _rows(lines.instance, rows), terms, n, work), levels
+        )
+        if paid_api is not None:
+            ap = ApiDraws.sampled(api, part).as_rented()
+            paid_api[:, rows] = payback(gap(bp, ap, t_own, 1.0, terms, n, work), levels)
+        if progress is not None:
+            progress(rows.stop / s)
+    return paid, paid_api
 
 
 def _by_input(
@@ -375,75 +411,92 @@ def _tco_into(out: np.ndarray, at_zero: Value, slope: Value, u: Value) -> None:
 
 @dataclass(frozen=True)
 class _Levels:
-    """What the TCO lines give level by level (:func:`_level_bands`): both sides' TCO bands
-    [USD], the cost per reference GPU-hour [USD/reference GPU-hour], P(TCO_buy < TCO_rent)
-    [-] and the standard error of the mean gap [USD] per level, and every draw's gap
-    TCO_buy - TCO_rent [USD] at the sensitivity level."""
+    """What the TCO lines give level by level (:func:`_level_bands`): every side's TCO bands
+    [USD] and cost per unit of work [USD/unit], P(TCO_buy < TCO_rent) [-] and the standard
+    error of the mean gap [USD] per level, and every draw's gap TCO_buy - TCO_rent [USD] at the
+    sensitivity level; with a hosted API also P(TCO_buy < TCO_api) and the share of draws in
+    which each side is the cheapest (``None`` without one)."""
 
-    buy: Bands
-    rent: Bands
-    unit: Sides
+    tco: dict[str, Bands]
+    unit: UnitCost
     prob: np.ndarray
     gap_se: np.ndarray
     sens_gap: np.ndarray
+    prob_api: np.ndarray | None = None
+    cheapest: Cheapest | None = None
+
+
+def _tco_at(line: BuyLine | RentLine, u: float, out: np.ndarray) -> np.ndarray:
+    """Every draw's TCO [USD] on ``line`` at utilisation ``u``, into ``out``."""
+    if isinstance(line, BuyLine):
+        _tco_into(out, line.at_zero, line.per_u, u)
+    else:
+        _tco_into(out, line.at_zero, line.slope, np.maximum(0.0, u - line.kink))
+    return out
+
+
+def _cheapest_into(shares: np.ndarray, j: int, tco: list[np.ndarray], s: int) -> None:
+    """Level ``j`` of ``shares`` (sides, levels): the share of draws in which each side of
+    ``tco`` is the cheapest, a tie going to the first."""
+    best = np.argmin(np.stack(tco), axis=0)  # the first minimum on ties
+    shares[:, j] = np.bincount(best, minlength=len(tco)) / s
 
 
 def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     """Mean and percentiles of each side's TCO at every level of ``grid``, their cost per
-    reference GPU-hour (NaN at u = 0), the share of draws where buying is cheaper and the
-    standard error of the mean gap (in closed form unless the reservation's kink varies),
-    with the draws' gap at level ``sens_level``. Two buffers of draws are reused level after
-    level (no page faults per level)."""
+    unit of work (NaN at u = 0), the share of draws where buying is cheaper (than renting and
+    than the API) and the standard error of the mean gap (in closed form unless the
+    reservation's kink varies), with the draws' gap at level ``sens_level``. A buffer of draws
+    per side is reused level after level (no page faults per level)."""
     s, h = sim.inputs.samples, sim.inputs.horizon_months
-    u_count = grid.size
-    buy, rent = LevelBands(u_count), LevelBands(u_count)
-    unit_buy, unit_rent = LevelBands(u_count, mean=False), LevelBands(u_count, mean=False)
-    prob = np.empty(u_count)
-    fixed_throughput = np.ndim(sim.own_throughput) == 0
+    lines = sim.lines()
+    tco = {side: LevelBands(grid.size) for side in lines}
+    unit = {side: LevelBands(grid.size, mean=False) for side in lines}
+    buf = {side: np.empty(s) for side in lines}
+    prob, prob_api = np.empty(grid.size), np.empty(grid.size) if sim.api else None
+    shares = np.empty((len(lines), grid.size)) if sim.api else None
     gap_se = _gap_se(sim, grid)
     per_level_se = gap_se is None
     if per_level_se:
-        gap_se = np.empty(u_count)
-    b, r, scratch = np.empty(s), np.empty(s), np.empty(s)
+        gap_se = np.empty(grid.size)
+    scratch = np.empty(s)
     for j, u in enumerate(grid):
-        _tco_into(b, sim.buy.at_zero, sim.buy.per_u, u)
-        _tco_into(r, sim.rent.at_zero, sim.rent.slope, np.maximum(0.0, u - sim.rent.kink))
-        prob[j] = np.count_nonzero(b < r) / s
+        at = {side: _tco_at(line, u, buf[side]) for side, line in lines.items()}
+        b = at["buy"]
+        prob[j] = np.count_nonzero(b < at["rent"]) / s
         if per_level_se:
-            gap_se[j] = _se(np.subtract(b, r, out=scratch))
+            gap_se[j] = _se(np.subtract(b, at["rent"], out=scratch))
         if j == sens_level:
-            sens_gap = b - r
-        work = u * 730.0 * h * np.asarray(sim.own_throughput)  # reference GPU-hours
-        if u == 0:
-            for bands in (unit_buy, unit_rent):
-                for q in bands.q.values():
-                    q[j] = math.nan
-        elif not fixed_throughput:
-            unit_buy.put(j, np.divide(b, work, out=scratch))
-            unit_rent.put(j, np.divide(r, work, out=scratch))
-        buy.put(j, b)
-        rent.put(j, r)
-        if fixed_throughput and u > 0:
-            for bands, tco in ((unit_buy, buy), (unit_rent, rent)):
-                for k, q in bands.q.items():
-                    q[j] = tco.q[k][j] / float(work)
+            sens_gap = b - at["rent"]
+        if shares is not None:
+            prob_api[j] = np.count_nonzero(b < at["api"]) / s
+            _cheapest_into(shares, j, list(at.values()), s)
+        work = u * 730.0 * h * np.asarray(sim.own_throughput)  # units of work
+        for side, values in at.items():
+            if work.ndim and u > 0:  # work per draw: the percentiles of each draw's ratio
+                unit[side].put(j, np.divide(values, work, out=scratch))
+            tco[side].put(j, values)
+            if not work.ndim or u == 0:  # one amount of work: the TCO's percentiles over it
+                unit[side].scaled(j, tco[side], float(np.max(work)))
     return _Levels(
-        buy=buy.bands(),
-        rent=rent.bands(),
-        unit=Sides(unit_buy.bands(), unit_rent.bands()),
+        tco={side: bands.bands() for side, bands in tco.items()},
+        unit=UnitCost(sim.inputs.unit, **{side: bands.bands() for side, bands in unit.items()}),
         prob=frozen_array(prob),
         gap_se=gap_se,
         sens_gap=sens_gap,
+        prob_api=None if prob_api is None else frozen_array(prob_api),
+        cheapest=None if shares is None else Cheapest(*(frozen_array(x) for x in shares)),
     )
 
 
-def _payback_months(sim: Simulation) -> Payback:
-    """Percentiles of the payback month at every level (NaN where they land on "never") and
-    the share of draws that do not pay back within the horizon."""
-    u_count, s = sim.payback.shape
+def _payback_months(paid: np.ndarray) -> Payback:
+    """Percentiles of the payback month at every level of ``paid`` (levels, draws) [month]
+    (NaN where they land on "never") and the share of draws that do not pay back within the
+    horizon."""
+    u_count, s = paid.shape
     pay, never = LevelBands(u_count, mean=False), np.empty(u_count)
     scratch = np.empty(s)
-    for j, row in enumerate(sim.payback):
+    for j, row in enumerate(paid):
         np.copyto(scratch, row)
         never[j] = np.count_nonzero(~np.isfinite(scratch)) / s
         pay.put(j, scratch)
@@ -477,25 +530,26 @@ def _sensitivity(
 def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
     """Mean and percentiles of every outcome per utilisation level: the TCO bands, break-even,
     payback, the cumulative cost by month, sensitivity and the value of information, and the
-    precision of the run (its convergence)."""
+    precision of the run (its convergence); with a hosted API also its TCO, break-even and
+    payback against it and the share of draws in which each side is the cheapest."""
     phases = phases or Phases()
     phases.start()
     inputs = sim.inputs
     grid = frozen_array(inputs.utilisation)
     sens_level = int(np.argmin(np.abs(grid - sim.report_utilisation)))
     levels = _level_bands(sim, grid, sens_level)
-    payback_months = _payback_months(sim)
+    payback_months = _payback_months(sim.payback)
     breakeven = summarise_breakeven(sim.breakeven)
     ci = median_interval(np.array(sim.breakeven))
     sensitivity, voi = _sensitivity(sim, grid, sens_level, levels.sens_gap)
     result = Result(
         utilisation=grid,
-        buy_tco=levels.buy,
-        rent_tco=levels.rent,
+        buy_tco=levels.tco["buy"],
+        rent_tco=levels.tco["rent"],
         prob_buy_cheaper=levels.prob,
         breakeven_utilisation=breakeven,
         payback_months=payback_months,
-        cost_per_reference_gpu_hour=levels.unit,
+        cost_per_unit=levels.unit,
         cumulative_cost=_cumulative(sim),
         sensitivity=sensitivity,
         convergence=_convergence(sim, ci, levels.gap_se, levels.prob),
@@ -504,6 +558,20 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         seed=inputs.seed,
         samples=inputs.samples,
         method=inputs.method,
+        **_api_outcomes(sim, levels),
     )
     phases.mark("summary")
     return result
+
+
+def _api_outcomes(sim: Simulation, levels: _Levels) -> dict[str, object]:
+    """The result's fields of buying against a hosted API; none without one."""
+    if sim.api is None:
+        return {}
+    return {
+        "api_tco": levels.tco["api"],
+        "prob_buy_cheaper_than_api": levels.prob_api,
+        "breakeven_vs_api": summarise_breakeven(sim.breakeven_api),
+        "payback_vs_api_months": _payback_months(sim.payback_api),
+        "cheapest_share": levels.cheapest,
+    }

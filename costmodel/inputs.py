@@ -37,6 +37,7 @@ __all__ = [
     "OBJECTIVES",
     "PlanInputs",
     "RentInputs",
+    "UNITS",
     "UTILISATION",
     "input_fields",
 ]
@@ -50,6 +51,9 @@ MAX_SAMPLES = 1_000_000
 #: TCO(u) / (u * 730 * H * T), which overflows floating point for u as small as 1e-310; a
 #: millionth of the hours (2.6 s a month) is far below any real use and keeps it in range.
 MIN_UTILISATION = 1e-6
+#: The units of work a throughput may count: an hour of the reference GPU's training work, or
+#: a million tokens (input + output) of requests of the workload's shape.
+UNITS = ("reference_gpu_hour", "million_tokens")
 
 
 class InputError(ValueError):
@@ -462,8 +466,11 @@ UTILISATION = tuple(round(0.05 * i, 10) for i in range(1, 21))
 
 @dataclass(frozen=True, kw_only=True)
 class ModelInputs:
-    """A whole evaluation: horizon, money conventions, utilisation grid, both sides, sampling.
+    """A whole evaluation: horizon, money conventions, utilisation grid, the sides, sampling.
 
+    The owned build (``buy``) is compared with rented instances (``rent``) and, for inference
+    work, a hosted API (``api``) doing the same work; ``unit`` names the unit of work every
+    throughput counts (per GPU-hour), which an API requires to be ``million_tokens``.
     ``correlations`` are (input name, input name, Spearman rho) triples; ``report_utilisation``
     is the level at which cumulative cost by month is summarised (default: the level nearest
     0.5). With ``target_halfwidth`` the engine doubles the draws, starting from ``samples``,
@@ -485,6 +492,9 @@ class ModelInputs:
     rent: RentInputs = field(metadata={"text": "the rented instances"})
     api: ApiInputs | None = field(
         default=None, metadata={"text": "a hosted API doing the same work (inference only)"}
+    )
+    unit: str = _choice(
+        "the unit of work the throughputs count, per GPU-hour", UNITS, default=UNITS[0]
     )
     discount_rate: float = _discount_rate()
     tax_rate: float = _tax_rate()
@@ -529,6 +539,8 @@ class ModelInputs:
                 "utilisation",
                 f"a level above 0 must be at least {MIN_UTILISATION:g}, got {tiny[0]:g}",
             )
+        if self.api is not None and self.unit != "million_tokens":
+            raise InputError("api", "a hosted API bills tokens: the unit must be million_tokens")
         _check_correlations(self.correlations, self.distributions())
 
     def distributions(self) -> dict[str, Distribution]:

@@ -2,9 +2,9 @@
 
 ``NaN`` marks "no value" (a percentile that lands on "never", an undefined unit cost at u = 0);
 the JSON form (:func:`costmodel.present.to_dict`) writes it as ``null``. Money in USD at present
-value, utilisation and shares as fractions [-], payback in months, unit cost in USD per
-reference GPU-hour. Arrays are aligned with ``utilisation`` (one value per level) unless said
-otherwise, and are read-only.
+value, utilisation and shares as fractions [-], payback in months, unit cost in USD per unit of
+work (``Result.unit``: a reference GPU-hour, or a million tokens). Arrays are aligned with
+``utilisation`` (one value per level) unless said otherwise, and are read-only.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ __all__ = [
     "Bands",
     "Breakeven",
     "CatalogRef",
+    "Cheapest",
     "Convergence",
     "CumulativeCost",
     "Driver",
@@ -34,9 +35,9 @@ __all__ = [
     "Result",
     "SCHEMA_VERSION",
     "Sensitivity",
-    "Sides",
     "Tornado",
     "TornadoBar",
+    "UnitCost",
     "ValueOfInformation",
 ]
 
@@ -87,11 +88,24 @@ class Payback:
 
 
 @dataclass(frozen=True, eq=False)
-class Sides:
-    """A quantity for both sides."""
+class UnitCost:
+    """Each side's cost per unit of work [USD per ``unit``], NaN at u = 0; the API's is
+    ``None`` without one. ``unit`` is ``reference_gpu_hour`` or ``million_tokens``."""
 
+    unit: str
     buy: Bands
     rent: Bands
+    api: Bands | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Cheapest:
+    """The share of draws in which each side is the cheapest, per level [-]; a tie goes to the
+    first of buy, rent, api."""
+
+    buy: np.ndarray
+    rent: np.ndarray
+    api: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -239,7 +253,10 @@ class CatalogRef:
 class Result:
     """Everything an evaluation reports.
 
-    The engine fills the numbers and the sampling settings (``convergence``,
+    ``cost_per_unit`` is in USD per unit of work (``cost_per_unit.unit``). With a hosted API
+    (inference work), the ``api_*`` fields and ``cheapest_share`` hold its side: its TCO,
+    P(TCO_buy < TCO_api), the break-even and payback of buying against it; they are ``None``
+    without one. The engine fills the numbers and the sampling settings (``convergence``,
     ``tornado`` and ``value_of_information`` are ``None`` in results stored before they
     existed); the scenario layer adds ``scenario`` (the resolved scenario as plain data),
     ``catalog``, ``warnings``, ``assumptions`` and the ``verdict`` (a sentence of
@@ -252,12 +269,17 @@ class Result:
     prob_buy_cheaper: np.ndarray
     breakeven_utilisation: Breakeven
     payback_months: Payback
-    cost_per_reference_gpu_hour: Sides
+    cost_per_unit: UnitCost
     cumulative_cost: CumulativeCost
     sensitivity: Sensitivity
     seed: int
     samples: int
     method: str
+    api_tco: Bands | None = None
+    prob_buy_cheaper_than_api: np.ndarray | None = None
+    breakeven_vs_api: Breakeven | None = None
+    payback_vs_api_months: Payback | None = None
+    cheapest_share: Cheapest | None = None
     verdict: str = ""
     convergence: Convergence | None = None
     tornado: Tornado | None = None
@@ -278,12 +300,26 @@ class Result:
         hits = np.flatnonzero(np.abs(self.utilisation - u) < 1e-9)
         return int(hits[0]) if hits.size else None
 
+    @property
+    def unit(self) -> str:
+        """The unit of work: ``reference_gpu_hour`` or ``million_tokens``."""
+        return self.cost_per_unit.unit
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """The sides compared: ``("buy", "rent")``, and ``"api"`` with a hosted API."""
+        return ("buy", "rent", "api") if self.api_tco is not None else ("buy", "rent")
+
     def to_frame(self) -> pandas.DataFrame:
         """One row per utilisation level: TCO bands, P(buy cheaper), payback and unit cost.
 
         Columns: ``buy_tco_mean`` .. ``rent_tco_p90`` [USD], ``prob_buy_cheaper`` [-],
         ``payback_months_p10`` .. ``payback_prob_never``, ``cost_per_ref_gpu_hour_buy_p10`` ..
-        ``_rent_p90`` [USD/reference GPU-hour]; indexed by ``utilisation`` [-]. NaN: no value.
+        ``_rent_p90`` [USD/reference GPU-hour] (``cost_per_million_tokens_...`` [USD/M tokens]
+        for inference work); with a hosted API also ``api_tco_mean`` .. ``_p90``,
+        ``prob_buy_cheaper_than_api``, ``payback_vs_api_months_p10`` ..
+        ``payback_vs_api_prob_never``, the API's unit cost and ``cheapest_buy`` ..
+        ``cheapest_api``. Indexed by ``utilisation`` [-]. NaN: no value.
         """
         import pandas
 
@@ -293,17 +329,36 @@ class Result:
 
     def columns(self) -> list[tuple[str, np.ndarray]]:
         """The per-level table as ``(column name, values)`` pairs, ``utilisation`` first."""
+        tco = {"buy": self.buy_tco, "rent": self.rent_tco, "api": self.api_tco}
         cols: list[tuple[str, np.ndarray]] = [("utilisation", self.utilisation)]
-        for side, tco in (("buy", self.buy_tco), ("rent", self.rent_tco)):
-            cols += [(f"{side}_tco_{s}", getattr(tco, s)) for s in ("mean", "p10", "p50", "p90")]
+        for side in self.sides:
+            cols += [(f"{side}_tco_{s}", getattr(tco[side], s)) for s in _STATS]
         cols.append(("prob_buy_cheaper", self.prob_buy_cheaper))
-        pb = self.payback_months
-        cols += [(f"payback_months_{s}", getattr(pb, s)) for s in ("p10", "p50", "p90")]
-        cols.append(("payback_prob_never", pb.prob_never))
-        cpu = self.cost_per_reference_gpu_hour
-        for side, bands in (("buy", cpu.buy), ("rent", cpu.rent)):
+        if self.prob_buy_cheaper_than_api is not None:
+            cols.append(("prob_buy_cheaper_than_api", self.prob_buy_cheaper_than_api))
+        cols += _payback_columns("payback", self.payback_months)
+        if self.payback_vs_api_months is not None:
+            cols += _payback_columns("payback_vs_api", self.payback_vs_api_months)
+        name = _UNIT_COLUMN[self.unit]
+        for side in self.sides:
+            bands = getattr(self.cost_per_unit, side)
+            cols += [(f"{name}_{side}_{s}", getattr(bands, s)) for s in _STATS[1:]]
+        if self.cheapest_share is not None:
             cols += [
-                (f"cost_per_ref_gpu_hour_{side}_{s}", getattr(bands, s))
-                for s in ("p10", "p50", "p90")
+                (f"cheapest_{side}", getattr(self.cheapest_share, side)) for side in self.sides
             ]
         return cols
+
+
+_STATS = ("mean", "p10", "p50", "p90")
+#: The stem of the unit-cost columns of the per-level table, by unit of work.
+_UNIT_COLUMN = {
+    "reference_gpu_hour": "cost_per_ref_gpu_hour",
+    "million_tokens": "cost_per_million_tokens",
+}
+
+
+def _payback_columns(stem: str, pb: Payback) -> list[tuple[str, np.ndarray]]:
+    """``<stem>_months_p10`` .. ``_p90`` and ``<stem>_prob_never``."""
+    cols = [(f"{stem}_months_{s}", getattr(pb, s)) for s in ("p10", "p50", "p90")]
+    return [*cols, (f"{stem}_prob_never", pb.prob_never)]

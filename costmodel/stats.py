@@ -119,6 +119,12 @@ class LevelBands:
         for k, v in percentiles(values).items():
             self.q[k][j] = v / scale
 
+    def scaled(self, j: int, other: LevelBands, scale: float) -> None:
+        """Level ``j``'s percentiles as ``other``'s at that level divided by ``scale`` (no
+        value, NaN, when ``scale`` is 0): the percentiles of a quantity over a constant."""
+        for k, q in self.q.items():
+            q[j] = other.q[k][j] / scale if scale else math.nan
+
     def bands(self) -> Bands:
         mean = None if self.mean is None else frozen_array(self.mean)
         return Bands(**{k: frozen_array(v) for k, v in self.q.items()}, mean=mean)

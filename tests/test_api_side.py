@@ -5,6 +5,9 @@ tokens, 36 months at 8 %, no tax."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import numpy as np
 import pytest
 
 from costmodel import Fixed
@@ -44,7 +47,15 @@ API = ApiInputs(
     price_annual_change=Fixed(-0.30),
 )
 LEVELS = (0.0, 0.10, 0.25, 0.50, 1.00)
-INPUTS = model(SERVER, INSTANCE, api=API, horizon_months=36, discount_rate=0.08, utilisation=LEVELS)
+INPUTS = model(
+    SERVER,
+    INSTANCE,
+    api=API,
+    unit="million_tokens",
+    horizon_months=36,
+    discount_rate=0.08,
+    utilisation=LEVELS,
+)
 #: The worked table: TCO_buy, TCO_rent, TCO_api [USD] and per M tokens buy / rent / api.
 TABLE = {
     0.00: (308075.7492, 0.0, 0.0, None),
@@ -103,7 +114,9 @@ def test_the_cached_share_lowers_the_blended_price():
         cached_input_usd_per_mtok=Fixed(0.06),
         price_annual_change=Fixed(-0.30),
     )
-    m = model(SERVER, INSTANCE, api=cached, horizon_months=36, discount_rate=0.08)
+    m = model(
+        SERVER, INSTANCE, api=cached, unit="million_tokens", horizon_months=36, discount_rate=0.08
+    )
     values, _ = draw(m)
     got = float(model_lines(m, values).api.tco(1.0))
     assert got == pytest.approx(749564.3796 * 0.565 / 0.70, rel=REL)
@@ -129,3 +142,56 @@ def test_bad_api_inputs_are_refused_at_their_path(changes, path):
     with pytest.raises(InputError) as exc:
         ApiInputs(**fields)
     assert exc.value.path == path
+
+
+def _result(inputs):
+    from costmodel.engine import simulate, summarise
+
+    return summarise(simulate(inputs))
+
+
+def test_the_result_carries_the_api_side_of_the_worked_table():
+    res = _result(INPUTS)
+    assert res.unit == "million_tokens"
+    assert res.sides == ("buy", "rent", "api")
+    for j, u in enumerate(LEVELS):
+        buy_tco, rent_tco, api_tco, per_mtok = TABLE[u]
+        assert res.api_tco.p50[j] == pytest.approx(api_tco, rel=REL, abs=1e-9)
+        # one draw: buying is cheaper than the API only where TCO_buy < TCO_api
+        assert res.prob_buy_cheaper_than_api[j] == float(buy_tco < api_tco)
+        # the cheapest of three: at u = 0 rent and the API both cost 0, a tie going to rent
+        cheapest = min(range(3), key=lambda i: (buy_tco, rent_tco, api_tco)[i])
+        shares = (res.cheapest_share.buy[j], res.cheapest_share.rent[j], res.cheapest_share.api[j])
+        assert shares == tuple(float(i == cheapest) for i in range(3))
+        if per_mtok is None:
+            assert np.isnan(res.cost_per_unit.api.p50[j])
+        else:
+            assert res.cost_per_unit.api.p50[j] == pytest.approx(per_mtok[2], abs=5e-7)
+    assert res.breakeven_vs_api.p50 == pytest.approx(0.4191689, rel=REL)
+    assert res.breakeven_utilisation.p50 == pytest.approx(0.7051127, rel=REL)
+
+
+def test_payback_against_the_api_is_that_of_renting_its_tokens():
+    # The API is a rented "instance" of 1 M tokens an hour at p_api = 0.70 USD, -30 %/year:
+    # paying back against it is paying back against such an instance, month by month.
+    as_instance = rent(1, price_usd_per_hour=0.70, price_annual_change=-0.30)
+    grid = (0.25, 0.5, 0.75, 1.0)
+    with_api = _result(dataclasses.replace(INPUTS, utilisation=grid))
+    renting = _result(dataclasses.replace(INPUTS, utilisation=grid, rent=as_instance, api=None))
+    got, want = with_api.payback_vs_api_months, renting.payback_months
+    np.testing.assert_array_equal(got.p50, want.p50)
+    np.testing.assert_array_equal(got.prob_never, want.prob_never)
+    assert np.isfinite(got.p50[-1]) and np.isnan(got.p50[0])  # pays back at u = 1, not 0.25
+
+
+def test_a_result_without_an_api_has_no_api_outcomes():
+    res = _result(dataclasses.replace(INPUTS, api=None, unit="reference_gpu_hour"))
+    assert res.sides == ("buy", "rent")
+    assert res.api_tco is None and res.cheapest_share is None and res.breakeven_vs_api is None
+    assert res.cost_per_unit.api is None and res.cost_per_unit.unit == "reference_gpu_hour"
+
+
+def test_an_api_needs_tokens_as_the_unit():
+    with pytest.raises(InputError) as exc:
+        dataclasses.replace(INPUTS, unit="reference_gpu_hour")
+    assert exc.value.path == "api"

@@ -25,6 +25,7 @@ from marshmallow import (
     validates_schema,
 )
 
+from ..inputs import UNITS
 from ..result import (
     SCHEMA_VERSION,
     Advice,
@@ -32,6 +33,7 @@ from ..result import (
     Bands,
     Breakeven,
     CatalogRef,
+    Cheapest,
     Convergence,
     CumulativeCost,
     Driver,
@@ -40,9 +42,9 @@ from ..result import (
     Payback,
     Result,
     Sensitivity,
-    Sides,
     Tornado,
     TornadoBar,
+    UnitCost,
     ValueOfInformation,
     frozen_array,
 )
@@ -218,13 +220,46 @@ class PaybackSchema(BandsSchema):
     make = Payback
 
 
-class SidesSchema(Strict):
-    """Cost per reference GPU-hour [USD/reference GPU-hour]; null at u = 0."""
+class UnitCostSchema(Strict):
+    """Each side's cost per unit of work [USD per unit]; null at u = 0."""
+
+    unit = fields.String(
+        required=True,
+        validate=validate.OneOf(UNITS),
+        metadata={"description": "reference_gpu_hour (training) or million_tokens (inference)"},
+    )
+    buy = fields.Nested(BandsSchema, required=True)
+    rent = fields.Nested(BandsSchema, required=True)
+    api = fields.Nested(
+        BandsSchema, load_default=None, metadata={"description": "with a hosted API only"}
+    )
+
+    make = UnitCost
+
+    @post_dump
+    def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
+        if data.get("api") is None:
+            data.pop("api", None)
+        return data
+
+
+class TrainingUnitCostSchema(Strict):
+    """Cost per reference GPU-hour [USD/reference GPU-hour]; null at u = 0 (the training
+    results' name for ``cost_per_unit``, kept for readers of results stored before it)."""
 
     buy = fields.Nested(BandsSchema, required=True)
     rent = fields.Nested(BandsSchema, required=True)
 
-    make = Sides
+
+class CheapestSchema(Strict):
+    """The share of draws in which each side is the cheapest, per level [-] (a tie goes to the
+    first of buy, rent, api)."""
+
+    buy = floats("buy cheapest [-]", nullable=False)
+    rent = floats("rent cheapest [-]", nullable=False)
+    api = floats("API cheapest [-]", nullable=False)
+
+    make = Cheapest
 
 
 class CumulativeSchema(Strict):
@@ -462,8 +497,19 @@ class ValueOfInformationSchema(Strict):
         return ValueOfInformation(**{**data, "by_input": tuple(data["by_input"])})
 
 
-#: Keys added after the first results were stored: absent (not null) in results without them.
-_ADDED = ("convergence", "tornado", "value_of_information")
+#: Keys added after the first results were stored, or written only with a hosted API (or only
+#: for training): absent (not null) in results without them.
+_ADDED = (
+    "convergence",
+    "tornado",
+    "value_of_information",
+    "cost_per_reference_gpu_hour",
+    "api_tco",
+    "prob_buy_cheaper_than_api",
+    "breakeven_vs_api",
+    "payback_vs_api_months",
+    "cheapest_share",
+)
 
 #: Lists aligned with ``utilisation``, by key path.
 _ALIGNED = (
@@ -471,11 +517,11 @@ _ALIGNED = (
     *(("rent_tco", s) for s in ("mean", "p10", "p50", "p90")),
     ("prob_buy_cheaper",),
     *(("payback_months", s) for s in ("p10", "p50", "p90", "prob_never")),
-    *(
-        ("cost_per_reference_gpu_hour", side, s)
-        for side in ("buy", "rent")
-        for s in ("p10", "p50", "p90")
-    ),
+    *(("cost_per_unit", side, s) for side in ("buy", "rent", "api") for s in ("p10", "p50", "p90")),
+    *(("api_tco", s) for s in ("mean", "p10", "p50", "p90")),
+    ("prob_buy_cheaper_than_api",),
+    *(("payback_vs_api_months", s) for s in ("p10", "p50", "p90", "prob_never")),
+    *(("cheapest_share", side) for side in ("buy", "rent", "api")),
 )
 
 
@@ -520,7 +566,12 @@ class ResultSchema(ResultBase):
     prob_buy_cheaper = floats("P(TCO_buy < TCO_rent) per level [-]", nullable=False)
     breakeven_utilisation = fields.Nested(BreakevenSchema, required=True)
     payback_months = fields.Nested(PaybackSchema, required=True)
-    cost_per_reference_gpu_hour = fields.Nested(SidesSchema, required=True)
+    cost_per_unit = fields.Nested(UnitCostSchema, required=True)
+    cost_per_reference_gpu_hour = fields.Nested(
+        TrainingUnitCostSchema,
+        dump_only=True,
+        metadata={"description": "training results: cost_per_unit's buy and rent, by its old name"},
+    )
     cumulative_cost = fields.Nested(CumulativeSchema, required=True)
     sensitivity = fields.Nested(
         SensitivitySchema,
@@ -547,9 +598,43 @@ class ResultSchema(ResultBase):
             "description": "EVPI and EVPPI by input; absent in runs stored before it existed"
         },
     )
+    api_tco = fields.Nested(
+        StatsSchema, load_default=None, metadata={"description": "with a hosted API only"}
+    )
+    prob_buy_cheaper_than_api = Floats(
+        nullable=False,
+        load_default=None,
+        metadata={"description": "P(TCO_buy < TCO_api) per level [-]; with a hosted API only"},
+    )
+    breakeven_vs_api = fields.Nested(
+        BreakevenSchema,
+        load_default=None,
+        metadata={"description": "the smallest u with TCO_buy(u) <= TCO_api(u); with an API only"},
+    )
+    payback_vs_api_months = fields.Nested(
+        PaybackSchema,
+        load_default=None,
+        metadata={"description": "payback of buying against the API; with a hosted API only"},
+    )
+    cheapest_share = fields.Nested(
+        CheapestSchema, load_default=None, metadata={"description": "with a hosted API only"}
+    )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
     verdict = fields.String(required=True, metadata={"description": "one-sentence answer"})
     assumptions = fields.List(fields.Nested(AssumptionSchema), required=True)
+
+    @pre_load
+    def _old_unit_cost(self, data: Any, **kwargs: Any) -> Any:
+        """A training result names its unit cost ``cost_per_reference_gpu_hour`` as well (the
+        only name in results stored before ``cost_per_unit``): read it as the unit cost in
+        reference GPU-hours when ``cost_per_unit`` is absent, and drop it."""
+        if not isinstance(data, Mapping) or "cost_per_reference_gpu_hour" not in data:
+            return data
+        data = dict(data)
+        old = data.pop("cost_per_reference_gpu_hour")
+        if "cost_per_unit" not in data and isinstance(old, Mapping):
+            data["cost_per_unit"] = {"unit": "reference_gpu_hour", **old}
+        return data
 
     @validates_schema
     def _aligned(self, data: dict, **kwargs: Any) -> None:
@@ -559,7 +644,9 @@ class ResultSchema(ResultBase):
             node: Any = data
             for key in path:
                 node = node[key] if isinstance(node, Mapping) else getattr(node, key)
-            if len(node) != n:
+                if node is None:  # a side or key of the API, absent without one
+                    break
+            if node is not None and len(node) != n:
                 errors[".".join(path)] = [f"{len(node)} values for {n} utilisation levels"]
         convergence = data.get("convergence")
         for name in ("gap_mean_se", "prob_buy_cheaper_se"):
@@ -572,7 +659,12 @@ class ResultSchema(ResultBase):
     @post_dump
     def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
         """A result loaded from a file written before ``convergence``, ``tornado`` and
-        ``value_of_information`` existed is written back without them, as it was."""
+        ``value_of_information`` existed is written back without them, as it was; the API's
+        keys are written only with an API; a training result's unit cost is written under
+        its old name as well."""
+        unit = data["cost_per_unit"]
+        if unit["unit"] == "reference_gpu_hour":
+            data["cost_per_reference_gpu_hour"] = {"buy": unit["buy"], "rent": unit["rent"]}
         for key in _ADDED:
             if data.get(key) is None:
                 data.pop(key, None)

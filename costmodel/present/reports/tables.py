@@ -69,7 +69,7 @@ def per_utilisation_table(result: Result) -> Table:
     Rows where buying is cheaper in at least half of the draws are highlighted.
     """
     b, r = result.buy_tco, result.rent_tco
-    pb, cpu = result.payback_months, result.cost_per_reference_gpu_hour
+    pb, cpu = result.payback_months, result.cost_per_unit
     headers = (
         "Utilisation",
         "Buy TCO P10",
