@@ -24,7 +24,7 @@ import numpy as np
 from pricing.vocabulary import RESERVATION_MONTHS
 
 from .api_price import blended_price
-from .inputs import ApiInputs, BuyInputs, ModelInputs, RentInputs
+from .inputs import MTOK_PER_GPU_HOUR, ApiInputs, BuyInputs, ModelInputs, RentInputs
 
 __all__ = [
     "HOURS_PER_MONTH",
@@ -88,8 +88,9 @@ class BuyDraws:
     [W/GPU]; platform_power_w [W]; electricity_usd_per_kwh [USD/kWh];
     electricity_annual_change [1/year]; pue [-]; hosting_usd_per_kw_month [USD/(kW*month)];
     maintenance_rate, gpu_annual_failure_rate [1/year]; admin_usd_per_month [USD/month];
-    resale_annual_decay [1/year]; relative_throughput [reference GPU-hours/GPU-hour];
-    scaling_efficiency, thermal_derate [-].
+    resale_annual_decay [1/year]; relative_throughput [units of work/GPU-hour] or
+    tokens_per_s_per_gpu [tokens/s per GPU] (the other ``None``); scaling_efficiency,
+    thermal_derate [-].
     """
 
     gpu_count: int
@@ -110,7 +111,8 @@ class BuyDraws:
     resale_annual_decay: Value
     depreciation: str
     depreciation_years: int
-    relative_throughput: Value
+    relative_throughput: Value | None
+    tokens_per_s_per_gpu: Value | None
     scaling_efficiency: Value
     thermal_derate: Value
 
@@ -126,7 +128,8 @@ class RentDraws:
 
     price_usd_per_hour, on_demand_price_usd_per_hour [USD/instance-hour]; price_annual_change
     [1/year]; spot_interruption_overhead [-]; storage, egress and admin [USD/month];
-    relative_throughput [reference GPU-hours/GPU-hour]; scaling_efficiency [-].
+    relative_throughput [units of work/GPU-hour] or tokens_per_s_per_gpu [tokens/s per GPU]
+    (the other ``None``); scaling_efficiency [-].
     """
 
     gpu_count: int
@@ -139,7 +142,8 @@ class RentDraws:
     storage_usd_per_month: Value
     egress_usd_per_month: Value
     admin_usd_per_month: Value
-    relative_throughput: Value
+    relative_throughput: Value | None
+    tokens_per_s_per_gpu: Value | None
     scaling_efficiency: Value
 
     @classmethod
@@ -192,6 +196,7 @@ class ApiDraws:
             egress_usd_per_month=0.0,
             admin_usd_per_month=0.0,
             relative_throughput=1.0,
+            tokens_per_s_per_gpu=None,
             scaling_efficiency=1.0,
         )
 
@@ -247,12 +252,20 @@ def throughput(count: int, per_gpu: Value, efficiency: Value, derate: Value = 1.
     return count * per_gpu * efficiency * derate
 
 
+def _per_gpu(side: BuyDraws | RentDraws) -> Value:
+    """Work of one GPU of a side per hour [units of work/GPU-hour]: ``relative_throughput``, or
+    thr = tokens_per_s_per_gpu * 3600 / 1e6 [M tokens/GPU-hour] when given in tokens."""
+    if side.tokens_per_s_per_gpu is None:
+        return side.relative_throughput
+    return side.tokens_per_s_per_gpu * MTOK_PER_GPU_HOUR
+
+
 def capacity(side: BuyDraws | RentDraws) -> Value:
     """Units of work one owned build or one rented instance does per wall-clock hour
     [units of work/hour]: T = N * thr * eff (* derate, for an owned build). The unit is the
-    workload's: reference GPU-hours for training."""
+    workload's: reference GPU-hours for training, M tokens for inference."""
     derate = side.thermal_derate if isinstance(side, BuyDraws) else 1.0
-    return throughput(side.gpu_count, side.relative_throughput, side.scaling_efficiency, derate)
+    return throughput(side.gpu_count, _per_gpu(side), side.scaling_efficiency, derate)
 
 
 def term_end(term: int, horizon: int) -> int:

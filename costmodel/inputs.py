@@ -18,7 +18,14 @@ import math
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any
 
-from pricing.vocabulary import GPU_LIMITS, INSTANCE_LIMITS, PLATFORM_LIMITS, PRICING_MODELS, Bound
+from pricing.vocabulary import (
+    GPU_LIMITS,
+    INSTANCE_LIMITS,
+    PLATFORM_LIMITS,
+    PRICING_MODELS,
+    SERVING_LIMITS,
+    Bound,
+)
 
 from .distributions import Distribution, Fixed
 from .sampling import METHODS
@@ -33,6 +40,7 @@ __all__ = [
     "MAX_LEVELS",
     "MAX_SAMPLES",
     "MIN_UTILISATION",
+    "MTOK_PER_GPU_HOUR",
     "ModelInputs",
     "OBJECTIVES",
     "PlanInputs",
@@ -136,6 +144,42 @@ _SPEED = Bound(0.001, 1000, _THROUGHPUT)
 _SHARE_KEPT = Bound(0.01, 1, "[-]")
 
 
+#: M tokens per GPU-hour in one token per second [M tokens/GPU-hour per token/s]: 3600 / 1e6.
+MTOK_PER_GPU_HOUR = 3600 / 1e6
+
+
+def _relative_throughput() -> Any:
+    return _input(
+        _THROUGHPUT,
+        "work of one GPU per hour, in units of work (reference GPU-hours for training); "
+        "give it or tokens_per_s_per_gpu",
+        bound=_SPEED,
+        default=None,
+    )
+
+
+def _tokens_per_s() -> Any:
+    return _input(
+        "[tokens/s per GPU]",
+        "serving throughput of one GPU, input + output tokens (inference work: "
+        "M tokens per GPU-hour = tokens/s * 3600 / 1e6); give it or relative_throughput",
+        bound=SERVING_LIMITS["tokens_per_s_per_gpu"],
+        default=None,
+    )
+
+
+def _one_throughput(side: Any, prefix: str) -> None:
+    """A side's per-GPU throughput is given once: in units of work or in tokens per second."""
+    names = ("relative_throughput", "tokens_per_s_per_gpu")
+    given = [n for n in names if getattr(side, n) is not None]
+    if len(given) != 1:
+        raise InputError(
+            f"{prefix}relative_throughput",
+            "give exactly one of relative_throughput and tokens_per_s_per_gpu, got "
+            + (" and ".join(given) or "neither"),
+        )
+
+
 @dataclass(frozen=True, kw_only=True)
 class BuyInputs:
     """The owned build: N GPUs in a platform, powered, hosted, maintained and resold.
@@ -164,9 +208,8 @@ class BuyInputs:
     platform_power_w: Distribution = _input(
         "[W]", "host draw without the GPUs", bound=PLATFORM_LIMITS["power_w"]
     )
-    relative_throughput: Distribution = _input(
-        _THROUGHPUT, "work of one GPU in reference GPU-hours per hour", bound=_SPEED
-    )
+    relative_throughput: Distribution | None = _relative_throughput()
+    tokens_per_s_per_gpu: Distribution | None = _tokens_per_s()
     scaling_efficiency: Distribution = _input(
         "[-]", "multi-GPU scaling efficiency", bound=_SHARE_KEPT, default=1.0
     )
@@ -251,6 +294,7 @@ class BuyInputs:
 
     def __post_init__(self) -> None:
         _validate(self, "buy.")
+        _one_throughput(self, "buy.")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -270,9 +314,8 @@ class RentInputs:
         "price under the pricing model",
         bound=INSTANCE_LIMITS["usd_per_hour"],
     )
-    relative_throughput: Distribution = _input(
-        _THROUGHPUT, "work of one GPU in reference GPU-hours per hour", bound=_SPEED
-    )
+    relative_throughput: Distribution | None = _relative_throughput()
+    tokens_per_s_per_gpu: Distribution | None = _tokens_per_s()
     on_demand_price_usd_per_hour: Distribution | None = _input(
         "[USD/instance-hour]",
         "price of hours above a reservation",
@@ -319,6 +362,7 @@ class RentInputs:
 
     def __post_init__(self) -> None:
         _validate(self, "rent.")
+        _one_throughput(self, "rent.")
         reserved = self.pricing.startswith("reserved")
         if reserved and self.on_demand_price_usd_per_hour is None:
             raise InputError(
@@ -539,8 +583,17 @@ class ModelInputs:
                 "utilisation",
                 f"a level above 0 must be at least {MIN_UTILISATION:g}, got {tiny[0]:g}",
             )
-        if self.api is not None and self.unit != "million_tokens":
-            raise InputError("api", "a hosted API bills tokens: the unit must be million_tokens")
+        if self.unit != "million_tokens":
+            if self.api is not None:
+                raise InputError(
+                    "api", "a hosted API bills tokens: the unit must be million_tokens"
+                )
+            for name, side in (("buy", self.buy), ("rent", self.rent)):
+                if side.tokens_per_s_per_gpu is not None:
+                    raise InputError(
+                        f"{name}.tokens_per_s_per_gpu",
+                        "counts tokens: the unit must be million_tokens",
+                    )
         _check_correlations(self.correlations, self.distributions())
 
     def distributions(self) -> dict[str, Distribution]:

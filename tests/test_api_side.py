@@ -195,3 +195,35 @@ def test_an_api_needs_tokens_as_the_unit():
     with pytest.raises(InputError) as exc:
         dataclasses.replace(INPUTS, unit="reference_gpu_hour")
     assert exc.value.path == "api"
+
+
+def test_throughput_in_tokens_per_second_is_the_same_work_in_m_tokens_per_gpu_hour():
+    # 2,500 tokens/s per GPU * 3,600 s / 1e6 = 9 M tokens per GPU-hour: the same lines
+    in_tokens = dataclasses.replace(
+        INPUTS,
+        buy=dataclasses.replace(SERVER, relative_throughput=None, tokens_per_s_per_gpu=Fixed(2500)),
+        rent=dataclasses.replace(
+            INSTANCE, relative_throughput=None, tokens_per_s_per_gpu=Fixed(2500)
+        ),
+    )
+    a, b = _lines(), model_lines(in_tokens, draw(in_tokens)[0])
+    for u in LEVELS:
+        for side in ("buy", "rent", "api"):
+            got, want = float(getattr(b, side).tco(u)), float(getattr(a, side).tco(u))
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("given", [(), ("relative_throughput", "tokens_per_s_per_gpu")])
+def test_a_side_gives_its_throughput_once(given):
+    values = {"relative_throughput": None, "tokens_per_s_per_gpu": None}
+    values |= {name: Fixed(9.0) for name in given}
+    with pytest.raises(InputError) as exc:
+        dataclasses.replace(SERVER, **values)
+    assert exc.value.path == "buy.relative_throughput"
+
+
+def test_tokens_per_second_need_tokens_as_the_unit():
+    tokens = dataclasses.replace(SERVER, relative_throughput=None, tokens_per_s_per_gpu=Fixed(1))
+    with pytest.raises(InputError) as exc:
+        model(tokens, INSTANCE)
+    assert exc.value.path == "buy.tokens_per_s_per_gpu"

@@ -45,6 +45,7 @@ INPUT_LABELS = {
     "buy.admin_usd_per_month": "the cost of running the build",
     "buy.resale_annual_decay": "the resale value",
     "buy.relative_throughput": "the owned GPUs' speed",
+    "buy.tokens_per_s_per_gpu": "the owned GPUs' serving speed",
     "buy.scaling_efficiency": "the build's multi-GPU scaling",
     "buy.thermal_derate": "the build's thermal throttling",
     "rent.price_usd_per_hour": "the cloud price",
@@ -55,9 +56,15 @@ INPUT_LABELS = {
     "rent.egress_usd_per_month": "the egress cost",
     "rent.admin_usd_per_month": "the cost of running the cloud side",
     "rent.relative_throughput": "the instances' speed",
+    "rent.tokens_per_s_per_gpu": "the instances' serving speed",
     "rent.scaling_efficiency": "the instances' multi-GPU scaling",
     "demand.reference_gpu_hours_per_month": "the work in month 1",
     "demand.annual_growth": "the growth of the work",
+    "api.input_usd_per_mtok": "the API's input price",
+    "api.output_usd_per_mtok": "the API's output price",
+    "api.cached_input_share": "the share of cached input",
+    "api.cached_input_usd_per_mtok": "the API's cached input price",
+    "api.price_annual_change": "the API's price trend",
 }
 #: A plan's blocks, by the scenario side whose inputs they take.
 _PLAN_SIDES = {"own": ("buy", "the owned servers'"), "reserve": ("rent", "the reservation's"),
