@@ -24,6 +24,7 @@ from rich.text import Text
 from costmodel.present.formatting import (
     fmt_months,
     fmt_number,
+    fmt_per_unit,
     fmt_share,
     fmt_unit_cost,
     fmt_usd,
@@ -33,7 +34,7 @@ from costmodel.present.formatting import (
 
 if TYPE_CHECKING:
     from costmodel.plan_result import PlanResult
-    from costmodel.result import Result
+    from costmodel.result import Breakeven, Result
     from pricing import Catalog
     from scenarios.compare import Comparison
     from scenarios.library import Example
@@ -150,17 +151,33 @@ def _precision(result: Result, console: Console) -> None:
     console.print(fitted_table(columns, console))
 
 
-def print_result(result: Result, console: Console) -> None:
-    """Verdict, break-even, the per-utilisation table, its precision and the largest swings,
-    notes and warnings."""
-    be = result.breakeven_utilisation
-    _heading(result, console)
+def _breakeven_line(label: str, be: Breakeven, console: Console) -> None:
     console.print(
-        f"Break-even utilisation  P10 {fmt_utilisation(be.p10)}  P50 {fmt_utilisation(be.p50)}  "
+        f"{label}  P10 {fmt_utilisation(be.p10)}  P50 {fmt_utilisation(be.p50)}  "
         f"P90 {fmt_utilisation(be.p90)}  (buying always cheaper in {fmt_share(be.prob_always)} "
         f"of draws, never in {fmt_share(be.prob_never)})",
         highlight=False,
     )
+
+
+def _unit_costs(result: Result, console: Console) -> None:
+    """Each side's P50 cost per unit of work at the report utilisation, when it was run."""
+    j = result.level(result.cumulative_cost.utilisation)
+    if j is None:
+        return
+    names = {"buy": "buy", "rent": "rent", "api": "API"}
+    cost = ", ".join(
+        f"{names[side]} {fmt_per_unit(getattr(result.cost_per_unit, side).p50[j], result.unit)}"
+        for side in result.sides
+    )
+    u = fmt_utilisation(result.cumulative_cost.utilisation)
+    console.print()
+    console.print(f"Cost at {u} utilisation (P50): {cost}", highlight=False)
+
+
+def _level_columns(result: Result) -> list[Column]:
+    """The per-utilisation table's columns: TCO bands, P(buy cheaper), payback; with a hosted
+    API also its TCO and P(buy cheaper than the API)."""
     buy, rent, pay = result.buy_tco, result.rent_tco, result.payback_months
     levels = range(len(result.utilisation))
     columns = [
@@ -169,12 +186,32 @@ def print_result(result: Result, console: Console) -> None:
         Column("Buy\nP10–P90", [_band(buy.p10[j], buy.p90[j]) for j in levels], priority=2),
         Column("Rent TCO\nP50 [USD]", [fmt_usd(rent.p50[j]) for j in levels]),
         Column("Rent\nP10–P90", [_band(rent.p10[j], rent.p90[j]) for j in levels], priority=2),
-        Column("P(buy\ncheaper)", [fmt_share(p) for p in result.prob_buy_cheaper]),
-        Column("Payback P50\n[months]", [fmt_months(pay.p50[j]) for j in levels], priority=1),
     ]
+    if result.api_tco is not None:
+        api = result.api_tco
+        columns.append(Column("API TCO\nP50 [USD]", [fmt_usd(api.p50[j]) for j in levels]))
+    columns.append(Column("P(buy\ncheaper)", [fmt_share(p) for p in result.prob_buy_cheaper]))
+    if result.prob_buy_cheaper_than_api is not None:
+        shares = [fmt_share(p) for p in result.prob_buy_cheaper_than_api]
+        columns.append(Column("P(buy <\nAPI)", shares, priority=1))
+    columns.append(
+        Column("Payback P50\n[months]", [fmt_months(pay.p50[j]) for j in levels], priority=1)
+    )
+    return columns
+
+
+def print_result(result: Result, console: Console) -> None:
+    """Verdict, break-even (against the API too, with one), the per-utilisation table, the
+    cost per unit of work, its precision and the largest swings, notes and warnings."""
+    _heading(result, console)
+    _breakeven_line("Break-even utilisation", result.breakeven_utilisation, console)
+    if result.breakeven_vs_api is not None:
+        _breakeven_line("Break-even vs the API ", result.breakeven_vs_api, console)
     console.print()
-    console.print(fitted_table(columns, console))
+    console.print(fitted_table(_level_columns(result), console))
+    _unit_costs(result, console)
     _precision(result, console)
+    pay, levels = result.payback_months, range(len(result.utilisation))
     cheaper_without_payback = any(
         missing(float(pay.p50[j])) and result.prob_buy_cheaper[j] >= 0.5 for j in levels
     )

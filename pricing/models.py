@@ -19,6 +19,7 @@ from .errors import CatalogError, UnknownIdError
 from .suggest import closest
 from .vocabulary import (
     API_LIMITS,
+    BYTES_PER_PARAMETER,
     COOLING,
     GPU_LIMITS,
     IDLE_FRACTION_OF_TDP,
@@ -443,6 +444,28 @@ class Model:
                 f"must list each served precision once, in the order {order}", column="precisions"
             )
         _check_text(self.source, "source")
+
+    @classmethod
+    def inline(cls, name: str, params_b: float) -> Model:
+        """A model described inline by a scenario: ``params_b`` parameters [billions]. The
+        catalog has no serving rows for it, so a scenario gives each side's throughput.
+
+        Raises:
+            CatalogError: a value is out of range (the message names the field).
+        """
+        slug = re.sub(r"[^a-z0-9]+", "-", str(name).lower()).strip("-") or "model"
+        return cls(
+            id=f"inline:{slug}",
+            name=str(name),
+            params_b=params_b,
+            active_params_b=None,
+            precisions=SERVING_PRECISIONS,
+            source=f"scenario: inline model {name!r}",
+        )
+
+    def weights_gb(self, precision: str) -> float:
+        """Memory the weights take at ``precision`` [GB]: params_b * bytes per parameter."""
+        return self.params_b * BYTES_PER_PARAMETER[precision]
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 __all__ = [
+    "BYTES_PER_PARAMETER",
     "API_LIMITS",
     "Bound",
     "COOLING",
@@ -32,6 +33,8 @@ __all__ = [
 PRECISIONS: tuple[str, ...] = ("fp32", "fp16", "int8")
 #: Precisions at which the serving catalog measures models (weights and tensor math).
 SERVING_PRECISIONS: tuple[str, ...] = ("fp16", "fp8", "fp4")
+#: Memory of one weight at each serving precision [byte/parameter].
+BYTES_PER_PARAMETER: dict[str, float] = {"fp16": 2.0, "fp8": 1.0, "fp4": 0.5}
 #: GPU-to-GPU links with a scaling-efficiency series.
 INTERCONNECTS: tuple[str, ...] = ("nvlink", "pcie-x16", "pcie-x8", "pcie-x4")
 #: Cloud pricing models of an instance.

@@ -21,13 +21,14 @@ from costmodel.result import Advice, Convergence, Origin
 from pricing import RESERVATION_MONTHS
 from pricing.prices import STALE_AFTER_MONTHS
 
-from .sides import Owned, Rented, Work
+from .sides import Hosted, Inference, Owned, Rented, Training, Work
 
 __all__ = [
     "CIRCUIT_15A_W",
     "CIRCUIT_20A_W",
     "RULES",
     "Question",
+    "WEIGHTS_SHARE",
     "advise",
     "convergence_advice",
 ]
@@ -42,11 +43,12 @@ _PEAK_GPU_W = 350.0
 @dataclass(frozen=True)
 class Question:
     """What the advice looks at: the horizon [month], the workload and the resolved sides in
-    the order of the document (``buy`` then ``rent``; ``own``, ``reserve``, ``burst``)."""
+    the order of the document (``buy``, ``rent`` and ``api``; ``own``, ``reserve``,
+    ``burst``)."""
 
     horizon_months: int
     work: Work
-    sides: tuple[Owned | Rented, ...]
+    sides: tuple[Owned | Rented | Hosted, ...]
 
 
 SideRule = Callable[[Any, Question], Iterator[Advice]]
@@ -190,7 +192,10 @@ def _work(q: Question) -> str:
 
 
 def precision_support(side: Owned | Rented, q: Question) -> Iterator[Advice]:
-    """GPUs without tensor cores at the workload's precision run it at a lower rate."""
+    """GPUs without tensor cores at the workload's precision run it at a lower rate (training
+    work: serving throughput is measured at its precision)."""
+    if not isinstance(q.work, Training):
+        return
     precision, g = q.work.precision, side.gpu
     if precision == "fp16" and g.fp16_tflops is None and g.fp32_tflops is not None:
         yield Advice(
@@ -210,8 +215,15 @@ def precision_support(side: Owned | Rented, q: Question) -> Iterator[Advice]:
 
 
 def throughput_estimated(q: Question) -> Iterator[Advice]:
-    """Once, where a side's throughput rests on peak figures rather than measurements."""
-    sides = [s for s in q.sides if s.throughput is not None and s.throughput.basis == "peaks"]
+    """Once, where a side's training throughput rests on peak figures rather than
+    measurements."""
+    if not isinstance(q.work, Training):
+        return
+    sides = [
+        s
+        for s in q.sides
+        if getattr(s, "throughput", None) is not None and s.throughput.basis == "peaks"
+    ]
     if sides:
         which = " and ".join(f"{s.path} ({s.gpu.name})" for s in sides)
         yield Advice(
@@ -222,6 +234,64 @@ def throughput_estimated(q: Question) -> Iterator[Advice]:
             "can overstate real speed (give relative_throughput to override)",
             sides[0].path if len(sides) == 1 else None,
         )
+
+
+#: Share of a server's GPU memory the weights may take, leaving room for the KV cache and
+#: activations [-].
+WEIGHTS_SHARE = 0.9
+
+
+def model_does_not_fit(side: Owned | Rented, q: Question) -> Iterator[Advice]:
+    """Memory decides what a server can run: the model's weights must fit in 90 % of the GPU
+    memory of one server or instance (inference work)."""
+    w = q.work
+    if not isinstance(w, Inference):
+        return
+    count = side.inputs.gpu_count
+    weights, memory = w.model.weights_gb(w.precision), count * side.gpu.memory_gb
+    if weights > WEIGHTS_SHARE * memory:
+        yield Advice(
+            "model_does_not_fit",
+            "warning",
+            f"{side.path}: {w.model.name} at {w.precision} needs {weights:,.0f} GB for its "
+            f"weights, more than {WEIGHTS_SHARE:.0%} of the {memory:,.0f} GB of {count} x "
+            f"{side.gpu.name}; it does not fit with room for the KV cache",
+            side.path,
+        )
+
+
+def serving_shape_differs(q: Question) -> Iterator[Advice]:
+    """Once, where a side's serving throughput was measured at another request shape."""
+    w = q.work
+    if not isinstance(w, Inference):
+        return
+    for side in q.sides:
+        t = getattr(side, "throughput", None)
+        if t is not None and t.shape_differs:
+            yield Advice(
+                "serving_shape_differs",
+                "info",
+                f"{side.path}: the nearest measured request shape for {side.gpu.name} is "
+                f"{t.row.input_tokens} input / {t.row.output_tokens} output tokens, not the "
+                f"workload's {w.input_tokens} / {w.output_tokens}; throughput at another shape "
+                f"differs (give {side.path}.tokens_per_s_per_gpu to override)",
+                side.path,
+            )
+
+
+def api_model_differs(api: Hosted, q: Question) -> Iterator[Advice]:
+    """An API offer of another model than the workload's does other work."""
+    w, offer = q.work, api.offer
+    if offer is None or not isinstance(w, Inference) or offer.model == w.model.id:
+        return
+    served = f"serves {offer.model}" if offer.model else "serves a proprietary model"
+    yield Advice(
+        "api_model_differs",
+        "warning" if offer.model else "info",
+        f"{api.path}: {offer.id} {served}, not the workload's {w.model.id}; its tokens are "
+        "compared as if they did the same work",
+        api.path,
+    )
 
 
 def price_estimated(o: Owned, q: Question) -> Iterator[Advice]:
@@ -305,8 +375,9 @@ def stale_price(side: Owned | Rented, q: Question, today: dt.date | None = None)
             )
 
 
-#: Every rule in the order warnings are reported, with what it looks at: ``"owned"`` or
-#: ``"rented"`` sides, ``"side"`` (either) or the whole ``"question"``.
+#: Every rule in the order warnings are reported, with what it looks at: ``"owned"``,
+#: ``"rented"`` or ``"hosted"`` (API) sides, ``"side"`` (owned or rented) or the whole
+#: ``"question"``.
 RULES: tuple[tuple[str, Callable[..., Iterator[Advice]]], ...] = (
     ("side", gpu_memory),
     ("owned", gpu_power_high),
@@ -318,6 +389,9 @@ RULES: tuple[tuple[str, Callable[..., Iterator[Advice]]], ...] = (
     ("owned", loud_hot),
     ("side", precision_support),
     ("question", throughput_estimated),
+    ("side", model_does_not_fit),
+    ("question", serving_shape_differs),
+    ("hosted", api_model_differs),
     ("owned", price_estimated),
     ("rented", spot_overhead),
     ("rented", reservation_outlives_horizon),
@@ -325,7 +399,12 @@ RULES: tuple[tuple[str, Callable[..., Iterator[Advice]]], ...] = (
     ("owned", resale_optimistic),
     ("side", stale_price),
 )
-_KINDS = {"owned": (Owned,), "rented": (Rented,), "side": (Owned, Rented)}
+_KINDS = {
+    "owned": (Owned,),
+    "rented": (Rented,),
+    "hosted": (Hosted,),
+    "side": (Owned, Rented),
+}
 
 
 def advise(q: Question) -> tuple[Advice, ...]:

@@ -26,7 +26,7 @@ from .schema import (
     Utilisation,
     UtilisationRangeSchema,
 )
-from .sides import DOC_LABELS, OWNED, RENTED
+from .sides import DOC_LABELS, HOSTED, OWNED, RENTED, Source
 
 __all__ = ["BEGIN", "END", "key_reference", "schema_keys"]
 
@@ -54,6 +54,8 @@ _SECTIONS = {
     "buy.gpu": "`buy.gpu` as an inline mapping (a GPU the catalog lacks)",
     "rent": "`rent`: the rented instances",
     "rent.instance": "`rent.instance` as an inline mapping (an instance the catalog lacks)",
+    "workload.model": "`workload.model` as an inline mapping (a model the catalog lacks)",
+    "api": "`api`: a hosted API billed per token (inference work only)",
     "utilisation": "`utilisation` as a mapping",
 }
 #: The sections of a plan (``kind: plan``); its mappings shared with scenarios are not repeated.
@@ -70,11 +72,11 @@ _PLAN_AS = {"own": "buy", "reserve": "rent", "burst": "rent"}
 #: Mappings a plan shares with scenarios, documented there.
 _PLAN_SHARED = {"simulation", "workload", "own.gpu", "reserve.instance", "burst.instance",
                 "reserve.instances"}  # fmt: skip
-_SOURCES = {
-    f"{side}.{src.key}": (src, DOC_LABELS[side])
-    for side, table in (("buy", OWNED), ("rent", RENTED))
-    for src in table
-}
+#: Where each left-out input's default comes from, by key: one row, or one per kind of work.
+_SOURCES: dict[str, list[tuple[Source, dict[str, str]]]] = {}
+for _side, _table in (("buy", OWNED), ("rent", RENTED), ("api", HOSTED)):
+    for _src in _table:
+        _SOURCES.setdefault(f"{_side}.{_src.key}", []).append((_src, DOC_LABELS[_side]))
 _HEADER = "| key | type | unit | range | default | meaning |"
 
 
@@ -126,6 +128,13 @@ def _range(field: fields.Field) -> str:
     return ""
 
 
+def _source_text(src: Source, labels: dict[str, str]) -> str:
+    origin = src.origin.format(**labels)
+    if callable(src.value):
+        return origin
+    return f"`{_num(src.value)}`: {origin.removeprefix('default: ')}"
+
+
 def _default(key: str, field: fields.Field) -> str:
     head, _, rest = key.partition(".")
     if head in _PLAN_AS and rest and not rest.startswith(("servers", "instances")):
@@ -133,11 +142,11 @@ def _default(key: str, field: fields.Field) -> str:
         text = _default(f"{side}.{rest}", field)
         return text.replace(f"`{side}.", f"`{head}.")
     if key in _SOURCES:
-        src, labels = _SOURCES[key]
-        origin = src.origin.format(**labels)
-        if callable(src.value):
-            return origin
-        return f"`{_num(src.value)}`: {origin.removeprefix('default: ')}"
+        rows = _SOURCES[key]
+        texts = [_source_text(src, labels) for src, labels in rows]
+        if len(rows) == 1:
+            return texts[0]
+        return "; ".join(f"{src.when}: {text}" for (src, _), text in zip(rows, texts, strict=True))
     if key in _DEFAULT_TEXT:
         return _DEFAULT_TEXT[key]
     if field.required:

@@ -1,8 +1,9 @@
 """Resolve a validated scenario against a catalog into frozen engine inputs.
 
 A scenario is two sides resolved once each (:mod:`scenarios.sides`): the owned build at
-``buy`` and the rented offer at ``rent``, under the workload's unit of work; this module adds
-the document's own settings (horizon, money, utilisation, sampling) and the filled-in document.
+``buy`` and the rented offer at ``rent``, under the workload's unit of work, and for inference
+work perhaps a hosted API at ``api``; this module adds the document's own settings (horizon,
+money, utilisation, sampling) and the filled-in document.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pricing import Catalog, PriceEntry
 from .advice import Question
 from .errors import ScenarioError
 from .schema import ScenarioSchema
-from .sides import Owned, Rented, Work, gathered, owned, rented, work
+from .sides import Hosted, Owned, Rented, Work, gathered, hosted, owned, rented, work
 
 __all__ = ["Keyed", "Resolved", "resolve", "with_sampling"]
 
@@ -28,7 +29,8 @@ __all__ = ["Keyed", "Resolved", "resolve", "with_sampling"]
 @dataclass(frozen=True)
 class Resolved:
     """Engine inputs of a scenario, its document with every default filled in (``scenario``),
-    the assumptions of both sides and the resolved sides themselves."""
+    the assumptions of every side and the resolved sides themselves (``api``: ``None``
+    without one)."""
 
     inputs: ModelInputs
     scenario: dict[str, Any]
@@ -37,16 +39,22 @@ class Resolved:
     work: Work
     buy: Owned
     rent: Rented
+    api: Hosted | None = None
+
+    @property
+    def sides(self) -> tuple[Owned | Rented | Hosted, ...]:
+        """The resolved sides in the order of the document."""
+        return (self.buy, self.rent) if self.api is None else (self.buy, self.rent, self.api)
 
     @property
     def question(self) -> Question:
         """What the advice looks at."""
-        return Question(self.inputs.horizon_months, self.work, (self.buy, self.rent))
+        return Question(self.inputs.horizon_months, self.work, self.sides)
 
     @property
     def prices(self) -> dict[str, PriceEntry]:
         """The inputs whose value is the user's price laid over the catalog, by key path."""
-        return {**self.buy.prices, **self.rent.prices}
+        return {k: v for side in self.sides for k, v in side.prices.items()}
 
 
 #: Engine input names that differ from the scenario's key paths.
@@ -59,7 +67,9 @@ _SCENARIO_PATH = {
 }
 
 
-def _inputs(data: Mapping[str, Any], buy: Owned, rent: Rented) -> ModelInputs:
+def _inputs(
+    data: Mapping[str, Any], w: Work, buy: Owned, rent: Rented, api: Hosted | None
+) -> ModelInputs:
     sim = data["simulation"]
     try:
         return ModelInputs(
@@ -76,6 +86,8 @@ def _inputs(data: Mapping[str, Any], buy: Owned, rent: Rented) -> ModelInputs:
             correlations=tuple(tuple(x) for x in data["correlations"]),
             buy=buy.inputs,
             rent=rent.inputs,
+            api=api and api.inputs,
+            unit=w.unit,
         )
     except InputError as exc:
         path = _SCENARIO_PATH.get(exc.path, exc.path)
@@ -91,21 +103,25 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
     """
     try:
         (w,) = gathered(lambda: work(data["workload"], catalog))
-        buy, rent = gathered(
-            lambda: owned(data["buy"], "buy", w), lambda: rented(data["rent"], "rent", w)
+        buy, rent, api = gathered(
+            lambda: owned(data["buy"], "buy", w),
+            lambda: rented(data["rent"], "rent", w),
+            lambda: data["api"] and hosted(data["api"], "api", w),
         )
-        inputs = _inputs(data, buy, rent)
+        inputs = _inputs(data, w, buy, rent, api)
     except ScenarioError as exc:
         raise ScenarioError(source, exc.errors) from None
-    document = ScenarioSchema().dump({**data, "buy": buy.block, "rent": rent.block})
+    blocks = {"buy": buy.block, "rent": rent.block, "api": api and api.block}
+    document = ScenarioSchema().dump({**data, **blocks})
     return Resolved(
         inputs=inputs,
         scenario=document,
-        assumptions=buy.assumptions + rent.assumptions,
+        assumptions=tuple(a for side in (buy, rent, api) if side for a in side.assumptions),
         catalog=catalog,
         work=w,
         buy=buy,
         rent=rent,
+        api=api,
     )
 
 

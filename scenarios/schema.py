@@ -35,6 +35,7 @@ from costmodel.inputs import (
     MAX_LEVELS,
     MIN_UTILISATION,
     UTILISATION,
+    ApiInputs,
     BuyInputs,
     Demand,
     ModelInputs,
@@ -42,7 +43,16 @@ from costmodel.inputs import (
     RentInputs,
     input_fields,
 )
-from pricing.vocabulary import GPU_LIMITS, INSTANCE_LIMITS, INTERCONNECTS, PRECISIONS, Bound
+from pricing.vocabulary import (
+    GPU_LIMITS,
+    INSTANCE_LIMITS,
+    INTERCONNECTS,
+    MODEL_LIMITS,
+    PRECISIONS,
+    SERVING_LIMITS,
+    SERVING_PRECISIONS,
+    Bound,
+)
 
 from .distspec import from_spec, to_spec
 
@@ -338,6 +348,14 @@ class DrawsSchema(_Base):
     method = _input(ModelInputs, "method")
 
 
+def _drop_none(data: dict, keys: tuple[str, ...]) -> dict:
+    """``data`` without those of ``keys`` that are ``None`` (keys that were not given)."""
+    for key in keys:
+        if data.get(key) is None:
+            data.pop(key, None)
+    return data
+
+
 #: Keys of a scenario's ``simulation`` left out of its resolved document when not given, so that
 #: scenarios written before they existed keep their cache keys.
 _OPTIONAL_SIMULATION = ("target_halfwidth", "max_samples")
@@ -351,28 +369,107 @@ class SimulationSchema(DrawsSchema):
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        for key in _OPTIONAL_SIMULATION:
-            if data.get(key) is None:
-                data.pop(key, None)
-        return data
+        return _drop_none(data, _OPTIONAL_SIMULATION)
+
+
+class InlineModelSchema(_Base):
+    """A model the catalog lacks: without serving rows, every side gives its throughput."""
+
+    name = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=200),
+        metadata={"description": "the model's name"},
+    )
+    params_b = _limit(MODEL_LIMITS, "params_b", "parameters, every expert counted", required=True)
+
+
+#: The kinds of work, and the unit each counts.
+WORK_KINDS = ("training", "inference")
+#: Workload keys of one kind of work only.
+_ONLY = {
+    "training": ("reference_gpu",),
+    "inference": ("model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user"),
+}
+_REQUIRED = {"training": (), "inference": ("model", "input_tokens", "output_tokens")}
+_PRECISIONS = {"training": PRECISIONS, "inference": SERVING_PRECISIONS}
+_REFERENCE_GPU = "v100-sxm2-16gb"
 
 
 class WorkloadSchema(_Base):
-    """What work the GPUs do, and the unit it is counted in."""
+    """What work the GPUs do, and the unit it is counted in: training work in reference
+    GPU-hours, or serving a model in millions of tokens of requests of one shape."""
 
+    kind = fields.String(
+        validate=validate.OneOf(WORK_KINDS),
+        load_default="training",
+        metadata={"description": "training (reference GPU-hours) or inference (M tokens)"},
+    )
     precision = fields.String(
-        validate=validate.OneOf(PRECISIONS),
+        validate=validate.OneOf(tuple(dict.fromkeys(PRECISIONS + SERVING_PRECISIONS))),
         load_default="fp16",
-        metadata={"description": "numeric precision of the work; picks the catalog throughput"},
+        metadata={
+            "description": "numeric precision of the work; picks the catalog throughput "
+            f"(training: {', '.join(PRECISIONS)}; inference: {', '.join(SERVING_PRECISIONS)})"
+        },
     )
     reference_gpu = fields.String(
-        load_default="v100-sxm2-16gb",
+        load_default=None,
         validate=validate.Length(min=1),
-        metadata={"description": "catalog GPU id: the unit of normalised work"},
+        metadata={"description": "training: catalog GPU id, the unit of normalised work"},
     )
     min_gpu_memory_gb = _limit(
         GPU_LIMITS, "memory_gb", "GPUs with less memory are refused", load_default=None
     )
+    model = Ref(InlineModelSchema, "inference: catalog model id or inline model", load_default=None)
+    input_tokens = _limit(
+        SERVING_LIMITS, "input_tokens", "inference: input tokens per request", load_default=None
+    )
+    output_tokens = _limit(
+        SERVING_LIMITS, "output_tokens", "inference: output tokens per request", load_default=None
+    )
+    min_tokens_per_s_per_user = _limit(
+        SERVING_LIMITS,
+        "tokens_per_s_per_user",
+        "inference: only operating points that serve each request at least this fast",
+        load_default=None,
+    )
+
+    @validates_schema
+    def _kind(self, data: dict, **kwargs: Any) -> None:
+        kind = data["kind"]
+        other = WORK_KINDS[1 - WORK_KINDS.index(kind)]
+        errors: dict[str, list[str]] = {}
+        for key in _ONLY[other]:
+            if data.get(key) is not None:
+                errors[key] = [f"only for {other} work (workload.kind: {other})"]
+        for key in _REQUIRED[kind]:
+            if data.get(key) is None:
+                errors[key] = [f"required for {kind} work"]
+        if data["precision"] not in _PRECISIONS[kind]:
+            errors["precision"] = [
+                f"{kind} work is measured at {', '.join(_PRECISIONS[kind])}, "
+                f"got {data['precision']!r}"
+            ]
+        if errors:
+            raise ValidationError(errors)
+
+    @post_load
+    def _reference(self, data: dict, **kwargs: Any) -> dict:
+        if data["kind"] == "training" and data["reference_gpu"] is None:
+            data["reference_gpu"] = _REFERENCE_GPU
+        return data
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        """Keys of the other kind of work are left out, and ``kind`` for training work, so
+        that training scenarios written before inference existed keep their cache keys."""
+        if data.get("kind") == "training":
+            data.pop("kind")
+        return _drop_none(data, _ONLY["training"] + _ONLY["inference"])
+
+
+#: A side's throughput keys, one per kind of work: the other is left out of its document.
+_THROUGHPUTS = ("relative_throughput", "tokens_per_s_per_gpu")
 
 
 class BuySchema(_Base):
@@ -403,8 +500,13 @@ class BuySchema(_Base):
     depreciation_years = _input(BuyInputs, "depreciation_years")
     admin_usd_per_month = _input(BuyInputs, "admin_usd_per_month")
     relative_throughput = _input(BuyInputs, "relative_throughput")
+    tokens_per_s_per_gpu = _input(BuyInputs, "tokens_per_s_per_gpu")
     scaling_efficiency = _input(BuyInputs, "scaling_efficiency")
     thermal_derate = _input(BuyInputs, "thermal_derate")
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(data, _THROUGHPUTS)
 
 
 class RentSchema(_Base):
@@ -423,7 +525,44 @@ class RentSchema(_Base):
     egress_usd_per_month = _input(RentInputs, "egress_usd_per_month")
     admin_usd_per_month = _input(RentInputs, "admin_usd_per_month")
     relative_throughput = _input(RentInputs, "relative_throughput")
+    tokens_per_s_per_gpu = _input(RentInputs, "tokens_per_s_per_gpu")
     scaling_efficiency = _input(RentInputs, "scaling_efficiency")
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(data, _THROUGHPUTS)
+
+
+class ApiSchema(_Base):
+    """A hosted API billed per million tokens: a catalog offer, or its prices inline."""
+
+    model = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1),
+        metadata={"description": "catalog API offer id (dated prices); or give the prices"},
+    )
+    input_usd_per_mtok = _input(ApiInputs, "input_usd_per_mtok")
+    output_usd_per_mtok = _input(ApiInputs, "output_usd_per_mtok")
+    cached_input_share = _input(ApiInputs, "cached_input_share")
+    cached_input_usd_per_mtok = _input(ApiInputs, "cached_input_usd_per_mtok")
+    price_annual_change = _input(ApiInputs, "price_annual_change")
+
+    @validates_schema
+    def _priced(self, data: dict, **kwargs: Any) -> None:
+        if data.get("model") is None:
+            missing = [k for k in _API_PRICES if data.get(k) is None]
+            if missing:
+                raise ValidationError(
+                    {k: ["required without a catalog offer (api.model)"] for k in missing}
+                )
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(data, ("model", "cached_input_usd_per_mtok"))
+
+
+#: The prices an API block gives when it names no catalog offer.
+_API_PRICES = ("input_usd_per_mtok", "output_usd_per_mtok")
 
 
 def _version() -> fields.Field:
@@ -494,7 +633,21 @@ class ScenarioSchema(_Base):
     rent = fields.Nested(
         RentSchema, required=True, metadata={"description": "the rented instances"}
     )
+    api = fields.Nested(
+        ApiSchema,
+        load_default=None,
+        metadata={"description": "a hosted API doing the same work (inference only)"},
+    )
     correlations = _correlations()
+
+    @validates_schema
+    def _api_serves(self, data: dict, **kwargs: Any) -> None:
+        if data.get("api") is not None and data["workload"]["kind"] != "inference":
+            raise ValidationError("only for inference work (workload.kind: inference)", "api")
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(data, ("api",))
 
 
 class DemandSchema(_Base):
@@ -525,7 +678,7 @@ class OwnSchema(BuySchema):
 def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -> dict:
     """The ``rent`` keys that apply to reserved or burst instances."""
     keys = ("instance", "price_usd_per_hour", "price_annual_change", "relative_throughput",
-            "scaling_efficiency", *extra)  # fmt: skip
+            "tokens_per_s_per_gpu", "scaling_efficiency", *extra)  # fmt: skip
     out = {k: RentSchema._declared_fields[k] for k in keys}
     out["pricing"] = fields.String(
         validate=validate.OneOf(pricing),
@@ -535,7 +688,15 @@ def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -
     return out
 
 
-ReserveSchema = _Base.from_dict(
+class _PlanRented(_Base):
+    """A plan's rented block: the other kind of work's throughput key is left out."""
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(data, _THROUGHPUTS)
+
+
+ReserveSchema = _PlanRented.from_dict(
     {
         **_rent_keys(("reserved_1y", "reserved_3y"), "reserved_1y", ()),
         "instances": fields.Nested(
@@ -545,7 +706,7 @@ ReserveSchema = _Base.from_dict(
     name="ReserveSchema",
 )
 ReserveSchema.__doc__ = "Reserved instances (1- or 3-year terms) and the counts to consider."
-BurstSchema = _Base.from_dict(
+BurstSchema = _PlanRented.from_dict(
     _rent_keys(("on_demand", "spot"), "on_demand", ("spot_interruption_overhead",)),
     name="BurstSchema",
 )

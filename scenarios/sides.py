@@ -21,35 +21,44 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from costmodel.distributions import Distribution, Fixed
-from costmodel.inputs import BuyInputs, InputError, RentInputs, input_fields
+from costmodel.inputs import ApiInputs, BuyInputs, InputError, RentInputs, input_fields
 from costmodel.result import Assumption, Origin
 from pricing import (
     GPU,
     PRICING_MODELS,
+    ApiOffer,
     Catalog,
     CatalogError,
     Instance,
+    Model,
     PlatformTier,
     PriceEntry,
+    ServingThroughput,
     Throughput,
     relative_throughput,
+    tokens_per_s,
 )
 
 from .errors import ScenarioError
 
 __all__ = [
     "DOC_LABELS",
+    "HOSTED",
+    "Hosted",
+    "Inference",
     "OWNED",
     "RENTED",
     "Offer",
     "Owned",
     "Rented",
     "Source",
+    "Training",
     "Work",
     "gathered",
+    "hosted",
     "owned",
     "rented",
     "unknown_ids",
@@ -57,22 +66,46 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+#: The side keys of one GPU's throughput: in units of training work, or in tokens per second.
+_THROUGHPUT_KEYS = ("relative_throughput", "tokens_per_s_per_gpu")
+
+
+@dataclass(frozen=True, kw_only=True)
 class Work:
     """The workload: what one unit of work is, and the catalog that knows the hardware.
 
-    ``precision`` picks the catalog's throughput; ``reference`` is the GPU one unit of work
-    (a reference GPU-hour) is an hour of; GPUs below ``min_memory_gb`` [GB] are refused.
+    ``precision`` picks the catalog's throughput; GPUs below ``min_memory_gb`` [GB] are
+    refused. :class:`Training` counts reference GPU-hours, :class:`Inference` million tokens;
+    ``kind`` is the workload's kind, ``unit`` its unit of work and ``throughput_key`` the
+    side key of one GPU's throughput.
     """
 
+    kind: ClassVar[str]
+    unit: ClassVar[str]
+    throughput_key: ClassVar[str]
     catalog: Catalog
     precision: str
-    reference: GPU
     min_memory_gb: float | None = None
 
-    def per_gpu(self, gpu: GPU) -> Throughput:
-        """Throughput of one ``gpu`` [units of work per GPU-hour] and how it was found."""
-        return relative_throughput(gpu, self.reference, self.precision)
+    def per_gpu(self, gpu: GPU) -> Throughput | ServingThroughput:
+        """Throughput of one ``gpu`` [in the unit of ``throughput_key``] and how it was found."""
+        raise NotImplementedError
+
+    def labels(self) -> dict[str, str]:
+        """Values of the workload's placeholders of :attr:`Source.origin` templates."""
+        return {"precision": self.precision}
+
+    def misplaced(self, block: Mapping[str, Any], path: str) -> list[dict]:
+        """The problem of a side block at ``path`` that gives its throughput in the other
+        kind of work's terms, if any."""
+        other = next(k for k in _THROUGHPUT_KEYS if k != self.throughput_key)
+        if block.get(other) is None:
+            return []
+        message = (
+            f"counts {'tokens' if self.kind == 'training' else 'reference GPU-hours'}, not "
+            f"this {self.kind} work; give {path}.{self.throughput_key}"
+        )
+        return [{"path": f"{path}.{other}", "message": message}]
 
     def check_memory(self, gpu: GPU, path: str) -> list[dict]:
         """The problem of a GPU below ``min_memory_gb``, at ``path``, if any."""
@@ -86,13 +119,73 @@ class Work:
         return [{"path": path, "message": message}]
 
 
+@dataclass(frozen=True, kw_only=True)
+class Training(Work):
+    """Training work, counted in hours of the ``reference`` GPU's work (reference GPU-hours)."""
+
+    kind: ClassVar[str] = "training"
+    unit: ClassVar[str] = "reference_gpu_hour"
+    throughput_key: ClassVar[str] = "relative_throughput"
+    reference: GPU
+
+    def per_gpu(self, gpu: GPU) -> Throughput:
+        """Throughput of one ``gpu`` [reference GPU-hours per GPU-hour] and how it was found."""
+        return relative_throughput(gpu, self.reference, self.precision)
+
+    def labels(self) -> dict[str, str]:
+        return {**super().labels(), "reference_gpu": self.reference.id}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Inference(Work):
+    """Serving ``model`` for requests of ``input_tokens`` and ``output_tokens`` tokens, counted
+    in millions of tokens (input + output); a GPU's throughput is the catalog's measured
+    serving throughput [tokens/s per GPU], at ``min_tokens_per_s_per_user`` [tokens/s] or
+    faster when given (:func:`pricing.tokens_per_s`)."""
+
+    kind: ClassVar[str] = "inference"
+    unit: ClassVar[str] = "million_tokens"
+    throughput_key: ClassVar[str] = "tokens_per_s_per_gpu"
+    model: Model
+    input_tokens: int
+    output_tokens: int
+    min_tokens_per_s_per_user: float | None = None
+
+    def per_gpu(self, gpu: GPU) -> ServingThroughput:
+        """The measured serving throughput of one ``gpu`` [tokens/s per GPU]."""
+        for what, ref in (("model", self.model), ("GPU", gpu)):
+            if ref.id.startswith("inline:"):
+                raise CatalogError(f"the catalog has no serving rows for an inline {what}")
+        return tokens_per_s(
+            self.catalog,
+            self.model.id,
+            self.precision,
+            gpu.id,
+            self.input_tokens,
+            self.output_tokens,
+            self.min_tokens_per_s_per_user,
+        )
+
+    def labels(self) -> dict[str, str]:
+        return {**super().labels(), "model": self.model.id}
+
+
 def work(workload: Mapping[str, Any], catalog: Catalog) -> Work:
     """The :class:`Work` of a validated ``workload`` block."""
-    return Work(
-        catalog=catalog,
-        precision=workload["precision"],
-        reference=_gpu(catalog, workload["reference_gpu"], "workload.reference_gpu"),
-        min_memory_gb=workload.get("min_gpu_memory_gb"),
+    common = {
+        "catalog": catalog,
+        "precision": workload["precision"],
+        "min_memory_gb": workload.get("min_gpu_memory_gb"),
+    }
+    if workload.get("kind", "training") == "training":
+        reference = _gpu(catalog, workload["reference_gpu"], "workload.reference_gpu")
+        return Training(reference=reference, **common)
+    return Inference(
+        model=_model(catalog, workload["model"], "workload.model"),
+        input_tokens=workload["input_tokens"],
+        output_tokens=workload["output_tokens"],
+        min_tokens_per_s_per_user=workload.get("min_tokens_per_s_per_user"),
+        **common,
     )
 
 
@@ -124,7 +217,7 @@ class _Context:
     interconnect: str = "pcie-x16"
     offer: Offer | None = None
     pricing: str = "purchase"
-    throughput: Throughput | None = None
+    throughput: Throughput | ServingThroughput | None = None
 
     def per_gpu(self) -> float:
         """Throughput of one GPU of the side; remembered for the origin."""
@@ -135,9 +228,8 @@ class _Context:
         """Values of the placeholders of :attr:`Source.origin` templates."""
         gpu, offer = self.gpu, self.offer
         labels = {
+            **self.work.labels(),
             "gpu": gpu.id if not gpu.id.startswith("inline:") else f"inline GPU {gpu.name!r}",
-            "reference_gpu": self.work.reference.id,
-            "precision": self.work.precision,
             "price_note": " (estimated)" if gpu.price_estimated else "",
             "idle_note": " (estimated: 10 % of TDP)" if gpu.idle_w_estimated else "",
             "tier": self.tier.name if self.tier else "",
@@ -146,6 +238,7 @@ class _Context:
             "gpu_count": str(self.gpu_count),
             "pricing": self.pricing,
             "throughput": self.throughput.how if self.throughput else "",
+            "serving": self.throughput.how if self.throughput else "",
         }
         if offer is not None:
             labels |= {
@@ -163,7 +256,8 @@ class Source:
 
     ``value`` is a constant or a function of the side's context (``None``: the catalog has no
     figure, and ``missing`` says so); ``origin`` is a template filled from the context's
-    labels; ``applies`` says whether the input exists for this side. ``price`` names the
+    labels; ``applies`` says whether the input exists for this side, and ``when`` in words
+    where it does not always (the key reference's words). ``price`` names the
     catalog price the value is, as ``(id, pricing)``, for a price the user may lay over the
     catalog (:mod:`pricing.prices`); the origin is then the user's.
     """
@@ -174,6 +268,7 @@ class Source:
     missing: str = ""
     applies: Callable[[_Context], bool] = lambda c: True
     price: Callable[[_Context], tuple[str, str] | None] | None = None
+    when: str = ""
 
     def overlaid(self, c: _Context) -> PriceEntry | None:
         """The user's price this default is, when the catalog carries one."""
@@ -202,6 +297,36 @@ def _defaults(cls: type) -> tuple[Source, ...]:
 
 _NO_TIER = "no platform tier of the catalog holds {gpu_count} GPUs (tiers: {tiers})"
 _THROUGHPUT = "catalog: {precision} throughput of {gpu} relative to {reference_gpu} ({throughput})"
+_SERVING = "catalog: {model} at {precision} on {gpu}: {serving}"
+
+
+def _trains(c: _Context) -> bool:
+    return isinstance(c.work, Training)
+
+
+def _serves(c: _Context) -> bool:
+    return isinstance(c.work, Inference)
+
+
+#: A side's GPU throughput and multi-GPU scaling, by the kind of work (owned and rented alike).
+_WORK_ROWS = (
+    Source("relative_throughput", _Context.per_gpu, _THROUGHPUT, applies=_trains, when="training"),
+    Source("tokens_per_s_per_gpu", _Context.per_gpu, _SERVING, applies=_serves, when="inference"),
+    Source(
+        "scaling_efficiency",
+        lambda c: c.work.catalog.scaling_efficiency(c.interconnect, c.gpu_count),
+        "catalog: {interconnect} scaling, {gpu_count} GPUs",
+        applies=_trains,
+        when="training",
+    ),
+    Source(
+        "scaling_efficiency",
+        1.0,
+        "default: the measured serving throughput already includes its tensor-parallel group",
+        applies=_serves,
+        when="inference",
+    ),
+)
 
 #: Every input an owned block may leave out, in the order of the result's assumptions.
 OWNED: tuple[Source, ...] = (
@@ -226,12 +351,7 @@ OWNED: tuple[Source, ...] = (
         "catalog: platform tier {tier}",
         missing=_NO_TIER,
     ),
-    Source("relative_throughput", _Context.per_gpu, _THROUGHPUT),
-    Source(
-        "scaling_efficiency",
-        lambda c: c.work.catalog.scaling_efficiency(c.interconnect, c.gpu_count),
-        "catalog: {interconnect} scaling, {gpu_count} GPUs",
-    ),
+    *_WORK_ROWS,
     *_defaults(BuyInputs),
 )
 
@@ -256,12 +376,7 @@ RENTED: tuple[Source, ...] = (
         applies=_reserved,
         price=lambda c: c.offer.id and (c.offer.id, "on_demand"),
     ),
-    Source("relative_throughput", _Context.per_gpu, _THROUGHPUT),
-    Source(
-        "scaling_efficiency",
-        lambda c: c.work.catalog.scaling_efficiency(c.interconnect, c.gpu_count),
-        "catalog: {interconnect} scaling, {gpu_count} GPUs",
-    ),
+    *_WORK_ROWS,
     *_defaults(RentInputs),
 )
 
@@ -269,6 +384,7 @@ RENTED: tuple[Source, ...] = (
 DOC_LABELS: Mapping[str, Mapping[str, str]] = {
     "buy": {
         "gpu": "`buy.gpu`",
+        "model": "`workload.model`",
         "reference_gpu": "`workload.reference_gpu`",
         "precision": "`workload.precision`",
         "price_note": "",
@@ -278,9 +394,12 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "interconnect": "`buy.interconnect`",
         "gpu_count": "`buy.gpu_count`",
         "throughput": "measured, else scaled or peak ratios",
+        "serving": "the measured operating point at the request shape nearest the workload's "
+        "that meets `workload.min_tokens_per_s_per_user`",
     },
     "rent": {
         "gpu": "the instance's GPU",
+        "model": "`workload.model`",
         "reference_gpu": "`workload.reference_gpu`",
         "precision": "`workload.precision`",
         "interconnect": "the instance's interconnect",
@@ -289,8 +408,11 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "instance_source": "catalog: `rent.instance`",
         "pricing": "`rent.pricing` price",
         "throughput": "measured, else scaled or peak ratios",
+        "serving": "the measured operating point at the request shape nearest the workload's "
+        "that meets `workload.min_tokens_per_s_per_user`",
         "available": "",
     },
+    "api": {"offer": "`api.model`", "as_of": "its date"},
 }
 
 
@@ -314,7 +436,7 @@ class Owned:
     gpu: GPU
     platform: PlatformTier | None
     interconnect: str
-    throughput: Throughput | None
+    throughput: Throughput | ServingThroughput | None
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
@@ -329,7 +451,7 @@ class Rented:
     path: str
     inputs: RentInputs
     offer: Offer
-    throughput: Throughput | None
+    throughput: Throughput | ServingThroughput | None
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
@@ -337,6 +459,15 @@ class Rented:
     @property
     def gpu(self) -> GPU:
         return self.offer.gpu
+
+
+def _model(catalog: Catalog, ref: str | Mapping, path: str) -> Model:
+    if isinstance(ref, Mapping):
+        return Model.inline(**ref)
+    try:
+        return catalog.model(ref)
+    except CatalogError as exc:
+        raise ScenarioError(None, [{"path": path, "message": exc.problem}]) from None
 
 
 def _gpu(catalog: Catalog, ref: str | Mapping, path: str) -> GPU:
@@ -449,7 +580,7 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
     workload's memory floor, missing catalog figures and inputs the engine rejects.
     """
     gpu = _gpu(w.catalog, block["gpu"], f"{path}.gpu")
-    problems = w.check_memory(gpu, f"{path}.gpu")
+    problems = w.misplaced(block, path) + w.check_memory(gpu, f"{path}.gpu")
     if problems:
         raise ScenarioError(None, problems)
     try:
@@ -501,7 +632,7 @@ def rented(
     workload's memory floor, a price the instance lacks and inputs the engine rejects.
     """
     offer = _offer(w.catalog, block["instance"], f"{path}.instance")
-    problems = w.check_memory(offer.gpu, f"{path}.instance")
+    problems = w.misplaced(block, path) + w.check_memory(offer.gpu, f"{path}.instance")
     if problems:
         raise ScenarioError(None, problems)
     c = _Context(
@@ -535,6 +666,94 @@ def rented(
     )
 
 
+@dataclass
+class _Hosting:
+    """What the default of a left-out input of an API side may depend on: its offer, and
+    whether the block gives a cached-input price (the input price is the default of one the
+    offer does not publish)."""
+
+    work: Work
+    offer: ApiOffer | None
+    cached_given: bool
+
+    def labels(self) -> dict[str, str]:
+        o = self.offer
+        return {"offer": o.id, "as_of": o.as_of} if o else {}
+
+
+def _offered(column: str) -> Callable[[_Hosting], float | None]:
+    return lambda c: c.offer and getattr(c.offer, column)
+
+
+_OFFER = "catalog: {offer} (as of {as_of})"
+_NO_OFFER = "no catalog offer is named (api.model)"
+
+#: Every input an API block may leave out, in the order of the result's assumptions.
+HOSTED: tuple[Source, ...] = (
+    Source("input_usd_per_mtok", _offered("input_usd_per_mtok"), _OFFER, missing=_NO_OFFER),
+    Source("output_usd_per_mtok", _offered("output_usd_per_mtok"), _OFFER, missing=_NO_OFFER),
+    *_defaults(ApiInputs),
+    Source(
+        "cached_input_usd_per_mtok",
+        _offered("cached_input_usd_per_mtok"),
+        _OFFER,
+        applies=lambda c: (
+            c.cached_given or bool(c.offer and c.offer.cached_input_usd_per_mtok is not None)
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Hosted:
+    """A hosted API resolved at key path ``path``: its engine inputs, the catalog offer it
+    rests on (``None`` for inline prices), the block with every default filled in, the
+    assumptions and the user's prices used (none: the prices file holds GPUs and instances)."""
+
+    path: str
+    inputs: ApiInputs
+    offer: ApiOffer | None
+    block: dict[str, Any]
+    assumptions: tuple[Assumption, ...]
+    prices: Mapping[str, PriceEntry] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return self.offer.id if self.offer else "inline API prices"
+
+
+def hosted(block: Mapping[str, Any], path: str, w: Work) -> Hosted:
+    """The hosted API of a validated ``api`` block at key path ``path``, serving the
+    workload's requests (:class:`Inference`).
+
+    Raises :class:`ScenarioError` at ``path``'s keys for an unknown offer and inputs the
+    engine rejects.
+    """
+    offer = None
+    if block.get("model") is not None:
+        try:
+            offer = w.catalog.api_offer(block["model"])
+        except CatalogError as exc:
+            raise ScenarioError(None, [{"path": f"{path}.model", "message": exc.problem}]) from None
+    cached = block.get("cached_input_usd_per_mtok") is not None
+    filled = _fill(block, path, _Hosting(w, offer, cached), HOSTED, ApiInputs)
+    inputs = _built(
+        ApiInputs,
+        path,
+        {},
+        input_tokens=w.input_tokens,
+        output_tokens=w.output_tokens,
+        **filled.values,
+    )
+    return Hosted(
+        path=path,
+        inputs=inputs,
+        offer=offer,
+        block={**block, **filled.values},
+        assumptions=filled.assumptions,
+    )
+
+
 def gathered(*steps: Callable[[], Any]) -> list[Any]:
     """Each step's result; the problems of every step that fails are raised together."""
     out, problems = [], []
@@ -552,6 +771,8 @@ def gathered(*steps: Callable[[], Any]) -> list[Any]:
 #: The catalog ids a document may name, by key path, and what each is.
 _IDS = {
     "workload.reference_gpu": "gpu",
+    "workload.model": "model",
+    "api.model": "api_offer",
     "buy.gpu": "gpu",
     "own.gpu": "gpu",
     "rent.instance": "instance",
@@ -573,7 +794,7 @@ def unknown_ids(data: Any, catalog: Catalog, known: list[dict] = ()) -> list[dic
         if not isinstance(value, str) or path in named:
             continue
         try:
-            catalog.gpu(value) if kind == "gpu" else catalog.instance(value)
+            getattr(catalog, kind)(value)
         except CatalogError as exc:
             out.append({"path": path, "message": exc.problem})
     return out

@@ -19,9 +19,11 @@ from typing import Any
 __all__ = [
     "DASH",
     "NEVER",
+    "UNIT_WORDS",
     "fmt_margin",
     "fmt_months",
     "fmt_number",
+    "fmt_per_unit",
     "fmt_share",
     "fmt_unit_cost",
     "fmt_usd",
@@ -34,6 +36,8 @@ __all__ = [
 
 DASH = "—"
 NEVER = "never"
+#: Each unit of work in words: what a cost per unit is "per".
+UNIT_WORDS = {"reference_gpu_hour": "reference GPU-hour", "million_tokens": "M tokens"}
 #: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection").
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -115,6 +119,11 @@ def fmt_unit_cost(x: float | None) -> str:
     if missing(x):
         return DASH
     return f"${x:,.3g}" if x < 1000 else fmt_usd(x)
+
+
+def fmt_per_unit(x: float | None, unit: str) -> str:
+    """A cost per unit of work with its unit: "$0.33 per M tokens"; no value -> "—"."""
+    return DASH if missing(x) else f"{fmt_unit_cost(x)} per {UNIT_WORDS[unit]}"
 
 
 def fmt_months(t: float | None) -> str:

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..plan_result import Candidate, PlanResult
-from ..result import Result
+from ..result import Breakeven, Result
 from .formatting import fmt_margin, fmt_share, fmt_utilisation, missing
 
 __all__ = ["plan_verdict", "precision_text", "verdict"]
@@ -16,13 +16,15 @@ __all__ = ["plan_verdict", "precision_text", "verdict"]
 
 def verdict(result: Result) -> str:
     """Break-even P50 with its P10-P90 range, then the picture at the report utilisation
-    (that of the cumulative cost by month).
+    (that of the cumulative cost by month); with a hosted API, the option cheapest in most
+    draws at the report utilisation and both break-evens (:func:`_three_sides`).
 
-    The second half is left out when that level is not one of the ``utilisation`` levels.
+    The part at the report utilisation is left out when that level is not one of the
+    ``utilisation`` levels.
     """
+    if result.api_tco is not None:
+        return _three_sides(result)
     be = result.breakeven_utilisation
-    utilisation, prob_buy_cheaper = result.utilisation, result.prob_buy_cheaper
-    payback, level = result.payback_months, result.cumulative_cost.utilisation
     if missing(be.p50):
         head = (
             "Renting is cheaper at every utilisation in most draws: buying never breaks "
@@ -32,19 +34,65 @@ def verdict(result: Result) -> str:
         head = f"Buying is cheaper even when idle in {fmt_share(be.prob_always)} of draws"
     else:
         head = f"Buying breaks even at {fmt_utilisation(be.p50)} utilisation"
-        if be.p10 != be.p90:  # a spread to report ("never", NaN, counts as one)
-            head += f" (P10-P90: {fmt_utilisation(be.p10)} to {fmt_utilisation(be.p90)})"
-    hits = np.flatnonzero(np.abs(np.asarray(utilisation) - level) < 1e-9)
-    if not hits.size:
+        head += _spread(be)
+    j = _report_level(result)
+    if j is None:
         return head + "."
-    j = int(hits[0])
+    level, payback = result.cumulative_cost.utilisation, result.payback_months
     tail = (
         f"; at {fmt_utilisation(level)} utilisation buying is cheaper in "
-        f"{fmt_share(prob_buy_cheaper[j])} of draws"
+        f"{fmt_share(result.prob_buy_cheaper[j])} of draws"
     )
     if not missing(float(payback.p50[j])):
         tail += f" and pays back in {payback.p50[j]:.1f} months (P50)"
     return head + tail + "."
+
+
+def _report_level(result: Result) -> int | None:
+    """Index of the report utilisation among the levels, or ``None``."""
+    level = result.cumulative_cost.utilisation
+    hits = np.flatnonzero(np.abs(np.asarray(result.utilisation) - level) < 1e-9)
+    return int(hits[0]) if hits.size else None
+
+
+def _spread(be: Breakeven) -> str:
+    """ " (P10-P90: a to b)" when the break-even varies ("never", NaN, counts as one value)."""
+    if be.p10 == be.p90:
+        return ""
+    return f" (P10-P90: {fmt_utilisation(be.p10)} to {fmt_utilisation(be.p90)})"
+
+
+def _breakeven(be: Breakeven, against: str) -> str:
+    """Where buying breaks even against one side, as what buying does."""
+    if missing(be.p50):
+        return f"never breaks even with {against} in most draws"
+    if be.p50 == 0.0:
+        return f"is cheaper than {against} even when idle in most draws"
+    return f"breaks even with {against} at {fmt_utilisation(be.p50)}{_spread(be)}"
+
+
+#: How the verdict names each side.
+_OPTION = {"buy": "buying", "rent": "renting", "api": "the API"}
+
+
+def _three_sides(result: Result) -> str:
+    """The option cheapest in most draws at the report utilisation, with the others' shares,
+    then where buying breaks even with renting and with the API."""
+    renting = _breakeven(result.breakeven_utilisation, "renting")
+    api = _breakeven(result.breakeven_vs_api, "the API")
+    tail = f"buying {renting} and {api}"
+    j = _report_level(result)
+    if j is None:
+        return tail[0].upper() + tail[1:] + "."
+    shares = {side: float(getattr(result.cheapest_share, side)[j]) for side in _OPTION}
+    best = max(shares, key=lambda side: shares[side])  # the first of buy, rent, api on ties
+    others = ", ".join(f"{_OPTION[s]} {fmt_share(v)}" for s, v in shares.items() if s != best)
+    level = fmt_utilisation(result.cumulative_cost.utilisation)
+    head = (
+        f"At {level} utilisation {_OPTION[best]} is the cheapest option in "
+        f"{fmt_share(shares[best])} of draws ({others})"
+    )
+    return f"{head}; {tail}."
 
 
 def _mix(best: Candidate) -> str:
