@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import html
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -276,6 +277,54 @@ def test_the_schema_states_the_rules_of_the_kinds_of_work(validator, doc, valid)
         loaded = False
     assert loaded is valid
     assert validator.is_valid(doc) is valid
+
+
+def test_the_form_follows_the_kind_of_work(page):
+    """Fields and sections of one kind of work name it and start hidden unless training (the
+    page arrives with a training scenario); the precision's choices are those of each kind;
+    the page's rules of the kinds are the loader's."""
+    parsed = _elements(page[0])
+    marked = {a["id"]: a for _, a in parsed.tags if a.get("data-work") and a.get("id")}
+    fields = [f for section in form("scenario") for f in section.fields]
+    for f in fields:
+        node = marked.get(f"scenario-{f.slug}-field")
+        assert (node is None) == (f.work == ""), f.path
+        if node:
+            assert node["data-work"] == f.work and ("hidden" in node) == (f.work != "training")
+    assert {f.path for f in fields if f.work == "inference"} >= {
+        "workload.model",
+        "workload.input_tokens",
+        "workload.output_tokens",
+        "workload.min_tokens_per_s_per_user",
+        "buy.tokens_per_s_per_gpu",
+        "rent.tokens_per_s_per_gpu",
+    }
+    api = next(s for s in form("scenario") if s.title == "Hosted API")
+    assert api.work == "inference" and {f.path.split(".")[0] for f in api.fields} == {"api"}
+    precision = next(f for f in fields if f.path == "workload.precision")
+    kinds = dict(zip(precision.choices, precision.choice_work, strict=True))
+    assert kinds == {
+        "fp32": ("training",),
+        "fp16": ("training", "inference"),
+        "int8": ("training",),
+        "fp8": ("inference",),
+        "fp4": ("inference",),
+    }
+    options = [a for tag, a in parsed.tags if tag == "option" and a.get("data-work")]
+    assert [(o["value"], o["data-work"], "hidden" in o) for o in options] == [
+        (c, " ".join(k), "training" not in k) for c, k in kinds.items()
+    ]
+    boot = re.search(r'<script type="application/json" id="boot">(.*?)</script>', page[0], re.S)
+    assert boot and json.loads(html.unescape(boot.group(1)))["work"] == views.work_rules()
+    rules = views.work_rules()
+    assert rules["default"] == "training"
+    assert rules["kinds"]["inference"] == {
+        "only": ["model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user"],
+        "precisions": ["fp16", "fp8", "fp4"],
+        "throughput": "tokens_per_s_per_gpu",
+        "blocks": ["api"],
+    }
+    assert rules["kinds"]["training"]["throughput"] == "relative_throughput"
 
 
 def test_page_has_a_tab_and_a_module_per_view(page):
