@@ -629,6 +629,10 @@ def test_inference_in_chromium(driver, tmp_path):
             ".every((n) => !n.hidden)"
         )
         page.screenshot("web-inference", 1280)
+        page.screenshot("web-inference-phone", 375)
+        page.viewport(375, 800)
+        assert page.js("return document.documentElement.scrollWidth") <= 375  # 11 columns
+        page.viewport(1280, 900)
 
         # Prices of one's own: the offer's, written in; the same answer. Without an output
         # price the API's error stands beside that field.
