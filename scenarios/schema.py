@@ -385,13 +385,17 @@ class InlineModelSchema(_Base):
 
 #: The kinds of work, and the unit each counts.
 WORK_KINDS = ("training", "inference")
-#: Workload keys of one kind of work only.
-_ONLY = {
+#: Per kind of work: the workload keys of that kind only, those it requires, the precisions it
+#: is measured at, a side's throughput key and the scenario's blocks of that kind only (the
+#: JSON Schema states the same rules, :mod:`scenarios.jsonschema`).
+WORK_ONLY = {
     "training": ("reference_gpu",),
     "inference": ("model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user"),
 }
-_REQUIRED = {"training": (), "inference": ("model", "input_tokens", "output_tokens")}
-_PRECISIONS = {"training": PRECISIONS, "inference": SERVING_PRECISIONS}
+WORK_REQUIRED = {"training": (), "inference": ("model", "input_tokens", "output_tokens")}
+WORK_PRECISIONS = {"training": PRECISIONS, "inference": SERVING_PRECISIONS}
+WORK_THROUGHPUT = {"training": "relative_throughput", "inference": "tokens_per_s_per_gpu"}
+WORK_BLOCKS = {"training": (), "inference": ("api",)}
 _REFERENCE_GPU = "v100-sxm2-16gb"
 
 
@@ -439,15 +443,15 @@ class WorkloadSchema(_Base):
         kind = data["kind"]
         other = WORK_KINDS[1 - WORK_KINDS.index(kind)]
         errors: dict[str, list[str]] = {}
-        for key in _ONLY[other]:
+        for key in WORK_ONLY[other]:
             if data.get(key) is not None:
                 errors[key] = [f"only for {other} work (workload.kind: {other})"]
-        for key in _REQUIRED[kind]:
+        for key in WORK_REQUIRED[kind]:
             if data.get(key) is None:
                 errors[key] = [f"required for {kind} work"]
-        if data["precision"] not in _PRECISIONS[kind]:
+        if data["precision"] not in WORK_PRECISIONS[kind]:
             errors["precision"] = [
-                f"{kind} work is measured at {', '.join(_PRECISIONS[kind])}, "
+                f"{kind} work is measured at {', '.join(WORK_PRECISIONS[kind])}, "
                 f"got {data['precision']!r}"
             ]
         if errors:
@@ -465,11 +469,11 @@ class WorkloadSchema(_Base):
         that training scenarios written before inference existed keep their cache keys."""
         if data.get("kind") == "training":
             data.pop("kind")
-        return _drop_none(data, _ONLY["training"] + _ONLY["inference"])
+        return _drop_none(data, WORK_ONLY["training"] + WORK_ONLY["inference"])
 
 
 #: A side's throughput keys, one per kind of work: the other is left out of its document.
-_THROUGHPUTS = ("relative_throughput", "tokens_per_s_per_gpu")
+_THROUGHPUTS = tuple(WORK_THROUGHPUT.values())
 
 
 class BuySchema(_Base):
@@ -550,7 +554,7 @@ class ApiSchema(_Base):
     @validates_schema
     def _priced(self, data: dict, **kwargs: Any) -> None:
         if data.get("model") is None:
-            missing = [k for k in _API_PRICES if data.get(k) is None]
+            missing = [k for k in API_PRICES if data.get(k) is None]
             if missing:
                 raise ValidationError(
                     {k: ["required without a catalog offer (api.model)"] for k in missing}
@@ -562,7 +566,7 @@ class ApiSchema(_Base):
 
 
 #: The prices an API block gives when it names no catalog offer.
-_API_PRICES = ("input_usd_per_mtok", "output_usd_per_mtok")
+API_PRICES = ("input_usd_per_mtok", "output_usd_per_mtok")
 
 
 def _version() -> fields.Field:
@@ -642,8 +646,10 @@ class ScenarioSchema(_Base):
 
     @validates_schema
     def _api_serves(self, data: dict, **kwargs: Any) -> None:
-        if data.get("api") is not None and data["workload"]["kind"] != "inference":
-            raise ValidationError("only for inference work (workload.kind: inference)", "api")
+        for kind, blocks in WORK_BLOCKS.items():
+            for block in blocks:
+                if data.get(block) is not None and data["workload"]["kind"] != kind:
+                    raise ValidationError(f"only for {kind} work (workload.kind: {kind})", block)
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
