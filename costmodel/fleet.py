@@ -100,30 +100,43 @@ class _Load:
 
     def excess(self, capacity: Value) -> np.ndarray:
         """The work above a capacity of ``capacity`` a month [units of work/month], (H, n)."""
+        over = self.work - capacity
+        out = np.maximum(over, 0.0)
         if self.swing is None:
-            return np.maximum(self.work - capacity, 0.0)
-        gap = capacity - self.work
-        with np.errstate(divide="ignore", invalid="ignore"):  # z is used only inside the band
-            z = np.clip(gap / self.swing, -1.0, 1.0)
-        partial = self.swing * (np.sqrt(1.0 - z * z) - z * np.arccos(z)) / math.pi
-        return np.where(np.abs(gap) < self.swing, partial, np.maximum(-gap, 0.0))
+            return out
+        band = np.flatnonzero(np.abs(over) < self.swing)  # the arccos only where it is needed
+        if band.size:
+            swing = np.take(self.swing, band)
+            z = np.take(over, band) / -swing  # (c - W_m) / (a W_m)
+            np.put(out, band, swing * (np.sqrt(1.0 - z * z) - z * np.arccos(z)) / math.pi)
+        return out
 
-    def served(self, capacity: Value) -> np.ndarray:
-        """The work a capacity of ``capacity`` a month serves [units of work/month], (H, n)."""
-        if self.swing is None:
-            return np.minimum(self.work, capacity)
-        return self.work - self.excess(capacity)
-
-    def split(self, owned: Value, reserved: Value) -> tuple[np.ndarray, ...]:
-        """The work served by an ``owned`` capacity, then by a ``reserved`` one, and the rest
+    def served(self, capacity: Value) -> tuple[np.ndarray, np.ndarray | None]:
+        """The work a capacity of ``capacity`` a month serves and, for a daily peak, the work
+        above it (``None`` for a flat load, where it costs less to take again than to keep)
         [units of work/month], each (H, n)."""
         if self.swing is None:
+            return np.minimum(self.work, capacity), None
+        above = self.excess(capacity)
+        return self.work - above, above
+
+    def split(self, owned: Value, reserved: Value) -> np.ndarray:
+        """The work served by an ``owned`` capacity, then by a ``reserved`` one, and the rest,
+        each month summed over the draws [units of work/month], (3, H)."""
+        out = np.empty((3, self.work.shape[0]))
+        if self.swing is None:
             a = np.minimum(self.work, owned)
+            out[0] = a.sum(axis=1)
             b = np.minimum(self.work - a, reserved)
-            return a, b, self.work - a - b
-        above_owned = self.excess(owned)
+            out[1] = b.sum(axis=1)
+            out[2] = (self.work - a - b).sum(axis=1)
+            return out
+        above = self.excess(owned)
+        out[0] = (self.work - above).sum(axis=1)
         rest = self.excess(owned + reserved)
-        return self.work - above_owned, above_owned - rest, rest
+        out[1] = (above - rest).sum(axis=1)
+        out[2] = rest.sum(axis=1)
+        return out
 
 
 @dataclass(frozen=True)
@@ -225,14 +238,17 @@ def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
         j = 0
         for s in range(s_lo, s_hi + 1):
             capacity = s * np.asarray(c.server_capacity, dtype=float)
-            owned = c.load.served(capacity)  # A_m
+            owned, above = c.load.served(capacity)  # A_m, and O_m at K = 0 (or None)
             owned_total = owned.sum(axis=0)
             fixed = s * c.server_cost + c.k_owned * _weighted_sum(c.energy, owned)
             with np.errstate(divide="ignore", invalid="ignore"):  # shares, clipped to rounding
                 share_s = np.clip(np.where(total > 0, owned_total / total, 0.0), 0.0, 1.0)
                 util_s = np.clip(owned_total / (h * capacity), 0.0, 1.0) if s else 0.0 * total
             for k in range(k_lo, k_hi + 1):
-                rest = c.load.excess(capacity + k * np.asarray(c.instance_capacity))  # O_m
+                if k == 0 and above is not None:
+                    rest, above = above, None
+                else:
+                    rest = c.load.excess(capacity + k * np.asarray(c.instance_capacity))  # O_m
                 burst = c.k_burst * _weighted_sum(c.burst, rest)
                 cost[j, rows] = fixed + k * c.instance_cost + burst
                 share[j, rows], util[j, rows] = share_s, util_s
@@ -251,9 +267,7 @@ def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
         rows = slice(start, min(n, start + step))
         c = _chunk(inputs, {k: _rows(v, rows) for k, v in values.items()}, rows.stop - start)
         owned = servers * np.asarray(c.server_capacity, dtype=float)
-        parts = c.load.split(owned, instances * np.asarray(c.instance_capacity))
-        for i, part in enumerate(parts):
-            sums[i] += part.sum(axis=1)
+        sums += c.load.split(owned, instances * np.asarray(c.instance_capacity))
     mean = sums / n
     return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
 
