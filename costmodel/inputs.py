@@ -646,13 +646,9 @@ class Demand:
         _validate(self, "demand.")
         given = [name for name in _WORK_FIELDS if getattr(self, name) is not None]
         if not given:
-            raise InputError(
-                "demand", f"needs the work in month 1: {' or '.join(_WORK_FIELDS)}"
-            )
+            raise InputError("demand", f"needs the work in month 1: {' or '.join(_WORK_FIELDS)}")
         if len(given) > 1:
-            raise InputError(
-                f"demand.{given[1]}", f"give one of {' and '.join(given)}, not both"
-            )
+            raise InputError(f"demand.{given[1]}", f"give one of {' and '.join(given)}, not both")
 
     @property
     def work_field(self) -> str:
