@@ -715,16 +715,29 @@ class PlanInputs:
                 "reserve.pricing",
                 f"must be reserved_1y or reserved_3y, got {self.reserve.pricing!r}",
             )
-        if isinstance(self.burst, ApiInputs):
-            if self.demand.million_tokens_per_month is None:
-                raise InputError(
-                    "burst", "an API bills tokens: the demand needs million_tokens_per_month"
-                )
-        elif self.burst.pricing not in ("on_demand", "spot"):
+        if not isinstance(self.burst, ApiInputs) and self.burst.pricing not in (
+            "on_demand",
+            "spot",
+        ):
             raise InputError(
                 "burst.pricing", f"must be on_demand or spot, got {self.burst.pricing!r}"
             )
+        if self.demand.million_tokens_per_month is None:
+            self._check_counts_hours()
         _check_correlations(self.correlations, self.distributions())
+
+    def _check_counts_hours(self) -> None:
+        """A demand in reference GPU-hours takes no side that counts tokens."""
+        if isinstance(self.burst, ApiInputs):
+            raise InputError(
+                "burst", "an API bills tokens: the demand needs million_tokens_per_month"
+            )
+        for name, side in (("own", self.own), ("reserve", self.reserve), ("burst", self.burst)):
+            if side is not None and side.tokens_per_s_per_gpu is not None:
+                raise InputError(
+                    f"{name}.tokens_per_s_per_gpu",
+                    "counts tokens: the demand needs million_tokens_per_month",
+                )
 
     @property
     def candidates(self) -> int:

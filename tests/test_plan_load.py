@@ -234,7 +234,18 @@ def test_the_work_per_month_whichever_unit():
     assert tokens.peak_to_mean == Fixed(1.0)
 
 
-def test_an_api_burst_needs_demand_in_tokens():
+def test_sides_in_tokens_need_demand_in_tokens():
+    hours = Demand(reference_gpu_hours_per_month=Fixed(100))
     with pytest.raises(InputError) as exc:
-        _plan(demand=Demand(reference_gpu_hours_per_month=Fixed(100)))
+        _plan(demand=hours)
     assert exc.value.path == "burst" and "million_tokens_per_month" in exc.value.message
+    in_tokens = rent(8, price_usd_per_hour=24, relative_throughput=None, tokens_per_s_per_gpu=2500)
+    with pytest.raises(InputError) as exc:
+        _plan(demand=hours, burst=in_tokens, reserve=None, instances=(0, 0))
+    assert exc.value.path == "burst.tokens_per_s_per_gpu"
+    # with the demand in tokens a side may count tokens per second: one month, no servers,
+    # 20,000 M tokens at 8 GPUs x 2,500 tokens/s = 72 M tokens per instance-hour: 277.78 h at
+    # 24 USD = 6,666.67 USD, discounted a month at 8 %/year
+    plan = _plan(burst=in_tokens, reserve=None, instances=(0, 0), servers=(0, 0), horizon_months=1)
+    cost = simulate_plan(plan).cost[0, 0]
+    assert cost == pytest.approx(20_000 / 72 * 24 * 1.08 ** (-1 / 12), rel=1e-12)
