@@ -16,6 +16,9 @@ from typing import Any
 
 from marshmallow import Schema, fields, missing, validate
 
+from costmodel.distributions import Fixed
+from costmodel.inputs import Demand, input_fields
+
 from .schema import (
     BoundRange,
     Correlation,
@@ -44,7 +47,6 @@ _DEFAULT_TEXT = {
     "rent.instance.interconnect": "`pcie-x16`",
     "rent.committed_instances": "reserved pricing: ceil(T_own / T_inst), enough instances for "
     "the owned work at u = 1",
-    "demand.annual_growth": "`0`: no growth",
 }
 _SECTIONS = {
     "": "Top level",
@@ -77,6 +79,8 @@ _SOURCES: dict[str, list[tuple[Source, dict[str, str]]]] = {}
 for _side, _table in (("buy", OWNED), ("rent", RENTED), ("api", HOSTED)):
     for _src in _table:
         _SOURCES.setdefault(f"{_side}.{_src.key}", []).append((_src, DOC_LABELS[_side]))
+#: The engine's demand fields, whose defaults and their origins a plan's `demand` keys take.
+_DEMAND = input_fields(Demand)
 _HEADER = "| key | type | unit | range | default | meaning |"
 
 
@@ -149,6 +153,9 @@ def _default(key: str, field: fields.Field) -> str:
         return "; ".join(f"{src.when}: {text}" for (src, _), text in zip(rows, texts, strict=True))
     if key in _DEFAULT_TEXT:
         return _DEFAULT_TEXT[key]
+    demand = _DEMAND.get(rest) if head == "demand" else None
+    if demand is not None and isinstance(demand.default, Fixed):
+        return f"`{_num(demand.default.value)}`: {demand.metadata['origin']}"
     if field.required:
         return "**required**"
     value = field.load_default

@@ -80,13 +80,16 @@ class Plan(Keyed):
 
 
 def _demand(data: Mapping[str, Any]) -> tuple[Demand, list[Assumption]]:
-    """The demand block with its defaults (from the engine's fields) and their assumptions."""
+    """The demand block with its defaults (from the engine's fields) and their assumptions; a
+    field without a default left out (the work in the unit not used) is neither."""
     values: dict[str, Distribution] = {}
     notes = []
     for name, f in input_fields(Demand).items():
-        given = data["demand"][name]
+        given = data["demand"].get(name)
         if given is not None:
             values[name], origin = given, ("plan", Origin.GIVEN)
+        elif f.default is None:
+            continue
         else:
             values[name], origin = f.default, (f"default: {f.metadata['origin']}", Origin.DEFAULT)
         notes.append(

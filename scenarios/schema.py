@@ -657,10 +657,11 @@ class ScenarioSchema(_Base):
 
 
 class DemandSchema(_Base):
-    """The work to plan for: its month-1 amount and annual growth."""
+    """The work to plan for: its month-1 amount, annual growth and daily peak."""
 
     reference_gpu_hours_per_month = _input(Demand, "reference_gpu_hours_per_month", required=True)
     annual_growth = _input(Demand, "annual_growth")
+    peak_to_mean = _input(Demand, "peak_to_mean")
 
 
 class CountRangeSchema(_Base):
