@@ -177,7 +177,7 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int) -> _Chunk:
     own = BuyDraws.sampled(inputs.own, values, "own")
     t_srv = capacity(own)
     if isinstance(inputs.burst, ApiInputs):
-        burst = ApiDraws.sampled(inputs.burst, values, "burst").as_rented()
+        burst = ApiDraws.sampled(inputs.burst, values, inputs.burst_side).as_rented()
     else:
         burst = RentDraws.sampled(inputs.burst, values, "burst")
     t_burst = capacity(burst)

@@ -675,7 +675,8 @@ class PlanInputs:
     (min, max) candidate counts of owned servers and of ``reserve`` instances (none without a
     reserve); ``burst`` takes the rest: on-demand or spot instances, or a hosted API (an
     :class:`ApiInputs`, for a demand in millions of tokens). Inputs are named in sampling by
-    ``"own.<field>"``, ``"reserve.<field>"``, ``"burst.<field>"`` and ``"demand.<field>"``.
+    ``"own.<field>"``, ``"reserve.<field>"``, ``"burst.<field>"`` (``"burst.api.<field>"``
+    for an API) and ``"demand.<field>"``.
     """
 
     horizon_months: int = _horizon()
@@ -744,11 +745,16 @@ class PlanInputs:
         """Number of (servers, instances) candidates [count]."""
         return (self.servers[1] - self.servers[0] + 1) * (self.instances[1] - self.instances[0] + 1)
 
+    @property
+    def burst_side(self) -> str:
+        """The name of the burst side's inputs: ``"burst"``, or ``"burst.api"`` for an API."""
+        return "burst.api" if isinstance(self.burst, ApiInputs) else "burst"
+
     def distributions(self) -> dict[str, Distribution]:
-        """Every distribution-valued input by its dotted name (``"own.pue"``)."""
-        return _distributions(
-            {"demand": self.demand, "own": self.own, "reserve": self.reserve, "burst": self.burst}
-        )
+        """Every distribution-valued input by its dotted name (``"own.pue"``; an API burst's
+        as ``"burst.api.<field>"``, its key path in a plan)."""
+        sides = {"demand": self.demand, "own": self.own, "reserve": self.reserve}
+        return _distributions({**sides, self.burst_side: self.burst})
 
 
 def input_fields(cls: type) -> dict[str, Field]:

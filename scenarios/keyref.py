@@ -42,6 +42,7 @@ _DEFAULT_TEXT = {
     "simulation.target_halfwidth": "none: `samples` draws, no doubling",
     "simulation.max_samples": "`1,000,000`",
     "utilisation": "0.05 to 1.00 in steps of 0.05 (20 levels)",
+    "burst.api": "none; its keys are those of `api`",
     "buy.interconnect": "`nvlink` for SXM GPUs, else the platform tier's link",
     "buy.gpu.idle_w": "10 % of `tdp_w` (an estimate)",
     "rent.instance.interconnect": "`pcie-x16`",
@@ -73,7 +74,7 @@ _PLAN_SECTIONS = {
 _PLAN_AS = {"own": "buy", "reserve": "rent", "burst": "rent"}
 #: Mappings a plan shares with scenarios, documented there.
 _PLAN_SHARED = {"simulation", "workload", "own.gpu", "reserve.instance", "burst.instance",
-                "reserve.instances"}  # fmt: skip
+                "burst.api", "reserve.instances"}  # fmt: skip
 #: Where each left-out input's default comes from, by key: one row, or one per kind of work.
 _SOURCES: dict[str, list[tuple[Source, dict[str, str]]]] = {}
 for _side, _table in (("buy", OWNED), ("rent", RENTED), ("api", HOSTED)):
@@ -140,6 +141,8 @@ def _source_text(src: Source, labels: dict[str, str]) -> str:
 
 
 def _default(key: str, field: fields.Field) -> str:
+    if key in _DEFAULT_TEXT:
+        return _DEFAULT_TEXT[key]
     head, _, rest = key.partition(".")
     if head in _PLAN_AS and rest and not rest.startswith(("servers", "instances")):
         side = _PLAN_AS[head]

@@ -657,11 +657,24 @@ class ScenarioSchema(_Base):
 
 
 class DemandSchema(_Base):
-    """The work to plan for: its month-1 amount, annual growth and daily peak."""
+    """The work to plan for: its month-1 amount (in the workload's unit), annual growth and
+    daily peak."""
 
-    reference_gpu_hours_per_month = _input(Demand, "reference_gpu_hours_per_month", required=True)
+    reference_gpu_hours_per_month = _input(Demand, "reference_gpu_hours_per_month")
+    million_tokens_per_month = _input(Demand, "million_tokens_per_month")
     annual_growth = _input(Demand, "annual_growth")
     peak_to_mean = _input(Demand, "peak_to_mean")
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(data, tuple(DEMAND_WORK.values()))
+
+
+#: The demand key of each kind of work: its month-1 amount in the kind's unit.
+DEMAND_WORK = {
+    "training": "reference_gpu_hours_per_month",
+    "inference": "million_tokens_per_month",
+}
 
 
 class CountRangeSchema(_Base):
@@ -713,11 +726,48 @@ ReserveSchema = _PlanRented.from_dict(
     name="ReserveSchema",
 )
 ReserveSchema.__doc__ = "Reserved instances (1- or 3-year terms) and the counts to consider."
-BurstSchema = _PlanRented.from_dict(
-    _rent_keys(("on_demand", "spot"), "on_demand", ("spot_interruption_overhead",)),
+
+
+class _Burst(_PlanRented):
+    """A plan's burst: instances, or (inference work) a hosted API, ``{api: {...}}``."""
+
+    @validates_schema(pass_original=True)
+    def _instances_or_api(self, data: dict, original: Any, **kwargs: Any) -> None:
+        given = set(original) if isinstance(original, dict) else set()
+        if data.get("api") is None:
+            if data.get("instance") is None:
+                raise ValidationError("give the burst instance, or an api to send the rest to")
+        elif given - {"api"}:
+            extra = ", ".join(sorted(given - {"api"}))
+            raise ValidationError(f"an API burst takes only api; got also {extra}", "api")
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        if data.get("api") is not None:
+            return {"api": data["api"]}
+        data.pop("api", None)
+        return _drop_none(data, _THROUGHPUTS)
+
+
+BurstSchema = _Burst.from_dict(
+    {
+        **_rent_keys(("on_demand", "spot"), "on_demand", ("spot_interruption_overhead",)),
+        "instance": Ref(
+            InlineInstanceSchema,
+            "catalog instance id or inline instance; give it or api",
+            load_default=None,
+        ),
+        "api": fields.Nested(
+            ApiSchema,
+            load_default=None,
+            metadata={"description": "inference: a hosted API takes the rest instead"},
+        ),
+    },
     name="BurstSchema",
 )
-BurstSchema.__doc__ = "The on-demand or spot instances that take the work left over."
+BurstSchema.__doc__ = (
+    "The on-demand or spot instances, or a hosted API, that take the work left over."
+)
 
 
 class PlanSchema(_Base):
@@ -745,3 +795,21 @@ class PlanSchema(_Base):
     )
     objective = _input(PlanInputs, "objective")
     correlations = _correlations()
+
+    @validates_schema
+    def _work_kind(self, data: dict, **kwargs: Any) -> None:
+        """The demand is in the workload's unit; only inference work bursts to an API."""
+        kind = data["workload"]["kind"]
+        errors: dict[str, Any] = {}
+        for other, key in DEMAND_WORK.items():
+            given = data["demand"].get(key) is not None
+            if other == kind and not given:
+                errors[key] = [f"required for {kind} work"]
+            elif other != kind and given:
+                errors[key] = [f"only for {other} work (workload.kind: {other})"]
+        if errors:
+            raise ValidationError({"demand": errors})
+        if kind != "inference" and data["burst"].get("api") is not None:
+            raise ValidationError(
+                {"burst": {"api": ["only for inference work (workload.kind: inference)"]}}
+            )

@@ -160,8 +160,12 @@ def test_a_peak_draw_by_draw_matches_each_fixed_peak():
 def test_a_peak_just_above_one_gives_the_flat_plan(example):
     # the shaped split at a -> 0 meets the flat one (min and max) that k = 1 takes
     for doc in scenarios.load_files(EXAMPLES / example):
-        flat = doc.inputs
-        inputs = dataclasses.replace(flat, samples=min(flat.samples, 200))
+        given = doc.inputs
+        inputs = dataclasses.replace(
+            given,
+            samples=min(given.samples, 200),
+            demand=dataclasses.replace(given.demand, peak_to_mean=Fixed(1.0)),
+        )
         shaped = dataclasses.replace(
             inputs, demand=dataclasses.replace(inputs.demand, peak_to_mean=Fixed(1 + 1e-12))
         )
@@ -194,7 +198,7 @@ def test_the_api_is_sampled_under_burst():
         plan, burst=dataclasses.replace(API, output_usd_per_mtok=Uniform(0.7, 0.9))
     )
     names = set(uncertain.distributions())
-    assert "burst.output_usd_per_mtok" in names and "demand.million_tokens_per_month" in names
+    assert "burst.api.output_usd_per_mtok" in names and "demand.million_tokens_per_month" in names
     assert "demand.reference_gpu_hours_per_month" not in names
 
 
