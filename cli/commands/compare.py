@@ -125,7 +125,6 @@ def _add_serving(p: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     import time
 
-    from cli.tables import compare_csv, print_compare
     from scenarios.compare import compare
     from scenarios.errors import ScenarioError
 
@@ -142,8 +141,12 @@ def execute(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n")
     elif args.format == "csv":
+        from cli.tables import compare_csv  # the tables' imports (rich) only when drawn
+
         sys.stdout.write(compare_csv(result))
     else:
+        from cli.tables import print_compare
+
         top = args.top if args.top is not None else 30
         print_rendered(lambda console: print_compare(result, console, top or None))
     if args.verbose:
