@@ -1,12 +1,13 @@
 """What a request costs the server, the limits it is held to, and where the OpenAPI document
 states them.
 
-Work is counted in one unit for every kind of request: one draw of one utilisation level over
-one month of the rent-versus-buy engine (about 3 ns of CPU). Each other piece of work is
-counted as the units it takes in the same time, as ``benchmarks/bench_limits.py`` measures:
+Work is counted in one unit for every kind of request, :data:`UNIT_S` (3 ns) of CPU. Each
+piece of work is counted as the units it takes, as ``benchmarks/bench_limits.py`` measures:
 
-* a scenario: draws x months x (levels + :data:`SCENARIO_MONTH_WORK`), the last for the
-  month-by-month cash flows every draw needs whatever the levels;
+* a scenario: draws x (months x :data:`SCENARIO_MONTH_WORK` + levels x
+  :data:`SCENARIO_LEVEL_WORK` + :data:`SCENARIO_DRAW_WORK`): each draw's month-by-month cash
+  flows, each level's statistics over the draws, and each draw's sampling and summary (the
+  levels' own month-by-month sums cost next to nothing beside these);
 * a plan: draws x candidates x (months x :data:`PLAN_MONTH_WORK` + :data:`PLAN_DRAW_WORK`),
   the evaluation and then each candidate's statistics over its draws and the memory they are
   held in (24 bytes a draw), plus candidates x :data:`PLAN_CANDIDATE_WORK` and the result's
@@ -14,7 +15,7 @@ counted as the units it takes in the same time, as ``benchmarks/bench_limits.py`
 * a comparison: draws x options x :data:`COMPARE_OPTION_WORK`.
 
 ``COSTMODEL_MAX_WORK`` bounds the sum, so the largest request the defaults allow takes about
-2 s of CPU and well under 1 GiB. A run (``POST /v1/runs``) asking for more is a job instead, up
+1.5 s of CPU and well under 1 GiB. A run (``POST /v1/runs``) asking for more is a job instead, up
 to ``COSTMODEL_MAX_JOB_WORK``. A plan is also held to ``COSTMODEL_MAX_CANDIDATES``, to the size
 its result may reach (``COSTMODEL_MAX_RESULT_BYTES``) and to the memory its draws hold
 (:func:`plan_memory`, ``COSTMODEL_MAX_MEMORY``), all known before anything is evaluated; a
@@ -42,7 +43,10 @@ __all__ = [
     "PLAN_DRAW_WORK",
     "PLAN_MONTH_WORK",
     "RESULT_BYTE_WORK",
+    "SCENARIO_DRAW_WORK",
+    "SCENARIO_LEVEL_WORK",
     "SCENARIO_MONTH_WORK",
+    "UNIT_S",
     "Check",
     "abort_over_limits",
     "check_document",
@@ -57,8 +61,16 @@ __all__ = [
     "write_limits",
 ]
 
-#: Work of the cash flows of one draw and month, whatever the levels [unit] (measured: 9).
-SCENARIO_MONTH_WORK = 8
+#: CPU time of one unit of work [s].
+UNIT_S = 3e-9
+#: Work of the cash flows of one draw and month, whatever the levels [unit] (measured: 30 to
+#: 42 ns, 10 to 14 units).
+SCENARIO_MONTH_WORK = 12
+#: Work of one level's statistics over one draw [unit] (measured: 99 to 127 ns).
+SCENARIO_LEVEL_WORK = 40
+#: Work of one draw whatever its months and levels: its sampling, its share of the summary
+#: [unit] (measured: 3.0 to 3.5 us).
+SCENARIO_DRAW_WORK = 1_000
 #: Work of one candidate over one draw and month of a plan [unit] (measured: 6 to 10).
 PLAN_MONTH_WORK = 8
 #: Work of one candidate's statistics over one draw, and of holding its three outcomes
@@ -143,7 +155,8 @@ def plan_result_bytes(candidates: int, months: int) -> int:
 
 def scenario_work(samples: int, levels: int, months: int) -> int:
     """The work of a scenario of ``levels`` utilisation levels over ``months`` [unit]."""
-    return samples * months * (levels + SCENARIO_MONTH_WORK)
+    per_draw = months * SCENARIO_MONTH_WORK + levels * SCENARIO_LEVEL_WORK + SCENARIO_DRAW_WORK
+    return samples * per_draw
 
 
 def plan_work(samples: int, candidates: int, months: int) -> int:
@@ -232,7 +245,8 @@ def _document_checks(
             "utilisation",
             work,
             work_limit,
-            f"units of work (samples x months x (levels + {SCENARIO_MONTH_WORK}))",
+            f"units of work (samples x (months x {SCENARIO_MONTH_WORK} + levels x "
+            f"{SCENARIO_LEVEL_WORK} + {SCENARIO_DRAW_WORK:,}))",
         ),
     ]
 

@@ -531,12 +531,12 @@ def test_configured_limits_name_themselves(tmp_path: Path) -> None:
 
 
 def test_total_work_limit_names_itself(tmp_path: Path) -> None:
-    # the worked example: 1000 samples x 36 months x (4 levels + 8 for the monthly cash flows)
-    # = 432,000 units of work
-    client = make_app(tmp_path, MAX_WORK=100_000).test_client()
+    # the worked example: 1000 samples x (36 months x 12 for the monthly cash flows + 4 levels
+    # x 40 for their statistics + 1,000 for sampling and summary) = 1000 x 1,592 = 1,592,000
+    client = make_app(tmp_path, MAX_WORK=1_000_000).test_client()
     err = assert_error(client.post("/v1/evaluate?samples=1000", json=WORKED), 422)
-    assert "432,000" in err["message"] and "COSTMODEL_MAX_WORK" in err["message"]
-    assert client.post("/v1/evaluate?samples=200", json=WORKED).status_code == 200  # 86,400
+    assert "1,592,000 exceeds" in err["message"] and "COSTMODEL_MAX_WORK" in err["message"]
+    assert client.post("/v1/evaluate?samples=500", json=WORKED).status_code == 200  # 796,000
 
 
 def test_schema_bounds_on_horizon_and_grid(client: FlaskClient) -> None:

@@ -146,7 +146,7 @@ def test_gunicorn_workers_store_concurrent_runs(server: int) -> None:
 
 # ------------------------------------------------------------------------------------- jobs
 
-#: The worked example over 240 months at 200,000 draws: 576,000,000 units, above MAX_WORK, so a
+#: The worked example over 240 months at 200,000 draws: 808,000,000 units, above MAX_WORK, so a
 #: job, of some seconds.
 LONG = {**WORKED, "horizon_months": 240, "simulation": {"samples": 200_000, "seed": 0}}
 PATIENCE_S = 180

@@ -28,7 +28,8 @@ from tests.test_api import ERROR_KEYS, WORKED, assert_error, close_store, make_a
 
 ASYNC = {"Prefer": "respond-async"}
 #: The worked example over 240 months: 200,000 draws are 24 chunks of the engine and
-#: 200,000 x 240 x (4 levels + 8) = 576,000,000 units, above COSTMODEL_MAX_WORK (500,000,000).
+#: 200,000 x (240 x 12 + 4 x 40 + 1,000) = 808,000,000 units, above COSTMODEL_MAX_WORK
+#: (500,000,000).
 LONG = scenario(horizon_months=240, simulation={"samples": 200_000, "seed": 0})
 #: Polling stops after this long without the state waited for [s] (a hang, not a slow machine).
 PATIENCE_S = 120
@@ -250,8 +251,8 @@ def test_a_job_answers_202_and_ends_with_the_synchronous_result(
 
 
 def test_work_above_the_synchronous_limit_is_a_job(tmp_path: Path) -> None:
-    # 10,000 draws x 36 months x (4 levels + 8) = 4,320,000 units of work
-    app = make_app(tmp_path, MAX_WORK=1_000_000, MAX_JOB_WORK=5_000_000)
+    # 10,000 draws x (36 months x 12 + 4 levels x 40 + 1,000) = 15,920,000 units of work
+    app = make_app(tmp_path, MAX_WORK=1_000_000, MAX_JOB_WORK=20_000_000)
     client = app.test_client()
     try:
         body = assert_error(client.post("/v1/evaluate?samples=10000", json=WORKED), 422)
@@ -262,7 +263,7 @@ def test_work_above_the_synchronous_limit_is_a_job(tmp_path: Path) -> None:
         assert poll(client, posted.headers["Location"])["status"] == "done"
         # above the limit of a job: 422 naming it, nothing stored
         body = assert_error(client.post("/v1/runs?samples=20000", json=WORKED), 422)
-        assert "8,640,000 exceeds the limit of 5,000,000" in body["message"]
+        assert "31,840,000 exceeds the limit of 20,000,000" in body["message"]
         assert "(COSTMODEL_MAX_JOB_WORK)" in body["message"]
         assert "as a job" not in assert_error(client.post("/v1/evaluate?samples=20000",
                                                           json=WORKED), 422)["message"]  # fmt: skip
@@ -275,7 +276,7 @@ def test_without_job_workers_a_run_is_answered_at_once_or_refused(tmp_path: Path
     client = make_app(tmp_path, MAX_WORK=1_000_000, JOB_WORKERS=0).test_client()
     body = assert_error(client.post("/v1/runs?samples=10000", json=WORKED), 422)
     assert "as a job" not in body["message"]
-    posted = client.post("/v1/runs?samples=1000", json=WORKED, headers=ASYNC)
+    posted = client.post("/v1/runs?samples=500", json=WORKED, headers=ASYNC)
     assert posted.status_code == 201 and "Preference-Applied" not in posted.headers
 
 
