@@ -539,6 +539,15 @@ def test_total_work_limit_names_itself(tmp_path: Path) -> None:
     assert client.post("/v1/evaluate?samples=500", json=WORKED).status_code == 200  # 796,000
 
 
+def test_a_scenario_of_many_levels_counts_their_statistics(client: FlaskClient) -> None:
+    # 200,000 draws x 101 levels x 12 months took 4 s of CPU, counted 200,000 x 12 x (101 + 8)
+    # = 261,600,000 and answered at once; it is 200,000 x (12 x 12 + 101 x 40 + 1,000)
+    # = 200,000 x 5,184 = 1,036,800,000 > 500,000,000
+    doc = scenario(horizon_months=12, utilisation={"start": 0.0, "stop": 1.0, "step": 0.01})
+    err = assert_error(client.post("/v1/evaluate?samples=200000", json=doc), 422)
+    assert "1,036,800,000 exceeds the limit of 500,000,000" in err["message"]
+
+
 def test_schema_bounds_on_horizon_and_grid(client: FlaskClient) -> None:
     err = assert_error(client.post("/v1/evaluate", json=scenario(horizon_months=241)), 422)
     assert paths(err) == {"horizon_months"}
