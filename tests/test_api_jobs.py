@@ -22,7 +22,7 @@ from flask.testing import FlaskClient
 
 import api.runs.jobs
 from api.runs.jobs import JobRunner
-from scenarios.store import MIGRATIONS, KeyReused, RunStore, runstore
+from scenarios.store import MIGRATIONS, KeyReused, RunStore, StoreError, runstore
 from tests import backends
 from tests.test_api import ERROR_KEYS, WORKED, assert_error, close_store, make_app, scenario
 
@@ -386,6 +386,31 @@ def test_a_job_whose_process_is_killed_runs_again(
     run = poll(jobs_client, location)
     assert run["status"] == "done"
     assert _column(store_location, "attempts", run["id"]) == 2
+
+
+def test_a_result_the_store_did_not_take_is_computed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(tmp_path, JOB_LEASE=1)
+    store = api.service.get_store(app)
+    stored = store.finish_job
+    calls: list[str] = []
+
+    def flaky(run_id: str, *args: Any, **kwargs: Any) -> bool:
+        calls.append(run_id)
+        if len(calls) == 1:
+            raise StoreError("run store runs.sqlite3 is unavailable: disk I/O error")
+        return stored(run_id, *args, **kwargs)
+
+    monkeypatch.setattr(store, "finish_job", flaky)
+    client = app.test_client()
+    try:
+        posted = client.post("/v1/runs", json=WORKED, headers=ASYNC)
+        run = poll(client, posted.headers["Location"])
+        assert run["status"] == "done" and len(calls) == 2
+        assert _column(app.config["DB"], "attempts", run["id"]) == 2
+    finally:
+        close(app)
 
 
 def test_a_job_left_running_by_a_stopped_server_is_taken_back(

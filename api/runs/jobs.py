@@ -167,9 +167,10 @@ class _Loop:
 
     def run(self) -> None:
         """Handle events and claim jobs until told to stop; never raises."""
+        wait = min(POLL_S, self.lease / 3)  # the heartbeat is never late
         while True:
             try:
-                event = self.events.get(timeout=POLL_S)
+                event = self.events.get(timeout=wait)
             except queue.Empty:
                 event = ("tick",)
             if event[0] == "stop":
@@ -225,14 +226,15 @@ class _Loop:
             render=("json",),
             prices=self.app.extensions["costmodel"]["prices"],
         )
-        self.running[claim.run_id] = claim
         try:
             if self.workers is None:
                 self.workers = Workers(self.app.config["DASK_SCHEDULER"])
-        except BatchError as exc:  # no Dask scheduler: say so on the run, try again later
-            self._fail(claim.run_id, error_body(503, f"the job cannot be started: {exc}"))
+        except BatchError as exc:  # no Dask scheduler: say so on the run
+            error = error_body(503, f"the job cannot be started: {exc}")
+            get_store(self.app).fail_job(claim.run_id, self.worker, error)
             return
         run_id = claim.run_id
+        self.running[run_id] = claim
         future = self.workers.submit(
             job, lambda share: self.events.put(("progress", run_id, share))
         )
@@ -249,8 +251,11 @@ class _Loop:
             self.progress[run_id] = (share, now)
 
     def _settle(self, run_id: str, future: Future[Done]) -> None:
-        """Store the outcome of a job: its result, or its failure in the error shape."""
-        claim = self.running.get(run_id)
+        """Store the outcome of a job: its result, or its failure in the error shape. The job
+        is no longer heartbeated from here on, so that if the store fails to take the outcome
+        its lease runs out and another process runs it again."""
+        claim = self.running.pop(run_id, None)
+        self.progress.pop(run_id, None)
         if claim is None:
             return
         try:
@@ -271,7 +276,6 @@ class _Loop:
             samples=result["samples"],
             catalog_version=result["catalog"]["version"],
         )
-        self._forget(run_id)
         if not kept:
             _log.warning("job %s was taken over by another process; its result here is dropped",
                          run_id)  # fmt: skip
@@ -279,10 +283,10 @@ class _Loop:
     def _failed(self, claim: Claim, exc: JobError) -> None:
         """A job that gave no result: queued again when its process stopped and it has
         attempts left, else failed with the error the client is shown."""
+        store = get_store(self.app)
         if exc.kind == "stopped" and claim.attempts < ATTEMPTS:
             _log.warning("job %s stopped (%s); it is queued again", claim.run_id, exc)
-            get_store(self.app).requeue_job(claim.run_id, self.worker)
-            self._forget(claim.run_id)
+            store.requeue_job(claim.run_id, self.worker)
             return
         if exc.kind == "invalid":
             message = f"the run could not be evaluated: {exc.message}"
@@ -291,15 +295,7 @@ class _Loop:
             error = _stopped_error(str(exc))
         else:
             error = unexpected_error(f"job {claim.run_id}", detail=exc.detail or exc.message)
-        self._fail(claim.run_id, error)
-
-    def _fail(self, run_id: str, error: dict[str, Any]) -> None:
-        get_store(self.app).fail_job(run_id, self.worker, error)
-        self._forget(run_id)
-
-    def _forget(self, run_id: str) -> None:
-        self.running.pop(run_id, None)
-        self.progress.pop(run_id, None)
+        store.fail_job(claim.run_id, self.worker, error)
 
     def _stop(self) -> None:
         """End the jobs still running here and put them back in the queue at once (the

@@ -143,12 +143,13 @@ def _prefers_async(prefer: str | None) -> bool:
 
 
 def _created(record: RunRecord, async_applied: bool = False) -> Any:
-    """The answer of a stored run: 201 with the result exactly as it was stored, or 202 with
-    ``Location`` to poll while it is a job not yet done."""
+    """The answer of a stored run: 201 with the result exactly as it was stored, or 202 for a
+    job not done (with ``Retry-After`` while it is under way)."""
     headers = {"Location": url_for("runs.get_run", run_id=record.id)}
     if record.status == "done":
         return _full(record, record.result), headers
-    headers["Retry-After"] = str(POLL_AFTER_S)
+    if record.status in _UNFINISHED:
+        headers["Retry-After"] = str(POLL_AFTER_S)
     if async_applied:
         headers["Preference-Applied"] = _ASYNC
     return _full(record), 202, headers
