@@ -57,23 +57,12 @@ def client(app: Flask) -> FlaskClient:
 
 
 def close_store(app: Flask) -> None:
-    """Close the app's run store if a request opened it (PostgreSQL: its pool)."""
+    """Stop the app's job runner, and close its run store if a request opened it (PostgreSQL:
+    its pool)."""
+    app.extensions["costmodel"]["jobs"].close()
     store = app.extensions["costmodel"]["store"]
     if store is not None:
         store.close()
-
-
-@pytest.fixture
-def store_app(tmp_path: Path, store_location: str) -> Iterator[Flask]:
-    """An app on each run-store backend."""
-    app = make_app(tmp_path, DB=store_location)
-    yield app
-    close_store(app)
-
-
-@pytest.fixture
-def store_client(store_app: Flask) -> FlaskClient:
-    return store_app.test_client()
 
 
 def scenario(**changes: Any) -> dict[str, Any]:

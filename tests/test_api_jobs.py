@@ -46,22 +46,7 @@ def poll(client: FlaskClient, location: str, until: tuple[str, ...] = ("done", "
         time.sleep(0.05)
 
 
-def close(app: Flask) -> None:
-    app.extensions["costmodel"]["jobs"].close()
-    close_store(app)
-
-
-@pytest.fixture
-def jobs_app(tmp_path: Path, store_location: str) -> Iterator[Flask]:
-    """An app on each run-store backend; its job runner and store are closed afterwards."""
-    app = make_app(tmp_path, DB=store_location)
-    yield app
-    close(app)
-
-
-@pytest.fixture
-def jobs_client(jobs_app: Flask) -> FlaskClient:
-    return jobs_app.test_client()
+close = close_store  # its job runner too
 
 
 @pytest.fixture
@@ -219,11 +204,11 @@ def test_a_version_3_store_is_migrated_with_its_runs_done(store_location: str) -
 
 
 def test_a_job_answers_202_and_ends_with_the_synchronous_result(
-    jobs_client: FlaskClient,
+    store_client: FlaskClient,
 ) -> None:
-    sync = jobs_client.post("/v1/runs", json=WORKED)
+    sync = store_client.post("/v1/runs", json=WORKED)
     assert sync.status_code == 201
-    posted = jobs_client.post("/v1/runs", json=WORKED, headers=ASYNC)
+    posted = store_client.post("/v1/runs", json=WORKED, headers=ASYNC)
     assert posted.status_code == 202, posted.get_data(as_text=True)
     job = posted.get_json()
     location = posted.headers["Location"]
@@ -237,15 +222,15 @@ def test_a_job_answers_202_and_ends_with_the_synchronous_result(
         None,
         None,
     )
-    run = poll(jobs_client, location)
+    run = poll(store_client, location)
     assert run["status"] == "done" and run["progress"] == 1.0 and run["error"] is None
-    expected = jobs_client.get(sync.headers["Location"]).get_json()
+    expected = store_client.get(sync.headers["Location"]).get_json()
     for key in ("result", "scenario", "seed", "samples", "catalog_version", "name"):
         assert run[key] == expected[key], key
-    assert "Retry-After" not in jobs_client.get(location).headers
-    listing = jobs_client.get("/v1/runs").get_json()
+    assert "Retry-After" not in store_client.get(location).headers
+    listing = store_client.get("/v1/runs").get_json()
     assert [(r["status"], r["progress"]) for r in listing["items"]] == [("done", 1.0)] * 2
-    report = jobs_client.get(f"{location}/report?format=json")
+    report = store_client.get(f"{location}/report?format=json")
     assert report.status_code == 200
     assert json.loads(report.data) == run["result"]
 
@@ -281,12 +266,12 @@ def test_without_job_workers_a_run_is_answered_at_once_or_refused(tmp_path: Path
 
 
 def test_the_progress_of_a_job_rises_to_one(
-    jobs_app: Flask, monkeypatch: pytest.MonkeyPatch
+    store_app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # 50,000 draws over 240 months: chunks of 2,000,000 // 240 = 8,333 draws, six of them
     # (49,998 draws) and one of 2, so the engine reports 8,333 / 50,000, ..., 49,998 / 50,000, 1
     monkeypatch.setattr(api.runs.jobs, "PROGRESS_EVERY_S", 0.0)
-    store = api.service.get_store(jobs_app)
+    store = api.service.get_store(store_app)
     written: list[float] = []
     original = store.set_progress
 
@@ -295,7 +280,7 @@ def test_the_progress_of_a_job_rises_to_one(
         return original(run_id, worker, progress)
 
     monkeypatch.setattr(store, "set_progress", spy)
-    client = jobs_app.test_client()
+    client = store_app.test_client()
     posted = client.post("/v1/runs?samples=50000", json=LONG, headers=ASYNC)
     seen = [posted.get_json()["progress"]]
     run = poll(client, posted.headers["Location"])
@@ -305,12 +290,12 @@ def test_the_progress_of_a_job_rises_to_one(
     assert seen == [0.0, 1.0]
 
 
-def test_polling_shows_progress_that_never_goes_back(jobs_client: FlaskClient) -> None:
-    posted = jobs_client.post("/v1/runs", json=LONG)
+def test_polling_shows_progress_that_never_goes_back(store_client: FlaskClient) -> None:
+    posted = store_client.post("/v1/runs", json=LONG)
     assert posted.status_code == 202
     location = posted.headers["Location"]
     seen = []
-    while (run := jobs_client.get(location).get_json())["status"] in ("queued", "running"):
+    while (run := store_client.get(location).get_json())["status"] in ("queued", "running"):
         seen.append(run["progress"])
         time.sleep(0.05)
     assert run["status"] == "done"
@@ -323,9 +308,9 @@ def _hold_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_failed_job_holds_its_error_in_the_one_shape(
-    jobs_app: Flask, store_location: str, monkeypatch: pytest.MonkeyPatch
+    store_app: Flask, store_location: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client = jobs_app.test_client()
+    client = store_app.test_client()
     kept = client.post("/v1/runs", json=WORKED).get_json()
     with monkeypatch.context() as held:
         _hold_jobs(held)
@@ -353,19 +338,19 @@ def test_a_failed_job_holds_its_error_in_the_one_shape(
     assert client.get("/v1/runs").get_json()["total"] == 2
 
 
-def test_a_retried_post_stores_one_job(jobs_client: FlaskClient) -> None:
+def test_a_retried_post_stores_one_job(store_client: FlaskClient) -> None:
     headers = {**ASYNC, "Idempotency-Key": "job-retry-1"}
-    first = jobs_client.post("/v1/runs", json=WORKED, headers=headers)
-    again = jobs_client.post("/v1/runs", json=WORKED, headers=headers)
+    first = store_client.post("/v1/runs", json=WORKED, headers=headers)
+    again = store_client.post("/v1/runs", json=WORKED, headers=headers)
     assert first.status_code == 202 and again.status_code in (201, 202)
     assert first.get_json()["id"] == again.get_json()["id"]
-    poll(jobs_client, first.headers["Location"])
-    done = jobs_client.post("/v1/runs", json=WORKED, headers=headers)
+    poll(store_client, first.headers["Location"])
+    done = store_client.post("/v1/runs", json=WORKED, headers=headers)
     assert done.status_code == 201 and done.get_json()["id"] == first.get_json()["id"]
     assert done.get_json()["result"]["buy_tco"]["p50"][0] == pytest.approx(7996.3813, rel=1e-6)
-    other = jobs_client.post("/v1/runs?seed=9", json=WORKED, headers=headers)
+    other = store_client.post("/v1/runs?seed=9", json=WORKED, headers=headers)
     assert_error(other, 409)
-    assert jobs_client.get("/v1/runs").get_json()["total"] == 1
+    assert store_client.get("/v1/runs").get_json()["total"] == 1
 
 
 def _job_processes() -> list[multiprocessing.Process]:
@@ -373,17 +358,17 @@ def _job_processes() -> list[multiprocessing.Process]:
 
 
 def test_a_job_whose_process_is_killed_runs_again(
-    jobs_client: FlaskClient, store_location: str
+    store_client: FlaskClient, store_location: str
 ) -> None:
-    posted = jobs_client.post("/v1/runs", json=LONG)
+    posted = store_client.post("/v1/runs", json=LONG)
     location = posted.headers["Location"]
-    poll(jobs_client, location, until=("running",))
+    poll(store_client, location, until=("running",))
     deadline = time.monotonic() + PATIENCE_S
     while not (processes := _job_processes()):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     os.kill(processes[0].pid, signal.SIGKILL)
-    run = poll(jobs_client, location)
+    run = poll(store_client, location)
     assert run["status"] == "done"
     assert _column(store_location, "attempts", run["id"]) == 2
 
