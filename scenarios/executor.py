@@ -227,9 +227,9 @@ def _dask_client(address: str) -> Any:
 
 
 def _run_dask(jobs: Sequence[Job], address: str) -> Iterator[tuple[Job, Done | BaseException]]:
+    client = _dask_client(address)  # says how to install distributed when it is missing
     from distributed import as_completed
 
-    client = _dask_client(address)
     futures: dict[Any, Job] = {}
     try:
         for job in jobs:
