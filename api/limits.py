@@ -219,8 +219,8 @@ def _plan_checks(plan: Plan, draws: int, work_limit: str) -> list[Check]:
     return [
         Check("own.servers", candidates, "MAX_CANDIDATES", "candidates (servers x reservations)"),
         Check("own.servers", size, "MAX_RESULT_BYTES", "bytes of result at most"),
-        Check("own.servers", plan_memory(draws, candidates), "MAX_MEMORY", held),
         Check("own.servers", work, work_limit, counted),
+        Check("own.servers", plan_memory(draws, candidates), "MAX_MEMORY", held),
     ]
 
 
