@@ -437,9 +437,24 @@ def _tco_at(line: BuyLine | RentLine, u: float, out: np.ndarray) -> np.ndarray:
 
 def _cheapest_into(shares: np.ndarray, j: int, tco: list[np.ndarray], s: int) -> None:
     """Level ``j`` of ``shares`` (sides, levels): the share of draws in which each side of
-    ``tco`` is the cheapest, a tie going to the first."""
-    best = np.argmin(np.stack(tco), axis=0)  # the first minimum on ties
-    shares[:, j] = np.bincount(best, minlength=len(tco)) / s
+    ``tco`` (buy, rent, api) is the cheapest, a tie going to the first."""
+    b, r, a = tco
+    buy = (b <= r) & (b <= a)
+    rent = ~buy & (r <= a)
+    n_buy, n_rent = np.count_nonzero(buy), np.count_nonzero(rent)
+    shares[:, j] = (n_buy / s, n_rent / s, (s - n_buy - n_rent) / s)
+
+
+def _proportional(lines: dict[str, BuyLine | RentLine], s: int) -> dict[str, LevelBands]:
+    """The summary at u = 1 of each rent line through the origin (TCO(u) = slope * u in every
+    draw: the hosted API's), whose bands at any u >= 0 are those times u."""
+    out = {}
+    for side, line in lines.items():
+        if isinstance(line, RentLine) and not np.any(line.at_zero) and not np.any(line.kink):
+            bands = LevelBands(1)
+            bands.put(0, _per_draw(line.slope, s))
+            out[side] = bands
+    return out
 
 
 def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
@@ -460,6 +475,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     if per_level_se:
         gap_se = np.empty(grid.size)
     scratch = np.empty(s)
+    per_u = _proportional(lines, s)
     for j, u in enumerate(grid):
         at = {side: _tco_at(line, u, buf[side]) for side, line in lines.items()}
         b = at["buy"]
@@ -475,7 +491,10 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         for side, values in at.items():
             if work.ndim and u > 0:  # work per draw: the percentiles of each draw's ratio
                 unit[side].put(j, np.divide(values, work, out=scratch))
-            tco[side].put(j, values)
+            if side in per_u:
+                tco[side].times(j, per_u[side], float(u))
+            else:
+                tco[side].put(j, values)
             if not work.ndim or u == 0:  # one amount of work: the TCO's percentiles over it
                 unit[side].scaled(j, tco[side], float(np.max(work)))
     return _Levels(
