@@ -216,13 +216,15 @@ def precision_support(side: Owned | Rented, q: Question) -> Iterator[Advice]:
 
 def throughput_estimated(q: Question) -> Iterator[Advice]:
     """Once, where a side's training throughput rests on peak figures rather than
-    measurements."""
+    measurements: the two GPUs' like-for-like peaks, or the catalog's estimate (a measured GPU
+    of the same kind scaled by their peaks)."""
     if not isinstance(q.work, Training):
         return
     sides = [
         s
         for s in q.sides
-        if getattr(s, "throughput", None) is not None and s.throughput.basis == "peaks"
+        if getattr(s, "throughput", None) is not None
+        and s.throughput.basis in ("peaks", "estimated")
     ]
     if sides:
         which = " and ".join(f"{s.path} ({s.gpu.name})" for s in sides)
@@ -230,8 +232,9 @@ def throughput_estimated(q: Question) -> Iterator[Advice]:
             "throughput_from_peaks",
             "info",
             f"no measured {_work(q)} throughput for {which} against "
-            f"{q.work.reference.name}; the ratio of like-for-like peak figures is used, which "
-            "can overstate real speed (give relative_throughput to override)",
+            f"{q.work.reference.name}; an estimate from like-for-like peak figures is used "
+            "(the catalog's, from a measured GPU of the same kind, or the two GPUs' peaks), "
+            "which can overstate real speed (give relative_throughput to override)",
             sides[0].path if len(sides) == 1 else None,
         )
 
