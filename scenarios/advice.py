@@ -161,6 +161,28 @@ def chassis_fit(o: Owned, q: Question) -> Iterator[Advice]:
         )
 
 
+#: How the advice names each form factor.
+_FORM_NAMES = {"pcie": "PCIe card", "sxm": "SXM module", "oam": "OAM module"}
+
+
+def form_factor(o: Owned, q: Question) -> Iterator[Advice]:
+    """An SXM or OAM module mounts only on a baseboard of its kind, which the 1- and 2-GPU
+    tiers do not have: such a build cannot be put together."""
+    tier, gpu = o.platform, o.gpu
+    if tier is None or tier.takes(gpu):
+        return
+    boards = [str(t.gpu_count) for t in q.work.catalog.tiers if t.takes(gpu)]
+    fits = f"give {o.path}.gpu_count {' or '.join(boards)}, or " if boards else ""
+    takes = " and ".join(f"{_FORM_NAMES[f]}s" for f in tier.form_factors)
+    yield Advice(
+        "form_factor",
+        "error",
+        f"{gpu.name} is an {_FORM_NAMES[gpu.form_factor]}, which mounts only on a baseboard "
+        f"of modules; the {tier.name} tier takes {takes} only: {fits}choose a PCIe GPU",
+        o.path,
+    )
+
+
 def pcie_lanes(o: Owned, q: Question) -> Iterator[Advice]:
     """Boards that drop to x8 or x4 cost multi-GPU throughput."""
     if o.inputs.gpu_count >= 2 and o.interconnect in ("pcie-x8", "pcie-x4"):
@@ -388,6 +410,7 @@ RULES: tuple[tuple[str, Callable[..., Iterator[Advice]]], ...] = (
     ("owned", office_circuit),
     ("owned", cooling_open_air),
     ("owned", chassis_fit),
+    ("owned", form_factor),
     ("owned", pcie_lanes),
     ("owned", loud_hot),
     ("side", precision_support),
