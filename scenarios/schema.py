@@ -468,6 +468,12 @@ class WorkloadSchema(_Base):
         return _drop_none(data, _ONLY["training"] + _ONLY["inference"])
 
 
+#: A whole server's price [USD]: up to the largest build of the most expensive GPUs.
+_SERVER_PRICE = Bound(0, INSTANCE_LIMITS["gpu_count"].high * GPU_LIMITS["price_usd"].high, "[USD]")
+
+#: A price per GPU-hour [USD/GPU-hour], in the range of an instance's.
+_GPU_HOUR_PRICE = Bound(0, INSTANCE_LIMITS["usd_per_hour"].high, "[USD/GPU-hour]")
+
 #: A side's throughput keys, one per kind of work: the other is left out of its document.
 _THROUGHPUTS = ("relative_throughput", "tokens_per_s_per_gpu")
 
@@ -484,6 +490,12 @@ class BuySchema(_Base):
     )
     gpu_price_usd = _input(BuyInputs, "gpu_price_usd")
     platform_price_usd = _input(BuyInputs, "platform_price_usd")
+    server_price_usd = DistField(
+        "[USD]",
+        "price of the whole server, GPUs and platform; the platform is this less gpu_count x "
+        "gpu_price_usd (give it or platform_price_usd)",
+        _SERVER_PRICE,
+    )
     setup_usd = _input(BuyInputs, "setup_usd")
     gpu_power_w = _input(BuyInputs, "gpu_power_w")
     gpu_idle_w = _input(BuyInputs, "gpu_idle_w")
@@ -506,7 +518,7 @@ class BuySchema(_Base):
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, _THROUGHPUTS)
+        return _drop_none(data, (*_THROUGHPUTS, "server_price_usd"))
 
 
 class RentSchema(_Base):
@@ -515,6 +527,12 @@ class RentSchema(_Base):
     instance = Ref(InlineInstanceSchema, "catalog instance id or inline instance", required=True)
     pricing = _input(RentInputs, "pricing")
     price_usd_per_hour = _input(RentInputs, "price_usd_per_hour")
+    price_usd_per_gpu_hour = DistField(
+        "[USD/GPU-hour]",
+        "price per GPU-hour under the pricing model; times the instance's GPUs it is "
+        "price_usd_per_hour (give one of them)",
+        _GPU_HOUR_PRICE,
+    )
     on_demand_price_usd_per_hour = _input(RentInputs, "on_demand_price_usd_per_hour")
     committed_instances = _input(
         RentInputs, "committed_instances", load_default=None, allow_none=True
@@ -530,7 +548,7 @@ class RentSchema(_Base):
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, _THROUGHPUTS)
+        return _drop_none(data, (*_THROUGHPUTS, "price_usd_per_gpu_hour"))
 
 
 class ApiSchema(_Base):
@@ -677,8 +695,9 @@ class OwnSchema(BuySchema):
 
 def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -> dict:
     """The ``rent`` keys that apply to reserved or burst instances."""
-    keys = ("instance", "price_usd_per_hour", "price_annual_change", "relative_throughput",
-            "tokens_per_s_per_gpu", "scaling_efficiency", *extra)  # fmt: skip
+    keys = ("instance", "price_usd_per_hour", "price_usd_per_gpu_hour", "price_annual_change",
+            "relative_throughput", "tokens_per_s_per_gpu", "scaling_efficiency",
+            *extra)  # fmt: skip
     out = {k: RentSchema._declared_fields[k] for k in keys}
     out["pricing"] = fields.String(
         validate=validate.OneOf(pricing),
@@ -693,7 +712,7 @@ class _PlanRented(_Base):
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, _THROUGHPUTS)
+        return _drop_none(data, (*_THROUGHPUTS, "price_usd_per_gpu_hour"))
 
 
 ReserveSchema = _PlanRented.from_dict(
