@@ -189,6 +189,29 @@ def test_catalog_sizes(cat):
     assert [t.gpu_count for t in cat.tiers] == [1, 2, 4, 8]
 
 
+@pytest.mark.parametrize(
+    ("typed", "closest"),
+    [
+        # the provider's instances with the GPU the id names (before: Lambda's A100s; none)
+        (
+            "lambda/h100",
+            "lambda/gpu_1x_h100_pcie, lambda/gpu_1x_h100_sxm5, lambda/gpu_8x_h100_sxm5",
+        ),
+        ("aws/h100", "aws/p5.4xlarge, aws/p5.48xlarge"),
+        ("coreweave/h100", "coreweave/hgx-h100-8x"),
+        # the ids a prefix begins (before: aws/p5.4xlarge only), also written with a space
+        ("aws/p5", "aws/p5.48xlarge, aws/p5.4xlarge, aws/p5en.48xlarge"),
+        ("AWS p5", "aws/p5.48xlarge, aws/p5.4xlarge, aws/p5en.48xlarge"),
+        # else the closest by spelling, as for GPU ids
+        ("p4d.24xlarge", "aws/p4d.24xlarge, aws/p4de.24xlarge, aws/p3dn.24xlarge"),
+    ],
+)
+def test_unknown_instance_ids_list_the_closest(cat, typed, closest):
+    with pytest.raises(UnknownIdError) as info:
+        cat.instance(typed)
+    assert f"unknown instance id {typed!r}; closest: {closest};" in str(info.value)
+
+
 def test_lookups_are_case_insensitive(cat):
     assert cat.instance("AWS/P3.8XLARGE") is cat.instance("aws/p3.8xlarge")
     assert cat.instance("azure/Standard_NC6s_v3").name == "Standard_NC6s_v3"
