@@ -100,7 +100,7 @@ def _figures(gpu: GPU, reference: GPU, precision: str) -> Throughput | None:
         value = gpu.measured[precision] / reference.measured[precision]
         if _estimated(gpu, precision) or _estimated(reference, precision):
             which = " and ".join(g.id for g in (gpu, reference) if _estimated(g, precision))
-            how = f"estimated {precision} figure of {which} (catalog notes)"
+            how = f"estimated {precision} figure of {which}: see its catalog note"
             return Throughput(value, "estimated", how)
         return Throughput(value, "measured", f"measured {precision}")
     for nearest in _NEAREST[precision]:
