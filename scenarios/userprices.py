@@ -56,15 +56,8 @@ def _affine(dist: Distribution, scale: float, shift: float) -> Distribution:
 
 def _both(block: Mapping[str, Any], path: str, mine: str, other: str, why: str) -> None:
     if block.get(mine) is not None and block.get(other) is not None:
-        raise ScenarioError(
-            None,
-            [
-                {
-                    "path": f"{path}.{mine}",
-                    "message": f"give {path}.{mine} or {path}.{other}, not both: {why}",
-                }
-            ],
-        )
+        message = f"give {path}.{mine} or {path}.{other}, not both: {why}"
+        raise ScenarioError(None, [{"path": f"{path}.{mine}", "message": message}])
 
 
 def instance_price(block: Mapping[str, Any], path: str, gpu_count: int) -> dict[str, Any]:
