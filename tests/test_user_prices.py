@@ -1,5 +1,5 @@
 """Prices in the user's terms: a whole server's price, a price per GPU-hour, and the advice on a
-price far from the catalog's (DESIGN section 10; docs/scenario-format.md)."""
+price far from the catalog's (docs/scenario-format.md)."""
 
 from __future__ import annotations
 
