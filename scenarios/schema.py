@@ -674,18 +674,50 @@ class ScenarioSchema(_Base):
         return _drop_none(data, ("api",))
 
 
+#: Hours of a named GPU a month [GPU-hours/month], in the range of reference GPU-hours.
+_GPU_HOURS = Bound(
+    input_fields(Demand)["reference_gpu_hours_per_month"].metadata["bound"].low,
+    input_fields(Demand)["reference_gpu_hours_per_month"].metadata["bound"].high,
+    "[GPU-hours/month]",
+)
+
+
 class DemandSchema(_Base):
     """The work to plan for: its month-1 amount (in the workload's unit), annual growth and
     daily peak."""
 
     reference_gpu_hours_per_month = _input(Demand, "reference_gpu_hours_per_month")
     million_tokens_per_month = _input(Demand, "million_tokens_per_month")
+    gpu_hours_per_month = DistField(
+        "[GPU-hours/month]",
+        "work in month 1 (training) as hours of demand.gpu, converted with the catalog's "
+        "throughput (give it or reference_gpu_hours_per_month)",
+        _GPU_HOURS,
+    )
+    gpu = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1),
+        metadata={"description": "catalog GPU id whose hours demand.gpu_hours_per_month counts"},
+    )
     annual_growth = _input(Demand, "annual_growth")
     peak_to_mean = _input(Demand, "peak_to_mean")
 
+    @validates_schema
+    def _named_gpu(self, data: dict, **kwargs: Any) -> None:
+        hours, gpu = data.get("gpu_hours_per_month"), data.get("gpu")
+        if (hours is None) != (gpu is None):
+            key, other = ("gpu", "gpu_hours_per_month") if hours is None else (
+                "gpu_hours_per_month", "gpu")  # fmt: skip
+            raise ValidationError(f"only with demand.{other}", key)
+        if hours is not None and data.get("reference_gpu_hours_per_month") is not None:
+            raise ValidationError(
+                "give demand.gpu_hours_per_month or demand.reference_gpu_hours_per_month, not both",
+                "gpu_hours_per_month",
+            )
+
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, tuple(DEMAND_WORK.values()))
+        return _drop_none(data, (*DEMAND_WORK.values(), "gpu_hours_per_month", "gpu"))
 
 
 #: The demand key of each kind of work: its month-1 amount in the kind's unit.
@@ -820,9 +852,12 @@ class PlanSchema(_Base):
         """The demand is in the workload's unit; only inference work bursts to an API."""
         kind = data["workload"]["kind"]
         errors: dict[str, Any] = {}
+        named = data["demand"].get("gpu_hours_per_month") is not None
+        if named and kind != "training":
+            errors["gpu_hours_per_month"] = ["only for training work (workload.kind: training)"]
         for other, key in DEMAND_WORK.items():
             given = data["demand"].get(key) is not None
-            if other == kind and not given:
+            if other == kind and not given and not (named and kind == "training"):
                 errors[key] = [f"required for {kind} work"]
             elif other != kind and given:
                 errors[key] = [f"only for {other} work (workload.kind: {other})"]

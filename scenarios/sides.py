@@ -797,6 +797,7 @@ def gathered(*steps: Callable[[], Any]) -> list[Any]:
 #: The catalog ids a document may name, by key path, and what each is.
 _IDS = {
     "workload.reference_gpu": "gpu",
+    "demand.gpu": "gpu",
     "workload.model": "model",
     "api.model": "api_offer",
     "buy.gpu": "gpu",

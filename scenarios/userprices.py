@@ -19,7 +19,7 @@ from costmodel.distributions import Distribution, Fixed, LogNormal
 
 from .errors import ScenarioError
 
-__all__ = ["FAR", "SERVER_KEY", "GPU_HOUR_KEY", "instance_price", "platform_price"]
+__all__ = ["FAR", "SERVER_KEY", "GPU_HOUR_KEY", "instance_price", "platform_price", "scaled"]
 
 #: The key of a whole server's price, and of a price per GPU-hour.
 SERVER_KEY = "server_price_usd"
@@ -54,6 +54,11 @@ def _affine(dist: Distribution, scale: float, shift: float) -> Distribution:
     )
 
 
+def scaled(dist: Distribution, factor: float) -> Distribution:
+    """``factor * X`` [-] in the form of ``X`` (``factor`` > 0)."""
+    return _affine(dist, factor, 0.0)
+
+
 def _both(block: Mapping[str, Any], path: str, mine: str, other: str, why: str) -> None:
     if block.get(mine) is not None and block.get(other) is not None:
         message = f"give {path}.{mine} or {path}.{other}, not both: {why}"
@@ -77,7 +82,7 @@ def instance_price(block: Mapping[str, Any], path: str, gpu_count: int) -> dict[
     per_gpu = block.get(GPU_HOUR_KEY)
     if per_gpu is None:
         return dict(block)
-    return {**block, "price_usd_per_hour": _affine(per_gpu, float(gpu_count), 0.0)}
+    return {**block, "price_usd_per_hour": scaled(per_gpu, float(gpu_count))}
 
 
 def platform_price(

@@ -173,3 +173,60 @@ def test_affine_maps_every_form():
     assert _affine(LogNormal(median=2, p90=3), 2, 0) == LogNormal(median=4, p90=6)
     with pytest.raises(ValueError, match="cannot be shifted"):
         _affine(LogNormal(median=2, p90=3), 1, -1)
+
+
+def _plan(**demand) -> dict:
+    plan = yaml.safe_load((EXAMPLES / "plan-worked-example.yaml").read_text())
+    plan["demand"] = {"annual_growth": 0.5, **demand}
+    return plan
+
+
+def test_plan_demand_in_hours_of_a_named_gpu():
+    # 1,000 H100 SXM5 hours a month at fp32 = 1,000 x 8.157 = 8,157 reference (V100) GPU-hours
+    named = scenarios.load_mapping(_plan(gpu_hours_per_month=1000, gpu="h100-sxm5-80gb"))
+    plain = scenarios.load_mapping(_plan(reference_gpu_hours_per_month=8157))
+    assert named.inputs.demand.reference_gpu_hours_per_month.value == pytest.approx(8157, 1e-12)
+    (note,) = [a for a in named.assumptions if a.key == "demand.reference_gpu_hours_per_month"]
+    assert note.source == (
+        "plan: demand.gpu_hours_per_month of h100-sxm5-80gb x its fp32 throughput 8.157 relative "
+        "to v100-sxm2-16gb (measured fp32)"
+    )
+    assert named.document["demand"] == {**plain.document["demand"],
+                                        "reference_gpu_hours_per_month": note.value}  # fmt: skip
+    a, b = (to_dict(scenarios.evaluate(p))["best"] for p in (named, plain))
+    assert a["servers"] == b["servers"] and a["instances"] == b["instances"]
+    assert a["cost"]["mean"] == pytest.approx(b["cost"]["mean"], rel=1e-12)
+    # a distribution keeps its form: triangular(500, 1,000, 2,000) H100-hours
+    ranged = _plan(gpu_hours_per_month={"dist": "triangular", "low": 500, "mode": 1000,
+                                        "high": 2000}, gpu="h100-sxm5-80gb")  # fmt: skip
+    demand = scenarios.load_mapping(ranged).inputs.demand.reference_gpu_hours_per_month
+    assert (demand.low, demand.mode, demand.high) == pytest.approx((4078.5, 8157, 16314))
+
+
+@pytest.mark.parametrize(
+    ("demand", "path", "says"),
+    [
+        ({"gpu_hours_per_month": 1000}, "demand.gpu_hours_per_month", "only with demand.gpu"),
+        ({"reference_gpu_hours_per_month": 10, "gpu": "h100-sxm5-80gb"}, "demand.gpu",
+         "only with demand.gpu_hours_per_month"),
+        ({"reference_gpu_hours_per_month": 10, "gpu_hours_per_month": 5, "gpu": "t4"},
+         "demand.gpu_hours_per_month", "not both"),
+        ({"gpu_hours_per_month": 5, "gpu": "h100-sxm5"}, "demand.gpu",
+         "unknown GPU id 'h100-sxm5'; closest: h100-sxm5-80gb"),
+    ],
+)  # fmt: skip
+def test_plan_demand_of_a_named_gpu_errors_at_its_keys(demand, path, says):
+    with pytest.raises(ScenarioError) as info:
+        scenarios.load_mapping(_plan(**demand))
+    errors = [e for e in info.value.errors if e["path"] == path]
+    assert errors and says in errors[0]["message"], info.value.errors
+
+
+def test_plan_demand_of_a_named_gpu_is_training_work():
+    plan = yaml.safe_load((EXAMPLES / "plan-inference-70b-api-burst.yaml").read_text())
+    plan["demand"].update(gpu_hours_per_month=1000, gpu="h100-sxm5-80gb")
+    with pytest.raises(ScenarioError) as info:
+        scenarios.load_mapping(plan)
+    assert {"path": "demand.gpu_hours_per_month",
+            "message": "only for training work (workload.kind: training)"} in [
+        {k: e[k] for k in ("path", "message")} for e in info.value.errors]  # fmt: skip
