@@ -480,6 +480,9 @@ _GPU_HOUR_PRICE = Bound(0, INSTANCE_LIMITS["usd_per_hour"].high, "[USD/GPU-hour]
 
 #: A side's throughput keys, one per kind of work: the other is left out of its document.
 _THROUGHPUTS = tuple(WORK_THROUGHPUT.values())
+#: The keys a rented block's document leaves out when not given: the throughput of the other
+#: kind of work, and the price per GPU-hour (resolved into the price per instance-hour).
+_RENT_UNSET = (*_THROUGHPUTS, "price_usd_per_gpu_hour")
 
 
 class BuySchema(_Base):
@@ -552,7 +555,7 @@ class RentSchema(_Base):
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, (*_THROUGHPUTS, "price_usd_per_gpu_hour"))
+        return _drop_none(data, _RENT_UNSET)
 
 
 class ApiSchema(_Base):
@@ -764,7 +767,7 @@ class _PlanRented(_Base):
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, (*_THROUGHPUTS, "price_usd_per_gpu_hour"))
+        return _drop_none(data, _RENT_UNSET)
 
 
 ReserveSchema = _PlanRented.from_dict(
@@ -797,7 +800,7 @@ class _Burst(_PlanRented):
         if data.get("api") is not None:
             return {"api": data["api"]}
         data.pop("api", None)
-        return _drop_none(data, _THROUGHPUTS)
+        return _drop_none(data, _RENT_UNSET)
 
 
 BurstSchema = _Burst.from_dict(

@@ -230,3 +230,15 @@ def test_plan_demand_of_a_named_gpu_is_training_work():
     assert {"path": "demand.gpu_hours_per_month",
             "message": "only for training work (workload.kind: training)"} in [
         {k: e[k] for k in ("path", "message")} for e in info.value.errors]  # fmt: skip
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)
+def test_documents_without_the_new_keys_are_as_before(path):
+    """A document that gives none of the new keys resolves to one without them, so that its
+    cache key and its shipped results stay as they were."""
+    prices = {"server_price_usd", "price_usd_per_gpu_hour"}
+    for doc in scenarios.load_files(path):
+        for key in ("buy", "rent", "own", "reserve", "burst"):
+            assert not prices & set(doc.document.get(key) or ()), (path.name, key)
+        demand = doc.document.get("demand") or {}
+        assert not {"gpu_hours_per_month", "gpu"} & set(demand), path.name
