@@ -44,6 +44,8 @@ _DEFAULT_TEXT = {
     "utilisation": "0.05 to 1.00 in steps of 0.05 (20 levels)",
     "burst.api": "none; its keys are those of `api`",
     "buy.interconnect": "`nvlink` for SXM GPUs, else the platform tier's link",
+    "buy.server_price_usd": "none: the GPUs and the platform priced apart",
+    "rent.price_usd_per_gpu_hour": "none: `price_usd_per_hour` per instance-hour",
     "buy.gpu.idle_w": "10 % of `tdp_w` (an estimate)",
     "rent.instance.interconnect": "`pcie-x16`",
     "rent.committed_instances": "reserved pricing: ceil(T_own / T_inst), enough instances for "

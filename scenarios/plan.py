@@ -20,14 +20,15 @@ from costmodel.inputs import Demand, InputError, PlanInputs, input_fields
 from costmodel.plan_result import PlanResult
 from costmodel.present.verdict import plan_verdict
 from costmodel.result import Advice, Assumption, CatalogRef, Origin
-from pricing import Catalog
+from pricing import Catalog, CatalogError
 
 from .advice import Question, advise
 from .distspec import to_spec
 from .errors import ScenarioError
 from .resolve import Keyed, with_sampling
 from .schema import BurstSchema, PlanSchema, ReserveSchema
-from .sides import Hosted, Rented, Work, gathered, hosted, owned, rented, work
+from .sides import Hosted, Rented, Training, Work, gathered, hosted, owned, rented, work
+from .userprices import scaled
 
 __all__ = ["Plan", "evaluate_plan", "resolve_plan"]
 
@@ -80,14 +81,35 @@ class Plan(Keyed):
         return samples or self.samples
 
 
-def _demand(data: Mapping[str, Any]) -> tuple[Demand, list[Assumption]]:
+def _named_gpu_hours(block: Mapping[str, Any], w: Work) -> tuple[Distribution, str] | None:
+    """Hours of ``demand.gpu`` a month as reference GPU-hours (the GPU's catalog throughput
+    times its hours), with how; None when the demand is not given so."""
+    hours = block.get("gpu_hours_per_month")
+    if hours is None or not isinstance(w, Training):
+        return None
+    try:
+        thr = w.per_gpu(w.catalog.gpu(block["gpu"]))
+    except CatalogError as exc:
+        raise ScenarioError(None, [{"path": "demand.gpu", "message": exc.problem}]) from None
+    how = (
+        f"plan: demand.gpu_hours_per_month of {block['gpu']} x its {w.precision} throughput "
+        f"{thr.value:.4g} relative to {w.reference.id} ({thr.how})"
+    )
+    return scaled(hours, thr.value), how
+
+
+def _demand(data: Mapping[str, Any], w: Work) -> tuple[Demand, list[Assumption]]:
     """The demand block with its defaults (from the engine's fields) and their assumptions; a
-    field without a default left out (the work in the unit not used) is neither."""
+    field without a default left out (the work in the unit not used) is neither. Hours of a
+    named GPU become reference GPU-hours."""
     values: dict[str, Distribution] = {}
     notes = []
+    named = _named_gpu_hours(data["demand"], w)
     for name, f in input_fields(Demand).items():
         given = data["demand"].get(name)
-        if given is not None:
+        if name == "reference_gpu_hours_per_month" and named is not None:
+            values[name], origin = named[0], (named[1], Origin.GIVEN)
+        elif given is not None:
             values[name], origin = given, ("plan", Origin.GIVEN)
         elif f.default is None:
             continue
@@ -124,7 +146,7 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
             lambda: data["reserve"] and rented(data["reserve"], "reserve", w, _RESERVE),
             lambda: _burst(data["burst"], w),
         )
-        demand, notes = _demand(data)
+        demand, notes = _demand(data, w)
         sim = data["simulation"]
         inputs = PlanInputs(
             horizon_months=data["horizon_months"],

@@ -20,7 +20,7 @@ reference GPU-hour.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from costmodel.distributions import Distribution, Fixed
@@ -43,6 +43,7 @@ from pricing import (
 )
 
 from .errors import ScenarioError
+from .userprices import GPU_HOUR_KEY, SERVER_KEY, instance_price, platform_price
 
 __all__ = [
     "DOC_LABELS",
@@ -556,6 +557,17 @@ def _fill(block: Mapping[str, Any], path: str, c: _Context, table: tuple[Source,
     return _Filled(values, notes, priced)
 
 
+def _given(filled: _Filled, path: str, key: str, value: Distribution, source: str) -> _Filled:
+    """``filled`` with input ``key`` set to ``value``, which the block gave in other terms
+    (``source`` says which)."""
+    name = f"{path}.{key}"
+    notes = tuple(
+        replace(a, value=_spec(value), source=source, origin=Origin.GIVEN) if a.key == name else a
+        for a in filled.assumptions
+    )
+    return _Filled({**filled.values, key: value}, notes, filled.prices)
+
+
 def _spec(value: Distribution) -> Any:
     from .distspec import to_spec
 
@@ -596,7 +608,15 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
         interconnect=block.get("interconnect")
         or ("nvlink" if gpu.cooling == "sxm" else default_link),
     )
-    filled = _fill(block, path, c, OWNED, BuyInputs)
+    server = block.get(SERVER_KEY)
+    placeholder = {"platform_price_usd": Fixed(0.0)} if server is not None else {}
+    filled = _fill({**block, **placeholder}, path, c, OWNED, BuyInputs)
+    platform = platform_price(block, path, c.gpu_count, filled.values["gpu_price_usd"])
+    if platform is not None:
+        each = float(filled.values["gpu_price_usd"].median())
+        source = f"scenario: {path}.{SERVER_KEY} less {c.gpu_count} GPUs at {each:,.2f} USD"
+        filled = _given(filled, path, "platform_price_usd", platform, source)
+        block = {k: v for k, v in block.items() if k != SERVER_KEY}
     inputs = _built(
         BuyInputs,
         path,
@@ -643,7 +663,13 @@ def rented(
         offer=offer,
         pricing=block["pricing"],
     )
+    per_gpu = block.get(GPU_HOUR_KEY) is not None
+    block = instance_price(block, path, offer.gpu_count)
     filled = _fill(block, path, c, RENTED, RentInputs)
+    if per_gpu:
+        source = f"scenario: {path}.{GPU_HOUR_KEY} x the instance's {offer.gpu_count} GPUs"
+        filled = _given(filled, path, "price_usd_per_hour", block["price_usd_per_hour"], source)
+        block = {k: v for k, v in block.items() if k != GPU_HOUR_KEY}
     inputs = _built(
         RentInputs,
         path,
@@ -771,6 +797,7 @@ def gathered(*steps: Callable[[], Any]) -> list[Any]:
 #: The catalog ids a document may name, by key path, and what each is.
 _IDS = {
     "workload.reference_gpu": "gpu",
+    "demand.gpu": "gpu",
     "workload.model": "model",
     "api.model": "api_offer",
     "buy.gpu": "gpu",
