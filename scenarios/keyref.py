@@ -45,6 +45,13 @@ _DEFAULT_TEXT = {
     "rent.committed_instances": "reserved pricing: ceil(T_own / T_inst), enough instances for "
     "the owned work at u = 1",
     "demand.annual_growth": "`0`: no growth",
+    "buy.spare_gpus": "`0`: no spares",
+    "buy.financing": "`{kind: cash}`: paid at once",
+    "buy.financing.rate": "a loan: **required**",
+    "buy.financing.monthly_rate": "a lease: **required**",
+    "buy.financing.term_months": "a loan or a lease: **required** (a lease: at least "
+    "`horizon_months`)",
+    "buy.financing.down_payment_share": "`0`: no down payment",
 }
 _SECTIONS = {
     "": "Top level",
@@ -52,6 +59,7 @@ _SECTIONS = {
     "workload": "`workload`: the work and its unit",
     "buy": "`buy`: the owned build",
     "buy.gpu": "`buy.gpu` as an inline mapping (a GPU the catalog lacks)",
+    "buy.financing": "`buy.financing`: how the hardware is paid for (the keys of its `kind`)",
     "rent": "`rent`: the rented instances",
     "rent.instance": "`rent.instance` as an inline mapping (an instance the catalog lacks)",
     "workload.model": "`workload.model` as an inline mapping (a model the catalog lacks)",
