@@ -410,3 +410,15 @@ def test_a_plan_does_not_take_the_owned_sides_new_keys_yet():
         doc = copy.deepcopy(plan)
         doc["own"][key] = value
         assert [e["path"] for e in _problems(doc)] == [f"own.{key}"]
+
+
+def test_the_reports_name_the_spares_financing_and_gpus_in_service():
+    from costmodel.present.reports.context import report_context
+
+    facts = dict(report_context(scenarios.evaluate(_section(LOAN_36, spares=1)), {})["facts"])
+    assert facts["Buy"] == (
+        "8 × module + 1 spare, a 36-month loan at 10 %/year, 20 % down, 99.995 % of GPUs in service"
+    )
+    lease = {**LEASE, "monthly_rate": {"dist": "uniform", "low": 0.03, "high": 0.034}}
+    facts = dict(report_context(scenarios.evaluate(_section(lease, repair_days=0)), {})["facts"])
+    assert facts["Buy"] == "8 × module, leased at 3–3.4 %/month for 36 months"
