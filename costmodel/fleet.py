@@ -1,22 +1,27 @@
 """Fleet planning: the cost of every mix of owned servers and reserved instances, the rest of a
-growing, uncertain demand going to on-demand or spot burst instances.
+growing, uncertain demand going to on-demand or spot burst instances or to a hosted API.
 
 Per draw, candidate (S servers, K reserved instances) and month m = 1..H, with T_srv, T_res and
-T_burst the throughput [reference GPU-hours/hour] of one server and one instance:
+T_burst the throughput [units of work/hour] of one server and one instance (the unit is the
+demand's: reference GPU-hours, or millions of tokens):
 
-- work W_m = W_1 (1 + g_w)^((m-1)/12); owned capacity C = 730 S T_srv, reserved V = 730 K T_res;
-- owned work A_m = min(W_m, C), reserved B_m = min(W_m - A_m, V), burst O_m = W_m - A_m - B_m
-  (served in that order); owned utilisation u_m = A_m / C;
+- work W_m = W_1 (1 + g_w)^((m-1)/12), owned capacity C = 730 S T_srv, reserved V = 730 K T_res;
+- within the month the load is a daily sinusoid of peak-to-mean ratio k (:mod:`costmodel.load`),
+  so a capacity of c a month serves W_m F(c / W_m), a = k - 1: owned work A_m = W_m F(C / W_m),
+  A_m + B_m = W_m F((C + V) / W_m), burst O_m = W_m - A_m - B_m (served in that order; with
+  k = 1, A_m = min(W_m, C) and B_m = min(W_m - A_m, V)); owned utilisation u_m = A_m / C;
 - cost = S * TCO_buy(0) + K * R_res + (1 - tau) sum_m d_m [k_A (1 + g_e)^((m-1)/12) A_m
   + k_O (1 + g_b)^((m-1)/12) O_m].
 
 TCO_buy(0) is one server's TCO of the rent-versus-buy model at zero utilisation (capex, idle
 power, fixed costs, tax shield, resale); the power that grows with utilisation costs
-k_A = kW_per_u 730 PUE e / (730 T_srv) per owned reference GPU-hour, so owned energy follows each
+k_A = kW_per_u 730 PUE e / (730 T_srv) per unit of owned work, so owned energy follows each
 month's own utilisation. R_res = (1 - tau) 730 p_res sum_m d_m (1 + g_res)^((m-1)/12) over the
 months to the end of the term running at H (a reservation is owed to its end, as in the
-rent-versus-buy model). k_O = p_burst (1 + spot overhead) / T_burst. Every candidate is evaluated on
-the same draws (common random numbers), so differences between candidates are not noise.
+rent-versus-buy model). k_O = p_burst (1 + spot overhead) / T_burst; an API burst is an
+"instance" of one M tokens an hour at the blended price p_api (no overhead), so k_O = p_api
+and g_b its price change. Every candidate is evaluated on the same draws (common random
+numbers), so differences between candidates are not noise.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from pricing.vocabulary import RESERVATION_MONTHS
 
 from .cashflows import (
     HOURS_PER_MONTH,
+    ApiDraws,
     BuyDraws,
     RentDraws,
     Terms,
@@ -42,7 +48,7 @@ from .cashflows import (
     term_end,
 )
 from .engine import draw
-from .inputs import PlanInputs
+from .inputs import ApiInputs, PlanInputs
 from .plan_result import Candidate, Choice, CostStats, PlanResult, WorkSplit
 from .result import InputValue
 from .sampling import Sample
@@ -79,18 +85,81 @@ class FleetSimulation:
 
 
 @dataclass(frozen=True)
+class _Load:
+    """A chunk's monthly work and the share of it a monthly capacity c serves.
+
+    ``work`` W_m and ``swing`` a W_m, the daily swing of the load (``None`` for a flat load),
+    are ``(H, n)`` [units of work/month]. With the load of :mod:`costmodel.load`, c serves
+    W_m F(c / W_m) and leaves the excess W_m (1 - F) = a W_m h(z), z = (c - W_m) / (a W_m) and
+    h(z) = (sqrt(1 - z^2) - z arccos z) / pi, where |c - W_m| < a W_m; elsewhere every hour
+    is either served in full or capped, as for a flat load: the excess is max(W_m - c, 0).
+    """
+
+    work: np.ndarray
+    swing: np.ndarray | None
+
+    def excess(self, capacity: Value) -> np.ndarray:
+        """The work above a capacity of ``capacity`` a month [units of work/month], (H, n)."""
+        over = self.work - capacity
+        out = np.maximum(over, 0.0)
+        if self.swing is None:
+            return out
+        band = np.flatnonzero(np.abs(over) < self.swing)  # the arccos only where it is needed
+        if band.size:
+            swing = np.take(self.swing, band)
+            z = np.take(over, band) / -swing  # (c - W_m) / (a W_m)
+            np.put(out, band, swing * (np.sqrt(1.0 - z * z) - z * np.arccos(z)) / math.pi)
+        return out
+
+    def served(self, capacity: Value) -> tuple[np.ndarray, np.ndarray | None]:
+        """The work a capacity of ``capacity`` a month serves and, for a daily peak, the work
+        above it (``None`` for a flat load, where it costs less to take again than to keep)
+        [units of work/month], each (H, n)."""
+        if self.swing is None:
+            return np.minimum(self.work, capacity), None
+        above = self.excess(capacity)
+        return self.work - above, above
+
+    def split(self, owned: Value, reserved: Value) -> np.ndarray:
+        """The work served by an ``owned`` capacity, then by a ``reserved`` one, and the rest,
+        each month summed over the draws [units of work/month], (3, H)."""
+        out = np.empty((3, self.work.shape[0]))
+        if self.swing is None:
+            a = np.minimum(self.work, owned)
+            out[0] = a.sum(axis=1)
+            b = np.minimum(self.work - a, reserved)
+            out[1] = b.sum(axis=1)
+            out[2] = (self.work - a - b).sum(axis=1)
+            return out
+        above = self.excess(owned)
+        out[0] = (self.work - above).sum(axis=1)
+        rest = self.excess(owned + reserved)
+        out[1] = (above - rest).sum(axis=1)
+        out[2] = rest.sum(axis=1)
+        return out
+
+
+@dataclass(frozen=True)
 class _Chunk:
     """The month-major arrays and per-draw coefficients of a chunk of draws."""
 
-    work: np.ndarray  # W_m (H, n) [reference GPU-hours/month]
+    load: _Load  # W_m (H, n) [units of work/month] and its daily swing
     energy: np.ndarray  # d_m (1 + g_e)^((m-1)/12), (H,) or (H, n)
     burst: np.ndarray  # d_m (1 + g_b)^((m-1)/12), (H,) or (H, n)
-    server_capacity: Value  # 730 T_srv [reference GPU-hours/month]
+    server_capacity: Value  # 730 T_srv [units of work/month]
     instance_capacity: Value  # 730 T_res, 0 without a reserve
     server_cost: Value  # TCO_buy(0) of one server [USD]
     instance_cost: Value  # R_res [USD]
-    k_owned: Value  # (1 - tau) k_A [USD/reference GPU-hour, month-1 prices]
+    k_owned: Value  # (1 - tau) k_A [USD/unit of work, month-1 prices]
     k_burst: Value  # (1 - tau) k_O
+
+
+def _swing(peak_to_mean: Value, work: np.ndarray) -> np.ndarray | None:
+    """a W_m, a = k - 1 per draw, (H, n); ``None`` for a flat load (k fixed at 1)."""
+    amplitude = np.asarray(peak_to_mean, dtype=float) - 1.0
+    if not amplitude.ndim and amplitude == 0.0:
+        return None
+    return amplitude * work
 
 
 def _discounted_growth(annual_change: Value, d: np.ndarray) -> np.ndarray:
@@ -107,7 +176,10 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int) -> _Chunk:
     d = discount_factors(rate, h)
     own = BuyDraws.sampled(inputs.own, values, "own")
     t_srv = capacity(own)
-    burst = RentDraws.sampled(inputs.burst, values, "burst")
+    if isinstance(inputs.burst, ApiInputs):
+        burst = ApiDraws.sampled(inputs.burst, values, inputs.burst_side).as_rented()
+    else:
+        burst = RentDraws.sampled(inputs.burst, values, "burst")
     t_burst = capacity(burst)
     overhead = burst.spot_interruption_overhead if burst.pricing == "spot" else 0.0
     if inputs.reserve is None:
@@ -121,9 +193,9 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int) -> _Chunk:
     growth = np.asarray(values["demand.annual_growth"], dtype=float)
     work = np.empty((h, n))  # W_m = W_1 (1 + g_w)^((m - 1)/12), month-major
     work[...] = (1.0 + growth) ** (np.arange(h)[:, None] / 12.0)
-    work *= values["demand.reference_gpu_hours_per_month"]
+    work *= values[f"demand.{inputs.demand.work_field}"]
     return _Chunk(
-        work=work,
+        load=_Load(work, _swing(values["demand.peak_to_mean"], work)),
         energy=_discounted_growth(own.electricity_annual_change, d),
         burst=_discounted_growth(burst.price_annual_change, d),
         server_capacity=HOURS_PER_MONTH * t_srv,
@@ -160,19 +232,23 @@ def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
     for start in range(0, n, step):
         rows = slice(start, min(n, start + step))
         c = _chunk(inputs, {k: _rows(v, rows) for k, v in values.items()}, rows.stop - start)
-        total = c.work.sum(axis=0)
-        cloud[rows] = c.k_burst * _weighted_sum(c.burst, c.work)
+        work = c.load.work
+        total = work.sum(axis=0)
+        cloud[rows] = c.k_burst * _weighted_sum(c.burst, work)
         j = 0
         for s in range(s_lo, s_hi + 1):
             capacity = s * np.asarray(c.server_capacity, dtype=float)
-            owned = np.minimum(c.work, capacity)  # A_m
+            owned, above = c.load.served(capacity)  # A_m, and O_m at K = 0 (or None)
             owned_total = owned.sum(axis=0)
             fixed = s * c.server_cost + c.k_owned * _weighted_sum(c.energy, owned)
             with np.errstate(divide="ignore", invalid="ignore"):  # shares, clipped to rounding
                 share_s = np.clip(np.where(total > 0, owned_total / total, 0.0), 0.0, 1.0)
                 util_s = np.clip(owned_total / (h * capacity), 0.0, 1.0) if s else 0.0 * total
             for k in range(k_lo, k_hi + 1):
-                rest = np.maximum(c.work - (capacity + k * np.asarray(c.instance_capacity)), 0.0)
+                if k == 0 and above is not None:
+                    rest, above = above, None
+                else:
+                    rest = c.load.excess(capacity + k * np.asarray(c.instance_capacity))  # O_m
                 burst = c.k_burst * _weighted_sum(c.burst, rest)
                 cost[j, rows] = fixed + k * c.instance_cost + burst
                 share[j, rows], util[j, rows] = share_s, util_s
@@ -181,7 +257,7 @@ def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
 
 
 def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
-    """Mean owned, reserved and burst work [reference GPU-hours/month] of each month for the
+    """Mean owned, reserved and burst work [units of work/month] of each month for the
     candidate (``servers``, ``instances``)."""
     inputs, values = sim.inputs, sim.draws
     n, h = inputs.samples, inputs.horizon_months
@@ -190,11 +266,8 @@ def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
     for start in range(0, n, step):
         rows = slice(start, min(n, start + step))
         c = _chunk(inputs, {k: _rows(v, rows) for k, v in values.items()}, rows.stop - start)
-        owned = np.minimum(c.work, servers * np.asarray(c.server_capacity, dtype=float))
-        reserved = np.minimum(c.work - owned, instances * np.asarray(c.instance_capacity))
-        sums[0] += owned.sum(axis=1)
-        sums[1] += reserved.sum(axis=1)
-        sums[2] += (c.work - owned - reserved).sum(axis=1)
+        owned = servers * np.asarray(c.server_capacity, dtype=float)
+        sums += c.load.split(owned, instances * np.asarray(c.instance_capacity))
     mean = sums / n
     return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
 

@@ -719,20 +719,59 @@ OBJECTIVES = ("mean", "p90", "cvar95")
 MAX_FLEET = 1000
 
 
+#: The work fields of a demand, one of which is given: training counts reference GPU-hours,
+#: inference millions of tokens (input + output).
+_WORK_FIELDS = ("reference_gpu_hours_per_month", "million_tokens_per_month")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Demand:
-    """The work to be done: ``reference_gpu_hours_per_month`` in month 1, growing at
-    ``annual_growth`` (month m: W_1 * (1 + g_w)^((m - 1)/12))."""
+    """The work to be done: in month 1 either ``reference_gpu_hours_per_month`` (training) or
+    ``million_tokens_per_month`` (inference), exactly one of them, growing at ``annual_growth``
+    (month m: W_1 * (1 + g_w)^((m - 1)/12)). Within each month the load is a daily sinusoid
+    whose peak hour is ``peak_to_mean`` times the mean hour (1: flat, :mod:`costmodel.load`).
+    """
 
-    reference_gpu_hours_per_month: Distribution = _input(
-        "[reference GPU-hours/month]", "work in month 1", 0, 1e9
+    reference_gpu_hours_per_month: Distribution | None = _input(
+        "[reference GPU-hours/month]", "work in month 1 (training)", 0, 1e9, default=None
+    )
+    million_tokens_per_month: Distribution | None = _input(
+        "[M tokens/month]",
+        "work in month 1 (inference), input + output tokens",
+        0,
+        1e12,
+        default=None,
     )
     annual_growth: Distribution = _input(
         "[1/year]", "annual growth of the work", -0.99, 10, default=0.0, origin="no growth"
     )
+    peak_to_mean: Distribution = _input(
+        "[-]",
+        "load of the busiest hour of the day over the mean hour (a daily sinusoid)",
+        1,
+        2,
+        default=1.0,
+        origin="a flat load within each month",
+    )
 
     def __post_init__(self) -> None:
         _validate(self, "demand.")
+        given = [name for name in _WORK_FIELDS if getattr(self, name) is not None]
+        if not given:
+            raise InputError("demand", f"needs the work in month 1: {' or '.join(_WORK_FIELDS)}")
+        if len(given) > 1:
+            raise InputError(f"demand.{given[1]}", f"give one of {' and '.join(given)}, not both")
+
+    @property
+    def work_field(self) -> str:
+        """The name of the field that holds the work: ``reference_gpu_hours_per_month`` or
+        ``million_tokens_per_month``."""
+        return next(name for name in _WORK_FIELDS if getattr(self, name) is not None)
+
+    @property
+    def work_per_month(self) -> Distribution:
+        """W_1, the work in month 1 [units of work/month], whichever unit it is given in."""
+        return getattr(self, self.work_field)
 
 
 def _counts(text: str) -> Any:
@@ -746,14 +785,18 @@ class PlanInputs:
 
     ``own`` is one server (its ``gpu_count`` GPUs); ``servers`` and ``instances`` are the
     (min, max) candidate counts of owned servers and of ``reserve`` instances (none without a
-    reserve); ``burst`` (on-demand or spot) takes the rest. Inputs are named in sampling by
-    ``"own.<field>"``, ``"reserve.<field>"``, ``"burst.<field>"`` and ``"demand.<field>"``.
+    reserve); ``burst`` takes the rest: on-demand or spot instances, or a hosted API (an
+    :class:`ApiInputs`, for a demand in millions of tokens). Inputs are named in sampling by
+    ``"own.<field>"``, ``"reserve.<field>"``, ``"burst.<field>"`` (``"burst.api.<field>"``
+    for an API) and ``"demand.<field>"``.
     """
 
     horizon_months: int = _horizon()
     demand: Demand = field(metadata={"text": "the work and its growth"})
     own: BuyInputs = field(metadata={"text": "one owned server"})
-    burst: RentInputs = field(metadata={"text": "the instances that take the rest of the work"})
+    burst: RentInputs | ApiInputs = field(
+        metadata={"text": "the instances or the hosted API that take the rest of the work"}
+    )
     servers: tuple[int, int] = _counts("owned servers considered, (min, max)")
     reserve: RentInputs | None = field(default=None, metadata={"text": "reserved instances"})
     instances: tuple[int, int] = field(
@@ -785,23 +828,46 @@ class PlanInputs:
                 "reserve.pricing",
                 f"must be reserved_1y or reserved_3y, got {self.reserve.pricing!r}",
             )
-        if self.burst.pricing not in ("on_demand", "spot"):
+        if not isinstance(self.burst, ApiInputs) and self.burst.pricing not in (
+            "on_demand",
+            "spot",
+        ):
             raise InputError(
                 "burst.pricing", f"must be on_demand or spot, got {self.burst.pricing!r}"
             )
+        if self.demand.million_tokens_per_month is None:
+            self._check_counts_hours()
         _check_lease(self.own, "own", self.horizon_months)
         _check_correlations(self.correlations, self.distributions())
+
+    def _check_counts_hours(self) -> None:
+        """A demand in reference GPU-hours takes no side that counts tokens."""
+        if isinstance(self.burst, ApiInputs):
+            raise InputError(
+                "burst", "an API bills tokens: the demand needs million_tokens_per_month"
+            )
+        for name, side in (("own", self.own), ("reserve", self.reserve), ("burst", self.burst)):
+            if side is not None and side.tokens_per_s_per_gpu is not None:
+                raise InputError(
+                    f"{name}.tokens_per_s_per_gpu",
+                    "counts tokens: the demand needs million_tokens_per_month",
+                )
 
     @property
     def candidates(self) -> int:
         """Number of (servers, instances) candidates [count]."""
         return (self.servers[1] - self.servers[0] + 1) * (self.instances[1] - self.instances[0] + 1)
 
+    @property
+    def burst_side(self) -> str:
+        """The name of the burst side's inputs: ``"burst"``, or ``"burst.api"`` for an API."""
+        return "burst.api" if isinstance(self.burst, ApiInputs) else "burst"
+
     def distributions(self) -> dict[str, Distribution]:
-        """Every distribution-valued input by its dotted name (``"own.pue"``)."""
-        return _distributions(
-            {"demand": self.demand, "own": self.own, "reserve": self.reserve, "burst": self.burst}
-        )
+        """Every distribution-valued input by its dotted name (``"own.pue"``; an API burst's
+        as ``"burst.api.<field>"``, its key path in a plan)."""
+        sides = {"demand": self.demand, "own": self.own, "reserve": self.reserve}
+        return _distributions({**sides, self.burst_side: self.burst})
 
 
 def input_fields(cls: type) -> dict[str, Field]:

@@ -1,7 +1,8 @@
 """The typed result of a fleet plan (``kind: plan``): numbers only.
 
-Money in USD at present value; shares and utilisation as fractions [-]; work in reference
-GPU-hours per month. Its JSON form is :mod:`costmodel.present.plan_schema`.
+Money in USD at present value; shares and utilisation as fractions [-]; work per month in the
+demand's unit (reference GPU-hours, or millions of tokens). Its JSON form is
+:mod:`costmodel.present.plan_schema`.
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ class Candidate:
 
 @dataclass(frozen=True, eq=False)
 class WorkSplit:
-    """Mean work of each month m = 1..H [reference GPU-hours/month] of the best plan, by where
-    it is done."""
+    """Mean work of each month m = 1..H [units of work/month: reference GPU-hours or M tokens]
+    of the best plan, by where it is done."""
 
     owned: np.ndarray
     reserved: np.ndarray

@@ -6,6 +6,11 @@ grid, a correlation triple, and fields that describe themselves with a ``json_sc
 and gives every field its unit as ``x-unit`` and the open ends of its range.
 The HTTP API's OpenAPI document uses the same function, so the two cannot disagree.
 
+The rules between keys that the schemas check in code are added as ``if``/``then``: what each
+kind of work (``workload.kind``) requires and refuses (its precisions, the keys of the other
+kind, the ``api`` block, a side's throughput key), and an API block without a catalog offer
+gives its prices. The OpenAPI document (version 3.0, which has no ``if``) leaves them out.
+
 Editors that speak the YAML language server complete and check scenario files against it:
 put ``# yaml-language-server: $schema=scenario.schema.json`` on a file's first line, after
 ``costmodel schema > scenario.schema.json``.
@@ -20,6 +25,13 @@ from marshmallow import fields, validate
 
 from .distspec import DIST_FORMS
 from .schema import (
+    API_PRICES,
+    WORK_BLOCKS,
+    WORK_KINDS,
+    WORK_ONLY,
+    WORK_PRECISIONS,
+    WORK_REQUIRED,
+    WORK_THROUGHPUT,
     Correlation,
     DistField,
     PlanSchema,
@@ -240,6 +252,92 @@ def _rewrite_refs(node: Any) -> Any:
     return node
 
 
+_NULL = {"type": "null"}
+_SET = {"not": _NULL}
+
+
+def _of_kind(kind: str, default: str) -> dict[str, Any]:
+    """A workload of work ``kind``: its ``kind`` says so, or it has none and ``kind`` is the
+    default."""
+    out: dict[str, Any] = {"properties": {"kind": {"const": kind}}}
+    return out if kind == default else {**out, "required": ["kind"]}
+
+
+def _others(kind: str, table: dict[str, tuple[str, ...]]) -> list[str]:
+    return [key for other, keys in table.items() if other != kind for key in keys]
+
+
+def _workload_rules(default: str) -> list[dict[str, Any]]:
+    """What each kind of work asks of the workload: the keys it requires, its precisions, and
+    none of the other kind's keys (``null`` is as good as absent, as for the loader)."""
+    rules = []
+    for kind in WORK_KINDS:
+        then: dict[str, Any] = {
+            "properties": {
+                "precision": {"enum": list(WORK_PRECISIONS[kind])},
+                **{key: _SET for key in WORK_REQUIRED[kind]},
+                **{key: _NULL for key in _others(kind, WORK_ONLY)},
+            }
+        }
+        if WORK_REQUIRED[kind]:
+            then["required"] = list(WORK_REQUIRED[kind])
+        rules.append({"if": _of_kind(kind, default), "then": then})
+    return rules
+
+
+def _target(defs: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    """The definition a property refers to (also through ``anyOf`` with null); {} for none."""
+    refs = [node.get("$ref"), *(o.get("$ref") for o in node.get("anyOf", []))]
+    ref = next((r for r in refs if r), None)
+    return defs[ref.rsplit("/", 1)[-1]] if ref else {}
+
+
+def _document_rules(defs: dict[str, Any], root: str, default: str) -> list[dict[str, Any]]:
+    """What each kind of work asks of a document (a scenario or a plan): no block of another
+    kind of work (``api`` is for inference), and on each side (``buy``, ``own``, ...) no
+    throughput key of another kind."""
+    props = defs[root]["properties"]
+    throughputs = set(WORK_THROUGHPUT.values())
+    sides = [
+        k for k, v in props.items() if throughputs <= set(_target(defs, v).get("properties", {}))
+    ]
+    rules = []
+    for kind in WORK_KINDS:
+        workload = _of_kind(kind, default)
+        when: dict[str, Any] = {"properties": {"workload": workload}}
+        if "required" in workload:
+            when["required"] = ["workload"]
+        others = [WORK_THROUGHPUT[k] for k in WORK_KINDS if k != kind]
+        then = {
+            **{block: _NULL for block in _others(kind, WORK_BLOCKS) if block in props},
+            **{side: {"properties": {key: _NULL for key in others}} for side in sides},
+        }
+        rules.append({"if": when, "then": {"properties": then}})
+    return rules
+
+
+def _api_rule() -> dict[str, Any]:
+    """An API block without a catalog offer (``model``) gives its prices."""
+    return {
+        "if": {"properties": {"model": _NULL}},
+        "then": {"required": list(API_PRICES), "properties": {k: _SET for k in API_PRICES}},
+    }
+
+
+def _add_rules(defs: dict[str, Any]) -> None:
+    """The rules between keys the marshmallow schemas check in code, as ``if``/``then`` in
+    ``allOf`` of the definitions they bind: those of the kind of work, and the API's prices."""
+    default = defs["Workload"]["properties"]["kind"]["default"]
+    rules = {
+        "Workload": _workload_rules(default),
+        "Scenario": _document_rules(defs, "Scenario", default),
+        "Plan": _document_rules(defs, "Plan", default),
+        "Api": [_api_rule()],
+    }
+    for name, added in rules.items():
+        defs[name]["allOf"] = [*defs[name].get("allOf", []), *added]
+
+
 def scenario_json_schema() -> dict[str, Any]:
     """The scenario format as a JSON Schema (draft 2020-12) document: a rent-versus-buy
     scenario, or a fleet plan (``kind: plan``)."""
@@ -254,6 +352,7 @@ def scenario_json_schema() -> dict[str, Any]:
     spec.components.schema("Scenario", schema=ScenarioSchema)
     spec.components.schema("Plan", schema=PlanSchema)
     defs = _rewrite_refs(spec.to_dict()["components"]["schemas"])
+    _add_rules(defs)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,

@@ -16,6 +16,9 @@ from typing import Any
 
 from marshmallow import Schema, fields, missing, validate
 
+from costmodel.distributions import Fixed
+from costmodel.inputs import Demand, input_fields
+
 from .schema import (
     BoundRange,
     Correlation,
@@ -39,12 +42,12 @@ _DEFAULT_TEXT = {
     "simulation.target_halfwidth": "none: `samples` draws, no doubling",
     "simulation.max_samples": "`1,000,000`",
     "utilisation": "0.05 to 1.00 in steps of 0.05 (20 levels)",
+    "burst.api": "none; its keys are those of `api`",
     "buy.interconnect": "`nvlink` for SXM GPUs, else the platform tier's link",
     "buy.gpu.idle_w": "10 % of `tdp_w` (an estimate)",
     "rent.instance.interconnect": "`pcie-x16`",
     "rent.committed_instances": "reserved pricing: ceil(T_own / T_inst), enough instances for "
     "the owned work at u = 1",
-    "demand.annual_growth": "`0`: no growth",
     "buy.spare_gpus": "`0`: no spares",
     "buy.financing": "`{kind: cash}`: paid at once",
     "buy.financing.rate": "a loan: **required**",
@@ -79,12 +82,14 @@ _PLAN_SECTIONS = {
 _PLAN_AS = {"own": "buy", "reserve": "rent", "burst": "rent"}
 #: Mappings a plan shares with scenarios, documented there.
 _PLAN_SHARED = {"simulation", "workload", "own.gpu", "reserve.instance", "burst.instance",
-                "reserve.instances"}  # fmt: skip
+                "burst.api", "reserve.instances"}  # fmt: skip
 #: Where each left-out input's default comes from, by key: one row, or one per kind of work.
 _SOURCES: dict[str, list[tuple[Source, dict[str, str]]]] = {}
 for _side, _table in (("buy", OWNED), ("rent", RENTED), ("api", HOSTED)):
     for _src in _table:
         _SOURCES.setdefault(f"{_side}.{_src.key}", []).append((_src, DOC_LABELS[_side]))
+#: The engine's demand fields, whose defaults and their origins a plan's `demand` keys take.
+_DEMAND = input_fields(Demand)
 _HEADER = "| key | type | unit | range | default | meaning |"
 
 
@@ -144,6 +149,8 @@ def _source_text(src: Source, labels: dict[str, str]) -> str:
 
 
 def _default(key: str, field: fields.Field) -> str:
+    if key in _DEFAULT_TEXT:
+        return _DEFAULT_TEXT[key]
     head, _, rest = key.partition(".")
     if head in _PLAN_AS and rest and not rest.startswith(("servers", "instances")):
         side = _PLAN_AS[head]
@@ -157,6 +164,9 @@ def _default(key: str, field: fields.Field) -> str:
         return "; ".join(f"{src.when}: {text}" for (src, _), text in zip(rows, texts, strict=True))
     if key in _DEFAULT_TEXT:
         return _DEFAULT_TEXT[key]
+    demand = _DEMAND.get(rest) if head == "demand" else None
+    if demand is not None and isinstance(demand.default, Fixed):
+        return f"`{_num(demand.default.value)}`: {demand.metadata['origin']}"
     if field.required:
         return "**required**"
     value = field.load_default

@@ -2,7 +2,8 @@
 
 A plan is three sides resolved once each (:mod:`scenarios.sides`) at its own key paths: the
 owned server at ``own``, the reserved instances at ``reserve`` (optional) and the burst instances
-at ``burst``. Every default and its origin is kept under those paths (``own.pue``,
+at ``burst`` (for inference work, perhaps a hosted API at ``burst.api``). Every default and its
+origin is kept under those paths (``own.pue``,
 ``burst.price_usd_per_hour``, ...) in ``assumptions``.
 """
 
@@ -26,7 +27,7 @@ from .distspec import to_spec
 from .errors import ScenarioError
 from .resolve import Keyed, with_sampling
 from .schema import BurstSchema, PlanSchema, ReserveSchema
-from .sides import gathered, owned, rented, work
+from .sides import Hosted, Rented, Work, gathered, hosted, owned, rented, work
 
 __all__ = ["Plan", "evaluate_plan", "resolve_plan"]
 
@@ -80,19 +81,29 @@ class Plan(Keyed):
 
 
 def _demand(data: Mapping[str, Any]) -> tuple[Demand, list[Assumption]]:
-    """The demand block with its defaults (from the engine's fields) and their assumptions."""
+    """The demand block with its defaults (from the engine's fields) and their assumptions; a
+    field without a default left out (the work in the unit not used) is neither."""
     values: dict[str, Distribution] = {}
     notes = []
     for name, f in input_fields(Demand).items():
-        given = data["demand"][name]
+        given = data["demand"].get(name)
         if given is not None:
             values[name], origin = given, ("plan", Origin.GIVEN)
+        elif f.default is None:
+            continue
         else:
             values[name], origin = f.default, (f"default: {f.metadata['origin']}", Origin.DEFAULT)
         notes.append(
             Assumption(f"demand.{name}", to_spec(values[name]), f.metadata["unit"], *origin)
         )
     return Demand(**values), notes
+
+
+def _burst(block: Mapping[str, Any], w: Work) -> Rented | Hosted:
+    """The burst side: its instances, or the hosted API at ``burst.api``."""
+    if block.get("api") is not None:
+        return hosted(block["api"], "burst.api", w)
+    return rented(block, "burst", w, _BURST)
 
 
 def _counts(block: Mapping[str, Any] | None, key: str) -> tuple[int, int]:
@@ -111,7 +122,7 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
         own, reserve, burst = gathered(
             lambda: owned(data["own"], "own", w),
             lambda: data["reserve"] and rented(data["reserve"], "reserve", w, _RESERVE),
-            lambda: rented(data["burst"], "burst", w, _BURST),
+            lambda: _burst(data["burst"], w),
         )
         demand, notes = _demand(data)
         sim = data["simulation"]
@@ -144,11 +155,16 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
             "demand": demand,
             "own": own.block,
             "reserve": reserve.block if reserve else None,
-            "burst": burst.block,
+            "burst": {"api": burst.block} if isinstance(burst, Hosted) else burst.block,
         }
     )
     warnings = advise(Question(inputs.horizon_months, w, sides))
     return Plan(source, inputs, document, tuple(assumptions), warnings, catalog)
+
+
+def _burst_words(inputs: PlanInputs) -> str:
+    """How the verdict names the burst: by its pricing, or the API."""
+    return "api" if inputs.burst_side == "burst.api" else inputs.burst.pricing
 
 
 def evaluate_plan(plan: Plan, *, samples: int | None = None, seed: int | None = None) -> PlanResult:
@@ -163,7 +179,7 @@ def evaluate_plan(plan: Plan, *, samples: int | None = None, seed: int | None = 
     edges = ((inputs.servers[1], "own.servers.max"), reserve)
     return dataclasses.replace(
         result,
-        verdict=plan_verdict(result, saving(sim, result.best), inputs.burst.pricing, edges),
+        verdict=plan_verdict(result, saving(sim, result.best), _burst_words(inputs), edges),
         scenario=document,
         catalog=CatalogRef(plan.catalog.version, plan.catalog.as_of),
         warnings=plan.warnings,

@@ -388,13 +388,17 @@ class InlineModelSchema(_Base):
 
 #: The kinds of work, and the unit each counts.
 WORK_KINDS = ("training", "inference")
-#: Workload keys of one kind of work only.
-_ONLY = {
+#: Per kind of work: the workload keys of that kind only, those it requires, the precisions it
+#: is measured at, a side's throughput key and the scenario's blocks of that kind only (the
+#: JSON Schema states the same rules, :mod:`scenarios.jsonschema`).
+WORK_ONLY = {
     "training": ("reference_gpu",),
     "inference": ("model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user"),
 }
-_REQUIRED = {"training": (), "inference": ("model", "input_tokens", "output_tokens")}
-_PRECISIONS = {"training": PRECISIONS, "inference": SERVING_PRECISIONS}
+WORK_REQUIRED = {"training": (), "inference": ("model", "input_tokens", "output_tokens")}
+WORK_PRECISIONS = {"training": PRECISIONS, "inference": SERVING_PRECISIONS}
+WORK_THROUGHPUT = {"training": "relative_throughput", "inference": "tokens_per_s_per_gpu"}
+WORK_BLOCKS = {"training": (), "inference": ("api",)}
 _REFERENCE_GPU = "v100-sxm2-16gb"
 
 
@@ -442,15 +446,15 @@ class WorkloadSchema(_Base):
         kind = data["kind"]
         other = WORK_KINDS[1 - WORK_KINDS.index(kind)]
         errors: dict[str, list[str]] = {}
-        for key in _ONLY[other]:
+        for key in WORK_ONLY[other]:
             if data.get(key) is not None:
                 errors[key] = [f"only for {other} work (workload.kind: {other})"]
-        for key in _REQUIRED[kind]:
+        for key in WORK_REQUIRED[kind]:
             if data.get(key) is None:
                 errors[key] = [f"required for {kind} work"]
-        if data["precision"] not in _PRECISIONS[kind]:
+        if data["precision"] not in WORK_PRECISIONS[kind]:
             errors["precision"] = [
-                f"{kind} work is measured at {', '.join(_PRECISIONS[kind])}, "
+                f"{kind} work is measured at {', '.join(WORK_PRECISIONS[kind])}, "
                 f"got {data['precision']!r}"
             ]
         if errors:
@@ -468,11 +472,11 @@ class WorkloadSchema(_Base):
         that training scenarios written before inference existed keep their cache keys."""
         if data.get("kind") == "training":
             data.pop("kind")
-        return _drop_none(data, _ONLY["training"] + _ONLY["inference"])
+        return _drop_none(data, WORK_ONLY["training"] + WORK_ONLY["inference"])
 
 
 #: A side's throughput keys, one per kind of work: the other is left out of its document.
-_THROUGHPUTS = ("relative_throughput", "tokens_per_s_per_gpu")
+_THROUGHPUTS = tuple(WORK_THROUGHPUT.values())
 #: Owned keys added after the first scenarios were stored, left out of the resolved document
 #: when not given (so their cache keys stay); left out, a build is always up and paid in cash.
 _OWNED_ADDED = ("repair_days", "spare_gpus", "financing")
@@ -586,7 +590,7 @@ class ApiSchema(_Base):
     @validates_schema
     def _priced(self, data: dict, **kwargs: Any) -> None:
         if data.get("model") is None:
-            missing = [k for k in _API_PRICES if data.get(k) is None]
+            missing = [k for k in API_PRICES if data.get(k) is None]
             if missing:
                 raise ValidationError(
                     {k: ["required without a catalog offer (api.model)"] for k in missing}
@@ -598,7 +602,7 @@ class ApiSchema(_Base):
 
 
 #: The prices an API block gives when it names no catalog offer.
-_API_PRICES = ("input_usd_per_mtok", "output_usd_per_mtok")
+API_PRICES = ("input_usd_per_mtok", "output_usd_per_mtok")
 
 
 def _version() -> fields.Field:
@@ -678,8 +682,10 @@ class ScenarioSchema(_Base):
 
     @validates_schema
     def _api_serves(self, data: dict, **kwargs: Any) -> None:
-        if data.get("api") is not None and data["workload"]["kind"] != "inference":
-            raise ValidationError("only for inference work (workload.kind: inference)", "api")
+        for kind, blocks in WORK_BLOCKS.items():
+            for block in blocks:
+                if data.get(block) is not None and data["workload"]["kind"] != kind:
+                    raise ValidationError(f"only for {kind} work (workload.kind: {kind})", block)
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
@@ -687,10 +693,24 @@ class ScenarioSchema(_Base):
 
 
 class DemandSchema(_Base):
-    """The work to plan for: its month-1 amount and annual growth."""
+    """The work to plan for: its month-1 amount (in the workload's unit), annual growth and
+    daily peak."""
 
-    reference_gpu_hours_per_month = _input(Demand, "reference_gpu_hours_per_month", required=True)
+    reference_gpu_hours_per_month = _input(Demand, "reference_gpu_hours_per_month")
+    million_tokens_per_month = _input(Demand, "million_tokens_per_month")
     annual_growth = _input(Demand, "annual_growth")
+    peak_to_mean = _input(Demand, "peak_to_mean")
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(data, tuple(DEMAND_WORK.values()))
+
+
+#: The demand key of each kind of work: its month-1 amount in the kind's unit.
+DEMAND_WORK = {
+    "training": "reference_gpu_hours_per_month",
+    "inference": "million_tokens_per_month",
+}
 
 
 class CountRangeSchema(_Base):
@@ -746,11 +766,48 @@ ReserveSchema = _PlanRented.from_dict(
     name="ReserveSchema",
 )
 ReserveSchema.__doc__ = "Reserved instances (1- or 3-year terms) and the counts to consider."
-BurstSchema = _PlanRented.from_dict(
-    _rent_keys(("on_demand", "spot"), "on_demand", ("spot_interruption_overhead",)),
+
+
+class _Burst(_PlanRented):
+    """A plan's burst: instances, or (inference work) a hosted API, ``{api: {...}}``."""
+
+    @validates_schema(pass_original=True)
+    def _instances_or_api(self, data: dict, original: Any, **kwargs: Any) -> None:
+        given = set(original) if isinstance(original, dict) else set()
+        if data.get("api") is None:
+            if data.get("instance") is None:
+                raise ValidationError("give the burst instance, or an api to send the rest to")
+        elif given - {"api"}:
+            extra = ", ".join(sorted(given - {"api"}))
+            raise ValidationError(f"an API burst takes only api; got also {extra}", "api")
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        if data.get("api") is not None:
+            return {"api": data["api"]}
+        data.pop("api", None)
+        return _drop_none(data, _THROUGHPUTS)
+
+
+BurstSchema = _Burst.from_dict(
+    {
+        **_rent_keys(("on_demand", "spot"), "on_demand", ("spot_interruption_overhead",)),
+        "instance": Ref(
+            InlineInstanceSchema,
+            "catalog instance id or inline instance; give it or api",
+            load_default=None,
+        ),
+        "api": fields.Nested(
+            ApiSchema,
+            load_default=None,
+            metadata={"description": "inference: a hosted API takes the rest instead"},
+        ),
+    },
     name="BurstSchema",
 )
-BurstSchema.__doc__ = "The on-demand or spot instances that take the work left over."
+BurstSchema.__doc__ = (
+    "The on-demand or spot instances, or a hosted API, that take the work left over."
+)
 
 
 class PlanSchema(_Base):
@@ -778,3 +835,21 @@ class PlanSchema(_Base):
     )
     objective = _input(PlanInputs, "objective")
     correlations = _correlations()
+
+    @validates_schema
+    def _work_kind(self, data: dict, **kwargs: Any) -> None:
+        """The demand is in the workload's unit; only inference work bursts to an API."""
+        kind = data["workload"]["kind"]
+        errors: dict[str, Any] = {}
+        for other, key in DEMAND_WORK.items():
+            given = data["demand"].get(key) is not None
+            if other == kind and not given:
+                errors[key] = [f"required for {kind} work"]
+            elif other != kind and given:
+                errors[key] = [f"only for {other} work (workload.kind: {other})"]
+        if errors:
+            raise ValidationError({"demand": errors})
+        if kind != "inference" and data["burst"].get("api") is not None:
+            raise ValidationError(
+                {"burst": {"api": ["only for inference work (workload.kind: inference)"]}}
+            )

@@ -21,6 +21,7 @@ from flask.testing import FlaskClient
 
 import api.service
 from api import create_app
+from pricing import load_catalog
 from tests import backends
 from tests.helpers import KEY_PATH_CASES
 
@@ -325,6 +326,65 @@ def test_catalog_instances(client: FlaskClient) -> None:
     assert inst["gpu"] == "v100-sxm2-16gb" and inst["gpu_count"] == 4
     assert inst["on_demand_usd_per_hour"] > 0
     assert_error(client.get("/v1/catalog/instances/aws/p9.huge"), 404)
+
+
+def test_catalog_models(client: FlaskClient) -> None:
+    """Every served model with the GPUs measured serving it at each of its precisions: the
+    GPUs of the serving rows (serving.csv holds Llama 3.3 70B at FP4 on a B200 only)."""
+    body = client.get("/v1/catalog/models").get_json()
+    assert body["version"] and body["as_of"]
+    models = {m["id"]: m for m in body["items"]}
+    assert {"llama-3.3-70b", "llama-3.1-8b", "deepseek-r1"} <= set(models)
+    llama = models["llama-3.3-70b"]
+    assert llama["params_b"] == 70 and llama["active_params_b"] is None and llama["source"]
+    assert llama["precisions"] == ["fp8", "fp4"] == list(llama["measured_on"])
+    assert llama["measured_on"]["fp4"] == ["b200"]
+    assert "h100-sxm5-80gb" in llama["measured_on"]["fp8"]
+    assert models["deepseek-r1"]["active_params_b"] == 37
+    serving = load_catalog().serving
+    for model in body["items"]:
+        for precision, gpus in model["measured_on"].items():
+            rows = {r.gpu for r in serving if (r.model, r.precision) == (model["id"], precision)}
+            assert gpus == sorted(rows) != [], (model["id"], precision)
+    assert client.get("/v1/catalog/models/Llama-3.3-70B").get_json() == llama
+
+
+def test_catalog_unknown_model_is_404_with_close_matches(client: FlaskClient) -> None:
+    body = assert_error(client.get("/v1/catalog/models/llama-3.3-70"), 404)
+    assert "llama-3.3-70b" in body["message"] and paths(body) == {"model_id"}
+
+
+def test_catalog_api_offers(client: FlaskClient) -> None:
+    body = client.get("/v1/catalog/api-offers").get_json()
+    assert body["version"] and body["as_of"]
+    offers = {o["id"]: o for o in body["items"]}
+    assert len(offers) == len(load_catalog().api_offers) > 10
+    offer = client.get("/v1/catalog/api-offers/together/llama-3.3-70b-instruct-turbo").get_json()
+    assert offer == offers["together/llama-3.3-70b-instruct-turbo"]
+    assert offer["provider"] == "together" and offer["model"] == "llama-3.3-70b"
+    assert offer["input_usd_per_mtok"] > 0 and offer["output_usd_per_mtok"] > 0
+    assert offer["as_of"] and offer["source"]
+    assert any(not o["model"] for o in offers.values())  # a provider's own model: no rows
+    body = assert_error(client.get("/v1/catalog/api-offers/together/llama"), 404)
+    assert "together/llama-3.3-70b-instruct-turbo" in body["message"]
+    assert paths(body) == {"offer_id"}
+
+
+def test_openapi_documents_the_catalog_of_models_and_api_offers(client: FlaskClient) -> None:
+    spec = client.get("/openapi.json").get_json()
+    for path, schema in (
+        ("/v1/catalog/models", "ModelList"),
+        ("/v1/catalog/models/{model_id}", "Model"),
+        ("/v1/catalog/api-offers", "ApiOfferList"),
+        ("/v1/catalog/api-offers/{offer_id}", "ApiOffer"),
+    ):
+        get = spec["paths"][path]["get"]
+        ok = get["responses"]["200"]["content"]["application/json"]["schema"]
+        assert ok == {"$ref": f"#/components/schemas/{schema}"}, path
+        assert get["operationId"] and get["summary"]
+        assert "{" not in path or "404" in get["responses"]
+    measured = spec["components"]["schemas"]["Model"]["properties"]["measured_on"]
+    assert measured["additionalProperties"] == {"type": "array", "items": {"type": "string"}}
 
 
 def test_health(store_client: FlaskClient) -> None:

@@ -270,7 +270,10 @@ def test_request_errors_name_their_key_paths():
         load_request({"utilisation": 0, "tier": "cloud", "horizon_months": 0, "colour": 1})
     paths = {e["path"] for e in err.value.errors}
     assert paths == {"utilisation", "tier", "horizon_months", "colour"}
-    assert load_request({"utilisation": 1}).precision == "fp16"
+    # the precision left out is the work's default: fp16 for training
+    assert load_request({"utilisation": 1}).precision is None
+    result = compare(load_request({"utilisation": 1, "samples": 1}), _catalog(), uncertainty={})
+    assert result.request.precision == "fp16"
 
 
 # --------------------------------------------------------------------------------- command line

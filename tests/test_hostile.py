@@ -299,13 +299,23 @@ def _at(cls: type, end: str, **fixed) -> dict:
 
 @pytest.mark.parametrize("end", ["low", "high"])
 @pytest.mark.parametrize("pricing", ["on_demand", "reserved_3y"])
-def test_inputs_at_the_ends_of_their_ranges_give_finite_costs_without_warnings(end, pricing):
-    b = BuyInputs(**_at(BuyInputs, end, depreciation="straight_line"))
+@pytest.mark.parametrize("speed", ["relative_throughput", "tokens_per_s_per_gpu"])
+def test_inputs_at_the_ends_of_their_ranges_give_finite_costs_without_warnings(end, pricing, speed):
+    # a side gives its throughput once: in units of work, or in tokens per second
+    other = {"relative_throughput": None, "tokens_per_s_per_gpu": None}
+    other.pop(speed)
+    b = BuyInputs(**{**_at(BuyInputs, end, depreciation="straight_line"), **other})
     plain = {"committed_instances": None, "on_demand_price_usd_per_hour": None}
     r = RentInputs(
-        **_at(RentInputs, end, pricing=pricing, **(plain if pricing == "on_demand" else {}))
+        **{
+            **_at(RentInputs, end, pricing=pricing, **(plain if pricing == "on_demand" else {})),
+            **other,
+        }
     )
-    top = _at(ModelInputs, end, buy=b, rent=r, samples=3, seed=1, utilisation=(0.0, 0.5, 1.0))
+    unit = "million_tokens" if speed == "tokens_per_s_per_gpu" else "reference_gpu_hour"
+    top = _at(
+        ModelInputs, end, buy=b, rent=r, samples=3, seed=1, utilisation=(0.0, 0.5, 1.0), unit=unit
+    )
     top.pop("report_utilisation", None)
     m = ModelInputs(**top)
     with warnings.catch_warnings():

@@ -201,3 +201,80 @@ def test_an_inline_model_needs_every_throughput_given():
     message = _errors(doc)["rent.tokens_per_s_per_gpu"]
     assert "inline model" in message
     scenarios.evaluate(_doc(workload__model={"name": "my 13B", "params_b": 13}))  # given: runs
+
+
+#: The worked serving plan: the worked example's server as `own` (0 to 4 of them), its 8-GPU
+#: instance reserved for a year at 16 USD/h (0 to 2), the rest to its API; 20,000 M tokens in
+#: month 1 growing 100 % a year, the busiest hour 1.6 times the mean.
+PLAN = {
+    "version": 1,
+    "kind": "plan",
+    "name": "worked serving plan",
+    "horizon_months": 36,
+    "discount_rate": 0.08,
+    "simulation": {"samples": 1},
+    "workload": WORKED["workload"],
+    "demand": {"million_tokens_per_month": 20_000, "annual_growth": 1.0, "peak_to_mean": 1.6},
+    "own": {**WORKED["buy"], "servers": {"min": 0, "max": 4}},
+    "reserve": {
+        "instance": {**WORKED["rent"]["instance"], "reserved_1y_usd_per_hour": 16},
+        "pricing": "reserved_1y",
+        "tokens_per_s_per_gpu": 2500,
+        "instances": {"min": 0, "max": 2},
+    },
+    "burst": {"api": WORKED["api"]},
+}
+
+
+def _plan(**changes) -> dict:
+    doc = copy.deepcopy(PLAN)
+    for path, value in changes.items():
+        head, _, key = path.partition("__")
+        if value is None:
+            doc[head].pop(key)
+        else:
+            doc[head][key] = value
+    return doc
+
+
+def test_the_worked_serving_plan_through_a_document():
+    from tests.test_plan_load import TABLE as PLAN_TABLE
+
+    result = scenarios.evaluate(PLAN)
+    costs = {(c.servers, c.instances): c for c in result.candidates}
+    for mix, (cost, share, util) in PLAN_TABLE.items():
+        assert costs[mix].cost.mean == pytest.approx(cost, rel=REL)
+        assert costs[mix].share_owned == pytest.approx(share, abs=5e-7)
+        assert costs[mix].owned_utilisation == pytest.approx(util, abs=5e-7)
+    assert (result.best.servers, result.best.instances) == (1, 0)
+    assert result.verdict.startswith("Own 1 server and send the rest to the API")
+    flat = scenarios.evaluate(_plan(demand__peak_to_mean=1.0))
+    assert flat.best.cost.mean == pytest.approx(510137.0925, rel=REL)
+    keys = {a.key for a in result.assumptions}
+    assert {"burst.api.input_usd_per_mtok", "demand.million_tokens_per_month"} <= keys
+
+
+@pytest.mark.parametrize(
+    ("changes", "path", "words"),
+    [
+        (
+            {"demand__reference_gpu_hours_per_month": 100},
+            "demand.reference_gpu_hours_per_month",
+            "training",
+        ),
+        ({"demand__million_tokens_per_month": None}, "demand.million_tokens_per_month", "required"),
+        ({"burst__pricing": "spot"}, "burst.api", "only api"),
+        ({"demand__peak_to_mean": 2.5}, "demand.peak_to_mean", "2"),
+    ],
+)
+def test_bad_serving_plans_are_refused_at_their_key_paths(changes, path, words):
+    errors = _errors(_plan(**changes))
+    assert path in errors, errors
+    assert words in errors[path]
+
+
+def test_only_serving_plans_burst_to_an_api():
+    training = _plan(demand__million_tokens_per_month=None, demand__reference_gpu_hours_per_month=1)
+    training["workload"] = {"precision": "fp16"}
+    errors = _errors(training)
+    assert "inference" in errors["burst.api"]

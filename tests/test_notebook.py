@@ -120,6 +120,41 @@ def test_a_scenario_result_shows_its_verdict_key_figures_and_levels(shell):
     assert f"seed {result.seed}, 500 samples" in text
 
 
+@cache
+def _inference() -> Result:
+    return scenarios.evaluate(scenarios.example("inference-70b-fp8-h100"), samples=500)
+
+
+def test_an_inference_result_shows_the_api_beside_buying_and_renting(shell):
+    notebook.register(shell)
+    result = _inference()
+    page = _shown(shell, result)
+    assert f"Buy, rent or API: {result.name}" in "".join(page.text)
+    figures, levels = page.tables
+    assert dict(figures[1:])["Break-even utilisation vs the API P50"] == fmt_utilisation(
+        result.breakeven_vs_api.p50
+    )
+    assert levels[0] == [
+        "Utilisation",
+        "Buy TCO P50",
+        "Rent TCO P50",
+        "API TCO P50",
+        "P(buy cheaper than rent)",
+        "P(buy cheaper than API)",
+        "Cheapest (share of draws)",
+    ]
+    shown = [0, 4, 8, 9, 11, 15, 19]  # as for any 20 levels reported at 50 %
+    assert [row[3] for row in levels[1:]] == [fmt_usd(result.api_tco.p50[i]) for i in shown]
+    api = result.prob_buy_cheaper_than_api
+    assert [row[5] for row in levels[1:]] == [fmt_share(api[i]) for i in shown]
+    # tinted: the levels where buying is the cheapest of the three in at least half the draws
+    wins = [
+        r for r, i in zip(levels[1:], shown, strict=True) if result.cheapest_share.buy[i] >= 0.5
+    ]
+    assert page.tinted == wins and wins
+    assert all(row[6].startswith("buy ") for row in wins)
+
+
 def test_a_plan_result_shows_the_best_plan_and_the_frontier(shell):
     notebook.register(shell)
     plan = _plan()

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 import scenarios
+from costmodel import Fixed
 from costmodel.fleet import simulate_plan, summarise_plan, work_split
 from costmodel.plan_result import PlanResult
 from costmodel.present import from_dict, to_dict, to_json
@@ -202,6 +203,13 @@ def test_json_round_trip_and_resolved_plan_is_a_valid_plan():
         ),  # fmt: skip
         ({"objective": "median"}, "objective", "mean"),
         ({"kind": "fleet"}, "kind", "valid kinds"),
+        ({"demand__peak_to_mean": 2.5}, "demand.peak_to_mean", "[1, 2]"),
+        (
+            {"demand__peak_to_mean": {"dist": "uniform", "low": 0.5, "high": 1.5}},
+            "demand.peak_to_mean",
+            "[1, 2]",
+        ),  # fmt: skip
+        ({"demand__peak_to_mean": "high"}, "demand.peak_to_mean", "a number or a distribution"),
     ],
 )
 def test_bad_plans_are_errors_at_their_key_path(change, path, words):
@@ -209,6 +217,49 @@ def test_bad_plans_are_errors_at_their_key_path(change, path, words):
         scenarios.load_mapping(_plan(**change))
     errors = info.value.errors
     assert any(e["path"] == path and words in e["message"] for e in errors), errors
+
+
+def test_the_daily_peak_is_resolved_with_its_assumption():
+    flat = scenarios.load_mapping(PLAN)
+    assert flat.inputs.demand.peak_to_mean == Fixed(1.0)
+    (note,) = [a for a in flat.assumptions if a.key == "demand.peak_to_mean"]
+    assert (note.value, note.source) == (1.0, "default: a flat load within each month")
+    peaky = scenarios.load_mapping(_plan(demand__peak_to_mean=1.6))
+    assert peaky.inputs.demand.peak_to_mean == Fixed(1.6)
+    (note,) = [a for a in peaky.assumptions if a.key == "demand.peak_to_mean"]
+    assert (note.value, note.source) == (1.6, "plan")
+    assert peaky.document["demand"]["peak_to_mean"] == 1.6
+    assert scenarios.load_mapping(peaky.document).key() == peaky.key()
+
+
+def test_a_daily_peak_leaves_more_work_to_the_cloud():
+    # Capacity below the peak serves less of a peaky day: every candidate with servers keeps a
+    # smaller share owned than with a flat load; all-cloud is unchanged. By hand, k = 1.6, one
+    # server (730 * 1.71 = 1,248.3 h a month) against month 1's 2,000 h: x = 0.62415, z = (x - 1)
+    # / 0.6 = -0.626417, sqrt(1 - z^2) = 0.779488, -z arccos z = 0.626417 * 2.247744 = 1.408024,
+    # F = 1 - 0.6 * 2.187513 / pi = 0.582216: 1,164.43 h owned (flat: all 1,248.3 h).
+    one_month = scenarios.load_mapping(_plan(demand__peak_to_mean=1.6, horizon_months=1))
+    split = work_split(simulate_plan(one_month.inputs), servers=1, instances=0)
+    assert split.owned[0] == pytest.approx(1164.4317056, rel=1e-9)
+    assert split.burst[0] == pytest.approx(2000 - 1164.4317056, rel=1e-9)
+    flat = scenarios.evaluate(PLAN)
+    explicit = scenarios.evaluate(_plan(demand__peak_to_mean=1.0))
+    peaky = scenarios.evaluate(_plan(demand__peak_to_mean=1.6))
+    assert [c.cost for c in explicit.candidates] == [c.cost for c in flat.candidates]
+    assert peaky.all_cloud.cost == flat.all_cloud.cost
+    for a, b in zip(flat.candidates, peaky.candidates, strict=True):
+        assert b.share_owned <= a.share_owned + 1e-15
+        if a.servers and a.share_owned < 1:
+            assert b.share_owned < a.share_owned
+    assert (peaky.best.servers, peaky.best.instances) == (6, 0)  # more servers for the peak
+    assert "raise own.servers.max" in peaky.verdict
+    wider = scenarios.evaluate(_plan(demand__peak_to_mean=1.6, own__servers={"min": 0, "max": 10}))
+    best = wider.best  # the model guide's figures
+    assert (best.servers, best.instances) == (6, 0) and "raise" not in wider.verdict
+    assert best.cost.mean == pytest.approx(63383.4749, rel=1e-6, abs=5e-5)
+    assert (best.share_owned, best.owned_utilisation) == pytest.approx(
+        (0.975043, 0.499821), abs=5e-7
+    )
 
 
 def test_candidate_counts_and_shapes():

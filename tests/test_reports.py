@@ -38,6 +38,7 @@ from costmodel.present.formatting import (
     fmt_months,
     fmt_number,
     fmt_share,
+    fmt_unit_cost,
     fmt_usd,
     fmt_utilisation,
     fmt_value,
@@ -279,12 +280,12 @@ def test_markdown_tables_and_images(source, result):
     assert len(rows) == len(result["utilisation"])
     col = header.index("Buy TCO P50")
     assert [r[col] for r in rows] == [fmt_usd(v) for v in result["buy_tco"]["p50"]]
-    col = header.index("P(buy cheaper)")
+    api = "api_tco" in result  # a third side: each figure says which side it is against
+    col = header.index("P(buy cheaper than rent)" if api else "P(buy cheaper)")
     assert [r[col] for r in rows] == [fmt_share(v) for v in result["prob_buy_cheaper"]]
     figures = dict(r for r in next(t for t in tables if t[0] == ["Figure", "Value"])[1:])
-    assert figures["Break-even utilisation P50"] == fmt_utilisation(
-        result["breakeven_utilisation"]["p50"]
-    )
+    label = "Break-even utilisation vs renting P50" if api else "Break-even utilisation P50"
+    assert figures[label] == fmt_utilisation(result["breakeven_utilisation"]["p50"])
     assumptions = next(t for t in tables if t[0][0] == "Key")
     assert [r[0].strip("`") for r in assumptions[1:]] == [a["key"] for a in result["assumptions"]]
     assert [r[1] for r in assumptions[1:]] == [fmt_value(a["value"]) for a in result["assumptions"]]
@@ -365,24 +366,59 @@ CSV_COLUMNS = [
 ]
 
 
+#: The CSV columns of an inference result with a hosted API: each side's TCO, P(buy cheaper)
+#: against renting and against the API, both paybacks, each side's cost per M tokens and the
+#: share of draws in which each side is the cheapest.
+API_CSV_COLUMNS = [
+    "utilisation",
+    *(f"{side}_tco_{s}" for side in ("buy", "rent", "api") for s in ("mean", "p10", "p50", "p90")),
+    "prob_buy_cheaper",
+    "prob_buy_cheaper_than_api",
+    *(f"payback_months_{s}" for s in ("p10", "p50", "p90")),
+    "payback_prob_never",
+    *(f"payback_vs_api_months_{s}" for s in ("p10", "p50", "p90")),
+    "payback_vs_api_prob_never",
+    *(
+        f"cost_per_million_tokens_{side}_{s}"
+        for side in ("buy", "rent", "api")
+        for s in ("p10", "p50", "p90")
+    ),
+    "cheapest_buy",
+    "cheapest_rent",
+    "cheapest_api",
+]
+
+
+def _csv_columns(result: dict) -> list[str]:
+    """The CSV header of a result's JSON: a training result's as it always was."""
+    return API_CSV_COLUMNS if "api_tco" in result else CSV_COLUMNS
+
+
 def _expected_columns(result: dict) -> dict[str, list]:
-    pb, cpu = result["payback_months"], result["cost_per_reference_gpu_hour"]
-    out = {
-        "utilisation": result["utilisation"],
-        "prob_buy_cheaper": result["prob_buy_cheaper"],
-        "payback_prob_never": pb["prob_never"],
-    }
-    for side in ("buy", "rent"):
+    """Every CSV column's values, from the result's JSON form (a hosted API's too)."""
+    cpu = result.get("cost_per_unit") or result["cost_per_reference_gpu_hour"]
+    stem = "cost_per_million_tokens" if "api_tco" in result else "cost_per_ref_gpu_hour"
+    sides = ("buy", "rent", "api") if "api_tco" in result else ("buy", "rent")
+    out = {"utilisation": result["utilisation"], "prob_buy_cheaper": result["prob_buy_cheaper"]}
+    for side in sides:
         out |= {f"{side}_tco_{s}": result[f"{side}_tco"][s] for s in ("mean", "p10", "p50", "p90")}
-        out |= {f"cost_per_ref_gpu_hour_{side}_{s}": cpu[side][s] for s in ("p10", "p50", "p90")}
-    out |= {f"payback_months_{s}": pb[s] for s in ("p10", "p50", "p90")}
+        out |= {f"{stem}_{side}_{s}": cpu[side][s] for s in ("p10", "p50", "p90")}
+    paybacks = [("payback", "payback_months")]
+    if "api_tco" in result:
+        paybacks.append(("payback_vs_api", "payback_vs_api_months"))
+        out["prob_buy_cheaper_than_api"] = result["prob_buy_cheaper_than_api"]
+        out |= {f"cheapest_{side}": result["cheapest_share"][side] for side in sides}
+    for stem, key in paybacks:
+        out |= {f"{stem}_months_{s}": result[key][s] for s in ("p10", "p50", "p90")}
+        out[f"{stem}_prob_never"] = result[key]["prob_never"]
     return out
 
 
 def test_csv_round_trips_exactly(source, result):
     rows = list(csv.DictReader(io.StringIO(_rendered(source, "csv").decode("utf-8"))))
     assert len(rows) == len(result["utilisation"])
-    assert list(rows[0]) == CSV_COLUMNS
+    assert list(rows[0]) == _csv_columns(result)
+    assert sorted(_expected_columns(result)) == sorted(rows[0])  # every column checked
     for name, values in _expected_columns(result).items():
         got = [None if r[name] == "" else float(r[name]) for r in rows]
         assert got == values, name  # exact: floats are written with repr precision
@@ -407,7 +443,7 @@ def test_xlsx_sheets_and_numbers(source, result):
     assert [r[1] for r in sens] == pytest.approx([e["spearman"] for e in expected], rel=1e-15)
     ws = wb["per_utilisation"]
     header = [c.value for c in ws[1]]
-    assert header == CSV_COLUMNS
+    assert header == _csv_columns(result)
     assert all(c.font.bold for c in ws[1])
     assert ws.max_row == len(result["utilisation"]) + 1
     for name, values in _expected_columns(result).items():
@@ -441,6 +477,289 @@ def test_xlsx_sheets_and_numbers(source, result):
     with zipfile.ZipFile(io.BytesIO(_rendered(source, "xlsx"))) as package:
         chart = package.read("xl/charts/chart1.xml").decode("utf-8")
     assert "Buy P50" in chart and "Rent P50" in chart
+    assert ("API P50" in chart) == ("api_tco" in result)
+
+
+# --- inference with a hosted API ----------------------------------------------------------
+
+INFERENCE = "inference-70b-fp8-h100.yaml"
+#: The per-utilisation table of a result with a hosted API, as the HTML and Markdown show it.
+API_TABLE_HEADERS = [
+    "Utilisation",
+    *(f"{side} TCO {s}" for side in ("Buy", "Rent", "API") for s in ("P10", "P50", "P90")),
+    "P(buy cheaper than rent)",
+    "P(buy cheaper than API)",
+    "Cheapest (share of draws)",
+    "Payback vs rent P50 [months]",
+    "Payback vs API P50 [months]",
+    "Buy P50 [$/M tokens]",
+    "Rent P50 [$/M tokens]",
+    "API P50 [$/M tokens]",
+]
+#: The worked inference example of the model guide as a scenario, every input fixed: 8 GPUs
+#: at 2,500 tokens/s each (2,500 * 3,600 / 1e6 = 9 M tokens per GPU-hour, 72 per server-hour)
+#: against an 8-GPU instance at 24 USD/h (-15 %/year) and an API at 0.60 in / 0.80 out USD per
+#: M tokens (-30 %/year; (1000 * 0.60 + 1000 * 0.80) / 2000 = 0.70 USD per M tokens blended),
+#: 36 months at 8 %, no tax; the report at 100 % utilisation.
+WORKED_INFERENCE = {
+    "version": 1,
+    "name": "worked inference example",
+    "horizon_months": 36,
+    "discount_rate": 0.08,
+    "utilisation": [0.0, 0.1, 0.25, 0.5, 1.0],
+    "report_utilisation": 1.0,
+    "simulation": {"samples": 1, "seed": 1, "method": "random"},
+    "workload": {
+        "kind": "inference",
+        "model": {"name": "a 70B model", "params_b": 70},
+        "precision": "fp8",
+        "input_tokens": 1000,
+        "output_tokens": 1000,
+    },
+    "buy": {
+        "gpu": {"name": "an 80 GB card", "memory_gb": 80, "tdp_w": 700, "price_usd": 25000},
+        "gpu_count": 8,
+        "gpu_price_usd": 25000,
+        "platform_price_usd": 50000,
+        "setup_usd": 5000,
+        "gpu_power_w": 700,
+        "gpu_idle_w": 100,
+        "platform_power_w": 2000,
+        "powered_when_idle": True,
+        "electricity_usd_per_kwh": 0.10,
+        "electricity_annual_change": 0.0,
+        "pue": 1.3,
+        "hosting_usd_per_kw_month": 150,
+        "maintenance_rate": 0.05,
+        "gpu_annual_failure_rate": 0.05,
+        "admin_usd_per_month": 500,
+        "resale_annual_decay": 0.30,
+        "tokens_per_s_per_gpu": 2500,
+        "scaling_efficiency": 1.0,
+        "thermal_derate": 1.0,
+    },
+    "rent": {
+        "instance": {"name": "an 8-GPU instance", "gpu": "h100-sxm5-80gb", "gpu_count": 8,
+                     "on_demand_usd_per_hour": 24},
+        "pricing": "on_demand",
+        "price_usd_per_hour": 24,
+        "price_annual_change": -0.15,
+        "tokens_per_s_per_gpu": 2500,
+    },
+    "api": {"input_usd_per_mtok": 0.60, "output_usd_per_mtok": 0.80, "price_annual_change": -0.30},
+}  # fmt: skip
+
+
+@cache
+def _worked_inference(fmt: str) -> bytes:
+    return render(scenarios.evaluate(WORKED_INFERENCE), fmt)
+
+
+def _md_table(text: str, first: str) -> list[dict[str, str]]:
+    """The rows, by header, of the Markdown table whose first header is ``first``."""
+    header, *rows = next(t for t in _md_tables(text) if t[0][0] == first)
+    return [dict(zip(header, row, strict=True)) for row in rows]
+
+
+def test_the_worked_inference_report_shows_the_hand_computed_figures():
+    text = _worked_inference("md").decode("utf-8")
+    figures = {r["Figure"]: r["Value"] for r in _md_table(text, "Figure")}
+    # the worked example's break-evens: 0.7051127 against renting, 0.4191689 against the API
+    assert figures["Break-even utilisation vs renting P50"] == "70.5 %"
+    assert figures["Break-even utilisation vs the API P50"] == "41.9 %"
+    assert figures["Draws where the API wins even at 100 %"] == "0 %"
+    # at 100 %: buying 322,672.1275 USD for 730 * 72 = 52,560 M tokens a month, discounted:
+    # 0.170531 USD per M tokens; renting 0.238623 and the API 0.396142 at every level
+    per = "cost per M tokens at 100 % utilisation P10 / P50 / P90"
+    assert figures[f"Buy {per}"] == "$0.171 / $0.171 / $0.171"
+    assert figures[f"Rent {per}"] == "$0.239 / $0.239 / $0.239"
+    assert figures[f"API {per}"] == "$0.396 / $0.396 / $0.396"
+    assert figures["Payback vs renting at 100 % utilisation P10 / P50 / P90 [months]"] == (
+        "25.9 / 25.9 / 25.9"
+    )
+    assert figures["Payback vs the API at 100 % utilisation P10 / P50 / P90 [months]"] == (
+        "9.3 / 9.3 / 9.3"
+    )
+    rows = {r["Utilisation"]: r for r in _md_table(text, "Utilisation")}
+    assert list(rows["10 %"]) == API_TABLE_HEADERS
+    # at 10 %: 0.1 * 52,560 = 5,256 M tokens a month at 0.70 USD, less 30 %/year, discounted
+    # at 8 %: 74,956.4380 USD over 36 months (the worked table), 0.396142 USD per M tokens
+    assert rows["10 %"]["API TCO P50"] == "$74,960"
+    assert rows["10 %"]["API P50 [$/M tokens]"] == "$0.396"
+    assert rows["10 %"]["Buy P50 [$/M tokens]"] == "$1.64"  # 1.635884
+    assert rows["0 %"]["API P50 [$/M tokens]"] == "—"  # no work, no cost per unit
+    # renting is cheapest below 70.5 %, buying above; at 0 % renting and the API both cost
+    # nothing and the tie goes to renting, the first of them
+    cheapest = {u: r["Cheapest (share of draws)"] for u, r in rows.items()}
+    assert cheapest == {
+        "0 %": "rent 100 %",
+        "10 %": "rent 100 %",
+        "25 %": "rent 100 %",
+        "50 %": "rent 100 %",
+        "100 %": "buy 100 %",
+    }
+    # against the API buying breaks even at 41.9 %: dearer at 25 %, cheaper at 50 %
+    assert [rows[u]["P(buy cheaper than API)"] for u in ("25 %", "50 %", "100 %")] == (
+        ["0 %", "100 %", "100 %"]
+    )
+    assert rows["100 %"]["Payback vs API P50 [months]"] == "9.3"
+
+
+def test_the_worked_inference_report_has_the_api_beside_renting():
+    text = _worked_inference("md").decode("utf-8")
+    assert text.startswith("# Buy, rent or pay per token: worked inference example\n")
+    assert "**API:**" not in text  # an API given inline has no name to show
+    assert "**Serving:** a 70B model (fp8), 1,000 in / 1,000 out tokens per request" in text
+    assert "break-even P50 70.5 % against renting, 41.9 % against the API" in text
+    assert "unit cost per M tokens (input + output) served" in text
+    assert "reference GPU" not in text and "ref GPU" not in text
+
+
+def test_inference_without_an_api_keeps_two_sides_in_tokens():
+    doc = {k: v for k, v in WORKED_INFERENCE.items() if k != "api"}
+    result = scenarios.evaluate(doc)
+    text = render(result, "md").decode("utf-8")
+    rows = _md_table(text, "Utilisation")
+    assert list(rows[0]) == [
+        "Utilisation",
+        *(f"{side} TCO {s}" for side in ("Buy", "Rent") for s in ("P10", "P50", "P90")),
+        "P(buy cheaper)",
+        "Payback P50 [months]",
+        "Buy P50 [$/M tokens]",
+        "Rent P50 [$/M tokens]",
+    ]
+    assert [r["Rent P50 [$/M tokens]"] for r in rows] == ["—", *["$0.239"] * 4]  # 0.238623
+    figures = {r["Figure"]: r["Value"] for r in _md_table(text, "Figure")}
+    assert figures["Break-even utilisation P50"] == "70.5 %"
+    per = "cost per M tokens at 100 % utilisation P10 / P50 / P90"
+    assert [k for k in figures if per in k] == [f"Buy {per}", f"Rent {per}"]
+    assert text.startswith("# Rent or buy GPU compute: ")
+    assert "the API" not in text and "**API:**" not in text
+    header = next(csv.reader(io.StringIO(render(result, "csv").decode("utf-8"))))
+    # the training columns, but the unit cost is per M tokens
+    assert header == [c.replace("ref_gpu_hour", "million_tokens") for c in CSV_COLUMNS]
+
+
+#: How the per-utilisation table names the cheapest side.
+_OPTION = {"buy": "buy", "rent": "rent", "api": "API"}
+
+
+def _cheapest(result: dict, i: int) -> str:
+    """The side cheapest in most draws at level ``i`` with its share, from the JSON (a tie
+    goes to the first of buy, rent, api)."""
+    shares = {side: result["cheapest_share"][side][i] for side in _OPTION}
+    best = max(shares, key=shares.get)
+    return f"{_OPTION[best]} {fmt_share(shares[best])}"
+
+
+def _api_cells(result: dict) -> dict[str, list[str]]:
+    """The API's columns of the per-utilisation table, formatted from the result's JSON."""
+    levels = range(len(result["utilisation"]))
+    return {
+        "API TCO P10": [fmt_usd(v) for v in result["api_tco"]["p10"]],
+        "API TCO P50": [fmt_usd(v) for v in result["api_tco"]["p50"]],
+        "API TCO P90": [fmt_usd(v) for v in result["api_tco"]["p90"]],
+        "P(buy cheaper than API)": [fmt_share(v) for v in result["prob_buy_cheaper_than_api"]],
+        "Cheapest (share of draws)": [_cheapest(result, i) for i in levels],
+        "Payback vs API P50 [months]": [
+            fmt_months(v) for v in result["payback_vs_api_months"]["p50"]
+        ],
+        "API P50 [$/M tokens]": [fmt_unit_cost(v) for v in result["cost_per_unit"]["api"]["p50"]],
+    }
+
+
+def test_inference_html_names_the_unit_and_shows_the_api():
+    result = json.loads(_load(INFERENCE))
+    page = _parse_html(_rendered(INFERENCE, "html"))
+    start, width = page.cells.index("Utilisation"), len(API_TABLE_HEADERS)
+    assert page.cells[start : start + width] == API_TABLE_HEADERS
+    n = len(result["utilisation"])
+    rows = [page.cells[start + width * (j + 1) : start + width * (j + 2)] for j in range(n)]
+    for name, cells in _api_cells(result).items():
+        assert [row[API_TABLE_HEADERS.index(name)] for row in rows] == cells, name
+    # the rows where buying is the cheapest of the three in at least half of the draws
+    assert page.classes.count("buy-wins") == sum(p >= 0.5 for p in result["cheapest_share"]["buy"])
+    assert 0 < page.classes.count("buy-wins") < n
+    text = " ".join(" ".join(page.text).split())
+    assert "unit cost per M tokens (input + output) served" in text
+    assert "buying is the cheapest of the three options in at least half of the draws" in text
+    assert "API together/llama-3.3-70b-instruct-turbo" in text
+    assert "reference GPU" not in text and "ref GPU" not in text
+    # the cost per M tokens of each side at the report utilisation, among the key figures
+    figures = dict(zip(page.cells[0:start:2], page.cells[1:start:2], strict=True))
+    i = result["utilisation"].index(result["cumulative_cost"]["utilisation"])
+    for side, label in (("buy", "Buy"), ("rent", "Rent"), ("api", "API")):
+        bands = result["cost_per_unit"][side]
+        expected = " / ".join(fmt_unit_cost(bands[s][i]) for s in ("p10", "p50", "p90"))
+        assert figures[f"{label} cost per M tokens at 50 % utilisation P10 / P50 / P90"] == expected
+
+
+def test_inference_markdown_table_has_the_api_columns():
+    result = json.loads(_load(INFERENCE))
+    text = _rendered(INFERENCE, "md").decode("utf-8")
+    rows = _md_table(text, "Utilisation")
+    assert list(rows[0]) == API_TABLE_HEADERS
+    for name, cells in _api_cells(result).items():
+        assert [r[name] for r in rows] == cells, name
+    for side, label in (("buy", "Buy"), ("rent", "Rent")):
+        cells = [fmt_unit_cost(v) for v in result["cost_per_unit"][side]["p50"]]
+        assert [r[f"{label} P50 [$/M tokens]"] for r in rows] == cells
+    figures = {r["Figure"]: r["Value"] for r in _md_table(text, "Figure")}
+    be = result["breakeven_vs_api"]
+    for k in ("p10", "p50", "p90"):
+        assert figures[f"Break-even utilisation vs the API {k.upper()}"] == fmt_utilisation(be[k])
+    i = result["utilisation"].index(0.5)
+    payback = " / ".join(
+        fmt_months(result["payback_vs_api_months"][s][i]) for s in ("p10", "p50", "p90")
+    )
+    assert figures["Payback vs the API at 50 % utilisation P10 / P50 / P90 [months]"] == payback
+
+
+def test_the_inference_breakeven_chart_has_three_sides_and_both_breakevens():
+    from costmodel.present.reports.charts import breakeven_figure
+
+    result = json.loads(_load(INFERENCE))
+    ax = breakeven_figure(_typed(result)).axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    x = [100 * u for u in result["utilisation"]]
+    for side, label in (("buy", "Buy"), ("rent", "Rent"), ("api", "API")):
+        line = lines[f"{label} P50"]
+        assert list(line.get_xdata()) == pytest.approx(x)
+        assert list(line.get_ydata()) == pytest.approx(result[f"{side}_tco"]["p50"], rel=1e-12)
+    bands = [c.get_label() for c in ax.collections]
+    assert bands == ["Buy P10–P90", "Rent P10–P90", "API P10–P90"]
+    for key, label in (
+        ("breakeven_utilisation", "Break-even vs renting"),
+        ("breakeven_vs_api", "Break-even vs the API"),
+    ):
+        p50 = result[key]["p50"]
+        mark = lines[f"{label} P50 ({fmt_utilisation(p50)})"]
+        assert list(mark.get_xdata()) == pytest.approx([100 * p50] * 2)
+    assert ax.get_title(loc="left") == "Buy vs rent vs API: total cost over the horizon"
+
+
+def test_inference_xlsx_has_the_api_columns_and_chart():
+    result = json.loads(_load(INFERENCE))
+    data = _rendered(INFERENCE, "xlsx")
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    ws = wb["per_utilisation"]
+    header = [c.value for c in ws[1]]
+    assert header == API_CSV_COLUMNS
+    fmt = {h: ws.cell(2, i + 1).number_format for i, h in enumerate(header)}
+    assert fmt["api_tco_p50"] == "$#,##0" and fmt["payback_vs_api_months_p50"] == "0.0"
+    assert fmt["cost_per_million_tokens_api_p50"] == "$#,##0.000"
+    assert fmt["cheapest_buy"] == fmt["prob_buy_cheaper_than_api"] == "0.0%"
+    (chart,) = _xlsx_charts(data)["per_utilisation"]
+    drawn = {s["title"]: (_cells(wb, s["x"]), _cells(wb, s["y"])) for s in chart["series"]}
+    assert list(drawn) == ["Buy P50", "Rent P50", "API P50"]
+    for side, title in (("buy", "Buy P50"), ("rent", "Rent P50"), ("api", "API P50")):
+        xs, ys = drawn[title]
+        assert xs == pytest.approx(result["utilisation"], rel=1e-15)
+        assert ys == pytest.approx(result[f"{side}_tco"]["p50"], rel=1e-15)
+    summary = {r[0]: r[1] for r in wb["summary"].iter_rows(min_row=2, values_only=True)}
+    be = result["breakeven_vs_api"]
+    for k in ("p10", "p50", "p90", "mean", "prob_always", "prob_never"):
+        assert summary[f"breakeven_vs_api_{k}"] == pytest.approx(be[k], rel=1e-15), k
 
 
 # --- nulls ---------------------------------------------------------------------------------

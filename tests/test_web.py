@@ -1,18 +1,22 @@
 """The web page (GET /, api/web) through Flask's test client: the page renders the example's
 verdict with a label on every input, a tab per view (the compare view's inputs are the options
-of POST /v1/compare), its assets are served with their content types, nothing in it points to
-another origin, and it adds nothing to the API's error contract. The page in a real
-browser is tests/test_web_browser.py."""
+of POST /v1/compare), a scenario form that follows the kind of work (its rules, in the JSON
+Schema the form is read from, are the loader's), its assets are served with their content
+types, nothing in it points to another origin, and it adds nothing to the API's error
+contract. The page in a real browser is tests/test_web_browser.py."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import html
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 from flask import Flask
@@ -194,6 +198,135 @@ def test_form_units_and_ranges_are_the_bounds_of_the_format():
     assert "range (-0.5, 1]" in discount.hint
 
 
+# --- the kind of work ------------------------------------------------------------------------
+
+#: An inference scenario: Llama 3.3 70B at FP8 on 8x H100, owned, rented or from a hosted API.
+INFERENCE = {
+    "version": 1,
+    "name": "70b-fp8-h100",
+    "simulation": {"samples": 200},
+    "workload": {
+        "kind": "inference",
+        "model": "llama-3.3-70b",
+        "precision": "fp8",
+        "input_tokens": 1000,
+        "output_tokens": 1000,
+        "min_tokens_per_s_per_user": 20,
+    },
+    "buy": {"gpu": "h100-sxm5-80gb", "gpu_count": 8},
+    "rent": {"instance": "lambda/gpu_8x_h100_sxm5"},
+    "api": {"model": "together/llama-3.3-70b-instruct-turbo"},
+}
+LAB = yaml.safe_load((EXAMPLES / "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml").read_text("utf-8"))
+PLAN = yaml.safe_load((EXAMPLES / "plan-lab-rtx4090-growth.yaml").read_text("utf-8"))
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.Draft202012Validator:
+    schema = scenario_json_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _edited(doc: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """``doc`` with the key ``path`` set to ``value`` (``...``: removed)."""
+    out = copy.deepcopy(doc)
+    *parents, key = path.split(".")
+    node = out
+    for name in parents:
+        node = node[name]
+    if value is ...:
+        del node[key]
+    else:
+        node[key] = value
+    return out
+
+
+@pytest.mark.parametrize(
+    ("doc", "valid"),
+    [
+        (INFERENCE, True),
+        (_edited(INFERENCE, "workload.model", ...), False),
+        (_edited(INFERENCE, "workload.model", None), False),  # null is as good as absent
+        (_edited(INFERENCE, "workload.output_tokens", ...), False),
+        (_edited(INFERENCE, "workload.precision", "int8"), False),
+        (_edited(INFERENCE, "workload.reference_gpu", "v100-sxm2-16gb"), False),
+        (_edited(INFERENCE, "buy.relative_throughput", 1.5), False),
+        (_edited(INFERENCE, "rent.tokens_per_s_per_gpu", 2000), True),
+        (_edited(INFERENCE, "api", {"price_annual_change": -0.2}), False),
+        (_edited(INFERENCE, "api", {"input_usd_per_mtok": 0.6, "output_usd_per_mtok": 0.8}), True),
+        (_edited(INFERENCE, "api", ...), True),
+        (_edited(LAB, "api", INFERENCE["api"]), False),
+        (_edited(LAB, "workload.precision", "fp8"), False),
+        (_edited(LAB, "workload.input_tokens", 1000), False),
+        (_edited(LAB, "workload.kind", "training"), True),
+        (_edited(LAB, "buy.tokens_per_s_per_gpu", 2000), False),
+        (_edited(LAB, "buy.relative_throughput", 1.5), True),
+        (_edited(PLAN, "own.tokens_per_s_per_gpu", 2000), False),
+        (_edited(PLAN, "burst.relative_throughput", 1.5), True),
+    ],
+)
+def test_the_schema_states_the_rules_of_the_kinds_of_work(validator, doc, valid):
+    """The JSON Schema the form is read from refuses what the loader refuses for the kind of
+    work (workload.kind): the keys it requires and its precisions, the other kind's workload
+    keys, a side's throughput key and the api block; and an API without an offer or prices."""
+    try:
+        scenarios.load_mapping(doc)
+        loaded = True
+    except scenarios.ScenarioError:
+        loaded = False
+    assert loaded is valid
+    assert validator.is_valid(doc) is valid
+
+
+def test_the_form_follows_the_kind_of_work(page):
+    """Fields and sections of one kind of work name it and start hidden unless training (the
+    page arrives with a training scenario); the precision's choices are those of each kind;
+    the page's rules of the kinds are the loader's."""
+    parsed = _elements(page[0])
+    marked = {a["id"]: a for _, a in parsed.tags if a.get("data-work") and a.get("id")}
+    fields = [f for section in form("scenario") for f in section.fields]
+    for f in fields:
+        node = marked.get(f"scenario-{f.slug}-field")
+        assert (node is None) == (f.work == ""), f.path
+        if node:
+            assert node["data-work"] == f.work and ("hidden" in node) == (f.work != "training")
+    assert {f.path for f in fields if f.work == "inference"} >= {
+        "workload.model",
+        "workload.input_tokens",
+        "workload.output_tokens",
+        "workload.min_tokens_per_s_per_user",
+        "buy.tokens_per_s_per_gpu",
+        "rent.tokens_per_s_per_gpu",
+    }
+    api = next(s for s in form("scenario") if s.title == "Hosted API")
+    assert api.work == "inference" and {f.path.split(".")[0] for f in api.fields} == {"api"}
+    precision = next(f for f in fields if f.path == "workload.precision")
+    kinds = dict(zip(precision.choices, precision.choice_work, strict=True))
+    assert kinds == {
+        "fp32": ("training",),
+        "fp16": ("training", "inference"),
+        "int8": ("training",),
+        "fp8": ("inference",),
+        "fp4": ("inference",),
+    }
+    options = [a for tag, a in parsed.tags if tag == "option" and a.get("data-work")]
+    assert [(o["value"], o["data-work"], "hidden" in o) for o in options] == [
+        (c, " ".join(k), "training" not in k) for c, k in kinds.items()
+    ]
+    boot = re.search(r'<script type="application/json" id="boot">(.*?)</script>', page[0], re.S)
+    assert boot and json.loads(html.unescape(boot.group(1)))["work"] == views.work_rules()
+    rules = views.work_rules()
+    assert rules["default"] == "training"
+    assert rules["kinds"]["inference"] == {
+        "only": ["model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user"],
+        "precisions": ["fp16", "fp8", "fp4"],
+        "throughput": "tokens_per_s_per_gpu",
+        "blocks": ["api"],
+    }
+    assert rules["kinds"]["training"]["throughput"] == "relative_throughput"
+
+
 def test_page_has_a_tab_and_a_module_per_view(page):
     """Each view of views.VIEWS is a tab (in order, the first selected), a panel, a template and
     a script, and main.js's VIEWS table lists the same views in the same order."""
@@ -244,8 +377,8 @@ def test_compare_inputs_are_the_options_of_the_compare_api(page, client):
         if f.kind in ("integer", "number"):
             assert f.unit == key["x-unit"] and f.unit.startswith("["), f.path
         if "minimum" in key:
-            low, high = (f"{key[k] * scale:g}" for k in ("minimum", "maximum"))
-            assert f.range.strip("[(])").split(", ") == [low, high], f.path
+            shown = [float(x.replace(",", "")) for x in f.range.strip("[(])").split(", ")]
+            assert shown == [key[k] * scale for k in ("minimum", "maximum")], f.path
             assert f"range {f.range}" in f.hint
         default = key.get("default")
         if default is not None:

@@ -5,8 +5,9 @@ SQLite run store) and checks what a person would: the page loads with no console
 request to another origin, shows the example's verdict, answers edits of the GPU count and the
 cloud price, puts the error of ``pue: 0.5`` beside the PUE field, saves a run that then appears
 in the runs list (and opens and downloads it), shows a fleet plan's verdict and frontier,
-ranks the market in the compare tab in the words of ``costmodel compare``, and asks for a key
-when the service has API keys. Screenshots at 1280 and 375 px go to ``test-artifacts/``.
+ranks the market in the compare tab in the words of ``costmodel compare``, switches the form
+to inference work and shows the hosted API as a third side, and asks for a key when the service
+has API keys. Screenshots at 1280 and 375 px go to ``test-artifacts/``.
 
 The tests wait on the page's own state, never on time, so that they pass on a busy machine:
 each edit is one input event (a person pasting), and a view is settled when its ``data-busy``
@@ -40,6 +41,7 @@ from api.service import get_catalog
 from cli.tables import print_compare
 from costmodel.present.formatting import (
     fmt_months,
+    fmt_per_unit,
     fmt_share,
     fmt_unit_cost,
     fmt_usd,
@@ -261,6 +263,30 @@ class Page:
             field.send_keys(Keys.DELETE)
         self.wait(lambda: field.get_attribute("value") == text, f"{id_} to hold {text!r}")
 
+    def choose(self, id_: str, value: str) -> None:
+        """Pick ``value`` in a select, as a person does (one change event)."""
+        self.js(
+            "const s = document.getElementById(arguments[0]); s.value = arguments[1];"
+            "s.dispatchEvent(new Event('change', {bubbles: true}));",
+            id_,
+            value,
+        )
+
+    def shown(self, id_: str) -> bool:
+        return self.by_id(id_).is_displayed()
+
+    def choices(self, id_: str) -> list[str]:
+        """The values of a select's options that are not hidden."""
+        return self.js(
+            "return [...document.getElementById(arguments[0]).options]"
+            ".filter((o) => !o.hidden).map((o) => o.value)",
+            id_,
+        )
+
+    def document(self, view: str = "scenario") -> dict[str, Any]:
+        """The view's YAML text, read."""
+        return yaml.safe_load(self.by_id(f"{view}-yaml").get_attribute("value"))
+
     def keystrokes(self, id_: str, texts: list[str]) -> None:
         """Give an input each of ``texts`` in turn, one input event each, all in one script: as
         fast typing, within the page's wait for the typing to stop (no timer runs in between)."""
@@ -373,13 +399,17 @@ def test_page_in_chromium(driver, tmp_path):
             import("/assets/js/format.js").then((f) => done({
               usd: values.map(f.fmtUsd), share: shares.map(f.fmtShare),
               util: shares.map((s) => f.fmtUtilisation(s)), months: months.map(f.fmtMonths),
-              cost: costs.map(f.fmtUnitCost)}));""",
+              cost: costs.map(f.fmtUnitCost),
+              tokens: costs.map((c) => f.fmtPerUnit(c, "million_tokens")),
+              hours: costs.map((c) => f.fmtPerUnit(c, "reference_gpu_hour"))}));""",
             values,
             shares,
             months,
             costs,
         )
         assert formatted["cost"] == [fmt_unit_cost(v) for v in costs]
+        assert formatted["tokens"] == [fmt_per_unit(v, "million_tokens") for v in costs]
+        assert formatted["hours"] == [fmt_per_unit(v, "reference_gpu_hour") for v in costs]
         assert formatted["usd"] == [fmt_usd(v) for v in values]
         assert formatted["share"] == [fmt_share(v) for v in shares]
         assert formatted["util"] == [fmt_utilisation(v) for v in shares]
@@ -502,6 +532,160 @@ def test_page_in_chromium(driver, tmp_path):
         page.wait(lambda: "low and high" in page.text("plan-own-pue-error"))
         assert page.by_id("view-plan").get_attribute("data-status") == "invalid"
 
+        _only_this_origin(page)
+
+
+#: The ids of the fields of one kind of work only, and of the API section's first field.
+TRAINING_ONLY = ("scenario-workload-reference-gpu-field", "scenario-buy-relative-throughput-field")
+INFERENCE_ONLY = (
+    "scenario-workload-model-field",
+    "scenario-workload-input-tokens-field",
+    "scenario-workload-min-tokens-per-s-per-user-field",
+    "scenario-buy-tokens-per-s-per-gpu-field",
+    "scenario-rent-tokens-per-s-per-gpu-field",
+    "scenario-api-model-field",
+)
+H100 = {"buy": ("h100-sxm5-80gb", 8), "rent": "lambda/gpu_8x_h100_sxm5"}
+OFFER = "together/llama-3.3-70b-instruct-turbo"
+
+
+def _work_shown(page: Page, kind: str) -> None:
+    """The form shows the fields of work ``kind`` and hides the other kind's."""
+    shown, hidden = (TRAINING_ONLY, INFERENCE_ONLY)[:: 1 if kind == "training" else -1]
+    assert [page.shown(i) for i in shown] == [True] * len(shown), kind
+    assert [page.shown(i) for i in hidden] == [False] * len(hidden), kind
+    precisions = ["fp32", "fp16", "int8"] if kind == "training" else ["fp16", "fp8", "fp4"]
+    assert page.choices("scenario-workload-precision") == ["", *precisions]
+
+
+def test_inference_in_chromium(driver, tmp_path):
+    """The kind of work switches the form; an inference scenario made in the form is evaluated
+    with the API as a third side, in M tokens; switching back gives the training scenario."""
+    with Server(tmp_path) as server:
+        page = Page(driver, server)
+        models = server.api("GET", "/v1/catalog/models")[1]["items"]
+        page.wait(
+            lambda: (
+                page.js("return document.getElementById('scenario-api-model').options.length") > 10
+            ),
+            "the catalog",
+        )
+        _work_shown(page, "training")
+
+        # Inference: the first model of the catalog (none is measured on an RTX 2080 Ti), a
+        # chat-sized request; the GPU without serving rows is refused at the throughput field.
+        assert not any("rtx-2080-ti" in gpus for m in models for gpus in m["measured_on"].values())
+        page.choose("scenario-workload-kind", "inference")
+        assert page.settled() == "invalid"
+        _work_shown(page, "inference")
+        doc = copy.deepcopy(LAB)
+        doc["workload"] = {
+            **{k: v for k, v in LAB["workload"].items() if k != "reference_gpu"},
+            "kind": "inference",
+            "model": models[0]["id"],
+            "precision": models[0]["precisions"][0],
+            "input_tokens": 1000,
+            "output_tokens": 1000,
+        }
+        assert page.document() == doc
+        error = page.by_id("scenario-buy-tokens-per-s-per-gpu-error")
+        assert error.is_displayed() and "h100-sxm5-80gb" in error.text
+        assert "h100-sxm5-80gb" in page.text("scenario-workload-model-hint")  # measured on
+
+        # An owned and a rented 8x H100 and a hosted API of the model, all from the form.
+        page.choose("scenario-buy-gpu", H100["buy"][0])
+        page.type("scenario-buy-gpu-count", str(H100["buy"][1]))
+        for part, text in (("low", ""), ("high", ""), ("mode", "25000")):  # an H100's price
+            page.type(f"scenario-buy-gpu-price-usd-{part}", text)
+        page.choose("scenario-rent-instance", H100["rent"])
+        page.choose("scenario-api-model", OFFER)
+        assert page.settled() == "idle"
+        doc["buy"].update(gpu=H100["buy"][0], gpu_count=H100["buy"][1], gpu_price_usd=25000)
+        doc["rent"]["instance"] = H100["rent"]
+        doc["api"] = {"model": OFFER}
+        assert page.document() == doc
+        status, result = server.api("POST", "/v1/evaluate", doc)
+        assert status == 200 and page.text("verdict") == result["verdict"]
+        assert "the API" in result["verdict"]
+        i = result["utilisation"].index(result["cumulative_cost"]["utilisation"])
+        api_cost = fmt_per_unit(result["cost_per_unit"]["api"]["p50"][i], "million_tokens")
+        assert api_cost.endswith(" per M tokens") and api_cost in page.text("scenario-figures")
+        assert fmt_utilisation(result["breakeven_vs_api"]["p50"]) in page.text("scenario-figures")
+        heads = page.js(
+            "return [...document.querySelectorAll('#scenario-levels thead th')]"
+            ".map((h) => h.textContent)"
+        )
+        assert {"API TCO P50", "API per M tokens P50", "Cheapest (share of draws)"} <= set(heads)
+        first = page.js(
+            "return [...document.querySelectorAll('#scenario-levels tbody tr:first-child > *')]"
+            ".map((c) => c.textContent)"
+        )
+        assert first[heads.index("API TCO P50")] == fmt_usd(result["api_tco"]["p50"][0])
+        chart = "#scenario-chart svg"
+        assert page.js(f"return document.querySelectorAll('{chart} polygon.band').length") == 3
+        assert page.js(f"return document.querySelectorAll('{chart} .be-line.api').length") == 1
+        assert page.shown("scenario-chart") and page.js(
+            "return [...document.querySelectorAll('#view-scenario [data-role=\"api\"]')]"
+            ".every((n) => !n.hidden)"
+        )
+        page.screenshot("web-inference", 1280)
+        page.screenshot("web-inference-phone", 375)
+        page.viewport(375, 800)
+        assert page.js("return document.documentElement.scrollWidth") <= 375  # 11 columns
+        page.viewport(1280, 900)
+
+        # Prices of one's own: the offer's, written in; the same answer. Without an output
+        # price the API's error stands beside that field.
+        page.choose("scenario-api-model", "__prices__")
+        assert page.settled() == "idle" and page.text("verdict") == result["verdict"]
+        doc["api"] = {"input_usd_per_mtok": 0.88, "output_usd_per_mtok": 0.88}
+        assert page.document() == doc
+        page.type("scenario-api-output-usd-per-mtok-mode", "")
+        assert page.settled() == "invalid"
+        assert "without a catalog offer" in page.text("scenario-api-output-usd-per-mtok-error")
+        page.type("scenario-api-output-usd-per-mtok-mode", "0.9")
+        assert page.settled() == "idle"
+        doc["api"]["output_usd_per_mtok"] = 0.9
+
+        # Back to training: the workload as it was, no API, the training result's table.
+        page.choose("scenario-workload-kind", "training")
+        assert page.settled() == "idle"
+        _work_shown(page, "training")
+        training = copy.deepcopy(doc)
+        training["workload"] = LAB["workload"]
+        del training["api"]
+        assert page.document() == training
+        assert page.text("verdict") == _verdict(server, "scenario", training)
+        heads = page.js(
+            "return [...document.querySelectorAll('#scenario-levels thead th')]"
+            ".map((h) => h.textContent)"
+        )
+        assert heads == [
+            "Utilisation",
+            "Buy TCO P50",
+            "Rent TCO P50",
+            "P(buy cheaper)",
+            "Payback P50 [months]",
+        ]
+        assert page.js(f"return document.querySelectorAll('{chart} polygon.band').length") == 2
+        # ... and inference again: its workload and API block come back.
+        page.choose("scenario-workload-kind", "inference")
+        assert page.settled() == "idle" and page.document() == doc
+
+        # A new document on an L40S: the first model measured on it.
+        page.choose("scenario-example", "lab-4x-rtx2080ti-vs-p3-8xlarge")
+        assert page.settled() == "idle"
+        page.choose("scenario-buy-gpu", "l40s")
+        page.choose("scenario-workload-kind", "inference")
+        page.settled()
+        on = next(m for m in models if any("l40s" in g for g in m["measured_on"].values()))
+        precision = next(p for p in on["precisions"] if "l40s" in on["measured_on"][p])
+        assert (page.document()["workload"]["model"], page.document()["workload"]["precision"]) == (
+            on["id"],
+            precision,
+        )
+        errors = page.errors()  # the 422s of the refused documents only
+        assert errors and all("/v1/evaluate" in e and "422" in e for e in errors)
         _only_this_origin(page)
 
 

@@ -1,17 +1,31 @@
-"""The dated pricing catalog: ``GET /v1/catalog/gpus[/<id>]`` and
-``GET /v1/catalog/instances[/<id>]``."""
+"""The dated pricing catalog: ``GET /v1/catalog/gpus[/<id>]``,
+``GET /v1/catalog/instances[/<id>]``, ``GET /v1/catalog/models[/<id>]`` (the served models,
+with the GPUs each is measured on) and ``GET /v1/catalog/api-offers[/<id>]`` (hosted API
+prices)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from flask_smorest import Blueprint, abort
 
-from pricing import UnknownIdError
+from pricing import Catalog, Model, UnknownIdError
+from pricing.serving import gpus_with_rows
 
 from ..openapi import error_responses
 from ..service import get_catalog
-from .schemas import GPUListSchema, GPUSchema, InstanceListSchema, InstanceSchema
+from .schemas import (
+    ApiOfferListSchema,
+    ApiOfferSchema,
+    GPUListSchema,
+    GPUSchema,
+    InstanceListSchema,
+    InstanceSchema,
+    ModelListSchema,
+    ModelSchema,
+)
 
 __all__ = ["blp"]
 
@@ -19,13 +33,23 @@ blp = Blueprint(
     "catalog",
     __name__,
     url_prefix="/v1/catalog",
-    description="The dated, versioned GPU and cloud-instance catalog the model resolves ids in, "
-    "with the server's own prices (COSTMODEL_PRICES) laid over it.",
+    description="The dated, versioned catalog the model resolves ids in: GPUs and cloud "
+    "instances, with the server's own prices (COSTMODEL_PRICES) laid over them, and for "
+    "inference the served models and hosted API offers.",
 )
 
 
-def _not_found(exc: UnknownIdError, param: str) -> None:
-    abort(404, message=str(exc), errors=[{"path": param, "message": str(exc)}])
+def _one(find: Callable[[str], Any], raw_id: str, param: str) -> Any:
+    """The row ``find`` gives for ``raw_id``; an unknown id is answered 404 at ``param``."""
+    try:
+        return find(raw_id)
+    except UnknownIdError as exc:
+        abort(404, message=str(exc), errors=[{"path": param, "message": str(exc)}])
+
+
+def _listed(items: list[Any]) -> dict[str, Any]:
+    cat = get_catalog()
+    return {"version": cat.version, "as_of": str(cat.as_of), "items": items}
 
 
 @blp.route("/gpus", methods=["GET"])
@@ -33,8 +57,7 @@ def _not_found(exc: UnknownIdError, param: str) -> None:
 @blp.doc(operationId="listGpus", summary="List catalog GPUs")
 def list_gpus() -> dict[str, Any]:
     """Every GPU of the catalog, with the catalog version."""
-    cat = get_catalog()
-    return {"version": cat.version, "as_of": str(cat.as_of), "items": list(cat.gpus.values())}
+    return _listed(list(get_catalog().gpus.values()))
 
 
 @blp.route("/gpus/<gpu_id>", methods=["GET"])
@@ -43,10 +66,7 @@ def list_gpus() -> dict[str, Any]:
 @blp.doc(operationId="getGpu", summary="Fetch one catalog GPU")
 def get_gpu(gpu_id: str) -> Any:
     """One GPU; an unknown id is answered 404 with the closest valid ids."""
-    try:
-        return get_catalog().gpu(gpu_id)
-    except UnknownIdError as exc:
-        _not_found(exc, "gpu_id")
+    return _one(get_catalog().gpu, gpu_id, "gpu_id")
 
 
 @blp.route("/instances", methods=["GET"])
@@ -54,12 +74,7 @@ def get_gpu(gpu_id: str) -> Any:
 @blp.doc(operationId="listInstances", summary="List catalog cloud instances")
 def list_instances() -> dict[str, Any]:
     """Every cloud instance of the catalog, with the catalog version."""
-    cat = get_catalog()
-    return {
-        "version": cat.version,
-        "as_of": str(cat.as_of),
-        "items": list(cat.instances.values()),
-    }
+    return _listed(list(get_catalog().instances.values()))
 
 
 @blp.route("/instances/<path:instance_id>", methods=["GET"])
@@ -68,7 +83,48 @@ def list_instances() -> dict[str, Any]:
 @blp.doc(operationId="getInstance", summary="Fetch one catalog cloud instance")
 def get_instance(instance_id: str) -> Any:
     """One instance (ids hold a slash: ``aws/p3.8xlarge``); unknown ids answer 404."""
-    try:
-        return get_catalog().instance(instance_id)
-    except UnknownIdError as exc:
-        _not_found(exc, "instance_id")
+    return _one(get_catalog().instance, instance_id, "instance_id")
+
+
+def _served(cat: Catalog, model: Model) -> dict[str, Any]:
+    """A model with the GPUs measured serving it, by precision."""
+    measured = {p: list(gpus_with_rows(cat, model.id, p)) for p in model.precisions}
+    return {**asdict(model), "measured_on": measured}
+
+
+@blp.route("/models", methods=["GET"])
+@blp.response(200, ModelListSchema)
+@blp.doc(operationId="listModels", summary="List catalog served models")
+def list_models() -> dict[str, Any]:
+    """Every model the serving catalog measures, with the GPUs it is measured on, and the
+    catalog version."""
+    cat = get_catalog()
+    return _listed([_served(cat, m) for m in cat.models.values()])
+
+
+@blp.route("/models/<model_id>", methods=["GET"])
+@blp.response(200, ModelSchema)
+@error_responses(blp, 404)
+@blp.doc(operationId="getModel", summary="Fetch one catalog served model")
+def get_model(model_id: str) -> Any:
+    """One model; an unknown id is answered 404 with the closest valid ids."""
+    cat = get_catalog()
+    return _one(lambda i: _served(cat, cat.model(i)), model_id, "model_id")
+
+
+@blp.route("/api-offers", methods=["GET"])
+@blp.response(200, ApiOfferListSchema)
+@blp.doc(operationId="listApiOffers", summary="List catalog hosted API offers")
+def list_api_offers() -> dict[str, Any]:
+    """Every hosted API offer with its dated prices, and the catalog version."""
+    return _listed(list(get_catalog().api_offers.values()))
+
+
+@blp.route("/api-offers/<path:offer_id>", methods=["GET"])
+@blp.response(200, ApiOfferSchema)
+@error_responses(blp, 404)
+@blp.doc(operationId="getApiOffer", summary="Fetch one catalog hosted API offer")
+def get_api_offer(offer_id: str) -> Any:
+    """One offer (ids hold a slash: ``together/llama-3.3-70b-instruct-turbo``); unknown ids
+    answer 404 with the closest valid ids."""
+    return _one(get_catalog().api_offer, offer_id, "offer_id")

@@ -1,10 +1,20 @@
-"""Schemas of the catalog endpoints: GPUs and cloud instances of the dated pricing catalog."""
+"""Schemas of the catalog endpoints: GPUs, cloud instances, served models and hosted API
+offers of the dated pricing catalog."""
 
 from __future__ import annotations
 
 from marshmallow import Schema, fields
 
-__all__ = ["GPUListSchema", "GPUSchema", "InstanceListSchema", "InstanceSchema"]
+__all__ = [
+    "ApiOfferListSchema",
+    "ApiOfferSchema",
+    "GPUListSchema",
+    "GPUSchema",
+    "InstanceListSchema",
+    "InstanceSchema",
+    "ModelListSchema",
+    "ModelSchema",
+]
 
 
 def _num(description: str) -> fields.Float:
@@ -63,6 +73,47 @@ class InstanceSchema(Schema):
     note = fields.String(allow_none=True)
 
 
+class ModelSchema(Schema):
+    """One model the serving catalog measures, and where: the GPUs with a measured operating
+    point at each precision (a scenario of the model on another GPU gives its throughput)."""
+
+    id = fields.String(required=True, metadata={"example": "llama-3.3-70b"})
+    name = fields.String()
+    params_b = _num("parameters, every expert counted [billion]")
+    active_params_b = _num("parameters active per token of a mixture of experts [billion]")
+    precisions = fields.List(
+        fields.String(), metadata={"description": "the precisions the catalog measures it at"}
+    )
+    measured_on = fields.Dict(
+        keys=fields.String(),
+        values=fields.List(fields.String()),
+        metadata={
+            "description": "catalog GPU ids with a measured operating point, by precision",
+            "example": {"fp8": ["h100-sxm5-80gb", "h200-sxm-141gb"]},
+        },
+    )
+    source = fields.String(allow_none=True)
+    note = fields.String(allow_none=True)
+
+
+class ApiOfferSchema(Schema):
+    """One hosted API's dated prices per million tokens."""
+
+    id = fields.String(required=True, metadata={"example": "together/llama-3.3-70b-instruct-turbo"})
+    provider = fields.String()
+    name = fields.String(metadata={"description": "the provider's name of the model"})
+    model = fields.String(
+        metadata={"description": "the catalog model it serves, empty for a closed model"}
+    )
+    input_usd_per_mtok = _num("[USD/M tokens]")
+    cached_input_usd_per_mtok = _num("input read from the prompt cache [USD/M tokens]")
+    output_usd_per_mtok = _num("[USD/M tokens]")
+    as_of = fields.String(allow_none=True, metadata={"description": "ISO date of the prices"})
+    estimated_fields = fields.List(fields.String())
+    source = fields.String(allow_none=True)
+    note = fields.String(allow_none=True)
+
+
 class _CatalogList(Schema):
     version = fields.String(required=True, metadata={"example": "2026.11.29"})
     as_of = fields.String(required=True, metadata={"description": "ISO date of the catalog"})
@@ -78,3 +129,15 @@ class InstanceListSchema(_CatalogList):
     """Every catalog instance."""
 
     items = fields.List(fields.Nested(InstanceSchema), required=True)
+
+
+class ModelListSchema(_CatalogList):
+    """Every served model."""
+
+    items = fields.List(fields.Nested(ModelSchema), required=True)
+
+
+class ApiOfferListSchema(_CatalogList):
+    """Every hosted API offer."""
+
+    items = fields.List(fields.Nested(ApiOfferSchema), required=True)

@@ -8,13 +8,18 @@ from the format. Everything else is edited in the page's YAML editor.
 Kinds of field:
 
 - ``text``, ``integer``, ``number``: one input;
-- ``choice``: a select of the schema's choices (``""``: the default);
-- ``gpu``, ``instance``: a select filled from ``GET /v1/catalog/gpus`` or ``/instances``;
+- ``choice``: a select of the schema's choices (``""``: the default); where the kind of work
+  decides the choices (``workload.precision``), each choice names the kinds it is for;
+- ``gpu``, ``instance``, ``model``, ``offer``: a select filled from ``GET /v1/catalog/gpus``,
+  ``/instances``, ``/models`` or ``/api-offers``;
 - ``uncertain``: low / likely / high inputs: likely alone is a fixed number, low and high alone
   a uniform distribution, all three a triangular one (a PERT distribution stays PERT);
 - ``levels``: ``utilisation`` as start / stop / step;
 - ``counts``: a ``{min, max}`` range of candidate counts (``own.servers``);
 - ``percent``: one input in per cent for a share of the request (``utilisation``: 50 is 0.5).
+
+A field or a section of one kind of work only (``work``: ``training`` or ``inference``) is
+shown while the document's ``workload.kind`` is that kind.
 
 The compare view's inputs (:func:`compare_form`) are the options of ``POST /v1/compare``,
 completed the same way from its request schema (:class:`scenarios.compare.CompareSchema`).
@@ -30,6 +35,7 @@ from typing import Any
 from marshmallow import missing, validate
 
 from costmodel.present.formatting import fmt_number
+from pricing import load_catalog
 from scenarios.compare import CompareSchema
 from scenarios.jsonschema import scenario_json_schema
 
@@ -41,6 +47,8 @@ PARTS = {
     "levels": (("start", "from"), ("stop", "to"), ("step", "step")),
     "counts": (("min", "fewest"), ("max", "most")),
 }
+#: The kinds of field shown as a select.
+_SELECTS = ("choice", "gpu", "instance", "model", "offer")
 
 
 @dataclass(frozen=True)
@@ -53,14 +61,19 @@ class Field:
     note: str = ""
     #: Words replacing the schema's description.
     words: str = ""
-    #: The empty choice of a ``choice`` field when the schema has no default ("all tiers").
+    #: The empty choice of a select when the schema has no default ("all tiers", "none").
     empty: str = ""
+    #: The kind of work the field is for (``training``, ``inference``); "" for every kind.
+    work: str = ""
     #: Read from the schema by :func:`form` (or :func:`compare_form`):
     description: str = ""
     unit: str = ""
     range: str = ""
     default: Any = None
     choices: tuple[str, ...] = field(default_factory=tuple)
+    #: The kinds of work each choice is for, in the order of ``choices`` (() when every choice
+    #: is for every kind).
+    choice_work: tuple[tuple[str, ...], ...] = field(default_factory=tuple)
     #: The value the input starts with (a required key without a default: its example).
     initial: Any = None
 
@@ -68,6 +81,11 @@ class Field:
     def slug(self) -> str:
         """The path as an HTML id fragment: ``buy-pue``."""
         return self.path.replace(".", "-").replace("_", "-")
+
+    @property
+    def select(self) -> bool:
+        """Shown as a select (of choices or of catalog rows)."""
+        return self.kind in _SELECTS
 
     @property
     def parts(self) -> tuple[tuple[str, str], ...]:
@@ -89,6 +107,30 @@ class Field:
 class Section:
     title: str
     fields: tuple[Field, ...]
+    #: The kind of work the section is for; "" for every kind.
+    work: str = ""
+
+
+def _throughputs(side: str) -> tuple[Field, ...]:
+    """A side's GPU throughput, one field per kind of work (empty: the catalog's)."""
+    return (
+        Field(
+            f"{side}.relative_throughput",
+            "Throughput",
+            "uncertain",
+            work="training",
+            words="work of one GPU per hour in reference GPU-hours",
+            note="empty: the catalog's measurement",
+        ),
+        Field(
+            f"{side}.tokens_per_s_per_gpu",
+            "Serving throughput",
+            "uncertain",
+            work="inference",
+            words="tokens (input + output) one GPU serves per second",
+            note="empty: the catalog's measurement of the model",
+        ),
+    )
 
 
 _SCENARIO = (
@@ -108,6 +150,38 @@ _SCENARIO = (
         ),
     ),
     Section(
+        "The work",
+        (
+            Field("workload.kind", "Kind of work", "choice"),
+            Field(
+                "workload.reference_gpu",
+                "Reference GPU",
+                "gpu",
+                empty="default",
+                work="training",
+                words="an hour of work on this GPU is the unit of work",
+            ),
+            Field(
+                "workload.model",
+                "Model",
+                "model",
+                work="inference",
+                words="the model served, from the catalog; an inline model is edited in the YAML",
+            ),
+            Field("workload.precision", "Precision", "choice"),
+            Field("workload.input_tokens", "Input tokens", "integer", work="inference"),
+            Field("workload.output_tokens", "Output tokens", "integer", work="inference"),
+            Field(
+                "workload.min_tokens_per_s_per_user",
+                "Interactivity floor",
+                "number",
+                work="inference",
+                words="only measured operating points that serve each request at least this fast",
+                note="empty: no floor",
+            ),
+        ),
+    ),
+    Section(
         "Buy",
         (
             Field(
@@ -122,6 +196,7 @@ _SCENARIO = (
             Field("buy.pue", "PUE", "uncertain"),
             Field("buy.hosting_usd_per_kw_month", "Hosting fee", "uncertain"),
             Field("buy.resale_annual_decay", "Resale value lost", "uncertain"),
+            *_throughputs("buy"),
         ),
     ),
     Section(
@@ -136,7 +211,25 @@ _SCENARIO = (
             Field("rent.pricing", "Pricing", "choice"),
             Field("rent.price_usd_per_hour", "Cloud price", "uncertain"),
             Field("rent.price_annual_change", "Cloud price change", "uncertain"),
+            *_throughputs("rent"),
         ),
+    ),
+    Section(
+        "Hosted API",
+        (
+            Field(
+                "api.model",
+                "API offer",
+                "offer",
+                empty="none (no API)",
+                words="a hosted API from the catalog, billed per token, or prices of your own",
+            ),
+            Field("api.input_usd_per_mtok", "Input price", "uncertain"),
+            Field("api.output_usd_per_mtok", "Output price", "uncertain"),
+            Field("api.cached_input_share", "Cached input share", "uncertain"),
+            Field("api.price_annual_change", "API price change", "uncertain"),
+        ),
+        work="inference",
     ),
 )
 
@@ -181,6 +274,7 @@ _PLAN = (
                 "reserve.instance",
                 "Reserved instance",
                 "instance",
+                empty="none (no reservation)",
                 words="from the catalog, or none: no reservation",
             ),
             Field("reserve.pricing", "Term", "choice"),
@@ -218,9 +312,15 @@ def _deref(defs: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
     return {**target, **{k: v for k, v in node.items() if k in ("description", "default")}}
 
 
+@cache
+def _defs() -> dict[str, Any]:
+    """The definitions of the scenario format's JSON Schema, made once (read only)."""
+    return scenario_json_schema()["$defs"]
+
+
 def _property(kind: str, path: str) -> dict[str, Any]:
     """The JSON Schema of the key ``path`` of a document of ``kind``; KeyError if none."""
-    defs = scenario_json_schema()["$defs"]
+    defs = _defs()
     node: dict[str, Any] = defs[_ROOTS[kind]]
     for name in path.split("."):
         node = _deref(defs, node)["properties"][name]
@@ -251,15 +351,32 @@ def _range(node: dict[str, Any]) -> str:
     return _interval(low, high, low_open, False)
 
 
+def _choice_work(path: str, choices: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The kinds of work each of ``choices`` of the workload key ``path`` is for, as the
+    schema's rules of the kinds of work state them (``if kind ... then enum``); () when no
+    rule narrows them."""
+    parent, _, key = path.rpartition(".")
+    if parent != "workload":
+        return ()
+    allowed: dict[str, list[str]] = {}
+    for rule in _defs()["Workload"].get("allOf", []):
+        enum = rule["then"]["properties"].get(key, {}).get("enum")
+        if enum is not None:
+            allowed[rule["if"]["properties"]["kind"]["const"]] = enum
+    if not allowed:
+        return ()
+    return tuple(tuple(k for k, enum in allowed.items() if c in enum) for c in choices)
+
+
 def _completed(kind: str, f: Field) -> Field:
     node = _property(kind, f.path)
     unit = node.get("x-unit", "")
     description = f.words or node.get("description", "")
     if f.kind in ("levels", "counts"):
-        node = _deref(scenario_json_schema()["$defs"], node)
+        node = _deref(_defs(), node)
         if f.kind == "levels":
             node = next((o for o in node["oneOf"] if "$ref" in o), node)
-            node = _deref(scenario_json_schema()["$defs"], node)
+            node = _deref(_defs(), node)
         first = node["properties"][f.parts[0][0]]
         return replace(
             f, description=description, unit=unit or first["x-unit"], range=_range(first)
@@ -269,9 +386,10 @@ def _completed(kind: str, f: Field) -> Field:
         f,
         description=description,
         unit=unit,
-        range="" if f.kind in ("choice", "gpu", "instance", "text") else _range(node),
+        range="" if f.kind in _SELECTS + ("text",) else _range(node),
         default=node.get("default"),
         choices=choices,
+        choice_work=_choice_work(f.path, choices),
     )
 
 
@@ -280,7 +398,7 @@ def form(kind: str) -> tuple[Section, ...]:
     """The sections of the form for a document of ``kind`` (``scenario`` or ``plan``), every
     field completed from the schema."""
     return tuple(
-        Section(s.title, tuple(_completed(kind, f) for f in s.fields)) for s in FORMS[kind]
+        replace(s, fields=tuple(_completed(kind, f) for f in s.fields)) for s in FORMS[kind]
     )
 
 
@@ -296,8 +414,35 @@ COMPARE = (
                 "percent",
                 words="the share of wall-clock hours the GPUs work (50 is half the time)",
             ),
-            Field("precision", "Precision", "choice"),
+            Field(
+                "precision",
+                "Precision",
+                "choice",
+                empty="default: fp16",
+                note="with a model: fp16, fp8 or fp4, by default the first the catalog measures",
+            ),
             Field("horizon_months", "Horizon", "integer"),
+        ),
+    ),
+    Section(
+        "Serving a model",
+        (
+            Field(
+                "model",
+                "Model",
+                "choice",
+                empty="none: training work",
+                words="a catalog model: rank the ways to serve it by cost per M tokens, its API "
+                "offers among them",
+            ),
+            Field("input_tokens", "Input tokens per request", "integer"),
+            Field("output_tokens", "Output tokens per request", "integer"),
+            Field(
+                "min_tokens_per_s_per_user",
+                "Minimum tokens/s per user",
+                "number",
+                note="empty: any measurement",
+            ),
         ),
     ),
     Section(
@@ -327,12 +472,18 @@ def _bounds(node: Any, scale: float) -> str:
     return _interval(rng.min, rng.max, not rng.min_inclusive, not rng.max_inclusive, scale)
 
 
+#: The request options whose choices are catalog ids, not a schema enum.
+_CATALOG_CHOICES = {"model": lambda: tuple(sorted(load_catalog().models))}
+
+
 def _compare_completed(f: Field) -> Field:
     node = CompareSchema().fields[f.path]
     text = node.metadata.get("description", "")
     unit = "[%]" if f.kind == "percent" else node.metadata.get("unit", "")
     scale = PERCENT if f.kind == "percent" else 1
     choices = next((v.choices for v in node.validators if isinstance(v, validate.OneOf)), ())
+    if f.path in _CATALOG_CHOICES:
+        choices = _CATALOG_CHOICES[f.path]()
     default = None if node.load_default is missing else node.load_default
     example = node.metadata.get("example")
     return replace(

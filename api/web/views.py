@@ -3,7 +3,8 @@
 The page edits a scenario or a fleet plan (a form for the common inputs, a YAML editor for the
 whole format), or the options of a market comparison, and shows the answer as one types,
 through the API's own endpoints (``POST /v1/evaluate``, ``POST /v1/plans``,
-``POST /v1/compare``, ``/v1/runs``, ``/v1/catalog``). It arrives with an
+``POST /v1/compare``, ``/v1/runs``, ``/v1/catalog``). A scenario's form follows its kind of
+work (training or inference, with a hosted API as a third side). It arrives with an
 example already evaluated, so the verdict is in the HTML before any script runs. Every asset is
 served from this package: the page makes no request to another origin, and its
 Content-Security-Policy forbids any.
@@ -25,11 +26,19 @@ from flask import Blueprint, Response, current_app, render_template, request
 from costmodel.present import reports, to_dict
 from pricing import Catalog, load_catalog
 from scenarios import evaluate
+from scenarios.schema import (
+    WORK_BLOCKS,
+    WORK_KINDS,
+    WORK_ONLY,
+    WORK_PRECISIONS,
+    WORK_THROUGHPUT,
+    WorkloadSchema,
+)
 
 from ..openapi import scenario_examples
 from .form import FORMS, compare_form, form
 
-__all__ = ["DEFAULT_EXAMPLES", "VIEWS", "asset_headers", "blp"]
+__all__ = ["DEFAULT_EXAMPLES", "VIEWS", "asset_headers", "blp", "work_rules"]
 
 blp = Blueprint(
     "web",
@@ -82,6 +91,24 @@ def _examples() -> list[dict[str, str]]:
     return out
 
 
+def work_rules() -> dict[str, Any]:
+    """What the page changes with the kind of work (``workload.kind``): the default kind, and
+    of each kind its workload keys only it has, its precisions, a side's throughput key and
+    the document's blocks only it has (``api``)."""
+    return {
+        "default": WorkloadSchema().fields["kind"].load_default,
+        "kinds": {
+            kind: {
+                "only": list(WORK_ONLY[kind]),
+                "precisions": list(WORK_PRECISIONS[kind]),
+                "throughput": WORK_THROUGHPUT[kind],
+                "blocks": list(WORK_BLOCKS[kind]),
+            }
+            for kind in WORK_KINDS
+        },
+    }
+
+
 def _catalog() -> Catalog:
     """The catalog the app resolves ids in (the shipped one, or an operator's prices over it)."""
     return current_app.extensions["costmodel"].get("catalog") or load_catalog()
@@ -113,6 +140,7 @@ def index() -> Response:
         "defaults": DEFAULT_EXAMPLES,
         "initial": {"kind": kind, "example": DEFAULT_EXAMPLES[kind], "result": result},
         "auth_required": bool(current_app.config.get("API_KEYS")),
+        "work": work_rules(),
     }
     html = render_template(
         "web/index.html",

@@ -39,14 +39,26 @@ from .verdict import verdict
 
 __all__ = ["html", "load_ipython_extension", "register"]
 
-#: The columns of a scenario's per-utilisation table a notebook shows.
-_LEVEL_COLUMNS = (
-    "Utilisation",
-    "Buy TCO P50",
-    "Rent TCO P50",
-    "P(buy cheaper)",
-    "Payback P50 [months]",
-)
+#: The columns of a scenario's per-utilisation table a notebook shows, and its title: with
+#: renting alone, or with a hosted API.
+_LEVEL_COLUMNS = {
+    False: (
+        "Rent or buy",
+        ("Utilisation", "Buy TCO P50", "Rent TCO P50", "P(buy cheaper)", "Payback P50 [months]"),
+    ),
+    True: (
+        "Buy, rent or API",
+        (
+            "Utilisation",
+            "Buy TCO P50",
+            "Rent TCO P50",
+            "API TCO P50",
+            "P(buy cheaper than rent)",
+            "P(buy cheaper than API)",
+            "Cheapest (share of draws)",
+        ),
+    ),
+}
 #: The columns of a plan's candidates table a notebook shows (rows: the marked candidates).
 _PLAN_COLUMNS = (
     "Servers",
@@ -139,14 +151,15 @@ def _levels(result: Result) -> list[bool]:
 
 def _scenario_html(result: Result) -> str:
     shown = _levels(result)
-    levels = _columns(_rows(per_utilisation_table(result), shown), _LEVEL_COLUMNS)
+    title, columns = _LEVEL_COLUMNS[result.api_tco is not None]
+    levels = _columns(_rows(per_utilisation_table(result), shown), columns)
     hint = (
         f"{sum(shown)} of {len(shown)} utilisation levels; result.to_frame() has them all, "
         "with every column, and costmodel.present.reports.render(result, 'html') is the whole "
         "report."
     )
     sentence = result.verdict or verdict(result)
-    return _page(result, "Rent or buy", sentence, [key_figures_table(result), levels], hint)
+    return _page(result, title, sentence, [key_figures_table(result), levels], hint)
 
 
 def _plan_html(result: PlanResult) -> str:

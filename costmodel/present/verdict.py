@@ -105,6 +105,14 @@ def _mix(best: Candidate) -> str:
     return plan[0].upper() + plan[1:]
 
 
+#: How a plan's verdict says where the work beyond the fleet goes: all of it, and the rest.
+_BURST_WORDS = {
+    "on_demand": ("Rent everything (on-demand)", "burst the rest (on-demand)"),
+    "spot": ("Rent everything (spot)", "burst the rest (spot)"),
+    "api": ("Send everything to the API", "send the rest to the API"),
+}
+
+
 def plan_verdict(
     result: PlanResult,
     saving: float,
@@ -113,19 +121,19 @@ def plan_verdict(
 ) -> str:
     """The best plan and its P50 ``saving`` [-] against all-cloud, with its probability.
 
-    ``burst`` is the burst pricing model; ``edges`` the most servers and reserved instances
-    considered, each with the key that raises it (``None`` without reservations): a best plan
-    at the edge of the range says so.
+    ``burst`` is the burst pricing model, or ``"api"`` for a hosted API; ``edges`` the most
+    servers and reserved instances considered, each with the key that raises it (``None``
+    without reservations): a best plan at the edge of the range says so.
     """
     best = result.best
-    burst = "spot" if burst == "spot" else "on-demand"
+    everything, rest = _BURST_WORDS.get(burst, _BURST_WORDS["on_demand"])
     if best.servers == 0 and best.instances == 0:
         return (
-            f"Rent everything ({burst}): no mix of owned servers and reservations considered "
+            f"{everything}: no mix of owned servers and reservations considered "
             f"beats it on the {result.objective} cost."
         )
     plan = _mix(best)
-    rest = "" if best.share_owned >= 1.0 else f" and burst the rest ({burst})"
+    rest = "" if best.share_owned >= 1.0 else f" and {rest}"
     if math.isnan(saving):
         return f"{plan}{rest}."  # no work to compare against
     if saving >= 0:

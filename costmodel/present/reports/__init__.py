@@ -7,8 +7,9 @@ reports atomically. What differs between the two is in :mod:`.kinds`.
 >>> reports.write(result, "md", "out/run.md")  # [out/run.md, out/run_breakeven.png, ...]
 
 Money is in [USD] at present value, utilisation and probabilities are fractions [-] (shown as
-percentages), payback is in [month], unit cost in [USD/reference GPU-hour], a plan's work in
-[reference GPU-hours/month].
+percentages), payback is in [month], unit cost in [USD per unit of work] (a reference GPU-hour,
+or a million tokens for inference: ``Result.unit``), a plan's work in [reference
+GPU-hours/month]. An inference result with a hosted API shows it as a third side throughout.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """The report's charts as PNG bytes, drawn headless with matplotlib's Agg canvas.
 
-- ``breakeven``: TCO [USD, present value] of buying and renting across utilisation [%],
-  P50 lines with P10–P90 bands; the break-even P50 as a vertical line, its P10–P90 shaded.
-- ``prob_buy_cheaper``: P(buy cheaper) [%] across utilisation [%].
-- ``cumulative``: cumulative discounted cost [USD] by month at one utilisation, with the
-  payback month (P50 line, P10–P90 shaded) where the curves cross.
+- ``breakeven``: TCO [USD, present value] of buying, renting and (inference with a hosted API)
+  the API across utilisation [%], P50 lines with P10–P90 bands; each break-even P50 (against
+  renting, against the API) as a vertical line, its P10–P90 shaded.
+- ``prob_buy_cheaper``: P(buy cheaper) [%] across utilisation [%], against each rival.
+- ``cumulative``: cumulative discounted cost [USD] of buying and renting by month at one
+  utilisation, with the payback month (P50 line, P10–P90 shaded) where the curves cross.
 - ``tornado`` (when the result has uncertain inputs): each input from its P10 to its P90 with
   the others at their medians, as bars of the break-even [%] and of buy − rent [USD].
 
@@ -15,6 +16,7 @@ safe in servers and threads. No value (NaN) is drawn as a gap.
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,12 +24,12 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
-from ...result import Bands, Result
+from ...result import Bands, Breakeven, Result
 from ..formatting import fmt_months, fmt_utilisation, missing
-from .colours import BUY, HIGH, LOW, MARK, RENT
+from .colours import API, BUY, HIGH, LOW, MARK, RENT
 from .tables import cumulative_payback
 
-__all__ = ["CHARTS", "figure", "legend", "png", "render_charts", "usd_tick"]
+__all__ = ["CHARTS", "breakeven_figure", "figure", "legend", "png", "render_charts", "usd_tick"]
 
 CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative", "tornado")
 #: Most inputs the tornado chart shows.
@@ -77,7 +79,15 @@ def _band(ax: Axes, x: np.ndarray, bands: Bands, color: str, label: str) -> None
 
 
 def _mark_span(
-    ax: Axes, p10: float, p50: float, p90: float, right: float, label: str, fmt: Any
+    ax: Axes,
+    p10: float,
+    p50: float,
+    p90: float,
+    right: float,
+    label: str,
+    fmt: Any,
+    colour: str = MARK,
+    style: str = "--",
 ) -> None:
     """Vertical P50 line and shaded P10–P90 span; a NaN P90 ("never") shades to ``right``."""
     if not missing(p10) and (missing(p90) or p90 - p10 > 1e-9 * max(1.0, abs(p90))):
@@ -85,70 +95,112 @@ def _mark_span(
         ax.axvspan(
             p10,
             hi,
-            color=MARK,
+            color=colour,
             alpha=0.08,
             linewidth=0,
             label=f"{label} P10–P90 ({fmt(p10)} – {fmt(p90)})",
         )
         for edge in (p10, p90):
             if not missing(edge):
-                ax.axvline(edge, color=MARK, linestyle=":", linewidth=0.9, alpha=0.7)
+                ax.axvline(edge, color=colour, linestyle=":", linewidth=0.9, alpha=0.7)
     if not missing(p50):
         ax.axvline(
-            p50, color=MARK, linestyle="--", linewidth=1.4, label=f"{label} P50 ({fmt(p50)})"
+            p50, color=colour, linestyle=style, linewidth=1.4, label=f"{label} P50 ({fmt(p50)})"
         )
 
 
-def breakeven_chart(result: Result) -> bytes:
-    """TCO of both sides across utilisation with the break-even marked; PNG bytes."""
+@dataclass(frozen=True)
+class _Rival:
+    """A side buying is set against: its name in prose (``""`` when renting is the only one),
+    P(buy cheaper) against it per level [-], the break-even against it, and the colour and
+    line style that mark that break-even."""
+
+    name: str
+    prob: np.ndarray
+    breakeven: Breakeven
+    colour: str
+    style: str
+
+    @property
+    def label(self) -> str:
+        return "Break-even" + (f" vs {self.name}" if self.name else "")
+
+
+def _rivals(result: Result) -> list[_Rival]:
+    """Renting, and with a hosted API the API too."""
+    be, prob = result.breakeven_utilisation, result.prob_buy_cheaper
+    if result.api_tco is None:
+        return [_Rival("", prob, be, MARK, "--")]
+    api = _Rival("the API", result.prob_buy_cheaper_than_api, result.breakeven_vs_api, API, "-.")
+    return [_Rival("renting", prob, be, MARK, "--"), api]
+
+
+def _percent(p: float) -> str:
+    """A percentage [%] as :func:`fmt_utilisation` writes its fraction."""
+    return fmt_utilisation(p / 100)
+
+
+def _mark_breakeven(ax: Axes, rival: _Rival, line: int) -> None:
+    """The break-even against ``rival`` as a span, and a note on the ``line``-th line of the
+    axes when its P50 is "never" or 0 %."""
+    be = rival.breakeven
+    ends = (be.p10 * 100, be.p50 * 100, be.p90 * 100)
+    _mark_span(ax, *ends, 100.0, rival.label, _percent, rival.colour, rival.style)
+    note = None
+    if missing(be.p50):
+        note = f"{rival.label} P50: never ({rival.name or 'renting'} is cheaper even at 100 %)"
+    elif be.p50 == 0:
+        note = f"{rival.label} P50: 0 % (buying is cheaper even when idle)"
+    if note:
+        y = 0.97 - 0.06 * line
+        ax.text(0.02, y, note, transform=ax.transAxes, va="top", fontsize=9, color=rival.colour)
+
+
+def breakeven_figure(result: Result) -> Figure:
+    """TCO of each side across utilisation with the break-even (against renting, and against
+    a hosted API) marked."""
     fig, ax = figure()
     x = result.utilisation * 100
     _band(ax, x, result.buy_tco, BUY, "Buy")
     _band(ax, x, result.rent_tco, RENT, "Rent")
-    be = result.breakeven_utilisation
-    _mark_span(
-        ax,
-        be.p10 * 100,
-        be.p50 * 100,
-        be.p90 * 100,
-        100.0,
-        "Break-even",
-        lambda p: fmt_utilisation(p / 100),
-    )
-    note = None
-    if missing(be.p50):
-        note = "Break-even P50: never (renting is cheaper even at 100 %)"
-    elif be.p50 == 0:
-        note = "Break-even P50: 0 % (buying is cheaper even when idle)"
-    if note:
-        ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", fontsize=9, color=MARK)
+    if result.api_tco is not None:
+        _band(ax, x, result.api_tco, API, "API")
+    for line, rival in enumerate(_rivals(result)):
+        _mark_breakeven(ax, rival, line)
     ax.set_xlim(0, 100)
     ax.xaxis.set_major_formatter(PercentFormatter(decimals=0))
     ax.yaxis.set_major_formatter(FuncFormatter(usd_tick))
     ax.set_xlabel("Utilisation of the owned GPUs [% of wall-clock hours]")
     ax.set_ylabel("Total cost of ownership [USD, present value]")
-    ax.set_title("Buy vs rent: total cost over the horizon", loc="left", fontsize=11)
+    sides = " vs ".join(("Buy", "rent", "API")[: len(result.sides)])
+    ax.set_title(f"{sides}: total cost over the horizon", loc="left", fontsize=11)
     legend(fig, ax)
-    return png(fig)
+    return fig
 
 
 def prob_chart(result: Result) -> bytes:
-    """Share of draws in which buying is cheaper, across utilisation; PNG bytes."""
+    """Share of draws in which buying is cheaper (than renting, and than a hosted API), across
+    utilisation; PNG bytes."""
     fig, ax = figure()
     x = result.utilisation * 100
-    y = result.prob_buy_cheaper * 100
-    ax.fill_between(x, 0, y, color=BUY, alpha=0.12, linewidth=0)
-    ax.plot(x, y, color=BUY, linewidth=2, marker="o", markersize=3.5, label="P(buy cheaper)")
+    rivals = _rivals(result)
+    for rival, colour in zip(rivals, (BUY, API), strict=False):
+        y = rival.prob * 100
+        if colour == BUY:  # one shaded area: two would blur into each other
+            ax.fill_between(x, 0, y, color=colour, alpha=0.12, linewidth=0)
+        label = "P(buy cheaper" + (f" than {rival.name})" if rival.name else ")")
+        ax.plot(x, y, color=colour, linewidth=2, marker="o", markersize=3.5, label=label)
     ax.axhline(50, color="#888888", linestyle=":", linewidth=1, label="even odds (50 %)")
-    be50 = result.breakeven_utilisation.p50
-    if not missing(be50):
-        ax.axvline(
-            be50 * 100,
-            color=MARK,
-            linestyle="--",
-            linewidth=1.4,
-            label=f"Break-even P50 ({fmt_utilisation(be50)})",
-        )
+    for rival in rivals:
+        be50 = rival.breakeven.p50
+        if not missing(be50):
+            ax.axvline(
+                be50 * 100,
+                color=rival.colour,
+                linestyle=rival.style,
+                linewidth=1.4,
+                label=f"{rival.label} P50 ({fmt_utilisation(be50)})",
+            )
     ax.set_xlim(0, 100)
     ax.set_ylim(0, 100)
     ax.xaxis.set_major_formatter(PercentFormatter(decimals=0))
@@ -186,8 +238,15 @@ def cumulative_chart(result: Result) -> bytes:
         nan = float("nan")
         payback = (nan, _crossing(months, cum.buy.p50, cum.rent.p50), nan)
     p10, p50, p90 = payback
+    rival = "" if result.api_tco is None else " against renting"  # the curves drawn
     _mark_span(
-        ax, p10, p50, p90, right, "Payback", lambda t: fmt_months(t) + ("" if missing(t) else " mo")
+        ax,
+        p10,
+        p50,
+        p90,
+        right,
+        f"Payback{rival}",
+        lambda t: fmt_months(t) + ("" if missing(t) else " mo"),
     )
     if not missing(p50):
         y = float(np.interp(p50, months, cum.rent.p50))
@@ -196,7 +255,7 @@ def cumulative_chart(result: Result) -> bytes:
         ax.text(
             0.98,
             0.04,
-            "No payback within the horizon (P50)",
+            f"No payback{rival} within the horizon (P50)",
             transform=ax.transAxes,
             ha="right",
             fontsize=9,
@@ -272,7 +331,7 @@ def render_charts(result: Result) -> dict[str, bytes]:
     """All charts as ``{name: PNG bytes}`` in the order of :data:`CHARTS`; ``tornado`` only
     when the result has one with uncertain inputs."""
     charts = {
-        "breakeven": breakeven_chart(result),
+        "breakeven": png(breakeven_figure(result)),
         "prob_buy_cheaper": prob_chart(result),
         "cumulative": cumulative_chart(result),
     }

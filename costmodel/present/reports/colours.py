@@ -1,11 +1,13 @@
 """The colours the report's charts share, the PNG charts and the XLSX workbook's alike
-(``#rrggbb``): a side, a plan's layers of work and the marks drawn over them."""
+(``#rrggbb``): a side (buy, rent, a hosted API), a plan's layers of work and the marks drawn
+over them."""
 
 from __future__ import annotations
 
-__all__ = ["BUY", "HIGH", "LAYERS", "LOW", "MARK", "OTHER", "RENT", "RESERVED"]
+__all__ = ["API", "BUY", "HIGH", "LAYERS", "LOW", "MARK", "OTHER", "RENT", "RESERVED"]
 
 BUY, RENT, MARK = "#1f5fa8", "#d9620b", "#3a3a3a"
+API = "#7b3fa0"  # a hosted API, the third side of an inference result
 RESERVED = "#4f9a3a"  # a plan's reserved instances, between owned (BUY) and burst (RENT)
 OTHER = "#a3acbb"  # a plan's candidates that are not on the frontier
 LOW, HIGH = "#7fa7d6", "#a8324a"  # the P10 and the P90 end of a tornado bar

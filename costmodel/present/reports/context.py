@@ -11,7 +11,7 @@ from typing import Any
 
 from ...plan_result import PlanResult
 from ...result import Result
-from ..formatting import fmt_utilisation
+from ..formatting import fmt_number, fmt_utilisation
 from .plan_tables import best_plan_table, candidates_table
 from .tables import (
     assumption_rows,
@@ -84,15 +84,36 @@ def _rented(label: str, block: Any, extra: str = "") -> list[tuple[str, str]]:
     return [(label, f"{name}" + (f" ({pricing})" if pricing else "") + extra)]
 
 
+def _workload(block: Any) -> list[tuple[str, str]]:
+    """``Serving: model (precision), I in / O out tokens per request`` for inference work."""
+    block = block if isinstance(block, Mapping) else {}
+    if block.get("kind") != "inference":
+        return []
+    text = str(_label(block.get("model")) or "?")
+    if block.get("precision"):
+        text += f" ({block['precision']})"
+    shape = [block.get(k) for k in ("input_tokens", "output_tokens")]
+    if all(isinstance(n, int | float) for n in shape):
+        text += f", {fmt_number(shape[0])} in / {fmt_number(shape[1])} out tokens per request"
+    return [("Serving", text)]
+
+
+def _api(block: Any) -> list[tuple[str, str]]:
+    """``API: model`` for a hosted API given by catalog id or inline with a name."""
+    name = _label(block.get("model")) if isinstance(block, Mapping) else None
+    return [("API", str(name))] if name else []
+
+
 def _facts(result: Result) -> list[tuple[str, str]]:
-    """Headline scenario facts that are present: horizon, discount rate, sides compared."""
+    """Headline scenario facts that are present: horizon, discount rate, the work served (for
+    inference), the sides compared."""
     s = result.scenario
-    facts = _terms(s, len(result.cumulative_cost.months) - 1)
+    facts = _terms(s, len(result.cumulative_cost.months) - 1) + _workload(s.get("workload"))
     buy = s.get("buy") or {}
     gpu_name = _owned_label(buy, result)
     if gpu_name:
         facts.append(("Buy", f"{buy.get('gpu_count', '?')} × {gpu_name}"))
-    return facts + _rented("Rent", s.get("rent"))
+    return facts + _rented("Rent", s.get("rent")) + _api(s.get("api"))
 
 
 def _span(block: Any, key: str) -> str:
@@ -130,14 +151,42 @@ def _common(result: Result | PlanResult, images: Mapping[str, str]) -> dict[str,
     }
 
 
+#: What the report says of the sides it compares: with renting alone, or with a hosted API.
+_WORDS = {
+    False: {
+        "heading": "Rent or buy GPU compute",
+        "kicker": "Rent-versus-buy GPU cost report",
+        "sides_text": "buying and renting",
+        "highlight_note": "buying is cheaper in at least half of the draws",
+    },
+    True: {
+        "heading": "Buy, rent or pay per token",
+        "kicker": "Buy, rent or API: GPU serving cost report",
+        "sides_text": "buying, renting and the API",
+        "highlight_note": "buying is the cheapest of the three options in at least half of "
+        "the draws",
+    },
+}
+#: The per-utilisation table's note on its unit costs, by unit of work.
+_UNIT_NOTES = {
+    "reference_gpu_hour": "unit cost per reference GPU-hour of work",
+    "million_tokens": "unit cost per M tokens (input + output) served",
+}
+
+
 def report_context(result: Result, images: Mapping[str, str]) -> dict[str, Any]:
     """Everything the HTML and Markdown templates show; ``images`` maps chart name -> URI."""
+    api = result.api_tco is not None
     return {
         **_common(result, images),
+        **_WORDS[api],
+        "api": api,
+        "unit_note": _UNIT_NOTES[result.unit],
         "facts": _facts(result),
         "horizon": f"{len(result.cumulative_cost.months) - 1} months",
         "key_figures": key_figures_table(result),
         "breakeven_p50": fmt_utilisation(result.breakeven_utilisation.p50),
+        "breakeven_api_p50": fmt_utilisation(result.breakeven_vs_api.p50) if api else "",
         "cumulative_u": fmt_utilisation(result.cumulative_cost.utilisation, none="?"),
         "per_utilisation": per_utilisation_table(result),
         "drivers": sensitivity_table(result),

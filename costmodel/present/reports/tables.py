@@ -3,21 +3,38 @@
 reproducibility), which a :class:`~costmodel.plan_result.PlanResult` has too.
 
 Money in [USD] present value, utilisation and probabilities as fractions [-] (shown as
-percentages), payback in [month], unit cost in [USD/reference GPU-hour].
+percentages), payback in [month], unit cost in [USD per unit of work] (a reference GPU-hour or
+a million tokens, ``Result.unit``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ...plan_result import PlanResult
-from ...result import Advice, Result
-from ..formatting import DASH, fmt_months, fmt_share, fmt_usd, fmt_utilisation, fmt_value, missing
+from ...result import Advice, Bands, Breakeven, Payback, Result
+from ..formatting import (
+    DASH,
+    UNIT_WORDS,
+    fmt_months,
+    fmt_share,
+    fmt_unit_cost,
+    fmt_usd,
+    fmt_utilisation,
+    fmt_value,
+    missing,
+)
 
 __all__ = [
+    "OPTION_WORDS",
+    "SIDE_LABELS",
     "Table",
+    "UNIT_HEADERS",
     "assumption_rows",
+    "buy_wins",
+    "cheapest",
     "cumulative_payback",
     "key_figures_table",
     "per_utilisation_table",
@@ -26,6 +43,7 @@ __all__ = [
     "scenario_name",
     "sensitivity_table",
     "summary_items",
+    "unit_cost_text",
     "warning_rows",
 ]
 
@@ -63,75 +81,157 @@ def sensitivity_table(result: Result, top: int = 8) -> Table | None:
     return Table(("Input", "Spearman ρ", "A higher value…"), rows, (False, True, False))
 
 
+#: How a table header names each unit of work, in brackets after a unit cost.
+UNIT_HEADERS = {"reference_gpu_hour": "$/ref GPU-h", "million_tokens": "$/M tokens"}
+#: How the tables name each side.
+SIDE_LABELS = {"buy": "Buy", "rent": "Rent", "api": "API"}
+#: How the reports name each side as an option.
+OPTION_WORDS = {"buy": "buy", "rent": "rent", "api": "API"}
+
+
+def _tco(result: Result, side: str) -> Bands:
+    """The TCO bands [USD] of ``side`` (one of ``result.sides``)."""
+    return {"buy": result.buy_tco, "rent": result.rent_tco, "api": result.api_tco}[side]
+
+
+def unit_cost_text(result: Result) -> Callable[[float | None], str]:
+    """The formatter of the result's unit costs: as money (:func:`fmt_usd`) per reference
+    GPU-hour, to three significant figures per M tokens (a tenth of a cent per million tokens
+    tells the options apart; :func:`~costmodel.present.formatting.fmt_per_unit` says it so)."""
+    return fmt_usd if result.unit == "reference_gpu_hour" else fmt_unit_cost
+
+
+def cheapest(result: Result, i: int) -> tuple[str, float]:
+    """The side cheapest in most draws at level ``i`` and that share [-] (a tie goes to the
+    first of buy, rent, api); needs a hosted API (``cheapest_share``)."""
+    shares = {side: float(getattr(result.cheapest_share, side)[i]) for side in result.sides}
+    best = max(shares, key=lambda side: shares[side])
+    return best, shares[best]
+
+
+def buy_wins(result: Result) -> tuple[bool, ...]:
+    """Per level: buying is cheaper than renting in at least half of the draws, or with a
+    hosted API the cheapest of the three sides in at least half."""
+    shares = result.prob_buy_cheaper if result.api_tco is None else result.cheapest_share.buy
+    return tuple(bool(p >= 0.5) for p in shares)
+
+
+def _api_columns(result: Result) -> list[tuple[str, list[str]]]:
+    """P(buy cheaper than the API) and the cheapest option with its share of draws."""
+    best = [cheapest(result, i) for i in range(len(result.utilisation))]
+    return [
+        ("P(buy cheaper than API)", [fmt_share(p) for p in result.prob_buy_cheaper_than_api]),
+        ("Cheapest (share of draws)", [f"{OPTION_WORDS[s]} {fmt_share(v)}" for s, v in best]),
+    ]
+
+
 def per_utilisation_table(result: Result) -> Table:
-    """The per-utilisation table a reader scans: TCO bands, P(buy cheaper), payback, unit cost.
+    """The per-utilisation table a reader scans: each side's TCO bands, P(buy cheaper), payback
+    and each side's P50 unit cost; with a hosted API also P(buy cheaper than the API), the
+    cheapest option with its share of draws and the payback against the API.
 
-    Rows where buying is cheaper in at least half of the draws are highlighted.
+    Highlighted rows: where :func:`buy_wins`.
     """
-    b, r = result.buy_tco, result.rent_tco
-    pb, cpu = result.payback_months, result.cost_per_unit
-    headers = (
-        "Utilisation",
-        "Buy TCO P10",
-        "Buy TCO P50",
-        "Buy TCO P90",
-        "Rent TCO P10",
-        "Rent TCO P50",
-        "Rent TCO P90",
-        "P(buy cheaper)",
-        "Payback P50 [months]",
-        "Buy P50 [$/ref GPU-h]",
-        "Rent P50 [$/ref GPU-h]",
-    )
-    rows = tuple(
+    api = result.api_tco is not None
+    cols = [("Utilisation", [fmt_utilisation(u, none=DASH) for u in result.utilisation])]
+    for side in result.sides:
+        bands = _tco(result, side)
+        cols += [
+            (f"{SIDE_LABELS[side]} TCO {s.upper()}", [fmt_usd(v) for v in getattr(bands, s)])
+            for s in ("p10", "p50", "p90")
+        ]
+    vs = " than rent" if api else ""
+    cols.append((f"P(buy cheaper{vs})", [fmt_share(p) for p in result.prob_buy_cheaper]))
+    cols += _api_columns(result) if api else []
+    cols += [
+        (f"{name} P50 [months]", [fmt_months(t) for t in pb.p50])
+        for name, pb in _paybacks(result, short=True)
+    ]
+    unit, text = UNIT_HEADERS[result.unit], unit_cost_text(result)
+    cols += [
         (
-            fmt_utilisation(u, none=DASH),
-            fmt_usd(b.p10[i]),
-            fmt_usd(b.p50[i]),
-            fmt_usd(b.p90[i]),
-            fmt_usd(r.p10[i]),
-            fmt_usd(r.p50[i]),
-            fmt_usd(r.p90[i]),
-            fmt_share(result.prob_buy_cheaper[i]),
-            fmt_months(pb.p50[i]),
-            fmt_usd(cpu.buy.p50[i]),
-            fmt_usd(cpu.rent.p50[i]),
+            f"{SIDE_LABELS[side]} P50 [{unit}]",
+            [text(v) for v in getattr(result.cost_per_unit, side).p50],
         )
-        for i, u in enumerate(result.utilisation)
-    )
-    wins = tuple(bool(p >= 0.5) for p in result.prob_buy_cheaper)
-    return Table(headers, rows, (True,) * len(headers), wins)
+        for side in result.sides
+    ]
+    rows = tuple(zip(*(cells for _, cells in cols), strict=True))
+    return Table(tuple(h for h, _ in cols), rows, (True,) * len(cols), buy_wins(result))
 
 
-def cumulative_payback(result: Result) -> tuple[float, float, float] | None:
-    """Payback P10/P50/P90 [month] at the cumulative-cost utilisation, if that level was run."""
+def _paybacks(result: Result, *, short: bool) -> list[tuple[str, Payback]]:
+    """Each payback [month] with its name: "Payback" alone, or with a hosted API the payback
+    against renting and against the API ("vs rent", "vs API" when ``short``)."""
+    if result.payback_vs_api_months is None:
+        return [("Payback", result.payback_months)]
+    rent, api = ("rent", "API") if short else ("renting", "the API")
+    return [
+        (f"Payback vs {rent}", result.payback_months),
+        (f"Payback vs {api}", result.payback_vs_api_months),
+    ]
+
+
+def cumulative_payback(
+    result: Result, payback: Payback | None = None
+) -> tuple[float, float, float] | None:
+    """Payback P10/P50/P90 [month] at the cumulative-cost utilisation, if that level was run:
+    against renting, or ``payback`` (the payback against the API)."""
     i = result.level(result.cumulative_cost.utilisation)
     if i is None:
         return None
-    pb = result.payback_months
+    pb = result.payback_months if payback is None else payback
     return (float(pb.p10[i]), float(pb.p50[i]), float(pb.p90[i]))
 
 
-def key_figures_table(result: Result) -> Table:
-    """Break-even utilisation percentiles and the shares of "always" and "never" draws."""
-    be = result.breakeven_utilisation
-    rows = [
-        ("Break-even utilisation P10", fmt_utilisation(be.p10)),
-        ("Break-even utilisation P50", fmt_utilisation(be.p50)),
-        ("Break-even utilisation P90", fmt_utilisation(be.p90)),
-        ("Break-even utilisation mean (draws that break even)", fmt_utilisation(be.mean)),
-        ("Draws where buying wins even when idle", fmt_share(be.prob_always)),
-        ("Draws where renting wins even at 100 %", fmt_share(be.prob_never)),
+def _breakeven_rows(be: Breakeven, label: str, wins: str, rival: str) -> list[tuple[str, str]]:
+    """A break-even's percentiles and mean [-], its "always" and "never" shares."""
+    return [
+        (f"{label} P10", fmt_utilisation(be.p10)),
+        (f"{label} P50", fmt_utilisation(be.p50)),
+        (f"{label} P90", fmt_utilisation(be.p90)),
+        (f"{label} mean (draws that break even)", fmt_utilisation(be.mean)),
+        (f"Draws where buying {wins} even when idle", fmt_share(be.prob_always)),
+        (f"Draws where {rival} wins even at 100 %", fmt_share(be.prob_never)),
     ]
-    payback = cumulative_payback(result)
-    if payback is not None:
-        u = fmt_utilisation(result.cumulative_cost.utilisation)
+
+
+def _at_report_level(result: Result) -> list[tuple[str, str]]:
+    """Payback (against each rival) and, in a unit other than reference GPU-hours, each
+    side's unit cost P10 / P50 / P90 at the report utilisation, when that level was run."""
+    i = result.level(result.cumulative_cost.utilisation)
+    if i is None:
+        return []
+    u = fmt_utilisation(result.cumulative_cost.utilisation)
+    rows = [
+        (f"{name} at {u} utilisation P10 / P50 / P90 [months]",
+         " / ".join(fmt_months(t) for t in cumulative_payback(result, pb)))
+        for name, pb in _paybacks(result, short=False)
+    ]  # fmt: skip
+    if result.unit == "reference_gpu_hour":
+        return rows
+    words, text = UNIT_WORDS[result.unit], unit_cost_text(result)
+    for side in result.sides:
+        bands = getattr(result.cost_per_unit, side)
+        costs = " / ".join(text(getattr(bands, s)[i]) for s in ("p10", "p50", "p90"))
         rows.append(
-            (
-                f"Payback at {u} utilisation P10 / P50 / P90 [months]",
-                " / ".join(fmt_months(t) for t in payback),
-            )
+            (f"{SIDE_LABELS[side]} cost per {words} at {u} utilisation P10 / P50 / P90", costs)
         )
+    return rows
+
+
+def key_figures_table(result: Result) -> Table:
+    """Break-even utilisation percentiles and the shares of "always" and "never" draws (with a
+    hosted API: against renting and against the API), then the figures at the report
+    utilisation (:func:`_at_report_level`)."""
+    be = result.breakeven_utilisation
+    if result.api_tco is None:
+        rows = _breakeven_rows(be, "Break-even utilisation", "wins", "renting")
+    else:
+        rows = _breakeven_rows(be, "Break-even utilisation vs renting", "beats renting", "renting")
+        rows += _breakeven_rows(
+            result.breakeven_vs_api, "Break-even utilisation vs the API", "beats the API", "the API"
+        )
+    rows += _at_report_level(result)
     return Table(("Figure", "Value"), tuple(rows), (False, True))
 
 
@@ -168,18 +268,31 @@ def reproducibility(result: Result | PlanResult) -> list[tuple[str, Any]]:
     ]
 
 
-def summary_items(result: Result) -> list[tuple[str, Any]]:
-    """The XLSX summary sheet: raw values (fractions [-], counts), ``None`` for no value."""
-    be = result.breakeven_utilisation
-    items: list[tuple[str, Any]] = [("verdict", result.verdict)]
-    items += [
-        (f"breakeven_utilisation_{k}", None if missing(getattr(be, k)) else getattr(be, k))
+def _breakeven_items(stem: str, be: Breakeven) -> list[tuple[str, Any]]:
+    """``<stem>_p10`` .. ``_mean`` [-] (``None``: never) of a break-even."""
+    return [
+        (f"{stem}_{k}", None if missing(getattr(be, k)) else getattr(be, k))
         for k in ("p10", "p50", "p90", "mean")
     ]
+
+
+def summary_items(result: Result) -> list[tuple[str, Any]]:
+    """The XLSX summary sheet: raw values (fractions [-], counts), ``None`` for no value; with
+    a hosted API also the break-even against it (``breakeven_vs_api_...``)."""
+    be = result.breakeven_utilisation
+    items: list[tuple[str, Any]] = [("verdict", result.verdict)]
+    items += _breakeven_items("breakeven_utilisation", be)
     items += [
         ("breakeven_prob_always", be.prob_always),
         ("breakeven_prob_never", be.prob_never),
     ]
+    api = result.breakeven_vs_api
+    if api is not None:
+        items += _breakeven_items("breakeven_vs_api", api)
+        items += [
+            ("breakeven_vs_api_prob_always", api.prob_always),
+            ("breakeven_vs_api_prob_never", api.prob_never),
+        ]
     return items + run_items(result)
 
 

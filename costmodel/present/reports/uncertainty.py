@@ -59,7 +59,9 @@ INPUT_LABELS = {
     "rent.tokens_per_s_per_gpu": "the instances' serving speed",
     "rent.scaling_efficiency": "the instances' multi-GPU scaling",
     "demand.reference_gpu_hours_per_month": "the work in month 1",
+    "demand.million_tokens_per_month": "the tokens in month 1",
     "demand.annual_growth": "the growth of the work",
+    "demand.peak_to_mean": "the daily peak",
     "api.input_usd_per_mtok": "the API's input price",
     "api.output_usd_per_mtok": "the API's output price",
     "api.cached_input_share": "the share of cached input",
@@ -85,6 +87,8 @@ _QUOTED = {
 
 def _label(name: str) -> str:
     """How prose names input ``name`` (a plan's ``own.pue`` reads as ``buy.pue`` does)."""
+    if name.startswith("burst.api."):  # a plan's API burst reads as a scenario's API
+        return INPUT_LABELS.get(name.removeprefix("burst."), name)
     side, _, key = name.partition(".")
     if side in _PLAN_SIDES:
         as_side, owner = _PLAN_SIDES[side]

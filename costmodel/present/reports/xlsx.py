@@ -1,12 +1,14 @@
-"""The XLSX workbooks. A scenario's result: sheets ``summary``, ``per_utilisation`` (with a
-break-even chart), ``assumptions``, ``warnings``, ``sensitivity`` and ``tornado``; a plan's:
+"""The XLSX workbooks. A scenario's result: sheets ``summary``, ``per_utilisation`` (the columns
+of :meth:`Result.columns`, a hosted API's included, with a break-even chart of every side),
+``assumptions``, ``warnings``, ``sensitivity`` and ``tornado``; a plan's:
 ``summary``, ``candidates``, ``frontier`` (the frontier's candidates, cheapest first, with the
 cost-versus-risk chart of every candidate), ``work_split`` (with the best plan's monthly work,
 stacked), ``assumptions`` and ``warnings``. The charts are the workbook's own, drawn from its
 cells, as the PNG charts of the other reports draw them.
 
 Numbers are stored as numbers; display formats only change how they look: money [USD] as
-``$#,##0``, shares and utilisation [-] as percentages, payback [month] and work [reference
+``$#,##0``, unit costs as ``$#,##0.00`` [USD/reference GPU-hour] or ``$#,##0.000`` [USD/M
+tokens], shares and utilisation [-] as percentages, payback [month] and work [reference
 GPU-hours/month] with one decimal. No value is an empty cell. openpyxl stores floats to 16
 significant digits (Excel itself keeps 15); the CSV and JSON exports keep full precision.
 """
@@ -27,7 +29,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from ...plan_result import PlanResult
 from ...result import Result
 from ..formatting import text_cell
-from .colours import BUY, LAYERS, MARK, OTHER, RENT
+from .colours import API, BUY, LAYERS, MARK, OTHER, RENT
 from .plan_tables import (
     WORK_LAYERS,
     candidate_columns,
@@ -44,18 +46,23 @@ SHEETS = ("summary", "per_utilisation", "assumptions", "warnings", "sensitivity"
 PLAN_SHEETS = ("summary", "candidates", "frontier", "work_split", "assumptions", "warnings")
 _BOLD = Font(bold=True)
 _PERCENT, _MONEY, _UNIT_COST, _MONTHS = "0.0%", "$#,##0", "$#,##0.00", "0.0"
+_TOKEN_COST = "$#,##0.000"  # a cost per M tokens, to a tenth of a cent
 _WORK = "#,##0.0"
 
 
 def _number_format(column: str) -> str | None:
     """The display format of a column or summary item, by its name."""
-    if column.startswith("cost_per_ref"):
+    if column.startswith("cost_per_million_tokens"):
+        return _TOKEN_COST
+    if column.startswith("cost_per_"):
         return _UNIT_COST
     if "utilisation" in column or "prob" in column or "share" in column:
         return _PERCENT
-    if column.startswith(("buy_tco", "rent_tco")) or "cost_" in column:
+    if column.startswith(("breakeven", "cheapest_")):  # the break-even vs an API, cheapest shares
+        return _PERCENT
+    if column.startswith(("buy_tco", "rent_tco", "api_tco")) or "cost_" in column:
         return _MONEY
-    if column.startswith("payback_months"):
+    if column.startswith(("payback_months", "payback_vs_api_months")):
         return _MONTHS
     if column.endswith("_gpu_hours"):
         return _WORK
@@ -123,7 +130,7 @@ def _columns(ws: Worksheet, cols: Sequence[tuple[str, Sequence[Any]]]) -> int:
 def _per_utilisation(ws: Worksheet, result: Result) -> None:
     cols = result.columns()
     n = _columns(ws, [(name, values.tolist()) for name, values in cols])
-    chart = _breakeven_chart(ws, [name for name, _ in cols], n)
+    chart = _breakeven_chart(ws, [name for name, _ in cols], n, result.sides)
     ws.add_chart(chart, f"B{n + 4}")
 
 
@@ -146,20 +153,28 @@ def _column(ws: Worksheet, names: list[str], name: str, n: int) -> Reference:
     return Reference(ws, min_col=col, min_row=2, max_row=n + 1)
 
 
-def _breakeven_chart(ws: Worksheet, names: list[str], n: int) -> ScatterChart:
-    """Buy and rent TCO P50 [USD] against utilisation [%]: the lines cross at break-even."""
+#: The break-even chart's lines: column, title and colour of each side's TCO P50.
+_TCO_LINES = {
+    "buy": ("buy_tco_p50", "Buy P50", BUY),
+    "rent": ("rent_tco_p50", "Rent P50", RENT),
+    "api": ("api_tco_p50", "API P50", API),
+}
+#: How the break-even chart's title names each side.
+_SIDE_WORDS = {"buy": "buying", "rent": "renting", "api": "the API"}
+
+
+def _breakeven_chart(ws: Worksheet, names: list[str], n: int, sides: Sequence[str]) -> ScatterChart:
+    """Each side's TCO P50 [USD] against utilisation [%]: buying's line crosses each of the
+    others at the break-even against it."""
     chart = ScatterChart()
     _axes(
         chart,
-        "Total cost of ownership (P50): buying vs renting",
+        "Total cost of ownership (P50): " + " vs ".join(_SIDE_WORDS[s] for s in sides),
         ("Utilisation of the owned GPUs", _PERCENT),
         ("TCO [USD, present value]", _MONEY),
     )
     x = _column(ws, names, "utilisation", n)
-    for column, title, colour in (
-        ("buy_tco_p50", "Buy P50", BUY),
-        ("rent_tco_p50", "Rent P50", RENT),
-    ):
+    for column, title, colour in (_TCO_LINES[side] for side in sides):
         y = _column(ws, names, column, n)
         chart.series.append(_points(x, y, title, colour, "circle", line=True))
     return chart

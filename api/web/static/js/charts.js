@@ -96,27 +96,54 @@ function geometry(width) {
   return { height, box, count: narrow ? 4 : 6 };
 }
 
+/** The sides a break-even chart draws, bottom layer first: [class, its TCO bands]. */
+function sides(result) {
+  return [
+    ...(result.api_tco ? [["api", result.api_tco]] : []),
+    ["rent", result.rent_tco],
+    ["buy", result.buy_tco],
+  ];
+}
+
+/** A dashed break-even line at utilisation `be` [-] labelled `text`, `row` lines down. */
+function breakevenLine(svg, box, x, be, cls, text, row) {
+  const px = x(be);
+  svg.append(node("line", { x1: px, x2: px, y1: box.t, y2: box.b, class: cls }));
+  const right = px < (box.l + box.r) / 2;
+  svg.append(
+    node(
+      "text",
+      {
+        x: right ? px + 6 : px - 6,
+        y: box.t + 14 + 16 * row,
+        "text-anchor": right ? "start" : "end",
+        class: "be-label",
+      },
+      text,
+    ),
+  );
+}
+
 /**
- * Total cost of buying and of renting against utilisation: P10–P90 bands and P50 lines, the
- * break-even P50 (dashed) and its P10–P90 span (shaded).
+ * Total cost of buying and of renting (and of a hosted API) against utilisation: P10–P90
+ * bands and P50 lines, the break-even P50 with renting (dashed) and its P10–P90 span
+ * (shaded), and the break-even P50 with the API (dotted).
  */
 export function breakevenChart(result, width) {
   const { height, box, count } = geometry(width);
   const u = result.utilisation;
   const be = result.breakeven_utilisation;
+  const vsApi = result.api_tco ? result.breakeven_vs_api : null;
   const label =
-    `Total cost of buying and of renting against utilisation; break-even P50 ${fmtUtilisation(be.p50)}` +
-    ` (P10 ${fmtUtilisation(be.p10)}, P90 ${fmtUtilisation(be.p90)})`;
+    `Total cost of buying and of renting${vsApi ? " and of the API" : ""} against utilisation;` +
+    ` break-even${vsApi ? " with renting" : ""} P50 ${fmtUtilisation(be.p50)}` +
+    ` (P10 ${fmtUtilisation(be.p10)}, P90 ${fmtUtilisation(be.p90)})` +
+    (vsApi ? `; break-even with the API P50 ${fmtUtilisation(vsApi.p50)}` : "");
   const svg = frame(width, height, label);
   let x0 = Math.min(...u);
   let x1 = Math.max(...u);
   if (x1 === x0) [x0, x1] = [Math.max(0, x0 - 0.05), Math.min(1, x1 + 0.05)];
-  const all = [
-    ...result.buy_tco.p10,
-    ...result.buy_tco.p90,
-    ...result.rent_tco.p10,
-    ...result.rent_tco.p90,
-  ];
+  const all = sides(result).flatMap(([, bands]) => [...bands.p10, ...bands.p90]);
   const yTicks = ticks(Math.min(0, ...all), Math.max(...all), count);
   const y0 = Math.min(yTicks[0], ...all);
   const y1 = Math.max(yTicks[yTicks.length - 1], ...all);
@@ -136,6 +163,7 @@ export function breakevenChart(result, width) {
     "TCO [USD, present value]",
   );
 
+  const shown = (v) => v !== null && v !== undefined && v >= x0 && v <= x1;
   if (be.p50 !== null && be.p50 !== undefined) {
     const lo = Math.max(x0, be.p10 ?? x0);
     const hi = Math.min(x1, be.p90 ?? x1);
@@ -150,32 +178,19 @@ export function breakevenChart(result, width) {
         }),
       );
   }
-  for (const [side, bands] of [
-    ["rent", result.rent_tco],
-    ["buy", result.buy_tco],
-  ]) {
+  for (const [side, bands] of sides(result)) {
     const upper = u.map((v, i) => `${x(v).toFixed(1)},${y(bands.p90[i]).toFixed(1)}`);
     const lower = u.map((v, i) => `${x(v).toFixed(1)},${y(bands.p10[i]).toFixed(1)}`).reverse();
     svg.append(node("polygon", { points: [...upper, ...lower].join(" "), class: `band ${side}` }));
     const line = u.map((v, i) => `${x(v).toFixed(1)},${y(bands.p50[i]).toFixed(1)}`).join(" ");
     svg.append(node("polyline", { points: line, class: `line ${side}` }));
   }
-  if (be.p50 !== null && be.p50 !== undefined && be.p50 >= x0 && be.p50 <= x1) {
-    const px = x(be.p50);
-    svg.append(node("line", { x1: px, x2: px, y1: box.t, y2: box.b, class: "be-line" }));
-    const right = px < (box.l + box.r) / 2;
-    svg.append(
-      node(
-        "text",
-        {
-          x: right ? px + 6 : px - 6,
-          y: box.t + 14,
-          "text-anchor": right ? "start" : "end",
-          class: "be-label",
-        },
-        `break-even ${fmtUtilisation(be.p50)}`,
-      ),
-    );
+  const words = vsApi ? "vs rent" : "break-even";
+  if (shown(be.p50))
+    breakevenLine(svg, box, x, be.p50, "be-line", `${words} ${fmtUtilisation(be.p50)}`, 0);
+  if (vsApi && shown(vsApi.p50)) {
+    const text = `vs API ${fmtUtilisation(vsApi.p50)}`;
+    breakevenLine(svg, box, x, vsApi.p50, "be-line api", text, 1);
   }
   return svg;
 }

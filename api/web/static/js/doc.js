@@ -3,7 +3,8 @@
 
 import { dump, load, YAML11_SCHEMA } from "../vendor/js-yaml/js-yaml.esm.min.mjs";
 
-const isMapping = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+/** True for a mapping of keys (not null, not a list). */
+export const isMapping = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
 
 /** The value at dotted `path` of `doc`, or undefined. */
 export function getPath(doc, path) {

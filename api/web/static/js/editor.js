@@ -3,19 +3,40 @@
 // API's error paths ("buy.pue") are shown beside the field they name, the others under the YAML.
 
 import { ENDPOINTS } from "./api.js";
-import { getPath, lineOfPath, parseYaml, partsOf, setPath, toYaml, valueOf } from "./doc.js";
+import {
+  getPath,
+  isMapping,
+  lineOfPath,
+  parseYaml,
+  partsOf,
+  setPath,
+  toYaml,
+  valueOf,
+} from "./doc.js";
 import { fmtNumber, fmtUsd } from "./format.js";
 import { Field, Lifecycle } from "./lifecycle.js";
 import { el } from "./render.js";
 
-// Selects whose empty choice removes a whole optional block, and what a new block holds.
+// Selects whose empty choice removes a whole optional block, and what a new block holds
+// besides the chosen id.
 const OPTIONAL_BLOCKS = {
   "reserve.instance": {
     block: "reserve",
     fresh: { pricing: "reserved_1y", instances: { min: 0, max: 2 } },
   },
+  "api.model": { block: "api", fresh: {} },
 };
 const INLINE = "__inline__";
+// The API offer select's choice of prices of one's own (an api block without api.model), and
+// the prices an offer gives (copied into the block when one leaves the offer for them).
+const OWN_PRICES = "__prices__";
+const OFFER_PRICES = ["input_usd_per_mtok", "output_usd_per_mtok", "cached_input_usd_per_mtok"];
+// What a workload of inference starts with besides a model of the catalog: a chat-sized request.
+const FRESH_INFERENCE = { input_tokens: 1000, output_tokens: 1000 };
+// True when `node` (with data-work: the kinds of work it is for) is for work `kind`.
+const forKind = (node, kind) => node.dataset.work.split(" ").includes(kind);
+// Each kind of select: the catalog rows it lists.
+const ROWS = { gpu: "gpus", instance: "instances", model: "models", offer: "offers" };
 const PRICES = {
   on_demand: "on_demand_usd_per_hour",
   spot: "spot_usd_per_hour",
@@ -26,19 +47,22 @@ const PRICES = {
 export class Editor {
   /**
    * `view`: the view's <section>; `kind`: "scenario" or "plan"; `render(result, view)` draws a
-   * result. The catalog's GPUs and instances arrive later, through setCatalog.
+   * result; `work`: the rules of the kinds of work (views.py work_rules). The catalog's rows
+   * arrive later, through setCatalog.
    */
-  constructor(view, kind, render) {
+  constructor(view, kind, render, work) {
     this.view = view;
     this.kind = kind;
     this.render = render;
+    this.work = work;
     this.fields = [...view.querySelectorAll("[data-path]")].map((node) => new Field(node));
     this.textarea = view.querySelector('[data-role="yaml"]');
     this.yamlErrors = view.querySelector('[data-role="yaml-errors"]');
     this.doc = {};
     this.template = null; // the document as last read from the text: the order of its keys
     this.result = null;
-    this.catalog = { gpus: [], instances: [] };
+    this.catalog = { gpus: [], instances: [], models: [], offers: [] };
+    this.stash = {}; // by kind of work: what the document held of it when it was switched away
     this.version = 0; // bumped on every change of the document
     this.parseError = null;
     this.life = new Lifecycle(view, {
@@ -78,6 +102,7 @@ export class Editor {
   loadText(text, result = null) {
     this.loaded = true;
     this.saved = null;
+    this.stash = {};
     this.textarea.value = text;
     this.fromText({ evaluate: !result });
     if (result) this.life.show(result);
@@ -91,7 +116,7 @@ export class Editor {
   setCatalog(catalog) {
     this.catalog = catalog;
     for (const field of this.fields) {
-      if (field.kind === "gpu" || field.kind === "instance") this.fillOptions(field);
+      if (ROWS[field.kind]) this.fillOptions(field);
     }
     this.syncForm();
   }
@@ -140,10 +165,15 @@ export class Editor {
     this.life.accept(field);
     if (value === INLINE) return; // the inline mapping stays as it is
     const block = OPTIONAL_BLOCKS[field.path];
-    if (block && value === undefined) {
+    const key = field.path.split(".").pop();
+    if (field.path === "workload.kind") {
+      this.switchWork(value || field.root.dataset.default);
+    } else if (value === OWN_PRICES) {
+      this.ownPrices();
+    } else if (block && value === undefined) {
       setPath(this.doc, block.block, undefined);
     } else if (block && getPath(this.doc, block.block) === undefined) {
-      this.doc[block.block] = { instance: value, ...structuredClone(block.fresh) };
+      this.doc[block.block] = { [key]: value, ...structuredClone(block.fresh) };
     } else {
       setPath(this.doc, field.path, value);
     }
@@ -167,6 +197,106 @@ export class Editor {
     return raw === "" ? undefined : raw; // text, choice, gpu, instance
   }
 
+  // --- the kind of work -------------------------------------------------------------------
+
+  /** The document's kind of work (workload.kind, or the default). */
+  workKind() {
+    return getPath(this.doc, "workload.kind") || this.work.default;
+  }
+
+  /**
+   * Make the document one of work `kind`. What it holds of the kind it leaves (its workload,
+   * each side's throughput key, the blocks of that kind only) is put aside, and what it held of
+   * `kind` when it last left it comes back; the first time, a workload of `kind` is made from
+   * the one left (its keys of both kinds kept, inference given a model of the catalog).
+   */
+  switchWork(kind) {
+    const from = this.workKind();
+    if (kind === from) {
+      setPath(this.doc, "workload.kind", kind === this.work.default ? undefined : kind);
+      return;
+    }
+    for (const field of this.fields) {
+      const only = field.root.closest("[data-work]"); // the field's, or its section's
+      if (only && !forKind(only, kind)) this.life.accept(field);
+    }
+    const left = this.takeWork(from);
+    this.stash[from] = left;
+    const back = this.stash[kind] || { workload: this.freshWorkload(kind, left.workload) };
+    if (back.workload !== undefined) this.doc.workload = structuredClone(back.workload);
+    Object.assign(this.doc, structuredClone(back.blocks || {}));
+    const key = this.work.kinds[kind].throughput;
+    for (const [side, value] of Object.entries(back.sides || {})) {
+      if (isMapping(this.doc[side])) this.doc[side][key] = structuredClone(value);
+    }
+  }
+
+  /** Take out of the document what belongs to work `kind`: {workload, blocks, sides}. */
+  takeWork(kind) {
+    const rules = this.work.kinds[kind];
+    const out = { workload: this.doc.workload, blocks: {}, sides: {} };
+    delete this.doc.workload;
+    for (const block of rules.blocks) {
+      if (block in this.doc) out.blocks[block] = this.doc[block];
+      delete this.doc[block];
+    }
+    for (const [side, value] of Object.entries(this.doc)) {
+      if (isMapping(value) && rules.throughput in value) {
+        out.sides[side] = value[rules.throughput];
+        delete value[rules.throughput];
+      }
+    }
+    return out;
+  }
+
+  /** A workload of work `kind` from `left` (one of another kind): the keys only that kind had
+   * dropped, a precision `kind` is not measured at dropped; for inference a model of the
+   * catalog, one measured on the owned GPU if there is one, and FRESH_INFERENCE. */
+  freshWorkload(kind, left) {
+    const out = isMapping(left) ? structuredClone(left) : {};
+    for (const [other, rules] of Object.entries(this.work.kinds)) {
+      if (other !== kind) for (const key of rules.only) delete out[key];
+    }
+    if (out.precision && !this.work.kinds[kind].precisions.includes(out.precision))
+      delete out.precision;
+    if (kind === this.work.default) delete out.kind;
+    else out.kind = kind;
+    if (kind === "inference") {
+      const gpu = String(getPath(this.doc, "buy.gpu") || "").toLowerCase();
+      const on = (m, p) => (m.measured_on[p] || []).includes(gpu);
+      const models = this.catalog.models;
+      const model = models.find((m) => m.precisions.some((p) => on(m, p))) || models[0];
+      if (model) {
+        out.model = model.id;
+        out.precision = model.precisions.find((p) => on(model, p)) || model.precisions[0];
+      }
+      Object.assign(out, FRESH_INFERENCE);
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+
+  /** Show the fields, sections and choices of the document's kind of work only. */
+  showWork() {
+    const kind = this.workKind();
+    for (const node of this.view.querySelectorAll("[data-work]"))
+      node.hidden = !forKind(node, kind);
+  }
+
+  /** The API block without a catalog offer: its prices stay, those it took from the offer
+   * are written in (so the answer does not change until one edits them). */
+  ownPrices() {
+    const api = getPath(this.doc, "api");
+    if (!isMapping(api)) {
+      this.doc.api = {};
+      return;
+    }
+    const offer = this.catalog.offers.find((o) => o.id === String(api.model).toLowerCase());
+    for (const key of OFFER_PRICES) {
+      if (api[key] === undefined && offer && offer[key] !== null) api[key] = offer[key];
+    }
+    delete api.model;
+  }
+
   // --- the form from the document ---------------------------------------------------------
 
   /** Write the document into every field (but not into `except` or the focused input). */
@@ -177,7 +307,7 @@ export class Editor {
       const value = getPath(this.doc, field.path);
       const active = document.activeElement;
       if (field.input) {
-        if (field.kind === "gpu" || field.kind === "instance") this.selectOption(field, value);
+        if (ROWS[field.kind]) this.selectOption(field, value, getPath(resolved, field.path));
         else if (field !== except && field.input !== active) {
           field.input.value = value === undefined || value === null ? "" : String(value);
         }
@@ -200,6 +330,24 @@ export class Editor {
       this.placeholders(field, getPath(resolved, field.path));
     }
     this.pricingLabels();
+    this.measuredOn();
+    this.showWork();
+  }
+
+  /** Under the model: the GPUs with a measured operating point of it at the precision. */
+  measuredOn() {
+    const note = this.view.querySelector('[data-role="measured"]');
+    if (!note) return;
+    const id = getPath(this.doc, "workload.model");
+    const model = this.catalog.models.find((m) => m.id === String(id).toLowerCase());
+    const field = this.fields.find((f) => f.path === "workload.precision");
+    const precision = getPath(this.doc, "workload.precision") || field.root.dataset.default;
+    const gpus = model ? model.measured_on[precision] || [] : [];
+    note.textContent = !model
+      ? ""
+      : gpus.length
+        ? `Measured at ${precision} on: ${gpus.join(", ")}.`
+        : `Not measured at ${precision} (measured at ${model.precisions.join(", ")}).`;
   }
 
   placeholders(field, shown) {
@@ -222,20 +370,32 @@ export class Editor {
 
   // --- catalog selects --------------------------------------------------------------------
 
-  /** The catalog's rows as the options of a GPU or instance select (selected by syncForm). */
+  /** The catalog's rows as the options of a catalog select (selected by syncForm), after its
+   * empty choice; API offers of the workload's model first. */
   fillOptions(field) {
     const select = field.input;
-    select.replaceChildren();
-    if (OPTIONAL_BLOCKS[field.path])
-      select.append(el("option", { value: "" }, "none (no reservation)"));
-    const rows = field.kind === "gpu" ? this.catalog.gpus : this.catalog.instances;
+    const empty = select.querySelector('option[value=""]');
+    select.replaceChildren(...[empty].filter(Boolean));
+    if (field.kind === "offer")
+      select.append(el("option", { value: OWN_PRICES }, "your own prices (below)"));
+    const model = String(getPath(this.doc, "workload.model") || "").toLowerCase();
+    field.filledFor = model;
     const groups = new Map();
-    for (const row of rows) {
-      const group = field.kind === "gpu" ? row.family || "other" : row.provider || "other";
+    for (const row of this.catalog[ROWS[field.kind]]) {
+      const group = this.groupOf(field.kind, row, model);
       if (!groups.has(group)) groups.set(group, el("optgroup", { label: group }));
       groups.get(group).append(el("option", { value: row.id }, this.optionText(field.kind, row)));
     }
-    select.append(...groups.values());
+    const serving = [...groups.keys()].filter((g) => g.startsWith("serving "));
+    const rest = [...groups.keys()].filter((g) => !g.startsWith("serving "));
+    select.append(...[...serving, ...rest].map((g) => groups.get(g)));
+  }
+
+  groupOf(kind, row, model) {
+    if (kind === "gpu") return row.family || "other";
+    if (kind === "model") return "served models";
+    if (kind === "offer" && model && row.model === model) return `serving ${model}`;
+    return row.provider || "other";
   }
 
   optionText(kind, row) {
@@ -244,16 +404,35 @@ export class Editor {
         row.price_usd === null || row.price_usd === undefined ? "" : `, ${fmtUsd(row.price_usd)}`;
       return `${row.name} (${fmtNumber(row.memory_gb)} GB${price})`;
     }
+    if (kind === "model") {
+      const active = row.active_params_b ? `, ${fmtNumber(row.active_params_b)}B active` : "";
+      return `${row.name} (${fmtNumber(row.params_b)}B parameters${active})`;
+    }
+    if (kind === "offer") {
+      const prices = `${fmtUsd(row.input_usd_per_mtok)} in, ${fmtUsd(row.output_usd_per_mtok)} out`;
+      return `${row.provider}: ${row.name} (${prices} per M tokens)`;
+    }
     const gpu = this.catalog.gpus.find((g) => g.id === row.gpu);
     return `${row.name}: ${row.gpu_count}\u00d7 ${gpu ? gpu.name : row.gpu}, ${fmtUsd(row.on_demand_usd_per_hour)}/h`;
   }
 
-  /** Select `value` (a catalog id, an inline mapping or nothing), adding an option if needed. */
-  selectOption(field, value) {
+  /** Select `value` (a catalog id, an inline mapping or nothing), adding an option if needed;
+   * an empty choice shows the `shown` id the answer resolved it to ("default: v100-..."). */
+  selectOption(field, value, shown) {
     const select = field.input;
+    const model = String(getPath(this.doc, "workload.model") || "").toLowerCase();
+    if (field.kind === "offer" && field.filledFor !== model) this.fillOptions(field);
     for (const option of select.querySelectorAll("[data-extra]")) option.remove();
+    const empty = select.querySelector("option[data-empty]");
+    if (empty)
+      empty.textContent =
+        typeof shown === "string" && value === undefined
+          ? `${empty.dataset.empty}: ${shown}`
+          : empty.dataset.empty;
     let wanted = "";
-    if (value && typeof value === "object") {
+    if (field.kind === "offer" && value === undefined && isMapping(getPath(this.doc, "api"))) {
+      wanted = OWN_PRICES;
+    } else if (value && typeof value === "object") {
       select.prepend(
         el(
           "option",
@@ -266,7 +445,8 @@ export class Editor {
       const match = [...select.options].find((o) => o.value.toLowerCase() === value.toLowerCase());
       if (match) wanted = match.value;
       else {
-        const note = this.catalog.gpus.length ? "not in the catalog" : "loading the catalog";
+        const rows = this.catalog[ROWS[field.kind]];
+        const note = rows.length ? "not in the catalog" : "loading the catalog";
         select.prepend(el("option", { value, "data-extra": "" }, `${value} (${note})`));
         wanted = value;
       }

@@ -1,7 +1,6 @@
-// Numbers as the reports write them: a port of costmodel/formatting.py (fmt_usd, fmt_share,
-// fmt_utilisation, fmt_months, fmt_number) and of the cost per reference GPU-hour of
-// `costmodel compare` (cli/tables.py _unit_cost). tests/test_web_browser.py compares both on
-// the same values.
+// Numbers as the reports write them: a port of costmodel/present/formatting.py (fmt_usd,
+// fmt_share, fmt_utilisation, fmt_months, fmt_number, fmt_unit_cost, fmt_per_unit).
+// tests/test_web_browser.py compares both on the same values.
 
 export const DASH = "\u2014";
 export const NEVER = "never";
@@ -104,11 +103,19 @@ export function formatG(x, precision = 6, grouping = false) {
   return `${sign}${whole}${fraction ? `.${fraction}` : ""}`;
 }
 
-/** Cost per reference GPU-hour [USD] to three significant figures: "$0.0689", "$2.4";
+/** A cost per unit of work [USD] to three significant figures: "$0.0689", "$2.4";
  * from $1,000 as money; no value -> "—". */
 export function fmtUnitCost(x) {
   if (missing(x)) return DASH;
   return x < 1000 ? `$${formatG(x, 3, true)}` : fmtUsd(x);
+}
+
+/** The words of each unit of work (formatting.py UNIT_WORDS). */
+export const UNIT_WORDS = { reference_gpu_hour: "reference GPU-hour", million_tokens: "M tokens" };
+
+/** A cost per unit of work with its unit: "$0.33 per M tokens"; no value -> "—". */
+export function fmtPerUnit(x, unit) {
+  return missing(x) ? DASH : `${fmtUnitCost(x)} per ${UNIT_WORDS[unit]}`;
 }
 
 /** A plain number without false precision: "4", "1,500", "0.10", "3.06". */

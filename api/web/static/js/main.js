@@ -105,12 +105,16 @@ function setupAuth(views, runs) {
 
 async function loadCatalog() {
   try {
-    const [gpus, instances] = await Promise.all([
-      api("/v1/catalog/gpus"),
-      api("/v1/catalog/instances"),
-    ]);
+    const [gpus, instances, models, offers] = await Promise.all(
+      ["gpus", "instances", "models", "api-offers"].map((rows) => api(`/v1/catalog/${rows}`)),
+    );
     for (const editor of Object.values(editors))
-      editor.setCatalog({ gpus: gpus.items, instances: instances.items });
+      editor.setCatalog({
+        gpus: gpus.items,
+        instances: instances.items,
+        models: models.items,
+        offers: offers.items,
+      });
   } catch (exc) {
     for (const editor of Object.values(editors))
       editor.life.setStatus(
@@ -135,7 +139,7 @@ function start() {
       controllers[id] = module.create(view);
       continue;
     }
-    const editor = new Editor(view, module.kind, module.render);
+    const editor = new Editor(view, module.kind, module.render, boot.work);
     editors[id] = controllers[id] = editor;
     setupExamples(editor);
     runs.actions(view, editor);

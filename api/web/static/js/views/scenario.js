@@ -1,11 +1,25 @@
 // The scenario view: the verdict, key figures, break-even chart, what drives the answer, the
-// warnings and the results by utilisation of a rent-versus-buy result (POST /v1/evaluate).
+// warnings and the results by utilisation of a rent-versus-buy result (POST /v1/evaluate). An
+// inference result counts its cost in M tokens, and one with a hosted API (`api_tco`) shows it
+// as a third side: its TCO, the break-even with it, its cost per M tokens and the share of
+// draws in which each side is the cheapest.
 
 import { breakevenChart } from "../charts.js";
-import { fmtMonths, fmtShare, fmtUsd, fmtUtilisation } from "../format.js";
+import {
+  fmtMonths,
+  fmtPerUnit,
+  fmtShare,
+  fmtUnitCost,
+  fmtUsd,
+  fmtUtilisation,
+  UNIT_WORDS,
+} from "../format.js";
 import { drawChart, fillTable, figures, warnings } from "../render.js";
 
 export const kind = "scenario";
+
+// The sides of a result, in the order a tie goes (buy, rent, api), and their words.
+const SIDES = { buy: "buying", rent: "renting", api: "the API" };
 
 /** Index of the utilisation level nearest `u`. */
 function level(result, u) {
@@ -20,33 +34,128 @@ function span(lo, hi, fmt) {
   return `P10\u2013P90: ${fmt(lo)} to ${fmt(hi)}`;
 }
 
-export function render(result, view) {
-  const q = (role) => view.querySelector(`[data-role="${role}"]`);
-  q("verdict").textContent = result.verdict;
+function breakeven(be) {
+  return `${fmtUtilisation(be.p50)} (${span(be.p10, be.p90, fmtUtilisation)})`;
+}
 
+function payback(pb, i) {
+  const months = pb.p50[i] === null ? "" : " months";
+  return `${fmtMonths(pb.p50[i])}${months} (${span(pb.p10[i], pb.p90[i], fmtMonths)})`;
+}
+
+/** The side cheapest in the most draws at level `i` (a tie goes to the first of SIDES). */
+function topSide(shares, i) {
+  return Object.keys(SIDES)
+    .filter((s) => shares[s])
+    .reduce((a, b) => (shares[b][i] > shares[a][i] ? b : a));
+}
+
+/** The cheapest side at level `i` with every side's share: "renting (57 % of draws; buying
+ * 43 %, the API 0 %)". */
+function cheapest(shares, i) {
+  const top = topSide(shares, i);
+  const others = Object.keys(SIDES)
+    .filter((s) => shares[s] && s !== top)
+    .map((s) => `${SIDES[s]} ${fmtShare(shares[s][i])}`);
+  return `${SIDES[top]} (${fmtShare(shares[top][i])} of draws; ${others.join(", ")})`;
+}
+
+/** The sides with a cost per M tokens (inference work); none for training. */
+function perToken(result) {
+  const unit = result.cost_per_unit;
+  return unit && unit.unit === "million_tokens" ? Object.keys(SIDES).filter((s) => unit[s]) : [];
+}
+
+/** [label, value] of each comparison of buying with `other` (renting, or the API). */
+function against(result, i, at, api) {
+  const name = api ? " than the API" : " than renting";
+  const be = api ? result.breakeven_vs_api : result.breakeven_utilisation;
+  const pb = api ? result.payback_vs_api_months : result.payback_months;
+  const prob = api ? result.prob_buy_cheaper_than_api : result.prob_buy_cheaper;
+  return [
+    [`Break-even with ${api ? "the API" : "renting"} (P50)`, breakeven(be)],
+    [`P(buy cheaper${name}) at ${at}`, fmtShare(prob[i])],
+    [`Payback against ${api ? "the API" : "renting"} at ${at} (P50)`, payback(pb, i)],
+  ];
+}
+
+/** The key figures at level `i` (`at`: its utilisation in words). */
+function keyFigures(result, i, at) {
   const be = result.breakeven_utilisation;
-  const u = result.cumulative_cost.utilisation ?? result.sensitivity.utilisation ?? 0.5;
-  const i = level(result, u);
-  const at = fmtUtilisation(result.utilisation[i]);
-  const pb = result.payback_months;
-  const pairs = [
-    [
-      "Break-even utilisation (P50)",
-      `${fmtUtilisation(be.p50)} (${span(be.p10, be.p90, fmtUtilisation)})`,
-    ],
-    [`P(buy cheaper) at ${at}`, fmtShare(result.prob_buy_cheaper[i])],
-    [
-      `Payback at ${at} (P50)`,
-      `${fmtMonths(pb.p50[i])}${pb.p50[i] === null ? "" : " months"} (${span(pb.p10[i], pb.p90[i], fmtMonths)})`,
-    ],
+  const pairs = result.api_tco
+    ? [
+        [`Cheapest at ${at}`, cheapest(result.cheapest_share, i)],
+        ...against(result, i, at, false),
+        ...against(result, i, at, true),
+      ]
+    : [
+        ["Break-even utilisation (P50)", breakeven(be)],
+        [`P(buy cheaper) at ${at}`, fmtShare(result.prob_buy_cheaper[i])],
+        [`Payback at ${at} (P50)`, payback(result.payback_months, i)],
+      ];
+  pairs.push(
     [`Buy TCO at ${at} (P50)`, fmtUsd(result.buy_tco.p50[i])],
     [`Rent TCO at ${at} (P50)`, fmtUsd(result.rent_tco.p50[i])],
-  ];
+  );
+  if (result.api_tco) pairs.push([`API TCO at ${at} (P50)`, fmtUsd(result.api_tco.p50[i])]);
+  const unit = result.cost_per_unit;
+  for (const side of perToken(result))
+    pairs.push([`Cost of ${SIDES[side]} at ${at} (P50)`, fmtPerUnit(unit[side].p50[i], unit.unit)]);
   if (be.prob_always > 0)
     pairs.push(["Draws where buying wins even when idle", fmtShare(be.prob_always)]);
   if (be.prob_never > 0)
     pairs.push(["Draws where renting wins even at 100 %", fmtShare(be.prob_never)]);
-  figures(q("figures"), pairs);
+  return pairs;
+}
+
+const HEADS = { buy: "Buy", rent: "Rent", api: "API" };
+
+/** The results by utilisation: [headers, rows, highlighted(j)]. Inference adds each side's
+ * cost per M tokens; a hosted API its TCO, P(buy cheaper than it) and the cheapest side. */
+function levels(result) {
+  const api = Boolean(result.api_tco);
+  const unit = result.cost_per_unit;
+  const sides = perToken(result);
+  const headers = [
+    "Utilisation",
+    "Buy TCO P50",
+    "Rent TCO P50",
+    ...(api ? ["API TCO P50", "P(buy cheaper than renting)", "P(buy cheaper than the API)"] : []),
+    ...(api ? ["Cheapest (share of draws)"] : ["P(buy cheaper)"]),
+    ...sides.map((s) => `${HEADS[s]} per ${UNIT_WORDS[unit.unit]} P50`),
+    "Payback P50 [months]",
+  ];
+  const shares = result.cheapest_share;
+  const rows = result.utilisation.map((v, j) => [
+    fmtUtilisation(v, "\u2014"),
+    fmtUsd(result.buy_tco.p50[j]),
+    fmtUsd(result.rent_tco.p50[j]),
+    ...(api
+      ? [
+          fmtUsd(result.api_tco.p50[j]),
+          fmtShare(result.prob_buy_cheaper[j]),
+          fmtShare(result.prob_buy_cheaper_than_api[j]),
+          `${SIDES[topSide(shares, j)]} ${fmtShare(shares[topSide(shares, j)][j])}`,
+        ]
+      : [fmtShare(result.prob_buy_cheaper[j])]),
+    ...sides.map((s) => fmtUnitCost(unit[s].p50[j])),
+    fmtMonths(result.payback_months.p50[j]),
+  ]);
+  const highlighted = api
+    ? (j) => shares.buy[j] >= 0.5
+    : (j) => result.prob_buy_cheaper[j] >= 0.5;
+  return [headers, rows, highlighted];
+}
+
+export function render(result, view) {
+  const q = (role) => view.querySelector(`[data-role="${role}"]`);
+  q("verdict").textContent = result.verdict;
+  const api = Boolean(result.api_tco);
+  for (const node of view.querySelectorAll('[data-role="api"]')) node.hidden = !api;
+
+  const u = result.cumulative_cost.utilisation ?? result.sensitivity.utilisation ?? 0.5;
+  const i = level(result, u);
+  figures(q("figures"), keyFigures(result, i, fmtUtilisation(result.utilisation[i])));
 
   drawChart(q("chart"), (width) => breakevenChart(result, width));
 
@@ -67,17 +176,13 @@ export function render(result, view) {
 
   warnings(q("warnings"), result.warnings);
 
+  const [headers, rows, highlighted] = levels(result);
+  q("levels-key").textContent = api ? "the cheapest option" : "cheaper";
   fillTable(
     q("levels"),
-    ["Utilisation", "Buy TCO P50", "Rent TCO P50", "P(buy cheaper)", "Payback P50 [months]"],
-    result.utilisation.map((v, j) => [
-      fmtUtilisation(v, "\u2014"),
-      fmtUsd(result.buy_tco.p50[j]),
-      fmtUsd(result.rent_tco.p50[j]),
-      fmtShare(result.prob_buy_cheaper[j]),
-      fmtMonths(pb.p50[j]),
-    ]),
-    [true, true, true, true, true],
-    (j) => (result.prob_buy_cheaper[j] >= 0.5 ? "buy-wins" : null),
+    headers,
+    rows,
+    headers.map(() => true),
+    (j) => (highlighted(j) ? "buy-wins" : null),
   );
 }
