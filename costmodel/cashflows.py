@@ -15,6 +15,7 @@ tax shields reduce cost. Units: USD, months of 730 h, rates [1/year].
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, fields
 from typing import Any
@@ -46,11 +47,13 @@ __all__ = [
     "busy_energy_month",
     "buy_line",
     "capacity",
+    "capacity_all_up",
     "depreciation_schedule",
     "discount_factors",
     "growth_sum",
     "model_lines",
     "owned_availability",
+    "spare_cost",
     "rent_line",
     "term_end",
     "throughput",
@@ -249,6 +252,12 @@ def owned_availability(b: BuyDraws) -> Value:
     return availability(b.gpu_count, b.gpu_annual_failure_rate, b.repair_days, b.spare_gpus)
 
 
+def capacity_all_up(b: BuyDraws) -> Value:
+    """Units of work an owned build does per wall-clock hour with every GPU in service
+    [units of work/hour]: N * thr * eff * derate."""
+    return throughput(b.gpu_count, _per_gpu(b), b.scaling_efficiency, b.thermal_derate)
+
+
 def capacity(side: BuyDraws | RentDraws) -> Value:
     """Units of work one owned build or one rented instance does per wall-clock hour
     [units of work/hour]: T = N * thr * eff (* derate * A, for an owned build, A its
@@ -256,7 +265,7 @@ def capacity(side: BuyDraws | RentDraws) -> Value:
     inference."""
     if not isinstance(side, BuyDraws):
         return throughput(side.gpu_count, _per_gpu(side), side.scaling_efficiency)
-    t = throughput(side.gpu_count, _per_gpu(side), side.scaling_efficiency, side.thermal_derate)
+    t = capacity_all_up(side)
     kept = owned_availability(side)
     return t if np.ndim(kept) == 0 and kept == 1.0 else t * kept
 
@@ -385,6 +394,15 @@ def buy_line(b: BuyDraws, terms: Terms) -> BuyLine:
         at_zero=paid.paid + running - shield - salvage,
         per_u=(1.0 - tau) * p.kw_per_u * p.energy_month * energy,
     )
+
+
+def spare_cost(b: BuyDraws, terms: Terms) -> Value:
+    """What one more spare GPU adds to the build's TCO [USD, present value]: its price
+    (financed as the build is), maintenance, depreciation and resale (a lease's payments
+    instead, for a leased build); no power, no failures. The TCO is linear in the spares, so
+    it is the difference of the build's TCO with one spare more and as it is."""
+    more = dataclasses.replace(b, spare_gpus=b.spare_gpus + 1)
+    return buy_line(more, terms).at_zero - buy_line(b, terms).at_zero
 
 
 @dataclass(frozen=True)

@@ -788,7 +788,8 @@ class PlanInputs:
     reserve); ``burst`` takes the rest: on-demand or spot instances, or a hosted API (an
     :class:`ApiInputs`, for a demand in millions of tokens). Inputs are named in sampling by
     ``"own.<field>"``, ``"reserve.<field>"``, ``"burst.<field>"`` (``"burst.api.<field>"``
-    for an API) and ``"demand.<field>"``.
+    for an API) and ``"demand.<field>"``. The fleet's spares are pooled: ``spare_share`` of
+    its GPUs, s = ceil(spare_share * S * N) for S servers (``own.spare_gpus`` is not taken).
     """
 
     horizon_months: int = _horizon()
@@ -809,9 +810,19 @@ class PlanInputs:
     method: str = _choice("sampler", METHODS, default="lhs")
     correlations: tuple[tuple[str, str, float], ...] = _correlations()
     objective: str = _choice("what the best candidate minimises", OBJECTIVES, default="mean")
+    spare_share: float = _input(
+        "[-]",
+        "spare GPUs pooled over the fleet, as a share of its GPUs (rounded up)",
+        0,
+        1,
+        default=0.0,
+        dist=False,
+    )
 
     def __post_init__(self) -> None:
         _validate(self, "")
+        if self.own.spare_gpus:
+            raise InputError("own.spare_gpus", "a plan pools its spares: give spare_share")
         for name, pair in (("servers", self.servers), ("instances", self.instances)):
             low, high = pair
             for end, value in (("min", low), ("max", high)):

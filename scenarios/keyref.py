@@ -55,6 +55,8 @@ _DEFAULT_TEXT = {
     "buy.financing.term_months": "a loan or a lease: **required** (a lease: at least "
     "`horizon_months`)",
     "buy.financing.down_payment_share": "`0`: no down payment",
+    "own.spare_share": "`0`: no spares",
+    "own.financing": "`{kind: cash}`: paid at once; its keys are those of `buy.financing`",
 }
 _SECTIONS = {
     "": "Top level",
@@ -81,8 +83,8 @@ _PLAN_SECTIONS = {
 #: Plan sections whose keys mean what the scenario's do, and where the defaults come from.
 _PLAN_AS = {"own": "buy", "reserve": "rent", "burst": "rent"}
 #: Mappings a plan shares with scenarios, documented there.
-_PLAN_SHARED = {"simulation", "workload", "own.gpu", "reserve.instance", "burst.instance",
-                "burst.api", "reserve.instances"}  # fmt: skip
+_PLAN_SHARED = {"simulation", "workload", "own.gpu", "own.financing", "reserve.instance",
+                "burst.instance", "burst.api", "reserve.instances"}  # fmt: skip
 #: Where each left-out input's default comes from, by key: one row, or one per kind of work.
 _SOURCES: dict[str, list[tuple[Source, dict[str, str]]]] = {}
 for _side, _table in (("buy", OWNED), ("rent", RENTED), ("api", HOSTED)):

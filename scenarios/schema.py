@@ -726,13 +726,18 @@ class CountRangeSchema(_Base):
 
 
 class OwnSchema(BuySchema):
-    """One owned server (every ``buy`` key but downtime, spares and financing, which a plan
-    does not take yet) and the server counts to consider."""
+    """One owned server (every ``buy`` key but ``spare_gpus``: a fleet pools its spares,
+    ``spare_share`` of its GPUs) and the server counts to consider."""
 
     class Meta:
-        exclude = _OWNED_ADDED
+        exclude = ("spare_gpus",)
 
     servers = fields.Nested(CountRangeSchema, required=True, metadata={"description": "servers"})
+    spare_share = _input(PlanInputs, "spare_share", load_default=None)
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(super()._drop_unset(data), ("spare_share",))
 
 
 def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -> dict:

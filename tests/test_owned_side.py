@@ -404,12 +404,99 @@ def test_a_drawn_loan_rate_is_an_input_like_any_other():
     np.testing.assert_array_equal(again.buy_tco.p50, result.buy_tco.p50)  # same seed, same result
 
 
-def test_a_plan_does_not_take_the_owned_sides_new_keys_yet():
-    plan = scenarios.load_file(EXAMPLES / "plan-worked-example.yaml").document
-    for key, value in (("spare_gpus", 1), ("repair_days", 14), ("financing", {"kind": "cash"})):
-        doc = copy.deepcopy(plan)
-        doc["own"][key] = value
-        assert [e["path"] for e in _problems(doc)] == [f"own.{key}"]
+# --------------------------------------------------------------------------- plans
+
+
+def _plan(**own) -> dict:
+    doc = scenarios.load_file(EXAMPLES / "plan-worked-example.yaml").document
+    doc = copy.deepcopy(doc)
+    del doc["reserve"]  # owned servers and on-demand burst: the month loop below
+    doc["own"] |= own
+    return doc
+
+
+def _plan_by_hand(servers: int, spare_share: float, repair_days: float) -> float:
+    """A plan candidate's cost (no reservation, no tax) month by month, from the plan's
+    equations: the pooled spares s = ceil(share * S * N), A(S) from the Poisson sum, owned
+    capacity C = S * 730 * T_srv * A(S), each server's opex at u_m = A_m / C, the spares'
+    price and maintenance, resale of servers and spares, on-demand burst for the rest."""
+    n, g, hw = 2, 1500.0, 2 * 1500.0 + 2500.0
+    spares = math.ceil(spare_share * servers * n - 1e-9)
+    mu = servers * n * 0.02 * repair_days / 365
+    a = 1 - _brute_force(mu, spares) / (servers * n) if servers else 1.0
+    capacity = servers * 730 * (2 * 1.0 * 0.95 * 0.9) * a
+    total = servers * (hw + 200) + spares * g
+    for m in range(1, 37):
+        d = 1.08 ** (-m / 12)
+        work = 2000 * 1.5 ** ((m - 1) / 12)
+        owned = min(work, capacity)
+        u = owned / capacity if servers else 0.0
+        kw = (n * (u * 350 + (1 - u) * 30) + 150) / 1000
+        opex = kw * 730 * 1.3 * 0.15 * 1.03 ** ((m - 1) / 12) + 0.05 * hw / 12
+        opex += 0.02 * n * g / 12 + 50
+        burst = (work - owned) * 3.06 * 0.9 ** ((m - 1) / 12)
+        total += (servers * opex + spares * 0.05 * g / 12 + burst) * d
+    return total - (servers * hw + spares * g) * 0.65**3 * 1.08**-3
+
+
+@pytest.mark.parametrize("share, days", [(0.0, 30.0), (0.1, 30.0), (0.25, 60.0)])
+def test_a_plan_pools_its_spares_and_sizes_capacity_with_their_availability(share, days):
+    result = scenarios.evaluate(_plan(spare_share=share, repair_days=days))
+    for c in result.candidates:
+        assert c.cost.mean == pytest.approx(_plan_by_hand(c.servers, share, days), rel=1e-10)
+        spares = math.ceil(share * c.servers * 2 - 1e-9)
+        mu = c.servers * 2 * 0.02 * days / 365
+        want = 1 - _brute_force(mu, spares) / (c.servers * 2) if c.servers else 1.0
+        assert c.availability == pytest.approx(want, rel=1e-12)
+    assert result.all_cloud.availability == 1.0
+
+
+def test_a_pooled_spare_covers_a_fleet_as_it_covers_its_gpus():
+    # 20 servers of 8 GPUs at 9 %/year, 14 days: mu = 0.552; one spare (ceil(0.005 * 160))
+    # leaves 0.128 of a GPU missing
+    doc = _plan(gpu_count=8, gpu_annual_failure_rate=0.09, repair_days=14, spare_share=0.005,
+                servers={"min": 20, "max": 20}, platform_price_usd=50_000)  # fmt: skip
+    (fleet,) = scenarios.evaluate(doc).candidates
+    assert fleet.availability == pytest.approx(1 - missing_gpus(160 * 0.09 * 14 / 365, 1) / 160)
+    assert (1 - fleet.availability) * 160 == pytest.approx(0.128, abs=5e-4)
+
+
+def test_a_plan_without_downtime_is_as_it_was():
+    plan = _plan()
+    base = to_dict(scenarios.evaluate(plan))
+    same = to_dict(
+        scenarios.evaluate(_plan(repair_days=0, spare_share=0, financing={"kind": "cash"}))
+    )
+    assert same["candidates"] == base["candidates"] and "availability" not in same["best"]
+    assert same["work_split"] == base["work_split"]
+
+
+def test_a_financed_fleet_costs_its_servers_financed():
+    # a loan adds to each server what it adds to the TCO of one build, whatever the load
+    loan = {"kind": "loan", "rate": 0.1, "term_months": 24, "down_payment_share": 0.2}
+    plans = [scenarios.load_mapping(_plan(**f)) for f in ({}, {"financing": loan})]
+    cash, financed = (scenarios.evaluate(p).candidates for p in plans)
+    terms = Terms(36, 0.08, 0.0)
+    lines = [buy_line(_fixed(p.inputs.own), terms).at_zero for p in plans]
+    per_server = lines[1] - lines[0]
+    assert per_server > 0.0
+    for f, c in zip(financed, cash, strict=True):
+        assert f.cost.mean - c.cost.mean == pytest.approx(f.servers * per_server, abs=1e-6)
+
+
+def test_a_plan_takes_spare_share_not_spare_gpus():
+    errors = _problems(_plan(spare_gpus=1))
+    assert [e["path"] for e in errors] == ["own.spare_gpus"]
+    assert [e["path"] for e in _problems(_plan(spare_share=1.5))] == ["own.spare_share"]
+    lease = {"kind": "lease", "monthly_rate": 0.03, "term_months": 24}
+    errors = _problems(_plan(financing=lease))
+    assert (
+        errors == [{"path": "own.financing.term_months", "message": errors[0]["message"]}]
+        and "at least the horizon (36 months)" in errors[0]["message"]
+    )
+    note = next(a for a in scenarios.load_mapping(_plan(spare_share=0.1)).assumptions
+                if a.key == "own.spare_share")  # fmt: skip
+    assert note.value == 0.1 and note.source == "plan"
 
 
 def test_the_reports_name_the_spares_financing_and_gpus_in_service():
@@ -422,3 +509,22 @@ def test_the_reports_name_the_spares_financing_and_gpus_in_service():
     lease = {**LEASE, "monthly_rate": {"dist": "uniform", "low": 0.03, "high": 0.034}}
     facts = dict(report_context(scenarios.evaluate(_section(lease, repair_days=0)), {})["facts"])
     assert facts["Buy"] == "8 × module, leased at 3–3.4 %/month for 36 months"
+
+
+def test_the_plan_table_and_json_carry_availability_only_with_downtime():
+    from costmodel.present.reports.plan_tables import candidates_table
+
+    down = scenarios.evaluate(_plan(repair_days=14, spare_share=0.25))
+    table = candidates_table(down)
+    column = table.headers.index("GPUs in service")
+    one = next(i for i, c in enumerate(down.candidates) if c.servers == 1)
+    # 1 server, 2 GPUs, 1 pooled spare: mu = 2 * 0.02 * 14 / 365, A = 1 - E[(X - 1)+] / 2
+    assert (
+        table.rows[one][column] == f"{(1 - _brute_force(2 * 0.02 * 14 / 365, 1) / 2) * 100:.5g} %"
+    )
+    data = to_dict(down)
+    assert from_dict(data).candidates == down.candidates
+    assert ("availability", [c.availability for c in down.candidates]) in down.columns()
+    flat = scenarios.evaluate(_plan())
+    assert "GPUs in service" not in candidates_table(flat).headers
+    assert "availability" not in dict(flat.columns())
