@@ -39,6 +39,7 @@ from .cashflows import (
 from .inputs import MAX_SAMPLES, ModelInputs
 from .outcomes import breakeven_utilisation, payback
 from .result import (
+    Availability,
     Bands,
     Cheapest,
     Convergence,
@@ -58,6 +59,7 @@ from .stats import (
     input_bins,
     input_ranks,
     pearson,
+    percentiles,
     uncertain,
 )
 from .stats import breakeven as summarise_breakeven
@@ -133,7 +135,8 @@ class Simulation:
     ``inputs.samples`` is the number of draws made; ``initial_samples`` the number asked for
     (fewer when the draws were doubled toward ``inputs.target_halfwidth``). With a hosted API,
     ``api`` is its TCO line and ``payback_api`` (U, S), ``breakeven_api`` (S,) those of buying
-    against it; all three are ``None`` without one.
+    against it; all three are ``None`` without one. ``availability`` [-] is the share of the
+    owned GPUs up, a float or (S,) (1.0 without downtime).
     """
 
     inputs: ModelInputs
@@ -151,6 +154,7 @@ class Simulation:
     api: RentLine | None = None
     payback_api: np.ndarray | None = None
     breakeven_api: np.ndarray | None = None
+    availability: Value = 1.0
 
     def buy_tco(self, u: float) -> np.ndarray:
         """TCO_buy [USD] of every draw at utilisation ``u``, a new ``(S,)`` array."""
@@ -285,6 +289,7 @@ def simulate(
         breakeven_api=None
         if lines.api is None
         else np.array(breakeven_utilisation(lines.buy, lines.api, s)),
+        availability=lines.availability,
     )
 
 
@@ -577,10 +582,20 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         seed=inputs.seed,
         samples=inputs.samples,
         method=inputs.method,
+        availability=_availability(sim),
         **_api_outcomes(sim, levels),
     )
     phases.mark("summary")
     return result
+
+
+def _availability(sim: Simulation) -> Availability | None:
+    """Mean and percentiles of the owned GPUs' availability over the draws [-]; ``None`` for
+    a build without downtime (every repair_days 0)."""
+    if sim.inputs.buy.repair_days.support()[1] == 0.0:
+        return None
+    values = _per_draw(sim.availability, sim.inputs.samples)
+    return Availability(float(values.mean()), **percentiles(values))
 
 
 def _api_outcomes(sim: Simulation, levels: _Levels) -> dict[str, object]:

@@ -43,6 +43,7 @@ _PLAN_PATH = {
     "instances.min": "reserve.instances.min",
     "instances.max": "reserve.instances.max",
     "instances": "reserve.instances",
+    "spare_share": "own.spare_share",
 }
 #: The inputs a plan's reserved and burst blocks hold (rent extras are not planned).
 _RESERVE = frozenset(ReserveSchema._declared_fields)
@@ -128,6 +129,16 @@ def _burst(block: Mapping[str, Any], w: Work) -> Rented | Hosted:
     return rented(block, "burst", w, _BURST)
 
 
+def _pool(own: Mapping[str, Any]) -> tuple[dict[str, float], list[Assumption]]:
+    """The fleet's pooled spares when the ``own`` block gives them (left out: none, and no
+    assumption, as for plans written before spares were pooled)."""
+    share = own.get("spare_share")
+    if share is None:
+        return {}, []
+    unit = input_fields(PlanInputs)["spare_share"].metadata["unit"]
+    return {"spare_share": share}, [Assumption("own.spare_share", share, unit, "plan")]
+
+
 def _counts(block: Mapping[str, Any] | None, key: str) -> tuple[int, int]:
     return (block[key]["min"], block[key]["max"]) if block else (0, 0)
 
@@ -147,6 +158,7 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
             lambda: _burst(data["burst"], w),
         )
         demand, notes = _demand(data, w)
+        pool, pool_notes = _pool(data["own"])
         sim = data["simulation"]
         inputs = PlanInputs(
             horizon_months=data["horizon_months"],
@@ -163,6 +175,7 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
             method=sim["method"],
             correlations=tuple(tuple(x) for x in data["correlations"]),
             objective=data["objective"],
+            **pool,
         )
     except ScenarioError as exc:
         raise ScenarioError(source, exc.errors) from None
@@ -170,7 +183,8 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
         path = _PLAN_PATH.get(exc.path, exc.path)
         raise ScenarioError(source, [{"path": path, "message": exc.message}]) from None
     sides = (own, reserve, burst) if reserve else (own, burst)
-    assumptions = notes + [a for side in (own, burst, reserve) if side for a in side.assumptions]
+    assumptions = notes + [*own.assumptions, *pool_notes]
+    assumptions += [a for side in (burst, reserve) if side for a in side.assumptions]
     document = PlanSchema().dump(
         {
             **data,

@@ -31,6 +31,7 @@ from marshmallow import (
 
 from costmodel.distributions import DistributionError
 from costmodel.inputs import (
+    FINANCING_KEYS,
     MAX_FLEET,
     MAX_LEVELS,
     MIN_UTILISATION,
@@ -38,9 +39,11 @@ from costmodel.inputs import (
     ApiInputs,
     BuyInputs,
     Demand,
+    Financing,
     ModelInputs,
     PlanInputs,
     RentInputs,
+    financing_problems,
     input_fields,
 )
 from pricing.vocabulary import (
@@ -483,6 +486,32 @@ _THROUGHPUTS = tuple(WORK_THROUGHPUT.values())
 #: The keys a rented block's document leaves out when not given: the throughput of the other
 #: kind of work, and the price per GPU-hour (resolved into the price per instance-hour).
 _RENT_UNSET = (*_THROUGHPUTS, "price_usd_per_gpu_hour")
+#: Owned keys added after the first scenarios were stored, left out of the resolved document
+#: when not given (so their cache keys stay); left out, a build is always up and paid in cash.
+_OWNED_ADDED = ("repair_days", "spare_gpus", "financing")
+#: Keys of a financing block besides ``kind``.
+_FINANCING = tuple(dict.fromkeys(k for keys in FINANCING_KEYS.values() for k in keys))
+
+
+class FinancingSchema(_Base):
+    """How the hardware is paid for: cash, a loan or an operating lease, each with its keys."""
+
+    kind = _input(Financing, "kind", required=True)
+    rate = _input(Financing, "rate")
+    term_months = _input(Financing, "term_months")
+    down_payment_share = _input(Financing, "down_payment_share", load_default=None)
+    monthly_rate = _input(Financing, "monthly_rate")
+
+    @validates_schema
+    def _kind(self, data: dict, **kwargs: Any) -> None:
+        given = [k for k in _FINANCING if data.get(k) is not None]
+        problems = financing_problems(data["kind"], given)
+        if problems:
+            raise ValidationError({key: [message] for key, message in problems})
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(data, _FINANCING)
 
 
 class BuySchema(_Base):
@@ -522,10 +551,17 @@ class BuySchema(_Base):
     tokens_per_s_per_gpu = _input(BuyInputs, "tokens_per_s_per_gpu")
     scaling_efficiency = _input(BuyInputs, "scaling_efficiency")
     thermal_derate = _input(BuyInputs, "thermal_derate")
+    repair_days = _input(BuyInputs, "repair_days")
+    spare_gpus = _input(BuyInputs, "spare_gpus", load_default=None)
+    financing = fields.Nested(
+        FinancingSchema,
+        load_default=None,
+        metadata={"description": "how the hardware is paid for; default cash"},
+    )
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, (*_THROUGHPUTS, "server_price_usd"))
+        return _drop_none(data, (*_THROUGHPUTS, "server_price_usd", *_OWNED_ADDED))
 
 
 class RentSchema(_Base):
@@ -743,9 +779,18 @@ class CountRangeSchema(_Base):
 
 
 class OwnSchema(BuySchema):
-    """One owned server (every ``buy`` key) and the server counts to consider."""
+    """One owned server (every ``buy`` key but ``spare_gpus``: a fleet pools its spares,
+    ``spare_share`` of its GPUs) and the server counts to consider."""
+
+    class Meta:
+        exclude = ("spare_gpus",)
 
     servers = fields.Nested(CountRangeSchema, required=True, metadata={"description": "servers"})
+    spare_share = _input(PlanInputs, "spare_share", load_default=None)
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(super()._drop_unset(data), ("spare_share",))
 
 
 def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -> dict:
