@@ -451,9 +451,10 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
 
 
 def _option_price(o) -> str:
-    """An option's price: per GPU (owned), per instance-hour (rented) or per M tokens (API)."""
+    """An option's price, labelled: per GPU (owned), per instance-hour (rented) or per M
+    tokens (API)."""
     if o.side == "buy":
-        text = fmt_usd(o.price_usd)
+        text = f"{fmt_usd(o.price_usd)}/GPU"
     else:
         text = f"{fmt_unit_cost(o.price_usd)}/{'h' if o.side == 'rent' else 'M'}"
     return text + ("*" if o.price_origin == "prices" else "")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import time
 from pathlib import Path
 from types import MappingProxyType
@@ -301,6 +302,14 @@ def test_request_errors_name_their_key_paths():
 
 
 # --------------------------------------------------------------------------------- command line
+
+
+def test_the_table_labels_each_price_by_what_it_buys(capsys, monkeypatch):
+    # an owned option's price is per GPU, a rented one's per instance-hour
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough for the price column
+    assert main(["compare", "-u", "0.5", "--samples", "200", "--top", "0"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"\$[\d,]+/GPU", out) and re.search(r"\$[\d.,]+/h", out)
 
 
 def test_compare_prints_a_table_json_and_csv(capsys):

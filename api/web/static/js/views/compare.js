@@ -29,7 +29,7 @@ function fromCatalog(o) {
 
 function price(o) {
   const per = { rent: "/h", api: "/M" }[o.side];
-  const text = per ? `${fmtUnitCost(o.price_usd)}${per}` : fmtUsd(o.price_usd);
+  const text = per ? `${fmtUnitCost(o.price_usd)}${per}` : `${fmtUsd(o.price_usd)}/GPU`;
   return text + (fromCatalog(o) ? "" : "*");
 }
 
