@@ -358,7 +358,8 @@ with contextlib.redirect_stdout(io.StringIO()):
         code = main(sys.argv[1:])
     except SystemExit as exit_:
         code = exit_.code
-heavy = ("scipy", "matplotlib", "flask", "pandas", "openpyxl", "jinja2", "importlib.metadata")
+heavy = ("scipy", "matplotlib", "flask", "pandas", "openpyxl", "jinja2", "importlib.metadata",
+         "importlib.resources", "tempfile", "shutil")
 loaded = sorted(m for m in heavy if m in sys.modules)
 validate = sys.modules.get("marshmallow.validate")
 if validate is not None and isinstance(validate.Email.DOMAIN_REGEX, re.Pattern):
