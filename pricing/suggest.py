@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 
 __all__ = ["closest", "did_you_mean"]
@@ -14,6 +13,8 @@ _CUTOFF = 0.6
 def closest(key: str, valid: Sequence[str], n: int = 3) -> list[str]:
     """The valid names closest to ``key``, best first: difflib matches within 0.1 of the best
     score, else names containing ``key`` (so ``"h100"`` suggests every H100)."""
+    import difflib  # here: only a mistyped name needs it, and a run imports this module
+
     matches = difflib.get_close_matches(key, valid, n=n, cutoff=_CUTOFF)
     if matches:
         best = difflib.SequenceMatcher(None, key, matches[0]).ratio()

@@ -359,7 +359,7 @@ with contextlib.redirect_stdout(io.StringIO()):
     except SystemExit as exit_:
         code = exit_.code
 heavy = ("scipy", "matplotlib", "flask", "pandas", "openpyxl", "jinja2", "importlib.metadata",
-         "importlib.resources", "tempfile", "shutil", "email.utils")
+         "importlib.resources", "tempfile", "shutil", "email.utils", "difflib")
 loaded = sorted(m for m in heavy if m in sys.modules)
 validate = sys.modules.get("marshmallow.validate")
 if validate is not None and isinstance(validate.Email.DOMAIN_REGEX, re.Pattern):
