@@ -1,7 +1,7 @@
 """Pages of plain text drawn as rich draws them where the output is no terminal, without rich.
 
-Importing rich and drawing a page with it costs a plain ``costmodel run`` some 30 ms, a quarter
-of the whole process, and into a file or a pipe rich drops the only style the pages have (bold).
+Importing rich and drawing a page with it costs a plain ``costmodel run`` some 30 ms, a tenth of
+the whole process, and into a file or a pipe rich drops the only style the pages have (bold).
 :class:`PlainConsole` draws such output itself, as rich would: the same width (``COLUMNS``, else
 the terminal's, else 80), the same word wrap, the same tables (rich's ``SIMPLE_HEAD`` box
 without edges, at their natural width). What it cannot draw exactly as rich does raises

@@ -782,7 +782,7 @@ def file_columns(role: str) -> tuple[str, ...]:
 
 @functools.cache
 def load_catalog() -> Catalog:
-    """The catalog shipped with the package (read once, then cached) from the package's folder
-    (not through ``importlib.resources``, whose import costs a run some 5 ms: the package is
-    installed as files)."""
+    """The catalog shipped with the package (read once, then cached) from the package's folder:
+    the package is installed as files, and ``importlib.resources`` would cost every run its
+    import (with tempfile, shutil and zipfile)."""
     return read_catalog(Path(__file__).with_name("data"))

@@ -36,8 +36,8 @@ class Example:
 
 
 def _folder() -> Path:
-    """The package's folder of examples (the package is installed as files: no
-    ``importlib.resources``, which costs a run its import)."""
+    """The package's folder of examples (installed as files: see :func:`pricing.load_catalog`
+    on ``importlib.resources``)."""
     return Path(__file__).with_name(_FOLDER)
 
 
