@@ -24,14 +24,26 @@ class UsageError(ValueError):
 
 
 def print_rendered(draw) -> None:
-    """Print what ``draw(console)`` renders, fitted to the terminal, without trailing blanks."""
-    from rich.console import Console
+    """Print what ``draw(console)`` renders, fitted to the terminal, without trailing blanks:
+    drawn in plain text where that is what rich would print (:mod:`cli.plain`), else by rich."""
+    from cli.plain import Unplain, plain_console
 
-    console = Console(highlight=False)
-    with console.capture() as capture:
-        draw(console)
-    lines = capture.get().splitlines()
-    sys.stdout.write("".join(line.rstrip() + "\n" for line in lines))
+    text = None
+    plain = plain_console()
+    if plain is not None:
+        try:
+            draw(plain)
+            text = plain.text()
+        except Unplain:
+            pass
+    if text is None:
+        from rich.console import Console
+
+        console = Console(highlight=False)
+        with console.capture() as capture:
+            draw(console)
+        text = capture.get()
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in text.splitlines()))
 
 
 def show_evaluation(args, result, draw, timings: dict[str, float], size: str) -> None:

@@ -2,7 +2,8 @@
 
 It sits above the scenario layer and the HTTP API (``costmodel serve``), so it lives in a package
 of its own that may import both; neither imports it. Each command is a module of
-:mod:`cli.commands`; this one builds the parser from them and dispatches. Exit status: 0 on
+:mod:`cli.commands`; this one builds the parser from them (from the one being run alone, so that
+a run imports no other command) and dispatches. Exit status: 0 on
 success, 2 for bad input (scenario, arguments, catalog ids, result files), 1 when a scenario of
 a batch failed. Bad input is reported as ``file:line: key.path: message`` lines on stderr, never
 as a traceback.
@@ -15,7 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from cli.commands import COMMANDS
+from cli.commands import COMMANDS, command_module
 from cli.common import UsageError
 from cli.options import HelpFormatter, epilog
 
@@ -42,7 +43,9 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``command`` alone when it names one (the command
+    being run: the other commands' modules are then not imported)."""
     parser = argparse.ArgumentParser(
         prog="costmodel",
         description="Rent or buy GPUs for deep learning? A Monte Carlo cost model of owned GPU "
@@ -57,14 +60,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(sub)
+    for name in (command,) if command in COMMANDS else COMMANDS:
+        command_module(name).add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``costmodel`` console script; returns the exit status."""
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _parser(argv[0] if argv else None).parse_args(argv)
     from pricing import CatalogError
     from scenarios.errors import ScenarioError
 

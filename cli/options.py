@@ -7,6 +7,8 @@ Nothing here imports the engine, so that ``--help`` stays quick.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import textwrap
 from typing import Any
 
@@ -33,9 +35,30 @@ MAX_SAMPLES = 1_000_000
 _MAX_SEED = 2**63 - 1
 
 
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` gives it [column]: ``COLUMNS``, else
+    standard output's, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):  # no, a closed or no terminal
+            columns = 0
+    return columns or 80
+
+
 class HelpFormatter(argparse.HelpFormatter):
     """Help that fits the terminal (``COLUMNS``): the description's lines are wrapped to its
     width, indented lines (the examples) are kept as written."""
+
+    def __init__(self, prog: str, **kwargs: Any) -> None:
+        # argparse makes one for each option added and asks shutil for the width, whose import
+        # (with bz2 and lzma) a run needs not
+        kwargs.setdefault("width", _columns() - 2)
+        super().__init__(prog, **kwargs)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         lines: list[str] = []

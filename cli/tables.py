@@ -1,8 +1,9 @@
 """What ``costmodel run`` and ``costmodel catalog`` print: tables that fit the terminal.
 
-Tables are drawn with rich at the terminal's width (``COLUMNS`` when output is not a
-terminal, else 80); when a table is wider, its least important columns are dropped first. Text
-is plain (no colour) unless the output is a terminal.
+Tables are drawn at the terminal's width (``COLUMNS`` when output is not a terminal, else 80)
+on a rich console, or on a :class:`cli.plain.PlainConsole` that draws the same text without
+rich; when a table is wider, its least important columns are dropped first. Text is plain (no
+colour) unless the output is a terminal.
 """
 
 from __future__ import annotations
@@ -15,12 +16,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING
 
-from rich import box
-from rich.console import Console
-from rich.measure import Measurement
-from rich.table import Table
-from rich.text import Text
-
+from cli.plain import PlainConsole, PlainTable
 from costmodel.present.formatting import (
     fmt_months,
     fmt_number,
@@ -33,11 +29,16 @@ from costmodel.present.formatting import (
 )
 
 if TYPE_CHECKING:
+    from rich.console import Console as RichConsole
+    from rich.table import Table
+
     from costmodel.plan_result import PlanResult
     from costmodel.result import Breakeven, Result
     from pricing import Catalog
     from scenarios.compare import Comparison
     from scenarios.library import Example
+
+    Console = RichConsole | PlainConsole
 
 __all__ = [
     "Column",
@@ -65,20 +66,48 @@ class Column:
     wrap: bool = False
 
 
-def fitted_table(columns: Sequence[Column], console: Console) -> Table:
+def fitted_table(columns: Sequence[Column], console: Console) -> Table | PlainTable:
     """A table of ``columns`` without the lowest-priority ones that would not fit."""
     for limit in sorted({c.priority for c in columns}, reverse=True):
         kept = [c for c in columns if c.priority <= limit]
-        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-        for c in kept:
-            justify = "right" if c.numeric else "left"
-            table.add_column(Text(c.header), justify=justify, no_wrap=not c.wrap)
-        for row in zip(*(c.cells for c in kept), strict=True):
-            table.add_row(*(Text(cell) for cell in row))
-        unclamped = console.options.update_width(1_000_000)
-        if Measurement.get(console, unclamped, table).maximum <= console.width:
+        if isinstance(console, PlainConsole):
+            table, width = _plain_table(kept)
+        else:
+            table, width = _rich_table(kept, console)
+        if width <= console.width:
             return table
     return table  # the narrowest: rich wraps what still does not fit
+
+
+def _rows(columns: Sequence[Column]) -> zip:
+    return zip(*(c.cells for c in columns), strict=True)
+
+
+def _plain_table(columns: Sequence[Column]) -> tuple[PlainTable, int]:
+    """The table of ``columns`` in plain text, and its width [cell]."""
+    table = PlainTable()
+    for c in columns:
+        table.add_column(c.header, right=c.numeric)
+    for row in _rows(columns):
+        table.add_row(*row)
+    return table, table.width
+
+
+def _rich_table(columns: Sequence[Column], console: RichConsole) -> tuple[Table, int]:
+    """The rich table of ``columns``, and its width unwrapped [cell]."""
+    from rich import box
+    from rich.measure import Measurement
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for c in columns:
+        justify = "right" if c.numeric else "left"
+        table.add_column(Text(c.header), justify=justify, no_wrap=not c.wrap)
+    for row in _rows(columns):
+        table.add_row(*(Text(cell) for cell in row))
+    unclamped = console.options.update_width(1_000_000)
+    return table, Measurement.get(console, unclamped, table).maximum
 
 
 def _band(low: float, high: float) -> str:
@@ -428,7 +457,7 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
 
     words = result.wording
     shown = list(result.options if limit is None else result.options[:limit])
-    console.print(Text(words.heading, style="bold"))
+    console.print(words.heading, style="bold", markup=False, emoji=False, highlight=False)
     console.print()
     console.print(fitted_table(_compare_columns(result, shown), console))
     if any(from_peaks(o) for o in shown):

@@ -17,8 +17,6 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -29,6 +27,8 @@ from .suggest import closest, closest_instances
 from .vocabulary import INTERCONNECTS, PRECISIONS, SERVING_PRECISIONS
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     from .prices import PriceEntry
 
 __all__ = ["Catalog", "ScalingPoint", "file_columns", "load_catalog", "read_catalog"]
@@ -797,5 +797,7 @@ def file_columns(role: str) -> tuple[str, ...]:
 
 @functools.cache
 def load_catalog() -> Catalog:
-    """The catalog shipped with the package (read once, then cached)."""
-    return read_catalog(resources.files(__package__).joinpath("data"))
+    """The catalog shipped with the package (read once, then cached) from the package's folder:
+    the package is installed as files, and ``importlib.resources`` would cost every run its
+    import (with tempfile, shutil and zipfile)."""
+    return read_catalog(Path(__file__).with_name("data"))

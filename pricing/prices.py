@@ -31,7 +31,6 @@ import io
 import math
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -341,6 +340,8 @@ def write_prices(path: str | os.PathLike[str], entries: Iterable[PriceEntry]) ->
     Raises:
         OSError: the file cannot be written (``path`` is then unchanged).
     """
+    import tempfile  # here, not at the top: it imports shutil and random, which a run needs not
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(_COLUMNS)

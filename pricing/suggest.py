@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping, Sequence
 
@@ -15,6 +14,8 @@ _CUTOFF = 0.6
 def closest(key: str, valid: Sequence[str], n: int = 3) -> list[str]:
     """The valid names closest to ``key``, best first: difflib matches within 0.1 of the best
     score, else names containing ``key`` (so ``"h100"`` suggests every H100)."""
+    import difflib  # here: only a mistyped name needs it, and a run imports this module
+
     matches = difflib.get_close_matches(key, valid, n=n, cutoff=_CUTOFF)
     if matches:
         best = difflib.SequenceMatcher(None, key, matches[0]).ratio()
@@ -49,6 +50,8 @@ def closest_instances(key: str, gpu_of: Mapping[str, str], n: int = 3) -> list[s
     named = _words(name if slash else key)
     carrying = [i for i in pool if named & _words(gpu_of[i]) - {"pcie", "sxm"}]
     if carrying:
+        import difflib  # as in closest: only a mistyped id needs it
+
         alike = sorted(carrying, key=lambda i: -difflib.SequenceMatcher(None, key, i).ratio())
         return alike[:n]
     return closest(key, ids, n)

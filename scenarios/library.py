@@ -10,7 +10,6 @@ An example's name is its file name without ``.yaml``; :func:`examples` lists the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import yaml
@@ -37,7 +36,9 @@ class Example:
 
 
 def _folder() -> Path:
-    return Path(str(resources.files(__package__).joinpath(_FOLDER)))
+    """The package's folder of examples (installed as files: see :func:`pricing.load_catalog`
+    on ``importlib.resources``)."""
+    return Path(__file__).with_name(_FOLDER)
 
 
 def _names() -> list[str]:

@@ -358,7 +358,8 @@ with contextlib.redirect_stdout(io.StringIO()):
         code = main(sys.argv[1:])
     except SystemExit as exit_:
         code = exit_.code
-heavy = ("scipy", "matplotlib", "flask", "pandas", "openpyxl", "jinja2", "importlib.metadata")
+heavy = ("scipy", "matplotlib", "flask", "pandas", "openpyxl", "jinja2", "importlib.metadata",
+         "importlib.resources", "tempfile", "shutil", "email.utils", "difflib")
 loaded = sorted(m for m in heavy if m in sys.modules)
 validate = sys.modules.get("marshmallow.validate")
 if validate is not None and isinstance(validate.Email.DOMAIN_REGEX, re.Pattern):
@@ -395,6 +396,27 @@ def test_the_email_validator_still_validates_once_its_patterns_are_compiled_late
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines() == ["someone@example.org", "Not a valid email address."]
+
+
+def test_rfc_822_dates_still_work_once_email_utils_is_imported_late():
+    code = (
+        "import datetime as dt, sys\n"
+        "import scenarios\n"
+        "from marshmallow import fields\n"
+        "print('email.utils' in sys.modules)\n"
+        "d = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)\n"
+        "f = fields.DateTime(format='rfc')\n"
+        "text = f.serialize('d', {'d': d})\n"
+        "print(text, f.deserialize(text) == d)\n"
+        "import email.utils\n"
+        "print(email.utils.formatdate(0, usegmt=True))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == [
+        "False",
+        "Fri, 02 Jan 2026 03:04:05 +0000 True",
+        "Thu, 01 Jan 1970 00:00:00 GMT",
+    ]
 
 
 def test_progress_bar_only_on_a_terminal_and_only_for_long_runs():

@@ -1,9 +1,27 @@
-"""One module per ``costmodel`` command, in the order ``costmodel --help`` lists them. Each
-has ``add_parser(sub)``, which adds the command and its options to the subparsers ``sub`` (with
-``func`` set to its ``execute(args)``, which returns the exit status)."""
+"""One module per ``costmodel`` command, named in :data:`COMMANDS` in the order ``costmodel
+--help`` lists them. Each has ``add_parser(sub)``, which adds the command and its options to the
+subparsers ``sub`` (with ``func`` set to its ``execute(args)``, which returns the exit status).
+A command's module is imported when its parser is built: a run builds only its own."""
 
-from . import batch, catalog, compare, examples, plan, prices, report, run, schema, serve
+import importlib
+from types import ModuleType
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "command_module"]
 
-COMMANDS = (run, plan, examples, batch, report, catalog, prices, compare, schema, serve)
+COMMANDS = (
+    "run",
+    "plan",
+    "examples",
+    "batch",
+    "report",
+    "catalog",
+    "prices",
+    "compare",
+    "schema",
+    "serve",
+)
+
+
+def command_module(name: str) -> ModuleType:
+    """The module of command ``name``, one of :data:`COMMANDS`."""
+    return importlib.import_module(f"{__name__}.{name}")
