@@ -16,6 +16,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -90,7 +91,7 @@ class SQLiteDialect:
     def setup_connection(self) -> Iterator[sqlite3.Connection]:
         """This thread's connection, after switching the file to WAL journaling."""
         with self.connection() as conn:
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            mode = self._to_wal(conn)
             if str(mode).lower() != "wal":
                 _log.warning(
                     "run database %s: WAL journaling unavailable (journal_mode=%s); "
@@ -99,6 +100,23 @@ class SQLiteDialect:
                     mode,
                 )
             yield conn
+
+    def _to_wal(self, conn: sqlite3.Connection) -> str:
+        """Switch the file to WAL journaling; the journal mode it then has. Switching needs the
+        file to itself, and SQLite answers "database is locked" at once, without waiting the
+        busy timeout, while other connections open it: a file another one has switched is left
+        as it is, and the switch is tried again until the busy timeout has passed."""
+        deadline = time.monotonic() + self._timeout
+        while True:
+            mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0])
+            if mode.lower() == "wal":
+                return mode
+            try:
+                return str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     @contextlib.contextmanager
     def transaction(self, conn: sqlite3.Connection, *, exclusive: bool = False) -> Iterator[None]:
