@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import carbon
 from .cashflows import (
+    HOURS_PER_MONTH,
     ApiDraws,
     BuyDraws,
     BuyLine,
@@ -34,12 +36,12 @@ from .cashflows import (
     Workspace,
     cumulative_cost,
     gap,
-    model_lines,
 )
 from .inputs import MAX_SAMPLES, ModelInputs
 from .outcomes import breakeven_utilisation, payback
 from .result import (
     Bands,
+    Carbon,
     Cheapest,
     Convergence,
     CumulativeCost,
@@ -133,7 +135,8 @@ class Simulation:
     ``inputs.samples`` is the number of draws made; ``initial_samples`` the number asked for
     (fewer when the draws were doubled toward ``inputs.target_halfwidth``). With a hosted API,
     ``api`` is its TCO line and ``payback_api`` (U, S), ``breakeven_api`` (S,) those of buying
-    against it; all three are ``None`` without one.
+    against it; all three are ``None`` without one. ``carbon`` holds every side's emissions
+    line [kg CO2e] (``None`` without carbon inputs).
     """
 
     inputs: ModelInputs
@@ -151,6 +154,7 @@ class Simulation:
     api: RentLine | None = None
     payback_api: np.ndarray | None = None
     breakeven_api: np.ndarray | None = None
+    carbon: carbon.Emissions | None = None
 
     def buy_tco(self, u: float) -> np.ndarray:
         """TCO_buy [USD] of every draw at utilisation ``u``, a new ``(S,)`` array."""
@@ -204,8 +208,9 @@ def _rows(x: Value, rows: slice) -> Value:
 
 
 def _lines(inputs: ModelInputs, values: dict[str, Value]) -> tuple[Lines, np.ndarray]:
-    """Both TCO lines of the draws ``values`` and each draw's break-even utilisation."""
-    lines = model_lines(inputs, values)
+    """Both TCO lines of the draws ``values`` (a carbon price folded in) and each draw's
+    break-even utilisation."""
+    lines = carbon.priced_lines(inputs, values)
     return lines, np.array(breakeven_utilisation(lines.buy, lines.rent, inputs.samples))
 
 
@@ -263,9 +268,9 @@ def simulate(
     part = {k: _rows(v, head) for k, v in values.items()}
     bp, rp = BuyDraws.sampled(inputs.buy, part), RentDraws.sampled(inputs.rent, part)
     level = _report_level(inputs)
-    cum_buy, cum_rent = cumulative_cost(
-        bp, rp, _rows(t_own, head), _rows(t_inst, head), terms, head.stop, level
-    )
+    own_head, inst_head = _rows(t_own, head), _rows(t_inst, head)
+    cum_buy, cum_rent = cumulative_cost(bp, rp, own_head, inst_head, terms, head.stop, level)
+    carbon.priced_cumulative(cum_buy, cum_rent, inputs, part, own_head, inst_head, terms, level)
     phases.mark("payback")
     return Simulation(
         inputs=inputs,
@@ -285,6 +290,7 @@ def simulate(
         breakeven_api=None
         if lines.api is None
         else np.array(breakeven_utilisation(lines.buy, lines.api, s)),
+        carbon=carbon.emissions(inputs, values, lines),
     )
 
 
@@ -309,13 +315,14 @@ def _paybacks(
         n = rows.stop - start
         part = {k: _rows(v, rows) for k, v in values.items()}
         bp, t_own = BuyDraws.sampled(inputs.buy, part), _rows(lines.own, rows)
-        rp = RentDraws.sampled(inputs.rent, part)
-        paid[:, rows] = payback(
-            gap(bp, rp, t_own, _rows(lines.instance, rows), terms, n, work), levels
-        )
+        rp, t_inst = RentDraws.sampled(inputs.rent, part), _rows(lines.instance, rows)
+        g = gap(bp, rp, t_own, t_inst, terms, n, work)
+        paid[:, rows] = payback(carbon.priced_gap(g, inputs, part, t_own, t_inst, terms), levels)
         if paid_api is not None:
             ap = ApiDraws.sampled(api, part).as_rented()
-            paid_api[:, rows] = payback(gap(bp, ap, t_own, 1.0, terms, n, work), levels)
+            g = gap(bp, ap, t_own, 1.0, terms, n, work)
+            g = carbon.priced_gap(g, inputs, part, t_own, t_inst, terms, against="api")
+            paid_api[:, rows] = payback(g, levels)
         if progress is not None:
             progress(rows.stop / s)
     return paid, paid_api
@@ -362,7 +369,7 @@ def _gap_se(sim: Simulation, grid: np.ndarray) -> np.ndarray | None:
         return None
     return mean_gap_se(
         sim.buy.at_zero,
-        sim.buy.per_u,
+        sim.buy.per_u - sim.rent.per_u,  # a priced carbon's rent per u moves with buy's
         sim.rent.at_zero,
         sim.rent.slope,
         float(kink),
@@ -432,6 +439,8 @@ def _tco_at(line: BuyLine | RentLine, u: float, out: np.ndarray) -> np.ndarray:
         _tco_into(out, line.at_zero, line.per_u, u)
     else:
         _tco_into(out, line.at_zero, line.slope, np.maximum(0.0, u - line.kink))
+        if np.ndim(line.per_u) or line.per_u:  # a priced carbon (costmodel.carbon)
+            out += np.multiply(line.per_u, u)
     return out
 
 
@@ -558,6 +567,7 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         seed=inputs.seed,
         samples=inputs.samples,
         method=inputs.method,
+        carbon=None if sim.carbon is None else _carbon(sim.carbon, inputs, sim.own_throughput),
         **_api_outcomes(sim, levels),
     )
     phases.mark("summary")
@@ -575,3 +585,29 @@ def _api_outcomes(sim: Simulation, levels: _Levels) -> dict[str, object]:
         "payback_vs_api_months": _payback_months(sim.payback_api),
         "cheapest_share": levels.cheapest,
     }
+
+
+def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
+    """Each side's emissions per level of ``inputs.utilisation`` [t CO2e] (mean and
+    percentiles) and per unit of work [g CO2e/unit]: kg*1000/(u*730*H*T_own), T_own = ``own``
+    [units of work/hour], NaN at u = 0; an API of unknown emissions is named in ``unknown``."""
+    grid = np.asarray(inputs.utilisation, dtype=float)
+    sides = {"buy": e.buy, "rent": e.rent}
+    if e.api is not None:
+        sides["api"] = e.api
+    tonnes = {side: LevelBands(grid.size) for side in sides}
+    per = {side: LevelBands(grid.size, mean=False) for side in sides}
+    kg, scratch = np.empty(inputs.samples), np.empty(inputs.samples)
+    for j, u in enumerate(grid):
+        work = u * HOURS_PER_MONTH * inputs.horizon_months * np.asarray(own)
+        for side, line in sides.items():
+            kg[...] = line.kg(u)
+            if work.ndim and u > 0:  # work per draw: the percentiles of each draw's ratio
+                per[side].put(j, np.divide(kg, work, out=scratch), scale=1.0 / carbon.G_PER_KG)
+            tonnes[side].put(j, kg, scale=carbon.KG_PER_TONNE)
+            if not work.ndim or u == 0:  # [t] / [units/1e6] = [g/unit]
+                per[side].scaled(j, tonnes[side], float(np.max(work)) / 1e6)
+    bands = {side: b.bands() for side, b in tonnes.items()}
+    unit = UnitCost(inputs.unit, **{side: b.bands() for side, b in per.items()})
+    unknown = ("api",) if inputs.api is not None and e.api is None else ()
+    return Carbon(per_unit=unit, unknown=unknown, **bands)

@@ -24,6 +24,7 @@ __all__ = [
     "Assumption",
     "Bands",
     "Breakeven",
+    "Carbon",
     "CatalogRef",
     "Cheapest",
     "Convergence",
@@ -96,6 +97,20 @@ class UnitCost:
     buy: Bands
     rent: Bands
     api: Bands | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Carbon:
+    """Each side's emissions over the horizon per level [t CO2e] (mean and percentiles) and
+    per unit of work (``per_unit``, [g CO2e per ``per_unit.unit``], NaN at u = 0). ``unknown``
+    names the sides whose emissions are not known (an API without ``g_co2e_per_mtok``): their
+    bands are ``None``, never zeros."""
+
+    buy: Bands
+    rent: Bands
+    per_unit: UnitCost
+    api: Bands | None = None
+    unknown: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -260,7 +275,8 @@ class Result:
     ``tornado`` and ``value_of_information`` are ``None`` in results stored before they
     existed); the scenario layer adds ``scenario`` (the resolved scenario as plain data),
     ``catalog``, ``warnings``, ``assumptions`` and the ``verdict`` (a sentence of
-    :mod:`costmodel.present.verdict`).
+    :mod:`costmodel.present.verdict`). ``carbon`` holds each side's emissions where the
+    inputs have carbon figures (``None`` otherwise).
     """
 
     utilisation: np.ndarray
@@ -289,6 +305,7 @@ class Result:
     warnings: tuple[Advice, ...] = ()
     assumptions: tuple[Assumption, ...] = ()
     schema_version: int = SCHEMA_VERSION
+    carbon: Carbon | None = None
 
     @property
     def name(self) -> str:

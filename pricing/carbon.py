@@ -14,10 +14,9 @@ import re
 from dataclasses import dataclass
 
 from .errors import CatalogError
-from .vocabulary import Bound
+from .vocabulary import CARBON_LIMITS
 
 __all__ = [
-    "CARBON_LIMITS",
     "EMBODIED_KINDS",
     "GRID_BASES",
     "GRID_KINDS",
@@ -35,14 +34,6 @@ GRID_BASES: tuple[str, ...] = ("lifecycle", "operational")
 #: Kinds of embodied-carbon row: one GPU (by catalog GPU id) or one platform tier (by its GPU
 #: count): everything of a build but the GPUs.
 EMBODIED_KINDS: tuple[str, ...] = ("gpu", "platform")
-
-#: Ranges of the carbon columns (catalog rows and scenario inputs alike).
-CARBON_LIMITS: dict[str, Bound] = {
-    "g_co2e_per_kwh": Bound(0, 2000, "[gCO2e/kWh]"),
-    "year": Bound(1990, 2100, "[year]", integer=True),
-    "kg_co2e": Bound(0, 1_000_000, "[kg CO2e]", low_open=True),
-    "pue": Bound(1, 3, "[-]"),
-}
 
 _GRID_IDS = {
     "country": re.compile(r"^([A-Z]{2}|WORLD|EU27)$"),

@@ -32,6 +32,7 @@ from ..result import (
     Assumption,
     Bands,
     Breakeven,
+    Carbon,
     CatalogRef,
     Cheapest,
     Convergence,
@@ -241,6 +242,40 @@ class UnitCostSchema(Strict):
         if data.get("api") is None:
             data.pop("api", None)
         return data
+
+
+class CarbonPerUnitSchema(UnitCostSchema):
+    """Each side's emissions per unit of work [g CO2e per unit]; null at u = 0."""
+
+
+class CarbonSchema(Strict):
+    """Each side's emissions over the horizon [t CO2e] per level, and per unit of work."""
+
+    buy = fields.Nested(StatsSchema, required=True, metadata={"description": "[t CO2e]"})
+    rent = fields.Nested(StatsSchema, required=True, metadata={"description": "[t CO2e]"})
+    api = fields.Nested(
+        StatsSchema,
+        load_default=None,
+        metadata={"description": "[t CO2e]; with a hosted API whose emissions are known only"},
+    )
+    per_unit = fields.Nested(
+        CarbonPerUnitSchema, required=True, metadata={"description": "[g CO2e per unit of work]"}
+    )
+    unknown = fields.List(
+        fields.String(validate=validate.OneOf(("api",))),
+        load_default=(),
+        metadata={"description": "sides whose emissions are unknown (reported so, never as 0)"},
+    )
+
+    @post_dump
+    def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
+        if data.get("api") is None:
+            data.pop("api", None)
+        return data
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Carbon:
+        return Carbon(**{**data, "unknown": tuple(data["unknown"])})
 
 
 class TrainingUnitCostSchema(Strict):
@@ -509,6 +544,7 @@ _ADDED = (
     "breakeven_vs_api",
     "payback_vs_api_months",
     "cheapest_share",
+    "carbon",
 )
 
 #: Lists aligned with ``utilisation``, by key path.
@@ -522,6 +558,16 @@ _ALIGNED = (
     ("prob_buy_cheaper_than_api",),
     *(("payback_vs_api_months", s) for s in ("p10", "p50", "p90", "prob_never")),
     *(("cheapest_share", side) for side in ("buy", "rent", "api")),
+    *(
+        ("carbon", side, s)
+        for side in ("buy", "rent", "api")
+        for s in ("mean", "p10", "p50", "p90")
+    ),
+    *(
+        ("carbon", "per_unit", side, s)
+        for side in ("buy", "rent", "api")
+        for s in ("p10", "p50", "p90")
+    ),
 )
 
 
@@ -618,6 +664,11 @@ class ResultSchema(ResultBase):
     )
     cheapest_share = fields.Nested(
         CheapestSchema, load_default=None, metadata={"description": "with a hosted API only"}
+    )
+    carbon = fields.Nested(
+        CarbonSchema,
+        load_default=None,
+        metadata={"description": "each side's emissions; absent without carbon figures"},
     )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
     verdict = fields.String(required=True, metadata={"description": "one-sentence answer"})
