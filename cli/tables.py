@@ -22,10 +22,13 @@ from rich.table import Table
 from rich.text import Text
 
 from costmodel.present.formatting import (
+    UNIT_WORDS,
+    fmt_grams,
     fmt_months,
     fmt_number,
     fmt_per_unit,
     fmt_share,
+    fmt_tonnes,
     fmt_unit_cost,
     fmt_usd,
     fmt_utilisation,
@@ -175,6 +178,25 @@ def _unit_costs(result: Result, console: Console) -> None:
     console.print(f"Cost at {u} utilisation (P50): {cost}", highlight=False)
 
 
+def _emissions(result: Result, console: Console) -> None:
+    """Each side's P50 emissions and per unit of work at the report utilisation, when it was
+    run; "unknown" for an API without emission figures."""
+    j, c = result.level(result.cumulative_cost.utilisation), result.carbon
+    if j is None or c is None:
+        return
+    names = {"buy": "buy", "rent": "rent", "api": "API"}
+    parts = []
+    for side in result.sides:
+        bands, per = getattr(c, side), getattr(c.per_unit, side)
+        if bands is None:
+            parts.append(f"{names[side]} unknown")
+            continue
+        grams = "" if per is None else f" ({fmt_grams(per.p50[j])} per {UNIT_WORDS[result.unit]})"
+        parts.append(f"{names[side]} {fmt_tonnes(bands.p50[j])}{grams}")
+    u = fmt_utilisation(result.cumulative_cost.utilisation)
+    console.print(f"Emissions at {u} utilisation (P50, CO2e): {', '.join(parts)}", highlight=False)
+
+
 def _level_columns(result: Result) -> list[Column]:
     """The per-utilisation table's columns: TCO bands, P(buy cheaper), payback; with a hosted
     API also its TCO and P(buy cheaper than the API)."""
@@ -210,6 +232,7 @@ def print_result(result: Result, console: Console) -> None:
     console.print()
     console.print(fitted_table(_level_columns(result), console))
     _unit_costs(result, console)
+    _emissions(result, console)
     _precision(result, console)
     pay, levels = result.payback_months, range(len(result.utilisation))
     cheaper_without_payback = any(

@@ -336,7 +336,9 @@ class Result:
         for inference work); with a hosted API also ``api_tco_mean`` .. ``_p90``,
         ``prob_buy_cheaper_than_api``, ``payback_vs_api_months_p10`` ..
         ``payback_vs_api_prob_never``, the API's unit cost and ``cheapest_buy`` ..
-        ``cheapest_api``. Indexed by ``utilisation`` [-]. NaN: no value.
+        ``cheapest_api``; with carbon figures each side's emissions ``carbon_buy_t_mean`` ..
+        [t CO2e] and per unit of work ``carbon_buy_g_per_ref_gpu_hour_p10`` .. [g CO2e]
+        (an API of unknown emissions has none). Indexed by ``utilisation`` [-]. NaN: no value.
         """
         import pandas
 
@@ -364,6 +366,8 @@ class Result:
             cols += [
                 (f"cheapest_{side}", getattr(self.cheapest_share, side)) for side in self.sides
             ]
+        if self.carbon is not None:
+            cols += _carbon_columns(self.carbon, name.replace("cost_per", "g_per"))
         return cols
 
 
@@ -373,6 +377,20 @@ _UNIT_COLUMN = {
     "reference_gpu_hour": "cost_per_ref_gpu_hour",
     "million_tokens": "cost_per_million_tokens",
 }
+
+
+def _carbon_columns(c: Carbon, per: str) -> list[tuple[str, np.ndarray]]:
+    """``carbon_<side>_t_mean`` .. ``_p90`` [t CO2e] and ``carbon_<side>_<per>_p10`` .. ``_p90``
+    [g CO2e per unit of work] of each side whose emissions are known."""
+    sides = [side for side in ("buy", "rent", "api") if getattr(c, side) is not None]
+    cols = [
+        (f"carbon_{side}_t_{s}", getattr(getattr(c, side), s)) for side in sides for s in _STATS
+    ]
+    return cols + [
+        (f"carbon_{side}_{per}_{s}", getattr(getattr(c.per_unit, side), s))
+        for side in sides
+        for s in _STATS[1:]
+    ]
 
 
 def _payback_columns(stem: str, pb: Payback) -> list[tuple[str, np.ndarray]]:

@@ -23,6 +23,7 @@ from .schema import (
     BoundRange,
     Correlation,
     DistField,
+    GridField,
     PlanSchema,
     Ref,
     ScenarioSchema,
@@ -48,6 +49,19 @@ _DEFAULT_TEXT = {
     "rent.instance.interconnect": "`pcie-x16`",
     "rent.committed_instances": "reserved pricing: ceil(T_own / T_inst), enough instances for "
     "the owned work at u = 1",
+    "buy.grid": "`US`: the United States average (Ember 2024, lifecycle, 383.6 g/kWh), as for "
+    "the electricity price",
+    "buy.grid_annual_change": "`0`: a grid as carbon-intensive as today",
+    "buy.embodied_kg_co2e": "catalog: (`buy.gpu_count` + spares) x the GPU's embodied carbon + "
+    "the platform tier's (150 kg for an inline GPU, an estimate)",
+    "rent.grid": "catalog: the grid of the instance's region; `US` for an inline instance",
+    "rent.grid_annual_change": "`0`: a grid as carbon-intensive as today",
+    "rent.pue": "catalog: the provider's PUE in the instance's region; `1.25` (the public-cloud "
+    "average) for an inline instance",
+    "rent.power_kw": "catalog: n x the GPU's TDP + the platform power of the tier holding n GPUs",
+    "rent.embodied_kg_co2e": "catalog: n x the GPU's embodied carbon + n/8 of the 8-GPU "
+    "server's (a cloud host shared by the GPUs in use)",
+    "api.g_co2e_per_mtok": "none: the API's emissions are reported unknown, never 0",
 }
 _SECTIONS = {
     "": "Top level",
@@ -60,6 +74,7 @@ _SECTIONS = {
     "workload.model": "`workload.model` as an inline mapping (a model the catalog lacks)",
     "api": "`api`: a hosted API billed per token (inference work only)",
     "utilisation": "`utilisation` as a mapping",
+    "carbon": "`carbon`: emissions beside cost",
 }
 #: The sections of a plan (``kind: plan``); its mappings shared with scenarios are not repeated.
 _PLAN_SECTIONS = {
@@ -98,6 +113,8 @@ def _bound(field: fields.Field) -> Any:
 
 
 def _kind(field: fields.Field) -> str:
+    if isinstance(field, GridField):
+        return "catalog grid id, number or distribution"
     if isinstance(field, DistField):
         return "number or distribution"
     if isinstance(field, Ref):

@@ -21,7 +21,7 @@ from tests.helpers import _dists, buy, model, rent
 REL = 1e-9
 LEVELS = (0.0, 0.25, 0.5, 1.0)
 
-# DESIGN's worked table: section 7's scenario with I_own 383.6 g/kWh falling 3 %/year,
+# The carbon worked table of docs/model.md: the worked example with I_own 383.6 g/kWh falling 3 %/year,
 # E_own 600 kg, L = 5 years; a rented V100 instance of 0.5 kW at PUE 1.14 on 367.8 g/kWh,
 # E_inst 650 kg, L_p = 5 years; 100 USD/t.
 KG_OWNED = [2993.4577, 4999.9017, 7006.3457, 11019.2337]

@@ -35,7 +35,7 @@ out, cap = pathlib.Path(sys.argv[1]), int(sys.argv[2])
 for path in sorted(pathlib.Path("scenarios/examples").glob("*.yaml")):
     for doc in scenarios.load_files(path):
         result = scenarios.evaluate(doc, samples=min(doc.samples, cap))
-        (out / f"{doc.name}.json").write_text(json.dumps(to_dict(result)))
+        (out / (doc.name.replace("/", "_") + ".json")).write_text(json.dumps(to_dict(result)))
 """
 
 
