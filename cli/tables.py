@@ -47,6 +47,7 @@ __all__ = [
     "catalog_csv",
     "catalog_items",
     "catalog_json",
+    "print_grids",
     "compare_csv",
     "fitted_table",
     "print_catalog",
@@ -336,10 +337,20 @@ def _instance_record(i) -> dict:
     return rec
 
 
+def _grid_record(g) -> dict:
+    rec = {f.name: getattr(g, f.name) for f in fields(g)}
+    rec["estimated_fields"] = list(g.estimated_fields)
+    return rec
+
+
+#: Each catalog table's record of one row (every field, for JSON and CSV).
+_RECORDS = {"gpus": _gpu_record, "instances": _instance_record, "grids": _grid_record}
+
+
 def catalog_json(catalog: Catalog, table: str, items: Sequence) -> str:
     """``{"version", "as_of", "table", "items": [...]}``; every field of each row, ``null``
     where unknown, with its source and price history (instances)."""
-    record = _gpu_record if table == "gpus" else _instance_record
+    record = _RECORDS[table]
     doc = {
         "version": catalog.version,
         "as_of": catalog.as_of,
@@ -352,7 +363,7 @@ def catalog_json(catalog: Catalog, table: str, items: Sequence) -> str:
 def catalog_csv(table: str, items: Sequence) -> str:
     """The rows as CSV with the columns of the data file (history left out); empty cells for
     unknown values, ``;`` between estimated field names."""
-    record = _gpu_record if table == "gpus" else _instance_record
+    record = _RECORDS[table]
     rows = [record(x) for x in items]
     for r in rows:
         r.pop("history", None)
@@ -422,6 +433,29 @@ def print_catalog(
     count = f"{shown} of {total} {table}" if shown != total else f"{total} {table}"
     console.print(
         f"catalog {catalog.version} (as of {catalog.as_of}), {count}{note}", highlight=False
+    )
+
+
+def print_grids(catalog: Catalog, console: Console) -> None:
+    """The grid carbon intensities: id, kind, name, gCO2e/kWh, year and basis, then the
+    catalog version."""
+    grids = list(catalog.grids.values())
+    columns = [
+        Column("id", [g.id for g in grids], numeric=False),
+        Column("kind", [g.kind.replace("_", " ") for g in grids], priority=2, numeric=False),
+        Column("name", [g.name for g in grids], priority=1, numeric=False, wrap=True),
+        Column(
+            "gCO2e\n/kWh", [f"{g.g_co2e_per_kwh:g}" + ("*" if g.estimated else "") for g in grids]
+        ),
+        Column("year", [str(g.year) for g in grids], priority=3),
+        Column("basis", [g.basis for g in grids], numeric=False),
+    ]
+    console.print(fitted_table(columns, console))
+    console.print(
+        f"catalog {catalog.version} (as of {catalog.as_of}), {len(grids)} grids; * derived or "
+        "mapped by the catalog; lifecycle counts upstream fuel and plant building, operational "
+        "only what the plants emit",
+        highlight=False,
     )
 
 

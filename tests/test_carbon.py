@@ -21,9 +21,9 @@ from tests.helpers import _dists, buy, model, rent
 REL = 1e-9
 LEVELS = (0.0, 0.25, 0.5, 1.0)
 
-# The carbon worked table of docs/model.md: the worked example with I_own 383.6 g/kWh falling 3 %/year,
-# E_own 600 kg, L = 5 years; a rented V100 instance of 0.5 kW at PUE 1.14 on 367.8 g/kWh,
-# E_inst 650 kg, L_p = 5 years; 100 USD/t.
+# The carbon worked table of docs/model.md: the worked example with I_own 383.6 g/kWh falling
+# 3 %/year, E_own 600 kg, L = 5 years; a rented V100 instance of 0.5 kW at PUE 1.14 on
+# 367.8 g/kWh, E_inst 650 kg, L_p = 5 years; 100 USD/t.
 KG_OWNED = [2993.4577, 4999.9017, 7006.3457, 11019.2337]
 KG_RENTED = [0.0, 2522.0349, 5044.0698, 10088.1397]
 TCO_BUY = [8267.1949, 9207.0192, 10146.8434, 12026.4919]

@@ -145,3 +145,23 @@ def test_plans_refuse_carbon_keys():
     with pytest.raises(scenarios.ScenarioError) as err:
         scenarios.load_mapping(plan)
     assert err.value.errors[0]["path"] == "own.grid"
+
+
+def test_the_command_line_lists_grids_and_shows_emissions(capsys):
+    import json
+
+    from cli import main
+
+    assert main(["catalog", "grids", "--format", "json"]) == 0
+    items = {g["id"]: g for g in json.loads(capsys.readouterr().out)["items"]}
+    assert len(items) == 152 and items["CAMX"]["g_co2e_per_kwh"] == 226.5
+    assert items["US-AVG"]["estimated_fields"] == ["g_co2e_per_kwh"]
+    assert main(["catalog", "grids", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("US,country,United States,383.6")
+    assert main(["catalog", "grids", "--provider", "aws"]) == 2
+    assert "do not apply to grids" in capsys.readouterr().err
+    assert main(["run", str(EXAMPLES / "worked-example.yaml")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    # u = 0.5 with the catalog's defaults: 7.83 t owned, 4.58 t rented
+    assert "Emissions at 50 % utilisation (P50, CO2e): buy 7.83 t" in out
+    assert "rent 4.58 t" in out
