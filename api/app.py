@@ -24,6 +24,7 @@ from .limits import write_limits
 from .openapi import register_openapi
 from .plans import blp as plans_blp
 from .runs import blp as runs_blp
+from .runs.jobs import JobRunner
 from .service import ResultCache, keep_freed_memory, priced_catalog, store_unavailable
 from .web import blp as web_blp
 
@@ -88,10 +89,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(DEFAULTS)
     app.config.from_prefixed_env(ENV_PREFIX)
     check_config(app.config, config or {})
+    catalog, prices = priced_catalog(app.config["PRICES"])  # COSTMODEL_PRICES, read once
     app.extensions["costmodel"] = {
         "store": None,
         "cache": ResultCache(app.config["RESULT_CACHE"], app.config["RESULT_CACHE_BYTES"]),
-        "catalog": priced_catalog(app.config["PRICES"]),  # COSTMODEL_PRICES, read once
+        "catalog": catalog,
+        "prices": prices,
+        "jobs": JobRunner(app),
     }
     _configure_logging()
     app.before_request(start_deadline)

@@ -32,11 +32,17 @@ app config key          environment variable               default
 ``RESULT_CACHE_BYTES``  ``COSTMODEL_RESULT_CACHE_BYTES``   64 MiB [byte per process]
 ``DEADLINE``            ``COSTMODEL_DEADLINE``             20 [s per request]
 ``PRICES``              ``COSTMODEL_PRICES``               none (the catalog's prices)
+``MAX_JOB_WORK``        ``COSTMODEL_MAX_JOB_WORK``         5e10 [unit of work of a job]
+``MAX_MEMORY``          ``COSTMODEL_MAX_MEMORY``           1 GiB [byte a plan's draws hold]
+``JOB_WORKERS``         ``COSTMODEL_JOB_WORKERS``          1 [jobs per process at once]; 0: off
+``JOB_LEASE``           ``COSTMODEL_JOB_LEASE``            30 [s without a heartbeat]
+``DASK_SCHEDULER``      ``COSTMODEL_DASK_SCHEDULER``       none (jobs run in local processes)
 ======================= ================================== ==================================
 
 ``DEADLINE`` must stay below the server's own timeout (gunicorn ``--timeout``, 30 s by default):
 a request still running when it passes is answered 503 in the error shape and stores nothing,
-rather than being killed by the server mid-way.
+rather than being killed by the server mid-way. A run asking for more work than ``MAX_WORK``
+(up to ``MAX_JOB_WORK``) is a job instead (:mod:`api.runs.jobs`), which no deadline bounds.
 """
 
 from __future__ import annotations
@@ -67,10 +73,16 @@ DEFAULTS: dict[str, int] = {
     "RESULT_CACHE": 128,
     "RESULT_CACHE_BYTES": 64 * 1024 * 1024,
     "DB_POOL_SIZE": DEFAULT_POOL_SIZE,
+    "MAX_JOB_WORK": 50_000_000_000,
+    "MAX_MEMORY": 1024**3,
+    "JOB_WORKERS": 1,
 }
 #: The deadline of a request [s], below gunicorn's default timeout of 30 s.
 DEFAULT_DEADLINE_S = 20.0
-_MINIMA = {"RESULT_CACHE": 0, "RESULT_CACHE_BYTES": 0}
+#: How long a running job may go without a heartbeat before it is taken back [s].
+DEFAULT_JOB_LEASE_S = 30.0
+_SECONDS = {"DEADLINE": DEFAULT_DEADLINE_S, "JOB_LEASE": DEFAULT_JOB_LEASE_S}
+_MINIMA = {"RESULT_CACHE": 0, "RESULT_CACHE_BYTES": 0, "JOB_WORKERS": 0}
 _CEILINGS = {"MAX_HORIZON": int(_HORIZON.high), "MAX_LEVELS": MAX_LEVELS}
 
 
@@ -106,8 +118,8 @@ def _checked_int(key: str, value: Any) -> int:
     return number
 
 
-def _checked_seconds(value: Any) -> float:
-    name = f"{ENV_PREFIX}_DEADLINE"
+def _checked_seconds(key: str, value: Any) -> float:
+    name = f"{ENV_PREFIX}_{key}"
     number = None if isinstance(value, bool) else value
     try:
         number = float(number)  # type: ignore[arg-type]
@@ -128,7 +140,8 @@ def check_config(config: MutableMapping[str, Any], overrides: Mapping[str, Any])
     config.update(overrides)
     for key in DEFAULTS:
         config[key] = _checked_int(key, config[key])
-    config["DEADLINE"] = _checked_seconds(config.get("DEADLINE", DEFAULT_DEADLINE_S))
+    for key, default in _SECONDS.items():
+        config[key] = _checked_seconds(key, config.get(key, default))
     db = config.get("DB")
     db = os.fspath(db) if isinstance(db, os.PathLike) else db
     config["DB"] = str(db).strip() if db is not None and str(db).strip() else None
@@ -140,3 +153,5 @@ def check_config(config: MutableMapping[str, Any], overrides: Mapping[str, Any])
     prices = config.get("PRICES")
     prices = os.fspath(prices) if isinstance(prices, os.PathLike) else prices
     config["PRICES"] = str(prices).strip() if prices is not None and str(prices).strip() else None
+    dask = config.get("DASK_SCHEDULER")
+    config["DASK_SCHEDULER"] = str(dask).strip() if dask is not None and str(dask).strip() else None

@@ -22,7 +22,7 @@ from werkzeug.exceptions import HTTPException
 
 from scenarios.errors import flatten_messages
 
-__all__ = ["ApiWithErrors", "ErrorSchema"]
+__all__ = ["ApiWithErrors", "ErrorSchema", "error_body", "unexpected_error"]
 
 _log = logging.getLogger("api")
 
@@ -69,6 +69,33 @@ def _phrase(code: int) -> str:
         return "Error"
 
 
+def error_body(
+    code: int, message: str, errors: Any = (), error_id: str | None = None
+) -> dict[str, Any]:
+    """The one error shape: ``code``, its phrase, ``message`` and every ``{path, message}`` of
+    ``errors``; ``error_id`` for a 500 that was logged."""
+    body: dict[str, Any] = {
+        "code": code,
+        "status": _phrase(code),
+        "message": message,
+        "errors": [{"path": str(e["path"]), "message": str(e["message"])} for e in errors or ()],
+    }
+    if error_id is not None:
+        body["error_id"] = error_id
+    return body
+
+
+def unexpected_error(what: str, exc_info: Any = None, detail: str = "") -> dict[str, Any]:
+    """Log an unexpected error of ``what`` (``"GET /v1/runs"``, ``"job <id>"``) with its
+    traceback (``exc_info``, as :meth:`logging.Logger.error` takes it, or the text ``detail``)
+    under a new id; the 500 that tells the client that id."""
+    error_id = secrets.token_hex(8)
+    _log.error("unexpected error %s on %s%s", error_id, what, detail and f"\n{detail}",
+               exc_info=exc_info)  # fmt: skip
+    message = f"internal server error; it was logged with id {error_id} (quote it when reporting)"
+    return error_body(500, message, error_id=error_id)
+
+
 def _default_message(error: HTTPException) -> str:
     code = error.code or 500
     if code == 404:
@@ -106,32 +133,10 @@ class ApiWithErrors(Api):
             message = "invalid request parameters: " + "; ".join(
                 f"{e['path']}: {e['message']}" for e in errors
             )
-        body = {
-            "code": code,
-            "status": _phrase(code),
-            "message": message or _default_message(error),
-            "errors": [
-                {"path": str(e["path"]), "message": str(e["message"])} for e in errors or []
-            ],
-        }
+        body = error_body(code, message or _default_message(error), errors)
         return jsonify(body), code, headers
 
     def _unexpected(self, error: HTTPException) -> Any:
-        error_id = secrets.token_hex(8)
         original = getattr(error, "original_exception", None) or error
-        _log.error(
-            "unexpected error %s on %s %s",
-            error_id,
-            request.method,
-            request.path,
-            exc_info=(type(original), original, original.__traceback__),
-        )
-        body = {
-            "code": 500,
-            "status": _phrase(500),
-            "message": f"internal server error; it was logged with id {error_id} (quote it "
-            "when reporting)",
-            "errors": [],
-            "error_id": error_id,
-        }
-        return jsonify(body), 500
+        exc_info = (type(original), original, original.__traceback__)
+        return jsonify(unexpected_error(f"{request.method} {request.path}", exc_info)), 500

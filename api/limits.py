@@ -1,12 +1,13 @@
 """What a request costs the server, the limits it is held to, and where the OpenAPI document
 states them.
 
-Work is counted in one unit for every kind of request: one draw of one utilisation level over
-one month of the rent-versus-buy engine (about 3 ns of CPU). Each other piece of work is
-counted as the units it takes in the same time, as ``benchmarks/bench_limits.py`` measures:
+Work is counted in one unit for every kind of request, :data:`UNIT_S` (3 ns) of CPU. Each
+piece of work is counted as the units it takes, as ``benchmarks/bench_limits.py`` measures:
 
-* a scenario: draws x months x (levels + :data:`SCENARIO_MONTH_WORK`), the last for the
-  month-by-month cash flows every draw needs whatever the levels;
+* a scenario: draws x (months x :data:`SCENARIO_MONTH_WORK` + levels x
+  :data:`SCENARIO_LEVEL_WORK` + :data:`SCENARIO_DRAW_WORK`): each draw's month-by-month cash
+  flows, each level's statistics over the draws, and each draw's sampling and summary (the
+  levels' own month-by-month sums cost next to nothing beside these);
 * a plan: draws x candidates x (months x :data:`PLAN_MONTH_WORK` + :data:`PLAN_DRAW_WORK`),
   the evaluation and then each candidate's statistics over its draws and the memory they are
   held in (24 bytes a draw), plus candidates x :data:`PLAN_CANDIDATE_WORK` and the result's
@@ -14,9 +15,12 @@ counted as the units it takes in the same time, as ``benchmarks/bench_limits.py`
 * a comparison: draws x options x :data:`COMPARE_OPTION_WORK`.
 
 ``COSTMODEL_MAX_WORK`` bounds the sum, so the largest request the defaults allow takes about
-2 s of CPU and well under 1 GiB. A plan is also held to ``COSTMODEL_MAX_CANDIDATES`` and
-to the size its result may reach (``COSTMODEL_MAX_RESULT_BYTES``), both known before anything
-is evaluated. Every 422 names the setting that refused the request.
+1.5 s of CPU and well under 1 GiB. A run (``POST /v1/runs``) asking for more is a job instead, up
+to ``COSTMODEL_MAX_JOB_WORK``. A plan is also held to ``COSTMODEL_MAX_CANDIDATES``, to the size
+its result may reach (``COSTMODEL_MAX_RESULT_BYTES``) and to the memory its draws hold
+(:func:`plan_memory`, ``COSTMODEL_MAX_MEMORY``), all known before anything is evaluated; a
+scenario's memory is bounded by its draws (some 2.3 KB each, at 101 levels). Every 422 names the
+setting that refused the request.
 """
 
 from __future__ import annotations
@@ -33,16 +37,23 @@ from scenarios import Plan, Scenario
 __all__ = [
     "COMPARE_OPTION_WORK",
     "LIMITS",
+    "PLAN_CANDIDATE_BYTES",
     "PLAN_CANDIDATE_WORK",
+    "PLAN_DRAW_BYTES",
     "PLAN_DRAW_WORK",
     "PLAN_MONTH_WORK",
     "RESULT_BYTE_WORK",
+    "SCENARIO_DRAW_WORK",
+    "SCENARIO_LEVEL_WORK",
     "SCENARIO_MONTH_WORK",
+    "UNIT_S",
     "Check",
     "abort_over_limits",
     "check_document",
     "compare_checks",
     "compare_work",
+    "over_sync_work",
+    "plan_memory",
     "plan_result_bytes",
     "plan_work",
     "query_maxima",
@@ -50,8 +61,16 @@ __all__ = [
     "write_limits",
 ]
 
-#: Work of the cash flows of one draw and month, whatever the levels [unit] (measured: 9).
-SCENARIO_MONTH_WORK = 8
+#: CPU time of one unit of work [s].
+UNIT_S = 3e-9
+#: Work of the cash flows of one draw and month, whatever the levels [unit] (measured: 30 to
+#: 42 ns, 10 to 14 units).
+SCENARIO_MONTH_WORK = 12
+#: Work of one level's statistics over one draw [unit] (measured: 99 to 127 ns).
+SCENARIO_LEVEL_WORK = 40
+#: Work of one draw whatever its months and levels: its sampling, its share of the summary
+#: [unit] (measured: 3.0 to 3.5 us).
+SCENARIO_DRAW_WORK = 1_000
 #: Work of one candidate over one draw and month of a plan [unit] (measured: 6 to 10).
 PLAN_MONTH_WORK = 8
 #: Work of one candidate's statistics over one draw, and of holding its three outcomes
@@ -66,6 +85,12 @@ RESULT_BYTE_WORK = 8
 #: Work of one option of a comparison over one draw [unit] (measured: 23 to 28 of CPU, and some
 #: 17 bytes; more for the time a first comparison spends resolving the options).
 COMPARE_OPTION_WORK = 40
+
+#: Memory of one candidate's outcomes over one draw: cost, owned share, utilisation [byte].
+PLAN_DRAW_BYTES = 24
+#: Memory of one candidate whatever the draws: its summary and its share of the result
+#: [byte] (measured: 2,800 over 10,201 candidates).
+PLAN_CANDIDATE_BYTES = 3_000
 
 #: The most bytes one candidate takes in a plan's JSON result: two counts, eight numbers of
 #: 24 characters at most (``-1.2345678901234567e-100``) and the keys [byte].
@@ -130,7 +155,8 @@ def plan_result_bytes(candidates: int, months: int) -> int:
 
 def scenario_work(samples: int, levels: int, months: int) -> int:
     """The work of a scenario of ``levels`` utilisation levels over ``months`` [unit]."""
-    return samples * months * (levels + SCENARIO_MONTH_WORK)
+    per_draw = months * SCENARIO_MONTH_WORK + levels * SCENARIO_LEVEL_WORK + SCENARIO_DRAW_WORK
+    return samples * per_draw
 
 
 def plan_work(samples: int, candidates: int, months: int) -> int:
@@ -140,6 +166,12 @@ def plan_work(samples: int, candidates: int, months: int) -> int:
         + candidates * PLAN_CANDIDATE_WORK
         + plan_result_bytes(candidates, months) * RESULT_BYTE_WORK
     )
+
+
+def plan_memory(samples: int, candidates: int) -> int:
+    """The memory a plan's evaluation holds at most [byte] (measured: 962 MiB for 4,000 draws
+    of 10,201 candidates, counted as 4,000 x 10,201 x 24 + 10,201 x 3,000 = 1,009,899,000)."""
+    return samples * candidates * PLAN_DRAW_BYTES + candidates * PLAN_CANDIDATE_BYTES
 
 
 def compare_work(samples: int, options: int) -> int:
@@ -170,7 +202,7 @@ def compare_checks(samples: int, months: int, options: int) -> list[Check]:
     ]
 
 
-def _plan_checks(plan: Plan, draws: int) -> list[Check]:
+def _plan_checks(plan: Plan, draws: int, work_limit: str) -> list[Check]:
     inputs = plan.inputs
     months, candidates = inputs.horizon_months, inputs.candidates
     size = plan_result_bytes(candidates, months)
@@ -180,60 +212,93 @@ def _plan_checks(plan: Plan, draws: int) -> list[Check]:
         f"candidates x {PLAN_DRAW_WORK} + {PLAN_CANDIDATE_WORK:,} per candidate + "
         f"{RESULT_BYTE_WORK} per byte of result)"
     )
+    held = (
+        f"bytes of memory (samples x candidates x {PLAN_DRAW_BYTES} + "
+        f"{PLAN_CANDIDATE_BYTES:,} per candidate)"
+    )
     return [
         Check("own.servers", candidates, "MAX_CANDIDATES", "candidates (servers x reservations)"),
         Check("own.servers", size, "MAX_RESULT_BYTES", "bytes of result at most"),
-        Check("own.servers", work, "MAX_WORK", counted),
+        Check("own.servers", work, work_limit, counted),
+        Check("own.servers", plan_memory(draws, candidates), "MAX_MEMORY", held),
     ]
 
 
-def check_document(document: Scenario | Plan, samples: int | None) -> None:
-    """422 naming every limit the evaluation of ``document`` (with ``samples`` overriding its
-    draws) would exceed; nothing is evaluated first."""
+def _document_checks(
+    document: Scenario | Plan, samples: int | None, work_limit: str
+) -> list[Check]:
+    """Every limit the evaluation of ``document`` is held to, its work to ``work_limit``."""
     samples_check = _samples_check(document, samples)
     draws = samples_check.value
     if isinstance(document, Plan):
         horizon = document.inputs.horizon_months
         checks = [samples_check, Check("horizon_months", horizon, "MAX_HORIZON", _MONTHS)]
-        abort_over_limits([*checks, *_plan_checks(document, draws)])
-        return
+        return [*checks, *_plan_checks(document, draws, work_limit)]
     inputs = document.resolved.inputs
     horizon, levels = inputs.horizon_months, len(inputs.utilisation)
     work = scenario_work(draws, levels, horizon)
-    abort_over_limits(
-        [
-            samples_check,
-            Check("horizon_months", horizon, "MAX_HORIZON", _MONTHS),
-            Check("utilisation", levels, "MAX_LEVELS", LIMITS["MAX_LEVELS"].counts),
-            Check(
-                "utilisation",
-                work,
-                "MAX_WORK",
-                f"units of work (samples x months x (levels + {SCENARIO_MONTH_WORK}))",
-            ),
-        ]
-    )
+    return [
+        samples_check,
+        Check("horizon_months", horizon, "MAX_HORIZON", _MONTHS),
+        Check("utilisation", levels, "MAX_LEVELS", LIMITS["MAX_LEVELS"].counts),
+        Check(
+            "utilisation",
+            work,
+            work_limit,
+            f"units of work (samples x (months x {SCENARIO_MONTH_WORK} + levels x "
+            f"{SCENARIO_LEVEL_WORK} + {SCENARIO_DRAW_WORK:,}))",
+        ),
+    ]
 
 
-def abort_over_limits(checks: Sequence[Check]) -> None:
-    """422 naming every limit exceeded, each with its key path and setting."""
+def check_document(document: Scenario | Plan, samples: int | None, *, job: bool = False) -> None:
+    """422 naming every limit the evaluation of ``document`` (with ``samples`` overriding its
+    draws) would exceed, its work counted against ``MAX_JOB_WORK`` for a ``job`` and against
+    ``MAX_WORK`` otherwise; nothing is evaluated first."""
+    if job:
+        abort_over_limits(_document_checks(document, samples, "MAX_JOB_WORK"))
+        return
+    checks = _document_checks(document, samples, "MAX_WORK")
     config = current_app.config
+    as_job = _document_checks(document, samples, "MAX_JOB_WORK")
+    hint = None
+    if config["JOB_WORKERS"] > 0 and not any(c.value > config[c.setting] for c in as_job):
+        hint = (
+            "POST it to /v1/runs to have it run as a job (202 Accepted, then poll its "
+            "Location), or ask for less work"
+        )
+    abort_over_limits(checks, hint)
+
+
+def over_sync_work(document: Scenario | Plan, samples: int | None) -> bool:
+    """Whether ``document`` asks for more work than ``MAX_WORK``, the most a request is
+    answered at once."""
+    limit = current_app.config["MAX_WORK"]
+    checks = _document_checks(document, samples, "MAX_WORK")
+    return any(c.value > limit for c in checks if c.setting == "MAX_WORK")
+
+
+def abort_over_limits(checks: Sequence[Check], hint: str | None = None) -> None:
+    """422 naming every limit exceeded, each with its key path and setting; ``hint`` (what the
+    client can do instead) ends the message when the work limit is one of them."""
+    config = current_app.config
+    over = [c for c in checks if c.value > config[c.setting]]
+    if not over:
+        return
     problems = [
         {
             "path": c.path,
             "message": f"{c.value:,} exceeds the limit of {config[c.setting]:,} {c.counts} "
             f"(COSTMODEL_{c.setting})",
         }
-        for c in checks
-        if c.value > config[c.setting]
+        for c in over
     ]
-    if problems:
-        abort(
-            422,
-            message="the request exceeds a limit of this service: "
-            + "; ".join(p["message"] for p in problems),
-            errors=problems,
-        )
+    message = "the request exceeds a limit of this service: " + "; ".join(
+        p["message"] for p in problems
+    )
+    if hint and any(c.setting == "MAX_WORK" for c in over):
+        message += f". {hint}"
+    abort(422, message=message, errors=problems)
 
 
 def query_maxima(config: Mapping[str, Any]) -> dict[str, int]:

@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException, ServiceUnavailable
 from costmodel.plan_result import PlanResult
 from costmodel.present import to_dict
 from costmodel.result import Result
-from pricing import Catalog, CatalogError, apply_prices, load_catalog, read_prices
+from pricing import Catalog, CatalogError, PriceEntry, apply_prices, load_catalog, read_prices
 from scenarios import Plan, Scenario, ScenarioError, evaluate, load_mapping
 from scenarios.store import RunStore, StoreError
 
@@ -34,6 +34,7 @@ __all__ = [
     "json_response",
     "keep_freed_memory",
     "priced_catalog",
+    "request_document",
     "result_json",
     "store_unavailable",
     "store_write_problem",
@@ -109,14 +110,16 @@ def store_write_problem(app: Flask | None = None) -> StoreError | None:
     return probed[1]
 
 
-def priced_catalog(prices: str | None) -> Catalog:
-    """The shipped catalog with the operator's prices file (``COSTMODEL_PRICES``) laid over it;
-    read at start-up. Raises ``ValueError`` naming the setting, the file and the row when the
-    file cannot be used, so that a misconfigured server does not start."""
+def priced_catalog(prices: str | None) -> tuple[Catalog, tuple[PriceEntry, ...]]:
+    """The shipped catalog with the operator's prices file (``COSTMODEL_PRICES``) laid over it,
+    and the prices of that file (which a job's worker lays over its own catalog); read at
+    start-up. Raises ``ValueError`` naming the setting, the file and the row when the file
+    cannot be used, so that a misconfigured server does not start."""
     if not prices:
-        return load_catalog()
+        return load_catalog(), ()
     try:
-        return apply_prices(load_catalog(), read_prices(prices))
+        entries = read_prices(prices)
+        return apply_prices(load_catalog(), entries), entries
     except CatalogError as exc:
         raise ValueError(f"COSTMODEL_PRICES: {exc}") from None
 
@@ -264,6 +267,25 @@ def json_response(payload: bytes, headers: dict[str, str] | None = None) -> Resp
     return current_app.response_class(payload, mimetype="application/json", headers=headers)
 
 
+def _body_hash(kind: str | None) -> str:
+    """What identifies the JSON body as a document of ``kind``: its bytes and the catalog."""
+    require_json_content_type()
+    return _sha256(str(kind).encode(), load_catalog().version.encode(), request_body())
+
+
+def request_document(kind: str | None = "scenario") -> Scenario | Plan:
+    """The scenario or plan of the JSON body (``kind``; ``None``: either), validated and
+    resolved once per body (:class:`ResultCache`); 415 for another content type, 400 for
+    malformed JSON, 422 with every key path for an invalid document."""
+    cache = _cache()
+    body = _body_hash(kind)
+    document = cache.document(body)
+    if document is None:
+        document = _document(parse_json_body(request_body()), kind)
+        cache.keep_document(body, document)
+    return document
+
+
 def evaluate_body(
     samples: int | None = None, seed: int | None = None, kind: str | None = "scenario"
 ) -> tuple[bytes, bool]:
@@ -275,18 +297,14 @@ def evaluate_body(
     body is answered 422 with every key path, a request over a limit 422 naming it, and one
     past its deadline 503 (:mod:`api.deadline`).
     """
-    require_json_content_type()
-    raw = request_body()
     cache = _cache()
-    body = _sha256(str(kind).encode(), load_catalog().version.encode(), raw)
-    body_key = "body:" + _sha256(str(samples).encode(), str(seed).encode(), body.encode())
+    body_key = "body:" + _sha256(
+        str(samples).encode(), str(seed).encode(), _body_hash(kind).encode()
+    )
     payload = cache.get(body_key)
     if payload is not None:
         return payload, True
-    document = cache.document(body)
-    if document is None:
-        document = _document(parse_json_body(raw), kind)
-        cache.keep_document(body, document)
+    document = request_document(kind)
     check_document(document, samples)
     what = "plan" if isinstance(document, Plan) else "scenario"
     check_deadline(f"validating the {what}")

@@ -3,7 +3,7 @@
 Runs each request shape in a fresh process through the Flask test client (cache off, limits
 off), measures its CPU time and the process's peak memory, fits the time of each kind of
 request to its pieces of work (least squares) and prints the cost of each piece in the unit of
-``api.limits``: one draw x level x month of the rent-versus-buy engine. Then it prints, for
+``api.limits`` (``UNIT_S``, 3 ns of CPU). Then it prints, for
 each shape, the work the API counts and the seconds and MiB it took, so that a reader sees how
 close the count follows the cost.
 
@@ -76,7 +76,7 @@ SHAPES = {
     ],
     "compare": [(20_000, 0, 1, 36), (50_000, 0, 1, 12)],
 }
-_QUICK = {"scenario": [0, 1, 3], "plan": [0, 2, 4], "compare": [0]}
+_QUICK = {"scenario": [0, 1, 2, 3], "plan": [0, 2, 4], "compare": [0]}
 #: Options of an unfiltered comparison of the shipped catalog.
 _OPTIONS = 324
 
@@ -99,7 +99,7 @@ def _pieces(kind: str, shape: tuple[int, ...], size: float) -> list[float]:
     """The pieces of work of a shape whose costs are fitted, in the API's own terms."""
     n, a, b, h = shape
     if kind == "scenario":
-        return [n * h * a, n * h, 1.0]
+        return [n * h, n * a, n, 1.0]
     if kind == "plan":
         c = a * b
         return [n * c * h, n * c, c, 1.0]
@@ -131,16 +131,19 @@ def main() -> None:
     for kind, shapes in SHAPES.items():
         chosen = [shapes[i] for i in _QUICK[kind]] if args.quick else shapes
         measured[kind] = [(s, _run(kind, s, db)) for s in chosen]
-    unit = None
+    unit = limits.UNIT_S
+    print(f"one unit: {unit * 1e9:.2f} ns of CPU")
     for kind, rows in measured.items():
         x = np.array([_pieces(kind, s, m["bytes"]) for s, m in rows])
         t = np.array([m["s"] for _, m in rows])
         coef, _ = nnls(x, t)  # no piece costs less than nothing
         if kind == "scenario":
-            unit = coef[0]
-            print(f"one unit (draw x level x month): {unit * 1e9:.2f} ns")
-            print(f"  scenario, per draw x month: {coef[1] / unit:,.1f} units "
+            print(f"  scenario, per draw x month: {coef[0] / unit:,.1f} units "
                   f"(api.limits: {limits.SCENARIO_MONTH_WORK})")  # fmt: skip
+            print(f"  scenario, per draw x level: {coef[1] / unit:,.1f} units "
+                  f"(api.limits: {limits.SCENARIO_LEVEL_WORK})")  # fmt: skip
+            print(f"  scenario, per draw: {coef[2] / unit:,.0f} units "
+                  f"(api.limits: {limits.SCENARIO_DRAW_WORK})")  # fmt: skip
         elif kind == "plan":
             print(f"  plan, per draw x candidate x month: {coef[0] / unit:,.2f} units "
                   f"(api.limits: {limits.PLAN_MONTH_WORK})")  # fmt: skip

@@ -479,50 +479,15 @@ def print_examples(examples: Sequence[Example], console: Console) -> None:
 
 
 def print_compare(result: Comparison, console: Console, limit: int | None = None) -> None:
-    """Every option (or the ``limit`` cheapest) ranked by P50 cost per reference GPU-hour, then
-    the cheapest owned and rented option, their break-even and what was left out."""
-    from scenarios.compare import from_peaks, option_name, pricing_name
+    """Every option (or the ``limit`` cheapest) ranked by P50 cost per unit of work, then the
+    cheapest option of each side, their break-evens and what was left out."""
+    from scenarios.compare import from_peaks
 
     words = result.wording
     shown = list(result.options if limit is None else result.options[:limit])
     console.print(Text(words.heading, style="bold"))
     console.print()
-    columns = [
-        Column("#", [str(i) for i in range(1, len(shown) + 1)]),
-        Column(
-            "Option",
-            [option_name(o) + (" †" if from_peaks(o) else "") for o in shown],
-            numeric=False,
-        ),
-        Column("Pricing", [pricing_name(o) for o in shown], numeric=False),
-        Column("P50\n[USD]", [fmt_unit_cost(o.cost_per_reference_gpu_hour.p50) for o in shown]),
-        Column(
-            "P10–P90\n[USD]",
-            [
-                f"{fmt_unit_cost(o.cost_per_reference_gpu_hour.p10)}–"
-                f"{fmt_unit_cost(o.cost_per_reference_gpu_hour.p90)}"
-                for o in shown
-            ],
-            priority=1,
-        ),
-        Column(
-            "Price",
-            [
-                (fmt_usd(o.price_usd) if o.side == "buy" else f"{fmt_unit_cost(o.price_usd)}/h")
-                + ("*" if o.price_origin == "prices" else "")
-                for o in shown
-            ],
-            priority=2,
-        ),
-        Column(
-            "Warnings",
-            [", ".join(w.code for w in o.warnings if w.severity != "info") for o in shown],
-            priority=3,
-            numeric=False,
-            wrap=True,
-        ),
-    ]
-    console.print(fitted_table(columns, console))
+    console.print(fitted_table(_compare_columns(result, shown), console))
     if any(from_peaks(o) for o in shown):
         console.print(words.peaks_note, highlight=False)
     if limit is not None and len(result.options) > limit:
@@ -530,6 +495,8 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
     console.print()
     for line in words.summary:
         console.print(line, highlight=False)
+    if words.left_out:
+        console.print(words.left_out, highlight=False)
     notes = [f"{len(result.options)} options"]
     if result.request.min_memory_gb is not None:
         notes.append(f"{result.left_out_by_min_memory} left out by --min-memory")
@@ -540,35 +507,91 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
     console.print("; ".join(notes), highlight=False)
 
 
-#: Columns of ``costmodel compare --format csv``.
+def _option_price(o) -> str:
+    """An option's price: per GPU (owned), per instance-hour (rented) or per M tokens (API)."""
+    if o.side == "buy":
+        text = fmt_usd(o.price_usd)
+    else:
+        text = f"{fmt_unit_cost(o.price_usd)}/{'h' if o.side == 'rent' else 'M'}"
+    return text + ("*" if o.price_origin == "prices" else "")
+
+
+def _compare_columns(result: Comparison, shown: list) -> list[Column]:
+    """The columns of the ranking; by model, with each option's speed and source."""
+    from scenarios.compare import from_peaks, option_name, pricing_name
+
+    unit = "USD" if result.model is None else "USD/M tokens"
+    columns = [
+        Column("#", [str(i) for i in range(1, len(shown) + 1)]),
+        Column(
+            "Option",
+            [option_name(o) + (" †" if from_peaks(o) else "") for o in shown],
+            numeric=False,
+        ),
+        Column("Pricing", [pricing_name(o) for o in shown], numeric=False),
+        Column(f"P50\n[{unit}]", [fmt_unit_cost(o.cost.p50) for o in shown]),
+        Column(
+            f"P10–P90\n[{unit}]",
+            [f"{fmt_unit_cost(o.cost.p10)}–{fmt_unit_cost(o.cost.p90)}" for o in shown],
+            priority=1,
+        ),
+        Column("Price", [_option_price(o) for o in shown], priority=2),
+    ]
+    if result.model is not None:
+        speeds = [
+            fmt_number(o.tokens_per_s_per_gpu) if o.tokens_per_s_per_gpu else "" for o in shown
+        ]
+        columns.append(Column("Tokens/s\nper GPU", speeds, priority=2))
+    columns.append(
+        Column(
+            "Warnings",
+            [", ".join(w.code for w in o.warnings if w.severity != "info") for o in shown],
+            priority=3,
+            numeric=False,
+            wrap=True,
+        )
+    )
+    if result.model is not None:
+        sources = [f"{o.source.id} ({o.source.as_of})" if o.source else "" for o in shown]
+        columns.append(Column("Source", sources, priority=4, numeric=False))
+    return columns
+
+
+#: Columns of ``costmodel compare --format csv``, and the columns a comparison by model adds.
 COMPARE_COLUMNS = (
     "rank", "id", "side", "pricing", "gpu", "gpu_count", "cost_p10", "cost_p50", "cost_p90",
     "price_usd", "price_source", "warnings",
 )  # fmt: skip
+SERVING_COLUMNS = ("unit", "tokens_per_s_per_gpu", "source_id", "source_as_of", "source")
 
 
 def compare_csv(result: Comparison) -> str:
-    """One row per option, cheapest first: costs [USD/reference GPU-hour] to 6 significant
-    figures, warnings as ``;``-separated codes. Text cells never start a formula."""
+    """One row per option, cheapest first: costs [USD/unit of work] to 6 significant figures,
+    warnings as ``;``-separated codes; by model also the unit (``million_tokens``), the
+    measured serving throughput [tokens/s per GPU] and the serving row or API offer each
+    option rests on (an API has no GPU: empty cells). Text cells never start a formula."""
     from costmodel.present.formatting import text_cell
 
+    by_model = result.model is not None
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COMPARE_COLUMNS)
+    writer.writerow(COMPARE_COLUMNS + (SERVING_COLUMNS if by_model else ()))
     for rank, o in enumerate(result.options, start=1):
-        cost = o.cost_per_reference_gpu_hour
-        writer.writerow(
-            [
-                rank,
-                text_cell(o.id),
-                o.side,
-                o.pricing,
-                text_cell(o.gpu),
-                o.gpu_count,
-                *(f"{v:.6g}" for v in (cost.p10, cost.p50, cost.p90)),
-                f"{o.price_usd:.6g}",
-                text_cell(o.price_source),
-                ";".join(w.code for w in o.warnings),
-            ]
-        )
+        row = [
+            rank,
+            text_cell(o.id),
+            o.side,
+            o.pricing,
+            text_cell(o.gpu),
+            o.gpu_count,
+            *(f"{v:.6g}" for v in (o.cost.p10, o.cost.p50, o.cost.p90)),
+            f"{o.price_usd:.6g}",
+            text_cell(o.price_source),
+            ";".join(w.code for w in o.warnings),
+        ]
+        if by_model:
+            speed = o.tokens_per_s_per_gpu
+            cited = (o.source.id, o.source.as_of, o.source.source) if o.source else ("",) * 3
+            row += [result.unit, "" if speed is None else f"{speed:.6g}", *map(text_cell, cited)]
+        writer.writerow(row)
     return out.getvalue()

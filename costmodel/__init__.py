@@ -17,7 +17,7 @@ from .distributions import (
     Uniform,
 )
 from .engine import simulate, summarise
-from .inputs import BuyInputs, InputError, ModelInputs, RentInputs
+from .inputs import BuyInputs, Financing, InputError, ModelInputs, RentInputs
 from .result import Result
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "Discrete",
     "Distribution",
     "DistributionError",
+    "Financing",
     "Fixed",
     "InputError",
     "LogNormal",

@@ -33,12 +33,11 @@ from .cashflows import (
     Lines,
     RentDraws,
     Terms,
-    Value,
-    growth_sum,
     instance_hours,
     model_lines,
     owned_power_kw,
 )
+from .discounting import Value, growth_sum
 from .inputs import ModelInputs
 from .sampling import sample
 

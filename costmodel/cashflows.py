@@ -15,6 +15,7 @@ tax shields reduce cost. Units: USD, months of 730 h, rates [1/year].
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, fields
 from typing import Any
@@ -24,6 +25,9 @@ import numpy as np
 from pricing.vocabulary import RESERVATION_MONTHS
 
 from .api_price import blended_price
+from .discounting import Value, discount_factors, growth_sum
+from .downtime import availability
+from .financing import FinancingDraws, lease_cost, loan_by_month, loan_cost
 from .inputs import MTOK_PER_GPU_HOUR, ApiInputs, BuyInputs, ModelInputs, RentInputs
 
 __all__ = [
@@ -45,10 +49,13 @@ __all__ = [
     "busy_energy_month",
     "buy_line",
     "capacity",
+    "capacity_all_up",
     "depreciation_schedule",
     "discount_factors",
     "growth_sum",
     "model_lines",
+    "owned_availability",
+    "spare_cost",
     "rent_line",
     "term_end",
     "throughput",
@@ -57,8 +64,6 @@ __all__ = [
 HOURS_PER_MONTH = 730.0
 #: US MACRS 5-year property, half-year convention (IRS Pub. 946 Table A-1): share of basis per year.
 MACRS5 = (0.20, 0.32, 0.192, 0.1152, 0.1152, 0.0576)
-
-Value = float | np.ndarray
 
 
 @dataclass(frozen=True)
@@ -71,14 +76,16 @@ class Terms:
     tax_rate: float
 
 
-def _sampled(cls: type, inputs: Any, side: str, values: dict[str, Value]) -> Any:
+def _sampled(cls: type, inputs: Any, side: str, values: dict[str, Value], **given: Any) -> Any:
     """``cls`` with each field from ``values["<side>.<field>"]`` (a drawn input), else the
-    plain field of ``inputs`` (counts, flags, methods)."""
+    plain field of ``inputs`` (counts, flags, methods); ``given`` fields as they are."""
     return cls(
         **{
             f.name: values.get(f"{side}.{f.name}", getattr(inputs, f.name, None))
             for f in fields(cls)
-        }
+            if f.name not in given
+        },
+        **given,
     )
 
 
@@ -92,7 +99,8 @@ class BuyDraws:
     maintenance_rate, gpu_annual_failure_rate [1/year]; admin_usd_per_month [USD/month];
     resale_annual_decay [1/year]; relative_throughput [units of work/GPU-hour] or
     tokens_per_s_per_gpu [tokens/s per GPU] (the other ``None``); scaling_efficiency,
-    thermal_derate [-].
+    thermal_derate [-]; repair_days [day] a failed GPU is out; spare_gpus [GPU] bought with the
+    build; financing how it is paid for.
     """
 
     gpu_count: int
@@ -117,11 +125,15 @@ class BuyDraws:
     tokens_per_s_per_gpu: Value | None
     scaling_efficiency: Value
     thermal_derate: Value
+    repair_days: Value = 0.0
+    spare_gpus: int = 0
+    financing: FinancingDraws = FinancingDraws("cash", None, None, 0.0, None)
 
     @classmethod
     def sampled(cls, inputs: BuyInputs, values: dict[str, Value], side: str = "buy") -> BuyDraws:
         """The draws ``values`` (by ``"<side>.<field>"``) with the plain fields of ``inputs``."""
-        return _sampled(cls, inputs, side, values)
+        paid = FinancingDraws.sampled(inputs.financing, values, f"{side}.financing")
+        return _sampled(cls, inputs, side, values, financing=paid)
 
 
 @dataclass(frozen=True)
@@ -203,32 +215,6 @@ class ApiDraws:
         )
 
 
-def discount_factors(rate: float, horizon: int) -> np.ndarray:
-    """``d_m = (1 + rate)^(-m/12)`` for m = 1..horizon; rate [1/year] nominal annual."""
-    m = np.arange(1, horizon + 1)
-    return (1.0 + rate) ** (-m / 12.0)
-
-
-def growth_sum(annual_change: Value, rate: float, months: int | np.ndarray) -> np.ndarray:
-    """``sum_{m=1..M} (1 + g)^((m - 1)/12) * (1 + r)^(-m/12)`` for each M of ``months``.
-
-    The present value of 1 USD a month growing at g [1/year], discounted at r [1/year]. With
-    ``a = (ln(1 + g) - ln(1 + r)) / 12`` the terms are ``(1 + r)^(-1/12) * e^(a*(m - 1))``, a
-    geometric series: ``(1 + r)^(-1/12) * expm1(M*a) / expm1(a)``, and ``M * (1 + r)^(-1/12)``
-    in the limit g = r (a = 0), taken exactly. ``annual_change`` is a float or an ``(S,)``
-    array; ``months`` an int or a ``(K,)`` array; the result has shape ``()``, ``(S,)``,
-    ``(K,)`` or ``(S, K)``.
-    """
-    g = np.asarray(annual_change, dtype=float)
-    m = np.asarray(months, dtype=float)
-    a = (np.log1p(g) - math.log1p(rate)) / 12.0
-    if a.ndim and m.ndim:
-        a = a[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.expm1(m * a) / np.expm1(a)
-    return np.where(a == 0.0, m, ratio) * (1.0 + rate) ** (-1.0 / 12.0)
-
-
 def depreciation_schedule(method: str, years: int, horizon: int) -> np.ndarray:
     """Share of the depreciable basis written off in each month m = 1..horizon, shape ``(H,)``.
 
@@ -262,12 +248,28 @@ def _per_gpu(side: BuyDraws | RentDraws) -> Value:
     return side.tokens_per_s_per_gpu * MTOK_PER_GPU_HOUR
 
 
+def owned_availability(b: BuyDraws) -> Value:
+    """Share of the build's GPUs up on average [-] (:func:`costmodel.downtime.availability`
+    with its N GPUs in service and its spares); 1.0 without downtime."""
+    return availability(b.gpu_count, b.gpu_annual_failure_rate, b.repair_days, b.spare_gpus)
+
+
+def capacity_all_up(b: BuyDraws) -> Value:
+    """Units of work an owned build does per wall-clock hour with every GPU in service
+    [units of work/hour]: N * thr * eff * derate."""
+    return throughput(b.gpu_count, _per_gpu(b), b.scaling_efficiency, b.thermal_derate)
+
+
 def capacity(side: BuyDraws | RentDraws) -> Value:
     """Units of work one owned build or one rented instance does per wall-clock hour
-    [units of work/hour]: T = N * thr * eff (* derate, for an owned build). The unit is the
-    workload's: reference GPU-hours for training, M tokens for inference."""
-    derate = side.thermal_derate if isinstance(side, BuyDraws) else 1.0
-    return throughput(side.gpu_count, _per_gpu(side), side.scaling_efficiency, derate)
+    [units of work/hour]: T = N * thr * eff (* derate * A, for an owned build, A its
+    availability). The unit is the workload's: reference GPU-hours for training, M tokens for
+    inference."""
+    if not isinstance(side, BuyDraws):
+        return throughput(side.gpu_count, _per_gpu(side), side.scaling_efficiency)
+    t = capacity_all_up(side)
+    kept = owned_availability(side)
+    return t if np.ndim(kept) == 0 and kept == 1.0 else t * kept
 
 
 def term_end(term: int, horizon: int) -> int:
@@ -279,7 +281,7 @@ def term_end(term: int, horizon: int) -> int:
 class _BuyParts:
     """The pieces of the buy side shared by the TCO line and the cumulative cost."""
 
-    hardware: Value  # HW = N*G + P [USD]
+    hardware: Value  # HW = N*G + P + s*G, spares included [USD]
     capex: Value  # C0 = HW + setup [USD]
     kw_idle: Value  # IT power at u = 0 [kW]
     kw_per_u: Value  # added IT power per unit of u [kW]
@@ -290,6 +292,8 @@ class _BuyParts:
 def _buy_parts(b: BuyDraws) -> _BuyParts:
     n = b.gpu_count
     hardware = n * b.gpu_price_usd + b.platform_price_usd
+    if b.spare_gpus:  # on the shelf: resold and maintained, but drawing no power, not failing
+        hardware = hardware + b.spare_gpus * b.gpu_price_usd
     peak_kw = (n * b.gpu_power_w + b.platform_power_w) / 1000.0
     if b.powered_when_idle:
         kw_idle = (n * b.gpu_idle_w + b.platform_power_w) / 1000.0
@@ -345,32 +349,69 @@ class BuyLine:
         return BuyLine(self.capex / scale, self.at_zero / scale, self.per_u / scale)
 
 
+@dataclass(frozen=True)
+class _Funding:
+    """How the hardware is paid for, as the TCO sees it: ``paid`` [USD, present value] in
+    place of the capex, the depreciable ``basis`` [USD] and the hardware ``resold`` at the
+    horizon [USD, at its purchase price]."""
+
+    paid: Value
+    basis: Value
+    resold: Value
+
+
+def _funding(b: BuyDraws, p: _BuyParts, terms: Terms) -> _Funding:
+    """Cash: C0, on basis C0, HW resold. Loan: C0 times :func:`~costmodel.financing.loan_cost`,
+    depreciation and resale as cash. Operating lease: setup plus the lease's payments
+    rho*HW*(1-tau)*d_m to the term's end, on basis setup (the hardware is not the lessee's:
+    not depreciated, not resold)."""
+    f = b.financing
+    if f.kind == "cash":
+        return _Funding(p.capex, p.capex, p.hardware)
+    h, r, tau = terms.horizon, terms.discount_rate, terms.tax_rate
+    if f.kind == "loan":
+        return _Funding(p.capex * loan_cost(f, h, r, tau), p.capex, p.hardware)
+    return _Funding(b.setup_usd + p.hardware * lease_cost(f, r, tau), b.setup_usd, 0.0)
+
+
 def buy_line(b: BuyDraws, terms: Terms) -> BuyLine:
     """The buy side's TCO as a line in u.
 
-    HW = N*G + P; C0 = HW + setup. IT power [kW]: powered when idle, (N*(u*W_busy +
-    (1-u)*W_idle) + W_platform)/1000, else u*(N*W_busy + W_platform)/1000; peak (N*W_busy +
-    W_platform)/1000. opex_m = kW(u)*730*PUE*e*(1+g_e)^((m-1)/12) + hosting*peak_kW +
-    maintenance*HW/12 + AFR*N*G/12 + admin. Depreciation D_m on basis C0; resale
-    R = HW*(1 - decay)^(H/12); book value BV = C0 - sum(D). TCO_buy(u) = C0 +
+    HW = N*G + P + s*G (s spares); C0 = HW + setup. IT power [kW]: powered when idle,
+    (N*(u*W_busy + (1-u)*W_idle) + W_platform)/1000, else u*(N*W_busy + W_platform)/1000; peak
+    (N*W_busy + W_platform)/1000. opex_m = kW(u)*730*PUE*e*(1+g_e)^((m-1)/12) +
+    hosting*peak_kW + maintenance*HW/12 + AFR*N*G/12 + admin. Depreciation D_m on basis C0;
+    resale R = HW*(1 - decay)^(H/12); book value BV = C0 - sum(D). TCO_buy(u) = C0 +
     sum[(opex_m*(1-tau) - tau*D_m)*d_m] - [R - tau*(R - BV)]*d_H, the sums in closed form.
+    Financed (:func:`_funding`), C0 is replaced by what the loan or lease costs, and the
+    basis and the hardware resold are the financing's.
     """
     h, r, tau = terms.horizon, terms.discount_rate, terms.tax_rate
     p = _buy_parts(b)
+    paid = _funding(b, p, terms)
     energy = growth_sum(b.electricity_annual_change, r, h)
     flat = growth_sum(0.0, r, h)
     schedule = depreciation_schedule(b.depreciation, b.depreciation_years, h)
     d = discount_factors(r, h)
-    resale = p.hardware * (1.0 - b.resale_annual_decay) ** (h / 12.0)
-    book_value = p.capex * (1.0 - schedule.sum())
+    resale = paid.resold * (1.0 - b.resale_annual_decay) ** (h / 12.0)
+    book_value = paid.basis * (1.0 - schedule.sum())
     salvage = (resale - tau * (resale - book_value)) * d[-1]
     running = (1.0 - tau) * (p.kw_idle * p.energy_month * energy + p.fixed_month * flat)
-    shield = tau * p.capex * float(schedule @ d)
+    shield = tau * paid.basis * float(schedule @ d)
     return BuyLine(
         capex=p.capex,
-        at_zero=p.capex + running - shield - salvage,
+        at_zero=paid.paid + running - shield - salvage,
         per_u=(1.0 - tau) * p.kw_per_u * p.energy_month * energy,
     )
+
+
+def spare_cost(b: BuyDraws, terms: Terms) -> Value:
+    """What one more spare GPU adds to the build's TCO [USD, present value]: its price
+    (financed as the build is), maintenance, depreciation and resale (a lease's payments
+    instead, for a leased build); no power, no failures. The TCO is linear in the spares, so
+    it is the difference of the build's TCO with one spare more and as it is."""
+    more = dataclasses.replace(b, spare_gpus=b.spare_gpus + 1)
+    return buy_line(more, terms).at_zero - buy_line(b, terms).at_zero
 
 
 @dataclass(frozen=True)
@@ -460,13 +501,15 @@ def rent_line(
 class Lines:
     """The sides' TCO lines for a set of draws, and the capacities they rest on [units of
     work/hour]: ``own`` of the owned build, ``instance`` of one instance. ``api`` is the hosted
-    API's line (a rent line: :meth:`ApiDraws.as_rented`), ``None`` without one."""
+    API's line (a rent line: :meth:`ApiDraws.as_rented`), ``None`` without one;
+    ``availability`` [-] the share of the owned GPUs up (1.0 without downtime)."""
 
     buy: BuyLine
     rent: RentLine
     own: Value
     instance: Value
     api: RentLine | None = None
+    availability: Value = 1.0
 
 
 def model_lines(inputs: ModelInputs, values: dict[str, Value]) -> Lines:
@@ -479,7 +522,14 @@ def model_lines(inputs: ModelInputs, values: dict[str, Value]) -> Lines:
     api = None
     if inputs.api is not None:
         api = rent_line(ApiDraws.sampled(inputs.api, values).as_rented(), t_own, 1.0, terms)
-    return Lines(buy_line(b, terms), rent_line(r, t_own, t_inst, terms), t_own, t_inst, api)
+    return Lines(
+        buy_line(b, terms),
+        rent_line(r, t_own, t_inst, terms),
+        t_own,
+        t_inst,
+        api,
+        owned_availability(b),
+    )
 
 
 class Workspace:
@@ -575,6 +625,35 @@ def _months(terms: Terms, b: BuyDraws) -> tuple[np.ndarray, np.ndarray]:
     return flat, 1.0 - tau * np.cumsum(schedule * discount_factors(rate, h))
 
 
+@dataclass(frozen=True)
+class _Capital:
+    """What the hardware has cost by month m = 1..H, owed amounts counted, less the
+    depreciation tax shield: ``sum_i outer(columns[i], rows[i])`` plus ``extra`` (a drawn
+    loan rate's ``(H, S)`` part, else ``None``); ``start`` [USD] is what is owed at m = 0."""
+
+    columns: list[np.ndarray]
+    rows: list[Value]
+    extra: np.ndarray | None
+    start: Value
+
+
+def _capital(b: BuyDraws, p: _BuyParts, terms: Terms, kept: np.ndarray) -> _Capital:
+    """Cash: C0 * kept_m. Loan: C0 * (kept_m - 1 + owed_m), owed_m the loan's cost by month m
+    per USD of capex, its balance counted (:func:`~costmodel.financing.loan_by_month`).
+    Lease: setup * kept_m plus every payment to the term's end, rho*HW*(1-tau)*sum d_j,
+    owed from the start."""
+    f, (h, rate, tau) = b.financing, (terms.horizon, terms.discount_rate, terms.tax_rate)
+    if f.kind == "cash":
+        return _Capital([kept], [p.capex], None, p.capex)
+    if f.kind == "lease":
+        owed = p.hardware * lease_cost(f, rate, tau)
+        return _Capital([kept, np.ones(h)], [b.setup_usd, owed], None, b.setup_usd + owed)
+    extra = loan_by_month(f, h, rate, tau) - 1.0
+    if extra.ndim == 1:
+        return _Capital([kept + extra], [p.capex], None, p.capex)
+    return _Capital([kept], [p.capex], extra * p.capex, p.capex)
+
+
 def gap(
     b: BuyDraws,
     r: RentDraws,
@@ -589,24 +668,29 @@ def gap(
     f_m(u) = C0*(1 - tau*sum_{j<=m} D_j d_j/C0) + (1-tau)*[kW(u)*730*PUE*e*E_m + fixed*F_m]
     - (1-tau)*[extras*F_m + K*730*p_res*G_m + max(0, u - kink)*hours_at_full*p*G_m], with E_m,
     G_m, F_m the present value to month m of 1 USD a month growing as electricity, as the cloud
-    price, and flat. ``work`` lends the buffers (a fresh :class:`Workspace` when not given).
+    price, and flat; financed, the first term is what the loan or lease has cost by month m,
+    what is still owed counted (:func:`_capital`). ``work`` lends the buffers (a fresh
+    :class:`Workspace` when not given).
     """
     work = work or Workspace()
     tau = terms.tax_rate
     p = _buy_parts(b)
     q = _rent_parts(r, own_throughput, instance_throughput)
     flat, kept = _months(terms, b)
+    capital = _capital(b, p, terms, kept)
     h, rate = terms.horizon, terms.discount_rate
     extras = r.storage_usd_per_month + r.egress_usd_per_month + r.admin_usd_per_month
     energy = _monthly_growth(b.electricity_annual_change, rate, h, draws)
     reserved = r.pricing in RESERVATION_MONTHS
-    columns = [kept, flat]
-    rows: list[Value] = [p.capex, (1.0 - tau) * (p.fixed_month - extras)]
+    columns = [*capital.columns, flat]
+    rows: list[Value] = [*capital.rows, (1.0 - tau) * (p.fixed_month - extras)]
     if energy.ndim == 1:
         columns.append(energy)
         rows.append((1.0 - tau) * p.kw_idle * p.energy_month)
     shape = (h, draws)
     net0 = _rank_sum(columns, rows, draws, out=work.get("net0", shape))
+    if capital.extra is not None:
+        net0 += capital.extra
     if energy.ndim == 2:
         net0 += energy * ((1.0 - tau) * p.kw_idle * p.energy_month)
     if reserved:
@@ -639,7 +723,7 @@ def gap(
         np.subtract(buy_u, rent_u, out=slope)
         rent = None
     return Gap(
-        capex=np.broadcast_to(np.asarray(p.capex, dtype=float), (draws,)),
+        capex=np.broadcast_to(np.asarray(capital.start, dtype=float), (draws,)),
         net0=net0,
         slope=slope,
         rent_u=rent,
@@ -660,11 +744,13 @@ def cumulative_cost(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cumulative cost [USD] of each side by month 0..H at utilisation ``u``, month-major
     ``(H + 1, S)`` (buy, rent): the month-by-month form of the TCO without resale (buying starts
-    from the capex at month 0) and without a reservation's months after the horizon."""
+    from the capex at month 0, or what a loan or lease owes) and without a reservation's months
+    after the horizon."""
     tau, h, rate = terms.tax_rate, terms.horizon, terms.discount_rate
     p = _buy_parts(b)
     q = _rent_parts(r, own_throughput, instance_throughput)
     flat, kept = _months(terms, b)
+    capital = _capital(b, p, terms, kept)
     extras = r.storage_usd_per_month + r.egress_usd_per_month + r.admin_usd_per_month
     power = (1.0 - tau) * (p.kw_idle + u * p.kw_per_u) * p.energy_month
     energy = _monthly_growth(b.electricity_annual_change, rate, h, draws, power)
@@ -672,8 +758,12 @@ def cumulative_cost(
         q.reserved_month + np.maximum(0.0, u - q.kink) * q.hours_at_full * q.price
     )
     buy, rent = np.empty((h + 1, draws)), np.empty((h + 1, draws))
-    buy[0], rent[0] = p.capex, 0.0
-    _rank_sum([kept, flat], [p.capex, (1.0 - tau) * p.fixed_month], draws, out=buy[1:])
+    buy[0], rent[0] = capital.start, 0.0
+    _rank_sum(
+        [*capital.columns, flat], [*capital.rows, (1.0 - tau) * p.fixed_month], draws, out=buy[1:]
+    )
+    if capital.extra is not None:
+        buy[1:] += capital.extra
     buy[1:] += _full(energy, draws)
     _rank_sum([flat], [(1.0 - tau) * extras], draws, out=rent[1:])
     rent[1:] += _full(_monthly_growth(r.price_annual_change, rate, h, draws, grow), draws)

@@ -40,6 +40,7 @@ from .cashflows import (
 from .inputs import MAX_SAMPLES, ModelInputs
 from .outcomes import breakeven_utilisation, payback
 from .result import (
+    Availability,
     Bands,
     Carbon,
     Cheapest,
@@ -60,6 +61,7 @@ from .stats import (
     input_bins,
     input_ranks,
     pearson,
+    percentiles,
     uncertain,
 )
 from .stats import breakeven as summarise_breakeven
@@ -135,8 +137,9 @@ class Simulation:
     ``inputs.samples`` is the number of draws made; ``initial_samples`` the number asked for
     (fewer when the draws were doubled toward ``inputs.target_halfwidth``). With a hosted API,
     ``api`` is its TCO line and ``payback_api`` (U, S), ``breakeven_api`` (S,) those of buying
-    against it; all three are ``None`` without one. ``carbon`` holds every side's emissions
-    line [kg CO2e] (``None`` without carbon inputs).
+    against it; all three are ``None`` without one. ``availability`` [-] is the share of the
+    owned GPUs up, a float or (S,) (1.0 without downtime). ``carbon`` holds every side's
+    emissions line [kg CO2e] (``None`` without carbon inputs).
     """
 
     inputs: ModelInputs
@@ -154,6 +157,7 @@ class Simulation:
     api: RentLine | None = None
     payback_api: np.ndarray | None = None
     breakeven_api: np.ndarray | None = None
+    availability: Value = 1.0
     carbon: carbon.Emissions | None = None
 
     def buy_tco(self, u: float) -> np.ndarray:
@@ -290,6 +294,7 @@ def simulate(
         breakeven_api=None
         if lines.api is None
         else np.array(breakeven_utilisation(lines.buy, lines.api, s)),
+        availability=lines.availability,
         carbon=carbon.emissions(inputs, values, lines),
     )
 
@@ -446,9 +451,24 @@ def _tco_at(line: BuyLine | RentLine, u: float, out: np.ndarray) -> np.ndarray:
 
 def _cheapest_into(shares: np.ndarray, j: int, tco: list[np.ndarray], s: int) -> None:
     """Level ``j`` of ``shares`` (sides, levels): the share of draws in which each side of
-    ``tco`` is the cheapest, a tie going to the first."""
-    best = np.argmin(np.stack(tco), axis=0)  # the first minimum on ties
-    shares[:, j] = np.bincount(best, minlength=len(tco)) / s
+    ``tco`` (buy, rent, api) is the cheapest, a tie going to the first."""
+    b, r, a = tco
+    buy = (b <= r) & (b <= a)
+    rent = ~buy & (r <= a)
+    n_buy, n_rent = np.count_nonzero(buy), np.count_nonzero(rent)
+    shares[:, j] = (n_buy / s, n_rent / s, (s - n_buy - n_rent) / s)
+
+
+def _proportional(lines: dict[str, BuyLine | RentLine], s: int) -> dict[str, LevelBands]:
+    """The summary at u = 1 of each rent line through the origin (TCO(u) = (slope + per_u) * u
+    in every draw: the hosted API's), whose bands at any u >= 0 are those times u."""
+    out = {}
+    for side, line in lines.items():
+        if isinstance(line, RentLine) and not np.any(line.at_zero) and not np.any(line.kink):
+            bands = LevelBands(1)
+            bands.put(0, _per_draw(line.slope + line.per_u, s))
+            out[side] = bands
+    return out
 
 
 def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
@@ -469,6 +489,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     if per_level_se:
         gap_se = np.empty(grid.size)
     scratch = np.empty(s)
+    per_u = _proportional(lines, s)
     for j, u in enumerate(grid):
         at = {side: _tco_at(line, u, buf[side]) for side, line in lines.items()}
         b = at["buy"]
@@ -484,7 +505,10 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         for side, values in at.items():
             if work.ndim and u > 0:  # work per draw: the percentiles of each draw's ratio
                 unit[side].put(j, np.divide(values, work, out=scratch))
-            tco[side].put(j, values)
+            if side in per_u:
+                tco[side].times(j, per_u[side], float(u))
+            else:
+                tco[side].put(j, values)
             if not work.ndim or u == 0:  # one amount of work: the TCO's percentiles over it
                 unit[side].scaled(j, tco[side], float(np.max(work)))
     return _Levels(
@@ -567,11 +591,21 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         seed=inputs.seed,
         samples=inputs.samples,
         method=inputs.method,
+        availability=_availability(sim),
         carbon=None if sim.carbon is None else _carbon(sim.carbon, inputs, sim.own_throughput),
         **_api_outcomes(sim, levels),
     )
     phases.mark("summary")
     return result
+
+
+def _availability(sim: Simulation) -> Availability | None:
+    """Mean and percentiles of the owned GPUs' availability over the draws [-]; ``None`` for
+    a build without downtime (every repair_days 0)."""
+    if sim.inputs.buy.repair_days.support()[1] == 0.0:
+        return None
+    values = _per_draw(sim.availability, sim.inputs.samples)
+    return Availability(float(values.mean()), **percentiles(values))
 
 
 def _api_outcomes(sim: Simulation, levels: _Levels) -> dict[str, object]:

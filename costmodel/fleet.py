@@ -5,23 +5,27 @@ Per draw, candidate (S servers, K reserved instances) and month m = 1..H, with T
 T_burst the throughput [units of work/hour] of one server and one instance (the unit is the
 demand's: reference GPU-hours, or millions of tokens):
 
-- work W_m = W_1 (1 + g_w)^((m-1)/12), owned capacity C = 730 S T_srv, reserved V = 730 K T_res;
+- work W_m = W_1 (1 + g_w)^((m-1)/12), owned capacity C = 730 S T_srv A(S), reserved
+  V = 730 K T_res, with A(S) the share of the fleet's S N GPUs in service (1 without downtime:
+  :func:`costmodel.downtime.availability` with the pooled spares s = ceil(spare_share S N));
 - within the month the load is a daily sinusoid of peak-to-mean ratio k (:mod:`costmodel.load`),
   so a capacity of c a month serves W_m F(c / W_m), a = k - 1: owned work A_m = W_m F(C / W_m),
   A_m + B_m = W_m F((C + V) / W_m), burst O_m = W_m - A_m - B_m (served in that order; with
   k = 1, A_m = min(W_m, C) and B_m = min(W_m - A_m, V)); owned utilisation u_m = A_m / C;
-- cost = S * TCO_buy(0) + K * R_res + (1 - tau) sum_m d_m [k_A (1 + g_e)^((m-1)/12) A_m
-  + k_O (1 + g_b)^((m-1)/12) O_m].
+- cost = S * TCO_buy(0) + s * TCO_spare + K * R_res + (1 - tau) sum_m d_m
+  [k_A (1 + g_e)^((m-1)/12) A_m / A(S) + k_O (1 + g_b)^((m-1)/12) O_m].
 
 TCO_buy(0) is one server's TCO of the rent-versus-buy model at zero utilisation (capex, idle
-power, fixed costs, tax shield, resale); the power that grows with utilisation costs
-k_A = kW_per_u 730 PUE e / (730 T_srv) per unit of owned work, so owned energy follows each
-month's own utilisation. R_res = (1 - tau) 730 p_res sum_m d_m (1 + g_res)^((m-1)/12) over the
-months to the end of the term running at H (a reservation is owed to its end, as in the
-rent-versus-buy model). k_O = p_burst (1 + spot overhead) / T_burst; an API burst is an
-"instance" of one M tokens an hour at the blended price p_api (no overhead), so k_O = p_api
-and g_b its price change. Every candidate is evaluated on the same draws (common random
-numbers), so differences between candidates are not noise.
+power, fixed costs, tax shield, resale, paid as its financing says); TCO_spare what one spare
+GPU adds to it (:func:`~costmodel.cashflows.spare_cost`); the power that grows with
+utilisation costs k_A = kW_per_u 730 PUE e / (730 T_srv) per unit of work of every GPU, so
+owned energy follows each month's own utilisation u_m = A_m / C (GPUs in repair are counted in
+the power, as in the rent-versus-buy model). R_res = (1 - tau) 730 p_res
+sum_m d_m (1 + g_res)^((m-1)/12) over the months to the end of the term running at H (a
+reservation is owed to its end, as in the rent-versus-buy model). k_O = p_burst (1 + spot
+overhead) / T_burst; an API burst is an "instance" of one M tokens an hour at the blended price
+p_api (no overhead), so k_O = p_api and g_b its price change. Every candidate is evaluated on
+the same draws (common random numbers), so differences between candidates are not noise.
 """
 
 from __future__ import annotations
@@ -43,10 +47,13 @@ from .cashflows import (
     busy_energy_month,
     buy_line,
     capacity,
+    capacity_all_up,
     discount_factors,
     growth_sum,
+    spare_cost,
     term_end,
 )
+from .downtime import availability
 from .engine import draw
 from .inputs import ApiInputs, PlanInputs
 from .plan_result import Candidate, Choice, CostStats, PlanResult, WorkSplit
@@ -70,7 +77,8 @@ class FleetSimulation:
     ``share_owned`` (C, S) [-], sum A_m / sum W_m; ``owned_utilisation`` (C, S) [-],
     sum A_m / (H C), 0 without servers; ``cloud`` (S,) [USD], the cost of S = K = 0; ``draws``
     every input by name and ``sample`` the ranks the sampler knew (:func:`work_split` gives a
-    candidate's monthly work split from them).
+    candidate's monthly work split from them); ``availability`` (C,) [-] the mean share of
+    each candidate's GPUs in service, ``None`` without downtime.
     """
 
     inputs: PlanInputs
@@ -82,6 +90,29 @@ class FleetSimulation:
     cloud: np.ndarray
     draws: dict[str, Value]
     sample: Sample
+    availability: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class _Pool:
+    """The fleet's downtime and pooled spares: ``gpus`` N per server, the failure rate
+    ``afr`` [1/year] and ``repair_days`` [day] (floats or (n,)), the ``share`` [-] of the
+    fleet's GPUs kept spare and what each spare adds to the cost, ``spare_cost`` [USD]."""
+
+    gpus: int
+    afr: Value
+    repair_days: Value
+    share: float
+    spare_cost: Value
+
+    def spares(self, servers: int) -> int:
+        """s = ceil(share * S * N) [GPU], within rounding (0.05 * 160 GPUs is 8 spares)."""
+        return max(0, math.ceil(self.share * servers * self.gpus - 1e-9))
+
+    def availability(self, servers: int) -> Value:
+        """A(S) [-]: the share of the S servers' GPUs in service, their spares pooled."""
+        n = servers * self.gpus
+        return availability(n, self.afr, self.repair_days, self.spares(servers))
 
 
 @dataclass(frozen=True)
@@ -146,12 +177,25 @@ class _Chunk:
     load: _Load  # W_m (H, n) [units of work/month] and its daily swing
     energy: np.ndarray  # d_m (1 + g_e)^((m-1)/12), (H,) or (H, n)
     burst: np.ndarray  # d_m (1 + g_b)^((m-1)/12), (H,) or (H, n)
-    server_capacity: Value  # 730 T_srv [units of work/month]
+    server_capacity: Value  # 730 T_srv, every GPU in service [units of work/month]
     instance_capacity: Value  # 730 T_res, 0 without a reserve
     server_cost: Value  # TCO_buy(0) of one server [USD]
     instance_cost: Value  # R_res [USD]
     k_owned: Value  # (1 - tau) k_A [USD/unit of work, month-1 prices]
     k_burst: Value  # (1 - tau) k_O
+    pool: _Pool  # downtime and the pooled spares
+
+    def owned(self, servers: int) -> tuple[Value, Value, Value, Value]:
+        """For ``servers`` S: the owned capacity C = S 730 T_srv A(S) [units of work/month],
+        the energy cost of a unit of owned work k_A / A(S), the spares' cost s TCO_spare [USD]
+        and A(S) [-]."""
+        up = self.pool.availability(servers)
+        capacity = servers * np.asarray(self.server_capacity, dtype=float)
+        spares = self.pool.spares(servers)
+        pool_cost = spares * self.pool.spare_cost if spares else 0.0
+        if np.ndim(up) == 0 and up == 1.0:
+            return capacity, self.k_owned, pool_cost, up
+        return capacity * up, self.k_owned / up, pool_cost, up
 
 
 def _swing(peak_to_mean: Value, work: np.ndarray) -> np.ndarray | None:
@@ -175,7 +219,7 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int) -> _Chunk:
     h, rate, tau = inputs.horizon_months, inputs.discount_rate, inputs.tax_rate
     d = discount_factors(rate, h)
     own = BuyDraws.sampled(inputs.own, values, "own")
-    t_srv = capacity(own)
+    t_srv = capacity_all_up(own)
     if isinstance(inputs.burst, ApiInputs):
         burst = ApiDraws.sampled(inputs.burst, values, inputs.burst_side).as_rented()
     else:
@@ -204,6 +248,13 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int) -> _Chunk:
         instance_cost=instance_cost,
         k_owned=(1.0 - tau) * busy_energy_month(own) / (HOURS_PER_MONTH * t_srv),
         k_burst=(1.0 - tau) * burst.price_usd_per_hour * (1.0 + overhead) / t_burst,
+        pool=_Pool(
+            own.gpu_count,
+            own.gpu_annual_failure_rate,
+            own.repair_days,
+            inputs.spare_share,
+            spare_cost(own, Terms(h, rate, tau)) if inputs.spare_share else 0.0,
+        ),
     )
 
 
@@ -228,6 +279,7 @@ def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
     share = np.empty((servers.size, n))
     util = np.empty((servers.size, n))
     cloud = np.empty(n)
+    up = np.zeros(servers.size)  # sum over the draws of each candidate's A(S)
     step = max(1, _CHUNK_ELEMENTS // h)
     for start in range(0, n, step):
         rows = slice(start, min(n, start + step))
@@ -237,10 +289,15 @@ def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
         cloud[rows] = c.k_burst * _weighted_sum(c.burst, work)
         j = 0
         for s in range(s_lo, s_hi + 1):
-            capacity = s * np.asarray(c.server_capacity, dtype=float)
+            capacity, k_owned, pool_cost, kept = c.owned(s)
             owned, above = c.load.served(capacity)  # A_m, and O_m at K = 0 (or None)
             owned_total = owned.sum(axis=0)
-            fixed = s * c.server_cost + c.k_owned * _weighted_sum(c.energy, owned)
+            fixed = s * c.server_cost + k_owned * _weighted_sum(c.energy, owned)
+            if pool_cost:
+                fixed = fixed + pool_cost
+            up[j : j + k_hi - k_lo + 1] += (
+                np.sum(kept) if np.ndim(kept) else kept * (rows.stop - start)
+            )
             with np.errstate(divide="ignore", invalid="ignore"):  # shares, clipped to rounding
                 share_s = np.clip(np.where(total > 0, owned_total / total, 0.0), 0.0, 1.0)
                 util_s = np.clip(owned_total / (h * capacity), 0.0, 1.0) if s else 0.0 * total
@@ -253,7 +310,11 @@ def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
                 cost[j, rows] = fixed + k * c.instance_cost + burst
                 share[j, rows], util[j, rows] = share_s, util_s
                 j += 1
-    return FleetSimulation(inputs, servers, instances, cost, share, util, cloud, values, drawn)
+    downtime = inputs.own.repair_days.support()[1] > 0.0
+    return FleetSimulation(
+        inputs, servers, instances, cost, share, util, cloud, values, drawn,
+        availability=up / n if downtime else None,
+    )  # fmt: skip
 
 
 def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
@@ -266,7 +327,7 @@ def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
     for start in range(0, n, step):
         rows = slice(start, min(n, start + step))
         c = _chunk(inputs, {k: _rows(v, rows) for k, v in values.items()}, rows.stop - start)
-        owned = servers * np.asarray(c.server_capacity, dtype=float)
+        owned = c.owned(servers)[0]
         sums += c.load.split(owned, instances * np.asarray(c.instance_capacity))
     mean = sums / n
     return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
@@ -293,8 +354,8 @@ def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
 
 def _candidates(sim: FleetSimulation, stats: dict[str, np.ndarray]) -> list[Candidate]:
     """Every candidate's :class:`Candidate`, from the cost ``stats`` of every row at once."""
-    n = sim.cloud.size
-    cheaper = np.empty(sim.servers.size)
+    n, n_candidates = sim.cloud.size, sim.servers.size
+    cheaper = np.empty(n_candidates)
     step = max(1, _CHUNK_ELEMENTS // n)
     for start in range(0, cheaper.size, step):
         rows = slice(start, start + step)
@@ -306,10 +367,11 @@ def _candidates(sim: FleetSimulation, stats: dict[str, np.ndarray]) -> list[Cand
         sim.share_owned.mean(axis=1).tolist(),
         sim.owned_utilisation.mean(axis=1).tolist(),
         cheaper.tolist(),
+        [None] * n_candidates if sim.availability is None else sim.availability.tolist(),
     )
     return [
-        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob)
-        for s, k, mean, p10, p50, p90, cvar, share, util, prob in zip(*columns, strict=True)
+        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob, up)
+        for s, k, mean, p10, p50, p90, cvar, share, util, prob, up in zip(*columns, strict=True)
     ]
 
 
@@ -335,7 +397,8 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
     best_index = order[0]
     best = candidates[best_index]
     cloud_stats = {k: float(v[0]) for k, v in row_stats(cloud[None, :]).items()}
-    all_cloud = Candidate(0, 0, CostStats(**cloud_stats), 0.0, 0.0, 0.0)
+    up = None if sim.availability is None else 1.0  # no servers: nothing is missing
+    all_cloud = Candidate(0, 0, CostStats(**cloud_stats), 0.0, 0.0, 0.0, up)
     on_frontier = frontier(stats["mean"], stats["p90"]).tolist()
     return PlanResult(
         candidates=tuple(candidates),

@@ -15,6 +15,7 @@ factor (1 + r)^(-m/12) for a nominal annual rate r, an annual change g applied a
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any
 
@@ -37,6 +38,10 @@ __all__ = [
     "CarbonInputs",
     "DEPRECIATION_METHODS",
     "Demand",
+    "FINANCING_KEYS",
+    "FINANCING_KINDS",
+    "Financing",
+    "financing_problems",
     "InputError",
     "MAX_FLEET",
     "MAX_LEVELS",
@@ -185,6 +190,82 @@ def _one_throughput(side: Any, prefix: str) -> None:
         )
 
 
+#: How the owned hardware is paid for.
+FINANCING_KINDS = ("cash", "loan", "lease")
+#: The keys of each kind of financing besides ``kind``, and those it cannot do without.
+FINANCING_KEYS: dict[str, tuple[str, ...]] = {
+    "cash": (),
+    "loan": ("rate", "term_months", "down_payment_share"),
+    "lease": ("monthly_rate", "term_months"),
+}
+_FINANCING_REQUIRED = {
+    "cash": (),
+    "loan": ("rate", "term_months"),
+    "lease": ("monthly_rate", "term_months"),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Financing:
+    """How the owned hardware is paid for: ``cash`` at m = 0; a ``loan`` of the capex less a
+    down payment, amortised over ``term_months`` at ``rate``; or an operating ``lease`` of the
+    hardware at ``monthly_rate`` of its price a month for ``term_months`` (which must cover the
+    horizon). Each field's unit, description and range are in its metadata; a kind's keys are
+    :data:`FINANCING_KEYS`. Inputs are named in sampling ``"buy.financing.<field>"``.
+    """
+
+    kind: str = _choice("how the hardware is paid for", FINANCING_KINDS, default="cash")
+    rate: Distribution | None = _input(
+        "[1/year]", "loan: nominal annual interest rate, rate/12 a month", 0, 1, default=None
+    )
+    term_months: int | None = _input(
+        "[month]",
+        "loan or lease: months of payments",
+        1,
+        360,
+        integer=True,
+        default=None,
+        dist=False,
+    )
+    down_payment_share: float = _input(
+        "[-]",
+        "loan: share of the capex paid at m = 0",
+        0,
+        1,
+        default=0.0,
+        dist=False,
+        origin="no down payment",
+    )
+    monthly_rate: Distribution | None = _input(
+        "[1/month]",
+        "lease: payment a month as a share of the hardware price",
+        0,
+        1,
+        default=None,
+    )
+
+    def __post_init__(self) -> None:
+        _validate(self, "buy.financing.")
+        given = [f.name for f in fields(self) if getattr(self, f.name) != f.default]
+        for key, message in financing_problems(self.kind, given):
+            raise InputError(f"buy.financing.{key}", message)
+
+
+def financing_problems(kind: str, given: Collection[str]) -> list[tuple[str, str]]:
+    """What is wrong with financing of ``kind`` given the keys ``given``: (key, message) for
+    each key the kind requires that is not given, and each key of another kind that is."""
+    out = [(k, f"required for a {kind}") for k in _FINANCING_REQUIRED[kind] if k not in given]
+    for key in given:
+        if key != "kind" and key not in FINANCING_KEYS[kind]:
+            users = [other for other, keys in FINANCING_KEYS.items() if key in keys]
+            out.append((key, f"only for a {' or '.join(users)}, not for {kind}"))
+    return out
+
+
+#: Cash: the default financing.
+CASH = Financing()
+
+
 @dataclass(frozen=True, kw_only=True)
 class BuyInputs:
     """The owned build: N GPUs in a platform, powered, hosted, maintained and resold.
@@ -269,6 +350,24 @@ class BuyInputs:
         default=0.0,
         origin="no GPU replacements",
     )
+    repair_days: Distribution = _input(
+        "[day]",
+        "days a failed GPU is out of service (a spare, when there is one, takes its place)",
+        0,
+        365,
+        default=0.0,
+        origin="no downtime (a failed GPU is replaced at once)",
+    )
+    spare_gpus: int = _input(
+        "[GPU]",
+        "spare GPUs bought with the build, swapped in for failed ones",
+        0,
+        10_000,
+        integer=True,
+        default=0,
+        dist=False,
+    )
+    financing: Financing = field(default=CASH, metadata={"text": "how the hardware is paid for"})
     admin_usd_per_month: Distribution = _input(
         "[USD/month]", "administration", 0, 1e6, default=0.0, origin="no administration cost"
     )
@@ -610,7 +709,19 @@ def _distributions(sides: dict[str, Any]) -> dict[str, Distribution]:
             value = getattr(obj, f.name)
             if isinstance(value, Distribution):
                 out[f"{side}.{f.name}"] = value
+            elif isinstance(value, Financing):
+                out |= _distributions({f"{side}.{f.name}": value})
     return out
+
+
+def _check_lease(owned: BuyInputs, side: str, horizon: int) -> None:
+    """A lease is operating for the whole horizon: its term must cover it."""
+    f = owned.financing
+    if f.kind == "lease" and f.term_months < horizon:
+        raise InputError(
+            f"{side}.financing.term_months",
+            f"a lease must run at least the horizon ({horizon} months), got {f.term_months}",
+        )
 
 
 def _check_correlations(
@@ -723,6 +834,7 @@ class ModelInputs:
                         f"{name}.tokens_per_s_per_gpu",
                         "counts tokens: the unit must be million_tokens",
                     )
+        _check_lease(self.buy, "buy", self.horizon_months)
         _check_correlations(self.correlations, self.distributions())
 
     def distributions(self) -> dict[str, Distribution]:
@@ -829,7 +941,8 @@ class PlanInputs:
     reserve); ``burst`` takes the rest: on-demand or spot instances, or a hosted API (an
     :class:`ApiInputs`, for a demand in millions of tokens). Inputs are named in sampling by
     ``"own.<field>"``, ``"reserve.<field>"``, ``"burst.<field>"`` (``"burst.api.<field>"``
-    for an API) and ``"demand.<field>"``.
+    for an API) and ``"demand.<field>"``. The fleet's spares are pooled: ``spare_share`` of
+    its GPUs, s = ceil(spare_share * S * N) for S servers (``own.spare_gpus`` is not taken).
     """
 
     horizon_months: int = _horizon()
@@ -850,9 +963,19 @@ class PlanInputs:
     method: str = _choice("sampler", METHODS, default="lhs")
     correlations: tuple[tuple[str, str, float], ...] = _correlations()
     objective: str = _choice("what the best candidate minimises", OBJECTIVES, default="mean")
+    spare_share: float = _input(
+        "[-]",
+        "spare GPUs pooled over the fleet, as a share of its GPUs (rounded up)",
+        0,
+        1,
+        default=0.0,
+        dist=False,
+    )
 
     def __post_init__(self) -> None:
         _validate(self, "")
+        if self.own.spare_gpus:
+            raise InputError("own.spare_gpus", "a plan pools its spares: give spare_share")
         for name, pair in (("servers", self.servers), ("instances", self.instances)):
             low, high = pair
             for end, value in (("min", low), ("max", high)):
@@ -878,6 +1001,7 @@ class PlanInputs:
             )
         if self.demand.million_tokens_per_month is None:
             self._check_counts_hours()
+        _check_lease(self.own, "own", self.horizon_months)
         _check_correlations(self.correlations, self.distributions())
 
     def _check_counts_hours(self) -> None:

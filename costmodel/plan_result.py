@@ -53,7 +53,8 @@ class Candidate:
     ``share_owned`` [-] is the mean over draws of owned work / all work; ``owned_utilisation``
     [-] the mean of owned work / owned capacity (0 without servers);
     ``prob_cheaper_than_cloud`` [-] the share of draws in which it costs less than renting all
-    the work as burst.
+    the work as burst; ``availability`` [-] the mean share of its GPUs in service (1 without
+    servers), ``None`` for a plan without downtime.
     """
 
     servers: int
@@ -62,6 +63,7 @@ class Candidate:
     share_owned: float
     owned_utilisation: float
     prob_cheaper_than_cloud: float
+    availability: float | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,7 +131,8 @@ class PlanResult:
 
         Columns: ``servers`` and ``instances`` [count], ``cost_mean``, ``cost_p10``,
         ``cost_p50``, ``cost_p90``, ``cost_cvar95`` [USD, present value], ``share_owned``,
-        ``owned_utilisation`` and ``prob_cheaper_than_cloud`` [-].
+        ``owned_utilisation`` and ``prob_cheaper_than_cloud`` [-], and ``availability`` [-] for a
+        plan with downtime.
         """
         import pandas
 
@@ -146,4 +149,10 @@ class PlanResult:
             ("share_owned", [c.share_owned for c in cs]),
             ("owned_utilisation", [c.owned_utilisation for c in cs]),
             ("prob_cheaper_than_cloud", [c.prob_cheaper_than_cloud for c in cs]),
+            *([("availability", [c.availability for c in cs])] if self.downtime else []),
         ]
+
+    @property
+    def downtime(self) -> bool:
+        """Whether the owned GPUs have downtime (the candidates then give their availability)."""
+        return self.all_cloud.availability is not None

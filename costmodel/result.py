@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Advice",
     "Assumption",
+    "Availability",
     "Bands",
     "Breakeven",
     "Carbon",
@@ -75,6 +76,17 @@ class Breakeven:
     p90: float
     prob_always: float
     prob_never: float
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Share of the owned GPUs in service on average, over the draws [-]: the mean and
+    percentiles (all equal when the inputs behind it are fixed)."""
+
+    mean: float
+    p10: float
+    p50: float
+    p90: float
 
 
 @dataclass(frozen=True, eq=False)
@@ -271,7 +283,8 @@ class Result:
     ``cost_per_unit`` is in USD per unit of work (``cost_per_unit.unit``). With a hosted API
     (inference work), the ``api_*`` fields and ``cheapest_share`` hold its side: its TCO,
     P(TCO_buy < TCO_api), the break-even and payback of buying against it; they are ``None``
-    without one. The engine fills the numbers and the sampling settings (``convergence``,
+    without one. ``availability`` is the owned GPUs' share in service, ``None`` for a build
+    without downtime. The engine fills the numbers and the sampling settings (``convergence``,
     ``tornado`` and ``value_of_information`` are ``None`` in results stored before they
     existed); the scenario layer adds ``scenario`` (the resolved scenario as plain data),
     ``catalog``, ``warnings``, ``assumptions`` and the ``verdict`` (a sentence of
@@ -296,6 +309,7 @@ class Result:
     breakeven_vs_api: Breakeven | None = None
     payback_vs_api_months: Payback | None = None
     cheapest_share: Cheapest | None = None
+    availability: Availability | None = None
     verdict: str = ""
     convergence: Convergence | None = None
     tornado: Tornado | None = None

@@ -119,6 +119,14 @@ class LevelBands:
         for k, v in percentiles(values).items():
             self.q[k][j] = v / scale
 
+    def times(self, j: int, other: LevelBands, factor: float) -> None:
+        """Level ``j`` as ``other``'s first level times ``factor`` >= 0: the mean and
+        percentiles of a quantity proportional to one already summarised."""
+        if self.mean is not None:
+            self.mean[j] = other.mean[0] * factor
+        for k, q in self.q.items():
+            q[j] = other.q[k][0] * factor
+
     def scaled(self, j: int, other: LevelBands, scale: float) -> None:
         """Level ``j``'s percentiles as ``other``'s at that level divided by ``scale`` (no
         value, NaN, when ``scale`` is 0): the percentiles of a quantity over a constant."""

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .carbon import CloudRegion, Embodied, GridIntensity
 from .errors import CatalogError, UnknownIdError
 from .models import GPU, ApiOffer, Instance, Model, PlatformTier, PriceRecord, ServingPoint
-from .suggest import closest
+from .suggest import closest, closest_instances
 from .vocabulary import INTERCONNECTS, PRECISIONS, SERVING_PRECISIONS
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
         "arch",
         "year",
         "fp32_tflops",
+        "tf32_tflops",
         "fp16_tflops",
         "int8_tops",
         "memory_gb",
@@ -68,6 +69,7 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
         "price_usd",
         "price_estimated",
         "cooling",
+        "form_factor",
         "measured_fp32",
         "measured_fp16",
         "measured_source",
@@ -108,6 +110,7 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
         "interconnect",
         "price_usd",
         "power_w",
+        "form_factors",
         "estimated_fields",
         "source",
         "note",
@@ -245,7 +248,10 @@ class Catalog:
 
     def instance(self, instance_id: str) -> Instance:
         """Instance by ``provider/name`` id (case-insensitive), e.g. ``"aws/p3.8xlarge"``."""
-        return _lookup(self.instances, instance_id, "instance")
+        gpu_of = {i.id: i.gpu for i in self.instances.values()}
+        return _lookup(
+            self.instances, instance_id, "instance", lambda k: closest_instances(k, gpu_of)
+        )
 
     def model(self, model_id: str) -> Model:
         """Served model by id (case-insensitive), e.g. ``"llama-3.3-70b"``."""
@@ -327,13 +333,19 @@ def _require_count(gpu_count: int) -> None:
         raise CatalogError(f"gpu_count must be a positive integer, got {gpu_count!r}")
 
 
-def _lookup(table: Mapping[str, _T], raw_id: str, kind: str) -> _T:
+def _lookup(
+    table: Mapping[str, _T],
+    raw_id: str,
+    kind: str,
+    suggest: Callable[[str], list[str]] | None = None,
+) -> _T:
     key = str(raw_id).strip().casefold()
     try:
         return table[key]
     except KeyError:
         valid = sorted(table)
-        raise UnknownIdError(kind, str(raw_id), closest(key, valid), valid) from None
+        close = suggest(key) if suggest else closest(key, valid)
+        raise UnknownIdError(kind, str(raw_id), close, valid) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -491,6 +503,7 @@ def _read_gpus(data_dir: Traversable, file: str) -> dict[str, GPU]:
             arch=row.text("arch"),
             year=row.integer("year", required=False),
             fp32_tflops=row.number("fp32_tflops", required=False),
+            tf32_tflops=row.number("tf32_tflops", required=False),
             fp16_tflops=row.number("fp16_tflops", required=False),
             int8_tops=row.number("int8_tops", required=False),
             memory_gb=row.number("memory_gb"),
@@ -501,6 +514,7 @@ def _read_gpus(data_dir: Traversable, file: str) -> dict[str, GPU]:
             price_usd=row.number("price_usd", required=False),
             price_estimated=row.flag("price_estimated"),
             cooling=row.text("cooling"),
+            form_factor=row.text("form_factor"),
             measured=measured,
             measured_source=row.text("measured_source", required=bool(measured)),
             source=row.text("source"),
@@ -584,7 +598,7 @@ def _read_instances(
     for inst_id, entries in history.items():
         if inst_id not in instances:
             row = entries[0][0]
-            close = closest(inst_id, sorted(instances))
+            close = closest_instances(inst_id, {i.id: i.gpu for i in instances.values()})
             hint = f"; closest: {', '.join(close)}" if close else ""
             raise row.error("id", f"unknown instance id {inst_id!r} (not in {file}){hint}")
     return instances
@@ -607,6 +621,7 @@ def _read_tiers(data_dir: Traversable, file: str) -> tuple[PlatformTier, ...]:
             interconnect=row.text("interconnect"),
             price_usd=row.number("price_usd"),
             power_w=row.number("power_w"),
+            form_factors=row.names("form_factors"),
             source=row.text("source"),
             estimated=bool(estimated),
             estimated_fields=estimated,

@@ -21,11 +21,13 @@ from .vocabulary import (
     API_LIMITS,
     BYTES_PER_PARAMETER,
     COOLING,
+    FORM_FACTORS,
     GPU_LIMITS,
     IDLE_FRACTION_OF_TDP,
     INSTANCE_LIMITS,
     INTERCONNECTS,
     MODEL_LIMITS,
+    MODULES,
     PLATFORM_LIMITS,
     PRECISIONS,
     PRICING_MODELS,
@@ -101,6 +103,8 @@ class GPU:
         fp32_tflops: peak FP32 [TFLOPS] (non-tensor).
         fp16_tflops: peak dense FP16 tensor [TFLOPS]; None for GPUs without tensor cores.
         int8_tops: peak dense INT8 tensor [TOPS].
+        tf32_tflops: peak dense TF32 tensor [TFLOPS], the rate 32-bit training runs at on
+            tensor cores that have TF32 (NVIDIA Ampere and later, AMD CDNA 3); None before.
         memory_gb: memory [GB], 0.5..512.
         bandwidth_gbs: memory bandwidth [GB/s].
         tdp_w: board power at peak [W], 10..2000.
@@ -108,6 +112,8 @@ class GPU:
             documented fraction of TDP rather than a sourced figure.
         price_usd: launch/street price [USD/GPU] or None; ``price_estimated`` when estimated.
         cooling: ``"open-air" | "blower" | "passive" | "sxm"``.
+        form_factor: ``"pcie"`` (a card) or a module on a baseboard, ``"sxm" | "oam"``;
+            a module is cooled as one (``cooling == "sxm"``) and a card is not.
         measured: precision -> measured training throughput relative to v100-sxm2-16gb [-].
         measured_source, source, note: citations and remarks.
         estimated_fields: names of other fields that are estimated or derived (see ``note``).
@@ -134,6 +140,8 @@ class GPU:
     source: str = ""
     note: str = ""
     estimated_fields: tuple[str, ...] = ()
+    tf32_tflops: float | None = None
+    form_factor: str = "pcie"
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _GPU_ID.match(self.id):
@@ -142,8 +150,10 @@ class GPU:
                 column="id",
             )
         _check_text(self.name, "name")
-        for column in ("fp32_tflops", "fp16_tflops", "int8_tops", "bandwidth_gbs", "year"):
+        peaks = ("fp32_tflops", "tf32_tflops", "fp16_tflops", "int8_tops")
+        for column in (*peaks, "bandwidth_gbs", "year"):
             _check_number(getattr(self, column), column, GPU_LIMITS[column], optional=True)
+        self._check_tf32()
         for column in ("memory_gb", "tdp_w", "idle_w"):
             _check_number(getattr(self, column), column, GPU_LIMITS[column])
         if self.idle_w > self.tdp_w:
@@ -152,6 +162,13 @@ class GPU:
             )
         _check_number(self.price_usd, "price_usd", GPU_LIMITS["price_usd"], optional=True)
         _check_choice(self.cooling, "cooling", "cooling", COOLING)
+        _check_choice(self.form_factor, "form_factor", "form factor", FORM_FACTORS)
+        if (self.form_factor in MODULES) != (self.cooling == "sxm"):
+            raise CatalogError(
+                f"a {self.form_factor} GPU must have cooling 'sxm' exactly when it is a module "
+                f"({', '.join(MODULES)}), got cooling {self.cooling!r}",
+                column="form_factor",
+            )
         for name in ("idle_w_estimated", "price_estimated"):
             if not isinstance(getattr(self, name), bool):
                 raise CatalogError("expected true or false", column=name)
@@ -164,6 +181,16 @@ class GPU:
         object.__setattr__(self, "estimated_fields", tuple(self.estimated_fields))
         allowed = {f.name for f in fields(self)} | {f"measured_{p}" for p in PRECISIONS}
         _check_estimated_fields(self.estimated_fields, allowed)
+
+    def _check_tf32(self) -> None:
+        """A TF32 peak needs FP16 tensor cores, and is at most their FP16 rate."""
+        tf32, fp16 = self.tf32_tflops, self.fp16_tflops
+        if tf32 is not None and (fp16 is None or tf32 > fp16):
+            raise CatalogError(
+                f"a TF32 tensor peak needs an FP16 tensor peak (fp16_tflops) at least as high; "
+                f"got {tf32:g} against {'none' if fp16 is None else f'{fp16:g}'}",
+                column="tf32_tflops",
+            )
 
     @classmethod
     def inline(
@@ -363,6 +390,8 @@ class PlatformTier:
             load, GPUs excluded [W].
         source: citations. estimated: True when any field is estimated
         (``estimated_fields`` lists them). note: derivations.
+        form_factors: the GPU form factors the tier's builds take (:data:`FORM_FACTORS`): PCIe
+            cards everywhere, SXM and OAM modules only where the tier has their baseboard.
     """
 
     gpu_count: int
@@ -380,8 +409,14 @@ class PlatformTier:
     estimated: bool
     estimated_fields: tuple[str, ...] = ()
     note: str = ""
+    form_factors: tuple[str, ...] = ("pcie",)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "form_factors", tuple(self.form_factors))
+        if not self.form_factors:
+            raise CatalogError("must list at least one form factor", column="form_factors")
+        for form in self.form_factors:
+            _check_choice(form, "form_factors", "form factor", FORM_FACTORS)
         for name in ("name", "cpu", "chassis", "storage", "network", "source"):
             _check_text(getattr(self, name), name)
         for column, bound in PLATFORM_LIMITS.items():
@@ -394,6 +429,10 @@ class PlatformTier:
                 "estimated must be true exactly when estimated_fields lists fields",
                 column="estimated",
             )
+
+    def takes(self, gpu: GPU) -> bool:
+        """Whether ``gpu``'s form factor mounts in this tier's builds."""
+        return gpu.form_factor in self.form_factors
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from typing import Any
 
 from .catalog import Catalog
 from .errors import CatalogError
-from .suggest import closest, did_you_mean
+from .suggest import closest, closest_instances, did_you_mean
 from .vocabulary import PRICING_MODELS
 
 __all__ = [
@@ -365,9 +365,12 @@ def write_prices(path: str | os.PathLike[str], entries: Iterable[PriceEntry]) ->
 # laying prices over a catalog
 
 
-def _unknown(entry: PriceEntry, valid: Iterable[str]) -> CatalogError:
+def _unknown(entry: PriceEntry, valid: Mapping[str, Any]) -> CatalogError:
     label = "instance id" if entry.kind == "instance" else "GPU id"
-    close = closest(entry.id, sorted(valid))
+    if entry.kind == "instance":
+        close = closest_instances(entry.id, {i.id: i.gpu for i in valid.values()})
+    else:
+        close = closest(entry.id, sorted(valid))
     hint = f"; closest: {', '.join(close)}" if close else ""
     listing = "instances" if entry.kind == "instance" else "gpus"
     return entry.error(

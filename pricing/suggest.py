@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 
-__all__ = ["closest", "did_you_mean"]
+__all__ = ["closest", "closest_instances", "did_you_mean"]
 
 #: Least similarity (difflib's ratio) for a name to be suggested [-].
 _CUTOFF = 0.6
@@ -25,3 +26,29 @@ def did_you_mean(key: str, valid: Sequence[str], sep: str = "; ") -> str:
     """``"; did you mean 'x'?"`` for the closest valid name, or ``""`` when none is close."""
     close = closest(key, valid, n=1)
     return f"{sep}did you mean {close[0]!r}?" if close else ""
+
+
+def _words(text: str) -> set[str]:
+    return set(re.split(r"[^a-z0-9]+", text.casefold())) - {""}
+
+
+def closest_instances(key: str, gpu_of: Mapping[str, str], n: int = 3) -> list[str]:
+    """The instance ids closest to ``key``, given each id's GPU id (``gpu_of``): the ids ``key``
+    begins (``"aws/p5"``, also written ``"AWS p5"``), else those of its provider whose GPU it
+    names (``"lambda/h100"``: Lambda's H100 instances, not its A100s), the most alike first,
+    else :func:`closest`."""
+    key = key.strip().casefold()
+    if "/" not in key:  # "AWS p5": a provider and a name written apart
+        key = re.sub(r"\s+", "/", key, count=1)
+    ids = sorted(gpu_of)
+    begun = [i for i in ids if i.startswith(key)]
+    if key and begun:
+        return begun[:n]
+    provider, slash, name = key.partition("/")
+    pool = [i for i in ids if slash and i.startswith(f"{provider}/")] or ids
+    named = _words(name if slash else key)
+    carrying = [i for i in pool if named & _words(gpu_of[i]) - {"pcie", "sxm"}]
+    if carrying:
+        alike = sorted(carrying, key=lambda i: -difflib.SequenceMatcher(None, key, i).ratio())
+        return alike[:n]
+    return closest(key, ids, n)

@@ -1,18 +1,25 @@
 """Relative training throughput of one GPU against another.
 
-Measured figures in the catalog are relative to the V100 SXM2 16 GB baseline at one precision.
-The throughput of ``gpu`` in units of ``reference`` at ``precision`` is, in order:
+Figures in the catalog are relative to the V100 SXM2 16 GB baseline at one precision; most are
+measured, the rest are estimates the catalog marks (``estimated_fields``) and explains (a
+measured GPU of the same kind scaled by like-for-like peaks, data/NOTES.md).
+
+Each GPU runs a precision's work at one peak (:func:`work_peak`): its tensor-core peak at that
+precision (TF32 for fp32 work on tensor cores that have it, NVIDIA Ampere and later and AMD
+CDNA 3), else the FP32 peak of its CUDA cores for fp32, else the next lower precision's (no
+INT8 tensor cores: INT8 at the FP16 rate). A peak is of kind ``tensor`` or ``vector`` (CUDA
+cores); real training reaches a different share of the two, so peaks of different kinds are
+never set against each other. The throughput of ``gpu`` in units of ``reference`` at
+``precision`` is, in order:
 
 1. a GPU against itself: exactly 1;
-2. ``measured``: both GPUs are measured at the precision: the ratio of the measured figures;
-3. ``scaled``: each GPU is measured at the nearest precision (int8 -> fp16 -> fp32, fp32 ->
-   fp16), scaled by the ratio of that GPU's *own* peaks at the two precisions (its int8 and
-   fp16 tensor peaks, say); a GPU without a peak at a precision runs that work at the rate of
-   the next lower one (no INT8 tensor cores: INT8 at its FP16 rate);
-4. ``peaks``: where one of the two has nothing measured, the ratio of like-for-like peaks of
-   the two GPUs: tensor peak against tensor peak when both have tensor cores at the precision,
-   otherwise FP32 against FP32. A tensor peak of one GPU is never set against a non-tensor peak
-   of the other.
+2. ``measured``: both GPUs have a figure at the precision: the ratio of the figures
+   (``estimated`` when either figure is an estimate);
+3. ``scaled``: both have a figure at the nearest precision (int8 -> fp16 -> fp32, fp32 ->
+   fp16): that ratio, times the ratio of each GPU's *own* peaks at the two precisions, where
+   each GPU runs both on the same kind of unit (``estimated`` when a figure is an estimate);
+4. ``peaks``: where one of the two has no figure, the ratio of their work peaks when they are
+   of the same kind. Otherwise there is no like-for-like figure and the lookup fails.
 """
 
 from __future__ import annotations
@@ -23,22 +30,35 @@ from .errors import ThroughputUnavailableError, UnknownIdError
 from .models import GPU
 from .vocabulary import PRECISIONS
 
-__all__ = ["Throughput", "relative_throughput"]
+__all__ = ["Peak", "Throughput", "relative_throughput", "work_peak"]
 
-#: Peak column of each precision's tensor cores; fp32 is the plain FP32 peak.
-_PEAK = {"fp32": "fp32_tflops", "fp16": "fp16_tflops", "int8": "int8_tops"}
-#: Measured precisions to scale from, nearest first.
+#: Tensor-core peak column of each precision's work.
+_TENSOR = {"fp32": "tf32_tflops", "fp16": "fp16_tflops", "int8": "int8_tops"}
+#: Precisions to scale from, nearest first.
 _NEAREST = {"int8": ("fp16", "fp32"), "fp16": ("fp32",), "fp32": ("fp16",)}
-#: The precision whose rate a GPU without a peak at this one falls back to.
+#: The precision whose rate a GPU without tensor cores at this one falls back to.
 _LOWER = {"int8": "fp16", "fp16": "fp32"}
+
+
+@dataclass(frozen=True)
+class Peak:
+    """The peak a GPU runs one precision's work at [TFLOPS or TOPS], from catalog ``column``."""
+
+    value: float
+    column: str
+
+    @property
+    def kind(self) -> str:
+        """``"vector"`` for the FP32 peak of the CUDA cores, ``"tensor"`` for tensor cores."""
+        return "vector" if self.column == "fp32_tflops" else "tensor"
 
 
 @dataclass(frozen=True)
 class Throughput:
     """Per-GPU throughput [reference GPU-hours per GPU-hour] and how it was obtained.
 
-    ``basis`` is ``"identity"``, ``"measured"``, ``"scaled"`` or ``"peaks"`` (module docstring);
-    ``how`` says it in words, for the result's assumptions.
+    ``basis`` is ``"identity"``, ``"measured"``, ``"scaled"``, ``"estimated"`` or ``"peaks"``
+    (module docstring); ``how`` says it in words, for the result's assumptions.
     """
 
     value: float
@@ -51,40 +71,76 @@ def _check_precision(precision: str) -> None:
         raise UnknownIdError("precision", str(precision), [], PRECISIONS)
 
 
-def _own_rate(gpu: GPU, precision: str) -> float | None:
-    """The peak at which ``gpu`` runs ``precision`` work [TFLOPS or TOPS], or None."""
-    value = getattr(gpu, _PEAK[precision])
+def work_peak(gpu: GPU, precision: str) -> Peak | None:
+    """The peak at which ``gpu`` runs ``precision`` work, or None without one (module
+    docstring)."""
+    value = getattr(gpu, _TENSOR[precision])
     if value is not None:
-        return float(value)
-    lower = _LOWER.get(precision)
-    return _own_rate(gpu, lower) if lower else None
+        return Peak(float(value), _TENSOR[precision])
+    if precision == "fp32":
+        return None if gpu.fp32_tflops is None else Peak(float(gpu.fp32_tflops), "fp32_tflops")
+    return work_peak(gpu, _LOWER[precision])
 
 
-def _from_measurements(gpu: GPU, precision: str) -> tuple[float, str] | None:
-    """Throughput relative to the V100 baseline from the GPU's own measurements, or None."""
-    if precision in gpu.measured:
-        return gpu.measured[precision], f"measured {precision}"
+def _estimated(gpu: GPU, precision: str) -> bool:
+    return f"measured_{precision}" in gpu.estimated_fields
+
+
+def _own_ratio(gpu: GPU, precision: str, nearest: str) -> float | None:
+    """``gpu``'s peak at ``precision`` over its peak at ``nearest`` when both are of one kind."""
+    target, source = work_peak(gpu, precision), work_peak(gpu, nearest)
+    if target is None or source is None or target.kind != source.kind:
+        return None
+    return target.value / source.value
+
+
+def _figures(gpu: GPU, reference: GPU, precision: str) -> Throughput | None:
+    """The ratio of the two GPUs' catalog figures at ``precision``, direct or scaled."""
+    if precision in gpu.measured and precision in reference.measured:
+        value = gpu.measured[precision] / reference.measured[precision]
+        if _estimated(gpu, precision) or _estimated(reference, precision):
+            which = " and ".join(g.id for g in (gpu, reference) if _estimated(g, precision))
+            how = f"estimated {precision} figure of {which}: see its catalog note"
+            return Throughput(value, "estimated", how)
+        return Throughput(value, "measured", f"measured {precision}")
     for nearest in _NEAREST[precision]:
-        if nearest not in gpu.measured:
+        if nearest not in gpu.measured or nearest not in reference.measured:
             continue
-        target, source = _own_rate(gpu, precision), _own_rate(gpu, nearest)
-        if target and source:
-            ratio = target / source
-            how = f"measured {nearest} x its own {precision}/{nearest} peak ratio {ratio:.3g}"
-            return gpu.measured[nearest] * ratio, how
+        mine = _own_ratio(gpu, precision, nearest)
+        theirs = _own_ratio(reference, precision, nearest)
+        if mine is None or theirs is None:
+            continue
+        value = gpu.measured[nearest] / reference.measured[nearest] * mine / theirs
+        how = (
+            f"{nearest} figures x their own {precision}/{nearest} peak ratios "
+            f"{mine:.3g} / {theirs:.3g}"
+        )
+        if _estimated(gpu, nearest) or _estimated(reference, nearest):
+            return Throughput(value, "estimated", f"estimated {how}")
+        return Throughput(value, "scaled", how)
     return None
 
 
-def _like_for_like(gpu: GPU, reference: GPU, precision: str) -> tuple[float, str]:
-    for column in dict.fromkeys((_PEAK[precision], "fp32_tflops")):
-        mine, theirs = getattr(gpu, column), getattr(reference, column)
-        if mine is not None and theirs is not None:
-            return mine / theirs, f"peak {column} {mine:g} / {theirs:g}"
-    missing = gpu if gpu.fp32_tflops is None else reference
-    raise ThroughputUnavailableError(
-        f"GPU {missing.id!r} has no {precision} throughput figure to compare with "
-        f"{(reference if missing is gpu else gpu).id!r} (no measurement, no like-for-like "
-        "peak)"
+def _like_for_like(gpu: GPU, reference: GPU, precision: str) -> Throughput:
+    mine, theirs = work_peak(gpu, precision), work_peak(reference, precision)
+    if mine is None or theirs is None:
+        missing = gpu if mine is None else reference
+        other = reference if missing is gpu else gpu
+        raise ThroughputUnavailableError(
+            f"GPU {missing.id!r} has no {precision} throughput figure to compare with "
+            f"{other.id!r} (no measurement, no like-for-like peak)"
+        )
+    if mine.kind != theirs.kind:
+        raise ThroughputUnavailableError(
+            f"no like-for-like {precision} figure for {gpu.id!r} against {reference.id!r}: "
+            f"one runs {precision} work on {mine.kind} units ({mine.column}), the other on "
+            f"{theirs.kind} units ({theirs.column}), whose peaks real training reaches to "
+            "different degrees"
+        )
+    return Throughput(
+        mine.value / theirs.value,
+        "peaks",
+        f"peak {mine.column} {mine.value:g} / {theirs.column} {theirs.value:g}",
     )
 
 
@@ -100,17 +156,11 @@ def relative_throughput(gpu: GPU, reference: GPU, precision: str) -> Throughput:
         A :class:`Throughput` by the rules of the module docstring.
 
     Raises:
-        ThroughputUnavailableError: no measurement and no like-for-like peak (names the GPU).
+        ThroughputUnavailableError: no figure and no like-for-like peak (names the GPUs).
         UnknownIdError: unknown precision.
     """
     _check_precision(precision)
     if gpu.id == reference.id:
         return Throughput(1.0, "identity", f"the reference GPU itself ({reference.id})")
-    mine = _from_measurements(gpu, precision)
-    theirs = _from_measurements(reference, precision)
-    if mine is not None and theirs is not None:
-        both_direct = precision in gpu.measured and precision in reference.measured
-        how = mine[1] if theirs[1] == f"measured {precision}" else f"{mine[1]} / {theirs[1]}"
-        return Throughput(mine[0] / theirs[0], "measured" if both_direct else "scaled", how)
-    value, how = _like_for_like(gpu, reference, precision)
-    return Throughput(value, "peaks", how)
+    found = _figures(gpu, reference, precision)
+    return found if found is not None else _like_for_like(gpu, reference, precision)

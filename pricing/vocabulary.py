@@ -15,11 +15,13 @@ __all__ = [
     "API_LIMITS",
     "Bound",
     "COOLING",
+    "FORM_FACTORS",
     "GPU_LIMITS",
     "IDLE_FRACTION_OF_TDP",
     "INSTANCE_LIMITS",
     "INTERCONNECTS",
     "MODEL_LIMITS",
+    "MODULES",
     "PLATFORM_LIMITS",
     "PRECISIONS",
     "PRICING_MODELS",
@@ -47,6 +49,10 @@ RESERVATION_MONTHS: dict[str, int] = {"reserved_1y": 12, "reserved_3y": 36}
 TIERS: tuple[str, ...] = ("hyperscaler", "neocloud", "marketplace")
 #: Cooling classes of GPU boards.
 COOLING: tuple[str, ...] = ("open-air", "blower", "passive", "sxm")
+#: How a GPU mounts: a PCIe card, or a module (NVIDIA SXM, OCP OAM) on a multi-GPU baseboard.
+FORM_FACTORS: tuple[str, ...] = ("pcie", "sxm", "oam")
+#: The form factors that are modules: they mount only on a baseboard of their own kind.
+MODULES: tuple[str, ...] = ("sxm", "oam")
 #: Idle draw assumed when no sourced figure exists [-] (fraction of TDP); see data/NOTES.md.
 IDLE_FRACTION_OF_TDP = 0.10
 
@@ -95,6 +101,7 @@ def _shown(value: float) -> str:
 GPU_LIMITS: dict[str, Bound] = {
     "year": Bound(1990, 2100, "[year]", integer=True),
     "fp32_tflops": Bound(0, 10_000, "[TFLOPS]", low_open=True),
+    "tf32_tflops": Bound(0, 100_000, "[TFLOPS]", low_open=True),
     "fp16_tflops": Bound(0, 100_000, "[TFLOPS]", low_open=True),
     "int8_tops": Bound(0, 100_000, "[TOPS]", low_open=True),
     "memory_gb": Bound(0.5, 512, "[GB]"),

@@ -22,6 +22,7 @@ from pricing import RESERVATION_MONTHS
 from pricing.prices import STALE_AFTER_MONTHS
 
 from .sides import Hosted, Inference, Owned, Rented, Training, Work
+from .userprices import FAR, GPU_HOUR_KEY, SERVER_KEY
 
 __all__ = [
     "CIRCUIT_15A_W",
@@ -161,6 +162,28 @@ def chassis_fit(o: Owned, q: Question) -> Iterator[Advice]:
         )
 
 
+#: How the advice names each form factor.
+_FORM_NAMES = {"pcie": "PCIe card", "sxm": "SXM module", "oam": "OAM module"}
+
+
+def form_factor(o: Owned, q: Question) -> Iterator[Advice]:
+    """An SXM or OAM module mounts only on a baseboard of its kind, which the 1- and 2-GPU
+    tiers do not have: such a build cannot be put together."""
+    tier, gpu = o.platform, o.gpu
+    if tier is None or tier.takes(gpu):
+        return
+    boards = [str(t.gpu_count) for t in q.work.catalog.tiers if t.takes(gpu)]
+    fits = f"give {o.path}.gpu_count {' or '.join(boards)}, or " if boards else ""
+    takes = " and ".join(f"{_FORM_NAMES[f]}s" for f in tier.form_factors)
+    yield Advice(
+        "form_factor",
+        "error",
+        f"{gpu.name} is an {_FORM_NAMES[gpu.form_factor]}, which mounts only on a baseboard "
+        f"of modules; the {tier.name} tier takes {takes} only: {fits}choose a PCIe GPU",
+        o.path,
+    )
+
+
 def pcie_lanes(o: Owned, q: Question) -> Iterator[Advice]:
     """Boards that drop to x8 or x4 cost multi-GPU throughput."""
     if o.inputs.gpu_count >= 2 and o.interconnect in ("pcie-x8", "pcie-x4"):
@@ -216,13 +239,15 @@ def precision_support(side: Owned | Rented, q: Question) -> Iterator[Advice]:
 
 def throughput_estimated(q: Question) -> Iterator[Advice]:
     """Once, where a side's training throughput rests on peak figures rather than
-    measurements."""
+    measurements: the two GPUs' like-for-like peaks, or the catalog's estimate (a measured GPU
+    of the same kind scaled by their peaks)."""
     if not isinstance(q.work, Training):
         return
     sides = [
         s
         for s in q.sides
-        if getattr(s, "throughput", None) is not None and s.throughput.basis == "peaks"
+        if getattr(s, "throughput", None) is not None
+        and s.throughput.basis in ("peaks", "estimated")
     ]
     if sides:
         which = " and ".join(f"{s.path} ({s.gpu.name})" for s in sides)
@@ -230,8 +255,9 @@ def throughput_estimated(q: Question) -> Iterator[Advice]:
             "throughput_from_peaks",
             "info",
             f"no measured {_work(q)} throughput for {which} against "
-            f"{q.work.reference.name}; the ratio of like-for-like peak figures is used, which "
-            "can overstate real speed (give relative_throughput to override)",
+            f"{q.work.reference.name}; an estimate from like-for-like peak figures is used "
+            "(the catalog's, from a measured GPU of the same kind, or the two GPUs' peaks), "
+            "which can overstate real speed (give relative_throughput to override)",
             sides[0].path if len(sides) == 1 else None,
         )
 
@@ -306,6 +332,105 @@ def price_estimated(o: Owned, q: Question) -> Iterator[Advice]:
             f"price; give {key} as a distribution",
             o.path,
         )
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """A price as one key reads it: ``value`` in the catalog's unit, ``text`` how."""
+
+    key: str
+    value: float
+    text: str
+
+
+def _given_source(side: Owned | Rented, key: str) -> str | None:
+    """How the block gave input ``key`` (its assumption's words), or None when not given."""
+    name = f"{side.path}.{key}"
+    return next(
+        (a.source for a in side.assumptions if a.key == name and a.origin == Origin.GIVEN), None
+    )
+
+
+def _far(
+    side: Owned | Rented, given: _Reading, other: _Reading | None, catalog: float, what: str
+) -> Iterator[Advice]:
+    """``price_far_from_catalog`` when ``given`` is more than :data:`FAR` times away from the
+    catalog's price, saying what ``other``, the other reading, gives."""
+    ratio = given.value / catalog
+    if 1 / FAR <= ratio <= FAR:
+        return
+    far = f"{ratio:.1f} times" if ratio > 1 else f"1/{1 / ratio:.1f} of"
+    hint = "check the price and its unit"
+    if other is not None and 1 / FAR <= other.value / catalog <= FAR:
+        hint = f"read as {other.key}, {other.text} is near it"
+    yield Advice(
+        "price_far_from_catalog",
+        "warning",
+        f"{given.key} gives {given.text}, {far} the catalog's {catalog:,.2f} {what}; {hint}",
+        side.path,
+    )
+
+
+def price_far_from_catalog(side: Owned | Rented, q: Question) -> Iterator[Advice]:
+    """A price given in the scenario more than twice or less than half the catalog's, for the
+    same GPU or instance and pricing, was perhaps typed in other terms (per GPU for per
+    instance, one GPU for a server)."""
+    if isinstance(side, Owned):
+        yield from _far_owned(side)
+        return
+    offer, pricing, p = side.offer, side.inputs.pricing, side.path
+    catalog, source = offer.prices.get(pricing), _given_source(side, "price_usd_per_hour")
+    if offer.id is None or catalog is None or source is None:
+        return
+    n, price = offer.gpu_count, side.inputs.price_usd_per_hour.median()
+    per_gpu = f"{price / n:,.2f} x {n} = {price:,.2f}"
+    readings = [
+        _Reading(f"{p}.price_usd_per_hour", price, f"{price:,.2f}"),
+        _Reading(f"{p}.{GPU_HOUR_KEY}", price * n, f"{price:,.2f} x {n} = {price * n:,.2f}"),
+    ]
+    if GPU_HOUR_KEY in source:
+        readings = [
+            _Reading(f"{p}.{GPU_HOUR_KEY}", price, per_gpu),
+            _Reading(f"{p}.price_usd_per_hour", price / n, f"{price / n:,.2f}"),
+        ]
+    other = readings[1] if n > 1 else None
+    yield from _far(
+        side, readings[0], other, catalog, f"USD per instance-hour of {offer.id} ({pricing})"
+    )
+
+
+def _far_owned(o: Owned) -> Iterator[Advice]:
+    gpu, n, p, tier = o.gpu, o.inputs.gpu_count, o.path, o.platform
+    if gpu.id.startswith("inline:") or gpu.price_usd is None:
+        return
+    price = o.inputs.gpu_price_usd.median()
+    if _given_source(o, "gpu_price_usd") is not None:
+        other = _Reading(f"{p}.{SERVER_KEY}", price / n, f"{price:,.0f} / {n} = {price / n:,.0f}")
+        yield from _far(
+            o,
+            _Reading(f"{p}.gpu_price_usd", price, f"{price:,.0f}"),
+            other if n > 1 else None,
+            gpu.price_usd,
+            f"USD for one {gpu.id}",
+        )
+    source = _given_source(o, "platform_price_usd")
+    if tier is None or source is None or SERVER_KEY not in source:
+        return
+    server = o.inputs.platform_price_usd.median() + n * price
+    catalog = n * gpu.price_usd + tier.price_usd
+    one = _Reading(
+        f"{p}.gpu_price_usd",
+        n * server + tier.price_usd,
+        f"{n} x {server:,.0f} + the platform {tier.price_usd:,.0f} = "
+        f"{n * server + tier.price_usd:,.0f}",
+    )
+    yield from _far(
+        o,
+        _Reading(f"{p}.{SERVER_KEY}", server, f"{server:,.0f}"),
+        one if n > 1 else None,
+        catalog,
+        f"USD for {n} x {gpu.id} in the {tier.name} tier",
+    )
 
 
 def spot_overhead(r: Rented, q: Question) -> Iterator[Advice]:
@@ -385,6 +510,7 @@ RULES: tuple[tuple[str, Callable[..., Iterator[Advice]]], ...] = (
     ("owned", office_circuit),
     ("owned", cooling_open_air),
     ("owned", chassis_fit),
+    ("owned", form_factor),
     ("owned", pcie_lanes),
     ("owned", loud_hot),
     ("side", precision_support),
@@ -393,6 +519,7 @@ RULES: tuple[tuple[str, Callable[..., Iterator[Advice]]], ...] = (
     ("question", serving_shape_differs),
     ("hosted", api_model_differs),
     ("owned", price_estimated),
+    ("side", price_far_from_catalog),
     ("rented", spot_overhead),
     ("rented", reservation_outlives_horizon),
     ("question", short_horizon),

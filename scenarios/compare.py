@@ -8,23 +8,40 @@ catalog's defaults, the user's prices laid over the catalog and the buyer's-guid
 option the advice rules out (an ``error``) or that cannot be resolved is left out and listed
 with the reason.
 
-Cost is per reference GPU-hour of work done at utilisation u [USD/reference GPU-hour]:
+The unit of work is the workload's (:class:`~scenarios.sides.Work`). Without a ``model`` it is
+training work, counted in reference GPU-hours; with one, serving that model at ``precision`` for
+requests of ``input_tokens`` and ``output_tokens`` tokens, counted in millions of tokens (input
++ output, "M tokens"). A GPU's throughput is then the catalog's measured serving throughput
+(:func:`pricing.tokens_per_s`), and the catalog's API offers of the model join the options. An
+owned or rented option whose GPU has no measurement of the model at that precision is left out
+and counted, and so is one whose server or instance cannot hold the weights in
+:data:`~scenarios.advice.WEIGHTS_SHARE` of its GPU memory (``params_b`` x bytes per parameter,
+:meth:`pricing.Model.weights_gb`).
+
+Cost is per unit of work done at utilisation u [USD/unit]:
 
 - owned: ``TCO_buy(u) / (u * 730 * H * T_own)``, the engine's closed-form TCO line of the
   build over the horizon H, divided by the work the build does at u;
 - rented: ``TCO_rent(u) / (u * 730 * H * T_inst)`` for one instance doing work at u, so on
   demand and spot cost their hourly price over the instance's throughput whatever u is, while a
-  reservation is paid for every hour of its term and costs more per hour of work at low u.
+  reservation is paid for every hour of its term and costs more per hour of work at low u;
+- an API offer: the same as a rented option, the API being an "instance" that does one M
+  tokens an hour at the blended price p_api (:meth:`~costmodel.cashflows.ApiDraws.as_rented`):
+  ``p_api * sum_m (1 + g_api)^((m - 1)/12) / H``, the same at every u.
 
 Every option is evaluated on the same draws of the default uncertainty (:data:`UNCERTAINTY`,
-triangular around each catalog value) and given as P10, P50 and P90. Options are ranked by
-P50, cheapest first. The break-even utilisation between the cheapest owned and the cheapest
-rented option is found draw by draw from the two lines, each per unit of throughput.
+and :data:`API_UNCERTAINTY` for the API offers; triangular around each catalog value) and given
+as P10, P50 and P90, undiscounted and before tax. Options are ranked by P50, cheapest first. The
+break-even utilisation between the cheapest owned and the cheapest rented option (and, by model,
+the cheapest API offer) is found draw by draw from their lines, each per unit of throughput.
 
 >>> from scenarios.compare import CompareRequest, compare
 >>> result = compare(CompareRequest(utilisation=0.5, samples=200))
 >>> result.options[0].side in ("buy", "rent")
 True
+>>> served = compare(CompareRequest(utilisation=0.5, model="llama-3.3-70b", samples=200))
+>>> served.unit, served.request.precision, served.cheapest_api.side
+('million_tokens', 'fp8', 'api')
 """
 
 from __future__ import annotations
@@ -38,9 +55,19 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
-from marshmallow import Schema, ValidationError, fields, post_load, validate
+from marshmallow import (
+    Schema,
+    ValidationError,
+    fields,
+    post_dump,
+    post_load,
+    validate,
+    validates_schema,
+)
 
+from costmodel.api_price import blended_price
 from costmodel.cashflows import (
+    ApiDraws,
     BuyDraws,
     BuyLine,
     RentDraws,
@@ -51,23 +78,41 @@ from costmodel.cashflows import (
     rent_line,
 )
 from costmodel.distributions import Distribution, Fixed, Triangular, draws_at
-from costmodel.inputs import MAX_SAMPLES, BuyInputs, ModelInputs, RentInputs, input_fields
+from costmodel.inputs import (
+    MAX_SAMPLES,
+    ApiInputs,
+    BuyInputs,
+    ModelInputs,
+    RentInputs,
+    input_fields,
+)
 from costmodel.outcomes import breakeven_utilisation
 from costmodel.present.schema import AdviceSchema, BreakevenSchema, CatalogRefSchema, Number
 from costmodel.result import Advice, Breakeven, CatalogRef, Origin
 from costmodel.sampling import sample
 from costmodel.stats import breakeven, percentiles
-from pricing import PRECISIONS, PRICING_MODELS, Catalog, load_catalog
-from pricing.vocabulary import GPU_LIMITS, TIERS
+from pricing import (
+    PRECISIONS,
+    PRICING_MODELS,
+    SERVING_PRECISIONS,
+    Catalog,
+    CatalogError,
+    ServingThroughput,
+    load_catalog,
+)
+from pricing.serving import gpus_with_rows
+from pricing.vocabulary import GPU_LIMITS, SERVING_LIMITS, TIERS
 
-from .advice import Question, advise
+from .advice import WEIGHTS_SHARE, Question, advise
 from .errors import ScenarioError, flatten_messages
-from .schema import BuySchema, RentSchema, UtilisationFloor
-from .sides import Owned, Rented, Work, owned, rented, work
+from .schema import ApiSchema, BoundRange, BuySchema, RentSchema, UtilisationFloor
+from .sides import Hosted, Inference, Owned, Rented, Work, hosted, owned, rented, work
 
 __all__ = [
+    "API_UNCERTAINTY",
     "GPU_COUNTS",
     "UNCERTAINTY",
+    "Citation",
     "CompareRequest",
     "CompareSchema",
     "Comparison",
@@ -75,9 +120,12 @@ __all__ = [
     "Cost",
     "LeftOut",
     "Option",
+    "ServedModel",
+    "Unserved",
     "Wording",
     "compare",
     "load_request",
+    "option_count",
 ]
 
 #: The default uncertainty of every option: the relative half-width of a symmetric triangular
@@ -95,16 +143,33 @@ UNCERTAINTY: Mapping[str, float] = MappingProxyType(
         "rent.on_demand_price_usd_per_hour": 0.10,
     }
 )
+#: The default uncertainty of an API offer, added to :data:`UNCERTAINTY` in a comparison by
+#: model: +-10 % on its input and output prices, as on a rental price (list prices of hosted
+#: models move by that much within months) [-].
+API_UNCERTAINTY: Mapping[str, float] = MappingProxyType(
+    {"api.input_usd_per_mtok": 0.10, "api.output_usd_per_mtok": 0.10}
+)
 #: GPUs per owned server compared.
 GPU_COUNTS: tuple[int, ...] = (1, 2, 4, 8)
 #: Draws per option unless asked otherwise.
 DEFAULT_SAMPLES = 2000
-#: The pricing of an owned option.
+#: Tokens per request, input and output alike, unless asked otherwise [tokens].
+DEFAULT_TOKENS = 1000
+#: The pricing of an owned option, and of an API offer.
 PURCHASE = "purchase"
+PER_TOKEN = "per_token"
+#: The precision of training work unless asked otherwise.
+TRAINING_PRECISION = "fp16"
+#: The units of work: training (no model) and serving a model.
+TRAINING_UNIT, SERVING_UNIT = "reference_gpu_hour", "million_tokens"
 
 _HORIZON = input_fields(ModelInputs)["horizon_months"].metadata["bound"]
 _SEED = input_fields(ModelInputs)["seed"].metadata["bound"]
 _MEMORY = GPU_LIMITS["memory_gb"]
+#: The request keys of a comparison by model (of inference work).
+_SERVING_KEYS = ("model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user")
+#: Why an option of a comparison by model is left out without being resolved.
+_UNMEASURED, _TOO_BIG = "no_measurement", "does_not_fit"
 
 # ---------------------------------------------------------------------------------------------
 # the request
@@ -116,21 +181,47 @@ class CompareRequest:
 
     Attributes:
         utilisation: busy share of wall-clock hours [-], in (0, 1].
-        precision: ``"fp32" | "fp16" | "int8"``; picks the catalog throughput.
+        precision: picks the catalog throughput: ``"fp32" | "fp16" | "int8"`` for training
+            work (``None``: fp16); with a ``model``, ``"fp16" | "fp8" | "fp4"`` (``None``: the
+            first precision the catalog measures the model at, in that order).
         horizon_months: months of ownership or rental [month].
         min_memory_gb: GPUs with less memory are left out [GB]; ``None``: none.
         tier: keep the rented instances of this kind of provider (``"hyperscaler" |
-            "neocloud" | "marketplace"``); ``None``: all. Owned options are not filtered.
+            "neocloud" | "marketplace"``); ``None``: all. Owned options and API offers are not
+            filtered.
         samples: draws per option [draw]. seed: random seed [-].
+        model: catalog model id: compare serving it, by cost per M tokens; ``None``: training
+            work, by cost per reference GPU-hour.
+        input_tokens, output_tokens: tokens per request of the model's work [tokens].
+        min_tokens_per_s_per_user: only serving measurements that serve each request at least
+            this fast [tokens/s]; ``None``: any.
     """
 
     utilisation: float
-    precision: str = "fp16"
+    precision: str | None = None
     horizon_months: int = 36
     min_memory_gb: float | None = None
     tier: str | None = None
     samples: int = DEFAULT_SAMPLES
     seed: int = 0
+    model: str | None = None
+    input_tokens: int = DEFAULT_TOKENS
+    output_tokens: int = DEFAULT_TOKENS
+    min_tokens_per_s_per_user: float | None = None
+
+    @property
+    def unit(self) -> str:
+        """The unit of work costs are per: ``"reference_gpu_hour"`` or ``"million_tokens"``."""
+        return TRAINING_UNIT if self.model is None else SERVING_UNIT
+
+
+def _tokens(name: str, description: str) -> fields.Field:
+    return fields.Integer(
+        load_default=DEFAULT_TOKENS,
+        strict=True,
+        validate=BoundRange(SERVING_LIMITS[name]),
+        metadata={"description": description, "unit": "[tokens]"},
+    )
 
 
 class CompareSchema(Schema):
@@ -147,9 +238,13 @@ class CompareSchema(Schema):
         },
     )
     precision = fields.String(
-        load_default="fp16",
-        validate=validate.OneOf(PRECISIONS),
-        metadata={"description": "numeric precision of the work; picks the catalog throughput"},
+        load_default=None,
+        validate=validate.OneOf(tuple(dict.fromkeys(PRECISIONS + SERVING_PRECISIONS))),
+        metadata={
+            "description": "numeric precision of the work; picks the catalog throughput "
+            f"(training: {', '.join(PRECISIONS)}, default {TRAINING_PRECISION}; with a model: "
+            f"{', '.join(SERVING_PRECISIONS)}, default the first the catalog measures it at)"
+        },
     )
     horizon_months = fields.Integer(
         load_default=36,
@@ -182,10 +277,62 @@ class CompareSchema(Schema):
         validate=validate.Range(int(_SEED.low), int(_SEED.high)),
         metadata={"description": "random seed", "unit": "[-]"},
     )
+    model = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(min=1, max=200),
+        metadata={
+            "description": "catalog model id: rank the options of serving it by cost per M "
+            "tokens, with the API offers of the model; left out: training work",
+            "example": "llama-3.3-70b",
+        },
+    )
+    input_tokens = _tokens("input_tokens", "with a model: input tokens per request")
+    output_tokens = _tokens("output_tokens", "with a model: output tokens per request")
+    min_tokens_per_s_per_user = fields.Float(
+        load_default=None,
+        allow_none=True,
+        allow_nan=False,
+        validate=BoundRange(SERVING_LIMITS["tokens_per_s_per_user"]),
+        metadata={
+            "description": "with a model: only measurements that serve each request at least "
+            "this fast",
+            "unit": "[tokens/s]",
+        },
+    )
+
+    @validates_schema(pass_original=True)
+    def _kind(self, data: dict, original: Any, **kwargs: Any) -> None:
+        """The serving keys need a model, and each kind of work has its own precisions."""
+        given = original if isinstance(original, Mapping) else {}
+        precision, errors = data.get("precision"), {}
+        if data.get("model") is None:
+            for key in _SERVING_KEYS[1:]:
+                if given.get(key) is not None:
+                    errors[key] = ["only with a model (comparing the serving of it)"]
+            if precision is not None and precision not in PRECISIONS:
+                errors["precision"] = [
+                    f"training work is measured at {', '.join(PRECISIONS)}, got {precision!r}; "
+                    "give a model to compare serving it"
+                ]
+        elif precision is not None and precision not in SERVING_PRECISIONS:
+            errors["precision"] = [
+                f"serving is measured at {', '.join(SERVING_PRECISIONS)}, got {precision!r}"
+            ]
+        if errors:
+            raise ValidationError(errors)
 
     @post_load
     def _request(self, data: dict, **kwargs: Any) -> CompareRequest:
         return CompareRequest(**data)
+
+    @post_dump
+    def _drop_serving(self, data: dict, **kwargs: Any) -> dict:
+        """A comparison of training work shows none of the serving keys."""
+        if data.get("model") is None:
+            for key in _SERVING_KEYS:
+                data.pop(key, None)
+        return data
 
 
 def load_request(data: Mapping[str, Any], source: str = "<request>") -> CompareRequest:
@@ -204,7 +351,7 @@ def load_request(data: Mapping[str, Any], source: str = "<request>") -> CompareR
 
 @dataclass(frozen=True)
 class Cost:
-    """Cost per reference GPU-hour [USD/reference GPU-hour]: P10, P50, P90."""
+    """Cost per unit of work [USD/unit]: P10, P50, P90."""
 
     p10: float
     p50: float
@@ -212,29 +359,52 @@ class Cost:
 
 
 @dataclass(frozen=True)
+class Citation:
+    """What an option of a comparison by model rests on: the serving row (owned and rented)
+    or the API offer, by catalog ``id``, its date ``as_of`` and its ``source``."""
+
+    id: str
+    as_of: str
+    source: str
+
+
+@dataclass(frozen=True)
 class Option:
-    """One way to get the compute, with its cost at the requested utilisation.
+    """One way to get the work done, with its cost at the requested utilisation.
 
     Attributes:
-        id: the GPU id (owned) or the instance id (rented).
-        side: ``"buy" | "rent"``. pricing: ``"purchase"`` (owned) or the pricing model.
-        gpu: GPU id. gpu_count: GPUs per server or per instance.
-        cost_per_reference_gpu_hour: P10/P50/P90 [USD/reference GPU-hour].
-        price_usd: the option's price [USD/GPU] or [USD/instance-hour]; price_source: where it
-            came from, in words; price_origin: its kind (the catalog, or the user's prices).
+        id: the GPU id (owned), the instance id (rented) or the API offer id.
+        side: ``"buy" | "rent" | "api"``. pricing: ``"purchase"`` (owned), the pricing model
+            (rented) or ``"per_token"`` (an API).
+        gpu: GPU id. gpu_count: GPUs per server or per instance (``None`` for an API).
+        cost: P10/P50/P90 [USD/unit of work]; unit: ``"reference_gpu_hour"`` or
+            ``"million_tokens"``.
+        price_usd: the option's price [USD/GPU], [USD/instance-hour] or, for an API, its
+            blended price [USD/M tokens]; price_source: where it came from, in words;
+            price_origin: its kind (the catalog, or the user's prices).
         warnings: the buyer's-guide advice about this option.
+        tokens_per_s_per_gpu: the measured serving throughput [tokens/s per GPU] (owned and
+            rented, by model). source: the serving row or API offer (by model).
     """
 
     id: str
     side: str
     pricing: str
-    gpu: str
-    gpu_count: int
-    cost_per_reference_gpu_hour: Cost
+    gpu: str | None
+    gpu_count: int | None
+    cost: Cost
     price_usd: float
     price_source: str
     price_origin: Origin = Origin.CATALOG
     warnings: tuple[Advice, ...] = ()
+    unit: str = TRAINING_UNIT
+    tokens_per_s_per_gpu: float | None = None
+    source: Citation | None = None
+
+    @property
+    def cost_per_reference_gpu_hour(self) -> Cost:
+        """:attr:`cost` under the name it has for training work."""
+        return self.cost
 
 
 @dataclass(frozen=True)
@@ -244,13 +414,43 @@ class LeftOut:
     id: str
     side: str
     pricing: str
-    gpu_count: int
+    gpu_count: int | None
     reason: str
 
 
 @dataclass(frozen=True)
+class ServedModel:
+    """The model of a comparison by model: catalog ``id``, ``name``, ``params_b`` [billion
+    parameters] and the memory its weights take at the precision compared [GB]."""
+
+    id: str
+    name: str
+    params_b: float
+    weights_gb: float
+
+
+@dataclass(frozen=True)
+class Unserved:
+    """What a comparison by model leaves out before resolving it: the GPUs (of owned options)
+    and instances without a serving measurement of the model at the precision (and the
+    interactivity floor), the owned servers (a GPU at a count) and instances too small for the
+    weights; and the GPUs that do have a measurement."""
+
+    no_measurement_gpus: int
+    no_measurement_instances: int
+    does_not_fit_servers: int
+    does_not_fit_instances: int
+    measured_gpus: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Comparison:
-    """Every option ranked by P50 cost per reference GPU-hour, cheapest first."""
+    """Every option ranked by P50 cost per unit of work, cheapest first.
+
+    ``unit`` is the request's; ``model``, ``cheapest_api``, ``breakeven_vs_api`` (between the
+    cheapest owned option and the cheapest API offer) and ``unserved`` are for a comparison by
+    model, ``None`` otherwise.
+    """
 
     request: CompareRequest
     reference_gpu: str
@@ -262,7 +462,15 @@ class Comparison:
     breakeven_utilisation: Breakeven | None  # between the cheapest owned and rented option
     left_out_by_min_memory: int
     ruled_out: tuple[LeftOut, ...] = ()
+    model: ServedModel | None = None
+    cheapest_api: Option | None = None
+    breakeven_vs_api: Breakeven | None = None
+    unserved: Unserved | None = None
     timings: Mapping[str, float] = field(default_factory=dict, compare=False)
+
+    @property
+    def unit(self) -> str:
+        return self.request.unit
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (:class:`ComparisonSchema`); no value is ``null``."""
@@ -286,12 +494,12 @@ PEAKS_NOTE = (
 
 
 def option_name(o: Option) -> str:
-    """ "4 x rtx-4090" (owned: GPUs per server and the GPU) or the instance id."""
+    """ "4 x rtx-4090" (owned: GPUs per server and the GPU), or the instance or API offer id."""
     return f"{o.gpu_count} x {o.id}" if o.side == "buy" else o.id
 
 
 def pricing_name(o: Option) -> str:
-    """ "own", or the pricing model in words ("on demand")."""
+    """ "own", or the pricing model in words ("on demand", "per token")."""
     return "own" if o.side == "buy" else o.pricing.replace("_", " ")
 
 
@@ -303,49 +511,112 @@ def from_peaks(o: Option) -> bool:
 @dataclass(frozen=True)
 class Wording:
     """The sentences of a comparison, written once: ``heading`` (what was compared and how),
-    ``summary`` (the cheapest owned and rented option and their break-even, one line each),
+    ``summary`` (the cheapest option of each side and the break-evens, one line each),
     ``peaks_note`` (the footnote to the dagger of options whose speed is from peak ratios,
-    shown under a table that has one)."""
+    shown under a table that has one) and ``left_out`` (by model: the options without a
+    measurement or too small for the weights, ``""`` when none is)."""
 
     heading: str
     summary: tuple[str, ...]
     peaks_note: str = PEAKS_NOTE
+    left_out: str = ""
 
 
-def wording(result: Comparison) -> Wording:
-    """The :class:`Wording` of ``result``."""
-    from costmodel.present.formatting import fmt_unit_cost, fmt_utilisation
+def _heading(result: Comparison) -> str:
+    from costmodel.present.formatting import fmt_utilisation
 
     r = result.request
     tier = f", {r.tier} instances" if r.tier else ""
     memory = f", at least {r.min_memory_gb:g} GB" if r.min_memory_gb is not None else ""
-    heading = (
-        f"Cost per reference GPU-hour at {fmt_utilisation(r.utilisation)} utilisation "
-        f"({r.precision}, {r.horizon_months} months{tier}{memory}; samples {r.samples:,}, seed "
-        f"{r.seed}, catalog {result.catalog.version}; one reference GPU-hour is an hour of "
-        f"{result.reference_gpu})"
-    )
-    lines = []
-    for label, o in (("owned", result.cheapest_buy), ("rented", result.cheapest_rent)):
-        if o is None:
-            lines.append(f"Cheapest {label}: none")
-        else:
-            cost = fmt_unit_cost(o.cost_per_reference_gpu_hour.p50)
-            lines.append(
-                f"Cheapest {label}: {option_name(o)} ({pricing_name(o)}), {cost} per reference "
-                "GPU-hour"
-            )
-    be = result.breakeven_utilisation
-    if be is not None:
-        lines.append(
-            f"Break-even utilisation between them: {fmt_utilisation(be.p50)} "
-            f"(P10–P90 {fmt_utilisation(be.p10)}–{fmt_utilisation(be.p90)})"
+    run = f"samples {r.samples:,}, seed {r.seed}, catalog {result.catalog.version}"
+    at = f"at {fmt_utilisation(r.utilisation)} utilisation"
+    if result.model is None:
+        return (
+            f"Cost per reference GPU-hour {at} ({r.precision}, {r.horizon_months} months"
+            f"{tier}{memory}; {run}; one reference GPU-hour is an hour of {result.reference_gpu})"
         )
-    return Wording(heading, tuple(lines))
+    floor = _floor_words(r)
+    return (
+        f"Cost per M tokens of {result.model.name} ({r.precision}) {at} ({r.input_tokens:,} "
+        f"input / {r.output_tokens:,} output tokens per request{floor and ', ' + floor}, "
+        f"{r.horizon_months} months{tier}{memory}; {run})"
+    )
+
+
+def _floor_words(r: CompareRequest) -> str:
+    floor = r.min_tokens_per_s_per_user
+    return "" if floor is None else f"serving at least {floor:g} tokens/s per user"
+
+
+def _breakeven_line(label: str, be: Breakeven) -> str:
+    from costmodel.present.formatting import fmt_utilisation
+
+    return (
+        f"Break-even utilisation {label}: {fmt_utilisation(be.p50)} "
+        f"(P10–P90 {fmt_utilisation(be.p10)}–{fmt_utilisation(be.p90)})"
+    )
+
+
+def _many(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _unserved_words(result: Comparison) -> str:
+    """By model: which options have no measurement or are too small, in one sentence."""
+    from costmodel.present.formatting import fmt_share
+
+    u, r, m = result.unserved, result.request, result.model
+    if u is None or m is None:
+        return ""
+    parts = []
+    if u.no_measurement_gpus or u.no_measurement_instances:
+        floor = _floor_words(r)
+        measured = (
+            f"measured on {', '.join(u.measured_gpus)}" if u.measured_gpus else "no GPU has one"
+        )
+        gpus, instances = (
+            _many(u.no_measurement_gpus, "GPU"),
+            _many(u.no_measurement_instances, "instance"),
+        )
+        parts.append(
+            f"{gpus} and {instances} have no measurement of {m.id} at {r.precision}"
+            f"{floor and ' ' + floor} ({measured})"
+        )
+    if u.does_not_fit_servers or u.does_not_fit_instances:
+        parts.append(
+            f"{_many(u.does_not_fit_servers, 'server')} and "
+            f"{_many(u.does_not_fit_instances, 'instance')} do not fit its {m.weights_gb:,.0f} GB "
+            f"of weights in {fmt_share(WEIGHTS_SHARE)} of their GPU memory"
+        )
+    return "; ".join(parts) + "." if parts else ""
+
+
+def wording(result: Comparison) -> Wording:
+    """The :class:`Wording` of ``result``."""
+    from costmodel.present.formatting import fmt_per_unit
+
+    sides = [("owned", result.cheapest_buy), ("rented", result.cheapest_rent)]
+    if result.model is not None:
+        sides.append(("API", result.cheapest_api))
+    lines = [
+        f"Cheapest {label}: none"
+        if o is None
+        else f"Cheapest {label}: {option_name(o)} ({pricing_name(o)}), "
+        f"{fmt_per_unit(o.cost.p50, result.unit)}"
+        for label, o in sides
+    ]
+    be, api = result.breakeven_utilisation, result.breakeven_vs_api
+    if result.model is None and be is not None:
+        lines.append(_breakeven_line("between them", be))
+    elif be is not None:
+        lines.append(_breakeven_line("of the cheapest owned against the cheapest rented", be))
+    if api is not None:
+        lines.append(_breakeven_line("of the cheapest owned against the cheapest API", api))
+    return Wording(_heading(result), tuple(lines), left_out=_unserved_words(result))
 
 
 # ---------------------------------------------------------------------------------------------
-# evaluation
+# the options
 
 
 @dataclass(frozen=True)
@@ -353,12 +624,14 @@ class _Candidate:
     side: str
     id: str
     pricing: str
-    gpu: str
-    gpu_count: int
-    memory_gb: float
+    gpu: str | None
+    gpu_count: int | None
+    memory_gb: float  # of one GPU [GB]; 0 for an API
+    tier: str | None = None  # a rented instance's kind of provider
 
 
-def _candidates(catalog: Catalog, tier: str | None, counts: Sequence[int]) -> list[_Candidate]:
+def _candidates(catalog: Catalog, counts: Sequence[int], w: Work) -> list[_Candidate]:
+    """Every option of ``catalog`` (all tiers), and by model the API offers of the model."""
     out = [
         _Candidate("buy", g.id, PURCHASE, g.id, n, g.memory_gb)
         for g in catalog.gpus.values()
@@ -366,20 +639,100 @@ def _candidates(catalog: Catalog, tier: str | None, counts: Sequence[int]) -> li
         for n in counts
     ]
     for inst in catalog.instances.values():
-        if tier is not None and inst.tier != tier:
-            continue
         memory = catalog.gpus[inst.gpu].memory_gb
         for pricing in PRICING_MODELS:
             if getattr(inst, f"{pricing}_usd_per_hour") is not None:
-                out.append(_Candidate("rent", inst.id, pricing, inst.gpu, inst.gpu_count, memory))
+                out.append(
+                    _Candidate(
+                        "rent", inst.id, pricing, inst.gpu, inst.gpu_count, memory, inst.tier
+                    )
+                )
+    if isinstance(w, Inference):
+        out += [
+            _Candidate("api", o.id, PER_TOKEN, None, None, 0.0)
+            for o in catalog.api_offers.values()
+            if o.model == w.model.id
+        ]
     return out
 
 
-def _side(c: _Candidate, w: Work) -> Owned | Rented:
-    """The option resolved alone, as the ``buy`` or ``rent`` block of a scenario is."""
+def _measured(w: Work) -> frozenset[str]:
+    """By model, the GPUs with a serving measurement of it (empty for training work)."""
+    if not isinstance(w, Inference):
+        return frozenset()
+    found = gpus_with_rows(w.catalog, w.model.id, w.precision, w.min_tokens_per_s_per_user)
+    return frozenset(found)
+
+
+def _skipped(c: _Candidate, w: Work, measured: frozenset[str]) -> str | None:
+    """Why a comparison by model leaves ``c`` out unresolved (no measurement of the model on
+    its GPU, or too little GPU memory for the weights); ``None`` to resolve it."""
+    if not isinstance(w, Inference) or c.side == "api":
+        return None
+    if c.gpu not in measured:
+        return _UNMEASURED
+    if w.model.weights_gb(w.precision) > WEIGHTS_SHARE * c.gpu_count * c.memory_gb:
+        return _TOO_BIG
+    return None
+
+
+def _asked(c: _Candidate, r: CompareRequest) -> bool:
+    """Whether ``c`` is of the tier asked for (rented options only)."""
+    return r.tier is None or c.side != "rent" or c.tier == r.tier
+
+
+def _big_enough(c: _Candidate, r: CompareRequest) -> bool:
+    """Whether ``c``'s GPU has the memory asked for (an API has no GPU to filter)."""
+    return r.min_memory_gb is None or c.side == "api" or c.memory_gb >= r.min_memory_gb
+
+
+def _work(r: CompareRequest, catalog: Catalog) -> Work:
+    """The work the request compares; a :class:`ScenarioError` at its key paths for an unknown
+    model, or a precision the catalog does not measure the model at."""
+    if r.model is None:
+        training = {"precision": r.precision or TRAINING_PRECISION}
+        return work({**training, "reference_gpu": catalog.reference_gpu}, catalog)
+    try:
+        model = catalog.model(r.model)
+    except CatalogError as exc:
+        raise ScenarioError(None, [{"path": "model", "message": exc.problem}]) from None
+    precision = r.precision or model.precisions[0]
+    if precision not in model.precisions:
+        message = (
+            f"the catalog measures {model.id} at {', '.join(model.precisions)}, not {precision}"
+        )
+        raise ScenarioError(None, [{"path": "precision", "message": message}])
+    return Inference(
+        catalog=catalog,
+        precision=precision,
+        model=model,
+        input_tokens=r.input_tokens,
+        output_tokens=r.output_tokens,
+        min_tokens_per_s_per_user=r.min_tokens_per_s_per_user,
+    )
+
+
+def option_count(request: CompareRequest, catalog: Catalog) -> int:
+    """How many options :func:`compare` evaluates or rules out for ``request`` [count]: the
+    candidates of the tier and memory asked for, less those a comparison by model leaves out
+    unresolved; known without resolving any. Raises :class:`ScenarioError` as
+    :func:`compare` does."""
+    w = _work(request, catalog)
+    measured = _measured(w)
+    return sum(
+        1
+        for c in _candidates(catalog, GPU_COUNTS, w)
+        if _asked(c, request) and _big_enough(c, request) and _skipped(c, w, measured) is None
+    )
+
+
+def _side(c: _Candidate, w: Work) -> Owned | Rented | Hosted:
+    """The option resolved alone, as the ``buy``, ``rent`` or ``api`` block of a scenario is."""
     if c.side == "buy":
         return owned(BuySchema().load({"gpu": c.id, "gpu_count": c.gpu_count}), "buy", w)
-    return rented(RentSchema().load({"instance": c.id, "pricing": c.pricing}), "rent", w)
+    if c.side == "rent":
+        return rented(RentSchema().load({"instance": c.id, "pricing": c.pricing}), "rent", w)
+    return hosted(ApiSchema().load({"model": c.id}), "api", w)
 
 
 def _reason(errors: list[dict]) -> str:
@@ -392,32 +745,50 @@ def _reason(errors: list[dict]) -> str:
 class _Resolved:
     """An option's side and the advice about it."""
 
-    side: Owned | Rented
+    side: Owned | Rented | Hosted
     warnings: tuple[Advice, ...]
+
+
+def _resolve(c: _Candidate, w: Work, horizon: int) -> _Resolved | LeftOut:
+    try:
+        side = _side(c, w)
+    except ScenarioError as exc:
+        return LeftOut(c.id, c.side, c.pricing, c.gpu_count, _reason(exc.errors))
+    warnings = advise(Question(horizon, w, (side,)))
+    errors = [a for a in warnings if a.severity == "error"]
+    if errors:
+        return LeftOut(c.id, c.side, c.pricing, c.gpu_count, errors[0].message)
+    return _Resolved(side, warnings)
 
 
 @functools.lru_cache(maxsize=8)
 def _resolved(
-    catalog: Catalog, precision: str, horizon: int, counts: tuple[int, ...], day: dt.date
-) -> tuple[tuple[_Candidate, _Resolved | LeftOut], ...]:
-    """Every option of ``catalog`` (all tiers) resolved, or left out with the reason. Kept for
-    a few (catalog, precision, horizon, counts) per process, for the day (the advice on stale
-    prices depends on it): resolving is most of the time of a comparison."""
-    w = work({"precision": precision, "reference_gpu": catalog.reference_gpu}, catalog)
-    out: list[tuple[_Candidate, _Resolved | LeftOut]] = []
-    for c in _candidates(catalog, None, counts):
-        try:
-            side = _side(c, w)
-        except ScenarioError as exc:
-            out.append((c, LeftOut(c.id, c.side, c.pricing, c.gpu_count, _reason(exc.errors))))
-            continue
-        warnings = advise(Question(horizon, w, (side,)))
-        errors = [a for a in warnings if a.severity == "error"]
-        if errors:
-            out.append((c, LeftOut(c.id, c.side, c.pricing, c.gpu_count, errors[0].message)))
-            continue
-        out.append((c, _Resolved(side, warnings)))
+    catalog: Catalog, basis: CompareRequest, counts: tuple[int, ...], day: dt.date
+) -> tuple[tuple[_Candidate, _Resolved | LeftOut | str], ...]:
+    """Every option of ``catalog`` (all tiers) resolved, left out with the reason, or (by
+    model) skipped unresolved, with why (:func:`_skipped`). Kept for a few (catalog, work,
+    horizon, counts) per process, for the day (the advice on stale prices depends on it):
+    resolving is most of the time of a comparison. ``basis`` is the request with only what
+    the resolution depends on (:func:`_basis`)."""
+    w = _work(basis, catalog)
+    measured = _measured(w)
+    out: list[tuple[_Candidate, _Resolved | LeftOut | str]] = []
+    for c in _candidates(catalog, counts, w):
+        out.append((c, _skipped(c, w, measured) or _resolve(c, w, basis.horizon_months)))
     return tuple(out)
+
+
+def _basis(r: CompareRequest) -> CompareRequest:
+    """The request with only what resolving the options depends on (the work and horizon)."""
+    return CompareRequest(
+        utilisation=1.0,
+        precision=r.precision,
+        horizon_months=r.horizon_months,
+        model=r.model,
+        input_tokens=r.input_tokens if r.model else DEFAULT_TOKENS,
+        output_tokens=r.output_tokens if r.model else DEFAULT_TOKENS,
+        min_tokens_per_s_per_user=r.min_tokens_per_s_per_user,
+    )
 
 
 def _widened(dist: Distribution, spread: float, bound: Any) -> Distribution:
@@ -430,7 +801,10 @@ def _widened(dist: Distribution, spread: float, bound: Any) -> Distribution:
     return Triangular(low, v, high) if low < high else dist
 
 
-def _uncertain(side: Owned | Rented, spreads: Mapping[str, float]) -> BuyInputs | RentInputs:
+_Inputs = BuyInputs | RentInputs | ApiInputs
+
+
+def _uncertain(side: Owned | Rented | Hosted, spreads: Mapping[str, float]) -> _Inputs:
     """The side's inputs with the default uncertainty on each value the catalog gave."""
     obj = side.inputs
     meta = input_fields(type(obj))
@@ -452,6 +826,53 @@ def _median(spec: Any) -> float:
     return from_spec(spec).median()
 
 
+def _blended(api: ApiInputs) -> float:
+    """The API's blended price at the medians of its inputs [USD/M tokens]."""
+    cached = api.cached_input_usd_per_mtok
+    return float(
+        blended_price(
+            api.input_tokens,
+            api.output_tokens,
+            api.input_usd_per_mtok.median(),
+            api.output_usd_per_mtok.median(),
+            None if cached is None else cached.median(),
+            api.cached_input_share.median(),
+        )
+    )
+
+
+#: The assumption whose source an option's price is, by side.
+_PRICE_KEYS = {"buy": "gpu_price_usd", "rent": "price_usd_per_hour", "api": "input_usd_per_mtok"}
+
+
+def _unit_line(side: Owned | Rented | Hosted, inputs: _Inputs, values: dict, h: int):
+    """The side's TCO line per unit of its capacity, TCO / (730 * H * T), undiscounted and
+    before tax (a comparison of hourly costs). Owned: the build; rented: one instance doing
+    the work, so a reservation is a reservation of one; an API: a rented "instance" doing one
+    unit an hour at its blended price (:meth:`~costmodel.cashflows.ApiDraws.as_rented`)."""
+    terms = Terms(h, 0.0, 0.0)
+    if isinstance(side, Owned):
+        b = BuyDraws.sampled(inputs, values)
+        return buy_line(b, terms).per_unit(capacity(b), h)
+    if isinstance(side, Rented):
+        r = RentDraws.sampled(inputs, values)
+    else:
+        r = ApiDraws.sampled(inputs, values).as_rented()
+    t = capacity(r)
+    return rent_line(r, t, t, terms).per_unit(t, h)
+
+
+def _citation(side: Owned | Rented | Hosted) -> tuple[float | None, Citation | None]:
+    """By model, the measured throughput [tokens/s per GPU] and what the option rests on."""
+    if isinstance(side, Hosted):
+        o = side.offer
+        return None, Citation(o.id, o.as_of, o.source)
+    t = side.throughput
+    if not isinstance(t, ServingThroughput):
+        return None, None
+    return t.value, Citation(t.row.id, t.row.as_of, t.row.source)
+
+
 @dataclass(frozen=True, eq=False)
 class _Evaluated:
     option: Option
@@ -465,113 +886,138 @@ def _evaluate(
     q: Mapping[str, np.ndarray],
     spreads: Mapping[str, float],
 ) -> _Evaluated:
-    """One option's cost per reference GPU-hour over the shared draws ``q``, with ``spreads``
-    of uncertainty on the values the catalog gave.
-
-    Owned: the build's TCO line over its capacity; rented: one instance doing the work, so a
-    reservation is a reservation of one (:meth:`~costmodel.cashflows.BuyLine.per_unit`)."""
+    """One option's cost per unit of work over the shared draws ``q``, with ``spreads`` of
+    uncertainty on the values the catalog gave (:func:`_unit_line`)."""
     side = resolved.side
-    key = f"{side.path}.{'gpu_price_usd' if c.side == 'buy' else 'price_usd_per_hour'}"
+    key = f"{side.path}.{_PRICE_KEYS[c.side]}"
     price = next(a for a in side.assumptions if a.key == key)
     inputs = _uncertain(side, spreads)
     values = draws_at({f"{side.path}.{k}": v for k, v in vars(inputs).items()}, q)
-    h, u = request.horizon_months, request.utilisation
-    terms = Terms(h, 0.0, 0.0)  # a comparison of hourly costs: undiscounted, before tax
-    if c.side == "buy":
-        b = BuyDraws.sampled(inputs, values)
-        unit: BuyLine | RentLine = buy_line(b, terms).per_unit(capacity(b), h)
-    else:
-        r = RentDraws.sampled(inputs, values)
-        t = capacity(r)
-        unit = rent_line(r, t, t, terms).per_unit(t, h)
+    unit = _unit_line(side, inputs, values, request.horizon_months)
+    u = request.utilisation
     cost = np.empty(request.samples)
     cost[...] = np.asarray(unit.tco(u), dtype=float) / u
+    throughput, source = _citation(side)
     option = Option(
         id=c.id,
         side=c.side,
         pricing=c.pricing,
         gpu=c.gpu,
         gpu_count=c.gpu_count,
-        cost_per_reference_gpu_hour=Cost(**percentiles(cost)),
-        price_usd=_median(price.value),
+        cost=Cost(**percentiles(cost)),
+        price_usd=_blended(side.inputs) if c.side == "api" else _median(price.value),
         price_source=price.source,
         price_origin=price.origin,
         warnings=resolved.warnings,
+        unit=request.unit,
+        tokens_per_s_per_gpu=throughput,
+        source=source,
     )
     return _Evaluated(option, unit)
 
 
-def _breakeven(buy: _Evaluated, rent: _Evaluated, samples: int) -> Breakeven:
-    """Break-even utilisation per draw between two options, from their lines per unit of
-    capacity (equal cost per unit of capacity means equal cost per reference GPU-hour)."""
-    assert isinstance(buy.line, BuyLine) and isinstance(rent.line, RentLine)
-    return breakeven(np.array(breakeven_utilisation(buy.line, rent.line, samples), dtype=float))
+def _breakeven(buy: _Evaluated | None, other: _Evaluated | None, samples: int):
+    """Break-even utilisation per draw between an owned option and a rented one (or an API),
+    from their lines per unit of capacity (equal cost per unit of capacity means equal cost
+    per unit of work); ``None`` without both."""
+    if buy is None or other is None:
+        return None
+    assert isinstance(buy.line, BuyLine) and isinstance(other.line, RentLine)
+    return breakeven(np.array(breakeven_utilisation(buy.line, other.line, samples), dtype=float))
 
 
 def _rank(e: _Evaluated) -> tuple:
     """Cheapest P50 first; ties by P90, then side, id, GPU count and pricing model."""
     o = e.option
-    c = o.cost_per_reference_gpu_hour
     pricing = PRICING_MODELS.index(o.pricing) if o.pricing in PRICING_MODELS else -1
-    return (c.p50, c.p90, o.side, o.id, o.gpu_count, pricing)
+    return (o.cost.p50, o.cost.p90, o.side, o.id, o.gpu_count or 0, pricing)
+
+
+def _unserved(
+    skipped: list[tuple[_Candidate, str]], w: Work, measured: frozenset[str]
+) -> Unserved | None:
+    """The counts of the options a comparison by model left out unresolved."""
+    if not isinstance(w, Inference):
+        return None
+
+    def count(why: str, side: str, key: Any) -> int:
+        return len({key(c) for c, reason in skipped if reason == why and c.side == side})
+
+    return Unserved(
+        no_measurement_gpus=count(_UNMEASURED, "buy", lambda c: c.gpu),
+        no_measurement_instances=count(_UNMEASURED, "rent", lambda c: c.id),
+        does_not_fit_servers=count(_TOO_BIG, "buy", lambda c: (c.gpu, c.gpu_count)),
+        does_not_fit_instances=count(_TOO_BIG, "rent", lambda c: c.id),
+        measured_gpus=tuple(sorted(measured)),
+    )
+
+
+def _served(w: Work) -> ServedModel | None:
+    if not isinstance(w, Inference):
+        return None
+    m = w.model
+    return ServedModel(m.id, m.name, m.params_b, m.weights_gb(w.precision))
 
 
 def compare(
     request: CompareRequest,
     catalog: Catalog | None = None,
     *,
-    uncertainty: Mapping[str, float] = UNCERTAINTY,
+    uncertainty: Mapping[str, float] | None = None,
     counts: Sequence[int] = GPU_COUNTS,
 ) -> Comparison:
-    """Rank every owned and rented option of ``catalog`` (default: the shipped one) by cost per
-    reference GPU-hour at ``request.utilisation``.
+    """Rank every option of ``catalog`` (default: the shipped one) by cost per unit of work at
+    ``request.utilisation``: owned and rented for training work, and by model the API offers
+    of the model too.
 
     ``uncertainty`` maps input keys to the relative half-width of their triangular
-    distribution (default :data:`UNCERTAINTY`; ``{}`` holds every input at its value);
-    ``counts`` are the GPUs per owned server compared. The result's ``timings`` hold the
+    distribution (default :data:`UNCERTAINTY`, with :data:`API_UNCERTAINTY` by model; ``{}``
+    holds every input at its value); ``counts`` are the GPUs per owned server compared. The
+    result's ``request`` has the precision and model id resolved; its ``timings`` hold the
     seconds spent resolving the options' scenarios (``resolve_s``) and evaluating them
     (``engine_s``).
+
+    Raises:
+        ScenarioError: an unknown model (the closest ids named), or a precision the catalog
+            does not measure the model at, at its key path.
     """
     catalog = catalog or load_catalog()
     start = time.perf_counter()
-    resolved = _resolved(
-        catalog, request.precision, request.horizon_months, tuple(counts), dt.date.today()
-    )
-    tiers = {i.id: i.tier for i in catalog.instances.values()}
-    candidates = [
-        (c, r)
-        for c, r in resolved
-        if request.tier is None or c.side == "buy" or tiers[c.id] == request.tier
-    ]
-    least = request.min_memory_gb
-    kept = [(c, r) for c, r in candidates if least is None or c.memory_gb >= least]
+    w = _work(request, catalog)
+    served = _served(w)
+    request = replace(request, precision=w.precision, model=served and served.id)
+    if uncertainty is None:
+        uncertainty = UNCERTAINTY if served is None else {**UNCERTAINTY, **API_UNCERTAINTY}
+    resolved = _resolved(catalog, _basis(request), tuple(counts), dt.date.today())
+    candidates = [(c, r) for c, r in resolved if _asked(c, request)]
+    kept = [(c, r) for c, r in candidates if _big_enough(c, request)]
     names = sorted(k for k, v in uncertainty.items() if v > 0)
     q = sample(names, request.samples, request.seed, "lhs").q if names else {}
     middle = time.perf_counter()
     evaluated = [
         _evaluate(c, r, request, q, uncertainty) for c, r in kept if isinstance(r, _Resolved)
     ]
-    ruled_out = [r for _, r in kept if isinstance(r, LeftOut)]
     resolve_s, engine_s = middle - start, time.perf_counter() - middle
     evaluated.sort(key=_rank)
     best = {
         side: next((e for e in evaluated if e.option.side == side), None)
-        for side in ("buy", "rent")
+        for side in ("buy", "rent", "api")
     }
-    breakeven = None
-    if best["buy"] is not None and best["rent"] is not None:
-        breakeven = _breakeven(best["buy"], best["rent"], request.samples)
     return Comparison(
         request=request,
         reference_gpu=catalog.reference_gpu,
         catalog=CatalogRef(catalog.version, catalog.as_of),
         uncertainty=MappingProxyType(dict(uncertainty)),
         options=tuple(e.option for e in evaluated),
-        cheapest_buy=best["buy"].option if best["buy"] else None,
-        cheapest_rent=best["rent"].option if best["rent"] else None,
-        breakeven_utilisation=breakeven,
+        cheapest_buy=best["buy"] and best["buy"].option,
+        cheapest_rent=best["rent"] and best["rent"].option,
+        breakeven_utilisation=_breakeven(best["buy"], best["rent"], request.samples),
         left_out_by_min_memory=len(candidates) - len(kept),
-        ruled_out=tuple(ruled_out),
+        ruled_out=tuple(r for _, r in kept if isinstance(r, LeftOut)),
+        model=served,
+        cheapest_api=best["api"] and best["api"].option,
+        breakeven_vs_api=_breakeven(best["buy"], best["api"], request.samples),
+        unserved=_unserved([(c, r) for c, r in kept if isinstance(r, str)], w, _measured(w)),
         timings={
             "resolve_s": resolve_s,
             "engine_s": engine_s,
@@ -589,32 +1035,61 @@ def _money(description: str) -> Number:
 
 
 class CompareCostSchema(Schema):
-    """Cost per reference GPU-hour [USD/reference GPU-hour] under the default uncertainty."""
+    """Cost per unit of work [USD/unit] under the default uncertainty."""
 
-    p10 = _money("10th percentile [USD/reference GPU-hour]")
-    p50 = _money("median [USD/reference GPU-hour]; the options are ranked by it")
-    p90 = _money("90th percentile [USD/reference GPU-hour]")
+    p10 = _money("10th percentile [USD/unit of work]")
+    p50 = _money("median [USD/unit of work]; the options are ranked by it")
+    p90 = _money("90th percentile [USD/unit of work]")
+
+
+class CitationSchema(Schema):
+    """The serving row or API offer an option of a comparison by model rests on."""
+
+    id = fields.String(
+        required=True, metadata={"description": "the catalog's serving row id or API offer id"}
+    )
+    as_of = fields.String(required=True, metadata={"description": "its date"})
+    source = fields.String(required=True, metadata={"description": "its citation"})
+
+
+#: The option keys of a comparison by model only, and of training work only.
+_SERVING_OPTION_KEYS = ("cost_per_unit", "tokens_per_s_per_gpu", "source")
+_TRAINING_OPTION_KEYS = ("cost_per_reference_gpu_hour",)
 
 
 class CompareOptionSchema(Schema):
-    """One owned or rented option."""
+    """One owned, rented or (by model) API option."""
 
     id = fields.String(
         required=True,
-        metadata={"description": "GPU id (owned) or instance id (rented)", "example": "rtx-4090"},
+        metadata={
+            "description": "GPU id (owned), instance id (rented) or API offer id",
+            "example": "rtx-4090",
+        },
     )
-    side = fields.String(required=True, validate=validate.OneOf(("buy", "rent")))
+    side = fields.String(required=True, validate=validate.OneOf(("buy", "rent", "api")))
     pricing = fields.String(
         required=True,
-        validate=validate.OneOf((PURCHASE, *PRICING_MODELS)),
-        metadata={"description": "purchase (owned) or the pricing model (rented)"},
+        validate=validate.OneOf((PURCHASE, *PRICING_MODELS, PER_TOKEN)),
+        metadata={"description": "purchase (owned), the pricing model (rented) or per_token"},
     )
-    gpu = fields.String(required=True, metadata={"description": "GPU id"})
+    gpu = fields.String(metadata={"description": "GPU id (not for an API)"})
     gpu_count = fields.Integer(
-        required=True, metadata={"description": "GPUs per server or per instance"}
+        metadata={"description": "GPUs per server or per instance (not for an API)"}
     )
-    cost_per_reference_gpu_hour = fields.Nested(CompareCostSchema, required=True)
-    price_usd = _money("the option's price [USD/GPU] (owned) or [USD/instance-hour] (rented)")
+    cost_per_reference_gpu_hour = fields.Nested(  # the property: one field per attribute
+        CompareCostSchema,
+        metadata={"description": "training work: cost [USD/reference GPU-hour]"},
+    )
+    cost_per_unit = fields.Nested(
+        CompareCostSchema,
+        attribute="cost",
+        metadata={"description": "by model: cost [USD/M tokens]"},
+    )
+    price_usd = _money(
+        "the option's price [USD/GPU] (owned), [USD/instance-hour] (rented) or its blended "
+        "price [USD/M tokens] (an API)"
+    )
     price_source = fields.String(
         required=True,
         metadata={"description": "where the price came from, in words"},
@@ -636,6 +1111,25 @@ class CompareOptionSchema(Schema):
         from_peaks,
         metadata={"description": "its speed comes from peak ratios, not a measurement (†)"},
     )
+    tokens_per_s_per_gpu = Number(
+        metadata={"description": "by model, owned and rented: the measured serving throughput "
+                  "[tokens/s per GPU]"}
+    )  # fmt: skip
+    source = fields.Nested(
+        CitationSchema, metadata={"description": "by model: the serving row or API offer"}
+    )
+
+    @post_dump(pass_original=True)
+    def _in_its_unit(self, data: dict, option: Option, **kwargs: Any) -> dict:
+        """Training options keep their keys of old; by model, the cost is ``cost_per_unit``
+        and an API has no GPU."""
+        training = option.unit == TRAINING_UNIT
+        for key in _SERVING_OPTION_KEYS if training else _TRAINING_OPTION_KEYS:
+            data.pop(key, None)
+        for key in ("gpu", "gpu_count", *_SERVING_OPTION_KEYS):
+            if data.get(key, ()) is None:
+                data.pop(key)
+        return data
 
 
 class WordingSchema(Schema):
@@ -645,31 +1139,83 @@ class WordingSchema(Schema):
     summary = fields.List(
         fields.String(),
         required=True,
-        metadata={"description": "the cheapest owned and rented option and their break-even"},
+        metadata={"description": "the cheapest option of each side and the break-evens"},
     )
     peaks_note = fields.String(
         required=True, metadata={"description": "the footnote to the † of an option's name"}
     )
+    left_out = fields.String(
+        metadata={"description": "by model: the options without a measurement or too small"}
+    )
+
+    @post_dump
+    def _drop_empty(self, data: dict, **kwargs: Any) -> dict:
+        if not data.get("left_out"):
+            data.pop("left_out", None)
+        return data
 
 
 class CompareLeftOutSchema(Schema):
     """An option left out, and why."""
 
     id = fields.String(required=True)
-    side = fields.String(required=True, validate=validate.OneOf(("buy", "rent")))
+    side = fields.String(required=True, validate=validate.OneOf(("buy", "rent", "api")))
     pricing = fields.String(required=True)
-    gpu_count = fields.Integer(required=True)
+    gpu_count = fields.Integer(required=True, allow_none=True)
     reason = fields.String(required=True)
 
 
+class ServedModelSchema(Schema):
+    """The model of a comparison by model."""
+
+    id = fields.String(required=True, metadata={"description": "catalog model id"})
+    name = fields.String(required=True)
+    params_b = Number(metadata={"description": "parameters [billion]"})
+    weights_gb = Number(metadata={"description": "its weights at the precision compared [GB]"})
+
+
+class UnservedSchema(Schema):
+    """What a comparison by model leaves out before resolving it."""
+
+    no_measurement_gpus = fields.Integer(
+        required=True,
+        metadata={"description": "GPUs of owned options without a measurement of the model"},
+    )
+    no_measurement_instances = fields.Integer(
+        required=True, metadata={"description": "instances without a measurement of the model"}
+    )
+    does_not_fit_servers = fields.Integer(
+        required=True,
+        metadata={"description": "owned servers (a GPU at a count) too small for the weights"},
+    )
+    does_not_fit_instances = fields.Integer(
+        required=True, metadata={"description": "instances too small for the weights"}
+    )
+    measured_gpus = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the GPUs with a measurement of the model at the precision"},
+    )
+
+
+#: The answer's keys of a comparison by model only, and of training work only.
+_SERVING_ANSWER_KEYS = ("model", "cheapest_api", "breakeven_vs_api", "left_out", "unit")
+_TRAINING_ANSWER_KEYS = ("reference_gpu",)
+
+
 class ComparisonSchema(Schema):
-    """Every option ranked by P50 cost per reference GPU-hour, cheapest first."""
+    """Every option ranked by P50 cost per unit of work, cheapest first."""
 
     request = fields.Nested(
         CompareSchema, required=True, metadata={"description": "the options, defaults filled in"}
     )
+    unit = fields.String(
+        validate=validate.OneOf((TRAINING_UNIT, SERVING_UNIT)),
+        metadata={"description": "by model: million_tokens, the unit costs are per"},
+    )
+    model = fields.Nested(ServedModelSchema, metadata={"description": "by model: the model"})
     reference_gpu = fields.String(
-        required=True, metadata={"description": "the GPU one reference GPU-hour is the work of"}
+        metadata={"description": "training work: the GPU one reference GPU-hour is the work of"}
     )
     catalog = fields.Nested(CatalogRefSchema, required=True)
     uncertainty = fields.Dict(
@@ -683,13 +1229,26 @@ class ComparisonSchema(Schema):
     options = fields.List(fields.Nested(CompareOptionSchema), required=True)
     cheapest_buy = fields.Nested(CompareOptionSchema, allow_none=True)
     cheapest_rent = fields.Nested(CompareOptionSchema, allow_none=True)
+    cheapest_api = fields.Nested(
+        CompareOptionSchema, allow_none=True, metadata={"description": "by model"}
+    )
     breakeven_utilisation = fields.Nested(
         BreakevenSchema,
         allow_none=True,
         metadata={"description": "between the cheapest owned and rented option"},
     )
+    breakeven_vs_api = fields.Nested(
+        BreakevenSchema,
+        allow_none=True,
+        metadata={"description": "by model: between the cheapest owned option and API offer"},
+    )
     left_out_by_min_memory = fields.Integer(
         required=True, metadata={"description": "options left out by min_memory_gb"}
+    )
+    left_out = fields.Nested(
+        UnservedSchema,
+        attribute="unserved",
+        metadata={"description": "by model: options without a measurement or too small"},
     )
     ruled_out = fields.List(
         fields.Nested(CompareLeftOutSchema),
@@ -697,3 +1256,12 @@ class ComparisonSchema(Schema):
         metadata={"description": "options the advice rules out or that cannot be resolved"},
     )
     wording = fields.Nested(WordingSchema, required=True)
+
+    @post_dump(pass_original=True)
+    def _of_its_work(self, data: dict, result: Comparison, **kwargs: Any) -> dict:
+        """A comparison of training work keeps its keys of old; one by model has no reference
+        GPU."""
+        drop = _SERVING_ANSWER_KEYS if result.model is None else _TRAINING_ANSWER_KEYS
+        for key in drop:
+            data.pop(key, None)
+        return data

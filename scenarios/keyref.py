@@ -45,10 +45,21 @@ _DEFAULT_TEXT = {
     "utilisation": "0.05 to 1.00 in steps of 0.05 (20 levels)",
     "burst.api": "none; its keys are those of `api`",
     "buy.interconnect": "`nvlink` for SXM GPUs, else the platform tier's link",
+    "buy.server_price_usd": "none: the GPUs and the platform priced apart",
+    "rent.price_usd_per_gpu_hour": "none: `price_usd_per_hour` per instance-hour",
     "buy.gpu.idle_w": "10 % of `tdp_w` (an estimate)",
     "rent.instance.interconnect": "`pcie-x16`",
     "rent.committed_instances": "reserved pricing: ceil(T_own / T_inst), enough instances for "
     "the owned work at u = 1",
+    "buy.spare_gpus": "`0`: no spares",
+    "buy.financing": "`{kind: cash}`: paid at once",
+    "buy.financing.rate": "a loan: **required**",
+    "buy.financing.monthly_rate": "a lease: **required**",
+    "buy.financing.term_months": "a loan or a lease: **required** (a lease: at least "
+    "`horizon_months`)",
+    "buy.financing.down_payment_share": "`0`: no down payment",
+    "own.spare_share": "`0`: no spares",
+    "own.financing": "`{kind: cash}`: paid at once; its keys are those of `buy.financing`",
     "buy.grid": "`US`: the United States average (Ember 2024, lifecycle, 383.6 g/kWh), as for "
     "the electricity price",
     "buy.grid_annual_change": "`0`: a grid as carbon-intensive as today",
@@ -69,6 +80,7 @@ _SECTIONS = {
     "workload": "`workload`: the work and its unit",
     "buy": "`buy`: the owned build",
     "buy.gpu": "`buy.gpu` as an inline mapping (a GPU the catalog lacks)",
+    "buy.financing": "`buy.financing`: how the hardware is paid for (the keys of its `kind`)",
     "rent": "`rent`: the rented instances",
     "rent.instance": "`rent.instance` as an inline mapping (an instance the catalog lacks)",
     "workload.model": "`workload.model` as an inline mapping (a model the catalog lacks)",
@@ -88,8 +100,8 @@ _PLAN_SECTIONS = {
 #: Plan sections whose keys mean what the scenario's do, and where the defaults come from.
 _PLAN_AS = {"own": "buy", "reserve": "rent", "burst": "rent"}
 #: Mappings a plan shares with scenarios, documented there.
-_PLAN_SHARED = {"simulation", "workload", "own.gpu", "reserve.instance", "burst.instance",
-                "burst.api", "reserve.instances"}  # fmt: skip
+_PLAN_SHARED = {"simulation", "workload", "own.gpu", "own.financing", "reserve.instance",
+                "burst.instance", "burst.api", "reserve.instances"}  # fmt: skip
 #: Where each left-out input's default comes from, by key: one row, or one per kind of work.
 _SOURCES: dict[str, list[tuple[Source, dict[str, str]]]] = {}
 for _side, _table in (("buy", OWNED), ("rent", RENTED), ("api", HOSTED)):

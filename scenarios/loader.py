@@ -199,9 +199,16 @@ def _libyaml_loader() -> type | None:
         SafeConstructor.__init__(self)
         Resolver.__init__(self)
 
+    def compose_scalar_node(self: Any, anchor: Any) -> Any:
+        event = self.peek_event()
+        if event.tag == "!":  # PyYAML's parser marks a "!"-tagged scalar implicit; libyaml not
+            event.implicit = (True, False)
+        return Composer.compose_scalar_node(self, anchor)
+
     # Composer before CParser: its Python composition replaces libyaml's, on libyaml's events
     bases = (_Counting, Composer, CParser, SafeConstructor, Resolver)
-    return type("_LibyamlLoader", bases, {"__init__": init})
+    methods = {"__init__": init, "compose_scalar_node": compose_scalar_node}
+    return type("_LibyamlLoader", bases, methods)
 
 
 _FAST_LOADER = _libyaml_loader()

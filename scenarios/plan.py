@@ -20,14 +20,15 @@ from costmodel.inputs import Demand, InputError, PlanInputs, input_fields
 from costmodel.plan_result import PlanResult
 from costmodel.present.verdict import plan_verdict
 from costmodel.result import Advice, Assumption, CatalogRef, Origin
-from pricing import Catalog
+from pricing import Catalog, CatalogError
 
 from .advice import Question, advise
 from .distspec import to_spec
 from .errors import ScenarioError
 from .resolve import Keyed, with_sampling
 from .schema import BurstSchema, PlanSchema, ReserveSchema
-from .sides import Hosted, Rented, Work, gathered, hosted, owned, rented, work
+from .sides import Hosted, Rented, Training, Work, gathered, hosted, owned, rented, work
+from .userprices import scaled
 
 __all__ = ["Plan", "evaluate_plan", "resolve_plan"]
 
@@ -42,6 +43,7 @@ _PLAN_PATH = {
     "instances.min": "reserve.instances.min",
     "instances.max": "reserve.instances.max",
     "instances": "reserve.instances",
+    "spare_share": "own.spare_share",
 }
 #: The inputs a plan's reserved and burst blocks hold (rent extras are not planned).
 _RESERVE = frozenset(ReserveSchema._declared_fields)
@@ -80,14 +82,35 @@ class Plan(Keyed):
         return samples or self.samples
 
 
-def _demand(data: Mapping[str, Any]) -> tuple[Demand, list[Assumption]]:
+def _named_gpu_hours(block: Mapping[str, Any], w: Work) -> tuple[Distribution, str] | None:
+    """Hours of ``demand.gpu`` a month as reference GPU-hours (the GPU's catalog throughput
+    times its hours), with how; None when the demand is not given so."""
+    hours = block.get("gpu_hours_per_month")
+    if hours is None or not isinstance(w, Training):
+        return None
+    try:
+        thr = w.per_gpu(w.catalog.gpu(block["gpu"]))
+    except CatalogError as exc:
+        raise ScenarioError(None, [{"path": "demand.gpu", "message": exc.problem}]) from None
+    how = (
+        f"plan: demand.gpu_hours_per_month of {block['gpu']} x its {w.precision} throughput "
+        f"{thr.value:.4g} relative to {w.reference.id} ({thr.how})"
+    )
+    return scaled(hours, thr.value), how
+
+
+def _demand(data: Mapping[str, Any], w: Work) -> tuple[Demand, list[Assumption]]:
     """The demand block with its defaults (from the engine's fields) and their assumptions; a
-    field without a default left out (the work in the unit not used) is neither."""
+    field without a default left out (the work in the unit not used) is neither. Hours of a
+    named GPU become reference GPU-hours."""
     values: dict[str, Distribution] = {}
     notes = []
+    named = _named_gpu_hours(data["demand"], w)
     for name, f in input_fields(Demand).items():
         given = data["demand"].get(name)
-        if given is not None:
+        if name == "reference_gpu_hours_per_month" and named is not None:
+            values[name], origin = named[0], (named[1], Origin.GIVEN)
+        elif given is not None:
             values[name], origin = given, ("plan", Origin.GIVEN)
         elif f.default is None:
             continue
@@ -104,6 +127,16 @@ def _burst(block: Mapping[str, Any], w: Work) -> Rented | Hosted:
     if block.get("api") is not None:
         return hosted(block["api"], "burst.api", w)
     return rented(block, "burst", w, _BURST)
+
+
+def _pool(own: Mapping[str, Any]) -> tuple[dict[str, float], list[Assumption]]:
+    """The fleet's pooled spares when the ``own`` block gives them (left out: none, and no
+    assumption, as for plans written before spares were pooled)."""
+    share = own.get("spare_share")
+    if share is None:
+        return {}, []
+    unit = input_fields(PlanInputs)["spare_share"].metadata["unit"]
+    return {"spare_share": share}, [Assumption("own.spare_share", share, unit, "plan")]
 
 
 def _counts(block: Mapping[str, Any] | None, key: str) -> tuple[int, int]:
@@ -124,7 +157,8 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
             lambda: data["reserve"] and rented(data["reserve"], "reserve", w, _RESERVE),
             lambda: _burst(data["burst"], w),
         )
-        demand, notes = _demand(data)
+        demand, notes = _demand(data, w)
+        pool, pool_notes = _pool(data["own"])
         sim = data["simulation"]
         inputs = PlanInputs(
             horizon_months=data["horizon_months"],
@@ -141,6 +175,7 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
             method=sim["method"],
             correlations=tuple(tuple(x) for x in data["correlations"]),
             objective=data["objective"],
+            **pool,
         )
     except ScenarioError as exc:
         raise ScenarioError(source, exc.errors) from None
@@ -148,7 +183,8 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
         path = _PLAN_PATH.get(exc.path, exc.path)
         raise ScenarioError(source, [{"path": path, "message": exc.message}]) from None
     sides = (own, reserve, burst) if reserve else (own, burst)
-    assumptions = notes + [a for side in (own, burst, reserve) if side for a in side.assumptions]
+    assumptions = notes + [*own.assumptions, *pool_notes]
+    assumptions += [a for side in (burst, reserve) if side for a in side.assumptions]
     document = PlanSchema().dump(
         {
             **data,

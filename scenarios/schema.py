@@ -31,6 +31,7 @@ from marshmallow import (
 
 from costmodel.distributions import DistributionError
 from costmodel.inputs import (
+    FINANCING_KEYS,
     MAX_FLEET,
     MAX_LEVELS,
     MIN_UTILISATION,
@@ -39,12 +40,14 @@ from costmodel.inputs import (
     BuyInputs,
     CarbonInputs,
     Demand,
+    Financing,
     HostedCarbon,
     ModelInputs,
     OwnedCarbon,
     PlanInputs,
     RentedCarbon,
     RentInputs,
+    financing_problems,
     input_fields,
 )
 from pricing.vocabulary import (
@@ -499,8 +502,43 @@ class WorkloadSchema(_Base):
         return _drop_none(data, WORK_ONLY["training"] + WORK_ONLY["inference"])
 
 
+#: A whole server's price [USD]: up to the largest build of the most expensive GPUs.
+_SERVER_PRICE = Bound(0, INSTANCE_LIMITS["gpu_count"].high * GPU_LIMITS["price_usd"].high, "[USD]")
+
+#: A price per GPU-hour [USD/GPU-hour], in the range of an instance's.
+_GPU_HOUR_PRICE = Bound(0, INSTANCE_LIMITS["usd_per_hour"].high, "[USD/GPU-hour]")
+
 #: A side's throughput keys, one per kind of work: the other is left out of its document.
 _THROUGHPUTS = tuple(WORK_THROUGHPUT.values())
+#: The keys a rented block's document leaves out when not given: the throughput of the other
+#: kind of work, and the price per GPU-hour (resolved into the price per instance-hour).
+_RENT_UNSET = (*_THROUGHPUTS, "price_usd_per_gpu_hour")
+#: Owned keys added after the first scenarios were stored, left out of the resolved document
+#: when not given (so their cache keys stay); left out, a build is always up and paid in cash.
+_OWNED_ADDED = ("repair_days", "spare_gpus", "financing")
+#: Keys of a financing block besides ``kind``.
+_FINANCING = tuple(dict.fromkeys(k for keys in FINANCING_KEYS.values() for k in keys))
+
+
+class FinancingSchema(_Base):
+    """How the hardware is paid for: cash, a loan or an operating lease, each with its keys."""
+
+    kind = _input(Financing, "kind", required=True)
+    rate = _input(Financing, "rate")
+    term_months = _input(Financing, "term_months")
+    down_payment_share = _input(Financing, "down_payment_share", load_default=None)
+    monthly_rate = _input(Financing, "monthly_rate")
+
+    @validates_schema
+    def _kind(self, data: dict, **kwargs: Any) -> None:
+        given = [k for k in _FINANCING if data.get(k) is not None]
+        problems = financing_problems(data["kind"], given)
+        if problems:
+            raise ValidationError({key: [message] for key, message in problems})
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(data, _FINANCING)
 
 
 class BuySchema(_Base):
@@ -515,6 +553,12 @@ class BuySchema(_Base):
     )
     gpu_price_usd = _input(BuyInputs, "gpu_price_usd")
     platform_price_usd = _input(BuyInputs, "platform_price_usd")
+    server_price_usd = DistField(
+        "[USD]",
+        "price of the whole server, GPUs and platform; the platform is this less gpu_count x "
+        "gpu_price_usd (give it or platform_price_usd)",
+        _SERVER_PRICE,
+    )
     setup_usd = _input(BuyInputs, "setup_usd")
     gpu_power_w = _input(BuyInputs, "gpu_power_w")
     gpu_idle_w = _input(BuyInputs, "gpu_idle_w")
@@ -534,13 +578,20 @@ class BuySchema(_Base):
     tokens_per_s_per_gpu = _input(BuyInputs, "tokens_per_s_per_gpu")
     scaling_efficiency = _input(BuyInputs, "scaling_efficiency")
     thermal_derate = _input(BuyInputs, "thermal_derate")
+    repair_days = _input(BuyInputs, "repair_days")
+    spare_gpus = _input(BuyInputs, "spare_gpus", load_default=None)
+    financing = fields.Nested(
+        FinancingSchema,
+        load_default=None,
+        metadata={"description": "how the hardware is paid for; default cash"},
+    )
     grid = _grid(OwnedCarbon)
     grid_annual_change = _input(OwnedCarbon, "grid_annual_change")
     embodied_kg_co2e = _input(OwnedCarbon, "embodied_kg_co2e")
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, _THROUGHPUTS)
+        return _drop_none(data, (*_THROUGHPUTS, "server_price_usd", *_OWNED_ADDED))
 
 
 class RentSchema(_Base):
@@ -549,6 +600,12 @@ class RentSchema(_Base):
     instance = Ref(InlineInstanceSchema, "catalog instance id or inline instance", required=True)
     pricing = _input(RentInputs, "pricing")
     price_usd_per_hour = _input(RentInputs, "price_usd_per_hour")
+    price_usd_per_gpu_hour = DistField(
+        "[USD/GPU-hour]",
+        "price per GPU-hour under the pricing model; times the instance's GPUs it is "
+        "price_usd_per_hour (give one of them)",
+        _GPU_HOUR_PRICE,
+    )
     on_demand_price_usd_per_hour = _input(RentInputs, "on_demand_price_usd_per_hour")
     committed_instances = _input(
         RentInputs, "committed_instances", load_default=None, allow_none=True
@@ -569,7 +626,7 @@ class RentSchema(_Base):
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, _THROUGHPUTS)
+        return _drop_none(data, _RENT_UNSET)
 
 
 class ApiSchema(_Base):
@@ -714,18 +771,50 @@ class ScenarioSchema(_Base):
         return _drop_none(data, ("api",))
 
 
+#: Hours of a named GPU a month [GPU-hours/month], in the range of reference GPU-hours.
+_GPU_HOURS = Bound(
+    input_fields(Demand)["reference_gpu_hours_per_month"].metadata["bound"].low,
+    input_fields(Demand)["reference_gpu_hours_per_month"].metadata["bound"].high,
+    "[GPU-hours/month]",
+)
+
+
 class DemandSchema(_Base):
     """The work to plan for: its month-1 amount (in the workload's unit), annual growth and
     daily peak."""
 
     reference_gpu_hours_per_month = _input(Demand, "reference_gpu_hours_per_month")
     million_tokens_per_month = _input(Demand, "million_tokens_per_month")
+    gpu_hours_per_month = DistField(
+        "[GPU-hours/month]",
+        "work in month 1 (training) as hours of demand.gpu, converted with the catalog's "
+        "throughput (give it or reference_gpu_hours_per_month)",
+        _GPU_HOURS,
+    )
+    gpu = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1),
+        metadata={"description": "catalog GPU id whose hours demand.gpu_hours_per_month counts"},
+    )
     annual_growth = _input(Demand, "annual_growth")
     peak_to_mean = _input(Demand, "peak_to_mean")
 
+    @validates_schema
+    def _named_gpu(self, data: dict, **kwargs: Any) -> None:
+        hours, gpu = data.get("gpu_hours_per_month"), data.get("gpu")
+        if (hours is None) != (gpu is None):
+            key, other = ("gpu", "gpu_hours_per_month") if hours is None else (
+                "gpu_hours_per_month", "gpu")  # fmt: skip
+            raise ValidationError(f"only with demand.{other}", key)
+        if hours is not None and data.get("reference_gpu_hours_per_month") is not None:
+            raise ValidationError(
+                "give demand.gpu_hours_per_month or demand.reference_gpu_hours_per_month, not both",
+                "gpu_hours_per_month",
+            )
+
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, tuple(DEMAND_WORK.values()))
+        return _drop_none(data, (*DEMAND_WORK.values(), "gpu_hours_per_month", "gpu"))
 
 
 #: The demand key of each kind of work: its month-1 amount in the kind's unit.
@@ -748,19 +837,26 @@ class CountRangeSchema(_Base):
 
 
 class OwnSchema(BuySchema):
-    """One owned server (every ``buy`` key but the carbon ones: plans do not count carbon
-    yet) and the server counts to consider."""
+    """One owned server (every ``buy`` key but ``spare_gpus``: a fleet pools its spares,
+    ``spare_share`` of its GPUs; and but the carbon keys: plans do not count carbon yet) and
+    the server counts to consider."""
 
     class Meta:
-        exclude = CARBON_KEYS["buy"]
+        exclude = ("spare_gpus", *CARBON_KEYS["buy"])
 
     servers = fields.Nested(CountRangeSchema, required=True, metadata={"description": "servers"})
+    spare_share = _input(PlanInputs, "spare_share", load_default=None)
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(super()._drop_unset(data), ("spare_share",))
 
 
 def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -> dict:
     """The ``rent`` keys that apply to reserved or burst instances."""
-    keys = ("instance", "price_usd_per_hour", "price_annual_change", "relative_throughput",
-            "tokens_per_s_per_gpu", "scaling_efficiency", *extra)  # fmt: skip
+    keys = ("instance", "price_usd_per_hour", "price_usd_per_gpu_hour", "price_annual_change",
+            "relative_throughput", "tokens_per_s_per_gpu", "scaling_efficiency",
+            *extra)  # fmt: skip
     out = {k: RentSchema._declared_fields[k] for k in keys}
     out["pricing"] = fields.String(
         validate=validate.OneOf(pricing),
@@ -778,7 +874,7 @@ class _PlanRented(_Base):
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, _THROUGHPUTS)
+        return _drop_none(data, _RENT_UNSET)
 
 
 ReserveSchema = _PlanRented.from_dict(
@@ -813,7 +909,7 @@ class _Burst(_PlanRented):
         if data.get("api") is not None:
             return {"api": data["api"]}
         data.pop("api", None)
-        return _drop_none(data, _THROUGHPUTS)
+        return _drop_none(data, _RENT_UNSET)
 
 
 BurstSchema = _Burst.from_dict(
@@ -868,9 +964,12 @@ class PlanSchema(_Base):
         """The demand is in the workload's unit; only inference work bursts to an API."""
         kind = data["workload"]["kind"]
         errors: dict[str, Any] = {}
+        named = data["demand"].get("gpu_hours_per_month") is not None
+        if named and kind != "training":
+            errors["gpu_hours_per_month"] = ["only for training work (workload.kind: training)"]
         for other, key in DEMAND_WORK.items():
             given = data["demand"].get(key) is not None
-            if other == kind and not given:
+            if other == kind and not given and not (named and kind == "training"):
                 errors[key] = [f"required for {kind} work"]
             elif other != kind and given:
                 errors[key] = [f"only for {other} work (workload.kind: {other})"]

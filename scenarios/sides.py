@@ -20,11 +20,19 @@ reference GPU-hour.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from costmodel.distributions import Distribution, Fixed
-from costmodel.inputs import ApiInputs, BuyInputs, InputError, RentInputs, input_fields
+from costmodel.inputs import (
+    FINANCING_KEYS,
+    ApiInputs,
+    BuyInputs,
+    Financing,
+    InputError,
+    RentInputs,
+    input_fields,
+)
 from costmodel.result import Assumption, Origin
 from pricing import (
     GPU,
@@ -43,6 +51,7 @@ from pricing import (
 )
 
 from .errors import ScenarioError
+from .userprices import GPU_HOUR_KEY, SERVER_KEY, instance_price, platform_price
 
 __all__ = [
     "DOC_LABELS",
@@ -259,7 +268,9 @@ class Source:
     labels; ``applies`` says whether the input exists for this side, and ``when`` in words
     where it does not always (the key reference's words). ``price`` names the
     catalog price the value is, as ``(id, pricing)``, for a price the user may lay over the
-    catalog (:mod:`pricing.prices`); the origin is then the user's.
+    catalog (:mod:`pricing.prices`); the origin is then the user's. A ``quiet`` input, added
+    after the first results were stored, is among the assumptions only when given: left out,
+    its default changes nothing (a build always up), and results keep their form.
     """
 
     key: str
@@ -269,6 +280,7 @@ class Source:
     applies: Callable[[_Context], bool] = lambda c: True
     price: Callable[[_Context], tuple[str, str] | None] | None = None
     when: str = ""
+    quiet: bool = False
 
     def overlaid(self, c: _Context) -> PriceEntry | None:
         """The user's price this default is, when the catalog carries one."""
@@ -285,11 +297,17 @@ class Source:
         return Origin.DEFAULT if self.origin.startswith("default:") else Origin.CATALOG
 
 
-def _defaults(cls: type) -> tuple[Source, ...]:
+def _defaults(cls: type, quiet: Collection[str] = ()) -> tuple[Source, ...]:
     """A row for every input of ``cls`` whose default is documented (an ``origin`` in its
-    metadata), in field order: the value and its reason are written once, in the field."""
+    metadata), in field order: the value and its reason are written once, in the field. The
+    inputs named in ``quiet`` are :attr:`Source.quiet`."""
     return tuple(
-        Source(name, float(f.default.support()[0]), f"default: {f.metadata['origin']}")
+        Source(
+            name,
+            float(f.default.support()[0]),
+            f"default: {f.metadata['origin']}",
+            quiet=name in quiet,
+        )
         for name, f in input_fields(cls).items()
         if f.metadata.get("origin")
     )
@@ -352,7 +370,7 @@ OWNED: tuple[Source, ...] = (
         missing=_NO_TIER,
     ),
     *_WORK_ROWS,
-    *_defaults(BuyInputs),
+    *_defaults(BuyInputs, quiet=("repair_days",)),
 )
 
 
@@ -513,7 +531,7 @@ def _fill(block: Mapping[str, Any], path: str, c: _Context, table: tuple[Source,
     pending: list[tuple[Source, float | None]] = []
     problems: list[dict] = []
     for src in table:
-        if not src.applies(c):
+        if not src.applies(c) or (src.quiet and block.get(src.key) is None):
             continue
         if block.get(src.key) is not None:
             values[src.key] = block[src.key]
@@ -556,6 +574,17 @@ def _fill(block: Mapping[str, Any], path: str, c: _Context, table: tuple[Source,
     return _Filled(values, notes, priced)
 
 
+def _given(filled: _Filled, path: str, key: str, value: Distribution, source: str) -> _Filled:
+    """``filled`` with input ``key`` set to ``value``, which the block gave in other terms
+    (``source`` says which)."""
+    name = f"{path}.{key}"
+    notes = tuple(
+        replace(a, value=_spec(value), source=source, origin=Origin.GIVEN) if a.key == name else a
+        for a in filled.assumptions
+    )
+    return _Filled({**filled.values, key: value}, notes, filled.prices)
+
+
 def _spec(value: Distribution) -> Any:
     from .distspec import to_spec
 
@@ -571,6 +600,48 @@ def _built(cls: type, path: str, engine_path: Mapping[str, str], **kwargs: Any) 
         raise ScenarioError(
             None, [{"path": engine_path.get(name, f"{path}.{name}"), "message": exc.message}]
         ) from None
+
+
+@dataclass(frozen=True)
+class _Paid:
+    """How an owned block pays and what it keeps in spare: the engine inputs they add, the
+    block's financing with its defaults filled in (``None`` when left out: cash) and their
+    assumptions (none for what is left out)."""
+
+    inputs: dict[str, Any]
+    financing: dict[str, Any] | None
+    assumptions: tuple[Assumption, ...]
+
+
+def _paid(block: Mapping[str, Any], path: str) -> _Paid:
+    """The spares and financing of an owned ``block`` at key path ``path``: a loan's down
+    payment defaults to none; engine errors at the financing's key paths."""
+    meta = input_fields(Financing)
+    inputs: dict[str, Any] = {}
+    notes = []
+    if block.get("spare_gpus") is not None:
+        inputs["spare_gpus"] = block["spare_gpus"]
+        unit = input_fields(BuyInputs)["spare_gpus"].metadata["unit"]
+        notes.append(Assumption(f"{path}.spare_gpus", block["spare_gpus"], unit, "scenario"))
+    given = block.get("financing")
+    if given is None:
+        return _Paid(inputs, None, tuple(notes))
+    kind = given["kind"]
+    filled = {"kind": kind}
+    notes.append(Assumption(f"{path}.financing.kind", kind, "", "scenario"))
+    for key in FINANCING_KEYS[kind]:
+        default = meta[key].default
+        value = given.get(key)
+        filled[key] = default if value is None else value
+        source = ("scenario", Origin.GIVEN)
+        if value is None:
+            source = (f"default: {meta[key].metadata['origin']}", Origin.DEFAULT)
+        shown = _spec(filled[key]) if isinstance(filled[key], Distribution) else filled[key]
+        notes.append(
+            Assumption(f"{path}.financing.{key}", shown, meta[key].metadata["unit"], *source)
+        )
+    inputs["financing"] = _built(Financing, path, {}, **filled)
+    return _Paid(inputs, filled, tuple(notes))
 
 
 def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
@@ -596,7 +667,16 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
         interconnect=block.get("interconnect")
         or ("nvlink" if gpu.cooling == "sxm" else default_link),
     )
-    filled = _fill(block, path, c, OWNED, BuyInputs)
+    server = block.get(SERVER_KEY)
+    placeholder = {"platform_price_usd": Fixed(0.0)} if server is not None else {}
+    filled = _fill({**block, **placeholder}, path, c, OWNED, BuyInputs)
+    platform = platform_price(block, path, c.gpu_count, filled.values["gpu_price_usd"])
+    if platform is not None:
+        each = float(filled.values["gpu_price_usd"].median())
+        source = f"scenario: {path}.{SERVER_KEY} less {c.gpu_count} GPUs at {each:,.2f} USD"
+        filled = _given(filled, path, "platform_price_usd", platform, source)
+        block = {k: v for k, v in block.items() if k != SERVER_KEY}
+    paid = _paid(block, path)
     inputs = _built(
         BuyInputs,
         path,
@@ -605,6 +685,7 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
         powered_when_idle=block["powered_when_idle"],
         depreciation=block["depreciation"],
         depreciation_years=block["depreciation_years"],
+        **paid.inputs,
         **filled.values,
     )
     return Owned(
@@ -614,8 +695,13 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
         platform=tier,
         interconnect=c.interconnect,
         throughput=c.throughput,
-        block={**block, "interconnect": c.interconnect, **filled.values},
-        assumptions=filled.assumptions,
+        block={
+            **block,
+            "interconnect": c.interconnect,
+            **filled.values,
+            "financing": paid.financing,
+        },
+        assumptions=filled.assumptions + paid.assumptions,
         prices=filled.prices,
     )
 
@@ -643,7 +729,13 @@ def rented(
         offer=offer,
         pricing=block["pricing"],
     )
+    per_gpu = block.get(GPU_HOUR_KEY) is not None
+    block = instance_price(block, path, offer.gpu_count)
     filled = _fill(block, path, c, RENTED, RentInputs)
+    if per_gpu:
+        source = f"scenario: {path}.{GPU_HOUR_KEY} x the instance's {offer.gpu_count} GPUs"
+        filled = _given(filled, path, "price_usd_per_hour", block["price_usd_per_hour"], source)
+        block = {k: v for k, v in block.items() if k != GPU_HOUR_KEY}
     inputs = _built(
         RentInputs,
         path,
@@ -771,6 +863,7 @@ def gathered(*steps: Callable[[], Any]) -> list[Any]:
 #: The catalog ids a document may name, by key path, and what each is.
 _IDS = {
     "workload.reference_gpu": "gpu",
+    "demand.gpu": "gpu",
     "workload.model": "model",
     "api.model": "api_offer",
     "buy.gpu": "gpu",

@@ -121,6 +121,45 @@ KEY_PATH_CASES = [
         "no reserved_1y price",
         id="missing-catalog-price",
     ),
+    pytest.param(
+        _lab({"financing": {"kind": "lease", "monthly_rate": 0.03, "term_months": 24}}),
+        "buy.financing.term_months",
+        "a lease must run at least the horizon (36 months), got 24",
+        id="lease-shorter-than-horizon",
+    ),
+    pytest.param(
+        _lab({"repair_days": -1}),
+        "buy.repair_days",
+        "must lie in [0, 365] [day]",
+        id="negative-repair",
+    ),
+    pytest.param(
+        _lab({"financing": {"kind": "loan", "rate": 0.1, "term_months": 0}}),
+        "buy.financing.term_months",
+        "must be >= 1 [month]",
+        id="loan-term-0",
+    ),
+    pytest.param(
+        _lab(
+            {
+                "financing": {
+                    "kind": "loan",
+                    "rate": 0.1,
+                    "term_months": 36,
+                    "down_payment_share": 1.5,
+                }
+            }
+        ),
+        "buy.financing.down_payment_share",
+        "must be <= 1 [-]",
+        id="down-payment-above-1",
+    ),  # fmt: skip
+    pytest.param(
+        _lab({"financing": {"kind": "loan", "rate": 0.1, "term_months": 36, "monthly_rate": 0.03}}),
+        "buy.financing.monthly_rate",
+        "only for a lease, not for loan",
+        id="lease-key-on-a-loan",
+    ),  # fmt: skip
 ]
 
 

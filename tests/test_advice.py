@@ -3,7 +3,7 @@
 import scenarios
 
 
-def _codes(buy: dict, rent: dict | None = None, **top) -> set[str]:
+def _warnings(buy: dict, rent: dict | None = None, **top) -> tuple:
     doc = {
         "version": 1,
         "name": "advice",
@@ -11,7 +11,11 @@ def _codes(buy: dict, rent: dict | None = None, **top) -> set[str]:
         "rent": rent or {"instance": "aws/p3.8xlarge"},
         **top,
     }
-    return {w.code for w in scenarios.load_mapping(doc).warnings}
+    return scenarios.load_mapping(doc).warnings
+
+
+def _codes(buy: dict, rent: dict | None = None, **top) -> set[str]:
+    return {w.code for w in _warnings(buy, rent, **top)}
 
 
 def test_four_rtx4090_in_an_office():
@@ -44,6 +48,20 @@ def test_consumer_cards_in_an_eight_gpu_chassis():
     assert "chassis_fit" not in _codes(
         {"gpu": "v100-sxm2-16gb", "gpu_count": 8}, {"instance": "aws/p3.16xlarge"}
     )
+
+
+def test_modules_mount_only_on_their_baseboards():
+    # the MI300X is an OAM module and the H100 SXM5 an SXM module: not in the 1- and 2-GPU
+    # tiers (PCIe cards only), on the 4- and 8-GPU baseboards; a PCIe H100 fits anywhere
+    for gpu, count in (("mi300x", 1), ("h100-sxm5-80gb", 2), ("v100-sxm2-16gb", 1)):
+        warnings = _warnings({"gpu": gpu, "gpu_count": count})
+        (advice,) = [w for w in warnings if w.code == "form_factor"]
+        assert advice.severity == "error" and advice.side == "buy"
+        assert "gpu_count 4 or 8" in advice.message and "PCIe cards only" in advice.message
+    for gpu, count in (("mi300x", 8), ("h100-sxm5-80gb", 4), ("h100-pcie-80gb", 1)):
+        assert "form_factor" not in _codes({"gpu": gpu, "gpu_count": count}), gpu
+    # 3 modules take the 4-GPU tier, a baseboard
+    assert "form_factor" not in _codes({"gpu": "a100-sxm4-80gb", "gpu_count": 3})
 
 
 def test_pcie_lanes():

@@ -58,23 +58,12 @@ def client(app: Flask) -> FlaskClient:
 
 
 def close_store(app: Flask) -> None:
-    """Close the app's run store if a request opened it (PostgreSQL: its pool)."""
+    """Stop the app's job runner, and close its run store if a request opened it (PostgreSQL:
+    its pool)."""
+    app.extensions["costmodel"]["jobs"].close()
     store = app.extensions["costmodel"]["store"]
     if store is not None:
         store.close()
-
-
-@pytest.fixture
-def store_app(tmp_path: Path, store_location: str) -> Iterator[Flask]:
-    """An app on each run-store backend."""
-    app = make_app(tmp_path, DB=store_location)
-    yield app
-    close_store(app)
-
-
-@pytest.fixture
-def store_client(store_app: Flask) -> FlaskClient:
-    return store_app.test_client()
 
 
 def scenario(**changes: Any) -> dict[str, Any]:
@@ -591,12 +580,21 @@ def test_configured_limits_name_themselves(tmp_path: Path) -> None:
 
 
 def test_total_work_limit_names_itself(tmp_path: Path) -> None:
-    # the worked example: 1000 samples x 36 months x (4 levels + 8 for the monthly cash flows)
-    # = 432,000 units of work
-    client = make_app(tmp_path, MAX_WORK=100_000).test_client()
+    # the worked example: 1000 samples x (36 months x 12 for the monthly cash flows + 4 levels
+    # x 40 for their statistics + 1,000 for sampling and summary) = 1000 x 1,592 = 1,592,000
+    client = make_app(tmp_path, MAX_WORK=1_000_000).test_client()
     err = assert_error(client.post("/v1/evaluate?samples=1000", json=WORKED), 422)
-    assert "432,000" in err["message"] and "COSTMODEL_MAX_WORK" in err["message"]
-    assert client.post("/v1/evaluate?samples=200", json=WORKED).status_code == 200  # 86,400
+    assert "1,592,000 exceeds" in err["message"] and "COSTMODEL_MAX_WORK" in err["message"]
+    assert client.post("/v1/evaluate?samples=500", json=WORKED).status_code == 200  # 796,000
+
+
+def test_a_scenario_of_many_levels_counts_their_statistics(client: FlaskClient) -> None:
+    # 200,000 draws x 101 levels x 12 months took 4 s of CPU, counted 200,000 x 12 x (101 + 8)
+    # = 261,600,000 and answered at once; it is 200,000 x (12 x 12 + 101 x 40 + 1,000)
+    # = 200,000 x 5,184 = 1,036,800,000 > 500,000,000
+    doc = scenario(horizon_months=12, utilisation={"start": 0.0, "stop": 1.0, "step": 0.01})
+    err = assert_error(client.post("/v1/evaluate?samples=200000", json=doc), 422)
+    assert "1,036,800,000 exceeds the limit of 500,000,000" in err["message"]
 
 
 def test_schema_bounds_on_horizon_and_grid(client: FlaskClient) -> None:

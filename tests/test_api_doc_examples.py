@@ -1,12 +1,15 @@
 """docs/api.md's examples are what the service does: every `curl` request of the page is sent
-to the app (through Flask's test client), a response printed right after a request is the
-answer word for word, and the keys the page lists for an answer are the answer's keys."""
+to the app (through Flask's test client) with its headers, a response printed right after a
+request is the answer word for word, a job the page starts ends done, and the keys the page
+lists for an answer are the answer's keys."""
 
 from __future__ import annotations
 
 import json
 import re
 import shlex
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +42,16 @@ def _requests() -> list[tuple[str, str | None]]:
 REQUESTS = _requests()
 
 
-def _parse(command: str) -> tuple[str, str, Any]:
-    """(method, path with query, JSON body or None) of a `curl` command of the page."""
+def _parse(command: str) -> tuple[str, str, Any, dict[str, str]]:
+    """(method, path with query, JSON body or None, headers) of a `curl` command of the page."""
     words = shlex.split(command)
-    method, body, url = "GET", None, words[-1]
+    method, body, url, headers = "GET", None, words[-1], {}
     for flag, value in zip(words, words[1:], strict=False):
         if flag == "-X":
             method = value
+        elif flag == "-H":
+            name, _, given = value.partition(":")
+            headers[name.strip()] = given.strip()
         elif flag == "--data":
             # Either literal JSON or the page's `$(python ... FILE.yaml)` that turns a YAML
             # example into JSON.
@@ -53,13 +59,27 @@ def _parse(command: str) -> tuple[str, str, Any]:
             source = (ROOT / example.group(0)).read_text("utf-8") if example else None
             body = yaml.safe_load(source) if source else json.loads(value)
     assert url.startswith("http://127.0.0.1:8000/"), url
-    return method, url.removeprefix("http://127.0.0.1:8000"), body
+    return method, url.removeprefix("http://127.0.0.1:8000"), body, headers
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory):
+def client(tmp_path_factory) -> Iterator[Any]:
     path = tmp_path_factory.mktemp("doc-examples") / "runs.sqlite3"
-    return create_app({"DB": str(path), "API_KEYS": ""}).test_client()
+    app = create_app({"DB": str(path), "API_KEYS": ""})
+    yield app.test_client()
+    app.extensions["costmodel"]["jobs"].close()
+
+
+def _followed(client: Any, response: Any) -> Any:
+    """The run a 202 stands for, polled at its Location until it is no longer under way."""
+    deadline = time.monotonic() + 120
+    while (run := client.get(response.headers["Location"]).get_json())["status"] in (
+        "queued",
+        "running",
+    ):
+        assert time.monotonic() < deadline, "the documented job did not end"
+        time.sleep(0.1)
+    return run
 
 
 def test_the_page_has_requests_and_a_printed_answer():
@@ -69,11 +89,15 @@ def test_the_page_has_requests_and_a_printed_answer():
 
 @pytest.mark.parametrize(("command", "answer"), REQUESTS, ids=lambda v: str(v)[:60])
 def test_every_documented_request_is_answered_as_documented(client, command, answer):
-    method, path, body = _parse(command)
-    response = client.open(path, method=method, json=body)
-    if answer is None:  # a run is created, everything else answered
-        expected = 201 if method == "POST" and path.startswith("/v1/runs") else 200
+    method, path, body, headers = _parse(command)
+    headers.pop("Content-Type", None)  # json= sends it
+    response = client.open(path, method=method, json=body, headers=headers)
+    if answer is None:  # a run is created (a job with Prefer: respond-async), all else answered
+        created = 202 if headers.get("Prefer") == "respond-async" else 201
+        expected = created if method == "POST" and path.startswith("/v1/runs") else 200
         assert response.status_code == expected, response.get_json()
+        if expected == 202:
+            assert _followed(client, response)["status"] == "done"
     else:
         documented = json.loads(answer)
         assert response.status_code == documented["code"]
@@ -90,7 +114,7 @@ def _names(words: str) -> set[str]:
 
 def test_the_compare_answer_has_the_documented_keys(client):
     command = next(c for c, _ in REQUESTS if "/v1/compare" in c)
-    method, path, body = _parse(command)
+    method, path, body, _ = _parse(command)
     answer = client.open(path, method=method, json=body).get_json()
     # The sentence that lists the answer's keys, each followed by its meaning in brackets.
     paragraph = re.search(r"^The answer holds (.*?) and `ruled_out`", PAGE, re.M | re.S)[0]

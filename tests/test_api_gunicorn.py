@@ -3,9 +3,11 @@ each run-store backend."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -17,6 +19,8 @@ from typing import Any
 
 import pytest
 import yaml
+
+from tests import backends
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKED = yaml.safe_load((ROOT / "scenarios/examples/worked-example.yaml").read_text("utf-8"))
@@ -31,11 +35,17 @@ def free_port() -> int:
 
 
 def request(
-    port: int, method: str, path: str, body: Any = None, timeout: float = 30.0
+    port: int,
+    method: str,
+    path: str,
+    body: Any = None,
+    timeout: float = 30.0,
+    headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
     conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
     try:
-        headers = {"Content-Type": "application/json"} if body is not None else {}
+        headers = {**({"Content-Type": "application/json"} if body is not None else {}),
+                   **(headers or {})}  # fmt: skip
         data = json.dumps(body).encode() if body is not None else None
         conn.request(method, path, body=data, headers=headers)
         response = conn.getresponse()
@@ -44,34 +54,23 @@ def request(
         conn.close()
 
 
-@pytest.fixture
-def server(tmp_path: Path, store_location: str) -> Iterator[int]:
-    """gunicorn with 2 workers on ``store_location``; yields its port and always stops it."""
+@contextlib.contextmanager
+def gunicorn(tmp_path: Path, location: str, **settings: str) -> Iterator[tuple[int, Any]]:
+    """gunicorn with 2 workers on ``location`` and the ``COSTMODEL_`` ``settings``, in a
+    session of its own; yields its port and process, and always stops it."""
     port = free_port()
     env = {
         **os.environ,
-        "COSTMODEL_DB": store_location,
+        "COSTMODEL_DB": location,
         "COSTMODEL_API_KEYS": "",
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        **{f"COSTMODEL_{k}": v for k, v in settings.items()},
     }
-    log = (tmp_path / "gunicorn.log").open("wb")
+    log = (tmp_path / "gunicorn.log").open("ab")
+    command = [sys.executable, "-m", "gunicorn", "--bind", f"{HOST}:{port}", "--workers", "2",
+               "--timeout", "120", "api:create_app()"]  # fmt: skip
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "--bind",
-            f"{HOST}:{port}",
-            "--workers",
-            "2",
-            "--timeout",
-            "120",
-            "api:create_app()",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+        command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -86,15 +85,23 @@ def server(tmp_path: Path, store_location: str) -> Iterator[int]:
             if time.monotonic() > deadline:
                 pytest.fail(f"gunicorn did not answer /health in time:\n{_log_text(tmp_path)}")
             time.sleep(0.2)
-        yield port
+        yield port, proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=15)
         log.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path, store_location: str) -> Iterator[int]:
+    """gunicorn with 2 workers on ``store_location``; yields its port and always stops it."""
+    with gunicorn(tmp_path, store_location) as (port, _):
+        yield port
 
 
 def _log_text(tmp_path: Path) -> str:
@@ -135,3 +142,72 @@ def test_gunicorn_workers_store_concurrent_runs(server: int) -> None:
     assert status == 200 and listing["total"] == 16
     assert sorted(r["id"] for r in listing["items"]) == sorted(ids)
     assert {r["name"] for r in listing["items"]} == {f"gunicorn-{i}" for i in range(16)}
+
+
+# ------------------------------------------------------------------------------------- jobs
+
+#: The worked example over 240 months at 200,000 draws: 808,000,000 units, above MAX_WORK, so a
+#: job, of some seconds.
+LONG = {**WORKED, "horizon_months": 240, "simulation": {"samples": 200_000, "seed": 0}}
+PATIENCE_S = 180
+
+
+def poll(port: int, location: str, until: tuple[str, ...] = ("done", "failed")) -> Any:
+    """GET ``location`` until the run's status is one of ``until``; the run then."""
+    deadline = time.monotonic() + PATIENCE_S
+    while True:
+        status, _, body = request(port, "GET", location)
+        run = json.loads(body)
+        if status == 200 and run["status"] in until:
+            return run
+        assert time.monotonic() < deadline, f"still {run.get('status')} after {PATIENCE_S} s"
+        time.sleep(0.1)
+
+
+def test_gunicorn_workers_run_each_job_once(server: int, store_location: str) -> None:
+    """Eight jobs posted at once to two workers: each claimed once, each done with the result
+    of the run answered at once."""
+    status, _, body = request(server, "POST", "/v1/runs", WORKED)
+    assert status == 201, body
+    expected = json.loads(body)["result"]
+
+    def post(i: int) -> str:
+        status, headers, body = request(server, "POST", "/v1/runs", {**WORKED, "name": f"job-{i}"},
+                                        headers={"Prefer": "respond-async"})  # fmt: skip
+        assert status == 202, body
+        return headers["Location"]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        locations = list(pool.map(post, range(8)))
+    runs = [poll(server, location) for location in locations]
+    assert [r["status"] for r in runs] == ["done"] * 8
+    for i, run in enumerate(runs):  # the same result but for the name
+        named = {**expected, "scenario": {**expected["scenario"], "name": f"job-{i}"}}
+        assert run["result"] == named
+    attempts = backends.query(
+        store_location, "SELECT attempts FROM runs WHERE name LIKE ?", ("job-%",)
+    )
+    assert sorted(a for (a,) in attempts) == [1] * 8
+
+
+def test_a_job_outlives_a_server_killed_while_it_ran(tmp_path: Path, store_location: str) -> None:
+    """Every process of the server killed at once mid-job; a new server on the same store takes
+    the job back once its lease has passed, and finishes it."""
+    with gunicorn(tmp_path, store_location, JOB_LEASE="2") as (port, proc):
+        status, headers, body = request(port, "POST", "/v1/runs", LONG)
+        assert status == 202, body
+        location = headers["Location"]
+        poll(port, location, until=("running",))
+        os.killpg(proc.pid, signal.SIGKILL)  # master, workers and the job's process
+        proc.wait(timeout=15)
+    (run_id,) = [location.rsplit("/", 1)[1]]
+    assert backends.query(store_location, "SELECT status FROM runs WHERE id = ?", (run_id,)) == [
+        ("running",)
+    ]
+    with gunicorn(tmp_path, store_location, JOB_LEASE="2") as (port, _):
+        run = poll(port, location)
+    assert run["status"] == "done"
+    assert run["result"]["samples"] == 200_000
+    assert backends.query(store_location, "SELECT attempts FROM runs WHERE id = ?", (run_id,)) == [
+        (2,)
+    ]

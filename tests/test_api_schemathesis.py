@@ -8,6 +8,7 @@ types, headers and body schemas), so the spec cannot drift from the code.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,13 +19,15 @@ from schemathesis import checks
 from api import create_app
 
 # Limits below the defaults keep generated-but-valid scenarios fast (each limit is still a real
-# check); they let the example scenarios of the spec (10,000 samples, 20 levels) through.
+# check); they let the example scenarios of the spec (10,000 samples, 20 levels) through. Runs
+# above MAX_WORK (or sent with Prefer: respond-async) are jobs, held to MAX_JOB_WORK.
 _APP = create_app(
     {
         "TESTING": True,
         "MAX_SAMPLES": 10_000,
         "MAX_HORIZON": 120,
         "MAX_LEVELS": 21,
+        "MAX_JOB_WORK": 2_000_000_000,
         "RESULT_CACHE": 0,
         "API_KEYS": "",
     }
@@ -46,8 +49,10 @@ _CHECKS = [
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _temporary_store(tmp_path_factory: pytest.TempPathFactory) -> None:
+def _temporary_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     _APP.config["DB"] = str(Path(tmp_path_factory.mktemp("db")) / "runs.sqlite3")
+    yield
+    _APP.extensions["costmodel"]["jobs"].close()  # the jobs of generated runs stop here
 
 
 def test_openapi_document_is_valid() -> None:

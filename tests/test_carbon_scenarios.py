@@ -165,3 +165,12 @@ def test_the_command_line_lists_grids_and_shows_emissions(capsys):
     # u = 0.5 with the catalog's defaults: 7.83 t owned, 4.58 t rented
     assert "Emissions at 50 % utilisation (P50, CO2e): buy 7.83 t" in out
     assert "rent 4.58 t" in out
+
+
+def test_spares_add_their_embodied_carbon():
+    doc = copy.deepcopy(LAB)
+    doc["buy"] |= {"spare_gpus": 1, "repair_days": 7}
+    notes = _assumptions(scenarios.evaluate(doc, samples=4))
+    # (4 GPUs + 1 spare) x 150 kg + the 4-GPU tier's 1455.5 kg
+    assert notes["buy.embodied_kg_co2e"].value == pytest.approx(5 * 150 + 1455.5)
+    assert "5 x rtx-2080-ti" in notes["buy.embodied_kg_co2e"].source

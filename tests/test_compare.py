@@ -16,7 +16,15 @@ import scenarios.compare as compare_module
 from api import create_app
 from cli import main
 from costmodel.result import Advice
-from pricing import GPU, Catalog, Instance, PlatformTier, apply_prices, read_prices
+from pricing import (
+    GPU,
+    Catalog,
+    Instance,
+    PlatformTier,
+    apply_prices,
+    load_catalog,
+    read_prices,
+)
 from pricing.catalog import ScalingPoint
 from scenarios.compare import UNCERTAINTY, CompareRequest, compare, load_request
 from scenarios.errors import ScenarioError
@@ -210,6 +218,22 @@ def test_options_that_cannot_be_built_are_ruled_out_with_the_reason():
     assert {r.gpu_count for r in result.ruled_out} == {2, 4, 8}
 
 
+def test_the_shipped_catalog_builds_modules_only_on_their_baseboards():
+    # SXM and OAM modules at 1 and 2 per server are ruled out by the form_factor advice; at 4
+    # and 8 they are ranked. A single MI300X was the cheapest owned option at 1.95x the H100.
+    result = compare(CompareRequest(utilisation=0.5, samples=200))
+    cat = load_catalog()
+    modules = {g.id for g in cat.gpus.values() if g.form_factor != "pcie" and g.price_usd}
+    owned = {(o.id, o.gpu_count) for o in result.options if o.side == "buy"}
+    assert {(g, n) for g in modules for n in (4, 8)} <= owned
+    assert not {(g, n) for g in modules for n in (1, 2)} & owned
+    ruled = {(r.id, r.gpu_count): r.reason for r in result.ruled_out}
+    for gpu in modules:
+        for n in (1, 2):
+            assert "mounts only on a baseboard of modules" in ruled[(gpu, n)], (gpu, n)
+    assert result.cheapest_buy.id != "mi300x"
+
+
 def test_error_advice_rules_an_option_out(monkeypatch):
     def no_small_boxes(question):
         if any(side.path == "buy" and side.gpu.id == "small" for side in question.sides):
@@ -270,7 +294,10 @@ def test_request_errors_name_their_key_paths():
         load_request({"utilisation": 0, "tier": "cloud", "horizon_months": 0, "colour": 1})
     paths = {e["path"] for e in err.value.errors}
     assert paths == {"utilisation", "tier", "horizon_months", "colour"}
-    assert load_request({"utilisation": 1}).precision == "fp16"
+    # the precision left out is the work's default: fp16 for training
+    assert load_request({"utilisation": 1}).precision is None
+    result = compare(load_request({"utilisation": 1, "samples": 1}), _catalog(), uncertainty={})
+    assert result.request.precision == "fp16"
 
 
 # --------------------------------------------------------------------------------- command line

@@ -61,14 +61,18 @@ def errors_by_setting(body: dict[str, Any]) -> dict[str, str]:
 def test_the_reported_plan_is_refused_naming_its_limits(tmp_path):
     # The report: 1001 x 1001 candidates, 1 draw, 12 months was counted as 1 x 1,002,001 x 12
     # = 12,024,012 (2.4 % of the limit) and then took 98.7 s and 2.36 GB.
+    # Its memory: 1,002,001 x (1 x 24 + 3,000) = 3,030,051,024 bytes > 1 GiB (2.36 GB measured).
+    # A run of it would be a job (its work is within COSTMODEL_MAX_JOB_WORK): the rest refuse it.
     client = make_app(tmp_path).test_client()
-    for route in ("/v1/plans", "/v1/runs"):
+    limits_of_route = {"/v1/plans": {"MAX_WORK"}, "/v1/runs": set()}
+    for route, work in limits_of_route.items():
         body = assert_error(
             client.post(f"{route}?samples=1&seed=1", json=plan(1000, 1000, 12)), 422
         )
         problems = errors_by_setting(body)
-        assert set(problems) == {"MAX_CANDIDATES", "MAX_RESULT_BYTES", "MAX_WORK"}
+        assert set(problems) == {"MAX_CANDIDATES", "MAX_RESULT_BYTES", "MAX_MEMORY"} | work
         assert "1,002,001 exceeds the limit of 10,201 candidates" in problems["MAX_CANDIDATES"]
+        assert "3,030,051,024 exceeds the limit of 1,073,741,824" in problems["MAX_MEMORY"]
         assert {e["path"] for e in body["errors"]} == {"own.servers"}
     assert client.get("/v1/runs").get_json()["total"] == 0
 

@@ -6,6 +6,7 @@ Hand-computed cases carry their arithmetic in comments; sources are in pricing/d
 from __future__ import annotations
 
 import csv
+import dataclasses
 import importlib.util
 import json
 import shutil
@@ -25,6 +26,7 @@ from pricing import (
 )
 from pricing.catalog import read_catalog
 from pricing.errors import ThroughputUnavailableError
+from pricing.throughput import work_peak
 
 REPO = Path(__file__).resolve().parents[1]
 TOOL = REPO / "tools" / "build_throughput.py"
@@ -161,8 +163,8 @@ def test_public_api_matches_contract():
 
 def test_catalog_is_dated_versioned_and_cached(cat):
     assert cat is load_catalog()
-    assert cat.version == "2026.12.02"
-    assert cat.as_of == "2026-12-02"
+    assert cat.version == "2026.12.03"
+    assert cat.as_of == "2026-12-03"
     assert cat.reference_gpu == "v100-sxm2-16gb"
     assert cat.reference.measured == {"fp32": 1.0, "fp16": 1.0}
 
@@ -185,6 +187,29 @@ def test_catalog_sizes(cat):
     assert set(CONTRACT_INSTANCES) <= set(cat.instances)
     assert len(cat.instances) == 77
     assert [t.gpu_count for t in cat.tiers] == [1, 2, 4, 8]
+
+
+@pytest.mark.parametrize(
+    ("typed", "closest"),
+    [
+        # the provider's instances with the GPU the id names (before: Lambda's A100s; none)
+        (
+            "lambda/h100",
+            "lambda/gpu_1x_h100_pcie, lambda/gpu_1x_h100_sxm5, lambda/gpu_8x_h100_sxm5",
+        ),
+        ("aws/h100", "aws/p5.4xlarge, aws/p5.48xlarge"),
+        ("coreweave/h100", "coreweave/hgx-h100-8x"),
+        # the ids a prefix begins (before: aws/p5.4xlarge only), also written with a space
+        ("aws/p5", "aws/p5.48xlarge, aws/p5.4xlarge, aws/p5en.48xlarge"),
+        ("AWS p5", "aws/p5.48xlarge, aws/p5.4xlarge, aws/p5en.48xlarge"),
+        # else the closest by spelling, as for GPU ids
+        ("p4d.24xlarge", "aws/p4d.24xlarge, aws/p4de.24xlarge, aws/p3dn.24xlarge"),
+    ],
+)
+def test_unknown_instance_ids_list_the_closest(cat, typed, closest):
+    with pytest.raises(UnknownIdError) as info:
+        cat.instance(typed)
+    assert f"unknown instance id {typed!r}; closest: {closest};" in str(info.value)
 
 
 def test_lookups_are_case_insensitive(cat):
@@ -226,12 +251,40 @@ def test_estimates_are_marked_and_explained(cat):
     assert cat.gpu("h100-sxm5-80gb").price_estimated
     a10g, a10 = cat.gpu("a10g"), cat.gpu("a10")
     assert {"measured_fp32", "measured_fp16"} <= set(a10g.estimated_fields)
-    # the A10's measurement scaled by the A10G/A10 peak ratio at each precision
-    for precision, column in (("fp32", "fp32_tflops"), ("fp16", "fp16_tflops")):
-        ratio = getattr(a10g, column) / getattr(a10, column)
-        assert a10g.measured[precision] == pytest.approx(a10.measured[precision] * ratio, abs=1e-4)
-    assert a10g.measured["fp16"] < a10.measured["fp16"]
+    # the A10's measurement scaled by the A10G/A10 ratio of the peaks each precision runs at:
+    # fp32 on TF32 tensor cores 35/62.5 = 0.56 (the A10's fp32 figure is a TF32 run; the CUDA-
+    # core ratio 31.5/31.2 gave 1.3660 before), fp16 70/125 = 0.56: 1.353 x 0.56 = 0.75768,
+    # 0.929 x 0.56 = 0.52024
+    assert (a10g.tf32_tflops, a10.tf32_tflops) == (35, 62.5)
+    assert a10g.measured["fp32"] == pytest.approx(1.353 * 35 / 62.5, abs=1e-4)
+    assert a10g.measured["fp16"] == pytest.approx(0.929 * 70 / 125, abs=1e-4)
     assert all(t.estimated == bool(t.estimated_fields) for t in cat.tiers)
+
+
+def test_form_factors_of_gpus_and_tiers(cat):
+    # modules are exactly the GPUs cooled as modules; the MI300X is an OAM module
+    modules = {g.id for g in cat.gpus.values() if g.form_factor != "pcie"}
+    assert modules == {g.id for g in cat.gpus.values() if g.cooling == "sxm"}
+    assert cat.gpu("mi300x").form_factor == "oam"
+    assert cat.gpu("h100-sxm5-80gb").form_factor == "sxm"
+    assert cat.gpu("h100-pcie-80gb").form_factor == "pcie"
+    # SXM and OAM modules only on the 4- and 8-GPU baseboards
+    takes = {t.gpu_count: t.form_factors for t in cat.tiers}
+    assert takes == {
+        1: ("pcie",),
+        2: ("pcie",),
+        4: ("pcie", "sxm", "oam"),
+        8: ("pcie", "sxm", "oam"),
+    }
+    assert not cat.platform_tier(2).takes(cat.gpu("mi300x"))
+    assert cat.platform_tier(8).takes(cat.gpu("mi300x"))
+    # TF32 from Ampere on, half the FP16 tensor rate (A100 156 of 312), marked derived
+    assert cat.gpu("a100-sxm4-80gb").tf32_tflops == 156
+    assert cat.gpu("v100-sxm2-16gb").tf32_tflops is None
+    for gpu in cat.gpus.values():
+        if gpu.tf32_tflops is not None:
+            assert gpu.tf32_tflops == pytest.approx(gpu.fp16_tflops / 2, abs=0.01), gpu.id
+            assert "tf32_tflops" in gpu.estimated_fields, gpu.id
 
 
 def test_cooling_classes(cat):
@@ -400,22 +453,107 @@ def test_relative_throughput_scaled_from_the_nearest_measured_precision(cat):
     )
 
 
+def _card(name: str, **peaks: float) -> GPU:
+    """An inline GPU with the given peaks (TF32 too, which scenarios do not take)."""
+    tf32 = peaks.pop("tf32_tflops", None)
+    card = GPU.inline(name, memory_gb=24, tdp_w=300, price_usd=1000, **peaks)
+    return dataclasses.replace(card, tf32_tflops=tf32)
+
+
 def test_relative_throughput_peaks_are_like_for_like(cat):
-    v100 = "v100-sxm2-16gb"
-    # int8: T4 has an INT8 tensor peak, V100 none -> FP32 against FP32: 8.1 / 15.7 = 0.515924
-    assert _thr(cat, "t4", v100, "int8") == (pytest.approx(8.1 / 15.7), "peaks")
+    v100 = cat.reference
     # fp16: both have FP16 tensor peaks: 65 / 125 = 0.52
-    assert _thr(cat, "t4", v100, "fp16") == (pytest.approx(0.52), "peaks")
-    # the basis is never mixed: 3090 is measured but T4 is not -> peaks 71 / 65 = 1.092308
-    assert _thr(cat, "rtx-3090", "t4", "fp16") == (pytest.approx(71 / 65), "peaks")
-    # no tensor cores: GTX 1080 at fp16 is FP32 against FP32, 8.873 / 15.7 = 0.565159, never
-    # its FP32 peak against the V100's tensor peak (8.873 / 125 = 0.071)
-    assert _thr(cat, "gtx-1080", v100, "fp16") == (pytest.approx(8.873 / 15.7), "peaks")
-    # P100: 9.3 / 15.7 = 0.592357 at every precision (no tensor cores)
+    t4ish = _card("t4ish", fp32_tflops=8.1, fp16_tflops=65, int8_tops=130)
+    assert _pair(t4ish, v100, "fp16") == (pytest.approx(65 / 125), "peaks")
+    # int8: the V100 has no INT8 tensor cores and runs INT8 at its FP16 tensor rate: 130 / 125
+    assert _pair(t4ish, v100, "int8") == (pytest.approx(130 / 125), "peaks")
+    # fp32: neither has TF32, CUDA cores against CUDA cores: 8.1 / 15.7 = 0.515924
+    assert _pair(t4ish, v100, "fp32") == (pytest.approx(8.1 / 15.7), "peaks")
+    # the basis is never mixed: the 3090 has a measured fp16 figure, the card none -> peaks
+    # 71 / 65 = 1.092308
+    assert _pair(cat.gpu("rtx-3090"), t4ish, "fp16") == (pytest.approx(71 / 65), "peaks")
+
+
+def test_relative_throughput_never_sets_unlike_peaks_against_each_other(cat):
+    v100 = cat.reference
+    # no tensor cores: the card runs fp16 work on CUDA cores, the V100 on tensor cores; the
+    # ratio of their FP32 peaks (8.873 / 15.7 = 0.565) was used before, though the measured
+    # GTX 1080 Ti does fp16 work at 0.3028 of the V100 and fp32 work at 0.5689
+    plain = _card("no tensor cores", fp32_tflops=8.873)
+    with pytest.raises(ThroughputUnavailableError, match="vector units .* tensor units"):
+        relative_throughput(plain, v100, "fp16")
+    # TF32 tensor cores against the V100's CUDA cores at fp32 (the L40S case: 91.6 / 15.7)
+    ada = _card("ada", fp32_tflops=91.6, tf32_tflops=181, fp16_tflops=362)
+    with pytest.raises(ThroughputUnavailableError, match="tensor units .*tf32_tflops"):
+        relative_throughput(ada, v100, "fp32")
+    # the same card against a TF32 GPU: TF32 against TF32, 181 / 156 = 1.160256
+    assert _pair(ada, cat.gpu("a100-pcie-40gb"), "fp32") == (pytest.approx(181 / 156), "peaks")
+    # scaling from fp16 needs each GPU's own fp32/fp16 peaks of one kind: the V100's are not
+    # (CUDA 15.7 / tensor 125), so a GPU with only an fp16 figure has no fp32 path to it
+    half = dataclasses.replace(ada, id="inline:half", measured={"fp16": 2.0})
+    with pytest.raises(ThroughputUnavailableError):
+        relative_throughput(half, v100, "fp32")
+    # ... but it scales against a TF32 GPU with figures at both: 2.0 / 2.3 (A100 PCIe fp16)
+    # x (181/362) / (156/312) = 0.869565
+    a100 = cat.gpu("a100-pcie-40gb")
+    assert _pair(half, a100, "fp32") == (pytest.approx(2.0 / 2.3), "scaled")
+
+
+def test_every_catalog_gpu_has_figures_and_peak_bases_never_mix(cat):
+    """Every catalog GPU has an fp32 and an fp16 figure (measured or marked estimated), so no
+    two catalog GPUs fall back to peaks; every work peak names the column it comes from."""
+    for gpu in cat.gpus.values():
+        assert set(gpu.measured) == {"fp32", "fp16"}, gpu.id
+        for precision in ("fp32", "fp16", "int8"):
+            peak = work_peak(gpu, precision)
+            assert peak.kind == ("vector" if peak.column == "fp32_tflops" else "tensor")
+            if precision == "fp32" and gpu.tf32_tflops is not None:
+                assert peak.column == "tf32_tflops", gpu.id
+    ids = sorted(cat.gpus)
     for precision in ("fp32", "fp16", "int8"):
-        assert _thr(cat, "p100-pcie-16gb", v100, precision)[0] == pytest.approx(0.592357, 1e-6)
-    # fp32 peaks: V100 PCIe 14.0 / V100 SXM2 15.7 = 0.891720
-    assert _thr(cat, "v100-pcie-16gb", v100, "fp32") == (pytest.approx(14.0 / 15.7), "peaks")
+        for a in ids:
+            for b in ids:
+                t = relative_throughput(cat.gpu(a), cat.gpu(b), precision)
+                assert t.basis in ("identity", "measured", "scaled", "estimated"), (a, b)
+                estimated = any(
+                    f"measured_{p}" in cat.gpu(g).estimated_fields
+                    for g in (a, b)
+                    for p in ("fp32", "fp16")
+                    if p in t.how
+                )
+                assert (t.basis == "estimated") == estimated, (a, b, precision, t)
+
+
+def test_corrected_throughput_figures(cat):
+    """The figures issue 18 found wrong, against public training benchmarks."""
+    v100 = "v100-sxm2-16gb"
+    # RTX 5090: the 4090's Lambda figures x the 5090/4090 geometric mean of one timm training
+    # run (5 models): fp16 1.976 x 1.3977 = 2.7619, above the 4090 (peaks gave 209.5/125 =
+    # 1.676); fp32 2.865 x 1.5146 = 4.3393 = 1.515x the 4090 (peaks gave 104.8/15.7 = 6.675,
+    # 2.33x)
+    assert _thr(cat, "rtx-5090", v100, "fp16") == (pytest.approx(2.7619), "measured")
+    assert _thr(cat, "rtx-5090", v100, "fp32") == (pytest.approx(4.3393), "measured")
+    assert _thr(cat, "rtx-5090", "rtx-4090", "fp32")[0] == pytest.approx(1.5146, abs=1e-4)
+    assert _thr(cat, "rtx-5090", "rtx-4090", "fp16")[0] > 1
+    # MI300X: the H100's 5.355 x MLPerf's time-to-train ratio 27.928/28.269 min (rounded
+    # 0.9880) = 5.2907, at the H100 (peaks gave 1307.4/125 = 10.459, 1.95x); fp32: 5.2907 x
+    # the H100's 8.157/5.355 x (653.7/1307.4)/(494.7/989.4) = 8.0591
+    assert _thr(cat, "mi300x", v100, "fp16") == (pytest.approx(5.2907), "estimated")
+    assert _thr(cat, "mi300x", "h100-sxm5-80gb", "fp16")[0] == pytest.approx(0.98799, abs=1e-4)
+    assert _thr(cat, "mi300x", v100, "fp32")[0] == pytest.approx(5.2907 * 8.157 / 5.355, 1e-4)
+    # L40S fp32: the RTX 6000 Ada's 2.725 (same AD102) x TF32 peaks 181/182.15 = 2.7078, 0.785x
+    # the A100 40 GB PCIe's 3.45 (CUDA-core peaks gave 91.6/15.7 = 5.834, 1.69x)
+    l40s = pytest.approx(2.725 * 181 / 182.15, 1e-4)
+    assert _thr(cat, "l40s", v100, "fp32") == (l40s, "estimated")
+    assert _thr(cat, "l40s", "a100-pcie-40gb", "fp32")[0] == pytest.approx(0.7849, abs=1e-4)
+    # no tensor cores: GTX 1080 = the 1080 Ti's 0.3028 x 8.873/11.34 = 0.23693 at fp16 (the
+    # FP32-peak ratio to the V100 gave 0.565, above the measured 1080 Ti)
+    assert _thr(cat, "gtx-1080", v100, "fp16")[0] == pytest.approx(0.3028 * 8.873 / 11.34, 1e-3)
+
+
+def _pair(gpu: GPU, ref: GPU, precision: str) -> tuple[float, str]:
+    t = relative_throughput(gpu, ref, precision)
+    return t.value, t.basis
 
 
 def test_relative_throughput_without_figures_names_gpu_and_precision(cat):
@@ -527,7 +665,7 @@ def _append_copy(path: Path, key: str, **changes: str):
 
 
 def test_copied_data_loads(data_dir):
-    assert read_catalog(data_dir).version == "2026.12.02"
+    assert read_catalog(data_dir).version == "2026.12.03"
 
 
 @pytest.mark.parametrize(
@@ -543,6 +681,11 @@ def test_copied_data_loads(data_dir):
         ("gpus.csv", "t4", "int8_tops", "lots", "'lots' is not a number"),
         ("gpus.csv", "t4", "idle_w", "100", "must be <= tdp_w (70 [W])"),
         ("gpus.csv", "t4", "cooling", "water", "unknown cooling 'water'"),
+        ("gpus.csv", "t4", "form_factor", "socket", "unknown form factor 'socket'"),
+        ("gpus.csv", "t4", "form_factor", "sxm", "cooling 'sxm' exactly when it is a module"),
+        ("gpus.csv", "mi300x", "form_factor", "pcie", "got cooling 'sxm'"),
+        ("gpus.csv", "rtx-4090", "tf32_tflops", "200", "at least as high; got 200 against 165.2"),
+        ("gpus.csv", "t4", "tf32_tflops", "0", "must be > 0"),
         ("gpus.csv", "t4", "price_estimated", "maybe", "not true or false"),
         ("gpus.csv", "t4", "year", "2018.5", "not an integer"),
         ("gpus.csv", "rtx-3090", "measured_fp16", "-1", "must be > 0"),
@@ -560,6 +703,8 @@ def test_copied_data_loads(data_dir):
         ("price_history.csv", "aws/p5.48xlarge", "usd_per_hour", "-98", "must be >= 0"),
         ("platforms.csv", "4", "price_usd", "-3500", "must be >= 0"),
         ("platforms.csv", "4", "interconnect", "pcie-x32", "unknown interconnect 'pcie-x32'"),
+        ("platforms.csv", "8", "form_factors", "pcie;slot", "unknown form factor 'slot'"),
+        ("platforms.csv", "1", "form_factors", "", "at least one form factor"),
         ("scaling.csv", "pcie-x8", "efficiency", "1.5", "outside (0, 1]"),
     ],
 )
@@ -796,11 +941,43 @@ def test_throughput_build_covers_every_reference_gpu(cat, tool_rows):
     ):
         assert set(figures[gpu_id]) == {"fp32", "fp16"}, gpu_id
         assert dict(cat.gpu(gpu_id).measured) == figures[gpu_id]
-    # the borrowed A10G figures are scaled by the catalog's own peaks
-    donor, scale, _ = tool.BORROWED["a10g"]
-    a10g, a10 = cat.gpu("a10g"), cat.gpu(donor)
-    assert scale["fp32"] == pytest.approx(a10g.fp32_tflops / a10.fp32_tflops)
-    assert scale["fp16"] == pytest.approx(a10g.fp16_tflops / a10.fp16_tflops)
+    # every anchored estimate is its donor's measured figure times the like-for-like peak ratio
+    # (T4 fp16 = Quadro RTX 5000 0.6364 x 65/89.2 = 0.46375), marked estimated in the catalog
+    for gpu_id, (donor, _) in tool.ANCHORS.items():
+        gpu, source = cat.gpu(gpu_id), cat.gpu(donor)
+        assert {"measured_fp32", "measured_fp16"} <= set(gpu.estimated_fields), gpu_id
+        assert not {"measured_fp32", "measured_fp16"} & set(source.estimated_fields), donor
+        if gpu_id == "mi300x":
+            continue  # its fp16 comes from MLPerf (below); fp32 is carried from it
+        for precision in ("fp32", "fp16"):
+            mine, theirs = work_peak(gpu, precision), work_peak(source, precision)
+            assert mine.kind == theirs.kind, (gpu_id, precision)
+            expected = source.measured[precision] * mine.value / theirs.value
+            assert gpu.measured[precision] == pytest.approx(expected, abs=6e-5), gpu_id
+    assert cat.gpu("t4").measured["fp16"] == pytest.approx(0.6364 * 65 / 89.2, abs=1e-4)
+
+
+def test_throughput_rows_against_another_gpu_are_bridged_by_its_figure(tool_rows):
+    tool, rows = tool_rows
+    table = {(r.gpu_id, r.precision): r for r in tool.reconcile(rows)}
+    # RTX 5090 over RTX 4090 in one timm run, times the 4090's Lambda figure
+    fp16 = table[("rtx-5090", "fp16")]
+    assert (fp16.raw_value, fp16.factor, fp16.basis) == (1.3977, 1.976, "other-suite-bridged")
+    assert fp16.value == round(1.3977 * 1.976, 4) == 2.7619
+    assert not fp16.estimated
+    # MLPerf's FP8 ratio taken for fp16 is marked estimated in the reference table
+    mi = table[("mi300x", "fp16")]
+    assert mi.estimated and mi.value == round(0.9880 * 5.355, 4) == 5.2907
+    assert table[("mi300x", "fp32")].basis == tool.ANCHORED
+
+
+def test_measured_source_is_the_tool_output(cat, tool_rows):
+    tool, rows = tool_rows
+    by_gpu: dict[str, list] = {}
+    for rec in tool.reconcile(rows):
+        by_gpu.setdefault(rec.gpu_id, []).append(rec)
+    for gpu_id, records in by_gpu.items():
+        assert cat.gpu(gpu_id).measured_source == tool.measured_source(records), gpu_id
 
 
 @pytest.mark.parametrize(

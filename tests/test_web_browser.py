@@ -6,8 +6,9 @@ request to another origin, shows the example's verdict, answers edits of the GPU
 cloud price, puts the error of ``pue: 0.5`` beside the PUE field, saves a run that then appears
 in the runs list (and opens and downloads it), shows a fleet plan's verdict and frontier,
 ranks the market in the compare tab in the words of ``costmodel compare``, switches the form
-to inference work and shows the hosted API as a third side, and asks for a key when the service
-has API keys. Screenshots at 1280 and 375 px go to ``test-artifacts/``.
+to inference work and shows the hosted API as a third side, asks for a key when the service
+has API keys, and follows a run saved as a job (its progress, then its result). Screenshots at
+1280 and 375 px go to ``test-artifacts/``.
 
 The tests wait on the page's own state, never on time, so that they pass on a busy machine:
 each edit is one input event (a person pasting), and a view is settled when its ``data-busy``
@@ -36,9 +37,11 @@ import pytest
 import yaml
 from rich.console import Console
 
+import scenarios
 from api import create_app
 from api.service import get_catalog
 from cli.tables import print_compare
+from costmodel.present import to_dict
 from costmodel.present.formatting import (
     fmt_months,
     fmt_per_unit,
@@ -913,3 +916,49 @@ def test_page_asks_for_the_api_key(driver, tmp_path):
         refused = [e for e in page.errors() if "401" in e]
         assert refused and all("/v1/" in e for e in refused)
         _only_this_origin(page)
+
+
+def test_a_run_saved_as_a_job_shows_its_progress_then_its_result(driver, tmp_path):
+    # A service answering at most 1,000,000 units of work at once: the lab example (10,000
+    # draws) is more, so each edit is refused, saying that "Save run" runs it as a job.
+    with Server(tmp_path, MAX_WORK=1_000_000) as server:
+        try:
+            page = Page(driver, server)
+            page.type("scenario-buy-gpu-count", "2")
+            assert page.settled() == "invalid"
+            assert "Save run" in page.text("scenario-status")
+            assert "as a job" in page.text("scenario-status")
+            page.js(
+                "const box = document.getElementById('scenario-job');"
+                "window.jobSeen = [];"
+                "new MutationObserver(() => window.jobSeen.push([box.hidden,"
+                " box.querySelector('progress').value, box.textContent.trim()]))"
+                ".observe(box, {attributes: true, subtree: true, childList: true,"
+                " characterData: true});"
+            )
+            page.by_id("scenario-save").click()
+            view = page.by_id("view-scenario")
+            page.wait(lambda: view.get_attribute("data-job") == "done", "the job to be done")
+            page.wait(lambda: "Saved as run" in page.text("scenario-action-status"))
+            doc = copy.deepcopy(LAB)
+            doc["buy"]["gpu_count"] = 2
+            expected = to_dict(scenarios.evaluate(doc, catalog=get_catalog(server.app)))
+            assert page.text("verdict") == expected["verdict"]
+            assert page.state("scenario")["status"] == "idle"
+            seen = page.js("return window.jobSeen")
+            shown = [words for hidden, _, words in seen if not hidden]
+            assert shown and all(w.startswith("Run ") for w in shown), seen
+            assert any(w.endswith(("queued", "%")) for w in shown), seen
+            assert page.by_id("scenario-job").get_attribute("hidden") is not None  # gone again
+            run_id = page.text("scenario-action-status").split("run ")[1].rstrip(".")
+            status, run = server.api("GET", f"/v1/runs/{run_id}")
+            assert status == 200 and run["status"] == "done"
+            assert run["result"]["verdict"] == expected["verdict"]
+            page.wait(
+                lambda: (
+                    page.js("return document.querySelectorAll('#runs-table tbody tr').length") == 1
+                )
+            )
+            assert all("422" in e for e in page.errors())  # only the refused edit
+        finally:
+            server.app.extensions["costmodel"]["jobs"].close()

@@ -15,11 +15,23 @@ baselines, of (value on the 16 GB-cloud baseline / value on the 32 GB-server bas
 V100 32GB baseline are multiplied by it; ``v100-sxm2-32gb`` itself gets the bridge factor.
 
 Priority per GPU and precision: PyTorch on the 16 GB baseline (direct) > PyTorch on the 32 GB
-baseline (bridged) > TensorFlow rows (bridged when on a 32 GB baseline). Within a tier a row for
-owned hardware beats a "(Lambda Cloud instance)" row, and newer data beats older.
+baseline (bridged) > TensorFlow rows (bridged when on a 32 GB baseline) > rows of another suite
+measured against a GPU of the table in the same run (MLPerf Training, a timm training run),
+multiplied by that GPU's figure. Within a tier a row for owned hardware beats a "(Lambda Cloud
+instance)" row, and newer data beats older. A row whose precision says "estimated" (a run at
+another precision) gives an estimated figure.
+
+Anchored estimates: a catalog GPU of ``ANCHORS`` without a figure at a precision takes its
+donor's (a measured GPU of the same kind, named with why) times the ratio of the peaks the two
+run that precision's work at (``pricing.throughput.work_peak``: TF32 tensor peaks for fp32 on
+Ampere and later, CUDA-core FP32 peaks before; tensor FP16 peaks, or FP32 without tensor cores).
+Where the GPU has a figure at the other precision, that figure is carried over with the donor's
+own ratio between the two precisions instead. Peaks of unlike kinds are never compared (an
+error). Every anchored figure is marked estimated.
 
 The committed ``pricing/data/gpus.csv`` carries this script's output (rounded to 4 decimals) in
-``measured_fp32``/``measured_fp16``; ``pricing/data/catalog.json`` carries the bridge factors.
+``measured_fp32``/``measured_fp16`` and ``measured_source`` (:func:`measured_source`);
+``pricing/data/catalog.json`` carries the bridge factors.
 ``tests/test_pricing.py`` re-runs it and compares.
 """
 
@@ -33,7 +45,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from pricing import GPU, read_catalog
+from pricing.throughput import Peak, work_peak
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
+DATA_DIR = REPO_ROOT / "pricing" / "data"
 # The team's reference table of measured throughput (every row sourced),
 # kept here so the catalog build is reproducible from the repository alone.
 DEFAULT_PATH = REPO_ROOT / "tools" / "reference" / "throughput.csv"
@@ -72,18 +88,33 @@ NAME_TO_ID: dict[str, str] = {
     "RTX 6000 Ada": "rtx-6000-ada",
     "RTX A6000": "rtx-a6000",
     "Titan V": "titan-v",
+    "RTX 5090": "rtx-5090",
+    "MI300X": "mi300x",
 }
 
-# Catalog GPUs that borrow another GPU's measurement, scaled by the ratio of their own peaks to the
-# donor's at each precision [-] (the peaks of pricing/data/gpus.csv: A10G fp32 31.5 and estimated
-# fp16 tensor 70 against the A10's 31.2 and 125); the result is marked estimated.
-BORROWED: dict[str, tuple[str, dict[str, float], str]] = {
-    "a10g": (
-        "a10",
-        {"fp32": 31.5 / 31.2, "fp16": 70 / 125},
-        "estimated: A10 measurement x A10G/A10 peak ratio (fp32 31.5/31.2, fp16 70/125); same "
-        "GA102 die, 24 GB, 600 GB/s, 150 W, but a lower tensor peak; not measured on an A10G",
-    ),
+# Catalog GPUs without a measurement of their own at a precision, and the measured GPU of the
+# same kind each is estimated from (module docstring: anchored estimates), with why that one.
+ANCHORS: dict[str, tuple[str, str]] = {
+    "a10g": ("a10", "same GA102 die, 24 GB, 600 GB/s and 150 W as the A10, lower tensor peaks"),
+    "l40s": ("rtx-6000-ada", "same AD102 die and 48 GB as the RTX 6000 Ada; 864 GB/s, not 960"),
+    "l4": ("rtx-6000-ada", "Ada (AD104); its 300 GB/s memory slows memory-bound training more"),
+    "mi300x": ("h100-sxm5-80gb", "its fp16 figure against the H100 (MLPerf) carried to fp32"),
+    "v100-pcie-16gb": ("v100-sxm2-16gb", "the same GV100 in a PCIe card at lower clocks"),
+    "t4": ("quadro-rtx-5000", "the same TU104 die at 70 W"),
+    "rtx-2060": ("rtx-2080-ti", "Turing GeForce (TU106)"),
+    "rtx-2070": ("rtx-2080-ti", "Turing GeForce (TU106)"),
+    "gtx-1080": ("gtx-1080-ti", "Pascal GeForce, no tensor cores"),
+    "gtx-1070": ("gtx-1080-ti", "Pascal GeForce, no tensor cores"),
+    "gtx-1060-6gb": ("gtx-1080-ti", "Pascal GeForce, no tensor cores"),
+    "gtx-1050": ("gtx-1080-ti", "Pascal GeForce, no tensor cores"),
+    "p100-pcie-16gb": ("gtx-1080-ti", "Pascal (GP100); its double-rate FP16 on CUDA cores unused"),
+    "gtx-titan-x-maxwell": ("gtx-1080-ti", "Maxwell, no tensor cores: the nearest measured kind"),
+    "gtx-980-ti": ("gtx-1080-ti", "Maxwell, no tensor cores: the nearest measured kind"),
+    "gtx-980": ("gtx-1080-ti", "Maxwell, no tensor cores: the nearest measured kind"),
+    "gtx-970": ("gtx-1080-ti", "Maxwell, no tensor cores: the nearest measured kind"),
+    "gtx-960": ("gtx-1080-ti", "Maxwell, no tensor cores: the nearest measured kind"),
+    "tesla-k80": ("gtx-1080-ti", "Kepler, no tensor cores: the nearest measured kind"),
+    "radeon-pro-v520": ("gtx-1080-ti", "AMD RDNA, no matrix cores, other software: rough"),
 }
 
 TIER_LABEL = {
@@ -91,7 +122,10 @@ TIER_LABEL = {
     2: "pytorch-32gb-bridged",
     3: "tensorflow-bridged",
     4: "tensorflow-direct",
+    5: "other-suite-bridged",
 }
+#: The basis of an anchored estimate (ANCHORS).
+ANCHORED = "anchored-estimate"
 
 
 @dataclass(frozen=True)
@@ -102,15 +136,18 @@ class Row:
     raw_name: str
     precision: str  # fp32 | fp16
     value: float  # [-] relative to the row's own baseline
-    baseline: str  # "16gb" | "32gb"
-    framework: str  # "pytorch" | "tensorflow"
+    baseline: str  # "16gb" | "32gb" | the canonical name of a GPU measured in the same run
+    framework: str  # "pytorch" | "tensorflow" | "other"
     instance: bool  # a "(Lambda Cloud instance)" row
     data_date: str
     source: str
+    estimated: bool = False  # the precision of the run is not the row's (see its notes)
 
     @property
     def tier(self) -> int:
         """Priority tier [1 = best]."""
+        if self.baseline not in ("16gb", "32gb"):
+            return 5
         if self.framework == "pytorch":
             return 1 if self.baseline == "16gb" else 2
         return 3 if self.baseline == "32gb" else 4
@@ -125,7 +162,7 @@ class Reconciled:
     precision: str
     value: float  # [-] throughput relative to v100-sxm2-16gb
     raw_value: float  # [-] as printed in the reference file
-    factor: float  # [-] multiplier applied (1 or the bridge factor)
+    factor: float  # [-] multiplier applied (1, the bridge factor, or an anchor's figure)
     basis: str
     source: str
     estimated: bool = False
@@ -152,12 +189,21 @@ def _precision(text: str) -> str | None:
 
 
 def _baseline(text: str) -> str | None:
+    """``"16gb"`` or ``"32gb"`` for a V100 baseline, the canonical name of another GPU of the
+    table measured in the same run (``"RTX 4090 (same run)"``), else None."""
     text = text.strip()
     if text.startswith("V100 16GB"):
         return "16gb"
     if text.startswith("V100 32GB"):
         return "32gb"
-    return None  # "V100" without memory size (Dettmers' debiased data): unusable
+    name, _ = _canonical(text.split("(")[0])
+    return name if name in NAME_TO_ID else None  # "V100" without memory size: unusable
+
+
+def _framework(text: str, baseline: str) -> str:
+    if baseline not in ("16gb", "32gb"):
+        return "other"
+    return "pytorch" if "pytorch" in text.lower() else "tensorflow"
 
 
 def read_rows(path: Path) -> list[Row]:
@@ -167,7 +213,6 @@ def read_rows(path: Path) -> list[Row]:
         for rec in csv.DictReader(fh):
             precision = _precision(rec["precision"])
             baseline = _baseline(rec["baseline"])
-            framework = "pytorch" if "pytorch" in rec["framework"].lower() else "tensorflow"
             if precision is None or baseline is None or not rec["rel_to_v100_geomean"].strip():
                 continue
             name, instance = _canonical(rec["gpu"])
@@ -178,10 +223,11 @@ def read_rows(path: Path) -> list[Row]:
                     precision=precision,
                     value=float(rec["rel_to_v100_geomean"]),
                     baseline=baseline,
-                    framework=framework,
+                    framework=_framework(rec["framework"], baseline),
                     instance=instance,
                     data_date=rec["data_date"].strip(),
                     source=rec["source"].strip(),
+                    estimated="estimated" in rec["precision"].lower(),
                 )
             )
     return rows
@@ -234,52 +280,104 @@ def bridge_factors(rows: list[Row]) -> dict[str, tuple[float, list[tuple[str, fl
     return out
 
 
-def reconcile(rows: list[Row]) -> list[Reconciled]:
-    """One figure per (GPU, precision), normalised to v100-sxm2-16gb, best source first."""
+def _measured(rows: list[Row]) -> list[Reconciled]:
+    """One figure per (GPU, precision) of the table, best source first: V100 baselines
+    (bridged where 32 GB), then rows against another GPU of the table (times its figure)."""
     bridges = {p: f for p, (f, _) in bridge_factors(rows).items()}
-    result: list[Reconciled] = []
-    names = sorted({r.name for r in rows})
-    by_id: dict[tuple[str, str], Reconciled] = {}
-    for name in names:
+    best = {}
+    for r in rows:
+        key = (r.name, r.precision)
+        best[key] = _pick([best[key], r]) if key in best else r
+    figures: dict[tuple[str, str], Reconciled] = {}
+    for (name, precision), row in sorted(best.items(), key=lambda kv: (kv[1].tier, kv[0])):
+        if row.tier == 5:
+            anchor = figures[(row.baseline, precision)]
+            factor, note = anchor.value, f"{row.raw_name} / {row.baseline} in one run"
+        else:
+            factor = bridges[precision] if row.baseline == "32gb" else 1.0
+            note = f"{row.raw_name}; baseline V100 {row.baseline.upper()}"
+        figures[(name, precision)] = Reconciled(
+            gpu_id=NAME_TO_ID.get(name, ""),
+            name=name,
+            precision=precision,
+            value=round(row.value * factor, DECIMALS),
+            raw_value=row.value,
+            factor=factor,
+            basis=TIER_LABEL[row.tier],
+            source=row.source,
+            estimated=row.estimated,
+            note=f"{note}; {row.data_date}",
+        )
+    return sorted(figures.values(), key=lambda r: (r.name, PRECISIONS.index(r.precision)))
+
+
+def _alike(*pairs: tuple[GPU, str]) -> list[Peak]:
+    """The work peaks of each (GPU, precision), which must all be of one kind."""
+    peaks = [work_peak(gpu, precision) for gpu, precision in pairs]
+    if any(p is None for p in peaks) or len({p.kind for p in peaks}) != 1:
+        raise ValueError(f"unlike peaks, not comparable: {pairs} -> {peaks}")
+    return peaks
+
+
+def _scale(gpu: GPU, donor: GPU, precision: str, nearest: str | None) -> float:
+    """How much more ``precision`` work ``gpu`` does than ``donor`` by like-for-like peaks [-]:
+    the ratio of their work peaks; with ``nearest`` (a precision ``gpu`` has a figure at), the
+    ratio of their own peak ratios precision/nearest."""
+    if nearest is None:
+        mine, theirs = _alike((gpu, precision), (donor, precision))
+        return mine.value / theirs.value
+    gt, gs, dt, ds = _alike((gpu, precision), (gpu, nearest), (donor, precision), (donor, nearest))
+    return (gt.value / gs.value) / (dt.value / ds.value)
+
+
+def _anchored(measured: list[Reconciled], gpus: dict[str, GPU]) -> list[Reconciled]:
+    """The estimate of every ANCHORS GPU at each precision it has no figure at: the donor's
+    figure times their like-for-like peak ratio; or, where the GPU has a figure at the other
+    precision, that figure times the donor's own ratio between the two precisions and the
+    ratio of their peak ratios."""
+    by_id = {(r.gpu_id, r.precision): r for r in measured if r.gpu_id}
+    out: list[Reconciled] = []
+    for gpu_id, (donor, why) in ANCHORS.items():
         for precision in PRECISIONS:
-            cands = [r for r in rows if r.name == name and r.precision == precision]
-            if not cands:
+            if (gpu_id, precision) in by_id:
                 continue
-            best = _pick(cands)
-            factor = bridges[precision] if best.baseline == "32gb" else 1.0
-            rec = Reconciled(
-                gpu_id=NAME_TO_ID.get(name, ""),
-                name=name,
-                precision=precision,
-                value=round(best.value * factor, DECIMALS),
-                raw_value=best.value,
-                factor=factor,
-                basis=TIER_LABEL[best.tier],
-                source=best.source,
-                note=f"{best.raw_name}; baseline V100 {best.baseline.upper()}; {best.data_date}",
-            )
-            result.append(rec)
-            if rec.gpu_id:
-                by_id[(rec.gpu_id, precision)] = rec
-    for gpu_id, (donor, scale, note) in BORROWED.items():
-        for precision in PRECISIONS:
-            src = by_id.get((donor, precision))
-            if src is not None:
-                result.append(
-                    Reconciled(
-                        gpu_id=gpu_id,
-                        name=gpu_id,
-                        precision=precision,
-                        value=round(src.value * scale[precision], DECIMALS),
-                        raw_value=src.raw_value,
-                        factor=src.factor * scale[precision],
-                        basis=src.basis,
-                        source=src.source,
-                        estimated=True,
-                        note=note,
-                    )
+            other = next((p for p in PRECISIONS if (gpu_id, p) in by_id), None)
+            d = by_id[(donor, precision)]
+            if other is None:
+                scale = _scale(gpus[gpu_id], gpus[donor], precision, None)
+                how = f"{donor} {precision} {d.value:g} x peak ratio {scale:.4f}"
+                factor, raw = scale, d.value
+            else:
+                own = by_id[(gpu_id, other)]
+                scale = _scale(gpus[gpu_id], gpus[donor], precision, other)
+                cross = d.value / by_id[(donor, other)].value
+                how = (
+                    f"its {other} {own.value:g} x {donor} {precision}/{other} {cross:.4f} x "
+                    f"peak-ratio ratio {scale:.4f}"
                 )
-    return result
+                factor, raw = cross * scale, own.value
+            out.append(
+                Reconciled(
+                    gpu_id=gpu_id,
+                    name=gpu_id,
+                    precision=precision,
+                    value=round(raw * factor, DECIMALS),
+                    raw_value=raw,
+                    factor=factor,
+                    basis=ANCHORED,
+                    source=d.source,
+                    estimated=True,
+                    note=f"estimated: {how} ({why}); not measured on this GPU",
+                )
+            )
+    return out
+
+
+def reconcile(rows: list[Row], gpus: dict[str, GPU] | None = None) -> list[Reconciled]:
+    """One figure per (GPU, precision), normalised to v100-sxm2-16gb: the measured ones, then
+    the anchored estimates (peaks from ``gpus``, default the shipped catalog's)."""
+    measured = _measured(rows)
+    return measured + _anchored(measured, gpus or dict(read_catalog(DATA_DIR).gpus))
 
 
 def catalog_figures(rows: list[Row]) -> dict[str, dict[str, float]]:
@@ -289,6 +387,16 @@ def catalog_figures(rows: list[Row]) -> dict[str, dict[str, float]]:
         if rec.gpu_id:
             out.setdefault(rec.gpu_id, {})[rec.precision] = rec.value
     return out
+
+
+def measured_source(records: list[Reconciled]) -> str:
+    """The ``measured_source`` cell of one GPU's figures, as ``gpus.csv`` carries it."""
+    parts = [
+        f"{r.precision} {r.value:.{DECIMALS}f} = {r.raw_value:g} x {r.factor:.{DECIMALS}f} "
+        f"[{r.basis}; {r.note}] {r.source}"
+        for r in sorted(records, key=lambda r: PRECISIONS.index(r.precision))
+    ]
+    return f"tools/build_throughput.py (relative to {REFERENCE_GPU}): " + " | ".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:

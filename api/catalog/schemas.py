@@ -30,6 +30,7 @@ class GPUSchema(Schema):
     arch = fields.String(allow_none=True)
     year = fields.Integer(allow_none=True)
     fp32_tflops = _num("FP32 peak [TFLOPS]")
+    tf32_tflops = _num("dense TF32 tensor peak [TFLOPS], the rate of fp32 training on it")
     fp16_tflops = _num("dense FP16 tensor peak [TFLOPS]")
     int8_tops = _num("dense INT8 peak [TOPS]")
     memory_gb = _num("memory [GB]")
@@ -40,6 +41,9 @@ class GPUSchema(Schema):
     price_usd = _num("launch or street price [USD]")
     price_estimated = fields.Boolean()
     cooling = fields.String(allow_none=True, metadata={"example": "blower"})
+    form_factor = fields.String(
+        allow_none=True, metadata={"description": "pcie, sxm or oam", "example": "pcie"}
+    )
     measured = fields.Dict(
         keys=fields.String(),
         values=fields.Float(),

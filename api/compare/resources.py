@@ -1,22 +1,23 @@
 """``POST /v1/compare``: comparison options in, every owned and rented option ranked by cost per
-reference GPU-hour out (200); nothing is stored."""
+reference GPU-hour out (200), or with a ``model`` every owned, rented and API option of serving
+it by cost per M tokens; nothing is stored."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from flask import request
-from flask_smorest import Blueprint
+from flask_smorest import Blueprint, abort
 
-from pricing import PRICING_MODELS, Catalog
 from scenarios.compare import (
-    GPU_COUNTS,
     CompareRequest,
     CompareSchema,
     Comparison,
     ComparisonSchema,
     compare,
+    option_count,
 )
+from scenarios.errors import ScenarioError
 
 from ..auth import require_owner
 from ..deadline import check_deadline
@@ -25,7 +26,7 @@ from ..limits import abort_over_limits, compare_checks
 from ..openapi import BEARER, error_responses
 from ..service import get_catalog
 
-__all__ = ["blp"]
+__all__ = ["blp", "option_count"]
 
 #: What the OpenAPI says about the request and its limits.
 COMPARE_TEXT = (
@@ -38,6 +39,15 @@ COMPARE_TEXT = (
     "value). Options the buyer's-guide advice rules out (an `error`) are listed in "
     "`ruled_out`; `min_memory_gb` leaves out GPUs with less memory (counted in "
     "`left_out_by_min_memory`); `tier` keeps the rented instances of one kind of provider. "
+    "With `model` (a catalog model id) the work is serving that model at `precision` for "
+    "requests of `input_tokens` and `output_tokens`, and the cost is per M tokens [USD] "
+    "(`unit: million_tokens`, each option's `cost_per_unit`): each GPU's speed is the "
+    "catalog's serving measurement (`tokens_per_s_per_gpu`, its row in `source`), the "
+    "catalog's API offers of the model are options too (`side: api`, their blended price), "
+    "and the options whose GPU has no measurement or whose server or instance cannot hold the "
+    "weights in 90 % of its GPU memory are counted in `left_out`. An unknown model (the "
+    "closest ids named) or a precision the catalog does not measure it at is answered 422 at "
+    "`model` or `precision`. "
     "Prices are the catalog's, with the server's own prices file (COSTMODEL_PRICES) laid over "
     "it; each option's `price_source` says which. Limits: samples (COSTMODEL_MAX_SAMPLES), "
     "horizon (COSTMODEL_MAX_HORIZON) and the work, draws x options (COSTMODEL_MAX_WORK), 422 "
@@ -50,7 +60,8 @@ blp = Blueprint(
     __name__,
     url_prefix="/v1",
     description="Compare the market: every owned and rented option ranked by cost per "
-    "reference GPU-hour at one utilisation; not stored.",
+    "reference GPU-hour at one utilisation, or by model every owned, rented and API option by "
+    "cost per M tokens; not stored.",
 )
 
 
@@ -62,34 +73,26 @@ def _json_only() -> None:
         read_json_body()
 
 
-def option_count(wanted: CompareRequest, catalog: Catalog) -> int:
-    """How many options the comparison evaluates at most [count]: each priced GPU at every
-    count of ``GPU_COUNTS``, each priced pricing model of each instance of the tier asked for,
-    of the memory asked for (the options ruled out later are counted too)."""
-    least = wanted.min_memory_gb
-    fits = {g.id: least is None or g.memory_gb >= least for g in catalog.gpus.values()}
-    owned = sum(1 for g in catalog.gpus.values() if g.price_usd is not None and fits[g.id])
-    rented = sum(
-        1
-        for i in catalog.instances.values()
-        if (wanted.tier is None or i.tier == wanted.tier) and fits[i.gpu]
-        for pricing in PRICING_MODELS
-        if getattr(i, f"{pricing}_usd_per_hour") is not None
-    )
-    return owned * len(GPU_COUNTS) + rented
+def _refused(exc: ScenarioError) -> None:
+    """422 naming the request keys (``model``, ``precision``) the catalog cannot answer."""
+    shown = "; ".join(f"{e['path']}: {e['message']}" for e in exc.errors)
+    abort(422, message=f"the comparison cannot be made: {shown}", errors=exc.errors)
 
 
 @blp.route("/compare", methods=["POST"])
 @blp.arguments(CompareSchema)
 @blp.response(200, ComparisonSchema, description="Every option, cheapest first")
 @error_responses(blp, 400, 401, 413, 415, 422, 503)
-@blp.doc(operationId="compare", summary="Rank owned and rented options", description=COMPARE_TEXT,
-         security=[{}, {BEARER: []}])  # fmt: skip
+@blp.doc(operationId="compare", summary="Rank owned, rented and API options",
+         description=COMPARE_TEXT, security=[{}, {BEARER: []}])  # fmt: skip
 def compare_options(wanted: CompareRequest) -> Any:
     """Rank every option of the catalog at the requested utilisation."""
     require_owner()
     catalog = get_catalog()
-    options = option_count(wanted, catalog)
+    try:
+        options = option_count(wanted, catalog)
+    except ScenarioError as exc:
+        _refused(exc)
     abort_over_limits(compare_checks(wanted.samples, wanted.horizon_months, options))
     check_deadline("validating the comparison")
     result: Comparison = compare(wanted, catalog)

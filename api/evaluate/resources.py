@@ -27,14 +27,14 @@ LIMITS_TEXT = (
     "Limits: body size (MAX_CONTENT_LENGTH, 413; a gzip body, `Content-Encoding: gzip`, "
     "counts decoded), samples per request (COSTMODEL_MAX_SAMPLES, default 200,000, 422), "
     "horizon and utilisation-grid bounds (COSTMODEL_MAX_HORIZON, COSTMODEL_MAX_LEVELS, 422), "
-    "the work, samples x months x (levels + 8) (COSTMODEL_MAX_WORK, 422), and the deadline "
-    "(COSTMODEL_DEADLINE, 503). Strict JSON: NaN, Infinity, duplicate keys and malformed text "
-    "are answered 400, a non-JSON content type 415, unknown keys and out-of-range values 422 "
-    "with their key paths. Results are deterministic given the scenario, seed, samples and "
-    "catalog version, so each server process keeps the last COSTMODEL_RESULT_CACHE results "
-    "(at most COSTMODEL_RESULT_CACHE_BYTES; header `X-Cache: hit|miss`). With "
-    "COSTMODEL_API_KEYS set, an `Authorization: Bearer <key>` header is required (401 "
-    "otherwise)."
+    "the work, samples x (months x 12 + levels x 40 + 1,000) (COSTMODEL_MAX_WORK, 422; on "
+    "POST /v1/runs a job instead, 202), and the deadline (COSTMODEL_DEADLINE, 503). Strict "
+    "JSON: NaN, Infinity, duplicate keys and malformed text are answered 400, a non-JSON "
+    "content type 415, unknown keys and out-of-range values 422 with their key paths. Results "
+    "are deterministic given the scenario, seed, samples and catalog version, so each server "
+    "process keeps the last COSTMODEL_RESULT_CACHE results (at most "
+    "COSTMODEL_RESULT_CACHE_BYTES; header `X-Cache: hit|miss`). With COSTMODEL_API_KEYS set, "
+    "an `Authorization: Bearer <key>` header is required (401 otherwise)."
 )
 
 

@@ -11,7 +11,9 @@ from costmodel.plan_result import PlanResult
 from costmodel.present import from_dict
 from costmodel.present.plan_schema import PlanResultSchema
 from costmodel.present.reports import FORMATS
+from scenarios.store import STATUSES
 
+from ..errors import ErrorSchema
 from ..evaluate.schemas import EvaluateQuerySchema, ResultSchema
 
 __all__ = [
@@ -45,7 +47,7 @@ class RunQuerySchema(EvaluateQuerySchema):
 
 
 class RunHeadersSchema(Schema):
-    """The optional ``Idempotency-Key`` header of ``POST /v1/runs``."""
+    """The optional ``Idempotency-Key`` and ``Prefer`` headers of ``POST /v1/runs``."""
 
     idempotency_key = fields.String(
         data_key="Idempotency-Key",
@@ -60,6 +62,14 @@ class RunHeadersSchema(Schema):
             "409"
         },
     )
+    prefer = fields.String(
+        data_key="Prefer",
+        load_default=None,
+        metadata={
+            "description": "`respond-async` (RFC 7240): store the run as a job and answer 202 "
+            "at once, whatever the work; other preferences are ignored"
+        },
+    )
 
 
 class LinksSchema(Schema):
@@ -69,6 +79,14 @@ class LinksSchema(Schema):
     report = fields.String(
         required=True, metadata={"example": "/v1/runs/3q2-Xo7tVqkqYbq1lVb0nQ/report"}
     )
+
+
+_STATUS = {
+    "description": "queued, running (a job), done (the result is there) or failed (a job; "
+    "see error)",
+    "enum": list(STATUSES),
+}
+_PROGRESS = {"description": "share of a job's Monte Carlo draws evaluated [-]; 1 once done"}
 
 
 class RunSummarySchema(Schema):
@@ -85,6 +103,8 @@ class RunSummarySchema(Schema):
     created_at = fields.String(
         required=True, metadata={"description": "ISO-8601 UTC timestamp with microseconds"}
     )
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata=_STATUS)
+    progress = fields.Float(required=True, validate=validate.Range(0, 1), metadata=_PROGRESS)
     breakeven_p50 = fields.Float(
         allow_none=True,
         metadata={"description": "median break-even utilisation [-]; null means never"},
@@ -98,7 +118,7 @@ class AnyResult(fields.Field):
     to be that form already, as the run store holds it)."""
 
     def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> Any:
-        if isinstance(value, Mapping):
+        if value is None or isinstance(value, Mapping):
             return value
         schema = PlanResultSchema() if isinstance(value, PlanResult) else ResultSchema()
         return schema.dump(value)
@@ -110,25 +130,44 @@ class AnyResult(fields.Field):
             raise ValidationError(exc.messages) from None
 
     def json_schema(self, openapi: tuple[int, int]) -> dict[str, Any]:
-        """The OpenAPI schema: one of the two result components (named by their schemas)."""
+        """The OpenAPI schema: one of the two result components (named by their schemas), or
+        null until a job is done."""
         refs = ("#/components/schemas/Result", "#/components/schemas/PlanResult")
-        return {"oneOf": [{"$ref": ref} for ref in refs]}
+        return {"oneOf": [{"$ref": ref} for ref in refs], "nullable": True}
 
 
 class RunSchema(Schema):
-    """A stored run: the resolved scenario, the result, seed, samples, catalog and timestamps."""
+    """A stored run: its state, the resolved scenario, the result, seed, samples, catalog and
+    timestamps; a failed job's error."""
 
     id = fields.String(required=True)
     name = fields.String(allow_none=True, required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata=_STATUS)
+    progress = fields.Float(required=True, validate=validate.Range(0, 1), metadata=_PROGRESS)
     seed = fields.Integer(required=True)
-    samples = fields.Integer(required=True, metadata={"description": "Monte Carlo draws [-]"})
+    samples = fields.Integer(
+        required=True,
+        metadata={"description": "Monte Carlo draws [-] (of a job not yet done: those asked for)"},
+    )
     catalog_version = fields.String(required=True)
     created_at = fields.String(required=True, metadata={"description": "ISO-8601 UTC"})
     updated_at = fields.String(required=True, metadata={"description": "ISO-8601 UTC"})
     scenario = fields.Dict(
-        required=True, metadata={"description": "the resolved scenario that was run"}
+        required=True,
+        allow_none=True,
+        metadata={"description": "the resolved scenario that was run; null until a job is done"},
     )
-    result = AnyResult(required=True, metadata={"description": "a scenario's or a plan's result"})
+    result = AnyResult(
+        required=True,
+        allow_none=True,
+        metadata={"description": "a scenario's or a plan's result; null until a job is done"},
+    )
+    error = fields.Nested(
+        ErrorSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "why a failed job gave no result, in the one error shape"},
+    )
     links = fields.Nested(LinksSchema, required=True)
 
 

@@ -35,6 +35,7 @@ from typing import Any
 from marshmallow import missing, validate
 
 from costmodel.present.formatting import fmt_number
+from pricing import load_catalog
 from scenarios.compare import CompareSchema
 from scenarios.jsonschema import scenario_json_schema
 
@@ -413,8 +414,35 @@ COMPARE = (
                 "percent",
                 words="the share of wall-clock hours the GPUs work (50 is half the time)",
             ),
-            Field("precision", "Precision", "choice"),
+            Field(
+                "precision",
+                "Precision",
+                "choice",
+                empty="default: fp16",
+                note="with a model: fp16, fp8 or fp4, by default the first the catalog measures",
+            ),
             Field("horizon_months", "Horizon", "integer"),
+        ),
+    ),
+    Section(
+        "Serving a model",
+        (
+            Field(
+                "model",
+                "Model",
+                "choice",
+                empty="none: training work",
+                words="a catalog model: rank the ways to serve it by cost per M tokens, its API "
+                "offers among them",
+            ),
+            Field("input_tokens", "Input tokens per request", "integer"),
+            Field("output_tokens", "Output tokens per request", "integer"),
+            Field(
+                "min_tokens_per_s_per_user",
+                "Minimum tokens/s per user",
+                "number",
+                note="empty: any measurement",
+            ),
         ),
     ),
     Section(
@@ -444,12 +472,18 @@ def _bounds(node: Any, scale: float) -> str:
     return _interval(rng.min, rng.max, not rng.min_inclusive, not rng.max_inclusive, scale)
 
 
+#: The request options whose choices are catalog ids, not a schema enum.
+_CATALOG_CHOICES = {"model": lambda: tuple(sorted(load_catalog().models))}
+
+
 def _compare_completed(f: Field) -> Field:
     node = CompareSchema().fields[f.path]
     text = node.metadata.get("description", "")
     unit = "[%]" if f.kind == "percent" else node.metadata.get("unit", "")
     scale = PERCENT if f.kind == "percent" else 1
     choices = next((v.choices for v in node.validators if isinstance(v, validate.OneOf)), ())
+    if f.path in _CATALOG_CHOICES:
+        choices = _CATALOG_CHOICES[f.path]()
     default = None if node.load_default is missing else node.load_default
     example = node.metadata.get("example")
     return replace(

@@ -1,4 +1,5 @@
-"""``costmodel compare``: rank every owned and rented option by cost per reference GPU-hour."""
+"""``costmodel compare``: rank every owned and rented option by cost per reference GPU-hour, or
+with ``--model`` every owned, rented and API option of serving that model by cost per M tokens."""
 
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ _FLAGS = {
     "tier": "--tier",
     "samples": "--samples",
     "seed": "--seed",
+    "model": "--model",
+    "input_tokens": "--input-tokens",
+    "output_tokens": "--output-tokens",
+    "min_tokens_per_s_per_user": "--min-tokens-per-s-per-user",
 }
 
 
@@ -35,18 +40,27 @@ def add_parser(sub) -> None:
     p = command(
         sub,
         "compare",
-        help="rank every owned and rented option by cost per reference GPU-hour",
+        help="rank every owned and rented option by cost per reference GPU-hour (or, with "
+        "--model, every owned, rented and API option by cost per M tokens)",
         description="Rank every way the catalog offers the compute at one utilisation: each "
         "priced GPU owned at 1, 2, 4 and 8 per server (its catalog platform tier) and each "
         "instance rented on demand, spot or reserved for 1 or 3 years, by cost per reference "
         "GPU-hour, P50 with P10-P90 under a default uncertainty of +-10 % on prices, +-20 % "
         "on electricity and +-25 % on resale decay. Options the buyer's-guide advice rules out "
         "are left out. Also prints the cheapest owned and rented option and the utilisation "
-        "at which they break even.",
+        "at which they break even. With --model, the work is serving that catalog model and "
+        "the cost is per M tokens (input + output) of requests of --input-tokens and "
+        "--output-tokens: each GPU's speed is the catalog's serving measurement of the model "
+        "at --precision, the catalog's API offers of the model join the ranking (+-10 % on "
+        "their prices), and the options whose GPU has no measurement, or whose server or "
+        "instance cannot hold the weights in 90 % of its GPU memory, are left out and counted.",
         examples=(
             "costmodel compare --utilisation 0.5",
             "costmodel compare --utilisation 0.25 --min-memory 24 --tier neocloud",
             "costmodel compare -u 0.8 --horizon 24 --prices my-prices.csv --format json > c.json",
+            "costmodel compare -u 0.5 --model llama-3.3-70b --precision fp8",
+            "costmodel compare -u 0.3 --model llama-3.1-8b --input-tokens 5000 --output-tokens 500",
+            "costmodel compare -u 0.5 --model llama-3.3-70b --min-tokens-per-s-per-user 20",
         ),
     )
     p.add_argument(
@@ -58,11 +72,15 @@ def add_parser(sub) -> None:
         help="busy share of wall-clock hours, in (0, 1]",
     )
     p.add_argument(
-        "--precision", metavar="P", help="fp32, fp16 (default) or int8: picks the throughput"
+        "--precision",
+        metavar="P",
+        help="fp32, fp16 (default) or int8: picks the throughput; with --model fp16, fp8 or "
+        "fp4 (default: the first the catalog measures the model at)",
     )
     p.add_argument("--horizon", type=int, metavar="H", help="months owned or rented (default 36)")
     p.add_argument("--min-memory", type=float, metavar="GB", help="leave out GPUs with less memory")
     add_tier(p)
+    _add_serving(p)
     add_prices(p)
     add_samples(p, "Monte Carlo draws per option (default 2,000)")
     add_seed(p, "random seed (default 0)")
@@ -82,24 +100,53 @@ def add_parser(sub) -> None:
     p.set_defaults(func=execute)
 
 
+def _add_serving(p: argparse.ArgumentParser) -> None:
+    """The options of a comparison by model."""
+    p.add_argument(
+        "--model",
+        metavar="M",
+        help="a catalog model id (llama-3.3-70b): rank the ways to serve it by cost per M tokens",
+    )
+    for side in ("input", "output"):
+        p.add_argument(
+            f"--{side}-tokens",
+            type=int,
+            metavar=side[0].upper(),
+            help=f"with --model: {side} tokens per request (default 1,000)",
+        )
+    p.add_argument(
+        "--min-tokens-per-s-per-user",
+        type=float,
+        metavar="F",
+        help="with --model: only serving measurements that serve each request at least F tokens/s",
+    )
+
+
 def execute(args: argparse.Namespace) -> int:
     import time
 
-    from cli.tables import compare_csv, print_compare
     from scenarios.compare import compare
+    from scenarios.errors import ScenarioError
 
     request = _request(args)
     if args.top is not None and args.top < 0:
         raise UsageError("--top must be 0 (all) or more")
     market = catalog(args.prices)
     start = time.perf_counter()
-    result = compare(request, market)
+    try:
+        result = compare(request, market)
+    except ScenarioError as exc:
+        raise _usage(exc) from None
     elapsed = time.perf_counter() - start
     if args.format == "json":
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n")
     elif args.format == "csv":
+        from cli.tables import compare_csv  # the tables' imports (rich) only when drawn
+
         sys.stdout.write(compare_csv(result))
     else:
+        from cli.tables import print_compare
+
         top = args.top if args.top is not None else 30
         print_rendered(lambda console: print_compare(result, console, top or None))
     if args.verbose:
@@ -126,10 +173,19 @@ def _request(args: argparse.Namespace):
         "tier": args.tier and args.tier.strip().casefold(),
         "samples": args.samples,
         "seed": args.seed,
+        "model": args.model and args.model.strip(),
+        "input_tokens": args.input_tokens,
+        "output_tokens": args.output_tokens,
+        "min_tokens_per_s_per_user": args.min_tokens_per_s_per_user,
     }
     try:
         return load_request({k: v for k, v in given.items() if v is not None})
     except ScenarioError as exc:
-        raise UsageError(
-            "; ".join(f"{_FLAGS.get(e['path'], e['path'])}: {e['message']}" for e in exc.errors)
-        ) from None
+        raise _usage(exc) from None
+
+
+def _usage(exc) -> UsageError:
+    """A request's problems, each named by the option that sets its key."""
+    return UsageError(
+        "; ".join(f"{_FLAGS.get(e['path'], e['path'])}: {e['message']}" for e in exc.errors)
+    )

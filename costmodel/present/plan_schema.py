@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from marshmallow import ValidationError, fields, post_load, validate, validates_schema
+from marshmallow import ValidationError, fields, post_dump, post_load, validate, validates_schema
 
 from ..plan_result import KIND, Candidate, Choice, CostStats, PlanResult, WorkSplit
 from ..result import Result
@@ -59,8 +59,21 @@ class CandidateSchema(Strict):
     share_owned = share("mean share of the work done on owned servers [-]")
     owned_utilisation = share("mean busy share of the owned servers [-]; 0 without servers")
     prob_cheaper_than_cloud = share("share of draws cheaper than renting everything [-]")
+    availability = fields.Float(
+        load_default=None,
+        allow_nan=False,
+        validate=validate.Range(0, 1),
+        error_messages={"special": NOT_A_NUMBER},
+        metadata={"description": "mean share of the GPUs in service [-]; with downtime only"},
+    )
 
     make = Candidate
+
+    @post_dump
+    def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
+        if data.get("availability") is None:
+            data.pop("availability", None)
+        return data
 
 
 class WorkSplitSchema(Strict):

@@ -30,6 +30,7 @@ from ..result import (
     SCHEMA_VERSION,
     Advice,
     Assumption,
+    Availability,
     Bands,
     Breakeven,
     Carbon,
@@ -211,6 +212,18 @@ class BreakevenSchema(Strict):
     prob_never = share("share of draws where renting wins even at u = 1 [-]")
 
     make = Breakeven
+
+
+class AvailabilitySchema(Strict):
+    """Share of the owned GPUs in service on average [-], over the draws: failed GPUs wait
+    ``repair_days`` unless a spare takes their place."""
+
+    mean = share("mean [-]")
+    p10 = share("10th percentile [-]")
+    p50 = share("median [-]")
+    p90 = share("90th percentile [-]")
+
+    make = Availability
 
 
 class PaybackSchema(BandsSchema):
@@ -544,6 +557,7 @@ _ADDED = (
     "breakeven_vs_api",
     "payback_vs_api_months",
     "cheapest_share",
+    "availability",
     "carbon",
 )
 
@@ -665,6 +679,11 @@ class ResultSchema(ResultBase):
     cheapest_share = fields.Nested(
         CheapestSchema, load_default=None, metadata={"description": "with a hosted API only"}
     )
+    availability = fields.Nested(
+        AvailabilitySchema,
+        load_default=None,
+        metadata={"description": "share of the owned GPUs in service; with downtime only"},
+    )
     carbon = fields.Nested(
         CarbonSchema,
         load_default=None,
@@ -711,8 +730,8 @@ class ResultSchema(ResultBase):
     def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
         """A result loaded from a file written before ``convergence``, ``tornado`` and
         ``value_of_information`` existed is written back without them, as it was; the API's
-        keys are written only with an API; a training result's unit cost is written under
-        its old name as well."""
+        keys are written only with an API, ``availability`` only for a build with downtime;
+        a training result's unit cost is written under its old name as well."""
         unit = data["cost_per_unit"]
         if unit["unit"] == "reference_gpu_hour":
             data["cost_per_reference_gpu_hour"] = {"buy": unit["buy"], "rent": unit["rent"]}

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ..catalog import Catalog
 from ..errors import CatalogError
 from ..prices import PriceEntry
-from ..suggest import closest
+from ..suggest import closest, closest_instances
 from .quotes import Batch, Quote
 
 __all__ = ["CHEAPEST", "Imported", "Unmapped", "match"]
@@ -155,9 +155,9 @@ def match(catalog: Catalog, batches: Iterable[Batch], *, region: str | None = No
             _check(batch, quote, instance.gpu, instance.gpu_count)
             found[(quote.id, quote.pricing)][_region_key(quote.region)].append((batch, quote))
     entries, unmapped = [], []
-    ids = sorted(catalog.instances)
+    gpu_of = {i.id: i.gpu for i in catalog.instances.values()}
     for (file, name), pairs in missing.items():
-        close = closest(name, ids)
+        close = closest_instances(name, gpu_of)
         hint = f"; closest: {', '.join(close)}" if close else ""
         unmapped.append(_unmapped(file, pairs, f"no catalog instance {name!r}{hint}"))
     for (name, pricing), by_region in sorted(

@@ -27,19 +27,25 @@ Storage rules:
 * Every import of prices (``costmodel prices import`` and ``pull``) is kept in the table
   ``price_history`` (:meth:`RunStore.add_prices`, :meth:`RunStore.price_history`), so that
   ``costmodel prices history`` can show how a price moved.
+* A run may be stored before it is evaluated, as a job (:mod:`.jobs`): ``queued``, claimed by
+  one process (``running``, with its progress and a heartbeat), then ``done`` or ``failed``.
+  Runs stored evaluated are ``done`` from the start.
 * Owners are opaque strings (the API passes a hash of the API key, never the key). A run stored
   with an owner is visible only to that owner; a run stored without one only to ``owner=None``.
 """
 
+from .jobs import Claim
 from .location import StoreError, parse_location
 from .pricehistory import PriceObservation
-from .records import RunRecord
+from .records import STATUSES, RunRecord
 from .runstore import DEFAULT_POOL_SIZE, MIGRATIONS, KeyReused, RunStore
 
 __all__ = [
     "DEFAULT_POOL_SIZE",
+    "Claim",
     "KeyReused",
     "MIGRATIONS",
+    "STATUSES",
     "PriceObservation",
     "RunRecord",
     "RunStore",

@@ -55,7 +55,7 @@ class PostgresDialect:
     process at most; ``timeout`` [s] to connect and to wait for a pooled connection."""
 
     errors = (psycopg.Error,)
-    types = {"key": ' COLLATE "C"', "int64": "BIGINT"}
+    types = {"key": ' COLLATE "C"', "int64": "BIGINT", "float": "DOUBLE PRECISION"}
 
     def __init__(self, url: str, *, pool_size: int, timeout: float) -> None:
         try:

@@ -19,9 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from . import pricehistory
+from . import jobs, pricehistory
 from .location import ENV_VAR, StoreError, parse_location
-from .records import COLUMNS, INT64_MIN, RunRecord, check_int, check_opt_str, dumps
+from .records import COLUMNS, SELECTED, NewRun, RunRecord, check_int, check_opt_str, dumps
 from .sqlite import SQLiteDialect
 
 __all__ = ["DEFAULT_POOL_SIZE", "MIGRATIONS", "KeyReused", "RunStore"]
@@ -39,7 +39,7 @@ _MAX_INSERT_ATTEMPTS = 3
 # Schema migrations: step i (0-based) upgrades version i -> i + 1, all of its statements in one
 # transaction. Statements are templates filled from the dialect's ``types``: {key} makes a text
 # column compare byte by byte (PostgreSQL: COLLATE "C"; SQLite already does), {int64} is a
-# 64-bit integer type. Append new steps; never edit a released one.
+# 64-bit integer type, {float} a double. Append new steps; never edit a released one.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
         """
@@ -76,6 +76,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ON runs (COALESCE(owner, ''), idempotency_key) WHERE idempotency_key IS NOT NULL
         """,
     ),
+    jobs.MIGRATION,
 )
 
 SCHEMA_VERSION: int = len(MIGRATIONS)
@@ -83,8 +84,8 @@ SCHEMA_VERSION: int = len(MIGRATIONS)
 # Any unique index may refuse the row: (owner, cache_key) or (owner, idempotency_key) taken, or
 # (odds 2**-128) the id.
 _INSERT = (
-    f"INSERT INTO runs ({COLUMNS}, idempotency_key, request_hash) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"
+    f"INSERT INTO runs ({COLUMNS}, idempotency_key, request_hash, status, progress, "
+    "request_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"
 )
 
 
@@ -103,7 +104,7 @@ class Dialect(Protocol):
 
     #: Driver exceptions; each means the store cannot answer.
     errors: tuple[type[Exception], ...]
-    #: Fills the {key} and {int64} fields of :data:`MIGRATIONS`.
+    #: Fills the {key}, {int64} and {float} fields of :data:`MIGRATIONS`.
     types: Mapping[str, str]
 
     def sql(self, query: str) -> str:
@@ -153,8 +154,9 @@ def _owner_clause(owner: str | None) -> tuple[str, tuple[Any, ...]]:
     return "owner = ?", (owner,)
 
 
-class RunStore:
-    """Evaluated runs in SQLite or PostgreSQL, safe for concurrent threads and processes.
+class RunStore(jobs.JobQueue):
+    """Evaluated runs in SQLite or PostgreSQL, safe for concurrent threads and processes; runs
+    evaluated after they are stored (jobs) are queued and claimed through :class:`JobQueue`.
 
     Parameters
     ----------
@@ -230,6 +232,11 @@ class RunStore:
     def _execute(self, conn: Any, query: str, params: tuple[Any, ...] = ()) -> Any:
         return conn.execute(self._dialect.sql(query), params)
 
+    @staticmethod
+    def _now() -> str:
+        """The time to write into a row (:func:`_utcnow`, looked up when called)."""
+        return _utcnow()
+
     def _checked_version(self, conn: Any) -> int:
         version = self._dialect.schema_version(conn)
         if version > SCHEMA_VERSION:
@@ -299,39 +306,42 @@ class RunStore:
             raise ValueError(f"scenario must be a mapping, got {type(scenario).__name__}")
         if not isinstance(result, Mapping):
             raise ValueError(f"result must be a mapping, got {type(result).__name__}")
-        seed = check_int(seed, "seed", INT64_MIN)
-        samples = check_int(samples, "samples", 1)
-        if not isinstance(catalog_version, str) or not catalog_version:
-            raise ValueError(f"catalog_version must be a non-empty string, got {catalog_version!r}")
-        owner = check_opt_str(owner, "owner")
-        cache_key = check_opt_str(cache_key, "cache_key")
-        idempotency_key = check_opt_str(idempotency_key, "idempotency_key")
-        if (request_hash is None) != (idempotency_key is None):
-            raise ValueError("idempotency_key and request_hash go together")
-        request_hash = check_opt_str(request_hash, "request_hash")
         if name is None and isinstance(scenario.get("name"), str):
             name = scenario["name"]
-        if name is not None and not isinstance(name, str):
-            raise ValueError(f"name must be a string or None, got {name!r}")
-        scenario_json = dumps(scenario, "scenario")
-        result_json = dumps(result, "result")
+        fields = NewRun.checked(
+            name, seed, samples, catalog_version, owner, idempotency_key, request_hash
+        )
+        cache_key = check_opt_str(cache_key, "cache_key")
+        stored = (dumps(scenario, "scenario"), dumps(result, "result"))
+        return self._insert(fields, cache_key, stored, ("done", 1.0, None))
 
+    def _insert(
+        self,
+        fields: NewRun,
+        cache_key: str | None,
+        stored: tuple[str, str],
+        state: tuple[str, float, str | None],
+    ) -> RunRecord:
+        """Insert a run of ``fields`` with its scenario and result JSON (``stored``) and its
+        ``(status, progress, request JSON)``; or return the run already stored under its cache
+        or idempotency key."""
         dialect = self._dialect
+        owner, key, request_hash = fields.owner, fields.idempotency_key, fields.request_hash
         for _attempt in range(_MAX_INSERT_ATTEMPTS):
             now = _utcnow()
-            row = (secrets.token_urlsafe(_ID_BYTES), owner, name, cache_key, scenario_json,
-                   result_json, seed, samples, catalog_version, now, now)  # fmt: skip
+            row = (secrets.token_urlsafe(_ID_BYTES), owner, fields.name, cache_key, *stored,
+                   fields.seed, fields.samples, fields.catalog_version, now, now)  # fmt: skip
             with self._use(dialect.connection()) as conn, dialect.transaction(conn):
-                insert = (*row, idempotency_key, request_hash)
+                insert = (*row, key, request_hash, *state)
                 inserted = self._execute(conn, _INSERT, insert).rowcount == 1
                 existing = None
                 if not inserted:
-                    existing = self._taken(conn, owner, cache_key, idempotency_key, request_hash)
+                    existing = self._taken(conn, owner, cache_key, key, request_hash)
             if existing is not None:
                 return existing
             if inserted:
                 self._confirm(row[0])
-                return RunRecord.from_row(row)
+                return RunRecord.from_row((*row, *state[:2], None))
             # Nothing inserted and no run under the key: the random id collided; draw another.
         raise StoreError(f"could not insert a run into {self._shown} after repeated id conflicts")
 
@@ -362,7 +372,7 @@ class RunStore:
         # Same expression as the unique index runs_owner_idempotency_key, so the lookup uses it.
         row = self._execute(
             conn,
-            f"SELECT request_hash, {COLUMNS} FROM runs "
+            f"SELECT request_hash, {SELECTED} FROM runs "
             "WHERE COALESCE(owner, '') = ? AND idempotency_key = ?",
             (owner or "", key),
         ).fetchone()
@@ -385,7 +395,8 @@ class RunStore:
         disk, a read-only file or server). Nothing is left behind."""
         now = _utcnow()
         probe = "probe." + secrets.token_hex(8)
-        row = (probe, None, None, None, "{}", "{}", 0, 1, "probe", now, now, None, None)
+        row = (probe, None, None, None, "{}", "{}", 0, 1, "probe", now, now,
+               None, None, "done", 1.0, None)  # fmt: skip
         dialect = self._dialect
         with self._use(dialect.connection()) as conn, dialect.transaction(conn):
             if self._execute(conn, _INSERT, row).rowcount != 1:
@@ -415,7 +426,7 @@ class RunStore:
             return None
         with self._use(self._dialect.connection()) as conn:
             row = self._execute(
-                conn, f"SELECT {COLUMNS} FROM runs WHERE id = ? AND {where}", (run_id, *params)
+                conn, f"SELECT {SELECTED} FROM runs WHERE id = ? AND {where}", (run_id, *params)
             ).fetchone()
         return None if row is None else RunRecord.from_row(row)
 
@@ -433,7 +444,7 @@ class RunStore:
         # are never "" (rejected by check_opt_str), so '' stands only for "no owner".
         row = self._execute(
             conn,
-            f"SELECT {COLUMNS} FROM runs WHERE COALESCE(owner, '') = ? AND cache_key = ?",
+            f"SELECT {SELECTED} FROM runs WHERE COALESCE(owner, '') = ? AND cache_key = ?",
             (owner or "", cache_key),
         ).fetchone()
         return None if row is None else RunRecord.from_row(row)
@@ -447,7 +458,7 @@ class RunStore:
         with self._use(self._dialect.connection()) as conn:
             rows = self._execute(
                 conn,
-                f"SELECT {COLUMNS} FROM runs WHERE {where} "
+                f"SELECT {SELECTED} FROM runs WHERE {where} "
                 "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
                 (*params, limit, offset),
             ).fetchall()

@@ -34,7 +34,7 @@ class SQLiteDialect:
     """A SQLite database file at ``path``; ``timeout`` [s] is the busy timeout."""
 
     errors = (sqlite3.Error,)
-    types = {"key": "", "int64": "INTEGER"}
+    types = {"key": "", "int64": "INTEGER", "float": "REAL"}
 
     def __init__(self, path: Path, *, timeout: float) -> None:
         self._path = path

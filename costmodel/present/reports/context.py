@@ -34,6 +34,38 @@ def _label(entry: Any) -> Any:
     return entry.get("name") if isinstance(entry, Mapping) else entry
 
 
+def _rate(value: Any, unit: str) -> str:
+    """A rate [1/year or 1/month] as a percentage in ``unit``; a distribution by its range."""
+    if isinstance(value, int | float):
+        return f"{value * 100:g} {unit}"
+    ends = [value.get(k) for k in ("low", "high")] if isinstance(value, Mapping) else []
+    if all(isinstance(x, int | float) for x in ends) and ends:
+        return f"{ends[0] * 100:g}–{ends[1] * 100:g} {unit}"
+    return f"an uncertain {unit} rate"
+
+
+def _owned_label(buy: Mapping[str, Any], result: Result) -> str | None:
+    """The owned GPU's name, with the spares, the financing when it is not cash and the share
+    of GPUs in service when there is downtime; ``None`` without a GPU."""
+    name = _label(buy.get("gpu"))
+    spares, paid = buy.get("spare_gpus"), buy.get("financing")
+    if not name:
+        return None
+    if isinstance(spares, int) and spares:
+        name = f"{name} + {spares} spare"
+    if isinstance(paid, Mapping) and paid.get("kind") in ("loan", "lease"):
+        months = paid.get("term_months", "?")
+        if paid["kind"] == "lease":
+            name += f", leased at {_rate(paid.get('monthly_rate'), '%/month')} for {months} months"
+        else:
+            down = paid.get("down_payment_share")
+            down_text = f", {down * 100:g} % down" if isinstance(down, int | float) and down else ""
+            name += f", a {months}-month loan at {_rate(paid.get('rate'), '%/year')}{down_text}"
+    if result.availability is not None:
+        name += f", {result.availability.p50 * 100:.5g} % of GPUs in service"
+    return name
+
+
 def _terms(s: Mapping[str, Any], months: int) -> list[tuple[str, str]]:
     """Horizon [month], discount rate [1/year] and tax rate [-] (when not zero)."""
     facts = [("Horizon", f"{months} months")]
@@ -80,7 +112,7 @@ def _facts(result: Result) -> list[tuple[str, str]]:
     s = result.scenario
     facts = _terms(s, len(result.cumulative_cost.months) - 1) + _workload(s.get("workload"))
     buy = s.get("buy") or {}
-    gpu_name = _label(buy.get("gpu"))
+    gpu_name = _owned_label(buy, result)
     if gpu_name:
         facts.append(("Buy", f"{buy.get('gpu_count', '?')} × {gpu_name}"))
     return facts + _rented("Rent", s.get("rent")) + _api(s.get("api"))

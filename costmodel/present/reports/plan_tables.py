@@ -56,8 +56,10 @@ def _shown(result: PlanResult) -> list[Candidate]:
 
 
 def candidates_table(result: PlanResult) -> Table:
-    """Every candidate with its cost statistics, shares and marks; the best row highlighted."""
+    """Every candidate with its cost statistics, shares and marks (and, with downtime, the
+    share of its GPUs in service); the best row highlighted."""
     rows = _shown(result)
+    up = ("GPUs in service",) if result.downtime else ()
     headers = (
         "Servers",
         "Reserved",
@@ -69,6 +71,7 @@ def candidates_table(result: PlanResult) -> Table:
         "Owned share",
         "Owned utilisation",
         "P(cheaper than cloud)",
+        *up,
         "Plan",
     )
     cells = tuple(
@@ -79,12 +82,13 @@ def candidates_table(result: PlanResult) -> Table:
             fmt_share(c.share_owned),
             fmt_share(c.owned_utilisation),
             fmt_share(c.prob_cheaper_than_cloud),
+            *((f"{c.availability * 100:.5g} %",) if up else ()),
             _marks(result, c),
         )
         for c in rows
     )
     best = tuple(_key(c) == _key(result.best) for c in rows)
-    return Table(headers, cells, (True,) * 10 + (False,), best)
+    return Table(headers, cells, (True,) * (10 + len(up)) + (False,), best)
 
 
 def best_plan_table(result: PlanResult) -> Table:

@@ -73,6 +73,9 @@ export class Editor {
         working: "Evaluating\u2026",
         earlier: "an earlier document",
         valid: `the last valid ${kind}`,
+        job:
+          `This ${kind} is too much work to answer as you type: \u201cSave run\u201d ` +
+          "evaluates it as a job and shows its progress here.",
       },
       blocked: () => this.parseError && this.unreadable(),
       unplaced: (errors) =>

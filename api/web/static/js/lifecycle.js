@@ -15,6 +15,9 @@ import { el } from "./render.js";
 
 export const DEBOUNCE_MS = 300;
 
+/** An API error that asks for less work than the service answers at once. */
+const tooMuchWork = (error) => error.message.includes("(COSTMODEL_MAX_WORK)");
+
 /** A field of a view's form, found by its container's data-path. */
 export class Field {
   constructor(root) {
@@ -60,7 +63,7 @@ export class Lifecycle {
    * `request()`: {path, body} of the request the view's inputs make now;
    * `show(result)`: draw an answer, returning the status line ("Up to date: ...");
    * `words`: {working: "Evaluating…", earlier: "an earlier document", valid: "the last valid
-   *   scenario"};
+   *   scenario", job: what to say when only a job (a saved run) can evaluate it, if one can};
    * `blocked()`: why nothing can be sent besides the fields' own errors (or null);
    * `unplaced(errors)`: show the API errors no field owns (the problems list shows all).
    */
@@ -185,6 +188,10 @@ export class Lifecycle {
     }
     const errors = exc.errors.length ? exc.errors : [{ path: "", message: exc.message }];
     this.showErrors(errors);
+    if (this.words.job && exc.message.includes("/v1/runs") && errors.every(tooMuchWork)) {
+      this.setStatus("invalid", this.words.job);
+      return;
+    }
     const count = `${errors.length} problem${errors.length === 1 ? "" : "s"}`;
     this.setStatus(
       "invalid",

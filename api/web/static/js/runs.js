@@ -1,5 +1,7 @@
 // Saved runs: save the document of a view (POST /v1/runs), list them (GET /v1/runs), open one
-// into its view, and download any report format (GET /v1/runs/<id>/report?format=...).
+// into its view, and download any report format (GET /v1/runs/<id>/report?format=...). A run
+// with more work than the service answers at once is stored as a job (202): the view shows its
+// progress while it polls the run, then its result as for any other run.
 
 import { api, ApiError } from "./api.js";
 import { withoutNulls } from "./doc.js";
@@ -7,6 +9,23 @@ import { fmtNumber, fmtUtilisation } from "./format.js";
 import { el } from "./render.js";
 
 const PAGE_SIZE = 20;
+// Polling a job: the wait the service asks for (Retry-After), within these bounds [ms].
+const POLL_MIN_MS = 250;
+const POLL_MAX_MS = 5000;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function pollDelay(response) {
+  const seconds = Number(response.headers.get("Retry-After"));
+  const ms = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000;
+  return Math.min(POLL_MAX_MS, Math.max(POLL_MIN_MS, ms));
+}
+
+/** How far a run is, in words: "queued", "running, 42 %", "failed", "done". */
+export function stateOf(run) {
+  if (run.status === "running") return `running, ${Math.floor(run.progress * 100)} %`;
+  return run.status;
+}
 
 function when(iso) {
   const d = new Date(iso);
@@ -87,10 +106,11 @@ export class Runs {
       "Report",
     );
     report.addEventListener("click", () => this.download(run.id, this.format.value));
-    const be =
+    let be =
       run.breakeven_p50 === null || run.breakeven_p50 === undefined
         ? "\u2014"
         : fmtUtilisation(run.breakeven_p50);
+    if (run.status !== "done") be = stateOf(run);
     return el(
       "tr",
       { "data-run": run.id },
@@ -106,6 +126,14 @@ export class Runs {
     this.status.textContent = "Opening the run\u2026";
     try {
       const run = await api(`/v1/runs/${encodeURIComponent(id)}`);
+      if (run.status === "failed") {
+        this.status.textContent = `Run ${run.name || run.id} failed: ${run.error.message}`;
+        return;
+      }
+      if (run.status !== "done") {
+        this.status.textContent = `Run ${run.name || run.id} is ${stateOf(run)}: open it once it is done.`;
+        return;
+      }
       const kind = run.scenario.kind === "plan" ? "plan" : "scenario";
       this.open(kind, { id: run.id, document: withoutNulls(run.scenario), result: run.result });
       this.status.textContent = `Opened run ${run.name || run.id}.`;
@@ -131,14 +159,26 @@ export class Runs {
     }
   }
 
-  /** Save `editor`'s document as a run; returns the run id, or null (said in `status`). */
+  /** Save `editor`'s document as a run; returns the run id, or null (said in `status`). A
+   * job is followed until it is done; its result is then shown in the view. */
   async save(editor, status) {
     status.textContent = "Saving\u2026";
     const version = editor.version;
     try {
-      const run = await api("/v1/runs", { method: "POST", body: editor.doc });
+      const response = await api("/v1/runs", { method: "POST", body: editor.doc, raw: true });
+      let run = await response.json();
+      if (response.status === 202) {
+        status.textContent = `Saved as run ${run.id}; it is evaluated as a job.`;
+        this.refresh();
+        run = await this.follow(editor.view, response, run);
+        if (run.status === "failed") throw new ApiError(run.error.code, run.error);
+        if (editor.version === version) editor.life.show(run.result);
+      }
       editor.saved = { id: run.id, version };
-      status.textContent = `Saved as run ${run.id}.`;
+      status.textContent =
+        editor.version === version
+          ? `Saved as run ${run.id}.`
+          : `Saved as run ${run.id}; the document changed since (open the run to see its answer).`;
       this.refresh();
       return run.id;
     } catch (exc) {
@@ -146,6 +186,32 @@ export class Runs {
       status.textContent = `Not saved: ${explain(exc)}`;
       return null;
     }
+  }
+
+  /** Poll the job of `response` (a 202 for `run`) at its Location until it is done or failed,
+   * showing its progress in `view`; returns the run as it ended. */
+  async follow(view, response, run) {
+    const box = view.querySelector('[data-role="job"]');
+    const bar = box.querySelector('[data-role="job-progress"]');
+    const words = box.querySelector('[data-role="job-status"]');
+    const location = response.headers.get("Location");
+    let delay = pollDelay(response);
+    box.hidden = false;
+    view.dataset.job = run.status;
+    try {
+      while (run.status === "queued" || run.status === "running") {
+        bar.value = run.progress;
+        words.textContent = `Run ${run.id}: ${stateOf(run)}`;
+        await sleep(delay);
+        const polled = await api(location, { raw: true });
+        delay = pollDelay(polled);
+        run = await polled.json();
+        view.dataset.job = run.status;
+      }
+    } finally {
+      box.hidden = true;
+    }
+    return run;
   }
 
   /** Wire a view's buttons: save, download (saving first if the document changed), copy. */

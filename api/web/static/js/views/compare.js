@@ -1,11 +1,13 @@
 // The compare view: every owned and rented option of the catalog ranked by cost per reference
-// GPU-hour at one utilisation (POST /v1/compare). The sentences are the server's (the answer's
-// `wording`, the options' `name` and `pricing_name`), the same that `costmodel compare` prints:
-// the cheapest owned and rented option and the break-even between them, then the options
+// GPU-hour at one utilisation (POST /v1/compare), or, with a model chosen, every owned, rented
+// and API option of serving it by cost per M tokens. The sentences are the server's (the
+// answer's `wording`, the options' `name` and `pricing_name`), the same that `costmodel
+// compare` prints: the cheapest option of each side and the break-evens, then the options
 // cheapest first (the TOP cheapest until "show all"), a † on those whose speed comes from peak
-// ratios. The inputs are the request's options; the
-// request is sent a moment after each edit (lifecycle.js: debounced, the latest edit wins) and
-// the API's errors are shown beside the field their path names.
+// ratios; by model, each option's measured speed and source, and what was left out. The inputs
+// are the request's options (the serving ones shown only with a model); the request is sent a
+// moment after each edit (lifecycle.js: debounced, the latest edit wins) and the API's errors
+// are shown beside the field their path names.
 
 import { fmtNumber, fmtShare, fmtUnitCost, fmtUsd } from "../format.js";
 import { Field, Lifecycle } from "../lifecycle.js";
@@ -16,13 +18,24 @@ export const ENDPOINT = "/v1/compare";
 export const TOP = 25;
 /** A `percent` field's value over its share in the request. */
 const PERCENT = 100;
+/** The request options that only a comparison by model has (besides `model` itself). */
+const SERVING = ["input_tokens", "output_tokens", "min_tokens_per_s_per_user"];
+/** Each side's tag in the table. */
+const TAGS = { buy: "own", rent: "rent", api: "API" };
+
 function fromCatalog(o) {
   return o.price_origin !== "prices";
 }
 
 function price(o) {
-  const text = o.side === "buy" ? fmtUsd(o.price_usd) : `${fmtUnitCost(o.price_usd)}/h`;
+  const per = { rent: "/h", api: "/M" }[o.side];
+  const text = per ? `${fmtUnitCost(o.price_usd)}${per}` : fmtUsd(o.price_usd);
   return text + (fromCatalog(o) ? "" : "*");
+}
+
+/** An option's cost in the comparison's unit. */
+function cost(o) {
+  return o.cost_per_unit || o.cost_per_reference_gpu_hour;
 }
 
 function same(a, b) {
@@ -64,6 +77,8 @@ class Compare {
     this.uncertainty = q("uncertainty");
     this.ruledOut = q("ruled-out");
     this.toggle = view.querySelector('[data-action="show-all"]');
+    this.model = this.fields.find((f) => f.path === "model");
+    this.serving = this.fields.filter((f) => SERVING.includes(f.path));
     this.result = null;
     this.showAll = false;
     this.life = new Lifecycle(view, {
@@ -88,6 +103,21 @@ class Compare {
       this.showAll = !this.showAll;
       this.drawTable();
     });
+    this.showServing();
+  }
+
+  /** Whether a model is chosen: the work is serving it, counted in M tokens. */
+  byModel() {
+    return Boolean(this.model && this.model.input.value);
+  }
+
+  /** The serving options are shown (and sent) only with a model; hidden, their errors go. */
+  showServing() {
+    const shown = this.byModel();
+    for (const field of this.serving) {
+      field.root.hidden = !shown;
+      if (!shown) this.life.accept(field);
+    }
   }
 
   /** The first time the view is shown: compare at once. */
@@ -119,6 +149,7 @@ class Compare {
   body() {
     const body = {};
     for (const field of this.fields) {
+      if (field.root.hidden) continue;
       const value = this.value(field);
       if (value !== undefined) body[field.path] = value;
     }
@@ -138,6 +169,7 @@ class Compare {
   }
 
   changed(field) {
+    if (field === this.model) this.showServing();
     if (this.check(field)) this.schedule();
   }
 
@@ -172,8 +204,8 @@ class Compare {
     const uncertainty = Object.entries(result.uncertainty || {})
       .map(([key, spread]) => `${key} \u00b1${fmtShare(spread)}`)
       .join(", ");
-    this.about.textContent =
-      `${result.wording.heading}. Highlighted: the cheapest owned and rented option.`;
+    const sides = result.model ? "owned, rented and API option" : "owned and rented option";
+    this.about.textContent = `${result.wording.heading}. Highlighted: the cheapest ${sides}.`;
     this.uncertainty.textContent =
       "P10\u2013P90 span the draws of a triangular uncertainty around each catalog value" +
       `${uncertainty ? ` (${uncertainty})` : ""}.`;
@@ -181,58 +213,73 @@ class Compare {
     this.drawRuledOut(result.ruled_out || []);
   }
 
+  /** The ranking's header row; by model, with each option's speed and source. */
+  head(result) {
+    const unit = result.model ? "USD/M tokens" : "USD";
+    const cols = [
+      ["#", "num"],
+      ["Option", ""],
+      ["Own or rent", ""],
+      [`P50 [${unit}]`, "num"],
+      [`P10\u2013P90 [${unit}]`, "num"],
+      ["Price", "num"],
+      ...(result.model ? [["Tokens/s per GPU", "num"], ["Measured or priced", ""]] : []),
+    ];
+    const cells = cols.map(([text, cls]) => el("th", { scope: "col", class: cls || null }, text));
+    return el("thead", {}, el("tr", {}, ...cells));
+  }
+
+  /** Option `o`, ranked `i + 1`, as a table row. */
+  row(result, o, i) {
+    const best = [result.cheapest_buy, result.cheapest_rent, result.cheapest_api].some((b) =>
+      same(o, b),
+    );
+    const c = cost(o);
+    const cells = [
+      el("td", { class: "num" }, String(i + 1)),
+      el("th", { scope: "row", class: "option" }, o.name + (o.from_peaks ? " \u2020" : "")),
+      el(
+        "td",
+        { class: "side" },
+        el("span", { class: `side-tag ${o.side}` }, TAGS[o.side]),
+        o.side === "buy" ? null : ` ${o.pricing_name}`,
+      ),
+      el("td", { class: "num" }, fmtUnitCost(c.p50)),
+      el("td", { class: "num" }, `${fmtUnitCost(c.p10)}\u2013${fmtUnitCost(c.p90)}`),
+      el("td", { class: "num" }, price(o)),
+    ];
+    if (result.model) {
+      const speed = o.tokens_per_s_per_gpu;
+      const source = o.source ? `${o.source.id} (${o.source.as_of})` : "";
+      cells.push(el("td", { class: "num" }, speed ? fmtNumber(speed) : ""));
+      cells.push(el("td", { class: "source", title: o.source ? o.source.source : null }, source));
+    }
+    return el("tr", { class: `side-${o.side}${best ? " best" : ""}` }, ...cells);
+  }
+
   drawTable() {
     const result = this.result;
     if (!result) return;
     const options = result.options;
     const shown = this.showAll ? options : options.slice(0, TOP);
-    const head = el(
-      "thead",
-      {},
-      el(
-        "tr",
-        {},
-        el("th", { scope: "col", class: "num" }, "#"),
-        el("th", { scope: "col" }, "Option"),
-        el("th", { scope: "col" }, "Own or rent"),
-        el("th", { scope: "col", class: "num" }, "P50 [USD]"),
-        el("th", { scope: "col", class: "num" }, "P10\u2013P90 [USD]"),
-        el("th", { scope: "col", class: "num" }, "Price"),
-      ),
-    );
-    const best = (o) => same(o, result.cheapest_buy) || same(o, result.cheapest_rent);
-    const body = el(
-      "tbody",
-      {},
-      ...shown.map((o, i) => {
-        const c = o.cost_per_reference_gpu_hour;
-        return el(
-          "tr",
-          { class: `side-${o.side}${best(o) ? " best" : ""}` },
-          el("td", { class: "num" }, String(i + 1)),
-          el(
-            "th",
-            { scope: "row", class: "option" },
-            o.name + (o.from_peaks ? " \u2020" : ""),
-          ),
-          el(
-            "td",
-            { class: "side" },
-            el("span", { class: `side-tag ${o.side}` }, o.side === "buy" ? "own" : "rent"),
-            o.side === "buy" ? null : ` ${o.pricing_name}`,
-          ),
-          el("td", { class: "num" }, fmtUnitCost(c.p50)),
-          el("td", { class: "num" }, `${fmtUnitCost(c.p10)}\u2013${fmtUnitCost(c.p90)}`),
-          el("td", { class: "num" }, price(o)),
-        );
-      }),
-    );
+    const body = el("tbody", {}, ...shown.map((o, i) => this.row(result, o, i)));
     const caption = this.table.querySelector("caption");
-    this.table.replaceChildren(...[caption, head, body].filter(Boolean));
+    this.table.replaceChildren(...[caption, this.head(result), body].filter(Boolean));
 
     this.peaks.textContent = this.result.wording.peaks_note;
     this.peaks.hidden = !shown.some((o) => o.from_peaks);
+    this.notes.textContent = this.notesText(result, shown);
+    this.toggle.hidden = options.length <= TOP;
+    this.toggle.setAttribute("aria-expanded", String(this.showAll));
+    this.toggle.textContent = this.showAll
+      ? `Show the ${TOP} cheapest`
+      : `Show all ${fmtNumber(options.length)} options`;
+  }
+
+  /** What the table shows and leaves out, in a sentence or two. */
+  notesText(result, shown) {
     const r = result.request;
+    const options = result.options;
     const notes = [`${fmtNumber(options.length)} options`];
     if (options.length > shown.length) notes.push(`the ${fmtNumber(shown.length)} cheapest shown`);
     if (r.min_memory_gb !== null && r.min_memory_gb !== undefined)
@@ -240,12 +287,8 @@ class Compare {
     if ((result.ruled_out || []).length)
       notes.push(`${fmtNumber(result.ruled_out.length)} ruled out (listed below)`);
     if (shown.some((o) => !fromCatalog(o))) notes.push("* price from the service's prices file");
-    this.notes.textContent = `${notes.join("; ")}.`;
-    this.toggle.hidden = options.length <= TOP;
-    this.toggle.setAttribute("aria-expanded", String(this.showAll));
-    this.toggle.textContent = this.showAll
-      ? `Show the ${TOP} cheapest`
-      : `Show all ${fmtNumber(options.length)} options`;
+    const left = result.wording.left_out;
+    return `${notes.join("; ")}.${left ? ` ${left}` : ""}`;
   }
 
   drawRuledOut(items) {
@@ -268,7 +311,7 @@ class Compare {
           "tr",
           {},
           el("th", { scope: "row", class: "option" }, o.name),
-          el("td", {}, o.side === "buy" ? "own" : `rent ${o.pricing_name}`),
+          el("td", {}, o.side === "buy" ? "own" : `${TAGS[o.side]} ${o.pricing_name}`),
           el("td", {}, o.reason),
         ),
       ),

@@ -1,0 +1,113 @@
+"""The compare tab's model choice in a real headless Chromium (the machinery of
+``test_web_browser``): choosing a model ranks the ways to serve it by cost per M tokens in the
+words of the API's answer, its serving options appear and are sent, a precision the catalog
+does not measure is refused beside its field, and "none" brings the training ranking back."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from costmodel.present.formatting import fmt_unit_cost
+from tests.test_web_browser import Page, Server, _compare_requests, _only_this_origin, driver
+
+__all__ = ["driver"]  # the browser fixture, shared with the page's own browser test
+
+MODEL = "llama-3.3-70b"
+SERVING = ("input-tokens", "output-tokens", "min-tokens-per-s-per-user")
+
+
+def _answer(server: Server, body: dict[str, Any]) -> dict[str, Any]:
+    status, answer = server.api("POST", "/v1/compare", body)
+    assert status == 200, answer
+    return answer
+
+
+def _sentence(answer: dict[str, Any]) -> str:
+    """The verdict the view shows: each summary line of the answer, with a full stop."""
+    return " ".join(f"{line}." for line in answer["wording"]["summary"])
+
+
+def _shown(page: Page) -> list[bool]:
+    return [page.by_id(f"compare-{slug}-field").is_displayed() for slug in SERVING]
+
+
+def _choose(page: Page, id_: str, value: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    field = page.by_id(id_)
+    page.js("arguments[0].scrollIntoView({block: 'center'})", field)
+    Select(field).select_by_value(value)
+
+
+def test_compare_by_model_in_chromium(driver, tmp_path):
+    with Server(tmp_path) as server:
+        page = Page(driver, server)
+        page.by_id("tab-compare").click()
+        assert page.settled("compare") == "idle"
+        assert _shown(page) == [False, False, False]  # training work: no serving options
+
+        # A model: its serving options appear, and the ranking is in tokens, with the APIs.
+        _choose(page, "compare-model", MODEL)
+        assert page.settled("compare") == "idle"
+        assert _shown(page) == [True, True, True]
+        answer = _answer(server, {"utilisation": 0.5, "model": MODEL})
+        assert page.text("compare-verdict") == _sentence(answer)
+        assert "Cheapest API: " in page.text("compare-verdict")
+        heads = page.js(
+            "return [...document.querySelectorAll('#compare-table thead th')]"
+            ".map((c) => c.textContent)"
+        )
+        assert heads[3:] == [
+            "P50 [USD/M tokens]", "P10–P90 [USD/M tokens]", "Price", "Tokens/s per GPU",
+            "Measured or priced",
+        ]  # fmt: skip
+        first = page.js(
+            "return [...document.querySelectorAll('#compare-table tbody tr:first-child > *')]"
+            ".map((c) => c.textContent)"
+        )
+        best = answer["options"][0]
+        assert first[1] == best["name"]
+        assert first[3] == fmt_unit_cost(best["cost_per_unit"]["p50"])
+        assert first[7] == f"{best['source']['id']} ({best['source']['as_of']})"
+        tags = page.js(
+            "return [...document.querySelectorAll('#compare-table .side-tag')]"
+            ".map((c) => c.textContent)"
+        )
+        assert tags.count("API") == sum(o["side"] == "api" for o in answer["options"][:25])
+        assert answer["wording"]["left_out"] in page.text("compare-notes")
+        page.collect()
+        assert json.loads(_compare_requests(page)[-1]["postData"]) == {
+            "utilisation": 0.5,
+            "model": MODEL,
+        }
+
+        # Another request shape is sent with the model.
+        page.type("compare-input-tokens", "8192")
+        assert page.settled("compare") == "idle"
+        body = {"utilisation": 0.5, "model": MODEL, "input_tokens": 8192}
+        assert page.text("compare-verdict") == _sentence(_answer(server, body))
+        page.collect()
+        assert json.loads(_compare_requests(page)[-1]["postData"]) == body
+
+        # A precision the catalog does not measure the model at: the API's error beside it.
+        _choose(page, "compare-precision", "fp16")
+        assert page.settled("compare") == "invalid"
+        error = page.by_id("compare-precision-error")
+        assert error.is_displayed() and "measures llama-3.3-70b at fp8, fp4" in error.text
+        _choose(page, "compare-precision", "")
+        assert page.settled("compare") == "idle"
+        assert page.by_id("compare-precision-error").is_displayed() is False
+
+        # Text that is no number, then no model: the serving options go, with their error.
+        page.type("compare-min-tokens-per-s-per-user", "fast")
+        assert page.settled("compare") == "invalid"
+        _choose(page, "compare-model", "")
+        assert page.settled("compare") == "idle"
+        assert _shown(page) == [False, False, False]
+        training = _answer(server, {"utilisation": 0.5})
+        assert page.text("compare-verdict") == _sentence(training)
+        page.collect()
+        assert json.loads(_compare_requests(page)[-1]["postData"]) == {"utilisation": 0.5}
+        assert len(page.errors()) == 1  # the browser's note of the 422 that refused fp16
+        _only_this_origin(page)
