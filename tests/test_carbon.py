@@ -292,3 +292,13 @@ def test_api_emissions_need_an_api_and_unpriced_carbon_is_not_correlated():
         dataclasses.replace(_worked(), buy=b, carbon=uncertain, correlations=pair)
     priced = dataclasses.replace(uncertain, usd_per_tonne=Fixed(1.0))
     dataclasses.replace(_worked(), buy=b, carbon=priced, correlations=pair)  # accepted
+
+
+def test_a_priced_line_through_the_origin_keeps_its_carbon_in_the_bands():
+    # no storage: the rented TCO is a line through the origin, summarised once and scaled by u
+    m = _worked()
+    m = dataclasses.replace(m, rent=dataclasses.replace(m.rent, storage_usd_per_month=Fixed(0.0)))
+    result = summarise(simulate(m))
+    values, _ = draw(m)
+    line = priced_lines(m, values).rent
+    assert list(result.rent_tco.p50) == pytest.approx([line.tco(u) for u in LEVELS], rel=REL)
