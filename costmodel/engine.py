@@ -621,26 +621,48 @@ def _api_outcomes(sim: Simulation, levels: _Levels) -> dict[str, object]:
     }
 
 
+def _carbon_level(
+    t: LevelBands, g: LevelBands, j: int, kg: np.ndarray, work: np.ndarray, scratch: np.ndarray
+) -> None:
+    """Level ``j`` of the emissions ``kg`` [kg CO2e] of every draw into ``t`` [t CO2e] and,
+    over ``work`` [units of work] (a float or per draw), into ``g`` [g CO2e/unit]."""
+    if work.ndim and np.all(work > 0):  # work per draw: the percentiles of each draw's ratio
+        g.put(j, np.divide(kg, work, out=scratch), scale=1.0 / carbon.G_PER_KG)
+    t.put(j, kg, scale=carbon.KG_PER_TONNE)
+    if not work.ndim or not np.all(work > 0):  # [t] / [units/1e6] = [g/unit]
+        g.scaled(j, t, float(np.max(work)) / 1e6)
+
+
 def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
     """Each side's emissions per level of ``inputs.utilisation`` [t CO2e] (mean and
     percentiles) and per unit of work [g CO2e/unit]: kg*1000/(u*730*H*T_own), T_own = ``own``
-    [units of work/hour], NaN at u = 0; an API of unknown emissions is named in ``unknown``."""
-    grid = np.asarray(inputs.utilisation, dtype=float)
-    sides = {"buy": e.buy, "rent": e.rent}
-    if e.api is not None:
-        sides["api"] = e.api
+    [units of work/hour], NaN at u = 0; an API of unknown emissions is named in ``unknown``.
+    A line through the origin (renting, the API) is summarised once, at u = 1: its bands at u
+    are those times u, and per unit of work the same at every u > 0."""
+    grid, s = np.asarray(inputs.utilisation, dtype=float), inputs.samples
+    sides = {"buy": e.buy, "rent": e.rent, **({"api": e.api} if e.api is not None else {})}
     tonnes = {side: LevelBands(grid.size) for side in sides}
     per = {side: LevelBands(grid.size, mean=False) for side in sides}
-    kg, scratch = np.empty(inputs.samples), np.empty(inputs.samples)
+    kg, scratch = np.empty(s), np.empty(s)
+    full = HOURS_PER_MONTH * inputs.horizon_months * np.asarray(own, dtype=float)  # at u = 1
+    once = {}
+    for side, line in sides.items():
+        if not np.any(line.at_zero):
+            once[side] = LevelBands(1), LevelBands(1, mean=False)
+            kg[...] = line.kg(1.0)
+            _carbon_level(*once[side], 0, kg, full, scratch)
     for j, u in enumerate(grid):
-        work = u * HOURS_PER_MONTH * inputs.horizon_months * np.asarray(own)
         for side, line in sides.items():
+            if side in once:
+                t1, g1 = once[side]
+                tonnes[side].times(j, t1, float(u))
+                if u > 0:
+                    per[side].times(j, g1, 1.0)
+                else:
+                    per[side].scaled(j, tonnes[side], 0.0)
+                continue
             kg[...] = line.kg(u)
-            if work.ndim and u > 0:  # work per draw: the percentiles of each draw's ratio
-                per[side].put(j, np.divide(kg, work, out=scratch), scale=1.0 / carbon.G_PER_KG)
-            tonnes[side].put(j, kg, scale=carbon.KG_PER_TONNE)
-            if not work.ndim or u == 0:  # [t] / [units/1e6] = [g/unit]
-                per[side].scaled(j, tonnes[side], float(np.max(work)) / 1e6)
+            _carbon_level(tonnes[side], per[side], j, kg, u * full, scratch)
     bands = {side: b.bands() for side, b in tonnes.items()}
     unit = UnitCost(inputs.unit, **{side: b.bands() for side, b in per.items()})
     unknown = ("api",) if inputs.api is not None and e.api is None else ()
