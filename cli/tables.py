@@ -18,10 +18,13 @@ from typing import TYPE_CHECKING
 
 from cli.plain import PlainConsole, PlainTable
 from costmodel.present.formatting import (
+    UNIT_WORDS,
+    fmt_grams,
     fmt_months,
     fmt_number,
     fmt_per_unit,
     fmt_share,
+    fmt_tonnes,
     fmt_unit_cost,
     fmt_usd,
     fmt_utilisation,
@@ -45,6 +48,7 @@ __all__ = [
     "catalog_csv",
     "catalog_items",
     "catalog_json",
+    "print_grids",
     "compare_csv",
     "fitted_table",
     "print_catalog",
@@ -204,6 +208,25 @@ def _unit_costs(result: Result, console: Console) -> None:
     console.print(f"Cost at {u} utilisation (P50): {cost}", highlight=False)
 
 
+def _emissions(result: Result, console: Console) -> None:
+    """Each side's P50 emissions and per unit of work at the report utilisation, when it was
+    run; "unknown" for an API without emission figures."""
+    j, c = result.level(result.cumulative_cost.utilisation), result.carbon
+    if j is None or c is None:
+        return
+    names = {"buy": "buy", "rent": "rent", "api": "API"}
+    parts = []
+    for side in result.sides:
+        bands, per = getattr(c, side), getattr(c.per_unit, side)
+        if bands is None:
+            parts.append(f"{names[side]} unknown")
+            continue
+        grams = "" if per is None else f" ({fmt_grams(per.p50[j])} per {UNIT_WORDS[result.unit]})"
+        parts.append(f"{names[side]} {fmt_tonnes(bands.p50[j])}{grams}")
+    u = fmt_utilisation(result.cumulative_cost.utilisation)
+    console.print(f"Emissions at {u} utilisation (P50, CO2e): {', '.join(parts)}", highlight=False)
+
+
 def _level_columns(result: Result) -> list[Column]:
     """The per-utilisation table's columns: TCO bands, P(buy cheaper), payback; with a hosted
     API also its TCO and P(buy cheaper than the API)."""
@@ -239,6 +262,7 @@ def print_result(result: Result, console: Console) -> None:
     console.print()
     console.print(fitted_table(_level_columns(result), console))
     _unit_costs(result, console)
+    _emissions(result, console)
     _precision(result, console)
     pay, levels = result.payback_months, range(len(result.utilisation))
     cheaper_without_payback = any(
@@ -342,10 +366,20 @@ def _instance_record(i) -> dict:
     return rec
 
 
+def _grid_record(g) -> dict:
+    rec = {f.name: getattr(g, f.name) for f in fields(g)}
+    rec["estimated_fields"] = list(g.estimated_fields)
+    return rec
+
+
+#: Each catalog table's record of one row (every field, for JSON and CSV).
+_RECORDS = {"gpus": _gpu_record, "instances": _instance_record, "grids": _grid_record}
+
+
 def catalog_json(catalog: Catalog, table: str, items: Sequence) -> str:
     """``{"version", "as_of", "table", "items": [...]}``; every field of each row, ``null``
     where unknown, with its source and price history (instances)."""
-    record = _gpu_record if table == "gpus" else _instance_record
+    record = _RECORDS[table]
     doc = {
         "version": catalog.version,
         "as_of": catalog.as_of,
@@ -358,7 +392,7 @@ def catalog_json(catalog: Catalog, table: str, items: Sequence) -> str:
 def catalog_csv(table: str, items: Sequence) -> str:
     """The rows as CSV with the columns of the data file (history left out); empty cells for
     unknown values, ``;`` between estimated field names."""
-    record = _gpu_record if table == "gpus" else _instance_record
+    record = _RECORDS[table]
     rows = [record(x) for x in items]
     for r in rows:
         r.pop("history", None)
@@ -428,6 +462,29 @@ def print_catalog(
     count = f"{shown} of {total} {table}" if shown != total else f"{total} {table}"
     console.print(
         f"catalog {catalog.version} (as of {catalog.as_of}), {count}{note}", highlight=False
+    )
+
+
+def print_grids(catalog: Catalog, console: Console) -> None:
+    """The grid carbon intensities: id, kind, name, gCO2e/kWh, year and basis, then the
+    catalog version."""
+    grids = list(catalog.grids.values())
+    columns = [
+        Column("id", [g.id for g in grids], numeric=False),
+        Column("kind", [g.kind.replace("_", " ") for g in grids], priority=2, numeric=False),
+        Column("name", [g.name for g in grids], priority=1, numeric=False, wrap=True),
+        Column(
+            "gCO2e\n/kWh", [f"{g.g_co2e_per_kwh:g}" + ("*" if g.estimated else "") for g in grids]
+        ),
+        Column("year", [str(g.year) for g in grids], priority=3),
+        Column("basis", [g.basis for g in grids], numeric=False),
+    ]
+    console.print(fitted_table(columns, console))
+    console.print(
+        f"catalog {catalog.version} (as of {catalog.as_of}), {len(grids)} grids; * derived or "
+        "mapped by the catalog; lifecycle counts upstream fuel and plant building, operational "
+        "only what the plants emit",
+        highlight=False,
     )
 
 

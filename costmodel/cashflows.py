@@ -40,6 +40,8 @@ __all__ = [
     "Lines",
     "cumulative_cost",
     "gap",
+    "instance_hours",
+    "owned_power_kw",
     "RentDraws",
     "RentLine",
     "Terms",
@@ -321,6 +323,13 @@ def busy_energy_month(b: BuyDraws) -> Value:
     return p.kw_per_u * p.energy_month
 
 
+def owned_power_kw(b: BuyDraws) -> tuple[Value, Value]:
+    """IT power of the build [kW] as a line in u: (draw at u = 0, added draw per unit of u);
+    powered when idle (N*W_idle + W_platform, N*(W_busy - W_idle)), else (0, peak)."""
+    p = _buy_parts(b)
+    return p.kw_idle, p.kw_per_u
+
+
 @dataclass(frozen=True)
 class BuyLine:
     """``TCO_buy(u) = at_zero + per_u * u`` [USD, present value] per draw; ``capex`` C0 [USD]."""
@@ -433,22 +442,31 @@ def _rent_parts(r: RentDraws, own_throughput: Value, instance_throughput: Value)
     )
 
 
+def instance_hours(r: RentDraws, own_throughput: Value, instance_throughput: Value) -> Value:
+    """Instance-hours used in a month at u = 1 [instance-hour]: 730*T_own/T_inst, times
+    (1 + overhead) for spot; a reservation's idle committed hours are not in it."""
+    return _rent_parts(r, own_throughput, instance_throughput).hours_at_full
+
+
 @dataclass(frozen=True)
 class RentLine:
-    """``TCO_rent(u) = at_zero + slope * max(0, u - kink)`` [USD, present value] per draw."""
+    """``TCO_rent(u) = at_zero + per_u * u + slope * max(0, u - kink)`` [USD, present value]
+    per draw; ``per_u`` is 0 but for a priced carbon that grows with the hours used
+    (:mod:`costmodel.carbon`), which a reservation's kink does not bend."""
 
     at_zero: Value
     slope: Value
     kink: Value
+    per_u: Value = 0.0
 
     def tco(self, u: float) -> Value:
         """TCO_rent at utilisation ``u`` [USD]."""
-        return self.at_zero + self.slope * np.maximum(0.0, u - self.kink)
+        return self.at_zero + self.per_u * u + self.slope * np.maximum(0.0, u - self.kink)
 
     def per_unit(self, cap: Value, horizon: int) -> RentLine:
         """The line per unit of capacity, as :meth:`BuyLine.per_unit`."""
         scale = HOURS_PER_MONTH * horizon * np.asarray(cap)
-        return RentLine(self.at_zero / scale, self.slope / scale, self.kink)
+        return RentLine(self.at_zero / scale, self.slope / scale, self.kink, self.per_u / scale)
 
 
 def rent_line(

@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import carbon
 from .cashflows import (
+    HOURS_PER_MONTH,
     ApiDraws,
     BuyDraws,
     BuyLine,
@@ -34,13 +36,13 @@ from .cashflows import (
     Workspace,
     cumulative_cost,
     gap,
-    model_lines,
 )
 from .inputs import MAX_SAMPLES, ModelInputs
 from .outcomes import breakeven_utilisation, payback
 from .result import (
     Availability,
     Bands,
+    Carbon,
     Cheapest,
     Convergence,
     CumulativeCost,
@@ -136,7 +138,8 @@ class Simulation:
     (fewer when the draws were doubled toward ``inputs.target_halfwidth``). With a hosted API,
     ``api`` is its TCO line and ``payback_api`` (U, S), ``breakeven_api`` (S,) those of buying
     against it; all three are ``None`` without one. ``availability`` [-] is the share of the
-    owned GPUs up, a float or (S,) (1.0 without downtime).
+    owned GPUs up, a float or (S,) (1.0 without downtime). ``carbon`` holds every side's
+    emissions line [kg CO2e] (``None`` without carbon inputs).
     """
 
     inputs: ModelInputs
@@ -155,6 +158,7 @@ class Simulation:
     payback_api: np.ndarray | None = None
     breakeven_api: np.ndarray | None = None
     availability: Value = 1.0
+    carbon: carbon.Emissions | None = None
 
     def buy_tco(self, u: float) -> np.ndarray:
         """TCO_buy [USD] of every draw at utilisation ``u``, a new ``(S,)`` array."""
@@ -208,8 +212,9 @@ def _rows(x: Value, rows: slice) -> Value:
 
 
 def _lines(inputs: ModelInputs, values: dict[str, Value]) -> tuple[Lines, np.ndarray]:
-    """Both TCO lines of the draws ``values`` and each draw's break-even utilisation."""
-    lines = model_lines(inputs, values)
+    """Both TCO lines of the draws ``values`` (a carbon price folded in) and each draw's
+    break-even utilisation."""
+    lines = carbon.priced_lines(inputs, values)
     return lines, np.array(breakeven_utilisation(lines.buy, lines.rent, inputs.samples))
 
 
@@ -267,9 +272,9 @@ def simulate(
     part = {k: _rows(v, head) for k, v in values.items()}
     bp, rp = BuyDraws.sampled(inputs.buy, part), RentDraws.sampled(inputs.rent, part)
     level = _report_level(inputs)
-    cum_buy, cum_rent = cumulative_cost(
-        bp, rp, _rows(t_own, head), _rows(t_inst, head), terms, head.stop, level
-    )
+    own_head, inst_head = _rows(t_own, head), _rows(t_inst, head)
+    cum_buy, cum_rent = cumulative_cost(bp, rp, own_head, inst_head, terms, head.stop, level)
+    carbon.priced_cumulative(cum_buy, cum_rent, inputs, part, own_head, inst_head, terms, level)
     phases.mark("payback")
     return Simulation(
         inputs=inputs,
@@ -290,6 +295,7 @@ def simulate(
         if lines.api is None
         else np.array(breakeven_utilisation(lines.buy, lines.api, s)),
         availability=lines.availability,
+        carbon=carbon.emissions(inputs, values, lines),
     )
 
 
@@ -314,13 +320,14 @@ def _paybacks(
         n = rows.stop - start
         part = {k: _rows(v, rows) for k, v in values.items()}
         bp, t_own = BuyDraws.sampled(inputs.buy, part), _rows(lines.own, rows)
-        rp = RentDraws.sampled(inputs.rent, part)
-        paid[:, rows] = payback(
-            gap(bp, rp, t_own, _rows(lines.instance, rows), terms, n, work), levels
-        )
+        rp, t_inst = RentDraws.sampled(inputs.rent, part), _rows(lines.instance, rows)
+        g = gap(bp, rp, t_own, t_inst, terms, n, work)
+        paid[:, rows] = payback(carbon.priced_gap(g, inputs, part, t_own, t_inst, terms), levels)
         if paid_api is not None:
             ap = ApiDraws.sampled(api, part).as_rented()
-            paid_api[:, rows] = payback(gap(bp, ap, t_own, 1.0, terms, n, work), levels)
+            g = gap(bp, ap, t_own, 1.0, terms, n, work)
+            g = carbon.priced_gap(g, inputs, part, t_own, t_inst, terms, against="api")
+            paid_api[:, rows] = payback(g, levels)
         if progress is not None:
             progress(rows.stop / s)
     return paid, paid_api
@@ -367,7 +374,7 @@ def _gap_se(sim: Simulation, grid: np.ndarray) -> np.ndarray | None:
         return None
     return mean_gap_se(
         sim.buy.at_zero,
-        sim.buy.per_u,
+        sim.buy.per_u - sim.rent.per_u,  # a priced carbon's rent per u moves with buy's
         sim.rent.at_zero,
         sim.rent.slope,
         float(kink),
@@ -437,6 +444,8 @@ def _tco_at(line: BuyLine | RentLine, u: float, out: np.ndarray) -> np.ndarray:
         _tco_into(out, line.at_zero, line.per_u, u)
     else:
         _tco_into(out, line.at_zero, line.slope, np.maximum(0.0, u - line.kink))
+        if np.ndim(line.per_u) or line.per_u:  # a priced carbon (costmodel.carbon)
+            out += np.multiply(line.per_u, u)
     return out
 
 
@@ -451,13 +460,13 @@ def _cheapest_into(shares: np.ndarray, j: int, tco: list[np.ndarray], s: int) ->
 
 
 def _proportional(lines: dict[str, BuyLine | RentLine], s: int) -> dict[str, LevelBands]:
-    """The summary at u = 1 of each rent line through the origin (TCO(u) = slope * u in every
-    draw: the hosted API's), whose bands at any u >= 0 are those times u."""
+    """The summary at u = 1 of each rent line through the origin (TCO(u) = (slope + per_u) * u
+    in every draw: the hosted API's), whose bands at any u >= 0 are those times u."""
     out = {}
     for side, line in lines.items():
         if isinstance(line, RentLine) and not np.any(line.at_zero) and not np.any(line.kink):
             bands = LevelBands(1)
-            bands.put(0, _per_draw(line.slope, s))
+            bands.put(0, _per_draw(line.slope + line.per_u, s))
             out[side] = bands
     return out
 
@@ -583,6 +592,7 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         samples=inputs.samples,
         method=inputs.method,
         availability=_availability(sim),
+        carbon=None if sim.carbon is None else _carbon(sim.carbon, inputs, sim.own_throughput),
         **_api_outcomes(sim, levels),
     )
     phases.mark("summary")
@@ -609,3 +619,51 @@ def _api_outcomes(sim: Simulation, levels: _Levels) -> dict[str, object]:
         "payback_vs_api_months": _payback_months(sim.payback_api),
         "cheapest_share": levels.cheapest,
     }
+
+
+def _carbon_level(
+    t: LevelBands, g: LevelBands, j: int, kg: np.ndarray, work: np.ndarray, scratch: np.ndarray
+) -> None:
+    """Level ``j`` of the emissions ``kg`` [kg CO2e] of every draw into ``t`` [t CO2e] and,
+    over ``work`` [units of work] (a float or per draw), into ``g`` [g CO2e/unit]."""
+    if work.ndim and np.all(work > 0):  # work per draw: the percentiles of each draw's ratio
+        g.put(j, np.divide(kg, work, out=scratch), scale=1.0 / carbon.G_PER_KG)
+    t.put(j, kg, scale=carbon.KG_PER_TONNE)
+    if not work.ndim or not np.all(work > 0):  # [t] / [units/1e6] = [g/unit]
+        g.scaled(j, t, float(np.max(work)) / 1e6)
+
+
+def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
+    """Each side's emissions per level of ``inputs.utilisation`` [t CO2e] (mean and
+    percentiles) and per unit of work [g CO2e/unit]: kg*1000/(u*730*H*T_own), T_own = ``own``
+    [units of work/hour], NaN at u = 0; an API of unknown emissions is named in ``unknown``.
+    A line through the origin (renting, the API) is summarised once, at u = 1: its bands at u
+    are those times u, and per unit of work the same at every u > 0."""
+    grid, s = np.asarray(inputs.utilisation, dtype=float), inputs.samples
+    sides = {"buy": e.buy, "rent": e.rent, **({"api": e.api} if e.api is not None else {})}
+    tonnes = {side: LevelBands(grid.size) for side in sides}
+    per = {side: LevelBands(grid.size, mean=False) for side in sides}
+    kg, scratch = np.empty(s), np.empty(s)
+    full = HOURS_PER_MONTH * inputs.horizon_months * np.asarray(own, dtype=float)  # at u = 1
+    once = {}
+    for side, line in sides.items():
+        if not np.any(line.at_zero):
+            once[side] = LevelBands(1), LevelBands(1, mean=False)
+            kg[...] = line.kg(1.0)
+            _carbon_level(*once[side], 0, kg, full, scratch)
+    for j, u in enumerate(grid):
+        for side, line in sides.items():
+            if side in once:
+                t1, g1 = once[side]
+                tonnes[side].times(j, t1, float(u))
+                if u > 0:
+                    per[side].times(j, g1, 1.0)
+                else:
+                    per[side].scaled(j, tonnes[side], 0.0)
+                continue
+            kg[...] = line.kg(u)
+            _carbon_level(tonnes[side], per[side], j, kg, u * full, scratch)
+    bands = {side: b.bands() for side, b in tonnes.items()}
+    unit = UnitCost(inputs.unit, **{side: b.bands() for side, b in per.items()})
+    unknown = ("api",) if inputs.api is not None and e.api is None else ()
+    return Carbon(per_unit=unit, unknown=unknown, **bands)

@@ -20,6 +20,7 @@ from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any
 
 from pricing.vocabulary import (
+    CARBON_LIMITS,
     GPU_LIMITS,
     INSTANCE_LIMITS,
     PLATFORM_LIMITS,
@@ -34,6 +35,7 @@ from .sampling import METHODS
 __all__ = [
     "ApiInputs",
     "BuyInputs",
+    "CarbonInputs",
     "DEPRECIATION_METHODS",
     "Demand",
     "FINANCING_KEYS",
@@ -48,8 +50,11 @@ __all__ = [
     "MTOK_PER_GPU_HOUR",
     "ModelInputs",
     "OBJECTIVES",
+    "OwnedCarbon",
+    "HostedCarbon",
     "PlanInputs",
     "RentInputs",
+    "RentedCarbon",
     "UNITS",
     "UTILISATION",
     "input_fields",
@@ -523,6 +528,126 @@ class ApiInputs:
             raise InputError("api.input_tokens", "a request needs at least one token")
 
 
+_GRID = "[gCO2e/kWh]"
+_EMBODIED = Bound(0, 10_000_000, "[kg CO2e]")
+
+
+def _grid_change(whose: str) -> Any:
+    return _input(
+        "[1/year]",
+        f"annual change of the carbon intensity of {whose} grid",
+        -0.99,
+        10,
+        default=0.0,
+        origin="a grid as carbon-intensive as today",
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class OwnedCarbon:
+    """What the owned build emits: its electricity's carbon intensity ``grid`` (changing at
+    ``grid_annual_change`` a year) and the embodied carbon of its hardware. The build's power
+    and PUE are its :class:`BuyInputs`'. Named in sampling ``"buy.<field>"``."""
+
+    grid: Distribution = _input(
+        _GRID, "carbon intensity of the build's electricity", bound=CARBON_LIMITS["g_co2e_per_kwh"]
+    )
+    grid_annual_change: Distribution = _grid_change("the build's")
+    embodied_kg_co2e: Distribution = _input(
+        "[kg CO2e]",
+        "embodied carbon of the build's hardware (GPUs, spares and platform)",
+        bound=_EMBODIED,
+    )
+
+    def __post_init__(self) -> None:
+        _validate(self, "buy.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RentedCarbon:
+    """What a rented instance emits per instance-hour: ``power_kw`` at the provider's ``pue``
+    on its region's ``grid``, and its embodied carbon spread over the provider's service life.
+    Named in sampling ``"rent.<field>"``."""
+
+    grid: Distribution = _input(
+        _GRID, "carbon intensity of the region's electricity", bound=CARBON_LIMITS["g_co2e_per_kwh"]
+    )
+    grid_annual_change: Distribution = _grid_change("the region's")
+    pue: Distribution = _input("[-]", "the provider's power usage effectiveness", 1, 5)
+    power_kw: Distribution = _input("[kW]", "draw of one busy instance", 0, 1000)
+    embodied_kg_co2e: Distribution = _input(
+        "[kg CO2e]", "embodied carbon of one instance's share of its host", bound=_EMBODIED
+    )
+
+    def __post_init__(self) -> None:
+        _validate(self, "rent.")
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostedCarbon:
+    """What a hosted API emits per million tokens it serves (the provider's or a tool's
+    estimate; without one the API's carbon is unknown). Named in sampling ``"api.<field>"``."""
+
+    g_co2e_per_mtok: Distribution = _input(
+        "[gCO2e/M tokens]", "emissions per million tokens served", 0, 1e7
+    )
+
+    def __post_init__(self) -> None:
+        _validate(self, "api.")
+
+
+def _service_life(whose: str) -> Any:
+    return _input(
+        "[year]",
+        f"service life {whose} embodied carbon is spread over",
+        0,
+        50,
+        low_open=True,
+        default=5.0,
+        dist=False,
+        origin="5 years, the amortisation EcoLogits and Cloud Carbon Footprint use for servers",
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class CarbonInputs:
+    """Emissions beside cost: the sides' carbon inputs and the price that folds carbon into
+    money. ``usd_per_tonne`` 0 (the default) leaves every money figure as it is; the carbon
+    inputs then are drawn on their own streams, after the cost inputs, so they move none of
+    them. ``api`` is ``None`` when the API's emissions are unknown. Named in sampling
+    ``"buy.<field>"``, ``"rent.<field>"``, ``"api.<field>"`` and ``"carbon.<field>"``.
+    """
+
+    buy: OwnedCarbon = field(metadata={"text": "the owned build's emissions"})
+    rent: RentedCarbon = field(metadata={"text": "the rented instance's emissions"})
+    api: HostedCarbon | None = field(
+        default=None, metadata={"text": "the hosted API's emissions (unknown without)"}
+    )
+    usd_per_tonne: Distribution = _input(
+        "[USD/t CO2e]",
+        "carbon price added to each side's cost",
+        0,
+        10_000,
+        default=0.0,
+        origin="no carbon price",
+    )
+    service_life_years: float = _service_life("the owned build's")
+    provider_service_life_years: float = _service_life("a provider's host's")
+
+    def __post_init__(self) -> None:
+        _validate(self, "carbon.")
+
+    @property
+    def priced(self) -> bool:
+        """Whether carbon has a price that can be above 0 (then it moves money figures)."""
+        return self.usd_per_tonne.support()[1] > 0.0
+
+    def distributions(self) -> dict[str, Distribution]:
+        """Every distribution-valued carbon input by its dotted name (``"buy.grid"``)."""
+        sides = {"buy": self.buy, "rent": self.rent, "api": self.api}
+        return {**_distributions(sides), "carbon.usd_per_tonne": self.usd_per_tonne}
+
+
 def _horizon() -> Any:
     return _input("[month]", "months compared", 1, 240, integer=True, default=36, dist=False)
 
@@ -679,9 +804,13 @@ class ModelInputs:
         default=None,
         dist=False,
     )
+    carbon: CarbonInputs | None = field(
+        default=None, metadata={"text": "emissions beside cost, and a carbon price"}
+    )
 
     def __post_init__(self) -> None:
         _validate(self, "")
+        self._check_carbon()
         if not self.utilisation:
             raise InputError("utilisation", "needs at least one level")
         if len(self.utilisation) > MAX_LEVELS:
@@ -709,8 +838,32 @@ class ModelInputs:
         _check_correlations(self.correlations, self.distributions())
 
     def distributions(self) -> dict[str, Distribution]:
-        """Every distribution-valued input by its dotted name (``"buy.pue"``)."""
-        return _distributions({"buy": self.buy, "rent": self.rent, "api": self.api})
+        """Every distribution-valued input by its dotted name (``"buy.pue"``); the carbon
+        inputs among them only when carbon has a price (:attr:`CarbonInputs.priced`)."""
+        out = _distributions({"buy": self.buy, "rent": self.rent, "api": self.api})
+        if self.carbon is not None and self.carbon.priced:
+            out |= self.carbon.distributions()
+        return out
+
+    def _check_carbon(self) -> None:
+        """API emissions need an API; an unpriced carbon input is drawn apart from the costs,
+        so it cannot be correlated with them."""
+        c = self.carbon
+        if c is None:
+            return
+        if c.api is not None and self.api is None:
+            raise InputError("api.g_co2e_per_mtok", "applies to a hosted API side only")
+        if c.priced:
+            return
+        apart = c.distributions()
+        for i, pair in enumerate(self.correlations):
+            for name in pair[:2]:
+                if name in apart:
+                    raise InputError(
+                        f"correlations[{i}]",
+                        f"{name} is a carbon input, drawn apart from the costs while carbon "
+                        "has no price; give carbon.usd_per_tonne above 0 to correlate it",
+                    )
 
 
 #: What a fleet plan's ``best`` candidate minimises.

@@ -18,9 +18,10 @@ def breakeven_utilisation(buy: BuyLine, rent: RentLine, draws: int) -> np.ndarra
 
     TCO_buy is linear in u and TCO_rent is linear with at most one kink (at the utilisation that
     fills a reservation), so the difference is piecewise linear on [0, k] and [k, 1] and its first
-    zero is found exactly by linear interpolation on the first segment whose end is <= 0.
+    zero is found exactly by linear interpolation on the first segment whose end is <= 0. The
+    rent line's own ``per_u`` (a priced carbon) moves with the buy line's: only the gap counts.
     """
-    b0, b1 = buy.at_zero, buy.per_u
+    b0, b1 = buy.at_zero, buy.per_u - rent.per_u
     r0, s = rent.at_zero, rent.slope
     k = np.clip(rent.kink, 0.0, 1.0)
     d0 = b0 - r0

@@ -25,6 +25,7 @@ __all__ = [
     "Availability",
     "Bands",
     "Breakeven",
+    "Carbon",
     "CatalogRef",
     "Cheapest",
     "Convergence",
@@ -108,6 +109,20 @@ class UnitCost:
     buy: Bands
     rent: Bands
     api: Bands | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Carbon:
+    """Each side's emissions over the horizon per level [t CO2e] (mean and percentiles) and
+    per unit of work (``per_unit``, [g CO2e per ``per_unit.unit``], NaN at u = 0). ``unknown``
+    names the sides whose emissions are not known (an API without ``g_co2e_per_mtok``): their
+    bands are ``None``, never zeros."""
+
+    buy: Bands
+    rent: Bands
+    per_unit: UnitCost
+    api: Bands | None = None
+    unknown: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -273,7 +288,8 @@ class Result:
     ``tornado`` and ``value_of_information`` are ``None`` in results stored before they
     existed); the scenario layer adds ``scenario`` (the resolved scenario as plain data),
     ``catalog``, ``warnings``, ``assumptions`` and the ``verdict`` (a sentence of
-    :mod:`costmodel.present.verdict`).
+    :mod:`costmodel.present.verdict`). ``carbon`` holds each side's emissions where the
+    inputs have carbon figures (``None`` otherwise).
     """
 
     utilisation: np.ndarray
@@ -303,6 +319,7 @@ class Result:
     warnings: tuple[Advice, ...] = ()
     assumptions: tuple[Assumption, ...] = ()
     schema_version: int = SCHEMA_VERSION
+    carbon: Carbon | None = None
 
     @property
     def name(self) -> str:
@@ -333,7 +350,9 @@ class Result:
         for inference work); with a hosted API also ``api_tco_mean`` .. ``_p90``,
         ``prob_buy_cheaper_than_api``, ``payback_vs_api_months_p10`` ..
         ``payback_vs_api_prob_never``, the API's unit cost and ``cheapest_buy`` ..
-        ``cheapest_api``. Indexed by ``utilisation`` [-]. NaN: no value.
+        ``cheapest_api``; with carbon figures each side's emissions ``carbon_buy_t_mean`` ..
+        [t CO2e] and per unit of work ``carbon_buy_g_per_ref_gpu_hour_p10`` .. [g CO2e]
+        (an API of unknown emissions has none). Indexed by ``utilisation`` [-]. NaN: no value.
         """
         import pandas
 
@@ -361,6 +380,8 @@ class Result:
             cols += [
                 (f"cheapest_{side}", getattr(self.cheapest_share, side)) for side in self.sides
             ]
+        if self.carbon is not None:
+            cols += _carbon_columns(self.carbon, name.replace("cost_per", "g_per"))
         return cols
 
 
@@ -370,6 +391,20 @@ _UNIT_COLUMN = {
     "reference_gpu_hour": "cost_per_ref_gpu_hour",
     "million_tokens": "cost_per_million_tokens",
 }
+
+
+def _carbon_columns(c: Carbon, per: str) -> list[tuple[str, np.ndarray]]:
+    """``carbon_<side>_t_mean`` .. ``_p90`` [t CO2e] and ``carbon_<side>_<per>_p10`` .. ``_p90``
+    [g CO2e per unit of work] of each side whose emissions are known."""
+    sides = [side for side in ("buy", "rent", "api") if getattr(c, side) is not None]
+    cols = [
+        (f"carbon_{side}_t_{s}", getattr(getattr(c, side), s)) for side in sides for s in _STATS
+    ]
+    return cols + [
+        (f"carbon_{side}_{per}_{s}", getattr(getattr(c.per_unit, side), s))
+        for side in sides
+        for s in _STATS[1:]
+    ]
 
 
 def _payback_columns(stem: str, pb: Payback) -> list[tuple[str, np.ndarray]]:

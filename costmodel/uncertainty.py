@@ -22,7 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .cashflows import model_lines
+from . import carbon
 from .inputs import ModelInputs
 from .outcomes import breakeven_utilisation
 from .result import Tornado, TornadoBar
@@ -232,7 +232,7 @@ def _tornado(inputs: ModelInputs, level: float) -> Tornado:
         i = names.index(name)
         column[2 * i], column[2 * i + 1] = p10, p90
         values[name], ends[name] = column, (p10, p90)
-    lines = model_lines(inputs, values)
+    lines = carbon.priced_lines(inputs, values)
     be = np.array(breakeven_utilisation(lines.buy, lines.rent, rows), dtype=float)
     gap = np.broadcast_to(lines.buy.tco(level) - lines.rent.tco(level), (rows,)).astype(float)
     capped = np.minimum(be, 1.0)  # "never" swings as far as u = 1

@@ -1,11 +1,13 @@
 """Dated, versioned catalogs for the rent-versus-buy GPU cost model.
 
 The catalogs (GPUs, cloud instances with price history, platform tiers, multi-GPU scaling, and
-for inference: served models, measured serving throughput, hosted API prices) are CSV/JSON
+for inference: served models, measured serving throughput, hosted API prices; for carbon: grid
+intensity, embodied carbon, cloud regions (records in :mod:`pricing.carbon`)) are CSV/JSON
 package data in ``pricing/data``; ``data/NOTES.md`` explains conventions and sources and
 ``data/CHANGES.md`` the history. Units: [USD], [USD/h] per instance, [W], [GB], [TFLOPS]/[TOPS];
 throughput figures are relative to the reference GPU ``v100-sxm2-16gb`` [-]; serving
-throughput is [tokens/s per GPU] and API prices [USD per million tokens].
+throughput is [tokens/s per GPU] and API prices [USD per million tokens]; grid intensity is
+[gCO2e/kWh] and embodied carbon [kg CO2e].
 
 >>> from pricing import load_catalog, relative_throughput
 >>> cat = load_catalog()

@@ -21,6 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .carbon import CloudRegion, Embodied, GridIntensity
 from .errors import CatalogError, UnknownIdError
 from .models import GPU, ApiOffer, Instance, Model, PlatformTier, PriceRecord, ServingPoint
 from .suggest import closest, closest_instances
@@ -45,6 +46,9 @@ _ROLES = (
     "models",
     "serving",
     "api_offers",
+    "grid_carbon",
+    "embodied_carbon",
+    "cloud_regions",
 )
 _COLUMNS: dict[str, tuple[str, ...]] = {
     "gpus": (
@@ -143,6 +147,19 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
         "source",
         "note",
     ),
+    "grid_carbon": (
+        "id",
+        "kind",
+        "name",
+        "g_co2e_per_kwh",
+        "year",
+        "basis",
+        "estimated_fields",
+        "source",
+        "note",
+    ),
+    "embodied_carbon": ("kind", "id", "kg_co2e", "boundary", "estimated_fields", "source", "note"),
+    "cloud_regions": ("provider", "region", "grid", "pue", "estimated_fields", "source", "note"),
 }
 #: The ``concurrency`` cell of an offline max-throughput run.
 _OFFLINE = "offline"
@@ -185,6 +202,11 @@ class Catalog:
             prices. Empty when a catalog is built without them.
         overlay: (id, pricing) -> the user's price laid over this catalog's (``pricing``
             ``"purchase"`` for a GPU); empty for the shipped catalog (see :mod:`pricing.prices`).
+        grids: grid id (casefolded) -> carbon intensity of a country, US eGRID subregion or
+            cloud region. embodied: (kind, id) -> embodied carbon of a GPU (``"gpu"``, GPU id)
+            or a platform tier (``"platform"``, its GPU count as text). regions: (provider,
+            region) -> the grid and PUE of the instances of that region. Empty when a catalog
+            is built without them.
     """
 
     version: str
@@ -200,6 +222,13 @@ class Catalog:
     serving: tuple[ServingPoint, ...] = ()
     api_offers: Mapping[str, ApiOffer] = field(default_factory=lambda: MappingProxyType({}))
     overlay: Mapping[tuple[str, str], PriceEntry] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    grids: Mapping[str, GridIntensity] = field(default_factory=lambda: MappingProxyType({}))
+    embodied: Mapping[tuple[str, str], Embodied] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    regions: Mapping[tuple[str, str], CloudRegion] = field(
         default_factory=lambda: MappingProxyType({})
     )
 
@@ -275,6 +304,28 @@ class Catalog:
             f"no scaling data for {gpu_count} GPUs on {key}; the table stops at "
             f"{points[-1][0]} GPUs"
         )
+
+    def grid(self, grid_id: str) -> GridIntensity:
+        """Grid carbon intensity by id (case-insensitive): ``"US"``, ``"CAMX"``,
+        ``"aws/us-east-1"``. Raises :class:`UnknownIdError` listing close ids, as spelt."""
+        key = str(grid_id).strip().casefold()
+        if key in self.grids:
+            return self.grids[key]
+        spelt = {k: g.id for k, g in self.grids.items()}
+        close = [spelt[k] for k in closest(key, sorted(spelt))]
+        raise UnknownIdError("grid", str(grid_id), close, sorted(spelt.values()))
+
+    def gpu_embodied(self, gpu_id: str) -> Embodied:
+        """Embodied carbon of one catalog GPU [kg CO2e] (every catalog GPU has a row)."""
+        return self.embodied[("gpu", self.gpu(gpu_id).id)]
+
+    def platform_embodied(self, gpu_count: int) -> Embodied:
+        """Embodied carbon of the platform tier holding ``gpu_count`` GPUs [kg CO2e]."""
+        return self.embodied[("platform", str(self.platform_tier(gpu_count).gpu_count))]
+
+    def region(self, instance: Instance) -> CloudRegion:
+        """The grid and PUE of a catalog instance's region (every instance has one)."""
+        return self.regions[(instance.provider, instance.region)]
 
 
 def _require_count(gpu_count: int) -> None:
@@ -736,6 +787,101 @@ def _read_api_offers(
     return offers
 
 
+def _read_grids(data_dir: Traversable, file: str) -> dict[str, GridIntensity]:
+    grids: dict[str, GridIntensity] = {}
+    for row in _read_rows(data_dir, file, _COLUMNS["grid_carbon"], lambda v: v["id"]):
+        grid = row.build(
+            GridIntensity,
+            id=row.text("id"),
+            kind=row.text("kind"),
+            name=row.text("name"),
+            g_co2e_per_kwh=row.number("g_co2e_per_kwh"),
+            year=row.integer("year"),
+            basis=row.text("basis"),
+            source=row.text("source"),
+            note=row.text("note", required=False),
+            estimated_fields=row.names("estimated_fields"),
+        )
+        _unique(grids, grid.id.casefold(), row, "id")
+        grids[grid.id.casefold()] = grid
+    return grids
+
+
+def _read_embodied(
+    data_dir: Traversable, file: str, gpus: Mapping[str, GPU], tiers: tuple[PlatformTier, ...]
+) -> dict[tuple[str, str], Embodied]:
+    """Embodied carbon rows; every GPU and every platform tier needs exactly one."""
+    ids = {"gpu": set(gpus), "platform": {str(t.gpu_count) for t in tiers}}
+    rows = _read_rows(
+        data_dir, file, _COLUMNS["embodied_carbon"], lambda v: f"{v['kind']}/{v['id']}"
+    )
+    out: dict[tuple[str, str], Embodied] = {}
+    for row in rows:
+        rec = row.build(
+            Embodied,
+            kind=row.text("kind"),
+            id=row.text("id"),
+            kg_co2e=row.number("kg_co2e"),
+            boundary=row.text("boundary"),
+            source=row.text("source"),
+            note=row.text("note", required=False),
+            estimated_fields=row.names("estimated_fields"),
+        )
+        if rec.id not in ids[rec.kind]:
+            close = closest(rec.id, sorted(ids[rec.kind]))
+            hint = f"; closest: {', '.join(close)}" if close else ""
+            raise row.error("id", f"no {rec.kind} {rec.id!r} in the catalog{hint}")
+        _unique(out, (rec.kind, rec.id), row, "id")
+        out[(rec.kind, rec.id)] = rec
+    for kind, wanted in ids.items():
+        missing = sorted(wanted - {i for k, i in out if k == kind})
+        if missing:
+            raise CatalogError(
+                f"no embodied carbon for {kind} {', '.join(missing)} (mark an estimate "
+                "in estimated_fields where no figure is sourced)",
+                file=file,
+            )
+    return out
+
+
+def _read_regions(
+    data_dir: Traversable,
+    file: str,
+    grids: Mapping[str, GridIntensity],
+    instances: Mapping[str, Instance],
+) -> dict[tuple[str, str], CloudRegion]:
+    """Cloud regions; each names a known grid, and every instance's region has one."""
+    out: dict[tuple[str, str], CloudRegion] = {}
+    rows = _read_rows(
+        data_dir, file, _COLUMNS["cloud_regions"], lambda v: f"{v['provider']}/{v['region']}"
+    )
+    for row in rows:
+        rec = row.build(
+            CloudRegion,
+            provider=row.text("provider"),
+            region=row.text("region"),
+            grid=row.text("grid"),
+            pue=row.number("pue"),
+            source=row.text("source"),
+            note=row.text("note", required=False),
+            estimated_fields=row.names("estimated_fields"),
+        )
+        if rec.grid.casefold() not in grids:
+            close = closest(rec.grid.casefold(), sorted(grids))
+            hint = f"; closest: {', '.join(close)}" if close else ""
+            raise row.error("grid", f"unknown grid id {rec.grid!r}{hint}")
+        _unique(out, rec.key, row, "region")
+        out[rec.key] = rec
+    for inst in instances.values():
+        if (inst.provider, inst.region) not in out:
+            raise CatalogError(
+                f"instance {inst.id!r} is in region {inst.region!r} of {inst.provider}, "
+                "which has no row (its grid and PUE)",
+                file=file,
+            )
+    return out
+
+
 def read_catalog(data_dir: str | os.PathLike[str] | Traversable) -> Catalog:
     """Read and validate a catalog directory (``catalog.json`` plus the CSVs it lists).
 
@@ -757,6 +903,9 @@ def read_catalog(data_dir: str | os.PathLike[str] | Traversable) -> Catalog:
     serving = _read_serving(root, files["serving"], models, gpus)
     _check_served_precisions(models, serving, files)
     api_offers = _read_api_offers(root, files["api_offers"], models)
+    grids = _read_grids(root, files["grid_carbon"])
+    embodied = _read_embodied(root, files["embodied_carbon"], gpus, tiers)
+    regions = _read_regions(root, files["cloud_regions"], grids, instances)
 
     reference = meta["reference_gpu"]
     if reference not in gpus:
@@ -787,6 +936,9 @@ def read_catalog(data_dir: str | os.PathLike[str] | Traversable) -> Catalog:
         models=MappingProxyType(models),
         serving=serving,
         api_offers=MappingProxyType(api_offers),
+        grids=MappingProxyType(grids),
+        embodied=MappingProxyType(embodied),
+        regions=MappingProxyType(regions),
     )
 
 

@@ -20,6 +20,7 @@ _KINDS: dict[str, tuple[str, str | None]] = {
     "precision": ("precision", None),
     "model": ("model id", None),
     "api_offer": ("API offer id", None),
+    "grid": ("grid id", "see 'costmodel catalog grids'"),
 }
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "SERVING_LIMITS",
     "SERVING_PRECISIONS",
     "TIERS",
+    "CARBON_LIMITS",
 ]
 
 #: Training/inference precisions; each picks a peak column and a measured column.
@@ -147,4 +148,13 @@ SERVING_LIMITS: dict[str, Bound] = {
 #: Hosted API prices [USD per million tokens].
 API_LIMITS: dict[str, Bound] = {
     "usd_per_mtok": Bound(0, 10_000, "[USD/M tokens]"),
+}
+
+#: Carbon columns (catalog rows and scenario inputs): grid intensity, data year, embodied
+#: carbon, a provider's PUE.
+CARBON_LIMITS: dict[str, Bound] = {
+    "g_co2e_per_kwh": Bound(0, 2000, "[gCO2e/kWh]"),
+    "year": Bound(1990, 2100, "[year]", integer=True),
+    "kg_co2e": Bound(0, 1_000_000, "[kg CO2e]", low_open=True),
+    "pue": Bound(1, 3, "[-]"),
 }

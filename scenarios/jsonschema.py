@@ -34,6 +34,7 @@ from .schema import (
     WORK_THROUGHPUT,
     Correlation,
     DistField,
+    GridField,
     PlanSchema,
     Ref,
     ScenarioSchema,
@@ -189,6 +190,8 @@ def _custom(self: Any, field: fields.Field, openapi: tuple[int, int]) -> dict[st
             number,
             {"allOf": parts if truncation is None else [*parts, truncation]},
         ]
+        if isinstance(field, GridField):  # or a catalog grid id
+            choices.insert(0, {"type": "string", "minLength": 1, "description": "catalog grid id"})
         if field.allow_none and openapi >= (3, 1):
             choices.append({"type": "null"})
         return {"oneOf": choices}

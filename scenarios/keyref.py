@@ -23,6 +23,7 @@ from .schema import (
     BoundRange,
     Correlation,
     DistField,
+    GridField,
     PlanSchema,
     Ref,
     ScenarioSchema,
@@ -59,6 +60,19 @@ _DEFAULT_TEXT = {
     "buy.financing.down_payment_share": "`0`: no down payment",
     "own.spare_share": "`0`: no spares",
     "own.financing": "`{kind: cash}`: paid at once; its keys are those of `buy.financing`",
+    "buy.grid": "`US`: the United States average (Ember 2024, lifecycle, 383.6 g/kWh), as for "
+    "the electricity price",
+    "buy.grid_annual_change": "`0`: a grid as carbon-intensive as today",
+    "buy.embodied_kg_co2e": "catalog: (`buy.gpu_count` + spares) x the GPU's embodied carbon + "
+    "the platform tier's (150 kg for an inline GPU, an estimate)",
+    "rent.grid": "catalog: the grid of the instance's region; `US` for an inline instance",
+    "rent.grid_annual_change": "`0`: a grid as carbon-intensive as today",
+    "rent.pue": "catalog: the provider's PUE in the instance's region; `1.25` (the public-cloud "
+    "average) for an inline instance",
+    "rent.power_kw": "catalog: n x the GPU's TDP + the platform power of the tier holding n GPUs",
+    "rent.embodied_kg_co2e": "catalog: n x the GPU's embodied carbon + n/8 of the 8-GPU "
+    "server's (a cloud host shared by the GPUs in use)",
+    "api.g_co2e_per_mtok": "none: the API's emissions are reported unknown, never 0",
 }
 _SECTIONS = {
     "": "Top level",
@@ -72,6 +86,7 @@ _SECTIONS = {
     "workload.model": "`workload.model` as an inline mapping (a model the catalog lacks)",
     "api": "`api`: a hosted API billed per token (inference work only)",
     "utilisation": "`utilisation` as a mapping",
+    "carbon": "`carbon`: emissions beside cost",
 }
 #: The sections of a plan (``kind: plan``); its mappings shared with scenarios are not repeated.
 _PLAN_SECTIONS = {
@@ -110,6 +125,8 @@ def _bound(field: fields.Field) -> Any:
 
 
 def _kind(field: fields.Field) -> str:
+    if isinstance(field, GridField):
+        return "catalog grid id, number or distribution"
     if isinstance(field, DistField):
         return "number or distribution"
     if isinstance(field, Ref):

@@ -19,6 +19,7 @@ from costmodel.result import Assumption
 from pricing import Catalog, PriceEntry
 
 from .advice import Question
+from .emissions import Emitting, emitting
 from .errors import ScenarioError
 from .schema import ScenarioSchema
 from .sides import Hosted, Owned, Rented, Work, gathered, hosted, owned, rented, work
@@ -30,7 +31,7 @@ __all__ = ["Keyed", "Resolved", "resolve", "with_sampling"]
 class Resolved:
     """Engine inputs of a scenario, its document with every default filled in (``scenario``),
     the assumptions of every side and the resolved sides themselves (``api``: ``None``
-    without one)."""
+    without one); ``emitting`` the sides' carbon inputs."""
 
     inputs: ModelInputs
     scenario: dict[str, Any]
@@ -40,6 +41,7 @@ class Resolved:
     buy: Owned
     rent: Rented
     api: Hosted | None = None
+    emitting: Emitting | None = None
 
     @property
     def sides(self) -> tuple[Owned | Rented | Hosted, ...]:
@@ -68,7 +70,12 @@ _SCENARIO_PATH = {
 
 
 def _inputs(
-    data: Mapping[str, Any], w: Work, buy: Owned, rent: Rented, api: Hosted | None
+    data: Mapping[str, Any],
+    w: Work,
+    buy: Owned,
+    rent: Rented,
+    api: Hosted | None,
+    emit: Emitting | None = None,
 ) -> ModelInputs:
     sim = data["simulation"]
     try:
@@ -88,6 +95,7 @@ def _inputs(
             rent=rent.inputs,
             api=api and api.inputs,
             unit=w.unit,
+            carbon=emit and emit.inputs,
         )
     except InputError as exc:
         path = _SCENARIO_PATH.get(exc.path, exc.path)
@@ -108,20 +116,30 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
             lambda: rented(data["rent"], "rent", w),
             lambda: data["api"] and hosted(data["api"], "api", w),
         )
-        inputs = _inputs(data, w, buy, rent, api)
+        emit = emitting(data, catalog, (buy, rent, api))
+        inputs = _inputs(data, w, buy, rent, api, emit)
     except ScenarioError as exc:
         raise ScenarioError(source, exc.errors) from None
-    blocks = {"buy": buy.block, "rent": rent.block, "api": api and api.block}
+    blocks = {
+        "buy": {**buy.block, **emit.blocks["buy"]},
+        "rent": {**rent.block, **emit.blocks["rent"]},
+        "api": api and api.block,
+        "carbon": emit.blocks["carbon"],
+    }
     document = ScenarioSchema().dump({**data, **blocks})
     return Resolved(
         inputs=inputs,
         scenario=document,
-        assumptions=tuple(a for side in (buy, rent, api) if side for a in side.assumptions),
+        assumptions=(
+            *(a for side in (buy, rent, api) if side for a in side.assumptions),
+            *emit.assumptions,
+        ),
         catalog=catalog,
         work=w,
         buy=buy,
         rent=rent,
         api=api,
+        emitting=emit,
     )
 
 

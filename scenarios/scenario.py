@@ -94,7 +94,8 @@ def load_document(
         resolved = resolve(valid, source, catalog)
     except ScenarioError as exc:
         raise ScenarioError(source, by_line(with_lines(exc.errors, lines))) from None
-    return Scenario(source=source, resolved=resolved, warnings=advise(resolved.question))
+    carbon = resolved.emitting.advice if resolved.emitting else ()
+    return Scenario(source=source, resolved=resolved, warnings=advise(resolved.question) + carbon)
 
 
 def load_mapping(

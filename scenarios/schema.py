@@ -38,10 +38,14 @@ from costmodel.inputs import (
     UTILISATION,
     ApiInputs,
     BuyInputs,
+    CarbonInputs,
     Demand,
     Financing,
+    HostedCarbon,
     ModelInputs,
+    OwnedCarbon,
     PlanInputs,
+    RentedCarbon,
     RentInputs,
     financing_problems,
     input_fields,
@@ -60,7 +64,9 @@ from pricing.vocabulary import (
 from .distspec import from_spec, to_spec
 
 __all__ = [
+    "CARBON_KEYS",
     "DistField",
+    "GridField",
     "PlanSchema",
     "SCHEMA_VERSION",
     "ScenarioSchema",
@@ -122,6 +128,21 @@ class DistField(fields.Field):
         return None if value is None else to_spec(value)
 
 
+class GridField(DistField):
+    """A grid's carbon intensity: a catalog grid id (an ISO country code, a US eGRID
+    subregion or a cloud region, kept as text for resolution) or a number or distribution."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any):
+        if isinstance(value, str):
+            if not value.strip():
+                raise ValidationError("must be a catalog grid id, a number or a distribution")
+            return value.strip()
+        return super()._deserialize(value, attr, data, **kwargs)
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any):
+        return value if isinstance(value, str) else super()._serialize(value, attr, obj, **kwargs)
+
+
 class Ref(fields.Field):
     """A catalog id (string) or an inline mapping validated by ``schema``."""
 
@@ -177,6 +198,12 @@ def _input(cls: type, name: str, **kwargs: Any) -> fields.Field:
         return DistField(meta["unit"], meta["text"], bound, **kwargs)
     kind = fields.Integer if bound.integer else fields.Float
     return _bounded(kind, bound, meta["text"], meta["unit"], **kwargs)
+
+
+def _grid(cls: type) -> GridField:
+    """The ``grid`` key of a side: its engine input's unit, text and range."""
+    meta = input_fields(cls)["grid"].metadata
+    return GridField(meta["unit"], f"{meta['text']}: a catalog grid id, or a value", meta["bound"])
 
 
 def _limit(limits: dict[str, Bound], name: str, description: str, **kwargs: Any) -> fields.Field:
@@ -558,6 +585,9 @@ class BuySchema(_Base):
         load_default=None,
         metadata={"description": "how the hardware is paid for; default cash"},
     )
+    grid = _grid(OwnedCarbon)
+    grid_annual_change = _input(OwnedCarbon, "grid_annual_change")
+    embodied_kg_co2e = _input(OwnedCarbon, "embodied_kg_co2e")
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
@@ -588,6 +618,11 @@ class RentSchema(_Base):
     relative_throughput = _input(RentInputs, "relative_throughput")
     tokens_per_s_per_gpu = _input(RentInputs, "tokens_per_s_per_gpu")
     scaling_efficiency = _input(RentInputs, "scaling_efficiency")
+    grid = _grid(RentedCarbon)
+    grid_annual_change = _input(RentedCarbon, "grid_annual_change")
+    pue = _input(RentedCarbon, "pue")
+    power_kw = _input(RentedCarbon, "power_kw")
+    embodied_kg_co2e = _input(RentedCarbon, "embodied_kg_co2e")
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
@@ -607,6 +642,7 @@ class ApiSchema(_Base):
     cached_input_share = _input(ApiInputs, "cached_input_share")
     cached_input_usd_per_mtok = _input(ApiInputs, "cached_input_usd_per_mtok")
     price_annual_change = _input(ApiInputs, "price_annual_change")
+    g_co2e_per_mtok = _input(HostedCarbon, "g_co2e_per_mtok")
 
     @validates_schema
     def _priced(self, data: dict, **kwargs: Any) -> None:
@@ -619,7 +655,7 @@ class ApiSchema(_Base):
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, ("model", "cached_input_usd_per_mtok"))
+        return _drop_none(data, ("model", "cached_input_usd_per_mtok", "g_co2e_per_mtok"))
 
 
 #: The prices an API block gives when it names no catalog offer.
@@ -677,6 +713,23 @@ def _correlations() -> fields.Field:
     )
 
 
+class CarbonPriceSchema(_Base):
+    """Emissions beside cost: the carbon price and the service lives embodied carbon is
+    spread over."""
+
+    usd_per_tonne = _input(CarbonInputs, "usd_per_tonne")
+    service_life_years = _input(CarbonInputs, "service_life_years")
+    provider_service_life_years = _input(CarbonInputs, "provider_service_life_years")
+
+
+#: The carbon keys of each block of a scenario (plans do not take them yet).
+CARBON_KEYS = {
+    "buy": ("grid", "grid_annual_change", "embodied_kg_co2e"),
+    "rent": ("grid", "grid_annual_change", "pue", "power_kw", "embodied_kg_co2e"),
+    "api": ("g_co2e_per_mtok",),
+}
+
+
 class ScenarioSchema(_Base):
     """A whole rent-versus-buy scenario, version 1."""
 
@@ -700,6 +753,11 @@ class ScenarioSchema(_Base):
         metadata={"description": "a hosted API doing the same work (inference only)"},
     )
     correlations = _correlations()
+    carbon = fields.Nested(
+        CarbonPriceSchema,
+        load_default=_nested(CarbonPriceSchema),
+        metadata={"description": "the carbon price, and the service lives of embodied carbon"},
+    )
 
     @validates_schema
     def _api_serves(self, data: dict, **kwargs: Any) -> None:
@@ -780,10 +838,11 @@ class CountRangeSchema(_Base):
 
 class OwnSchema(BuySchema):
     """One owned server (every ``buy`` key but ``spare_gpus``: a fleet pools its spares,
-    ``spare_share`` of its GPUs) and the server counts to consider."""
+    ``spare_share`` of its GPUs; and but the carbon keys: plans do not count carbon yet) and
+    the server counts to consider."""
 
     class Meta:
-        exclude = ("spare_gpus",)
+        exclude = ("spare_gpus", *CARBON_KEYS["buy"])
 
     servers = fields.Nested(CountRangeSchema, required=True, metadata={"description": "servers"})
     spare_share = _input(PlanInputs, "spare_share", load_default=None)
@@ -805,6 +864,9 @@ def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -
         metadata={"description": f"pricing model: {' or '.join(pricing)}"},
     )
     return out
+
+
+_NO_PLAN_CARBON = "plans do not count carbon yet; evaluate a scenario for it"
 
 
 class _PlanRented(_Base):
@@ -839,6 +901,8 @@ class _Burst(_PlanRented):
         elif given - {"api"}:
             extra = ", ".join(sorted(given - {"api"}))
             raise ValidationError(f"an API burst takes only api; got also {extra}", "api")
+        elif data["api"].get("g_co2e_per_mtok") is not None:
+            raise ValidationError({"api": {"g_co2e_per_mtok": [_NO_PLAN_CARBON]}})
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:

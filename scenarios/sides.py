@@ -869,6 +869,8 @@ _IDS = {
     "buy.gpu": "gpu",
     "own.gpu": "gpu",
     "rent.instance": "instance",
+    "buy.grid": "grid",
+    "rent.grid": "grid",
     "reserve.instance": "instance",
     "burst.instance": "instance",
 }

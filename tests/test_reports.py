@@ -33,7 +33,7 @@ from markdown_it import MarkdownIt
 from marshmallow import ValidationError
 
 import scenarios
-from costmodel.present import from_dict, reports, to_json
+from costmodel.present import from_dict, reports, to_dict, to_json
 from costmodel.present.formatting import (
     fmt_months,
     fmt_number,
@@ -389,9 +389,23 @@ API_CSV_COLUMNS = [
 ]
 
 
+def _carbon_columns(result: dict) -> list[str]:
+    """The emission columns after the rest: each known side's tonnes, then grams per unit."""
+    carbon = result.get("carbon")
+    if carbon is None:
+        return []
+    sides = [side for side in ("buy", "rent", "api") if side in carbon]
+    per = "g_per_million_tokens" if "api_tco" in result else "g_per_ref_gpu_hour"
+    stats = ("mean", "p10", "p50", "p90")
+    return [f"carbon_{side}_t_{s}" for side in sides for s in stats] + [
+        f"carbon_{side}_{per}_{s}" for side in sides for s in stats[1:]
+    ]
+
+
 def _csv_columns(result: dict) -> list[str]:
-    """The CSV header of a result's JSON: a training result's as it always was."""
-    return API_CSV_COLUMNS if "api_tco" in result else CSV_COLUMNS
+    """The CSV header of a result's JSON: a training result's as it always was, and the
+    emission columns after it."""
+    return (API_CSV_COLUMNS if "api_tco" in result else CSV_COLUMNS) + _carbon_columns(result)
 
 
 def _expected_columns(result: dict) -> dict[str, list]:
@@ -411,6 +425,11 @@ def _expected_columns(result: dict) -> dict[str, list]:
     for stem, key in paybacks:
         out |= {f"{stem}_months_{s}": result[key][s] for s in ("p10", "p50", "p90")}
         out[f"{stem}_prob_never"] = result[key]["prob_never"]
+    for name in _carbon_columns(result):
+        side, _, rest = name.removeprefix("carbon_").partition("_")
+        stat = rest.rsplit("_", 1)[1]
+        block = result["carbon"] if rest.startswith("t_") else result["carbon"]["per_unit"]
+        out[name] = block[side][stat]
     return out
 
 
@@ -636,8 +655,9 @@ def test_inference_without_an_api_keeps_two_sides_in_tokens():
     assert text.startswith("# Rent or buy GPU compute: ")
     assert "the API" not in text and "**API:**" not in text
     header = next(csv.reader(io.StringIO(render(result, "csv").decode("utf-8"))))
-    # the training columns, but the unit cost is per M tokens
-    assert header == [c.replace("ref_gpu_hour", "million_tokens") for c in CSV_COLUMNS]
+    # the training columns, but the unit cost (and the emissions) per M tokens
+    columns = CSV_COLUMNS + _carbon_columns(to_dict(result))
+    assert header == [c.replace("ref_gpu_hour", "million_tokens") for c in columns]
 
 
 #: How the per-utilisation table names the cheapest side.
@@ -744,7 +764,7 @@ def test_inference_xlsx_has_the_api_columns_and_chart():
     wb = openpyxl.load_workbook(io.BytesIO(data))
     ws = wb["per_utilisation"]
     header = [c.value for c in ws[1]]
-    assert header == API_CSV_COLUMNS
+    assert header == API_CSV_COLUMNS + _carbon_columns(result)
     fmt = {h: ws.cell(2, i + 1).number_format for i, h in enumerate(header)}
     assert fmt["api_tco_p50"] == "$#,##0" and fmt["payback_vs_api_months_p50"] == "0.0"
     assert fmt["cost_per_million_tokens_api_p50"] == "$#,##0.000"

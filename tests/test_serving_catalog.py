@@ -83,7 +83,7 @@ def test_catalog_sizes(cat):
     assert len(cat.serving) == 45
     assert len(cat.api_offers) == 37
     assert len({o.provider for o in cat.api_offers.values()}) == 12
-    assert cat.version == "2026.12.02"
+    assert cat.version == "2026.12.03"
 
 
 def test_contract_model_ids_and_offer_ids_exist(cat):

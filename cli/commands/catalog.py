@@ -16,8 +16,9 @@ def add_parser(sub) -> None:
     p = command(
         sub,
         "catalog",
-        help="list the GPU or cloud instance catalog",
-        description="List the shipped catalog of GPUs or cloud instances with its version, as a "
+        help="list the GPU, cloud instance or grid carbon catalog",
+        description="List the shipped catalog of GPUs, cloud instances or grids (carbon "
+        "intensity of countries, US eGRID subregions and cloud regions) with its version, as a "
         "table, JSON (every field, with sources and price history) or CSV. --provider and "
         "--tier keep the instances of one provider or kind of provider (for gpus: the GPUs "
         "they rent out). 'chart' draws the catalog as the buyer's guide did, to a PNG or SVG.",
@@ -26,13 +27,14 @@ def add_parser(sub) -> None:
             "costmodel catalog instances --tier neocloud",
             "costmodel catalog instances --provider lambda --format csv > lambda.csv",
             "costmodel catalog gpus --provider runpod --format json",
+            "costmodel catalog grids --format csv > grids.csv",
             "costmodel catalog chart gflops-per-dollar -o gflops-per-dollar.svg",
             "costmodel catalog chart cost-per-hour --prices my-prices.csv -o cost.png",
         ),
     )
     p.add_argument(
         "table",
-        choices=("gpus", "instances", "chart"),
+        choices=("gpus", "instances", "grids", "chart"),
         help="which catalog to list, or chart to draw a chart of it",
     )
     p.add_argument(
@@ -62,7 +64,7 @@ def add_parser(sub) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from cli.tables import catalog_csv, catalog_items, catalog_json, print_catalog
+    from cli.tables import catalog_csv, catalog_items, catalog_json, print_catalog, print_grids
     from pricing.vocabulary import TIERS
 
     if args.table == "chart":
@@ -70,6 +72,8 @@ def execute(args: argparse.Namespace) -> int:
     if args.chart is not None or args.output is not None or args.precision is not None:
         raise UsageError("a chart name, -o and --precision apply to 'costmodel catalog chart' only")
     listed = catalog(args.prices)
+    if args.table == "grids":
+        return _grids(args, listed, print_grids, catalog_json, catalog_csv)
     providers = sorted({i.provider for i in listed.instances.values()})
     provider = None if args.provider is None else choice("provider", args.provider, providers)
     tier = None if args.tier is None else choice("tier", args.tier, TIERS)
@@ -80,6 +84,20 @@ def execute(args: argparse.Namespace) -> int:
         sys.stdout.write(catalog_csv(args.table, items))
     else:
         print_rendered(lambda console: print_catalog(listed, args.table, console, items))
+    return 0
+
+
+def _grids(args: argparse.Namespace, listed, show, as_json, as_csv) -> int:
+    """``catalog grids``: every grid's carbon intensity; the instance filters do not apply."""
+    if args.provider is not None or args.tier is not None:
+        raise UsageError("--provider and --tier keep instances: they do not apply to grids")
+    items = list(listed.grids.values())
+    if args.format == "json":
+        sys.stdout.write(as_json(listed, "grids", items))
+    elif args.format == "csv":
+        sys.stdout.write(as_csv("grids", items))
+    else:
+        print_rendered(lambda console: show(listed, console))
     return 0
 
 

@@ -21,10 +21,12 @@ __all__ = [
     "NEVER",
     "UNIT_WORDS",
     "fmt_margin",
+    "fmt_grams",
     "fmt_months",
     "fmt_number",
     "fmt_per_unit",
     "fmt_share",
+    "fmt_tonnes",
     "fmt_unit_cost",
     "fmt_usd",
     "fmt_utilisation",
@@ -124,6 +126,27 @@ def fmt_unit_cost(x: float | None) -> str:
 def fmt_per_unit(x: float | None, unit: str) -> str:
     """A cost per unit of work with its unit: "$0.33 per M tokens"; no value -> "—"."""
     return DASH if missing(x) else f"{fmt_unit_cost(x)} per {UNIT_WORDS[unit]}"
+
+
+def fmt_tonnes(x: float | None) -> str:
+    """Emissions [t CO2e] to three significant figures: "7.83 t", "12.0 t", "1,240 t", "0 t";
+    no value (unknown) -> "unknown"."""
+    return "unknown" if missing(x) else f"{_sig3(x)} t"
+
+
+def fmt_grams(x: float | None) -> str:
+    """Emissions per unit of work [g CO2e] to three significant figures: "349 g", "0.52 g";
+    no value -> "—"."""
+    return DASH if missing(x) else f"{_sig3(x)} g"
+
+
+def _sig3(x: float) -> str:
+    """Three significant figures, trailing zeros kept ("12.0", "0.520"), thousands grouped
+    from 1,000 ("1,240"); 0 as "0"."""
+    if x == 0:
+        return "0"
+    x = _round_sig(x, 3)
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:#.3g}"
 
 
 def fmt_months(t: float | None) -> str:

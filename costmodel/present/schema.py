@@ -33,6 +33,7 @@ from ..result import (
     Availability,
     Bands,
     Breakeven,
+    Carbon,
     CatalogRef,
     Cheapest,
     Convergence,
@@ -254,6 +255,40 @@ class UnitCostSchema(Strict):
         if data.get("api") is None:
             data.pop("api", None)
         return data
+
+
+class CarbonPerUnitSchema(UnitCostSchema):
+    """Each side's emissions per unit of work [g CO2e per unit]; null at u = 0."""
+
+
+class CarbonSchema(Strict):
+    """Each side's emissions over the horizon [t CO2e] per level, and per unit of work."""
+
+    buy = fields.Nested(StatsSchema, required=True, metadata={"description": "[t CO2e]"})
+    rent = fields.Nested(StatsSchema, required=True, metadata={"description": "[t CO2e]"})
+    api = fields.Nested(
+        StatsSchema,
+        load_default=None,
+        metadata={"description": "[t CO2e]; with a hosted API whose emissions are known only"},
+    )
+    per_unit = fields.Nested(
+        CarbonPerUnitSchema, required=True, metadata={"description": "[g CO2e per unit of work]"}
+    )
+    unknown = fields.List(
+        fields.String(validate=validate.OneOf(("api",))),
+        load_default=(),
+        metadata={"description": "sides whose emissions are unknown (reported so, never as 0)"},
+    )
+
+    @post_dump
+    def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
+        if data.get("api") is None:
+            data.pop("api", None)
+        return data
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Carbon:
+        return Carbon(**{**data, "unknown": tuple(data["unknown"])})
 
 
 class TrainingUnitCostSchema(Strict):
@@ -523,6 +558,7 @@ _ADDED = (
     "payback_vs_api_months",
     "cheapest_share",
     "availability",
+    "carbon",
 )
 
 #: Lists aligned with ``utilisation``, by key path.
@@ -536,6 +572,16 @@ _ALIGNED = (
     ("prob_buy_cheaper_than_api",),
     *(("payback_vs_api_months", s) for s in ("p10", "p50", "p90", "prob_never")),
     *(("cheapest_share", side) for side in ("buy", "rent", "api")),
+    *(
+        ("carbon", side, s)
+        for side in ("buy", "rent", "api")
+        for s in ("mean", "p10", "p50", "p90")
+    ),
+    *(
+        ("carbon", "per_unit", side, s)
+        for side in ("buy", "rent", "api")
+        for s in ("p10", "p50", "p90")
+    ),
 )
 
 
@@ -637,6 +683,11 @@ class ResultSchema(ResultBase):
         AvailabilitySchema,
         load_default=None,
         metadata={"description": "share of the owned GPUs in service; with downtime only"},
+    )
+    carbon = fields.Nested(
+        CarbonSchema,
+        load_default=None,
+        metadata={"description": "each side's emissions; absent without carbon figures"},
     )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
     verdict = fields.String(required=True, metadata={"description": "one-sentence answer"})

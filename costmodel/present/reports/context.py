@@ -15,6 +15,8 @@ from ..formatting import fmt_number, fmt_utilisation
 from .plan_tables import best_plan_table, candidates_table
 from .tables import (
     assumption_rows,
+    carbon_note,
+    carbon_table,
     key_figures_table,
     per_utilisation_table,
     reproducibility,
@@ -189,6 +191,8 @@ def report_context(result: Result, images: Mapping[str, str]) -> dict[str, Any]:
         "breakeven_api_p50": fmt_utilisation(result.breakeven_vs_api.p50) if api else "",
         "cumulative_u": fmt_utilisation(result.cumulative_cost.utilisation, none="?"),
         "per_utilisation": per_utilisation_table(result),
+        "carbon": carbon_table(result),
+        "carbon_note": carbon_note(result) if result.carbon else "",
         "drivers": sensitivity_table(result),
         "drivers_u": fmt_utilisation(result.sensitivity.utilisation, none="?"),
         **uncertainty_context(result),

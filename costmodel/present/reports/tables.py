@@ -18,8 +18,11 @@ from ...result import Advice, Bands, Breakeven, Payback, Result
 from ..formatting import (
     DASH,
     UNIT_WORDS,
+    fmt_grams,
     fmt_months,
+    fmt_number,
     fmt_share,
+    fmt_tonnes,
     fmt_unit_cost,
     fmt_usd,
     fmt_utilisation,
@@ -34,6 +37,8 @@ __all__ = [
     "UNIT_HEADERS",
     "assumption_rows",
     "buy_wins",
+    "carbon_note",
+    "carbon_table",
     "cheapest",
     "cumulative_payback",
     "key_figures_table",
@@ -157,6 +162,61 @@ def per_utilisation_table(result: Result) -> Table:
     ]
     rows = tuple(zip(*(cells for _, cells in cols), strict=True))
     return Table(tuple(h for h, _ in cols), rows, (True,) * len(cols), buy_wins(result))
+
+
+#: How a table header names the unit of emissions per unit of work.
+CARBON_UNIT_HEADERS = {"reference_gpu_hour": "g/ref GPU-h", "million_tokens": "g/M tokens"}
+
+
+def carbon_table(result: Result) -> Table | None:
+    """Each side's emissions over the horizon [t CO2e] (P50 and P10–P90) and per unit of work
+    (P50) by utilisation level; "unknown" for an API without emission figures. ``None``
+    without carbon figures."""
+    c = result.carbon
+    if c is None:
+        return None
+    cols = [("Utilisation", [fmt_utilisation(u, none=DASH) for u in result.utilisation])]
+    for side in result.sides:
+        bands = getattr(c, side)
+        label = f"{SIDE_LABELS[side]} [t CO2e]"
+        if bands is None:
+            cols.append((f"{label} P50", ["unknown"] * len(result.utilisation)))
+            continue
+        cols.append((f"{label} P50", [fmt_tonnes(v) for v in bands.p50]))
+        spans = zip(bands.p10, bands.p90, strict=True)
+        cols.append((f"{SIDE_LABELS[side]} P10–P90", [f"{fmt_tonnes(a)} – {fmt_tonnes(b)}"
+                                                       for a, b in spans]))  # fmt: skip
+    unit = CARBON_UNIT_HEADERS[result.unit]
+    for side in result.sides:
+        bands = getattr(c.per_unit, side)
+        cells = (
+            [fmt_grams(v) for v in bands.p50] if bands else ["unknown"] * len(result.utilisation)
+        )
+        cols.append((f"{SIDE_LABELS[side]} P50 [{unit}]", cells))
+    rows = tuple(zip(*(cells for _, cells in cols), strict=True))
+    return Table(tuple(h for h, _ in cols), rows, (True,) * len(cols))
+
+
+def carbon_note(result: Result) -> str:
+    """What the emissions table counts, and whether carbon has a price in the costs."""
+    block = result.scenario.get("carbon") or {}
+    price = next((a.value for a in result.assumptions if a.key == "carbon.usd_per_tonne"), 0)
+    life = fmt_number(block.get("service_life_years", 5))
+    priced = (
+        f"A carbon price of {fmt_value(price)} USD/t CO2e is in the costs above."
+        if price
+        else "Carbon has no price here (carbon.usd_per_tonne): the costs above leave it out."
+    )
+    unknown = (
+        " The API's emissions are unknown (api.g_co2e_per_mtok)." if result.carbon.unknown else ""
+    )
+    return (
+        "Emissions over the horizon in tonnes of CO2e: the owned build's electricity at its "
+        f"grid's intensity and PUE, plus its hardware's embodied carbon spread over {life} "
+        "years; the rented instance's electricity and embodied share for the hours used. Grid "
+        "intensities are location-based, lifecycle or operational as each source counts them "
+        f"(see the assumptions), with no renewable certificates subtracted. {priced}{unknown}"
+    )
 
 
 def _paybacks(result: Result, *, short: bool) -> list[tuple[str, Payback]]:

@@ -52,6 +52,8 @@ _WORK = "#,##0.0"
 
 def _number_format(column: str) -> str | None:
     """The display format of a column or summary item, by its name."""
+    if column.startswith("carbon_"):  # [t CO2e] to the kilogram, [g CO2e] per unit whole
+        return "#,##0.000" if "_t_" in column else "#,##0"
     if column.startswith("cost_per_million_tokens"):
         return _TOKEN_COST
     if column.startswith("cost_per_"):
