@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from costmodel.distributions import Distribution
-from costmodel.fleet import saving, simulate_plan, summarise_plan
 from costmodel.inputs import Demand, InputError, PlanInputs, input_fields
 from costmodel.plan_result import PlanResult
 from costmodel.present.verdict import plan_verdict
@@ -208,6 +207,9 @@ def evaluate_plan(plan: Plan, *, samples: int | None = None, seed: int | None = 
     ``simulation`` block."""
     changes = {k: v for k, v in (("samples", samples), ("seed", seed)) if v is not None}
     inputs = dataclasses.replace(plan.inputs, **changes) if changes else plan.inputs
+    # imported here: a scenario's run needs no fleet engine, and every run imports this module
+    from costmodel.fleet import saving, simulate_plan, summarise_plan
+
     sim = simulate_plan(inputs)
     result = summarise_plan(sim)
     document = with_sampling(plan.document, inputs.samples, inputs.seed)
