@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import MISSING
-from typing import Any
+from typing import Any, ClassVar
 
 from marshmallow import (
     Schema,
@@ -213,7 +213,15 @@ def _limit(limits: dict[str, Bound], name: str, description: str, **kwargs: Any)
 
 
 class _Base(Schema):
-    """Unknown keys are errors (marshmallow's default, RAISE)."""
+    """Unknown keys are errors (marshmallow's default, RAISE). The keys of ``unset`` are left
+    out of a dumped document when ``None``: keys added after the first documents were stored,
+    or of another kind of work, so that documents written without them keep their cache keys."""
+
+    unset: ClassVar[tuple[str, ...]] = ()
+
+    @post_dump
+    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(data, self.unset)
 
 
 class InlineGPUSchema(_Base):
@@ -397,9 +405,7 @@ class SimulationSchema(DrawsSchema):
     target_halfwidth = _input(ModelInputs, "target_halfwidth")
     max_samples = _input(ModelInputs, "max_samples")
 
-    @post_dump
-    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, _OPTIONAL_SIMULATION)
+    unset = _OPTIONAL_SIMULATION
 
 
 class InlineModelSchema(_Base):
@@ -536,9 +542,7 @@ class FinancingSchema(_Base):
         if problems:
             raise ValidationError({key: [message] for key, message in problems})
 
-    @post_dump
-    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, _FINANCING)
+    unset = _FINANCING
 
 
 class BuySchema(_Base):
@@ -589,9 +593,7 @@ class BuySchema(_Base):
     grid_annual_change = _input(OwnedCarbon, "grid_annual_change")
     embodied_kg_co2e = _input(OwnedCarbon, "embodied_kg_co2e")
 
-    @post_dump
-    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, (*_THROUGHPUTS, "server_price_usd", *_OWNED_ADDED))
+    unset = (*_THROUGHPUTS, "server_price_usd", *_OWNED_ADDED)
 
 
 class RentSchema(_Base):
@@ -624,9 +626,7 @@ class RentSchema(_Base):
     power_kw = _input(RentedCarbon, "power_kw")
     embodied_kg_co2e = _input(RentedCarbon, "embodied_kg_co2e")
 
-    @post_dump
-    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, _RENT_UNSET)
+    unset = _RENT_UNSET
 
 
 class ApiSchema(_Base):
@@ -653,9 +653,7 @@ class ApiSchema(_Base):
                     {k: ["required without a catalog offer (api.model)"] for k in missing}
                 )
 
-    @post_dump
-    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, ("model", "cached_input_usd_per_mtok", "g_co2e_per_mtok"))
+    unset = ("model", "cached_input_usd_per_mtok", "g_co2e_per_mtok")
 
 
 #: The prices an API block gives when it names no catalog offer.
@@ -766,9 +764,7 @@ class ScenarioSchema(_Base):
                 if data.get(block) is not None and data["workload"]["kind"] != kind:
                     raise ValidationError(f"only for {kind} work (workload.kind: {kind})", block)
 
-    @post_dump
-    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, ("api",))
+    unset = ("api",)
 
 
 #: Hours of a named GPU a month [GPU-hours/month], in the range of reference GPU-hours.
@@ -777,6 +773,13 @@ _GPU_HOURS = Bound(
     input_fields(Demand)["reference_gpu_hours_per_month"].metadata["bound"].high,
     "[GPU-hours/month]",
 )
+
+
+#: The demand key of each kind of work: its month-1 amount in the kind's unit.
+DEMAND_WORK = {
+    "training": "reference_gpu_hours_per_month",
+    "inference": "million_tokens_per_month",
+}
 
 
 class DemandSchema(_Base):
@@ -812,16 +815,7 @@ class DemandSchema(_Base):
                 "gpu_hours_per_month",
             )
 
-    @post_dump
-    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, (*DEMAND_WORK.values(), "gpu_hours_per_month", "gpu"))
-
-
-#: The demand key of each kind of work: its month-1 amount in the kind's unit.
-DEMAND_WORK = {
-    "training": "reference_gpu_hours_per_month",
-    "inference": "million_tokens_per_month",
-}
+    unset = (*DEMAND_WORK.values(), "gpu_hours_per_month", "gpu")
 
 
 class CountRangeSchema(_Base):
@@ -847,9 +841,7 @@ class OwnSchema(BuySchema):
     servers = fields.Nested(CountRangeSchema, required=True, metadata={"description": "servers"})
     spare_share = _input(PlanInputs, "spare_share", load_default=None)
 
-    @post_dump
-    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(super()._drop_unset(data), ("spare_share",))
+    unset = (*BuySchema.unset, "spare_share")
 
 
 def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -> dict:
@@ -872,9 +864,7 @@ _NO_PLAN_CARBON = "plans do not count carbon yet; evaluate a scenario for it"
 class _PlanRented(_Base):
     """A plan's rented block: the other kind of work's throughput key is left out."""
 
-    @post_dump
-    def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
-        return _drop_none(data, _RENT_UNSET)
+    unset = _RENT_UNSET
 
 
 ReserveSchema = _PlanRented.from_dict(
