@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from marshmallow import ValidationError, fields, post_dump, post_load, validate, validates_schema
+from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
 from ..plan_result import KIND, Candidate, Choice, CostStats, PlanResult, WorkSplit
 from ..result import Result
@@ -68,12 +68,7 @@ class CandidateSchema(Strict):
     )
 
     make = Candidate
-
-    @post_dump
-    def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
-        if data.get("availability") is None:
-            data.pop("availability", None)
-        return data
+    absent = ("availability",)
 
 
 class WorkSplitSchema(Strict):

@@ -171,9 +171,18 @@ def share(description: str) -> fields.Float:
 
 
 class Strict(Schema):
-    """Unknown keys are errors, as in scenarios; a load makes ``make(**data)``."""
+    """Unknown keys are errors, as in scenarios; a load makes ``make(**data)``. The keys of
+    ``absent`` are left out of the JSON when they hold no value (``None``)."""
 
     make: ClassVar[Callable[..., Any]] = dict
+    absent: ClassVar[tuple[str, ...]] = ()
+
+    @post_dump
+    def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
+        for key in self.absent:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
     @post_load
     def _make(self, data: dict, **kwargs: Any) -> Any:
@@ -249,12 +258,7 @@ class UnitCostSchema(Strict):
     )
 
     make = UnitCost
-
-    @post_dump
-    def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
-        if data.get("api") is None:
-            data.pop("api", None)
-        return data
+    absent = ("api",)
 
 
 class CarbonPerUnitSchema(UnitCostSchema):
@@ -280,11 +284,7 @@ class CarbonSchema(Strict):
         metadata={"description": "sides whose emissions are unknown (reported so, never as 0)"},
     )
 
-    @post_dump
-    def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
-        if data.get("api") is None:
-            data.pop("api", None)
-        return data
+    absent = ("api",)
 
     @post_load
     def _make(self, data: dict, **kwargs: Any) -> Carbon:
@@ -726,6 +726,8 @@ class ResultSchema(ResultBase):
         if errors:
             raise ValidationError(errors)
 
+    absent = _ADDED
+
     @post_dump
     def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
         """A result loaded from a file written before ``convergence``, ``tornado`` and
@@ -735,10 +737,7 @@ class ResultSchema(ResultBase):
         unit = data["cost_per_unit"]
         if unit["unit"] == "reference_gpu_hour":
             data["cost_per_reference_gpu_hour"] = {"buy": unit["buy"], "rent": unit["rent"]}
-        for key in _ADDED:
-            if data.get(key) is None:
-                data.pop(key, None)
-        return data
+        return super()._drop_absent(data)
 
     @post_load
     def _make(self, data: dict, **kwargs: Any) -> Result:
