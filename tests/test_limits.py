@@ -409,3 +409,13 @@ def test_gunicorn_answers_a_request_past_its_deadline_in_the_error_shape(slow_se
         assert headers["Content-Type"] == "application/json"
         assert "COSTMODEL_DEADLINE" in json.loads(body)["message"]
     assert json.loads(request(slow_server, "GET", "/v1/runs")[2])["total"] == 0
+
+
+def test_a_daily_peak_and_an_api_are_counted_as_the_work_they_add():
+    # a plan under a daily peak splits each month with an arccos: 15 units a candidate-month
+    # against 8, so 101,101 x 1 x (12 x 15 + 24) = 20,624,604 to evaluate, 8,492,484 more
+    assert limits.plan_work(1, 101_101, 12, peaked=True) == 815_410_988 + 101_101 * 12 * 7
+    # a scenario with a hosted API: its payback is a second pass over the months (12 x 36) and
+    # its bands half a level (20 x 20): 10,000 x (36 x 24 + 20 x 60 + 1,000) = 30,640,000
+    assert limits.scenario_work(10_000, 20, 36) == 10_000 * (36 * 12 + 20 * 40 + 1_000)
+    assert limits.scenario_work(10_000, 20, 36, api=True) == 30_640_000
