@@ -313,7 +313,7 @@ def test_the_form_follows_the_kind_of_work(page):
     options = [a for tag, a in parsed.tags if tag == "option" and a.get("data-work")]
     assert [(o["value"], o["data-work"], "hidden" in o) for o in options] == [
         (c, " ".join(k), "training" not in k) for c, k in kinds.items()
-    ]
+    ] * len(FORMS)  # the scenario's precision, then the plan's
     boot = re.search(r'<script type="application/json" id="boot">(.*?)</script>', page[0], re.S)
     assert boot and json.loads(html.unescape(boot.group(1)))["work"] == views.work_rules()
     rules = views.work_rules()
@@ -323,6 +323,7 @@ def test_the_form_follows_the_kind_of_work(page):
         "precisions": ["fp16", "fp8", "fp4"],
         "throughput": "tokens_per_s_per_gpu",
         "blocks": ["api"],
+        "paths": ["demand.million_tokens_per_month", "burst.api"],
     }
     assert rules["kinds"]["training"]["throughput"] == "relative_throughput"
 
