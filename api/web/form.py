@@ -349,6 +349,7 @@ _PLAN = (
             ),
             Field("burst.pricing", "Pricing", "choice"),
             Field("burst.price_usd_per_hour", "Burst price", "uncertain"),
+            *_throughputs("burst"),
             Field(
                 "burst.api.model",
                 "Burst to an API",
