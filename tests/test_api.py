@@ -359,13 +359,50 @@ def test_catalog_api_offers(client: FlaskClient) -> None:
     assert paths(body) == {"offer_id"}
 
 
-def test_openapi_documents_the_catalog_of_models_and_api_offers(client: FlaskClient) -> None:
+def test_catalog_grids(client: FlaskClient) -> None:
+    """Every grid of grid_carbon.csv with its intensity, basis, flag and citation; one grid by
+    its id in any case (a cloud region's holds a slash)."""
+    body = client.get("/v1/catalog/grids").get_json()
+    assert body["version"] and body["as_of"]
+    grids = {g["id"]: g for g in body["items"]}
+    cat = load_catalog()
+    assert len(grids) == len(cat.grids) > 100
+    assert {g["kind"] for g in grids.values()} == {"country", "us_subregion", "cloud_region"}
+    us = grids["US"]
+    assert us == {
+        "id": "US",
+        "kind": "country",
+        "name": "United States",
+        "g_co2e_per_kwh": 383.6,  # the row of pricing/data/grid_carbon.csv
+        "year": 2024,
+        "basis": "lifecycle",
+        "estimated": False,
+        "source": cat.grid("US").source,
+        "note": "ISO3 USA",
+    }
+    assert all(g["source"] for g in grids.values())
+    assert {g["id"] for g in grids.values() if g["estimated"]} == {
+        g.id for g in cat.grids.values() if g.estimated_fields
+    }
+    assert client.get("/v1/catalog/grids/camx").get_json() == grids["CAMX"]
+    region = client.get("/v1/catalog/grids/AWS/us-east-1").get_json()
+    assert region == grids["aws/us-east-1"] and region["kind"] == "cloud_region"
+
+
+def test_catalog_unknown_grid_is_404_with_close_matches(client: FlaskClient) -> None:
+    body = assert_error(client.get("/v1/catalog/grids/aws/us-east-9"), 404)
+    assert "aws/us-east-1" in body["message"] and paths(body) == {"grid_id"}
+
+
+def test_openapi_documents_the_catalog_of_models_api_offers_and_grids(client: FlaskClient) -> None:
     spec = client.get("/openapi.json").get_json()
     for path, schema in (
         ("/v1/catalog/models", "ModelList"),
         ("/v1/catalog/models/{model_id}", "Model"),
         ("/v1/catalog/api-offers", "ApiOfferList"),
         ("/v1/catalog/api-offers/{offer_id}", "ApiOffer"),
+        ("/v1/catalog/grids", "GridList"),
+        ("/v1/catalog/grids/{grid_id}", "Grid"),
     ):
         get = spec["paths"][path]["get"]
         ok = get["responses"]["200"]["content"]["application/json"]["schema"]

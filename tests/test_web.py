@@ -183,7 +183,7 @@ def test_form_units_and_ranges_are_the_bounds_of_the_format():
     open or closed ends and all (both from the field's bound): the discount rate is
     (-0.5, 1], not [-0.5, 1]."""
     rows = _reference_rows()
-    numeric = ("integer", "number", "uncertain", "levels", "counts")
+    numeric = ("integer", "number", "uncertain", "levels", "counts", "grid")
     checked = 0
     for kind in FORMS:
         for f in (f for section in form(kind) for f in section.fields if f.kind in numeric):
@@ -313,7 +313,7 @@ def test_the_form_follows_the_kind_of_work(page):
     options = [a for tag, a in parsed.tags if tag == "option" and a.get("data-work")]
     assert [(o["value"], o["data-work"], "hidden" in o) for o in options] == [
         (c, " ".join(k), "training" not in k) for c, k in kinds.items()
-    ]
+    ] * len(FORMS)  # the scenario's precision, then the plan's
     boot = re.search(r'<script type="application/json" id="boot">(.*?)</script>', page[0], re.S)
     assert boot and json.loads(html.unescape(boot.group(1)))["work"] == views.work_rules()
     rules = views.work_rules()
@@ -323,8 +323,101 @@ def test_the_form_follows_the_kind_of_work(page):
         "precisions": ["fp16", "fp8", "fp4"],
         "throughput": "tokens_per_s_per_gpu",
         "blocks": ["api"],
+        "paths": ["demand.million_tokens_per_month", "burst.api"],
     }
     assert rules["kinds"]["training"]["throughput"] == "relative_throughput"
+
+
+def _field(kind: str, path: str) -> Any:
+    return next(f for s in form(kind) for f in s.fields if f.path == path)
+
+
+def test_the_scenario_form_takes_the_carbon_inputs(page):
+    """The owned and rented grids are selects of the catalog's grids with a value of one's own
+    (low / likely / high, hidden until chosen) in the format's unit and range; the grid's
+    change, the provider's PUE, the API's emissions (inference only) and the carbon price
+    are uncertain inputs; none has a value of the form's own (empty: the format's default)."""
+    parsed = _elements(page[0])
+    tags = {a["id"]: (tag, a) for tag, a in parsed.tags if a.get("id")}
+    for path, empty in (("buy.grid", "default"), ("rent.grid", "the region's")):
+        f = _field("scenario", path)
+        assert (f.kind, f.select, f.empty) == ("grid", True, empty)
+        assert (f.unit, f.range) == ("[gCO2e/kWh]", "[0, 2,000]")
+        assert f.parts == (("low", "low"), ("mode", "likely"), ("high", "high"))
+        id_ = f"scenario-{f.slug}"
+        assert tags[id_][0] == "select" and "data-input" in tags[id_][1]
+        for part, _ in f.parts:
+            assert tags[f"{id_}-{part}"][1]["data-part"] == part
+        own = [a for tag, a in parsed.tags if a.get("data-role") == "own-value"]
+        assert own and all("hidden" in a for a in own)
+    carbon = {
+        "buy.grid_annual_change": ("[1/year]", ""),
+        "rent.pue": ("[-]", ""),
+        "api.g_co2e_per_mtok": ("[gCO2e/M tokens]", "inference"),
+        "carbon.usd_per_tonne": ("[USD/t CO2e]", ""),
+    }
+    for path, (unit, work) in carbon.items():
+        f = _field("scenario", path)
+        section = next(s for s in form("scenario") if f in s.fields)
+        assert (f.kind, f.unit, section.work or f.work) == ("uncertain", unit, work), path
+        assert f.default is None and f.initial is None, path
+    # An emptied grid is the default; a number, a distribution or a grid id are all the format's.
+    for grid in (None, "DE", "aws/us-east-1", 250.0, {"dist": "uniform", "low": 100, "high": 300}):
+        doc = _edited(LAB, "buy.grid", grid) if grid is not None else copy.deepcopy(LAB)
+        doc = _edited(doc, "rent.grid", grid) if grid is not None else doc
+        assert scenarios.load_mapping(doc)
+
+
+def test_the_plan_form_takes_inference_work(validator):
+    """The plan form has the workload's fields (as the scenario's), the demand in tokens, the
+    daily peak and a burst to a hosted API; a plan of inference work made of the form's keys
+    loads. The page's rules name the plan keys of one kind of work only: each is refused in a
+    plan of the other kind."""
+    fields = {f.path: f for s in form("plan") for f in s.fields}
+    scenario = {f.path: f for s in form("scenario") for f in s.fields}
+    for path in [p for p in scenario if p.startswith("workload.")]:
+        assert fields[path] == scenario[path], path
+    inference = {p for p, f in fields.items() if f.work == "inference"}
+    assert inference >= {
+        "workload.model",
+        "workload.input_tokens",
+        "demand.million_tokens_per_month",
+        "burst.api.model",
+        "own.tokens_per_s_per_gpu",
+        "burst.tokens_per_s_per_gpu",
+    }
+    assert fields["demand.reference_gpu_hours_per_month"].work == "training"
+    assert fields["demand.peak_to_mean"].work == "" and fields["demand.peak_to_mean"].unit == "[-]"
+    assert (fields["burst.api.model"].kind, fields["burst.api.model"].empty) == (
+        "offer",
+        "none (burst to the instance)",
+    )
+    # An inference plan in the form's keys (its own GPU, no reservation, an API burst).
+    plan = copy.deepcopy(PLAN)
+    del plan["reserve"], plan["demand"]["reference_gpu_hours_per_month"]
+    for path, value in {
+        "workload.kind": "inference",
+        "workload.model": "llama-3.3-70b",
+        "workload.precision": "fp8",
+        "workload.input_tokens": 1000,
+        "workload.output_tokens": 1000,
+        "demand.million_tokens_per_month": 20000,
+        "demand.peak_to_mean": 1.5,
+        "own.gpu": "h100-sxm5-80gb",
+        "own.gpu_count": 8,
+    }.items():
+        assert path in fields
+        plan = _edited(plan, path, value)
+    del plan["workload"]["reference_gpu"]
+    plan["burst"] = {"api": {"model": "together/llama-3.3-70b-instruct-turbo"}}
+    assert scenarios.load_mapping(plan) and validator.is_valid(plan)
+    rules = views.work_rules()["kinds"]
+    for kind, other in (("training", "inference"), ("inference", "training")):
+        for path in rules[other]["paths"]:
+            base = plan if kind == "inference" else PLAN
+            value = {"demand.gpu": "a10g", "burst.api": plan["burst"]["api"]}.get(path, 100)
+            with pytest.raises(scenarios.ScenarioError):
+                scenarios.load_mapping(_edited(base, path, value))
 
 
 def test_page_has_a_tab_and_a_module_per_view(page):

@@ -43,9 +43,12 @@ from api.service import get_catalog
 from cli.tables import print_compare
 from costmodel.present import to_dict
 from costmodel.present.formatting import (
+    UNIT_WORDS,
+    fmt_grams,
     fmt_months,
     fmt_per_unit,
     fmt_share,
+    fmt_tonnes,
     fmt_unit_cost,
     fmt_usd,
     fmt_utilisation,
@@ -404,7 +407,9 @@ def test_page_in_chromium(driver, tmp_path):
               util: shares.map((s) => f.fmtUtilisation(s)), months: months.map(f.fmtMonths),
               cost: costs.map(f.fmtUnitCost),
               tokens: costs.map((c) => f.fmtPerUnit(c, "million_tokens")),
-              hours: costs.map((c) => f.fmtPerUnit(c, "reference_gpu_hour"))}));""",
+              hours: costs.map((c) => f.fmtPerUnit(c, "reference_gpu_hour")),
+              tonnes: costs.concat(values).map(f.fmtTonnes),
+              grams: costs.concat(values).map(f.fmtGrams)}));""",
             values,
             shares,
             months,
@@ -414,6 +419,8 @@ def test_page_in_chromium(driver, tmp_path):
         assert formatted["tokens"] == [fmt_per_unit(v, "million_tokens") for v in costs]
         assert formatted["hours"] == [fmt_per_unit(v, "reference_gpu_hour") for v in costs]
         assert formatted["usd"] == [fmt_usd(v) for v in values]
+        assert formatted["tonnes"] == [fmt_tonnes(v) for v in costs + values]
+        assert formatted["grams"] == [fmt_grams(v) for v in costs + values]
         assert formatted["share"] == [fmt_share(v) for v in shares]
         assert formatted["util"] == [fmt_utilisation(v) for v in shares]
         assert formatted["months"] == [fmt_months(v) for v in months]
@@ -962,3 +969,231 @@ def test_a_run_saved_as_a_job_shows_its_progress_then_its_result(driver, tmp_pat
             assert all("422" in e for e in page.errors())  # only the refused edit
         finally:
             server.app.extensions["costmodel"]["jobs"].close()
+
+
+# --- carbon ----------------------------------------------------------------------------------
+
+
+def _emissions_rows(page: Page) -> list[list[str]]:
+    return page.js(
+        "return [...document.querySelectorAll('#scenario-carbon tbody tr')]"
+        ".map((r) => [...r.children].map((c) => c.textContent))"
+    )
+
+
+def _emissions_of(result: dict[str, Any]) -> list[list[str]]:
+    """The emissions table the page should show for ``result``: each side's P50 and P10-P90
+    [t CO2e] and P50 per unit of work at the report utilisation, "unknown" for an API
+    without emission figures."""
+    c = result["carbon"]
+    i = result["utilisation"].index(result["cumulative_cost"]["utilisation"])
+    rows = []
+    for side, head in (("buy", "Buy"), ("rent", "Rent"), ("api", "API")):
+        if side in c:
+            band = f"{fmt_tonnes(c[side]['p10'][i])} to {fmt_tonnes(c[side]['p90'][i])}"
+            per = fmt_grams(c["per_unit"][side]["p50"][i])
+            rows.append([head, fmt_tonnes(c[side]["p50"][i]), band, per])
+        elif side in c["unknown"]:
+            rows.append([head, "unknown", "unknown", "unknown"])
+    return rows
+
+
+def _shows_emissions(page: Page, server: Server) -> dict[str, Any]:
+    """The page's emissions table is the API's answer to the page's document; that answer."""
+    status, result = server.api("POST", "/v1/evaluate", page.document())
+    assert status == 200, result
+    assert _emissions_rows(page) == _emissions_of(result)
+    unit = UNIT_WORDS[result["carbon"]["per_unit"]["unit"]]
+    heads = page.js(
+        "return [...document.querySelectorAll('#scenario-carbon thead th')]"
+        ".map((h) => h.textContent)"
+    )
+    assert heads == ["Side", "CO2e P50", "P10\u2013P90", f"CO2e per {unit} P50"]
+    return result
+
+
+def test_carbon_in_chromium(driver, tmp_path):
+    """The emissions section follows each edit; the owned grid is a catalog grid or a value of
+    one's own; a carbon price changes the verdict; an API without emission figures is
+    "unknown" with the server's advice, and counted once given."""
+    with Server(tmp_path) as server:
+        page = Page(driver, server)
+        grids = server.api("GET", "/v1/catalog/grids")[1]["items"]
+        page.wait(
+            lambda: (
+                page.js("return document.getElementById('scenario-buy-grid').options.length")
+                == len(grids) + 2
+            ),  # the default, every grid, a value of one's own
+            "the grids",
+        )
+        assert page.shown("scenario-carbon")
+        at = "return document.querySelector('[data-role=\"carbon-at\"]').textContent"
+        assert page.js(at) == "50 %"  # the report utilisation, as the CLI's
+        _shows_emissions(page, server)
+        select = "return document.getElementById(arguments[0]).selectedOptions[0].textContent"
+        assert page.js(select, "scenario-buy-grid") == "default: US"
+        assert page.shown("scenario-buy-grid-mode") is False
+
+        # A catalog grid: Germany's.
+        doc = copy.deepcopy(LAB)
+        before = _emissions_rows(page)
+        page.choose("scenario-buy-grid", "DE")
+        assert page.settled() == "idle"
+        doc["buy"]["grid"] = "DE"
+        assert page.document() == doc
+        germany = _shows_emissions(page, server)
+        assert _emissions_rows(page)[0] != before[0] and _emissions_rows(page)[1] == before[1]
+
+        # A value of one's own starts at the grid's intensity (the same answer), then edits.
+        page.choose("scenario-buy-grid", "__value__")
+        assert page.settled() == "idle"
+        de = next(g for g in grids if g["id"] == "DE")["g_co2e_per_kwh"]
+        doc["buy"]["grid"] = de
+        assert page.document() == doc and page.shown("scenario-buy-grid-mode")
+        assert page.by_id("scenario-buy-grid-mode").get_attribute("value") == f"{de:g}"
+        assert _emissions_rows(page) == _emissions_of(germany)
+        page.type("scenario-buy-grid-low", "50")
+        page.type("scenario-buy-grid-high", "150")
+        page.type("scenario-buy-grid-mode", "100")
+        assert page.settled() == "idle"
+        doc["buy"]["grid"] = {"dist": "triangular", "low": 50, "mode": 100, "high": 150}
+        assert page.document() == doc
+        _shows_emissions(page, server)
+        page.type("scenario-buy-grid-low", "")
+        page.type("scenario-buy-grid-high", "")
+        assert page.settled() == "idle" and page.document()["buy"]["grid"] == 100
+        page.type("scenario-buy-grid-mode", "3000")  # above the format's 2,000 g/kWh
+        assert page.settled() == "invalid"
+        assert "2000" in page.text("scenario-buy-grid-error").replace(",", "")
+        for part in ("low", "mode", "high"):  # emptied: the default grid again
+            page.type(f"scenario-buy-grid-{part}", "")
+        assert page.settled() == "idle"
+        del doc["buy"]["grid"]
+        assert page.document() == doc
+        assert page.js(select, "scenario-buy-grid") == "default: US"
+        assert page.shown("scenario-buy-grid-mode") is False
+
+        # The rented side's grid defaults to its region's; a carbon price moves the verdict.
+        region = page.js(select, "scenario-rent-grid")
+        assert region.startswith("the region's: ") and region.split(": ")[1] in {
+            g["id"] for g in grids
+        }
+        before = page.text("verdict")
+        page.type("scenario-carbon-usd-per-tonne-mode", "5000")
+        assert page.settled() == "idle"
+        doc["carbon"] = {"usd_per_tonne": 5000}
+        assert page.document() == doc
+        assert page.text("verdict") == _verdict(server, "scenario", doc) != before
+        page.type("scenario-carbon-usd-per-tonne-mode", "")
+        assert page.settled() == "idle"
+        del doc["carbon"]
+        assert page.document() == doc
+
+        # A hosted API without emission figures: "unknown", and the server's advice.
+        page.choose("scenario-example", "inference-8b-rtx6000ada-vs-api")
+        assert page.settled() == "idle"
+        result = _shows_emissions(page, server)
+        assert _emissions_rows(page)[-1] == ["API", "unknown", "unknown", "unknown"]
+        advice = next(w for w in result["warnings"] if w["code"] == "api_carbon_unknown")
+        assert advice["message"] in page.text("view-scenario")
+        shown = page.js(
+            "return [...document.querySelectorAll('#view-scenario [data-role=\"warnings\"] li')]"
+            ".map((li) => li.textContent)"
+        )
+        assert any(advice["message"] in w for w in shown)
+        page.type("scenario-api-g-co2e-per-mtok-mode", "400")
+        assert page.settled() == "idle"
+        assert page.document()["api"]["g_co2e_per_mtok"] == 400
+        result = _shows_emissions(page, server)
+        assert _emissions_rows(page)[-1][1] == fmt_tonnes(
+            result["carbon"]["api"]["p50"][
+                result["utilisation"].index(result["cumulative_cost"]["utilisation"])
+            ]
+        )
+        assert not any(w["code"] == "api_carbon_unknown" for w in result["warnings"])
+
+        page.screenshot("web-carbon-phone", 375)
+        page.viewport(375, 800)
+        assert page.js("return document.documentElement.scrollWidth") <= 375
+        page.viewport(1280, 900)
+        assert all("/v1/evaluate" in e and "422" in e for e in page.errors())
+        _only_this_origin(page)
+
+
+def test_inference_plan_in_chromium(driver, tmp_path):
+    """A plan of inference work built in the form: the kind of work switches its fields, an
+    API takes the burst in place of the instances (which come back when it is left), and the
+    plan is evaluated; switching back gives the training plan."""
+    with Server(tmp_path) as server:
+        page = Page(driver, server)
+        page.by_id("tab-plan").click()
+        assert page.settled("plan") == "idle"
+        page.wait(
+            lambda: (
+                page.js("return document.getElementById('plan-burst-api-model').options.length")
+                > 10
+            ),
+            "the catalog",
+        )
+        training = (
+            "plan-demand-reference-gpu-hours-per-month-field",
+            "plan-workload-reference-gpu-field",
+        )
+        inference = (
+            "plan-demand-million-tokens-per-month-field",
+            "plan-workload-model-field",
+            "plan-burst-api-model-field",
+        )
+        assert [page.shown(i) for i in training + inference] == [True] * 2 + [False] * 3
+        assert page.shown("plan-demand-peak-to-mean-field")
+
+        page.choose("plan-workload-kind", "inference")
+        assert page.settled("plan") == "invalid"
+        assert [page.shown(i) for i in training + inference] == [False] * 2 + [True] * 3
+        assert "required" in page.text("plan-demand-million-tokens-per-month-error")
+        doc = page.document("plan")
+        assert "reference_gpu_hours_per_month" not in doc["demand"]
+        assert doc["workload"]["kind"] == "inference" and doc["workload"]["model"]
+
+        page.choose("plan-workload-model", "llama-3.3-70b")
+        page.choose("plan-workload-precision", "fp8")
+        page.choose("plan-own-gpu", "h100-sxm5-80gb")
+        page.type("plan-own-gpu-count", "8")
+        for part, text in (("low", ""), ("high", ""), ("mode", "25000")):
+            page.type(f"plan-own-gpu-price-usd-{part}", text)
+        for part, text in (("low", "15000"), ("high", "28000"), ("mode", "20000")):
+            page.type(f"plan-demand-million-tokens-per-month-{part}", text)
+        page.type("plan-demand-peak-to-mean-mode", "1.5")
+        page.choose("plan-reserve-instance", "")
+        page.choose("plan-burst-api-model", OFFER)
+        assert page.settled("plan") == "idle"
+        doc = page.document("plan")
+        assert doc["burst"] == {"api": {"model": OFFER}} and "reserve" not in doc
+        assert doc["demand"]["million_tokens_per_month"] == {
+            "dist": "triangular",
+            "low": 15000,
+            "mode": 20000,
+            "high": 28000,
+        }
+        assert doc["demand"]["peak_to_mean"] == 1.5
+        assert doc["workload"]["model"] == "llama-3.3-70b"
+        assert page.text("plan-verdict") == _verdict(server, "plan", doc)
+
+        # No API: the burst instance comes back; training again: the plan's demand too.
+        page.choose("plan-burst-api-model", "")
+        assert page.settled("plan") == "invalid"  # no serving rows of the model on an A10G
+        assert page.document("plan")["burst"] == PLAN["burst"]
+        assert "give burst.tokens_per_s_per_gpu" in page.text(
+            "plan-burst-tokens-per-s-per-gpu-error"
+        )
+        page.choose("plan-burst-api-model", OFFER)
+        assert page.settled("plan") == "idle"
+        page.choose("plan-workload-kind", "training")
+        page.settled("plan")
+        back = page.document("plan")
+        assert back["burst"] == PLAN["burst"] and back["demand"]["reference_gpu_hours_per_month"]
+        assert "million_tokens_per_month" not in back["demand"]
+        page.choose("plan-workload-kind", "inference")
+        assert page.settled("plan") == "idle"
+        assert page.document("plan") == doc
+        _only_this_origin(page)

@@ -1,7 +1,7 @@
 """The dated pricing catalog: ``GET /v1/catalog/gpus[/<id>]``,
 ``GET /v1/catalog/instances[/<id>]``, ``GET /v1/catalog/models[/<id>]`` (the served models,
-with the GPUs each is measured on) and ``GET /v1/catalog/api-offers[/<id>]`` (hosted API
-prices)."""
+with the GPUs each is measured on), ``GET /v1/catalog/api-offers[/<id>]`` (hosted API
+prices) and ``GET /v1/catalog/grids[/<id>]`` (the carbon intensity of each grid)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from .schemas import (
     ApiOfferSchema,
     GPUListSchema,
     GPUSchema,
+    GridListSchema,
+    GridSchema,
     InstanceListSchema,
     InstanceSchema,
     ModelListSchema,
@@ -35,7 +37,7 @@ blp = Blueprint(
     url_prefix="/v1/catalog",
     description="The dated, versioned catalog the model resolves ids in: GPUs and cloud "
     "instances, with the server's own prices (COSTMODEL_PRICES) laid over them, and for "
-    "inference the served models and hosted API offers.",
+    "inference the served models and hosted API offers; for carbon the grids' intensities.",
 )
 
 
@@ -128,3 +130,22 @@ def get_api_offer(offer_id: str) -> Any:
     """One offer (ids hold a slash: ``together/llama-3.3-70b-instruct-turbo``); unknown ids
     answer 404 with the closest valid ids."""
     return _one(get_catalog().api_offer, offer_id, "offer_id")
+
+
+@blp.route("/grids", methods=["GET"])
+@blp.response(200, GridListSchema)
+@blp.doc(operationId="listGrids", summary="List catalog grid carbon intensities")
+def list_grids() -> dict[str, Any]:
+    """Every grid a scenario's ``buy.grid`` or ``rent.grid`` may name (countries, US eGRID
+    subregions, cloud regions) with its carbon intensity, and the catalog version."""
+    return _listed(list(get_catalog().grids.values()))
+
+
+@blp.route("/grids/<path:grid_id>", methods=["GET"])
+@blp.response(200, GridSchema)
+@error_responses(blp, 404)
+@blp.doc(operationId="getGrid", summary="Fetch one catalog grid carbon intensity")
+def get_grid(grid_id: str) -> Any:
+    """One grid (case-insensitive; cloud regions hold a slash: ``aws/us-east-1``); unknown ids
+    answer 404 with the closest valid ids."""
+    return _one(get_catalog().grid, grid_id, "grid_id")

@@ -1,15 +1,19 @@
-"""Schemas of the catalog endpoints: GPUs, cloud instances, served models and hosted API
-offers of the dated pricing catalog."""
+"""Schemas of the catalog endpoints: GPUs, cloud instances, served models, hosted API offers
+and grid carbon intensities of the dated pricing catalog."""
 
 from __future__ import annotations
 
 from marshmallow import Schema, fields
+
+from pricing.carbon import GRID_KINDS
 
 __all__ = [
     "ApiOfferListSchema",
     "ApiOfferSchema",
     "GPUListSchema",
     "GPUSchema",
+    "GridListSchema",
+    "GridSchema",
     "InstanceListSchema",
     "InstanceSchema",
     "ModelListSchema",
@@ -118,6 +122,37 @@ class ApiOfferSchema(Schema):
     note = fields.String(allow_none=True)
 
 
+class GridSchema(Schema):
+    """The carbon intensity of one grid's electricity, a scenario's ``buy.grid`` or
+    ``rent.grid`` (lookups are case-insensitive)."""
+
+    id = fields.String(
+        required=True,
+        metadata={
+            "description": "an ISO country code, a US eGRID subregion or a cloud region",
+            "example": "US",
+        },
+    )
+    kind = fields.String(
+        metadata={"description": ", ".join(GRID_KINDS), "example": "country"},
+    )
+    name = fields.String()
+    g_co2e_per_kwh = _num("carbon intensity [gCO2e/kWh]")
+    year = fields.Integer(metadata={"description": "the year the figure describes"})
+    basis = fields.String(
+        metadata={
+            "description": "lifecycle (generation, upstream fuel and supply chain) or "
+            "operational (combustion at the plant only)",
+            "example": "lifecycle",
+        }
+    )
+    estimated = fields.Boolean(
+        metadata={"description": "derived or mapped by the catalog, not read from the source"}
+    )
+    source = fields.String(allow_none=True)
+    note = fields.String(allow_none=True)
+
+
 class _CatalogList(Schema):
     version = fields.String(required=True, metadata={"example": "2026.11.29"})
     as_of = fields.String(required=True, metadata={"description": "ISO date of the catalog"})
@@ -145,3 +180,9 @@ class ApiOfferListSchema(_CatalogList):
     """Every hosted API offer."""
 
     items = fields.List(fields.Nested(ApiOfferSchema), required=True)
+
+
+class GridListSchema(_CatalogList):
+    """Every catalog grid."""
+
+    items = fields.List(fields.Nested(GridSchema), required=True)

@@ -12,6 +12,8 @@ Kinds of field:
   decides the choices (``workload.precision``), each choice names the kinds it is for;
 - ``gpu``, ``instance``, ``model``, ``offer``: a select filled from ``GET /v1/catalog/gpus``,
   ``/instances``, ``/models`` or ``/api-offers``;
+- ``grid``: a select filled from ``GET /v1/catalog/grids``, or a value of one's own (low /
+  likely / high, as ``uncertain``) where the format takes a number or a distribution;
 - ``uncertain``: low / likely / high inputs: likely alone is a fixed number, low and high alone
   a uniform distribution, all three a triangular one (a PERT distribution stays PERT);
 - ``levels``: ``utilisation`` as start / stop / step;
@@ -47,8 +49,11 @@ PARTS = {
     "levels": (("start", "from"), ("stop", "to"), ("step", "step")),
     "counts": (("min", "fewest"), ("max", "most")),
 }
-#: The kinds of field shown as a select.
-_SELECTS = ("choice", "gpu", "instance", "model", "offer")
+PARTS["grid"] = PARTS["uncertain"]
+#: The kinds of field shown as a select (a ``grid`` also has a value's parts).
+_SELECTS = ("choice", "gpu", "instance", "model", "offer", "grid")
+#: The kinds of field whose range the hint does not give (a grid's is its own value's).
+_NO_RANGE = ("choice", "gpu", "instance", "model", "offer", "text")
 
 
 @dataclass(frozen=True)
@@ -133,6 +138,37 @@ def _throughputs(side: str) -> tuple[Field, ...]:
     )
 
 
+#: The workload's fields, shared by the scenario and the plan forms.
+_WORK = (
+    Field("workload.kind", "Kind of work", "choice"),
+    Field(
+        "workload.reference_gpu",
+        "Reference GPU",
+        "gpu",
+        empty="default",
+        work="training",
+        words="an hour of work on this GPU is the unit of work",
+    ),
+    Field(
+        "workload.model",
+        "Model",
+        "model",
+        work="inference",
+        words="the model served, from the catalog; an inline model is edited in the YAML",
+    ),
+    Field("workload.precision", "Precision", "choice"),
+    Field("workload.input_tokens", "Input tokens", "integer", work="inference"),
+    Field("workload.output_tokens", "Output tokens", "integer", work="inference"),
+    Field(
+        "workload.min_tokens_per_s_per_user",
+        "Interactivity floor",
+        "number",
+        work="inference",
+        words="only measured operating points that serve each request at least this fast",
+        note="empty: no floor",
+    ),
+)
+
 _SCENARIO = (
     Section(
         "The question",
@@ -149,38 +185,7 @@ _SCENARIO = (
             ),
         ),
     ),
-    Section(
-        "The work",
-        (
-            Field("workload.kind", "Kind of work", "choice"),
-            Field(
-                "workload.reference_gpu",
-                "Reference GPU",
-                "gpu",
-                empty="default",
-                work="training",
-                words="an hour of work on this GPU is the unit of work",
-            ),
-            Field(
-                "workload.model",
-                "Model",
-                "model",
-                work="inference",
-                words="the model served, from the catalog; an inline model is edited in the YAML",
-            ),
-            Field("workload.precision", "Precision", "choice"),
-            Field("workload.input_tokens", "Input tokens", "integer", work="inference"),
-            Field("workload.output_tokens", "Output tokens", "integer", work="inference"),
-            Field(
-                "workload.min_tokens_per_s_per_user",
-                "Interactivity floor",
-                "number",
-                work="inference",
-                words="only measured operating points that serve each request at least this fast",
-                note="empty: no floor",
-            ),
-        ),
-    ),
+    Section("The work", _WORK),
     Section(
         "Buy",
         (
@@ -197,6 +202,19 @@ _SCENARIO = (
             Field("buy.hosting_usd_per_kw_month", "Hosting fee", "uncertain"),
             Field("buy.resale_annual_decay", "Resale value lost", "uncertain"),
             *_throughputs("buy"),
+            Field(
+                "buy.grid",
+                "Grid",
+                "grid",
+                empty="default",
+                note="a value of your own: low / likely / high",
+            ),
+            Field(
+                "buy.grid_annual_change",
+                "Grid intensity change",
+                "uncertain",
+                note="-0.03 is 3 % less carbon per kWh each year",
+            ),
         ),
     ),
     Section(
@@ -212,6 +230,14 @@ _SCENARIO = (
             Field("rent.price_usd_per_hour", "Cloud price", "uncertain"),
             Field("rent.price_annual_change", "Cloud price change", "uncertain"),
             *_throughputs("rent"),
+            Field(
+                "rent.grid",
+                "Grid",
+                "grid",
+                empty="the region's",
+                note="empty: the grid of the instance's region",
+            ),
+            Field("rent.pue", "PUE", "uncertain", note="empty: the provider's published PUE"),
         ),
     ),
     Section(
@@ -228,8 +254,25 @@ _SCENARIO = (
             Field("api.output_usd_per_mtok", "Output price", "uncertain"),
             Field("api.cached_input_share", "Cached input share", "uncertain"),
             Field("api.price_annual_change", "API price change", "uncertain"),
+            Field(
+                "api.g_co2e_per_mtok",
+                "API emissions",
+                "uncertain",
+                note="empty: unknown, reported so (never as 0)",
+            ),
         ),
         work="inference",
+    ),
+    Section(
+        "Carbon",
+        (
+            Field(
+                "carbon.usd_per_tonne",
+                "Carbon price",
+                "uncertain",
+                note="empty: no price, the costs without carbon",
+            ),
+        ),
     ),
 )
 
@@ -244,11 +287,24 @@ _PLAN = (
             Field("objective", "Best plan minimises", "choice"),
         ),
     ),
+    Section("The work", _WORK),
     Section(
         "Demand",
         (
-            Field("demand.reference_gpu_hours_per_month", "Work in month 1", "uncertain"),
+            Field(
+                "demand.reference_gpu_hours_per_month",
+                "Work in month 1",
+                "uncertain",
+                work="training",
+            ),
+            Field(
+                "demand.million_tokens_per_month",
+                "Tokens in month 1",
+                "uncertain",
+                work="inference",
+            ),
             Field("demand.annual_growth", "Annual growth", "uncertain", note="1.0 doubles"),
+            Field("demand.peak_to_mean", "Daily peak", "uncertain", note="empty: 1, a flat load"),
         ),
     ),
     Section(
@@ -265,6 +321,7 @@ _PLAN = (
             Field("own.gpu_price_usd", "GPU price", "uncertain"),
             Field("own.electricity_usd_per_kwh", "Electricity price", "uncertain"),
             Field("own.pue", "PUE", "uncertain"),
+            *_throughputs("own"),
         ),
     ),
     Section(
@@ -292,6 +349,15 @@ _PLAN = (
             ),
             Field("burst.pricing", "Pricing", "choice"),
             Field("burst.price_usd_per_hour", "Burst price", "uncertain"),
+            *_throughputs("burst"),
+            Field(
+                "burst.api.model",
+                "Burst to an API",
+                "offer",
+                empty="none (burst to the instance)",
+                work="inference",
+                words="a hosted API from the catalog takes the rest instead of instances",
+            ),
         ),
     ),
 )
@@ -386,7 +452,7 @@ def _completed(kind: str, f: Field) -> Field:
         f,
         description=description,
         unit=unit,
-        range="" if f.kind in _SELECTS + ("text",) else _range(node),
+        range="" if f.kind in _NO_RANGE else _range(node),
         default=node.get("default"),
         choices=choices,
         choice_work=_choice_work(f.path, choices),

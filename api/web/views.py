@@ -27,6 +27,7 @@ from costmodel.present import reports, to_dict
 from pricing import Catalog, load_catalog
 from scenarios import evaluate
 from scenarios.schema import (
+    DEMAND_WORK,
     WORK_BLOCKS,
     WORK_KINDS,
     WORK_ONLY,
@@ -79,6 +80,17 @@ ASSET_TYPES = {
 
 _lock = threading.Lock()
 
+#: The key paths of a plan of one kind of work only, beyond its workload: the demand in that
+#: kind's unit, and (inference) an API to burst to.
+PLAN_ONLY = {
+    "training": (
+        f"demand.{DEMAND_WORK['training']}",
+        "demand.gpu_hours_per_month",
+        "demand.gpu",
+    ),
+    "inference": (f"demand.{DEMAND_WORK['inference']}", "burst.api"),
+}
+
 
 def _examples() -> list[dict[str, str]]:
     """Every example document: name, kind, summary and its YAML text with the comments."""
@@ -93,8 +105,8 @@ def _examples() -> list[dict[str, str]]:
 
 def work_rules() -> dict[str, Any]:
     """What the page changes with the kind of work (``workload.kind``): the default kind, and
-    of each kind its workload keys only it has, its precisions, a side's throughput key and
-    the document's blocks only it has (``api``)."""
+    of each kind its workload keys only it has, its precisions, a side's throughput key, the
+    document's blocks only it has (``api``) and the key paths of a plan only it has."""
     return {
         "default": WorkloadSchema().fields["kind"].load_default,
         "kinds": {
@@ -103,6 +115,7 @@ def work_rules() -> dict[str, Any]:
                 "precisions": list(WORK_PRECISIONS[kind]),
                 "throughput": WORK_THROUGHPUT[kind],
                 "blocks": list(WORK_BLOCKS[kind]),
+                "paths": list(PLAN_ONLY[kind]),
             }
             for kind in WORK_KINDS
         },

@@ -13,7 +13,7 @@ import {
   toYaml,
   valueOf,
 } from "./doc.js";
-import { fmtNumber, fmtUsd } from "./format.js";
+import { fmtNumber, fmtUsd, formatG } from "./format.js";
 import { Field, Lifecycle } from "./lifecycle.js";
 import { el } from "./render.js";
 
@@ -26,17 +26,31 @@ const OPTIONAL_BLOCKS = {
   },
   "api.model": { block: "api", fresh: {} },
 };
+// Selects whose choice replaces their whole block (a plan's burst to an API takes only api):
+// the keys it replaces come back with the empty choice.
+const REPLACING = { "burst.api.model": "burst" };
+// True when the key `path` ("burst.api") is set by a REPLACING select.
+const replacing = (path) => Object.keys(REPLACING).some((p) => p.startsWith(`${path}.`));
 const INLINE = "__inline__";
 // The API offer select's choice of prices of one's own (an api block without api.model), and
 // the prices an offer gives (copied into the block when one leaves the offer for them).
 const OWN_PRICES = "__prices__";
+const OWN_PRICES_FIELD = "api.model";
 const OFFER_PRICES = ["input_usd_per_mtok", "output_usd_per_mtok", "cached_input_usd_per_mtok"];
 // What a workload of inference starts with besides a model of the catalog: a chat-sized request.
 const FRESH_INFERENCE = { input_tokens: 1000, output_tokens: 1000 };
 // True when `node` (with data-work: the kinds of work it is for) is for work `kind`.
 const forKind = (node, kind) => node.dataset.work.split(" ").includes(kind);
 // Each kind of select: the catalog rows it lists.
-const ROWS = { gpu: "gpus", instance: "instances", model: "models", offer: "offers" };
+const ROWS = { gpu: "gpus", instance: "instances", model: "models", offer: "offers", grid: "grids" };
+// A grid select's choice of a value of one's own (a number or a distribution, in its parts),
+// and the groups of its catalog rows.
+const OWN_VALUE = "__value__";
+const GRID_GROUPS = {
+  country: "countries",
+  us_subregion: "US eGRID subregions",
+  cloud_region: "cloud regions",
+};
 const PRICES = {
   on_demand: "on_demand_usd_per_hour",
   spot: "spot_usd_per_hour",
@@ -61,8 +75,9 @@ export class Editor {
     this.doc = {};
     this.template = null; // the document as last read from the text: the order of its keys
     this.result = null;
-    this.catalog = { gpus: [], instances: [], models: [], offers: [] };
+    this.catalog = { gpus: [], instances: [], models: [], offers: [], grids: [] };
     this.stash = {}; // by kind of work: what the document held of it when it was switched away
+    this.replaced = {}; // by block: its keys a REPLACING select's choice put aside
     this.version = 0; // bumped on every change of the document
     this.parseError = null;
     this.life = new Lifecycle(view, {
@@ -92,7 +107,7 @@ export class Editor {
     for (const field of this.fields) {
       for (const control of field.controls) {
         control.addEventListener(control.tagName === "SELECT" ? "change" : "input", () =>
-          this.fromField(field),
+          this.fromField(field, control),
         );
       }
     }
@@ -106,6 +121,7 @@ export class Editor {
     this.loaded = true;
     this.saved = null;
     this.stash = {};
+    this.replaced = {};
     this.textarea.value = text;
     this.fromText({ evaluate: !result });
     if (result) this.life.show(result);
@@ -152,10 +168,12 @@ export class Editor {
     return `The YAML cannot be read${exc.line ? ` (line ${exc.line})` : ""}: ${exc.message}`;
   }
 
-  fromField(field) {
+  fromField(field, control = null) {
     let value;
     try {
-      if (field.input) {
+      if (field.kind === "grid") {
+        value = this.gridValue(field, control);
+      } else if (field.input) {
         value = this.singleValue(field);
       } else {
         const raw = Object.fromEntries(Object.entries(field.parts).map(([k, i]) => [k, i.value]));
@@ -173,6 +191,8 @@ export class Editor {
       this.switchWork(value || field.root.dataset.default);
     } else if (value === OWN_PRICES) {
       this.ownPrices();
+    } else if (REPLACING[field.path]) {
+      this.replaceBlock(REPLACING[field.path], field.path, value);
     } else if (block && value === undefined) {
       setPath(this.doc, block.block, undefined);
     } else if (block && getPath(this.doc, block.block) === undefined) {
@@ -188,6 +208,34 @@ export class Editor {
     this.schedule();
   }
 
+  /** Set `path` (in a block's key, "burst.api.model") to `value`, the block's other keys put
+   * aside; undefined gives the block back as it was before. */
+  replaceBlock(block, path, value) {
+    if (value === undefined) {
+      this.restoreBlock(block, true);
+      return;
+    }
+    const key = path.split(".")[1];
+    const held = getPath(this.doc, `${block}.${key}`);
+    this.putReplacing(block, key, isMapping(held) ? held : {});
+    setPath(this.doc, path, value);
+  }
+
+  /** Make `block` hold only `key`: `value`, its other keys put aside. */
+  putReplacing(block, key, value) {
+    const current = isMapping(this.doc[block]) ? this.doc[block] : {};
+    if (!(key in current)) this.replaced[block] = current;
+    this.doc[block] = { [key]: value };
+  }
+
+  /** Give `block` back the keys put aside (`always`: even if it holds some now). */
+  restoreBlock(block, always = false) {
+    const current = this.doc[block];
+    if (!always && isMapping(current) && Object.keys(current).length) return;
+    this.doc[block] = this.replaced[block] || {};
+    delete this.replaced[block];
+  }
+
   singleValue(field) {
     const raw = field.input.value;
     if (field.kind === "integer" || field.kind === "number") {
@@ -198,6 +246,29 @@ export class Editor {
       return x;
     }
     return raw === "" ? undefined : raw; // text, choice, gpu, instance
+  }
+
+  /** A grid field's value: the chosen catalog id, or the value of one's own in its parts;
+   * choosing a value of one's own starts it at the intensity of the grid it replaces (so the
+   * answer does not change until one edits it). */
+  gridValue(field, control) {
+    const chosen = field.input.value;
+    field.own = chosen === OWN_VALUE;
+    field.editedPart = control !== field.input;
+    if (!field.own) return chosen === "" ? undefined : chosen;
+    const raw = Object.fromEntries(Object.entries(field.parts).map(([k, i]) => [k, i.value]));
+    const value = valueOf("uncertain", raw, field.distName);
+    if (value !== undefined || field.editedPart) return value;
+    const given = getPath(this.doc, field.path);
+    if (given !== undefined && typeof given !== "string") return given;
+    const id = typeof given === "string" ? given : getPath(this.resolved(), field.path);
+    const row = this.catalog.grids.find((g) => g.id.toLowerCase() === String(id).toLowerCase());
+    return row ? row.g_co2e_per_kwh : undefined;
+  }
+
+  /** The document as the last answer resolved it ({} before one). */
+  resolved() {
+    return this.result ? this.result.scenario : {};
   }
 
   // --- the kind of work -------------------------------------------------------------------
@@ -232,9 +303,15 @@ export class Editor {
     for (const [side, value] of Object.entries(back.sides || {})) {
       if (isMapping(this.doc[side])) this.doc[side][key] = structuredClone(value);
     }
+    for (const [path, value] of Object.entries(back.paths || {})) {
+      const [block, key] = path.split(".");
+      if (replacing(path)) this.putReplacing(block, key, structuredClone(value));
+      else setPath(this.doc, path, structuredClone(value));
+    }
   }
 
-  /** Take out of the document what belongs to work `kind`: {workload, blocks, sides}. */
+  /** Take out of the document what belongs to work `kind`: {workload, blocks, sides, paths}
+   * (a block a REPLACING select's choice emptied gets back what it held before). */
   takeWork(kind) {
     const rules = this.work.kinds[kind];
     const out = { workload: this.doc.workload, blocks: {}, sides: {} };
@@ -249,12 +326,21 @@ export class Editor {
         delete value[rules.throughput];
       }
     }
+    out.paths = {};
+    for (const path of rules.paths) {
+      const value = getPath(this.doc, path);
+      if (value === undefined) continue;
+      out.paths[path] = value;
+      setPath(this.doc, path, undefined);
+      if (replacing(path)) this.restoreBlock(path.split(".")[0]);
+    }
     return out;
   }
 
   /** A workload of work `kind` from `left` (one of another kind): the keys only that kind had
    * dropped, a precision `kind` is not measured at dropped; for inference a model of the
-   * catalog, one measured on the owned GPU if there is one, and FRESH_INFERENCE. */
+   * catalog, one measured on the owned GPU (a scenario's buy.gpu, a plan's own.gpu) if there
+   * is one, and FRESH_INFERENCE. */
   freshWorkload(kind, left) {
     const out = isMapping(left) ? structuredClone(left) : {};
     for (const [other, rules] of Object.entries(this.work.kinds)) {
@@ -265,7 +351,8 @@ export class Editor {
     if (kind === this.work.default) delete out.kind;
     else out.kind = kind;
     if (kind === "inference") {
-      const gpu = String(getPath(this.doc, "buy.gpu") || "").toLowerCase();
+      const owned = getPath(this.doc, "buy.gpu") || getPath(this.doc, "own.gpu");
+      const gpu = String(owned || "").toLowerCase();
       const on = (m, p) => (m.measured_on[p] || []).includes(gpu);
       const models = this.catalog.models;
       const model = models.find((m) => m.precisions.some((p) => on(m, p))) || models[0];
@@ -304,11 +391,16 @@ export class Editor {
 
   /** Write the document into every field (but not into `except` or the focused input). */
   syncForm(except = null) {
-    const resolved = this.result ? this.result.scenario : {};
+    const resolved = this.resolved();
     for (const field of this.fields) {
       if (this.life.fieldErrors.has(field.path)) continue; // keep what the person typed
       const value = getPath(this.doc, field.path);
       const active = document.activeElement;
+      if (field.kind === "grid") {
+        const editing = field === except && field.editedPart;
+        this.syncGrid(field, value, getPath(resolved, field.path), editing);
+        continue;
+      }
       if (field.input) {
         if (ROWS[field.kind]) this.selectOption(field, value, getPath(resolved, field.path));
         else if (field !== except && field.input !== active) {
@@ -335,6 +427,31 @@ export class Editor {
     this.pricingLabels();
     this.measuredOn();
     this.showWork();
+  }
+
+  /** A grid field from its `value`: a catalog id selected (the empty choice naming the
+   * `shown` id the answer resolved it to), or a value of one's own in its parts (kept while
+   * the person edits them: `editing`). */
+  syncGrid(field, value, shown, editing) {
+    const given = value !== undefined && value !== null && typeof value !== "string";
+    if (!editing) field.own = given;
+    if (field.own) {
+      for (const option of field.input.querySelectorAll("[data-extra]")) option.remove();
+      field.input.value = OWN_VALUE;
+      const { parts, label, editable, dist } = partsOf("uncertain", given ? value : undefined);
+      if (!editing) {
+        for (const [part, input] of Object.entries(field.parts)) {
+          if (input !== document.activeElement) input.value = parts[part];
+          input.disabled = !editable;
+        }
+        field.distName = dist;
+      }
+      field.dist.textContent = given ? label : "";
+    } else {
+      this.selectOption(field, value, shown);
+      field.dist.textContent = "";
+    }
+    field.root.querySelector('[data-role="own-value"]').hidden = !field.own;
   }
 
   /** Under the model: the GPUs with a measured operating point of it at the precision. */
@@ -379,8 +496,10 @@ export class Editor {
     const select = field.input;
     const empty = select.querySelector('option[value=""]');
     select.replaceChildren(...[empty].filter(Boolean));
-    if (field.kind === "offer")
+    if (field.path === OWN_PRICES_FIELD)
       select.append(el("option", { value: OWN_PRICES }, "your own prices (below)"));
+    if (field.kind === "grid")
+      select.append(el("option", { value: OWN_VALUE }, "a value of your own (below)"));
     const model = String(getPath(this.doc, "workload.model") || "").toLowerCase();
     field.filledFor = model;
     const groups = new Map();
@@ -397,6 +516,7 @@ export class Editor {
   groupOf(kind, row, model) {
     if (kind === "gpu") return row.family || "other";
     if (kind === "model") return "served models";
+    if (kind === "grid") return GRID_GROUPS[row.kind] || "other";
     if (kind === "offer" && model && row.model === model) return `serving ${model}`;
     return row.provider || "other";
   }
@@ -410,6 +530,11 @@ export class Editor {
     if (kind === "model") {
       const active = row.active_params_b ? `, ${fmtNumber(row.active_params_b)}B active` : "";
       return `${row.name} (${fmtNumber(row.params_b)}B parameters${active})`;
+    }
+    if (kind === "grid") {
+      const est = row.estimated ? ", estimated" : "";
+      const figure = `${formatG(row.g_co2e_per_kwh)} g/kWh, ${row.year}, ${row.basis}${est}`;
+      return `${row.id}: ${row.name} (${figure})`;
     }
     if (kind === "offer") {
       const prices = `${fmtUsd(row.input_usd_per_mtok)} in, ${fmtUsd(row.output_usd_per_mtok)} out`;
@@ -433,7 +558,8 @@ export class Editor {
           ? `${empty.dataset.empty}: ${shown}`
           : empty.dataset.empty;
     let wanted = "";
-    if (field.kind === "offer" && value === undefined && isMapping(getPath(this.doc, "api"))) {
+    const own = value === undefined && isMapping(getPath(this.doc, "api"));
+    if (field.path === OWN_PRICES_FIELD && own) {
       wanted = OWN_PRICES;
     } else if (value && typeof value === "object") {
       select.prepend(

@@ -1,5 +1,6 @@
 // Numbers as the reports write them: a port of costmodel/present/formatting.py (fmt_usd,
-// fmt_share, fmt_utilisation, fmt_months, fmt_number, fmt_unit_cost, fmt_per_unit).
+// fmt_share, fmt_utilisation, fmt_months, fmt_number, fmt_unit_cost, fmt_per_unit,
+// fmt_tonnes, fmt_grams).
 // tests/test_web_browser.py compares both on the same values.
 
 export const DASH = "\u2014";
@@ -116,6 +117,27 @@ export const UNIT_WORDS = { reference_gpu_hour: "reference GPU-hour", million_to
 /** A cost per unit of work with its unit: "$0.33 per M tokens"; no value -> "—". */
 export function fmtPerUnit(x, unit) {
   return missing(x) ? DASH : `${fmtUnitCost(x)} per ${UNIT_WORDS[unit]}`;
+}
+
+/** Three significant figures, trailing zeros kept ("12.0", "0.520"), thousands grouped from
+ * 1,000 ("1,240"); 0 as "0" (formatting.py _sig3). */
+function sig3(x) {
+  if (x === 0) return "0";
+  const r = roundSig(x, 3);
+  if (Math.abs(r) >= 100) return grouped(r, 0);
+  if (Math.abs(r) >= 1e-4) return r.toPrecision(3);
+  const [mantissa, e] = r.toExponential(2).split("e");
+  return `${mantissa}e${e[0]}${e.slice(1).padStart(2, "0")}`;
+}
+
+/** Emissions [t CO2e]: "7.83 t", "1,240 t"; no value (unknown) -> "unknown". */
+export function fmtTonnes(x) {
+  return missing(x) ? "unknown" : `${sig3(x)} t`;
+}
+
+/** Emissions per unit of work [g CO2e]: "349 g", "0.520 g"; no value -> "—". */
+export function fmtGrams(x) {
+  return missing(x) ? DASH : `${sig3(x)} g`;
 }
 
 /** A plain number without false precision: "4", "1,500", "0.10", "3.06". */

@@ -34,7 +34,7 @@ export class Field {
   }
 
   get controls() {
-    return this.input ? [this.input] : Object.values(this.parts);
+    return [this.input, ...Object.values(this.parts)].filter(Boolean);
   }
 
   /** True when `path` (an API error path) is this field or inside it. */

@@ -105,8 +105,10 @@ function setupAuth(views, runs) {
 
 async function loadCatalog() {
   try {
-    const [gpus, instances, models, offers] = await Promise.all(
-      ["gpus", "instances", "models", "api-offers"].map((rows) => api(`/v1/catalog/${rows}`)),
+    const [gpus, instances, models, offers, grids] = await Promise.all(
+      ["gpus", "instances", "models", "api-offers", "grids"].map((rows) =>
+        api(`/v1/catalog/${rows}`),
+      ),
     );
     for (const editor of Object.values(editors))
       editor.setCatalog({
@@ -114,6 +116,7 @@ async function loadCatalog() {
         instances: instances.items,
         models: models.items,
         offers: offers.items,
+        grids: grids.items,
       });
   } catch (exc) {
     for (const editor of Object.values(editors))

@@ -2,13 +2,16 @@
 // warnings and the results by utilisation of a rent-versus-buy result (POST /v1/evaluate). An
 // inference result counts its cost in M tokens, and one with a hosted API (`api_tco`) shows it
 // as a third side: its TCO, the break-even with it, its cost per M tokens and the share of
-// draws in which each side is the cheapest.
+// draws in which each side is the cheapest. Each side's emissions (`carbon`) are shown at the
+// report utilisation, an API without emission figures as unknown.
 
 import { breakevenChart } from "../charts.js";
 import {
+  fmtGrams,
   fmtMonths,
   fmtPerUnit,
   fmtShare,
+  fmtTonnes,
   fmtUnitCost,
   fmtUsd,
   fmtUtilisation,
@@ -110,6 +113,27 @@ function keyFigures(result, i, at) {
 
 const HEADS = { buy: "Buy", rent: "Rent", api: "API" };
 
+/** The emissions table at level `i`: [headers, rows], one row a side (the API's "unknown"
+ * when its emissions are, never 0); [] without carbon figures. */
+function emissions(result, i) {
+  const c = result.carbon;
+  if (!c) return [];
+  const unit = UNIT_WORDS[c.per_unit.unit];
+  const sides = Object.keys(SIDES).filter((s) => c[s] || (c.unknown || []).includes(s));
+  const headers = ["Side", "CO2e P50", "P10\u2013P90", `CO2e per ${unit} P50`];
+  const rows = sides.map((s) =>
+    c[s]
+      ? [
+          HEADS[s],
+          fmtTonnes(c[s].p50[i]),
+          `${fmtTonnes(c[s].p10[i])} to ${fmtTonnes(c[s].p90[i])}`,
+          fmtGrams(c.per_unit[s] ? c.per_unit[s].p50[i] : null),
+        ]
+      : [HEADS[s], fmtTonnes(null), fmtTonnes(null), fmtTonnes(null)],
+  );
+  return [headers, rows];
+}
+
 /** The results by utilisation: [headers, rows, highlighted(j)]. Inference adds each side's
  * cost per M tokens; a hosted API its TCO, P(buy cheaper than it) and the cheapest side. */
 function levels(result) {
@@ -158,6 +182,13 @@ export function render(result, view) {
   figures(q("figures"), keyFigures(result, i, fmtUtilisation(result.utilisation[i])));
 
   drawChart(q("chart"), (width) => breakevenChart(result, width));
+
+  const [carbonHeads, carbonRows] = emissions(result, i);
+  q("carbon-section").hidden = !carbonHeads;
+  if (carbonHeads) {
+    q("carbon-at").textContent = fmtUtilisation(result.utilisation[i]);
+    fillTable(q("carbon"), carbonHeads, carbonRows, [false, true, true, true]);
+  }
 
   const sens = result.sensitivity;
   const drivers = sens.inputs.filter((d) => d.spearman).slice(0, 8);
