@@ -1,7 +1,5 @@
 """``python -m cli``: the ``costmodel`` command."""
 
-import sys
+from .main import console
 
-from .main import main
-
-sys.exit(main())
+console()

@@ -34,6 +34,25 @@ def _subparsers() -> dict[str, argparse.ArgumentParser]:
     return dict(action.choices)
 
 
+def test_the_console_script_exits_with_the_status_and_spares_the_last_collection(monkeypatch):
+    """``console`` exits with ``main``'s status, its objects frozen (the interpreter's last
+    collections pass over them), while ``main`` itself leaves the collector alone."""
+    import gc
+
+    module = sys.modules["cli.main"]  # the package's ``main`` is the function
+    monkeypatch.setattr(module, "main", lambda: 2)
+    before = gc.get_freeze_count()
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            module.console()
+        assert exit_.value.code == 2
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
+    # a subprocess through python -m cli exits with main's status too
+    assert _costmodel("run", "no-such-example").returncode == 2
+
+
 def test_version(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["--version"])
