@@ -26,6 +26,23 @@ reservation is owed to its end, as in the rent-versus-buy model). k_O = p_burst 
 overhead) / T_burst; an API burst is an "instance" of one M tokens an hour at the blended price
 p_api (no overhead), so k_O = p_api and g_b its price change. Every candidate is evaluated on
 the same draws (common random numbers), so differences between candidates are not noise.
+
+A plan that counts carbon (``inputs.carbon``) adds each candidate's emissions [kg CO2e], from
+the same monthly work (:mod:`costmodel.fleet_carbon`; I [gCO2e/kWh], g_* the grids' annual
+changes, L, L_p the service lives [year], months of 730 h):
+
+- owned operational = sum_m [S kW_idle 730 + kW_per_u A_m / (T_srv A(S))] PUE I_own
+  (1 + g_I)^((m-1)/12) / 1000: the power the cost charges (spares on the shelf draw none);
+- owned embodied = (S E_own + s e_gpu) min(1, H / (12 L)), E_own one server's (N GPUs and the
+  platform), e_gpu a pooled spare GPU's;
+- reserved = sum_m (B_m / T_res) [P PUE_p I (1 + g_r)^((m-1)/12) / 1000 + E_inst / (8760 L_p)]:
+  the hours used, not the idle committed ones; burst the same with O_m (1 + spot overhead)
+  / T_burst hours and the burst's own figures; an API burst O_m g_api / 1000 [M tokens x
+  g/M tokens], unknown (every candidate's emissions ``None``) without g_api.
+
+A carbon price p [USD/kg] adds p (S E_own + s e_gpu) min(1, H / (12 L)) at m = 0 (no tax, not
+discounted) and (1 - tau) p sum_m d_m (operational_m + reserved_m + burst_m) to the cost; at
+p = 0 no cost moves, and the carbon inputs are drawn on their own streams.
 """
 
 from __future__ import annotations

@@ -61,7 +61,12 @@ def _rented(values: dict[str, Value], side: str, hours: Value, life: float, d, k
     work, each P PUE I (1 + g_r)^((m-1)/12) / 1000 + E_inst / (L_p 8760)."""
     power = values[f"{side}.power_kw"] * values[f"{side}.pue"] * values[f"{side}.grid"] / G_PER_KG
     operational = _monthly(hours * power, values[f"{side}.grid_annual_change"], d, kept)
-    return operational + _monthly(hours * values[f"{side}.embodied_kg_co2e"] / life, 0.0, d, kept)
+    embodied = _monthly(hours * values[f"{side}.embodied_kg_co2e"] / life, 0.0, d, kept)
+    if operational.ndim != embodied.ndim:  # one (R, H), the other (R, H, n)
+        operational, embodied = (
+            x if x.ndim == 3 else x[:, :, None] for x in (operational, embodied)
+        )
+    return operational + embodied
 
 
 def fleet_emissions(
