@@ -30,12 +30,12 @@ from .schema import (
 __all__ = ["PlanResultSchema", "result_from_dict"]
 
 
-def _money(description: str) -> fields.Float:
+def _money(description: str, unit: str = "[USD, present value]") -> fields.Float:
     return fields.Float(
         required=True,
         allow_nan=False,
         error_messages={"special": NOT_A_NUMBER},
-        metadata={"description": f"{description} [USD, present value]"},
+        metadata={"description": f"{description} {unit}"},
     )
 
 
@@ -51,22 +51,16 @@ class CostStatsSchema(Strict):
     make = CostStats
 
 
-def _tonnes(description: str) -> fields.Float:
-    return fields.Float(
-        required=True,
-        allow_nan=False,
-        error_messages={"special": NOT_A_NUMBER},
-        metadata={"description": f"{description} [t CO2e]"},
-    )
+_TONNES = "[t CO2e]"
 
 
 class CarbonStatsSchema(Strict):
     """A candidate's emissions over the horizon and the draws."""
 
-    mean = _tonnes("mean")
-    p10 = _tonnes("10th percentile")
-    p50 = _tonnes("median")
-    p90 = _tonnes("90th percentile")
+    mean = _money("mean", _TONNES)
+    p10 = _money("10th percentile", _TONNES)
+    p50 = _money("median", _TONNES)
+    p90 = _money("90th percentile", _TONNES)
     per_unit = Number(
         required=True,
         metadata={"description": "[g CO2e per unit of work] all emissions over all work"},
