@@ -296,9 +296,12 @@ def print_plan(result: PlanResult, console: Console) -> None:
     rows = [result.all_cloud] if result.candidate(0, 0) is None else []
     rows += list(result.candidates)
 
+    green = {(c.servers, c.instances) for c in result.carbon_frontier or ()}
+
     def mark(c) -> str:
         key = (c.servers, c.instances)
-        return "best" if key == best else "frontier" if key in frontier else ""
+        role = "best" if key == best else "frontier" if key in frontier else ""
+        return ", ".join(filter(None, (role, "carbon" if key in green else "")))
 
     rank = _OBJECTIVE_PRIORITY.get(result.objective, _OBJECTIVE_PRIORITY["mean"])
     columns = [
@@ -311,11 +314,13 @@ def print_plan(result: PlanResult, console: Console) -> None:
         Column("Owned\nshare", [fmt_share(c.share_owned) for c in rows], rank["share"]),
         Column("Owned\nutil.", [fmt_share(c.owned_utilisation) for c in rows], rank["util"]),
         Column("P(cheaper\nthan cloud)", [fmt_share(c.prob_cheaper_than_cloud) for c in rows]),
+        *([_carbon_column(rows)] if result.counts_carbon else []),
         Column("", [mark(c) for c in rows], numeric=False),
     ]
+    carbon = "; carbon: no other is cheaper and lower-carbon" if green else ""
     console.print(
         f"Candidates (best by the {result.objective} cost; frontier: no other is cheaper on "
-        "both mean and P90):",
+        f"both mean and P90{carbon}):",
         highlight=False,
     )
     console.print(fitted_table(columns, console))
@@ -326,6 +331,12 @@ def print_plan(result: PlanResult, console: Console) -> None:
         console.print()
         console.print(sentence, highlight=False)
     _warnings(result, console)
+
+
+def _carbon_column(rows: list) -> Column:
+    """The candidates' mean emissions [t CO2e]; "unknown" where they are not known."""
+    cells = ["unknown" if c.carbon is None else f"{c.carbon.mean:,.1f}" for c in rows]
+    return Column("Carbon\n[t CO2e]", cells, 1)
 
 
 def _number(x: float | None, spec: str) -> str:

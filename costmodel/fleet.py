@@ -26,6 +26,23 @@ reservation is owed to its end, as in the rent-versus-buy model). k_O = p_burst 
 overhead) / T_burst; an API burst is an "instance" of one M tokens an hour at the blended price
 p_api (no overhead), so k_O = p_api and g_b its price change. Every candidate is evaluated on
 the same draws (common random numbers), so differences between candidates are not noise.
+
+A plan that counts carbon (``inputs.carbon``) adds each candidate's emissions [kg CO2e], from
+the same monthly work (:mod:`costmodel.fleet_carbon`; I [gCO2e/kWh], g_* the grids' annual
+changes, L, L_p the service lives [year], months of 730 h):
+
+- owned operational = sum_m [S kW_idle 730 + kW_per_u A_m / (T_srv A(S))] PUE I_own
+  (1 + g_I)^((m-1)/12) / 1000: the power the cost charges (spares on the shelf draw none);
+- owned embodied = (S E_own + s e_gpu) min(1, H / (12 L)), E_own one server's (N GPUs and the
+  platform), e_gpu a pooled spare GPU's;
+- reserved = sum_m (B_m / T_res) [P PUE_p I (1 + g_r)^((m-1)/12) / 1000 + E_inst / (8760 L_p)]:
+  the hours used, not the idle committed ones; burst the same with O_m (1 + spot overhead)
+  / T_burst hours and the burst's own figures; an API burst O_m g_api / 1000 [M tokens x
+  g/M tokens], unknown (every candidate's emissions ``None``) without g_api.
+
+A carbon price p [USD/kg] adds p (S E_own + s e_gpu) min(1, H / (12 L)) at m = 0 (no tax, not
+discounted) and (1 - tau) p sum_m d_m (operational_m + reserved_m + burst_m) to the cost; at
+p = 0 no cost moves, and the carbon inputs are drawn on their own streams.
 """
 
 from __future__ import annotations
@@ -37,6 +54,7 @@ import numpy as np
 
 from pricing.vocabulary import RESERVATION_MONTHS
 
+from .carbon import G_PER_KG, KG_PER_TONNE, carbon_values
 from .cashflows import (
     HOURS_PER_MONTH,
     ApiDraws,
@@ -55,8 +73,9 @@ from .cashflows import (
 )
 from .downtime import availability
 from .engine import draw
+from .fleet_carbon import FleetEmissions, fleet_emissions, weighted_rows
 from .inputs import ApiInputs, PlanInputs
-from .plan_result import Candidate, Choice, CostStats, PlanResult, WorkSplit
+from .plan_result import Candidate, CarbonStats, Choice, CostStats, PlanResult, WorkSplit
 from .result import InputValue
 from .sampling import Sample
 from .stats import frontier, input_bins, input_ranks, percentiles, row_stats, uncertain
@@ -78,7 +97,11 @@ class FleetSimulation:
     sum A_m / (H C), 0 without servers; ``cloud`` (S,) [USD], the cost of S = K = 0; ``draws``
     every input by name and ``sample`` the ranks the sampler knew (:func:`work_split` gives a
     candidate's monthly work split from them); ``availability`` (C,) [-] the mean share of
-    each candidate's GPUs in service, ``None`` without downtime.
+    each candidate's GPUs in service, ``None`` without downtime. For a plan that counts carbon
+    (``inputs.carbon``), ``carbon`` (C, S) and ``cloud_carbon`` (S,) [kg CO2e] are each
+    candidate's and all-cloud's emissions per draw and ``work`` (S,) [units of work] the work
+    of each draw over the horizon; ``carbon_unknown`` names the sides of unknown emissions (an
+    API burst without ``g_co2e_per_mtok``), whose candidates' emissions are then ``None``.
     """
 
     inputs: PlanInputs
@@ -91,6 +114,10 @@ class FleetSimulation:
     draws: dict[str, Value]
     sample: Sample
     availability: np.ndarray | None = None
+    carbon: np.ndarray | None = None
+    cloud_carbon: np.ndarray | None = None
+    work: np.ndarray | None = None
+    carbon_unknown: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -184,6 +211,7 @@ class _Chunk:
     k_owned: Value  # (1 - tau) k_A [USD/unit of work, month-1 prices]
     k_burst: Value  # (1 - tau) k_O
     pool: _Pool  # downtime and the pooled spares
+    emits: FleetEmissions | None  # the emissions per unit of work, None without carbon
 
     def owned(self, servers: int) -> tuple[Value, Value, Value, Value]:
         """For ``servers`` S: the owned capacity C = S 730 T_srv A(S) [units of work/month],
@@ -215,7 +243,9 @@ def _discounted_growth(annual_change: Value, d: np.ndarray) -> np.ndarray:
     return (1.0 + float(g)) ** months * d
 
 
-def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int) -> _Chunk:
+def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int, emits: bool = True) -> _Chunk:
+    """The chunk of ``n`` draws ``values``; its emissions only when ``emits`` (and the plan
+    counts carbon: then ``values`` holds the carbon inputs)."""
     h, rate, tau = inputs.horizon_months, inputs.discount_rate, inputs.tax_rate
     d = discount_factors(rate, h)
     own = BuyDraws.sampled(inputs.own, values, "own")
@@ -227,10 +257,11 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int) -> _Chunk:
     t_burst = capacity(burst)
     overhead = burst.spot_interruption_overhead if burst.pricing == "spot" else 0.0
     if inputs.reserve is None:
-        reserved, instance_cost = 0.0, 0.0
+        reserved, instance_cost, t_res = 0.0, 0.0, None
     else:
         res = RentDraws.sampled(inputs.reserve, values, "reserve")
-        reserved = HOURS_PER_MONTH * capacity(res)
+        t_res = capacity(res)
+        reserved = HOURS_PER_MONTH * t_res
         end = term_end(RESERVATION_MONTHS[res.pricing], h)
         owed = growth_sum(res.price_annual_change, rate, end)
         instance_cost = (1.0 - tau) * HOURS_PER_MONTH * res.price_usd_per_hour * owed
@@ -255,6 +286,14 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int) -> _Chunk:
             inputs.spare_share,
             spare_cost(own, Terms(h, rate, tau)) if inputs.spare_share else 0.0,
         ),
+        emits=fleet_emissions(
+            inputs.carbon if emits else None,
+            values,
+            own,
+            (t_srv, t_res, t_burst),
+            1.0 + overhead,
+            (d, tau),
+        ),
     )
 
 
@@ -267,53 +306,123 @@ def _rows(x: Value, rows: slice) -> Value:
     return x[rows] if np.ndim(x) else x
 
 
+@dataclass(frozen=True)
+class _Out:
+    """The per-draw outcomes being filled, chunk by chunk (see :class:`FleetSimulation`)."""
+
+    cost: np.ndarray
+    share: np.ndarray
+    util: np.ndarray
+    cloud: np.ndarray
+    up: np.ndarray
+    carbon: np.ndarray | None
+    cloud_carbon: np.ndarray | None
+    work: np.ndarray | None
+
+
+def _out(inputs: PlanInputs, candidates: int) -> _Out:
+    n = inputs.samples
+    counted = inputs.carbon is not None
+    return _Out(
+        *(np.empty((candidates, n)) for _ in range(3)),
+        np.empty(n),
+        np.zeros(candidates),  # sum over the draws of each candidate's A(S)
+        np.empty((candidates, n)) if counted else None,
+        np.empty(n) if counted else None,
+        np.empty(n) if counted else None,
+    )
+
+
+def _emitted(e: FleetEmissions, months: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    """The kg (and their priced present value) of ``months`` of work done at the emissions
+    per unit ``rows`` [kg/unit], (R, n); zeros where they are unknown (``None``)."""
+    if rows is None:
+        return np.zeros((e.owned.shape[0], months.shape[1]))
+    return weighted_rows(rows, months)
+
+
+def _cloud(c: _Chunk, out: _Out, rows: slice, total: np.ndarray) -> None:
+    work = c.load.work
+    out.cloud[rows] = c.k_burst * _weighted_sum(c.burst, work)
+    e = c.emits
+    if e is None:
+        return
+    out.work[rows] = total
+    kg = _emitted(e, work, e.burst)
+    out.cloud_carbon[rows] = kg[0]
+    if e.price is not None:
+        out.cloud[rows] += e.price * kg[1]
+
+
+def _fill_chunk(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice) -> None:
+    """Every candidate's outcomes for the draws ``rows`` of chunk ``c``."""
+    s_lo, s_hi = inputs.servers
+    k_lo, k_hi = inputs.instances
+    h, n, e = inputs.horizon_months, rows.stop - rows.start, c.emits
+    work = c.load.work
+    total = work.sum(axis=0)
+    _cloud(c, out, rows, total)
+    j = 0
+    for s in range(s_lo, s_hi + 1):
+        capacity, k_owned, pool_cost, kept = c.owned(s)
+        owned, above = c.load.served(capacity)  # A_m, and O_m at K = 0 (or None)
+        owned_total = owned.sum(axis=0)
+        fixed = s * c.server_cost + k_owned * _weighted_sum(c.energy, owned)
+        if pool_cost:
+            fixed = fixed + pool_cost
+        out.up[j : j + k_hi - k_lo + 1] += np.sum(kept) if np.ndim(kept) else kept * n
+        with np.errstate(divide="ignore", invalid="ignore"):  # shares, clipped to rounding
+            share_s = np.clip(np.where(total > 0, owned_total / total, 0.0), 0.0, 1.0)
+            util_s = np.clip(owned_total / (h * capacity), 0.0, 1.0) if s else 0.0 * total
+        if e is not None:  # S (idle + embodied) + s spares + owned work's busy power / A(S)
+            kg_s = s * e.server + c.pool.spares(s) * e.spare
+            if s:
+                kg_s = kg_s + weighted_rows(e.owned, owned) / kept
+            left = work - owned if k_hi and e.reserved is not None else None  # W_m - A_m
+        for k in range(k_lo, k_hi + 1):
+            if k == 0 and above is not None:
+                rest, above = above, None
+            else:
+                rest = c.load.excess(capacity + k * np.asarray(c.instance_capacity))  # O_m
+            burst = c.k_burst * _weighted_sum(c.burst, rest)
+            out.cost[j, rows] = fixed + k * c.instance_cost + burst
+            out.share[j, rows], out.util[j, rows] = share_s, util_s
+            if e is not None:
+                kg = kg_s + _emitted(e, rest, e.burst)
+                if k:  # B_m = W_m - A_m - O_m
+                    kg = kg + weighted_rows(e.reserved, left - rest)
+                out.carbon[j, rows] = kg[0]
+                if e.price is not None:
+                    out.cost[j, rows] += e.price * kg[1]
+            j += 1
+
+
 def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
-    """Sample every input once and evaluate every candidate on the same draws."""
+    """Sample every input once and evaluate every candidate on the same draws; the carbon
+    inputs of an unpriced carbon are drawn on their own streams (:func:`carbon_values`)."""
     values, drawn = draw(inputs)
+    apart = carbon_values(inputs)
     s_lo, s_hi = inputs.servers
     k_lo, k_hi = inputs.instances
     servers = np.repeat(np.arange(s_lo, s_hi + 1), k_hi - k_lo + 1)
     instances = np.tile(np.arange(k_lo, k_hi + 1), s_hi - s_lo + 1)
     n, h = inputs.samples, inputs.horizon_months
-    cost = np.empty((servers.size, n))
-    share = np.empty((servers.size, n))
-    util = np.empty((servers.size, n))
-    cloud = np.empty(n)
-    up = np.zeros(servers.size)  # sum over the draws of each candidate's A(S)
+    out = _out(inputs, servers.size)
     step = max(1, _CHUNK_ELEMENTS // h)
     for start in range(0, n, step):
         rows = slice(start, min(n, start + step))
-        c = _chunk(inputs, {k: _rows(v, rows) for k, v in values.items()}, rows.stop - start)
-        work = c.load.work
-        total = work.sum(axis=0)
-        cloud[rows] = c.k_burst * _weighted_sum(c.burst, work)
-        j = 0
-        for s in range(s_lo, s_hi + 1):
-            capacity, k_owned, pool_cost, kept = c.owned(s)
-            owned, above = c.load.served(capacity)  # A_m, and O_m at K = 0 (or None)
-            owned_total = owned.sum(axis=0)
-            fixed = s * c.server_cost + k_owned * _weighted_sum(c.energy, owned)
-            if pool_cost:
-                fixed = fixed + pool_cost
-            up[j : j + k_hi - k_lo + 1] += (
-                np.sum(kept) if np.ndim(kept) else kept * (rows.stop - start)
-            )
-            with np.errstate(divide="ignore", invalid="ignore"):  # shares, clipped to rounding
-                share_s = np.clip(np.where(total > 0, owned_total / total, 0.0), 0.0, 1.0)
-                util_s = np.clip(owned_total / (h * capacity), 0.0, 1.0) if s else 0.0 * total
-            for k in range(k_lo, k_hi + 1):
-                if k == 0 and above is not None:
-                    rest, above = above, None
-                else:
-                    rest = c.load.excess(capacity + k * np.asarray(c.instance_capacity))  # O_m
-                burst = c.k_burst * _weighted_sum(c.burst, rest)
-                cost[j, rows] = fixed + k * c.instance_cost + burst
-                share[j, rows], util[j, rows] = share_s, util_s
-                j += 1
+        part = {k: _rows(v, rows) for k, v in {**values, **apart}.items()}
+        _fill_chunk(_chunk(inputs, part, rows.stop - start), inputs, out, rows)
     downtime = inputs.own.repair_days.support()[1] > 0.0
+    c = inputs.carbon
+    unknown = ("burst.api",) if c is not None and c.burst is None and c.api is None else ()
     return FleetSimulation(
-        inputs, servers, instances, cost, share, util, cloud, values, drawn,
-        availability=up / n if downtime else None,
+        inputs, servers, instances, out.cost, out.share, out.util, out.cloud, values, drawn,
+        availability=out.up / n if downtime else None,
+        carbon=None if unknown else out.carbon,
+        cloud_carbon=None if unknown else out.cloud_carbon,
+        work=out.work,
+        carbon_unknown=unknown,
     )  # fmt: skip
 
 
@@ -326,7 +435,7 @@ def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
     step = max(1, _CHUNK_ELEMENTS // h)
     for start in range(0, n, step):
         rows = slice(start, min(n, start + step))
-        c = _chunk(inputs, {k: _rows(v, rows) for k, v in values.items()}, rows.stop - start)
+        c = _chunk(inputs, {k: _rows(v, rows) for k, v in values.items()}, rows.stop - start, False)
         owned = c.owned(servers)[0]
         sums += c.load.split(owned, instances * np.asarray(c.instance_capacity))
     mean = sums / n
@@ -352,8 +461,23 @@ def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
     return Choice(pair(first), pair(second), evpi, count, tuple(worth))
 
 
-def _candidates(sim: FleetSimulation, stats: dict[str, np.ndarray]) -> list[Candidate]:
-    """Every candidate's :class:`Candidate`, from the cost ``stats`` of every row at once."""
+def _carbon_stats(kg: np.ndarray, work: np.ndarray) -> list[CarbonStats]:
+    """Each row's emissions of ``kg`` (rows x draws) [kg CO2e] in tonnes, and per unit of the
+    draws' ``work`` [units of work]: 1000 g/kg x the mean kg / the mean work (NaN without any)."""
+    stats = row_stats(kg)
+    mean_work = float(work.mean())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_unit = (G_PER_KG * stats["mean"] / mean_work).tolist() if mean_work > 0 else None
+    t = {k: (stats[k] / KG_PER_TONNE).tolist() for k in ("mean", "p10", "p50", "p90")}
+    per_unit = per_unit or [math.nan] * kg.shape[0]
+    return [CarbonStats(*row) for row in zip(*t.values(), per_unit, strict=True)]
+
+
+def _candidates(
+    sim: FleetSimulation, stats: dict[str, np.ndarray], carbon: list[CarbonStats | None]
+) -> list[Candidate]:
+    """Every candidate's :class:`Candidate`, from the cost ``stats`` of every row at once and
+    each candidate's ``carbon``."""
     n, n_candidates = sim.cloud.size, sim.servers.size
     cheaper = np.empty(n_candidates)
     step = max(1, _CHUNK_ELEMENTS // n)
@@ -368,10 +492,11 @@ def _candidates(sim: FleetSimulation, stats: dict[str, np.ndarray]) -> list[Cand
         sim.owned_utilisation.mean(axis=1).tolist(),
         cheaper.tolist(),
         [None] * n_candidates if sim.availability is None else sim.availability.tolist(),
+        carbon,
     )
     return [
-        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob, up)
-        for s, k, mean, p10, p50, p90, cvar, share, util, prob, up in zip(*columns, strict=True)
+        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob, up, kg)
+        for s, k, mean, p10, p50, p90, cvar, share, util, prob, up, kg in zip(*columns, strict=True)
     ]
 
 
@@ -391,15 +516,22 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
     inputs = sim.inputs
     cloud = sim.cloud
     stats = row_stats(sim.cost)
-    candidates = _candidates(sim, stats)
+    known = sim.carbon is not None
+    carbon = _carbon_stats(sim.carbon, sim.work) if known else [None] * sim.servers.size
+    candidates = _candidates(sim, stats, carbon)
     # the objective, ties to fewer servers, then fewer reservations
     order = np.lexsort((sim.instances, sim.servers, stats[inputs.objective])).tolist()
     best_index = order[0]
     best = candidates[best_index]
     cloud_stats = {k: float(v[0]) for k, v in row_stats(cloud[None, :]).items()}
     up = None if sim.availability is None else 1.0  # no servers: nothing is missing
-    all_cloud = Candidate(0, 0, CostStats(**cloud_stats), 0.0, 0.0, 0.0, up)
+    cloud_carbon = _carbon_stats(sim.cloud_carbon[None, :], sim.work)[0] if known else None
+    all_cloud = Candidate(0, 0, CostStats(**cloud_stats), 0.0, 0.0, 0.0, up, cloud_carbon)
     on_frontier = frontier(stats["mean"], stats["p90"]).tolist()
+    green = None
+    if known:  # the candidates no other beats on both mean cost and mean emissions
+        kept = frontier(stats["mean"], np.array([c.mean for c in carbon]), ties=True).tolist()
+        green = tuple(c for c, k in zip(candidates, kept, strict=True) if k)
     return PlanResult(
         candidates=tuple(candidates),
         best=best,
@@ -408,6 +540,8 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
         objective=inputs.objective,
         work_split=work_split(sim, best.servers, best.instances),
         value_of_information=_choice(sim, order),
+        carbon_frontier=green,
+        carbon_unknown=sim.carbon_unknown,
         seed=inputs.seed,
         samples=inputs.samples,
         method=inputs.method,

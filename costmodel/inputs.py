@@ -52,6 +52,7 @@ __all__ = [
     "OBJECTIVES",
     "OwnedCarbon",
     "HostedCarbon",
+    "PlanCarbon",
     "PlanInputs",
     "RentInputs",
     "RentedCarbon",
@@ -609,8 +610,37 @@ def _service_life(whose: str) -> Any:
     )
 
 
+def _carbon_price() -> Any:
+    return _input(
+        "[USD/t CO2e]",
+        "carbon price added to each side's cost",
+        0,
+        10_000,
+        default=0.0,
+        origin="no carbon price",
+    )
+
+
+class _Priced:
+    """What carbon inputs share: the price ``usd_per_tonne`` and every drawn input by name."""
+
+    usd_per_tonne: Distribution
+
+    @property
+    def priced(self) -> bool:
+        """Whether carbon has a price that can be above 0 (then it moves money figures)."""
+        return self.usd_per_tonne.support()[1] > 0.0
+
+    def _sides(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def distributions(self) -> dict[str, Distribution]:
+        """Every distribution-valued carbon input by its dotted name (``"buy.grid"``)."""
+        return {**_distributions(self._sides()), "carbon.usd_per_tonne": self.usd_per_tonne}
+
+
 @dataclass(frozen=True, kw_only=True)
-class CarbonInputs:
+class CarbonInputs(_Priced):
     """Emissions beside cost: the sides' carbon inputs and the price that folds carbon into
     money. ``usd_per_tonne`` 0 (the default) leaves every money figure as it is; the carbon
     inputs then are drawn on their own streams, after the cost inputs, so they move none of
@@ -623,29 +653,47 @@ class CarbonInputs:
     api: HostedCarbon | None = field(
         default=None, metadata={"text": "the hosted API's emissions (unknown without)"}
     )
-    usd_per_tonne: Distribution = _input(
-        "[USD/t CO2e]",
-        "carbon price added to each side's cost",
-        0,
-        10_000,
-        default=0.0,
-        origin="no carbon price",
-    )
+    usd_per_tonne: Distribution = _carbon_price()
     service_life_years: float = _service_life("the owned build's")
     provider_service_life_years: float = _service_life("a provider's host's")
 
     def __post_init__(self) -> None:
         _validate(self, "carbon.")
 
-    @property
-    def priced(self) -> bool:
-        """Whether carbon has a price that can be above 0 (then it moves money figures)."""
-        return self.usd_per_tonne.support()[1] > 0.0
+    def _sides(self) -> dict[str, Any]:
+        return {"buy": self.buy, "rent": self.rent, "api": self.api}
 
-    def distributions(self) -> dict[str, Distribution]:
-        """Every distribution-valued carbon input by its dotted name (``"buy.grid"``)."""
-        sides = {"buy": self.buy, "rent": self.rent, "api": self.api}
-        return {**_distributions(sides), "carbon.usd_per_tonne": self.usd_per_tonne}
+
+@dataclass(frozen=True, kw_only=True)
+class PlanCarbon(_Priced):
+    """A fleet plan's emissions beside cost: one owned server's carbon inputs (``own``, its
+    embodied carbon without spares), the reserved and burst instances' (``reserve`` ``None``
+    without a reserve, ``burst`` ``None`` for an API burst), the burst API's (``api``, ``None``
+    when unknown or not an API), the embodied carbon of one pooled spare GPU and the price, as
+    for :class:`CarbonInputs`. Named in sampling ``"own.<field>"``, ``"reserve.<field>"``,
+    ``"burst.<field>"``, ``"burst.api.<field>"`` and ``"carbon.<field>"``."""
+
+    own: OwnedCarbon = field(metadata={"text": "one owned server's emissions"})
+    burst: RentedCarbon | None = field(metadata={"text": "a burst instance's emissions"})
+    reserve: RentedCarbon | None = field(
+        default=None, metadata={"text": "a reserved instance's emissions"}
+    )
+    api: HostedCarbon | None = field(
+        default=None, metadata={"text": "the burst API's emissions (unknown without)"}
+    )
+    spare_gpu_kg_co2e: float = field(
+        default=0.0, metadata={"unit": "[kg CO2e]", "text": "embodied carbon of one spare GPU"}
+    )
+    usd_per_tonne: Distribution = _carbon_price()
+    service_life_years: float = _service_life("the owned build's")
+    provider_service_life_years: float = _service_life("a provider's host's")
+
+    def __post_init__(self) -> None:
+        _validate(self, "carbon.")
+
+    def _sides(self) -> dict[str, Any]:
+        sides = {"own": self.own, "reserve": self.reserve, "burst": self.burst}
+        return {**sides, "burst.api": self.api}
 
 
 def _horizon() -> Any:
@@ -853,17 +901,22 @@ class ModelInputs:
             return
         if c.api is not None and self.api is None:
             raise InputError("api.g_co2e_per_mtok", "applies to a hosted API side only")
-        if c.priced:
-            return
-        apart = c.distributions()
-        for i, pair in enumerate(self.correlations):
-            for name in pair[:2]:
-                if name in apart:
-                    raise InputError(
-                        f"correlations[{i}]",
-                        f"{name} is a carbon input, drawn apart from the costs while carbon "
-                        "has no price; give carbon.usd_per_tonne above 0 to correlate it",
-                    )
+        _check_apart(c, self.correlations)
+
+
+def _check_apart(c: _Priced, correlations: tuple[tuple[str, str, float], ...]) -> None:
+    """An unpriced carbon input is drawn apart from the costs: it cannot be correlated."""
+    if c.priced:
+        return
+    apart = c.distributions()
+    for i, pair in enumerate(correlations):
+        for name in pair[:2]:
+            if name in apart:
+                raise InputError(
+                    f"correlations[{i}]",
+                    f"{name} is a carbon input, drawn apart from the costs while carbon "
+                    "has no price; give carbon.usd_per_tonne above 0 to correlate it",
+                )
 
 
 #: What a fleet plan's ``best`` candidate minimises.
@@ -971,9 +1024,13 @@ class PlanInputs:
         default=0.0,
         dist=False,
     )
+    carbon: PlanCarbon | None = field(
+        default=None, metadata={"text": "emissions beside cost, and a carbon price"}
+    )
 
     def __post_init__(self) -> None:
         _validate(self, "")
+        self._check_carbon()
         if self.own.spare_gpus:
             raise InputError("own.spare_gpus", "a plan pools its spares: give spare_share")
         for name, pair in (("servers", self.servers), ("instances", self.instances)):
@@ -1031,7 +1088,26 @@ class PlanInputs:
         """Every distribution-valued input by its dotted name (``"own.pue"``; an API burst's
         as ``"burst.api.<field>"``, its key path in a plan)."""
         sides = {"demand": self.demand, "own": self.own, "reserve": self.reserve}
-        return _distributions({**sides, self.burst_side: self.burst})
+        out = _distributions({**sides, self.burst_side: self.burst})
+        if self.carbon is not None and self.carbon.priced:
+            out |= self.carbon.distributions()
+        return out
+
+    def _check_carbon(self) -> None:
+        """Each side's carbon inputs match the sides (a reserve's only with a reserve, an
+        API's only for an API burst, the instances' for instances); an unpriced carbon input is
+        drawn apart from the costs, so it cannot be correlated with them."""
+        c = self.carbon
+        if c is None:
+            return
+        api = isinstance(self.burst, ApiInputs)
+        if (c.reserve is None) != (self.reserve is None):
+            raise InputError("reserve", "the reserve's carbon inputs need a reserve, and it them")
+        if c.api is not None and not api:
+            raise InputError("burst.api.g_co2e_per_mtok", "applies to an API burst only")
+        if (c.burst is None) != api:
+            raise InputError("burst", "burst instances need their carbon inputs, an API none")
+        _check_apart(c, self.correlations)
 
 
 def input_fields(cls: type) -> dict[str, Field]:

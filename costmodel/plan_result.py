@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Candidate",
+    "CarbonStats",
     "Choice",
     "CostStats",
     "KIND",
@@ -47,6 +48,22 @@ _STATS = tuple(f.name for f in fields(CostStats))
 
 
 @dataclass(frozen=True)
+class CarbonStats:
+    """A candidate's emissions over the horizon and the draws [t CO2e], and ``per_unit`` [g
+    CO2e per unit of work: reference GPU-hour or M tokens], all its draws' emissions over all
+    their work (NaN without work)."""
+
+    mean: float
+    p10: float
+    p50: float
+    p90: float
+    per_unit: float
+
+
+_CARBON = tuple(f.name for f in fields(CarbonStats))
+
+
+@dataclass(frozen=True)
 class Candidate:
     """One mix: ``servers`` owned, ``instances`` reserved, the rest burst.
 
@@ -54,7 +71,8 @@ class Candidate:
     [-] the mean of owned work / owned capacity (0 without servers);
     ``prob_cheaper_than_cloud`` [-] the share of draws in which it costs less than renting all
     the work as burst; ``availability`` [-] the mean share of its GPUs in service (1 without
-    servers), ``None`` for a plan without downtime.
+    servers), ``None`` for a plan without downtime; ``carbon`` its emissions, ``None`` for a
+    plan that counts no carbon or whose burst's emissions are unknown.
     """
 
     servers: int
@@ -64,6 +82,7 @@ class Candidate:
     owned_utilisation: float
     prob_cheaper_than_cloud: float
     availability: float | None = None
+    carbon: CarbonStats | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,8 +113,11 @@ class Choice:
 class PlanResult:
     """Everything a plan reports: every candidate, the best by ``objective``, the cost-versus-
     risk ``frontier`` (no other candidate beats them on both mean and P90), ``all_cloud`` for
-    reference, the best plan's monthly ``work_split`` and the verdict. The scenario layer adds
-    ``scenario``, ``catalog``, ``warnings`` and ``assumptions``."""
+    reference, the best plan's monthly ``work_split`` and the verdict. For a plan that counts
+    carbon, ``carbon_frontier`` holds the candidates no other beats on both mean cost and mean
+    emissions (``None`` when the emissions are unknown, or not counted) and ``carbon_unknown``
+    the sides of unknown emissions (``"burst.api"``). The scenario layer adds ``scenario``,
+    ``catalog``, ``warnings`` and ``assumptions``."""
 
     candidates: tuple[Candidate, ...]
     best: Candidate
@@ -108,6 +130,8 @@ class PlanResult:
     method: str
     verdict: str = ""
     value_of_information: Choice | None = None
+    carbon_frontier: tuple[Candidate, ...] | None = None
+    carbon_unknown: tuple[str, ...] = ()
     scenario: Mapping[str, Any] = field(default_factory=dict)
     catalog: CatalogRef | None = None
     warnings: tuple[Advice, ...] = ()
@@ -131,8 +155,10 @@ class PlanResult:
 
         Columns: ``servers`` and ``instances`` [count], ``cost_mean``, ``cost_p10``,
         ``cost_p50``, ``cost_p90``, ``cost_cvar95`` [USD, present value], ``share_owned``,
-        ``owned_utilisation`` and ``prob_cheaper_than_cloud`` [-], and ``availability`` [-] for a
-        plan with downtime.
+        ``owned_utilisation`` and ``prob_cheaper_than_cloud`` [-], ``availability`` [-] for a
+        plan with downtime, and for a plan that counts carbon ``carbon_mean``, ``carbon_p10``,
+        ``carbon_p50``, ``carbon_p90`` [t CO2e] and ``carbon_per_unit`` [g CO2e per unit of
+        work] (NaN where the emissions are unknown).
         """
         import pandas
 
@@ -150,7 +176,18 @@ class PlanResult:
             ("owned_utilisation", [c.owned_utilisation for c in cs]),
             ("prob_cheaper_than_cloud", [c.prob_cheaper_than_cloud for c in cs]),
             *([("availability", [c.availability for c in cs])] if self.downtime else []),
+            *(self._carbon_columns() if self.counts_carbon else []),
         ]
+
+    def _carbon_columns(self) -> list[tuple[str, list[float]]]:
+        cs = [c.carbon for c in self.candidates]
+        nan = float("nan")
+        return [(f"carbon_{s}", [nan if c is None else getattr(c, s) for c in cs]) for s in _CARBON]
+
+    @property
+    def counts_carbon(self) -> bool:
+        """Whether the plan counts carbon (its emissions known or not)."""
+        return self.carbon_frontier is not None or bool(self.carbon_unknown)
 
     @property
     def downtime(self) -> bool:

@@ -227,14 +227,31 @@ def row_stats(cost: np.ndarray, tail: float = 0.05) -> dict[str, np.ndarray]:
     return out
 
 
-def frontier(mean: np.ndarray, p90: np.ndarray) -> np.ndarray:
+def _significant(x: np.ndarray, digits: int = 12) -> np.ndarray:
+    """``x`` rounded to ``digits`` significant digits (0, inf and NaN as they are)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        scale = 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(x))))
+        out = np.round(x * scale) / scale
+    return np.where(np.isfinite(out), out, x)
+
+
+def frontier(mean: np.ndarray, p90: np.ndarray, ties: bool = False) -> np.ndarray:
     """Whether each candidate is on the frontier: no other has both a lower mean and a lower
     P90 cost. Sorted by mean, a candidate is beaten when the least P90 among the candidates of
-    strictly lower mean is below its own (a NaN neither beats nor is beaten)."""
-    order = np.argsort(mean, kind="stable")
+    strictly lower mean is below its own (a NaN neither beats nor is beaten).
+
+    With ``ties``, a candidate is also beaten by one as good on one figure and better on the
+    other (ties in 12 significant digits, below rounding noise; equal candidates both stay):
+    of candidates of equal emissions only the cheapest is on a cost-versus-carbon frontier."""
+    if ties:
+        mean, p90 = _significant(mean), _significant(p90)
+    order = np.lexsort((p90, mean)) if ties else np.argsort(mean, kind="stable")
     m, p = mean[order], p90[order]
     least = np.concatenate(([np.inf], np.fmin.accumulate(p)))  # least[i]: min of p[:i]
     lower = np.searchsorted(m, m, side="left")  # how many have a strictly lower mean
     beaten = np.zeros(mean.size, dtype=bool)
-    beaten[order] = (least[lower] < p) & ~np.isnan(m)
+    over = least[lower] <= p if ties else least[lower] < p
+    if ties:  # equal mean, lower second figure: the first of its run of equal means is lower
+        over |= p[lower] < p
+    beaten[order] = over & ~np.isnan(m)
     return ~beaten

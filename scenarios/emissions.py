@@ -1,4 +1,6 @@
-"""Each side's carbon inputs resolved once, from the document or the carbon catalogs.
+"""Each side's carbon inputs resolved once, from the document or the carbon catalogs: a
+scenario's ``buy``, ``rent`` and ``api`` (:func:`emitting`), a plan's ``own``, ``reserve``,
+``burst`` and ``burst.api`` (:func:`plan_emitting`), each at its own key paths.
 
 The owned build's grid is a catalog grid id, a number or a distribution (default: the United
 States average, as the electricity price's default is); its embodied carbon is (N + spares) x
@@ -6,7 +8,8 @@ the GPU's figure + the platform tier's. A catalog instance takes its region's gr
 (``cloud_regions.csv``), a power of n x TDP + the tier's platform power and an embodied share
 of n x the GPU's figure + n/8 of the 8-GPU server's (EcoLogits' allocation of a cloud host to
 the GPUs in use). An API's emissions are known only where the document gives them. Every value
-goes into the assumptions with where it came from; errors name the key path.
+goes into the assumptions with where it came from; errors name the key path. A plan's server
+has no spares of its own (the fleet pools them): each pooled spare is the GPU's figure.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from costmodel.inputs import (
     HostedCarbon,
     InputError,
     OwnedCarbon,
+    PlanCarbon,
     RentedCarbon,
     input_fields,
 )
@@ -32,7 +36,14 @@ from .distspec import to_spec
 from .errors import ScenarioError
 from .sides import Hosted, Owned, Rented
 
-__all__ = ["DEFAULT_GRID", "GENERIC_GPU_KG", "INLINE_PUE", "Emitting", "emitting"]
+__all__ = [
+    "DEFAULT_GRID",
+    "GENERIC_GPU_KG",
+    "INLINE_PUE",
+    "Emitting",
+    "emitting",
+    "plan_emitting",
+]
 
 #: The owned build's grid, and an inline instance's, when the document names none: the US
 #: average, like the default electricity price.
@@ -45,10 +56,11 @@ INLINE_PUE = 1.25
 
 @dataclass(frozen=True)
 class Emitting:
-    """The carbon inputs of a scenario, each side's carbon keys as filled in (``blocks``, by
-    block name, for the resolved document), their assumptions and the advice about them."""
+    """The carbon inputs of a scenario or a plan, each side's carbon keys as filled in
+    (``blocks``, by block path, for the resolved document), their assumptions and the advice
+    about them."""
 
-    inputs: CarbonInputs
+    inputs: CarbonInputs | PlanCarbon
     blocks: dict[str, dict[str, Any]]
     assumptions: tuple[Assumption, ...]
     advice: tuple[Advice, ...]
@@ -66,6 +78,7 @@ class _Block:
     filled: dict[str, Any]
     notes: list[Assumption]
     problems: list[dict]
+    source: str  # what a given value's origin says: "scenario" or "plan"
 
     def take(self, key: str, default: Callable[[], tuple[Any, str]]) -> None:
         """``key`` as the block gives it, else ``default()``: (value or grid id, origin);
@@ -73,7 +86,7 @@ class _Block:
         given = self.block.get(key)
         where = f"{self.path}.{key}"
         try:
-            value, origin = (given, "scenario") if given is not None else default()
+            value, origin = (given, self.source) if given is not None else default()
             number = self._grid(value) if isinstance(value, str) else value
         except CatalogError as exc:
             self.problems.append({"path": where, "message": f"{exc.problem}; give {where}"})
@@ -130,12 +143,12 @@ def _hosts(catalog: Catalog, n: int) -> tuple[int, PlatformTier, str]:
         return count, largest, f"{count} x "
 
 
-def _block(path: str, block: Mapping[str, Any], cls: type, catalog: Catalog) -> _Block:
-    return _Block(path, block, cls, catalog, {}, {}, [], [])
+def _block(path: str, block: Mapping[str, Any], cls: type, catalog: Catalog, source: str) -> _Block:
+    return _Block(path, block, cls, catalog, {}, {}, [], [], source)
 
 
-def _owned(o: Owned, catalog: Catalog) -> _Block:
-    b = _block(o.path, o.block, OwnedCarbon, catalog)
+def _owned(o: Owned, catalog: Catalog, source: str = "scenario") -> _Block:
+    b = _block(o.path, o.block, OwnedCarbon, catalog, source)
     b.take("grid", lambda: (DEFAULT_GRID, "default: the US average, as for the electricity price"))
     b.take("grid_annual_change", _field_default(OwnedCarbon, "grid_annual_change"))
 
@@ -151,8 +164,8 @@ def _owned(o: Owned, catalog: Catalog) -> _Block:
     return b
 
 
-def _rented(r: Rented, catalog: Catalog) -> _Block:
-    b = _block(r.path, r.block, RentedCarbon, catalog)
+def _rented(r: Rented, catalog: Catalog, source: str = "scenario") -> _Block:
+    b = _block(r.path, r.block, RentedCarbon, catalog, source)
     offer, n = r.offer, r.offer.gpu_count
     region = catalog.region(catalog.instance(offer.id)) if offer.id else None
     where = f"{offer.id} in {region.provider} {region.region}" if region else ""
@@ -182,26 +195,57 @@ def _rented(r: Rented, catalog: Catalog) -> _Block:
     return b
 
 
-def _priced(data: Mapping[str, Any]) -> tuple[dict[str, Any], list[Assumption]]:
+def _priced(block: Mapping[str, Any], source: str) -> tuple[dict[str, Any], list[Assumption]]:
     """The ``carbon`` block with its price filled in, and the price's assumption."""
-    block = dict(data.get("carbon") or {})
+    block = dict(block)
     given = block.get("usd_per_tonne") is not None
     price = block["usd_per_tonne"] if given else Fixed(0.0)
     block["usd_per_tonne"] = price
-    source = "scenario" if given else "default: no carbon price"
+    where = source if given else "default: no carbon price"
     origin = Origin.GIVEN if given else Origin.DEFAULT
     return block, [
-        Assumption("carbon.usd_per_tonne", to_spec(price), "[USD/t CO2e]", source, origin)
+        Assumption("carbon.usd_per_tonne", to_spec(price), "[USD/t CO2e]", where, origin)
     ]
 
 
-def _advice(api: Hosted | None, known: bool, priced: bool) -> tuple[Advice, ...]:
+def _advice(path: str, api: Hosted | None, known: bool, priced: bool) -> tuple[Advice, ...]:
     if api is None or known:
         return ()
-    message = "the API's emissions are unknown: give api.g_co2e_per_mtok to count them"
+    message = f"the API's emissions are unknown: give {path}.g_co2e_per_mtok to count them"
     if priced:
         message += "; until then the carbon price is not added to the API's cost"
-    return (Advice("api_carbon_unknown", "warning" if priced else "info", message, "api"),)
+    return (Advice("api_carbon_unknown", "warning" if priced else "info", message, path),)
+
+
+def _hosted(api: Hosted | None, source: str) -> tuple[HostedCarbon | None, list[Assumption]]:
+    """The API's carbon inputs where the document gives them (else unknown: ``None``)."""
+    if api is None or api.block.get("g_co2e_per_mtok") is None:
+        return None, []
+    hosted = _built(HostedCarbon, api.path, {"g_co2e_per_mtok": api.block["g_co2e_per_mtok"]})
+    spec = to_spec(hosted.g_co2e_per_mtok)
+    where = f"{api.path}.g_co2e_per_mtok"
+    return hosted, [Assumption(where, spec, "[gCO2e/M tokens]", source)]
+
+
+def _built(cls: type, path: str, values: Mapping[str, Any]) -> Any:
+    """``cls(**values)``; a value it rejects (a catalog default out of range) is named at the
+    side's own key path ``path``."""
+    try:
+        return cls(**values)
+    except InputError as exc:
+        key = f"{path}.{exc.path.partition('.')[2]}"
+        raise ScenarioError(None, [{"path": key, "message": exc.message}]) from None
+
+
+def _resolved(blocks: list[_Block]) -> None:
+    problems = [p for b in blocks for p in b.problems]
+    if problems:
+        raise ScenarioError(None, problems)
+
+
+def _lives(block: Mapping[str, Any]) -> dict[str, Any]:
+    keys = ("usd_per_tonne", "service_life_years", "provider_service_life_years")
+    return {k: block[k] for k in keys}
 
 
 def emitting(data: Mapping[str, Any], catalog: Catalog, sides: tuple) -> Emitting:
@@ -210,29 +254,55 @@ def emitting(data: Mapping[str, Any], catalog: Catalog, sides: tuple) -> Emittin
     catalog figures and values the engine rejects, all at once."""
     buy, rent, api = sides
     owned, rented = _owned(buy, catalog), _rented(rent, catalog)
-    problems = owned.problems + rented.problems
-    if problems:
-        raise ScenarioError(None, problems)
-    block, notes = _priced(data)
-    known = api is not None and api.block.get("g_co2e_per_mtok") is not None
-    hosted = HostedCarbon(g_co2e_per_mtok=api.block["g_co2e_per_mtok"]) if known else None
-    try:
-        inputs = CarbonInputs(
-            buy=OwnedCarbon(**owned.values),
-            rent=RentedCarbon(**rented.values),
-            api=hosted,
-            usd_per_tonne=block["usd_per_tonne"],
-            service_life_years=block["service_life_years"],
-            provider_service_life_years=block["provider_service_life_years"],
-        )
-    except InputError as exc:  # a catalog default out of range: named at its key
-        raise ScenarioError(None, [{"path": exc.path, "message": exc.message}]) from None
-    if known:
-        spec = to_spec(hosted.g_co2e_per_mtok)
-        notes.append(Assumption("api.g_co2e_per_mtok", spec, "[gCO2e/M tokens]", "scenario"))
+    _resolved([owned, rented])
+    block, notes = _priced(data.get("carbon") or {}, "scenario")
+    hosted, api_notes = _hosted(api, "scenario")
+    inputs = CarbonInputs(
+        buy=_built(OwnedCarbon, "buy", owned.values),
+        rent=_built(RentedCarbon, "rent", rented.values),
+        api=hosted,
+        **_lives(block),
+    )
     return Emitting(
         inputs=inputs,
         blocks={"buy": owned.filled, "rent": rented.filled, "carbon": block},
-        assumptions=(*owned.notes, *rented.notes, *notes),
-        advice=_advice(api, known, inputs.priced),
+        assumptions=(*owned.notes, *rented.notes, *notes, *api_notes),
+        advice=_advice("api", api, hosted is not None, inputs.priced),
+    )
+
+
+def plan_emitting(
+    data: Mapping[str, Any], catalog: Catalog, own: Owned, reserve: Rented | None, burst: Any
+) -> Emitting:
+    """The carbon inputs of a validated plan whose sides are resolved: the server ``own``, the
+    ``reserve`` (``None`` without one) and the ``burst`` (:class:`Rented`, or
+    :class:`Hosted` at ``burst.api``), at the plan's key paths; ``data["carbon"]`` is the
+    plan's ``carbon`` block with its defaults. Raises as :func:`emitting`."""
+    sides = [_owned(own, catalog, "plan")]
+    if reserve is not None:
+        sides.append(_rented(reserve, catalog, "plan"))
+    api = burst if isinstance(burst, Hosted) else None
+    if api is None:
+        sides.append(_rented(burst, catalog, "plan"))
+    _resolved(sides)
+    block, notes = _priced(data["carbon"], "plan")
+    hosted, api_notes = _hosted(api, "plan")
+    by_path = {b.path: _built(b.cls, b.path, b.values) for b in sides}
+    inputs = _built(
+        PlanCarbon,
+        "carbon",
+        {
+            "own": by_path["own"],
+            "reserve": by_path.get("reserve"),
+            "burst": by_path.get("burst"),
+            "api": hosted,
+            "spare_gpu_kg_co2e": _gpu_kg(catalog, own.gpu)[0],
+            **_lives(block),
+        },
+    )
+    return Emitting(
+        inputs=inputs,
+        blocks={**{b.path: b.filled for b in sides}, "carbon": block},
+        assumptions=(*(a for b in sides for a in b.notes), *notes, *api_notes),
+        advice=_advice("burst.api", api, hosted is not None, inputs.priced),
     )

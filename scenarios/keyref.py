@@ -73,6 +73,8 @@ _DEFAULT_TEXT = {
     "rent.embodied_kg_co2e": "catalog: n x the GPU's embodied carbon + n/8 of the 8-GPU "
     "server's (a cloud host shared by the GPUs in use)",
     "api.g_co2e_per_mtok": "none: the API's emissions are reported unknown, never 0",
+    "own.embodied_kg_co2e": "catalog: `own.gpu_count` x the GPU's embodied carbon + the "
+    "platform tier's, per server (each pooled spare adds the GPU's)",
 }
 _SECTIONS = {
     "": "Top level",
@@ -101,7 +103,7 @@ _PLAN_SECTIONS = {
 _PLAN_AS = {"own": "buy", "reserve": "rent", "burst": "rent"}
 #: Mappings a plan shares with scenarios, documented there.
 _PLAN_SHARED = {"simulation", "workload", "own.gpu", "own.financing", "reserve.instance",
-                "burst.instance", "burst.api", "reserve.instances"}  # fmt: skip
+                "burst.instance", "burst.api", "reserve.instances", "carbon"}  # fmt: skip
 #: Where each left-out input's default comes from, by key: one row, or one per kind of work.
 _SOURCES: dict[str, list[tuple[Source, dict[str, str]]]] = {}
 for _side, _table in (("buy", OWNED), ("rent", RENTED), ("api", HOSTED)):

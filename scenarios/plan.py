@@ -4,7 +4,10 @@ A plan is three sides resolved once each (:mod:`scenarios.sides`) at its own key
 owned server at ``own``, the reserved instances at ``reserve`` (optional) and the burst instances
 at ``burst`` (for inference work, perhaps a hosted API at ``burst.api``). Every default and its
 origin is kept under those paths (``own.pue``,
-``burst.price_usd_per_hour``, ...) in ``assumptions``.
+``burst.price_usd_per_hour``, ...) in ``assumptions``. A plan counts carbon when it gives a
+``carbon`` block or any side's carbon key (``own.grid``, ``burst.pue``, ...): then every side's
+carbon inputs are resolved as a scenario's are (:mod:`scenarios.emissions`); without, the plan
+and its result are as they were before plans counted carbon.
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from pricing import Catalog, CatalogError
 
 from .advice import Question, advise
 from .distspec import to_spec
+from .emissions import Emitting, plan_emitting
 from .errors import ScenarioError
 from .resolve import Keyed, with_sampling
-from .schema import BurstSchema, PlanSchema, ReserveSchema
+from .schema import CARBON_KEYS, BurstSchema, CarbonPriceSchema, PlanSchema, ReserveSchema
 from .sides import Hosted, Rented, Training, Work, gathered, hosted, owned, rented, work
 from .userprices import scaled
 
@@ -142,6 +146,42 @@ def _counts(block: Mapping[str, Any] | None, key: str) -> tuple[int, int]:
     return (block[key]["min"], block[key]["max"]) if block else (0, 0)
 
 
+def _counts_carbon(data: Mapping[str, Any]) -> bool:
+    """Whether the plan gives a ``carbon`` block or any side's carbon key."""
+    burst = data["burst"]
+    blocks = [(data["own"], CARBON_KEYS["buy"]), (data["reserve"] or {}, CARBON_KEYS["rent"])]
+    blocks.append(
+        (burst["api"], CARBON_KEYS["api"]) if burst.get("api") else (burst, CARBON_KEYS["rent"])
+    )
+    given = any(block.get(key) is not None for block, keys in blocks for key in keys)
+    return given or data.get("carbon") is not None
+
+
+def _emitting(
+    data: Mapping[str, Any], catalog: Catalog, own: Any, reserve: Any, burst: Any
+) -> Emitting | None:
+    """The plan's carbon inputs, its ``carbon`` block's defaults filled in; ``None`` for a
+    plan that counts no carbon."""
+    if not _counts_carbon(data):
+        return None
+    block = data.get("carbon") or CarbonPriceSchema().load({})
+    return plan_emitting({**data, "carbon": block}, catalog, own, reserve or None, burst)
+
+
+def _blocks(own: Any, reserve: Any, burst: Any, emit: Emitting | None) -> dict[str, Any]:
+    """The plan's side blocks with every default filled in, the carbon keys among them."""
+    filled = {} if emit is None else emit.blocks
+    blocks = {
+        "own": {**own.block, **filled.get("own", {})},
+        "reserve": {**reserve.block, **filled.get("reserve", {})} if reserve else None,
+    }
+    if isinstance(burst, Hosted):
+        blocks["burst"] = {"api": burst.block}
+    else:
+        blocks["burst"] = {**burst.block, **filled.get("burst", {})}
+    return blocks if emit is None else {**blocks, "carbon": filled["carbon"]}
+
+
 def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan:
     """Fill catalog defaults into a schema-validated plan and build the engine inputs.
 
@@ -156,6 +196,7 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
             lambda: data["reserve"] and rented(data["reserve"], "reserve", w, _RESERVE),
             lambda: _burst(data["burst"], w),
         )
+        emit = _emitting(data, catalog, own, reserve, burst)
         demand, notes = _demand(data, w)
         pool, pool_notes = _pool(data["own"])
         sim = data["simulation"]
@@ -174,6 +215,7 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
             method=sim["method"],
             correlations=tuple(tuple(x) for x in data["correlations"]),
             objective=data["objective"],
+            carbon=emit and emit.inputs,
             **pool,
         )
     except ScenarioError as exc:
@@ -184,16 +226,9 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
     sides = (own, reserve, burst) if reserve else (own, burst)
     assumptions = notes + [*own.assumptions, *pool_notes]
     assumptions += [a for side in (burst, reserve) if side for a in side.assumptions]
-    document = PlanSchema().dump(
-        {
-            **data,
-            "demand": demand,
-            "own": own.block,
-            "reserve": reserve.block if reserve else None,
-            "burst": {"api": burst.block} if isinstance(burst, Hosted) else burst.block,
-        }
-    )
-    warnings = advise(Question(inputs.horizon_months, w, sides))
+    assumptions += emit.assumptions if emit else ()
+    document = PlanSchema().dump({**data, "demand": demand, **_blocks(own, reserve, burst, emit)})
+    warnings = advise(Question(inputs.horizon_months, w, sides)) + (emit.advice if emit else ())
     return Plan(source, inputs, document, tuple(assumptions), warnings, catalog)
 
 

@@ -720,7 +720,8 @@ class CarbonPriceSchema(_Base):
     provider_service_life_years = _input(CarbonInputs, "provider_service_life_years")
 
 
-#: The carbon keys of each block of a scenario (plans do not take them yet).
+#: The carbon keys of each block of a scenario (a plan's ``own`` takes buy's, its ``reserve``
+#: and ``burst`` rent's, its ``burst.api`` api's).
 CARBON_KEYS = {
     "buy": ("grid", "grid_annual_change", "embodied_kg_co2e"),
     "rent": ("grid", "grid_annual_change", "pue", "power_kw", "embodied_kg_co2e"),
@@ -832,23 +833,23 @@ class CountRangeSchema(_Base):
 
 class OwnSchema(BuySchema):
     """One owned server (every ``buy`` key but ``spare_gpus``: a fleet pools its spares,
-    ``spare_share`` of its GPUs; and but the carbon keys: plans do not count carbon yet) and
-    the server counts to consider."""
+    ``spare_share`` of its GPUs) and the server counts to consider. The carbon keys are left
+    out of the resolved plan when not given: a plan counts carbon only when it has some."""
 
     class Meta:
-        exclude = ("spare_gpus", *CARBON_KEYS["buy"])
+        exclude = ("spare_gpus",)
 
     servers = fields.Nested(CountRangeSchema, required=True, metadata={"description": "servers"})
     spare_share = _input(PlanInputs, "spare_share", load_default=None)
 
-    unset = (*BuySchema.unset, "spare_share")
+    unset = (*BuySchema.unset, "spare_share", *CARBON_KEYS["buy"])
 
 
 def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -> dict:
     """The ``rent`` keys that apply to reserved or burst instances."""
     keys = ("instance", "price_usd_per_hour", "price_usd_per_gpu_hour", "price_annual_change",
             "relative_throughput", "tokens_per_s_per_gpu", "scaling_efficiency",
-            *extra)  # fmt: skip
+            *extra, *CARBON_KEYS["rent"])  # fmt: skip
     out = {k: RentSchema._declared_fields[k] for k in keys}
     out["pricing"] = fields.String(
         validate=validate.OneOf(pricing),
@@ -858,13 +859,16 @@ def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -
     return out
 
 
-_NO_PLAN_CARBON = "plans do not count carbon yet; evaluate a scenario for it"
+#: A plan's rented block's keys left out when not given: the carbon keys, as a plan counts
+#: carbon only when it has some.
+_PLAN_RENT_UNSET = (*_RENT_UNSET, *CARBON_KEYS["rent"])
 
 
 class _PlanRented(_Base):
-    """A plan's rented block: the other kind of work's throughput key is left out."""
+    """A plan's rented block: the other kind of work's throughput key and the carbon keys not
+    given are left out."""
 
-    unset = _RENT_UNSET
+    unset = _PLAN_RENT_UNSET
 
 
 ReserveSchema = _PlanRented.from_dict(
@@ -891,15 +895,13 @@ class _Burst(_PlanRented):
         elif given - {"api"}:
             extra = ", ".join(sorted(given - {"api"}))
             raise ValidationError(f"an API burst takes only api; got also {extra}", "api")
-        elif data["api"].get("g_co2e_per_mtok") is not None:
-            raise ValidationError({"api": {"g_co2e_per_mtok": [_NO_PLAN_CARBON]}})
 
     @post_dump
     def _drop_unset(self, data: dict, **kwargs: Any) -> dict:
         if data.get("api") is not None:
             return {"api": data["api"]}
         data.pop("api", None)
-        return _drop_none(data, _RENT_UNSET)
+        return _drop_none(data, _PLAN_RENT_UNSET)
 
 
 BurstSchema = _Burst.from_dict(
@@ -948,6 +950,14 @@ class PlanSchema(_Base):
     )
     objective = _input(PlanInputs, "objective")
     correlations = _correlations()
+    carbon = fields.Nested(
+        CarbonPriceSchema,
+        load_default=None,
+        metadata={
+            "description": "the carbon price, and the service lives of embodied carbon; a "
+            "plan counts carbon when it has this block or a carbon key"
+        },
+    )
 
     @validates_schema
     def _work_kind(self, data: dict, **kwargs: Any) -> None:
@@ -969,3 +979,5 @@ class PlanSchema(_Base):
             raise ValidationError(
                 {"burst": {"api": ["only for inference work (workload.kind: inference)"]}}
             )
+
+    unset = ("carbon",)

@@ -873,6 +873,9 @@ _IDS = {
     "rent.grid": "grid",
     "reserve.instance": "instance",
     "burst.instance": "instance",
+    "own.grid": "grid",
+    "reserve.grid": "grid",
+    "burst.grid": "grid",
 }
 
 

@@ -139,14 +139,6 @@ def test_an_unpriced_carbon_input_cannot_be_correlated():
     assert {"buy.grid", "carbon.usd_per_tonne"} <= drivers  # priced: they move the money
 
 
-def test_plans_refuse_carbon_keys():
-    plan = yaml.safe_load((EXAMPLES / "plan-worked-example.yaml").read_text(encoding="utf-8"))
-    plan["own"]["grid"] = "US"
-    with pytest.raises(scenarios.ScenarioError) as err:
-        scenarios.load_mapping(plan)
-    assert err.value.errors[0]["path"] == "own.grid"
-
-
 def test_the_command_line_lists_grids_and_shows_emissions(capsys):
     import json
 

@@ -10,15 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from marshmallow import ValidationError, fields, post_load, validate, validates_schema
+from marshmallow import ValidationError, fields, post_dump, post_load, validate, validates_schema
 
-from ..plan_result import KIND, Candidate, Choice, CostStats, PlanResult, WorkSplit
+from ..plan_result import KIND, Candidate, CarbonStats, Choice, CostStats, PlanResult, WorkSplit
 from ..result import Result
 from .schema import (
     NOT_A_NUMBER,
     AdviceSchema,
     AssumptionSchema,
     InputValueSchema,
+    Number,
     ResultBase,
     ResultSchema,
     Strict,
@@ -29,12 +30,12 @@ from .schema import (
 __all__ = ["PlanResultSchema", "result_from_dict"]
 
 
-def _money(description: str) -> fields.Float:
+def _money(description: str, unit: str = "[USD, present value]") -> fields.Float:
     return fields.Float(
         required=True,
         allow_nan=False,
         error_messages={"special": NOT_A_NUMBER},
-        metadata={"description": f"{description} [USD, present value]"},
+        metadata={"description": f"{description} {unit}"},
     )
 
 
@@ -48,6 +49,24 @@ class CostStatsSchema(Strict):
     cvar95 = _money("mean of the worst 5 % of draws")
 
     make = CostStats
+
+
+_TONNES = "[t CO2e]"
+
+
+class CarbonStatsSchema(Strict):
+    """A candidate's emissions over the horizon and the draws."""
+
+    mean = _money("mean", _TONNES)
+    p10 = _money("10th percentile", _TONNES)
+    p50 = _money("median", _TONNES)
+    p90 = _money("90th percentile", _TONNES)
+    per_unit = Number(
+        required=True,
+        metadata={"description": "[g CO2e per unit of work] all emissions over all work"},
+    )
+
+    make = CarbonStats
 
 
 class CandidateSchema(Strict):
@@ -65,6 +84,12 @@ class CandidateSchema(Strict):
         validate=validate.Range(0, 1),
         error_messages={"special": NOT_A_NUMBER},
         metadata={"description": "mean share of the GPUs in service [-]; with downtime only"},
+    )
+    carbon = fields.Nested(
+        CarbonStatsSchema,
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "emissions; only in plans that count carbon, null when unknown"},
     )
 
     make = Candidate
@@ -154,11 +179,38 @@ class PlanResultSchema(ResultBase):
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
     verdict = fields.String(required=True, metadata={"description": "one-sentence answer"})
     assumptions = fields.List(fields.Nested(AssumptionSchema), required=True)
+    carbon_frontier = fields.List(
+        fields.Nested(CandidateSchema),
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "candidates no other beats on both mean cost and mean emissions; "
+            "only in plans that count carbon, null when the emissions are unknown"
+        },
+    )
+    carbon_unknown = fields.List(
+        fields.String(validate=validate.OneOf(("burst.api",))),
+        load_default=(),
+        metadata={"description": "sides of unknown emissions; only in plans that count carbon"},
+    )
+
+    @post_dump(pass_original=True)
+    def _no_carbon(self, data: dict, original: PlanResult, **kwargs: Any) -> dict:
+        """A plan that counts no carbon has no carbon keys, as before plans counted it."""
+        if original.counts_carbon:
+            return data
+        for key in ("carbon_frontier", "carbon_unknown"):
+            data.pop(key, None)
+        for item in (*data["candidates"], *data["frontier"], data["best"], data["all_cloud"]):
+            item.pop("carbon", None)
+        return data
 
     @post_load
     def _make(self, data: dict, **kwargs: Any) -> PlanResult:
-        for key in ("candidates", "frontier", "warnings", "assumptions"):
+        for key in ("candidates", "frontier", "warnings", "assumptions", "carbon_unknown"):
             data[key] = tuple(data[key])
+        if data["carbon_frontier"] is not None:
+            data["carbon_frontier"] = tuple(data["carbon_frontier"])
         return PlanResult(**data)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..plan_result import Candidate, PlanResult
 from ..result import Breakeven, Result
-from .formatting import fmt_margin, fmt_share, fmt_utilisation, missing
+from .formatting import fmt_margin, fmt_share, fmt_usd, fmt_utilisation, missing
 
 __all__ = ["plan_verdict", "precision_text", "verdict"]
 
@@ -125,6 +125,33 @@ def plan_verdict(
     servers and reserved instances considered, each with the key that raises it (``None``
     without reservations): a best plan at the edge of the range says so.
     """
+    return _plan_sentence(result, saving, burst, edges) + _greenest(result)
+
+
+def _greenest(result: PlanResult) -> str:
+    """ " Lowest carbon: ...", the carbon frontier's lowest-emission candidate when it is not
+    the best; "" without a carbon frontier."""
+    if not result.carbon_frontier:
+        return ""
+    low = min(result.carbon_frontier, key=lambda c: (c.carbon.mean, c.cost.mean))
+    best = result.best
+    if (low.servers, low.instances) == (best.servers, best.instances):
+        return f" It is also the lowest-carbon mix ({best.carbon.mean:,.1f} t CO2e)."
+    fewer = best.carbon.mean - low.carbon.mean
+    dearer = low.cost.mean - best.cost.mean
+    mix = f"{low.servers} server{'s' if low.servers != 1 else ''}, {low.instances} reserved"
+    return (
+        f" Lowest carbon: {mix}, {fewer:,.1f} t CO2e fewer for {fmt_usd(dearer)} more on the "
+        "mean cost."
+    )
+
+
+def _plan_sentence(
+    result: PlanResult,
+    saving: float,
+    burst: str,
+    edges: tuple[tuple[int, str], tuple[int, str] | None],
+) -> str:
     best = result.best
     everything, rest = _BURST_WORDS.get(burst, _BURST_WORDS["on_demand"])
     if best.servers == 0 and best.instances == 0:

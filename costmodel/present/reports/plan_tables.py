@@ -2,8 +2,9 @@
 and Markdown, raw for CSV and XLSX.
 
 Money in [USD] present value; shares, utilisation and probabilities as fractions [-] (shown as
-percentages); work in [reference GPU-hours/month]. A candidate is named by ``servers`` owned and
-``instances`` reserved; the rest of its work is burst.
+percentages); work in [reference GPU-hours/month]; emissions in [t CO2e] (a plan that counts
+carbon only). A candidate is named by ``servers`` owned and ``instances`` reserved; the rest of
+its work is burst.
 """
 
 from __future__ import annotations
@@ -40,10 +41,12 @@ def _key(c: Candidate) -> tuple[int, int]:
 
 
 def _marks(result: PlanResult, c: Candidate) -> str:
-    """``c``'s roles: "best", "frontier", "all-cloud", comma-separated, or ``""``."""
+    """``c``'s roles: "best", "frontier", "carbon frontier", "all-cloud", comma-separated, or
+    ``""``."""
     found = [
         ("best", _key(c) == _key(result.best)),
         ("frontier", _key(c) in {_key(f) for f in result.frontier}),
+        ("carbon frontier", _key(c) in {_key(f) for f in result.carbon_frontier or ()}),
         ("all-cloud", _key(c) == (0, 0)),
     ]
     return ", ".join(label for label, yes in found if yes)
@@ -57,9 +60,11 @@ def _shown(result: PlanResult) -> list[Candidate]:
 
 def candidates_table(result: PlanResult) -> Table:
     """Every candidate with its cost statistics, shares and marks (and, with downtime, the
-    share of its GPUs in service); the best row highlighted."""
+    share of its GPUs in service; in a plan that counts carbon, its mean emissions); the best
+    row highlighted."""
     rows = _shown(result)
     up = ("GPUs in service",) if result.downtime else ()
+    up += ("Carbon mean [t CO2e]",) if result.counts_carbon else ()
     headers = (
         "Servers",
         "Reserved",
@@ -82,13 +87,35 @@ def candidates_table(result: PlanResult) -> Table:
             fmt_share(c.share_owned),
             fmt_share(c.owned_utilisation),
             fmt_share(c.prob_cheaper_than_cloud),
-            *((f"{c.availability * 100:.5g} %",) if up else ()),
+            *((f"{c.availability * 100:.5g} %",) if result.downtime else ()),
+            *((_tonnes(c),) if result.counts_carbon else ()),
             _marks(result, c),
         )
         for c in rows
     )
     best = tuple(_key(c) == _key(result.best) for c in rows)
     return Table(headers, cells, (True,) * (10 + len(up)) + (False,), best)
+
+
+def _tonnes(c: Candidate) -> str:
+    return "unknown" if c.carbon is None else f"{c.carbon.mean:,.1f}"
+
+
+def _carbon_rows(result: PlanResult) -> tuple[tuple[str, str], ...]:
+    """The best plan's emissions and the carbon frontier's size; none without carbon."""
+    if not result.counts_carbon:
+        return ()
+    c = result.best.carbon
+    if c is None:
+        return (("Emissions", "unknown (see the warnings)"),)
+    band = f"{c.p10:,.1f} / {c.p50:,.1f} / {c.p90:,.1f}"
+    front = f"{len(result.carbon_frontier)} of {len(result.candidates)} candidates"
+    return (
+        ("Emissions mean [t CO2e]", f"{c.mean:,.1f}"),
+        ("Emissions P10 / P50 / P90 [t CO2e]", band),
+        ("Emissions per unit of work [g CO2e]", f"{c.per_unit:,.4g}"),
+        ("Carbon frontier (cost against carbon)", front),
+    )
 
 
 def best_plan_table(result: PlanResult) -> Table:
@@ -106,20 +133,23 @@ def best_plan_table(result: PlanResult) -> Table:
         ("Utilisation of the owned servers", fmt_share(b.owned_utilisation)),
         ("Chosen by", _OBJECTIVES.get(result.objective, result.objective)),
         ("Frontier", f"{len(result.frontier)} of {len(result.candidates)} candidates"),
+        *_carbon_rows(result),
     )
     return Table(("Figure", "Value"), rows, (False, True))
 
 
 def candidate_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
     """One value per candidate, in ``result.candidates`` order: the columns of
-    :meth:`~costmodel.plan_result.PlanResult.columns` and the ``best`` and ``frontier`` flags as
-    ``bool``."""
+    :meth:`~costmodel.plan_result.PlanResult.columns` and the ``best``, ``frontier`` (and in a
+    plan that counts carbon ``carbon_frontier``) flags as ``bool``."""
     cs = result.candidates
     frontier = {_key(f) for f in result.frontier}
+    green = {_key(f) for f in result.carbon_frontier or ()}
     return [
         *result.columns(),
         ("best", [_key(c) == _key(result.best) for c in cs]),
         ("frontier", [_key(c) in frontier for c in cs]),
+        *([("carbon_frontier", [_key(c) in green for c in cs])] if result.counts_carbon else []),
     ]
 
 
@@ -166,4 +196,11 @@ def plan_summary_items(result: PlanResult) -> list[tuple[str, Any]]:
         ("candidates_count", len(result.candidates)),
         ("frontier_count", len(result.frontier)),
     ]
+    if result.counts_carbon:
+        known = result.best.carbon is not None
+        items += [
+            (f"best_carbon_t_{s}", getattr(b.carbon, s) if known else None)
+            for s in ("mean", "p10", "p50", "p90")
+        ]
+        items.append(("carbon_frontier_count", len(result.carbon_frontier or ())))
     return items + run_items(result)
