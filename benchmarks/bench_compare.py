@@ -3,8 +3,9 @@ not a timed test).
 
 For each comparison it prints the median wall time [s] over ``--repeats`` runs of
 
-- ``cold``: in this process, every option resolved anew (the resolution cache cleared), as the
-  first request of a server process or a command line run finds it;
+- ``cold``: in this process, every option resolved anew (the resolution caches cleared, the
+  options' carbon inputs among them), as the first request of a server process or a command
+  line run finds it;
 - ``warm``: in this process, the options already resolved (a server's later requests);
 - ``process``: the whole ``costmodel compare ... --format json`` command in a new Python
   process (start-up, catalog, resolution, evaluation, JSON), with ``--process``;
@@ -41,6 +42,12 @@ CASES = (
                                "output_tokens": 500},
      ["--model", "llama-3.1-8b", "--input-tokens", "5000", "--output-tokens", "500"]),
 )  # fmt: skip
+
+
+def _cleared() -> None:
+    """Forget every resolved option and its carbon inputs."""
+    compare_module._resolved.cache_clear()
+    compare_module._carbons.cache_clear()
 
 
 def _timed(run, repeats: int, before=lambda: None) -> list[float]:
@@ -81,7 +88,7 @@ def main() -> None:
             t = compare(request, catalog).timings
             shares.append(t["resolve_s"] / t["total_s"])
 
-        cold = _timed(run, args.repeats, compare_module._resolved.cache_clear)
+        cold = _timed(run, args.repeats, _cleared)
         share = statistics.median(shares)
         warm = _timed(run, args.repeats)
         whole = f"{_process(flags, args.samples, args.repeats):13.3f}" if args.process else ""

@@ -530,6 +530,8 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
     console.print(fitted_table(_compare_columns(result, shown), console))
     if any(from_peaks(o) for o in shown):
         console.print(words.peaks_note, highlight=False)
+    if any(o.carbon is None for o in shown):
+        console.print(words.unknown_carbon_note, highlight=False)
     if limit is not None and len(result.options) > limit:
         console.print(f"({len(result.options) - limit} more; --top 0 shows all)")
     console.print()
@@ -537,6 +539,8 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
         console.print(line, highlight=False)
     if words.left_out:
         console.print(words.left_out, highlight=False)
+    if words.carbon_note:
+        console.print(words.carbon_note, markup=False, highlight=False)
     notes = [f"{len(result.options)} options"]
     if result.request.min_memory_gb is not None:
         notes.append(f"{result.left_out_by_min_memory} left out by --min-memory")
@@ -574,7 +578,12 @@ def _compare_columns(result: Comparison, shown: list) -> list[Column]:
         Column(
             f"P10–P90\n[{unit}]",
             [f"{fmt_unit_cost(o.cost.p10)}–{fmt_unit_cost(o.cost.p90)}" for o in shown],
-            priority=1,
+            priority=2,
+        ),
+        Column(
+            "CO2e\nP50",
+            [fmt_grams(o.carbon and o.carbon.p50) for o in shown],
+            priority=0 if result.request.sort == "carbon" else 1,
         ),
         Column("Price", [_option_price(o) for o in shown], priority=2),
     ]
@@ -604,19 +613,22 @@ COMPARE_COLUMNS = (
     "price_usd", "price_source", "warnings",
 )  # fmt: skip
 SERVING_COLUMNS = ("unit", "tokens_per_s_per_gpu", "source_id", "source_as_of", "source")
+#: The last columns: each option's emissions [g CO2e/unit of work], empty when not known.
+CARBON_COLUMNS = ("carbon_g_p10", "carbon_g_p50", "carbon_g_p90")
 
 
 def compare_csv(result: Comparison) -> str:
-    """One row per option, cheapest first: costs [USD/unit of work] to 6 significant figures,
-    warnings as ``;``-separated codes; by model also the unit (``million_tokens``), the
-    measured serving throughput [tokens/s per GPU] and the serving row or API offer each
-    option rests on (an API has no GPU: empty cells). Text cells never start a formula."""
+    """One row per option in the ranking's order: costs [USD/unit of work] to 6 significant
+    figures, warnings as ``;``-separated codes; by model also the unit (``million_tokens``),
+    the measured serving throughput [tokens/s per GPU] and the serving row or API offer each
+    option rests on (an API has no GPU: empty cells); last the emissions [g CO2e/unit of
+    work] (empty when not known). Text cells never start a formula."""
     from costmodel.present.formatting import text_cell
 
     by_model = result.model is not None
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COMPARE_COLUMNS + (SERVING_COLUMNS if by_model else ()))
+    writer.writerow(COMPARE_COLUMNS + (SERVING_COLUMNS if by_model else ()) + CARBON_COLUMNS)
     for rank, o in enumerate(result.options, start=1):
         row = [
             rank,
@@ -634,5 +646,7 @@ def compare_csv(result: Comparison) -> str:
             speed = o.tokens_per_s_per_gpu
             cited = (o.source.id, o.source.as_of, o.source.source) if o.source else ("",) * 3
             row += [result.unit, "" if speed is None else f"{speed:.6g}", *map(text_cell, cited)]
+        g = o.carbon
+        row += ("",) * 3 if g is None else [f"{v:.6g}" for v in (g.p10, g.p50, g.p90)]
         writer.writerow(row)
     return out.getvalue()

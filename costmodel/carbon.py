@@ -49,9 +49,11 @@ __all__ = [
     "Emissions",
     "carbon_values",
     "emissions",
+    "owned_emissions",
     "priced_cumulative",
     "priced_gap",
     "priced_lines",
+    "rented_emissions",
 ]
 
 #: Hours in a year [h], the unit of a provider's service life.
@@ -70,6 +72,13 @@ class CarbonLine:
     def kg(self, u: float) -> Value:
         """Emissions at utilisation ``u`` [kg CO2e]."""
         return self.at_zero + self.per_u * u
+
+    def per_unit(self, cap: Value, horizon: int) -> CarbonLine:
+        """The line per unit of capacity: divided by 730 * H * ``cap`` [units of work/hour]
+        (the work done over the horizon at u = 1), so that ``kg(u) / u`` is the emissions per
+        unit of work [kg CO2e/unit], as :meth:`~costmodel.cashflows.BuyLine.per_unit`."""
+        scale = HOURS_PER_MONTH * horizon * np.asarray(cap)
+        return CarbonLine(self.at_zero / scale, self.per_u / scale)
 
 
 @dataclass(frozen=True)
@@ -115,47 +124,104 @@ def carbon_values(inputs: ModelInputs) -> dict[str, Value]:
     return {name: d.ppf(q[name]) if name in q else d.support()[0] for name, d in dists.items()}
 
 
+def _owned_rates(b: BuyDraws, values: dict[str, Value], life_years: float, h: int) -> tuple:
+    """The owned build's embodied share over ``h`` months [kg CO2e] and its month-1
+    emissions at u = 0 and per unit of u [kg CO2e/month], with their annual change."""
+    kw_idle, kw_per_u = owned_power_kw(b)
+    per_kw = HOURS_PER_MONTH * b.pue * values["buy.grid"] / G_PER_KG  # [kg/(kW*month)]
+    embodied = values["buy.embodied_kg_co2e"] * min(1.0, h / (12 * life_years))
+    return embodied, kw_idle * per_kw, kw_per_u * per_kw, values["buy.grid_annual_change"]
+
+
+def _rented_rates(
+    r: RentDraws, values: dict[str, Value], own: Value, inst: Value, life_years: float
+) -> tuple:
+    """A rented instance's month-1 power emissions and flat embodied share per unit of u
+    [kg CO2e/month], and the power's annual change, on the throughputs ``own`` and ``inst``."""
+    full = instance_hours(r, own, inst)
+    power = values["rent.power_kw"] * values["rent.pue"] * values["rent.grid"] / G_PER_KG
+    embodied = full * values["rent.embodied_kg_co2e"] / (life_years * HOURS_PER_YEAR)
+    return full * power, values["rent.grid_annual_change"], embodied
+
+
+def _api_rate(values: dict[str, Value], own: Value) -> Value:
+    """The API's month-1 emissions per unit of u [kg CO2e/month]: the M tokens it serves a
+    month at u = 1 times its g per M tokens."""
+    return HOURS_PER_MONTH * own * values["api.g_co2e_per_mtok"] / G_PER_KG
+
+
 def _rates(inputs: ModelInputs, values: dict[str, Value], own: Value, inst: Value) -> _Rates:
     """The month-1 emissions of each side for the draws ``values`` (carbon inputs included),
     with ``own`` and ``inst`` the throughputs [units of work/hour] of the build and an
     instance."""
     c, h = inputs.carbon, inputs.horizon_months
     b = BuyDraws.sampled(inputs.buy, values)
-    kw_idle, kw_per_u = owned_power_kw(b)
-    per_kw = HOURS_PER_MONTH * b.pue * values["buy.grid"] / G_PER_KG  # [kg/(kW*month)]
-    full = instance_hours(RentDraws.sampled(inputs.rent, values), own, inst)
-    power = values["rent.power_kw"] * values["rent.pue"] * values["rent.grid"] / G_PER_KG
-    life_hours = c.provider_service_life_years * HOURS_PER_YEAR
-    api = None
-    if c.api is not None:  # M tokens a month at u = 1 times g per M tokens
-        api = HOURS_PER_MONTH * own * values["api.g_co2e_per_mtok"] / G_PER_KG
+    embodied, idle, per_u, change = _owned_rates(b, values, c.service_life_years, h)
+    r = RentDraws.sampled(inputs.rent, values)
+    power, rented_change, rented_embodied = _rented_rates(
+        r, values, own, inst, c.provider_service_life_years
+    )
     return _Rates(
-        owned_embodied=values["buy.embodied_kg_co2e"] * min(1.0, h / (12 * c.service_life_years)),
-        owned_idle=kw_idle * per_kw,
-        owned_per_u=kw_per_u * per_kw,
-        owned_change=values["buy.grid_annual_change"],
-        rented_power=full * power,
-        rented_change=values["rent.grid_annual_change"],
-        rented_embodied=full * values["rent.embodied_kg_co2e"] / life_hours,
-        api=api,
+        owned_embodied=embodied,
+        owned_idle=idle,
+        owned_per_u=per_u,
+        owned_change=change,
+        rented_power=power,
+        rented_change=rented_change,
+        rented_embodied=rented_embodied,
+        api=None if c.api is None else _api_rate(values, own),
         price=values["carbon.usd_per_tonne"] / KG_PER_TONNE,
     )
+
+
+def owned_emissions(
+    b: BuyDraws, values: dict[str, Value], life_years: float, horizon: int
+) -> CarbonLine:
+    """The owned build's emissions over ``horizon`` months [kg CO2e] for the draws ``values``
+    (its ``buy.*`` carbon inputs among them), ``life_years`` its service life [year]:
+    operational sum_m kW(u)*730*PUE*I_own*(1+g_I)^((m-1)/12)/1000 plus the embodied share."""
+    embodied, idle, per_u, change = _owned_rates(b, values, life_years, horizon)
+    grow = growth_sum(change, 0.0, horizon)  # sum_m (1+g)^((m-1)/12), undiscounted
+    return CarbonLine(idle * grow + embodied, per_u * grow)
+
+
+def rented_emissions(
+    r: RentDraws,
+    values: dict[str, Value],
+    own: Value,
+    inst: Value,
+    life_years: float,
+    horizon: int,
+) -> CarbonLine:
+    """A rented instance's emissions over ``horizon`` months [kg CO2e] for the draws
+    ``values`` (its ``rent.*`` carbon inputs among them), doing the work of a build of
+    throughput ``own`` on instances of ``inst`` [units of work/hour]; ``life_years`` the
+    provider's service life [year]. Through the origin: only the hours used emit."""
+    power, change, embodied = _rented_rates(r, values, own, inst, life_years)
+    return CarbonLine(0.0, power * growth_sum(change, 0.0, horizon) + embodied * horizon)
 
 
 def emissions(inputs: ModelInputs, values: dict[str, Value], lines: Lines) -> Emissions | None:
     """Every side's emissions line [kg CO2e] for the draws ``values`` (the cost inputs'; the
     carbon inputs are drawn here when carbon has no price), on the throughputs of ``lines``;
     ``None`` without carbon inputs."""
-    if inputs.carbon is None:
+    c = inputs.carbon
+    if c is None:
         return None
     h = inputs.horizon_months
-    r = _rates(inputs, {**values, **carbon_values(inputs)}, lines.own, lines.instance)
-    owned = growth_sum(r.owned_change, 0.0, h)  # sum_m (1+g)^((m-1)/12), undiscounted
-    rented = growth_sum(r.rented_change, 0.0, h)
+    values = {**values, **carbon_values(inputs)}
+    api = None if c.api is None else CarbonLine(0.0, _api_rate(values, lines.own) * h)
     return Emissions(
-        buy=CarbonLine(r.owned_idle * owned + r.owned_embodied, r.owned_per_u * owned),
-        rent=CarbonLine(0.0, r.rented_power * rented + r.rented_embodied * h),
-        api=None if r.api is None else CarbonLine(0.0, r.api * h),
+        buy=owned_emissions(BuyDraws.sampled(inputs.buy, values), values, c.service_life_years, h),
+        rent=rented_emissions(
+            RentDraws.sampled(inputs.rent, values),
+            values,
+            lines.own,
+            lines.instance,
+            c.provider_service_life_years,
+            h,
+        ),
+        api=api,
     )
 
 

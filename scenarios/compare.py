@@ -29,9 +29,22 @@ Cost is per unit of work done at utilisation u [USD/unit]:
   tokens an hour at the blended price p_api (:meth:`~costmodel.cashflows.ApiDraws.as_rented`):
   ``p_api * sum_m (1 + g_api)^((m - 1)/12) / H``, the same at every u.
 
+Beside its cost, each option's emissions per unit of work [g CO2e/unit] at u, from the same
+carbon inputs and engine lines as a scenario's (:func:`scenarios.emissions.side_carbon`,
+:mod:`costmodel.carbon`), undiscounted:
+
+- owned: ``E_buy(u) / (u * 730 * H * T_own)``, the build's operational carbon on the request's
+  ``grid`` (a catalog grid id, default the US average) at its PUE plus its embodied carbon's
+  share of the service life;
+- rented: ``E_rent(u) / (u * 730 * H * T_inst)``, the instance's power at its provider's PUE on
+  its region's grid plus its share of the host's embodied carbon, for the hours used (the same
+  at every u);
+- an API offer: unknown (its provider publishes none), never zero.
+
 Every option is evaluated on the same draws of the default uncertainty (:data:`UNCERTAINTY`,
 and :data:`API_UNCERTAINTY` for the API offers; triangular around each catalog value) and given
-as P10, P50 and P90, undiscounted and before tax. Options are ranked by P50, cheapest first. The
+as P10, P50 and P90, undiscounted and before tax. Options are ranked by P50 cost, cheapest first
+(or with ``sort="carbon"`` by P50 carbon, lowest first, the unknown last). The
 break-even utilisation between the cheapest owned and the cheapest rented option (and, by model,
 the cheapest API offer) is found draw by draw from their lines, each per unit of throughput.
 
@@ -66,6 +79,7 @@ from marshmallow import (
 )
 
 from costmodel.api_price import blended_price
+from costmodel.carbon import G_PER_KG, CarbonLine, owned_emissions, rented_emissions
 from costmodel.cashflows import (
     ApiDraws,
     BuyDraws,
@@ -82,6 +96,7 @@ from costmodel.inputs import (
     MAX_SAMPLES,
     ApiInputs,
     BuyInputs,
+    CarbonInputs,
     ModelInputs,
     RentInputs,
     input_fields,
@@ -100,10 +115,12 @@ from pricing import (
     ServingThroughput,
     load_catalog,
 )
+from pricing.carbon import GridIntensity
 from pricing.serving import gpus_with_rows
 from pricing.vocabulary import GPU_LIMITS, SERVING_LIMITS, TIERS
 
 from .advice import WEIGHTS_SHARE, Question, advise
+from .emissions import DEFAULT_GRID, side_carbon
 from .errors import ScenarioError, flatten_messages
 from .schema import ApiSchema, BoundRange, BuySchema, RentSchema, UtilisationFloor
 from .sides import Hosted, Inference, Owned, Rented, Work, hosted, owned, rented, work
@@ -111,6 +128,7 @@ from .sides import Hosted, Inference, Owned, Rented, Work, hosted, owned, rented
 __all__ = [
     "API_UNCERTAINTY",
     "GPU_COUNTS",
+    "SORTS",
     "UNCERTAINTY",
     "Citation",
     "CompareRequest",
@@ -118,8 +136,10 @@ __all__ = [
     "Comparison",
     "ComparisonSchema",
     "Cost",
+    "Grams",
     "LeftOut",
     "Option",
+    "OwnedGrid",
     "ServedModel",
     "Unserved",
     "Wording",
@@ -162,10 +182,16 @@ PER_TOKEN = "per_token"
 TRAINING_PRECISION = "fp16"
 #: The units of work: training (no model) and serving a model.
 TRAINING_UNIT, SERVING_UNIT = "reference_gpu_hour", "million_tokens"
+#: What the options can be ranked by: P50 cost per unit of work (the default), or P50 carbon.
+SORTS = ("cost", "carbon")
 
 _HORIZON = input_fields(ModelInputs)["horizon_months"].metadata["bound"]
 _SEED = input_fields(ModelInputs)["seed"].metadata["bound"]
 _MEMORY = GPU_LIMITS["memory_gb"]
+#: The service lives embodied carbon is spread over [year]: the owned build's and a provider's
+#: host's, the scenario format's defaults.
+_LIFE = input_fields(CarbonInputs)["service_life_years"].default
+_PROVIDER_LIFE = input_fields(CarbonInputs)["provider_service_life_years"].default
 #: The request keys of a comparison by model (of inference work).
 _SERVING_KEYS = ("model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user")
 #: Why an option of a comparison by model is left out without being resolved.
@@ -195,6 +221,9 @@ class CompareRequest:
         input_tokens, output_tokens: tokens per request of the model's work [tokens].
         min_tokens_per_s_per_user: only serving measurements that serve each request at least
             this fast [tokens/s]; ``None``: any.
+        grid: catalog grid id of the owned options' electricity (default the US average).
+        sort: ``"cost"`` (P50 cost, cheapest first) or ``"carbon"`` (P50 carbon, lowest first,
+            the options of unknown carbon last).
     """
 
     utilisation: float
@@ -208,6 +237,8 @@ class CompareRequest:
     input_tokens: int = DEFAULT_TOKENS
     output_tokens: int = DEFAULT_TOKENS
     min_tokens_per_s_per_user: float | None = None
+    grid: str = DEFAULT_GRID
+    sort: str = SORTS[0]
 
     @property
     def unit(self) -> str:
@@ -301,6 +332,25 @@ class CompareSchema(Schema):
         },
     )
 
+    grid = fields.String(
+        load_default=DEFAULT_GRID,
+        validate=validate.Length(min=1, max=100),
+        metadata={
+            "description": "catalog grid id of the owned options' electricity, for their "
+            "carbon: a country (US), a US eGRID subregion (CAMX) or a cloud region "
+            "(aws/us-east-1); rented options use their region's",
+            "example": "US",
+        },
+    )
+    sort = fields.String(
+        load_default=SORTS[0],
+        validate=validate.OneOf(SORTS),
+        metadata={
+            "description": "rank by P50 cost (cheapest first) or P50 carbon (lowest first, "
+            "the options of unknown carbon last)"
+        },
+    )
+
     @validates_schema(pass_original=True)
     def _kind(self, data: dict, original: Any, **kwargs: Any) -> None:
         """The serving keys need a model, and each kind of work has its own precisions."""
@@ -359,6 +409,25 @@ class Cost:
 
 
 @dataclass(frozen=True)
+class Grams:
+    """Emissions per unit of work [g CO2e/unit]: P10, P50, P90."""
+
+    p10: float
+    p50: float
+    p90: float
+
+
+@dataclass(frozen=True)
+class OwnedGrid:
+    """The grid the owned options' electricity comes from: catalog ``id``, ``name`` and its
+    carbon intensity [g CO2e/kWh]."""
+
+    id: str
+    name: str
+    g_co2e_per_kwh: float
+
+
+@dataclass(frozen=True)
 class Citation:
     """What an option of a comparison by model rests on: the serving row (owned and rented)
     or the API offer, by catalog ``id``, its date ``as_of`` and its ``source``."""
@@ -385,6 +454,8 @@ class Option:
         warnings: the buyer's-guide advice about this option.
         tokens_per_s_per_gpu: the measured serving throughput [tokens/s per GPU] (owned and
             rented, by model). source: the serving row or API offer (by model).
+        carbon: P10/P50/P90 emissions [g CO2e/unit of work]; ``None`` when not known (an API
+            offer: not published), never zero.
     """
 
     id: str
@@ -400,6 +471,7 @@ class Option:
     unit: str = TRAINING_UNIT
     tokens_per_s_per_gpu: float | None = None
     source: Citation | None = None
+    carbon: Grams | None = None
 
     @property
     def cost_per_reference_gpu_hour(self) -> Cost:
@@ -449,7 +521,9 @@ class Comparison:
 
     ``unit`` is the request's; ``model``, ``cheapest_api``, ``breakeven_vs_api`` (between the
     cheapest owned option and the cheapest API offer) and ``unserved`` are for a comparison by
-    model, ``None`` otherwise.
+    model, ``None`` otherwise. The cheapest options and the break-evens are by cost whatever
+    the request's ``sort``. ``grid`` is the owned options' (``None``: a catalog without grid
+    intensities, every option's carbon unknown).
     """
 
     request: CompareRequest
@@ -466,6 +540,7 @@ class Comparison:
     cheapest_api: Option | None = None
     breakeven_vs_api: Breakeven | None = None
     unserved: Unserved | None = None
+    grid: OwnedGrid | None = None
     timings: Mapping[str, float] = field(default_factory=dict, compare=False)
 
     @property
@@ -493,6 +568,13 @@ PEAKS_NOTE = (
 )
 
 
+#: The footnote to the dash of an option whose carbon is not known.
+UNKNOWN_CARBON_NOTE = (
+    "— carbon not published: the provider gives no emissions per unit of work, so none is "
+    "counted (never zero) and the option ranks last by carbon."
+)
+
+
 def option_name(o: Option) -> str:
     """ "4 x rtx-4090" (owned: GPUs per server and the GPU), or the instance or API offer id."""
     return f"{o.gpu_count} x {o.id}" if o.side == "buy" else o.id
@@ -513,13 +595,18 @@ class Wording:
     """The sentences of a comparison, written once: ``heading`` (what was compared and how),
     ``summary`` (the cheapest option of each side and the break-evens, one line each),
     ``peaks_note`` (the footnote to the dagger of options whose speed is from peak ratios,
-    shown under a table that has one) and ``left_out`` (by model: the options without a
-    measurement or too small for the weights, ``""`` when none is)."""
+    shown under a table that has one), ``left_out`` (by model: the options without a
+    measurement or too small for the weights, ``""`` when none is), ``carbon_note`` (what the
+    carbon column counts, ``""`` when no option's carbon is known) and
+    ``unknown_carbon_note`` (the footnote to the dash of an option of unknown carbon, shown
+    under a table that has one)."""
 
     heading: str
     summary: tuple[str, ...]
     peaks_note: str = PEAKS_NOTE
     left_out: str = ""
+    carbon_note: str = ""
+    unknown_carbon_note: str = UNKNOWN_CARBON_NOTE
 
 
 def _heading(result: Comparison) -> str:
@@ -529,6 +616,8 @@ def _heading(result: Comparison) -> str:
     tier = f", {r.tier} instances" if r.tier else ""
     memory = f", at least {r.min_memory_gb:g} GB" if r.min_memory_gb is not None else ""
     run = f"samples {r.samples:,}, seed {r.seed}, catalog {result.catalog.version}"
+    if r.sort == "carbon":
+        run = f"lowest carbon first; {run}"
     at = f"at {fmt_utilisation(r.utilisation)} utilisation"
     if result.model is None:
         return (
@@ -540,6 +629,22 @@ def _heading(result: Comparison) -> str:
         f"Cost per M tokens of {result.model.name} ({r.precision}) {at} ({r.input_tokens:,} "
         f"input / {r.output_tokens:,} output tokens per request{floor and ', ' + floor}, "
         f"{r.horizon_months} months{tier}{memory}; {run})"
+    )
+
+
+def _carbon_words(result: Comparison) -> str:
+    """What the carbon column counts, in one sentence; ``""`` when no option's is known."""
+    g = result.grid
+    if g is None or all(o.carbon is None for o in result.options):
+        return ""
+    from costmodel.present.formatting import UNIT_WORDS, fmt_utilisation
+
+    return (
+        f"Carbon [g CO2e per {UNIT_WORDS[result.unit]}] at "
+        f"{fmt_utilisation(result.request.utilisation)} utilisation: owned on grid {g.id} "
+        f"({g.name}, {g.g_co2e_per_kwh:g} g/kWh) at the build's PUE, with its embodied carbon "
+        f"spread over {_LIFE:g} years; rented on the instance's region grid at the provider's "
+        f"PUE, with its share of the host's embodied carbon over {_PROVIDER_LIFE:g} years."
     )
 
 
@@ -612,7 +717,12 @@ def wording(result: Comparison) -> Wording:
         lines.append(_breakeven_line("of the cheapest owned against the cheapest rented", be))
     if api is not None:
         lines.append(_breakeven_line("of the cheapest owned against the cheapest API", api))
-    return Wording(_heading(result), tuple(lines), left_out=_unserved_words(result))
+    return Wording(
+        _heading(result),
+        tuple(lines),
+        left_out=_unserved_words(result),
+        carbon_note=_carbon_words(result),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -712,12 +822,24 @@ def _work(r: CompareRequest, catalog: Catalog) -> Work:
     )
 
 
+def _grid(r: CompareRequest, catalog: Catalog) -> GridIntensity | None:
+    """The owned options' grid; ``None`` for a catalog without grid intensities. A
+    :class:`ScenarioError` at ``grid`` for an unknown id, naming the closest ids."""
+    if not catalog.grids:
+        return None
+    try:
+        return catalog.grid(r.grid)
+    except CatalogError as exc:
+        raise ScenarioError(None, [{"path": "grid", "message": exc.problem}]) from None
+
+
 def option_count(request: CompareRequest, catalog: Catalog) -> int:
     """How many options :func:`compare` evaluates or rules out for ``request`` [count]: the
     candidates of the tier and memory asked for, less those a comparison by model leaves out
     unresolved; known without resolving any. Raises :class:`ScenarioError` as
     :func:`compare` does."""
     w = _work(request, catalog)
+    _grid(request, catalog)
     measured = _measured(w)
     return sum(
         1
@@ -776,6 +898,46 @@ def _resolved(
     for c in _candidates(catalog, counts, w):
         out.append((c, _skipped(c, w, measured) or _resolve(c, w, basis.horizon_months)))
     return tuple(out)
+
+
+#: An option's carbon inputs by key path (``"buy.grid"``), the catalog's fixed figures.
+_Carbon = Mapping[str, float] | None
+
+
+def _carbon_of(r: _Resolved | LeftOut | str, catalog: Catalog, grid: str) -> _Carbon:
+    """A resolved owned or rented option's carbon inputs, the owned on ``grid``; ``None``
+    for an API offer (not published), for an option not resolved, and for one the catalog
+    lacks a carbon figure of."""
+    if not isinstance(r, _Resolved) or isinstance(r.side, Hosted):
+        return None
+    try:
+        found = side_carbon(r.side, catalog, grid)
+    except ScenarioError:
+        return None
+    path = r.side.path
+    return MappingProxyType(draws_at({f"{path}.{k}": v for k, v in vars(found).items()}, {}))
+
+
+@functools.lru_cache(maxsize=8)
+def _carbons(
+    catalog: Catalog, basis: CompareRequest, counts: tuple[int, ...], day: dt.date, grid: str
+) -> tuple[_Carbon, ...]:
+    """Each option's carbon inputs (:func:`_carbon_of`), in the order of :func:`_resolved`,
+    kept as it is (the owned options' for a few grids)."""
+    return tuple(_carbon_of(r, catalog, grid) for _, r in _resolved(catalog, basis, counts, day))
+
+
+def _candidates_asked(
+    catalog: Catalog, request: CompareRequest, counts: tuple[int, ...], carbon: bool
+) -> list[tuple[_Candidate, _Resolved | LeftOut | str, _Carbon]]:
+    """The options of the tier asked for, each resolved (:func:`_resolved`) and with its
+    carbon inputs (:func:`_carbons`; none without ``carbon``)."""
+    basis, day = _basis(request), dt.date.today()
+    resolved = _resolved(catalog, basis, counts, day)
+    carbons = (
+        _carbons(catalog, basis, counts, day, request.grid) if carbon else (None,) * len(resolved)
+    )
+    return [(c, r, k) for (c, r), k in zip(resolved, carbons, strict=True) if _asked(c, request)]
 
 
 def _basis(r: CompareRequest) -> CompareRequest:
@@ -845,21 +1007,43 @@ def _blended(api: ApiInputs) -> float:
 _PRICE_KEYS = {"buy": "gpu_price_usd", "rent": "price_usd_per_hour", "api": "input_usd_per_mtok"}
 
 
-def _unit_line(side: Owned | Rented | Hosted, inputs: _Inputs, values: dict, h: int):
+def _unit_lines(
+    side: Owned | Rented | Hosted, inputs: _Inputs, values: dict, h: int, carbon: _Carbon
+) -> tuple[BuyLine | RentLine, CarbonLine | None]:
     """The side's TCO line per unit of its capacity, TCO / (730 * H * T), undiscounted and
-    before tax (a comparison of hourly costs). Owned: the build; rented: one instance doing
-    the work, so a reservation is a reservation of one; an API: a rented "instance" doing one
-    unit an hour at its blended price (:meth:`~costmodel.cashflows.ApiDraws.as_rented`)."""
+    before tax (a comparison of hourly costs), and its emissions line [kg CO2e] per unit of
+    capacity likewise (``None`` without ``carbon``, its carbon inputs). Owned: the
+    build; rented: one instance doing the work, so a reservation is a reservation of one; an
+    API: a rented "instance" doing one unit an hour at its blended price
+    (:meth:`~costmodel.cashflows.ApiDraws.as_rented`)."""
     terms = Terms(h, 0.0, 0.0)
+    if carbon is not None:
+        values = {**values, **carbon}
     if isinstance(side, Owned):
         b = BuyDraws.sampled(inputs, values)
-        return buy_line(b, terms).per_unit(capacity(b), h)
+        t = capacity(b)
+        kg = carbon and owned_emissions(b, values, _LIFE, h)
+        return buy_line(b, terms).per_unit(t, h), kg and kg.per_unit(t, h)
     if isinstance(side, Rented):
         r = RentDraws.sampled(inputs, values)
     else:
         r = ApiDraws.sampled(inputs, values).as_rented()
     t = capacity(r)
-    return rent_line(r, t, t, terms).per_unit(t, h)
+    kg = carbon and rented_emissions(r, values, t, t, _PROVIDER_LIFE, h)
+    return rent_line(r, t, t, terms).per_unit(t, h), kg and kg.per_unit(t, h)
+
+
+def _grams(kg: CarbonLine | None, u: float, samples: int) -> Grams | None:
+    """Emissions per unit of work at ``u`` [g CO2e/unit] from the line per unit of capacity
+    ``kg``: kg(u) / u * 1000, P10/P50/P90 over the draws (one value when fixed)."""
+    if kg is None:
+        return None
+    g = np.asarray(kg.kg(u), dtype=float) / u * G_PER_KG
+    if g.ndim == 0:
+        return Grams(float(g), float(g), float(g))
+    out = np.empty(samples)
+    out[...] = g
+    return Grams(**percentiles(out))
 
 
 def _citation(side: Owned | Rented | Hosted) -> tuple[float | None, Citation | None]:
@@ -885,15 +1069,17 @@ def _evaluate(
     request: CompareRequest,
     q: Mapping[str, np.ndarray],
     spreads: Mapping[str, float],
+    carbon: _Carbon = None,
 ) -> _Evaluated:
-    """One option's cost per unit of work over the shared draws ``q``, with ``spreads`` of
-    uncertainty on the values the catalog gave (:func:`_unit_line`)."""
+    """One option's cost and carbon per unit of work over the shared draws ``q``, with
+    ``spreads`` of uncertainty on the values the catalog gave (:func:`_unit_lines`);
+    ``carbon`` its carbon inputs (``None``: unknown)."""
     side = resolved.side
     key = f"{side.path}.{_PRICE_KEYS[c.side]}"
     price = next(a for a in side.assumptions if a.key == key)
     inputs = _uncertain(side, spreads)
     values = draws_at({f"{side.path}.{k}": v for k, v in vars(inputs).items()}, q)
-    unit = _unit_line(side, inputs, values, request.horizon_months)
+    unit, kg = _unit_lines(side, inputs, values, request.horizon_months, carbon)
     u = request.utilisation
     cost = np.empty(request.samples)
     cost[...] = np.asarray(unit.tco(u), dtype=float) / u
@@ -912,6 +1098,7 @@ def _evaluate(
         unit=request.unit,
         tokens_per_s_per_gpu=throughput,
         source=source,
+        carbon=_grams(kg, u, request.samples),
     )
     return _Evaluated(option, unit)
 
@@ -931,6 +1118,13 @@ def _rank(e: _Evaluated) -> tuple:
     o = e.option
     pricing = PRICING_MODELS.index(o.pricing) if o.pricing in PRICING_MODELS else -1
     return (o.cost.p50, o.cost.p90, o.side, o.id, o.gpu_count or 0, pricing)
+
+
+def _by_carbon(e: _Evaluated) -> tuple:
+    """Lowest P50 carbon first, the options of unknown carbon last; ties by P90 carbon
+    (a stable sort of the cost ranking keeps the cheaper first)."""
+    g = e.option.carbon
+    return (True, 0.0, 0.0) if g is None else (False, g.p50, g.p90)
 
 
 def _unserved(
@@ -978,24 +1172,28 @@ def compare(
     (``engine_s``).
 
     Raises:
-        ScenarioError: an unknown model (the closest ids named), or a precision the catalog
-            does not measure the model at, at its key path.
+        ScenarioError: an unknown model or grid (the closest ids named), or a precision the
+            catalog does not measure the model at, at its key path.
     """
     catalog = catalog or load_catalog()
     start = time.perf_counter()
     w = _work(request, catalog)
-    served = _served(w)
-    request = replace(request, precision=w.precision, model=served and served.id)
+    served, grid = _served(w), _grid(request, catalog)
+    request = replace(
+        request,
+        precision=w.precision,
+        model=served and served.id,
+        grid=grid.id if grid else request.grid,
+    )
     if uncertainty is None:
         uncertainty = UNCERTAINTY if served is None else {**UNCERTAINTY, **API_UNCERTAINTY}
-    resolved = _resolved(catalog, _basis(request), tuple(counts), dt.date.today())
-    candidates = [(c, r) for c, r in resolved if _asked(c, request)]
-    kept = [(c, r) for c, r in candidates if _big_enough(c, request)]
+    candidates = _candidates_asked(catalog, request, tuple(counts), grid is not None)
+    kept = [(c, r, k) for c, r, k in candidates if _big_enough(c, request)]
     names = sorted(k for k, v in uncertainty.items() if v > 0)
     q = sample(names, request.samples, request.seed, "lhs").q if names else {}
     middle = time.perf_counter()
     evaluated = [
-        _evaluate(c, r, request, q, uncertainty) for c, r in kept if isinstance(r, _Resolved)
+        _evaluate(c, r, request, q, uncertainty, k) for c, r, k in kept if isinstance(r, _Resolved)
     ]
     resolve_s, engine_s = middle - start, time.perf_counter() - middle
     evaluated.sort(key=_rank)
@@ -1003,6 +1201,8 @@ def compare(
         side: next((e for e in evaluated if e.option.side == side), None)
         for side in ("buy", "rent", "api")
     }
+    if request.sort == "carbon":
+        evaluated.sort(key=_by_carbon)
     return Comparison(
         request=request,
         reference_gpu=catalog.reference_gpu,
@@ -1013,11 +1213,12 @@ def compare(
         cheapest_rent=best["rent"] and best["rent"].option,
         breakeven_utilisation=_breakeven(best["buy"], best["rent"], request.samples),
         left_out_by_min_memory=len(candidates) - len(kept),
-        ruled_out=tuple(r for _, r in kept if isinstance(r, LeftOut)),
+        ruled_out=tuple(r for _, r, _ in kept if isinstance(r, LeftOut)),
         model=served,
         cheapest_api=best["api"] and best["api"].option,
         breakeven_vs_api=_breakeven(best["buy"], best["api"], request.samples),
-        unserved=_unserved([(c, r) for c, r in kept if isinstance(r, str)], w, _measured(w)),
+        unserved=_unserved([(c, r) for c, r, _ in kept if isinstance(r, str)], w, _measured(w)),
+        grid=grid and OwnedGrid(grid.id, grid.name, grid.g_co2e_per_kwh),
         timings={
             "resolve_s": resolve_s,
             "engine_s": engine_s,
@@ -1040,6 +1241,22 @@ class CompareCostSchema(Schema):
     p10 = _money("10th percentile [USD/unit of work]")
     p50 = _money("median [USD/unit of work]; the options are ranked by it")
     p90 = _money("90th percentile [USD/unit of work]")
+
+
+class CompareCarbonSchema(Schema):
+    """Emissions per unit of work [g CO2e/unit] at the utilisation compared."""
+
+    p10 = _money("10th percentile [g CO2e/unit of work]")
+    p50 = _money("median [g CO2e/unit of work]; sort=carbon ranks the options by it")
+    p90 = _money("90th percentile [g CO2e/unit of work]")
+
+
+class OwnedGridSchema(Schema):
+    """The grid of the owned options' electricity."""
+
+    id = fields.String(required=True, metadata={"description": "catalog grid id"})
+    name = fields.String(required=True)
+    g_co2e_per_kwh = Number(metadata={"description": "carbon intensity [g CO2e/kWh]"})
 
 
 class CitationSchema(Schema):
@@ -1118,6 +1335,14 @@ class CompareOptionSchema(Schema):
     source = fields.Nested(
         CitationSchema, metadata={"description": "by model: the serving row or API offer"}
     )
+    carbon_per_unit = fields.Nested(
+        CompareCarbonSchema,
+        attribute="carbon",
+        metadata={
+            "description": "emissions [g CO2e/reference GPU-hour, or by model g CO2e/M "
+            "tokens]; absent when not known (an API offer: not published), never zero"
+        },
+    )
 
     @post_dump(pass_original=True)
     def _in_its_unit(self, data: dict, option: Option, **kwargs: Any) -> dict:
@@ -1126,7 +1351,7 @@ class CompareOptionSchema(Schema):
         training = option.unit == TRAINING_UNIT
         for key in _SERVING_OPTION_KEYS if training else _TRAINING_OPTION_KEYS:
             data.pop(key, None)
-        for key in ("gpu", "gpu_count", *_SERVING_OPTION_KEYS):
+        for key in ("gpu", "gpu_count", "carbon_per_unit", *_SERVING_OPTION_KEYS):
             if data.get(key, ()) is None:
                 data.pop(key)
         return data
@@ -1147,11 +1372,20 @@ class WordingSchema(Schema):
     left_out = fields.String(
         metadata={"description": "by model: the options without a measurement or too small"}
     )
+    carbon_note = fields.String(
+        metadata={"description": "what the carbon column counts (absent when no option's is "
+                  "known)"}
+    )  # fmt: skip
+    unknown_carbon_note = fields.String(
+        required=True,
+        metadata={"description": "the footnote to the — of an option of unknown carbon"},
+    )
 
     @post_dump
     def _drop_empty(self, data: dict, **kwargs: Any) -> dict:
-        if not data.get("left_out"):
-            data.pop("left_out", None)
+        for key in ("left_out", "carbon_note"):
+            if not data.get(key):
+                data.pop(key, None)
         return data
 
 
@@ -1204,7 +1438,8 @@ _TRAINING_ANSWER_KEYS = ("reference_gpu",)
 
 
 class ComparisonSchema(Schema):
-    """Every option ranked by P50 cost per unit of work, cheapest first."""
+    """Every option ranked by P50 cost per unit of work, cheapest first (or by P50 carbon,
+    lowest first, with ``sort: carbon``)."""
 
     request = fields.Nested(
         CompareSchema, required=True, metadata={"description": "the options, defaults filled in"}
@@ -1218,6 +1453,10 @@ class ComparisonSchema(Schema):
         metadata={"description": "training work: the GPU one reference GPU-hour is the work of"}
     )
     catalog = fields.Nested(CatalogRefSchema, required=True)
+    grid = fields.Nested(
+        OwnedGridSchema,
+        metadata={"description": "the owned options' grid (absent: a catalog without grids)"},
+    )
     uncertainty = fields.Dict(
         keys=fields.String(),
         values=fields.Float(),
@@ -1264,4 +1503,6 @@ class ComparisonSchema(Schema):
         drop = _SERVING_ANSWER_KEYS if result.model is None else _TRAINING_ANSWER_KEYS
         for key in drop:
             data.pop(key, None)
+        if result.grid is None:
+            data.pop("grid", None)
         return data

@@ -14,6 +14,7 @@ has no spares of its own (the fleet pools them): each pooled spare is the GPU's 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,7 @@ __all__ = [
     "Emitting",
     "emitting",
     "plan_emitting",
+    "side_carbon",
 ]
 
 #: The owned build's grid, and an inline instance's, when the document names none: the US
@@ -306,3 +308,25 @@ def plan_emitting(
         assumptions=(*(a for b in sides for a in b.notes), *notes, *api_notes),
         advice=_advice("burst.api", api, hosted is not None, inputs.priced),
     )
+
+
+def side_carbon(
+    side: Owned | Rented, catalog: Catalog, grid: str | None = None
+) -> OwnedCarbon | RentedCarbon:
+    """One side's carbon inputs resolved alone, as :func:`emitting` resolves a scenario's: an
+    owned build on ``grid`` (a catalog grid id, as if its block gave ``grid``; ``None``: its
+    block's or the default), a rented instance on its region's grid and PUE. Raises
+    :class:`ScenarioError` at the key paths of unknown grid ids, missing catalog figures and
+    values the engine rejects."""
+    if isinstance(side, Owned):
+        if grid is not None:
+            side = dataclasses.replace(side, block={**side.block, "grid": grid})
+        b = _owned(side, catalog)
+    else:
+        b = _rented(side, catalog)
+    if b.problems:
+        raise ScenarioError(None, b.problems)
+    try:
+        return b.cls(**b.values)
+    except InputError as exc:  # a catalog default out of range: named at its key
+        raise ScenarioError(None, [{"path": exc.path, "message": exc.message}]) from None

@@ -277,11 +277,13 @@ def test_the_shipped_catalog_is_compared_in_seconds():
     assert set(doc) == {
         "request", "reference_gpu", "catalog", "uncertainty", "options", "cheapest_buy",
         "cheapest_rent", "breakeven_utilisation", "left_out_by_min_memory", "ruled_out", "wording",
+        "grid",
     }  # fmt: skip
     first = doc["options"][0]
     assert set(first) == {
         "id", "side", "pricing", "gpu", "gpu_count", "cost_per_reference_gpu_hour", "price_usd",
         "price_source", "price_origin", "warnings", "name", "pricing_name", "from_peaks",
+        "carbon_per_unit",
     }  # fmt: skip
     assert {o["price_origin"] for o in doc["options"]} == {"catalog"}
     assert set(first["cost_per_reference_gpu_hour"]) == {"p10", "p50", "p90"}
@@ -341,6 +343,8 @@ def test_compare_prints_a_table_json_and_csv(capsys):
         (["-u", "0.5", "--horizon", "0"], "--horizon: Must be greater than or equal to 1"),
         (["-u", "0.5", "--min-memory", "0.1"], "--min-memory: Must be greater than or equal"),
         (["-u", "0.5", "--top", "-1"], "--top must be 0 (all) or more"),
+        (["-u", "0.5", "--grid", "usx"], "--grid: unknown grid id 'usx'; closest: US"),
+        (["-u", "0.5", "--sort", "co2"], "--sort: Must be one of: cost, carbon."),
     ],
 )
 def test_compare_bad_input_exits_2_naming_the_option(capsys, args, says):
@@ -385,7 +389,7 @@ def test_post_compare_answers_the_ranked_options(client):
     doc = answer.get_json()
     assert doc["request"] == {
         "utilisation": 0.5, "precision": "fp16", "horizon_months": 36, "min_memory_gb": None,
-        "tier": None, "samples": 100, "seed": 3,
+        "tier": None, "samples": 100, "seed": 3, "grid": "US", "sort": "cost",
     }  # fmt: skip
     assert doc["cheapest_buy"]["side"] == "buy" and doc["cheapest_rent"]["side"] == "rent"
     assert 0 < doc["breakeven_utilisation"]["p50"] < 1
@@ -407,6 +411,8 @@ def test_post_compare_answers_the_ranked_options(client):
         ({"utilisation": 0.5, "colour": "red"}, {"colour"}),
         ({"utilisation": "half"}, {"utilisation"}),
         ({"utilisation": 0.5, "samples": 10**6}, {"samples"}),  # over COSTMODEL_MAX_SAMPLES
+        ({"utilisation": 0.5, "sort": "co2", "grid": ""}, {"sort", "grid"}),
+        ({"utilisation": 0.5, "grid": "usx"}, {"grid"}),  # not in the catalog: closest named
     ],
 )
 def test_post_compare_bad_input_is_422_at_its_key_paths(client, body, paths):

@@ -1,14 +1,16 @@
 """The compare tab's model choice in a real headless Chromium (the machinery of
 ``test_web_browser``): choosing a model ranks the ways to serve it by cost per M tokens in the
 words of the API's answer, its serving options appear and are sent, a precision the catalog
-does not measure is refused beside its field, and "none" brings the training ranking back."""
+does not measure is refused beside its field, and "none" brings the training ranking back.
+Each option's carbon is in its column (a dash and the server's footnote for an API), and
+ranking by carbon on another grid sends both and shows the server's order."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from costmodel.present.formatting import fmt_unit_cost
+from costmodel.present.formatting import fmt_grams, fmt_unit_cost
 from tests.test_web_browser import Page, Server, _compare_requests, _only_this_origin, driver
 
 __all__ = ["driver"]  # the browser fixture, shared with the page's own browser test
@@ -30,6 +32,34 @@ def _sentence(answer: dict[str, Any]) -> str:
 
 def _shown(page: Page) -> list[bool]:
     return [page.by_id(f"compare-{slug}-field").is_displayed() for slug in SERVING]
+
+
+def _cells(page: Page, column: int) -> list[str]:
+    """The text of column ``column`` of every row of the ranking."""
+    return page.js(
+        "return [...document.querySelectorAll('#compare-table tbody tr')]"
+        f".map((r) => r.children[{column}].textContent)"
+    )
+
+
+def _carbon_shown(page: Page, answer: dict[str, Any]) -> None:
+    """Each shown option's P50 carbon in the page's format (a port of the reports': checked
+    on the answer's own values), a dash where not known, with the server's footnote and note."""
+    shown = answer["options"][: len(_cells(page, 5))]
+    values = [o["carbon_per_unit"]["p50"] if "carbon_per_unit" in o else None for o in shown]
+    values += [0, 0.52, 9.995, 99.95, 1234.5, 0.00001234]
+    formatted = page.d.execute_async_script(
+        """const [values, done] = arguments;
+        import("/assets/js/format.js").then((f) => done(values.map(f.fmtGrams)));""",
+        values,
+    )
+    assert formatted == [fmt_grams(v) for v in values]
+    assert _cells(page, 5) == formatted[: len(shown)]
+    unknown = page.by_id("compare-unknown-carbon")
+    assert unknown.is_displayed() == (None in values[: len(shown)])
+    if unknown.is_displayed():
+        assert page.text("compare-unknown-carbon") == answer["wording"]["unknown_carbon_note"]
+    assert page.text("compare-carbon") == answer["wording"]["carbon_note"]
 
 
 def _choose(page: Page, id_: str, value: str) -> None:
@@ -59,8 +89,8 @@ def test_compare_by_model_in_chromium(driver, tmp_path):
             ".map((c) => c.textContent)"
         )
         assert heads[3:] == [
-            "P50 [USD/M tokens]", "P10–P90 [USD/M tokens]", "Price", "Tokens/s per GPU",
-            "Measured or priced",
+            "P50 [USD/M tokens]", "P10–P90 [USD/M tokens]", "CO2e P50 [g/M tokens]", "Price",
+            "Tokens/s per GPU", "Measured or priced",
         ]  # fmt: skip
         first = page.js(
             "return [...document.querySelectorAll('#compare-table tbody tr:first-child > *')]"
@@ -69,12 +99,14 @@ def test_compare_by_model_in_chromium(driver, tmp_path):
         best = answer["options"][0]
         assert first[1] == best["name"]
         assert first[3] == fmt_unit_cost(best["cost_per_unit"]["p50"])
-        assert first[7] == f"{best['source']['id']} ({best['source']['as_of']})"
+        assert first[5] == fmt_grams(best["carbon_per_unit"]["p50"])
+        assert first[8] == f"{best['source']['id']} ({best['source']['as_of']})"
         tags = page.js(
             "return [...document.querySelectorAll('#compare-table .side-tag')]"
             ".map((c) => c.textContent)"
         )
         assert tags.count("API") == sum(o["side"] == "api" for o in answer["options"][:25])
+        _carbon_shown(page, answer)
         assert answer["wording"]["left_out"] in page.text("compare-notes")
         page.collect()
         assert json.loads(_compare_requests(page)[-1]["postData"]) == {
@@ -89,6 +121,28 @@ def test_compare_by_model_in_chromium(driver, tmp_path):
         assert page.text("compare-verdict") == _sentence(_answer(server, body))
         page.collect()
         assert json.loads(_compare_requests(page)[-1]["postData"]) == body
+
+        # Ranked by carbon on the French grid: the server's order, unknown carbon last.
+        _choose(page, "compare-sort", "carbon")
+        assert page.settled("compare") == "idle"
+        _choose(page, "compare-grid", "FR")
+        assert page.settled("compare") == "idle"
+        body = {"utilisation": 0.5, "model": MODEL, "input_tokens": 8192, "grid": "FR",
+                "sort": "carbon"}  # fmt: skip
+        page.collect()
+        assert json.loads(_compare_requests(page)[-1]["postData"]) == body
+        by_carbon = _answer(server, body)
+        page.by_id("compare-show-all").click()
+        page.wait(lambda: len(_cells(page, 1)) == len(by_carbon["options"]), "every option")
+        assert _cells(page, 1) == [o["name"] for o in by_carbon["options"]]
+        grams = _cells(page, 5)
+        assert grams[-1] == "—" and grams[0] != "—"  # the unknown (the APIs) last
+        assert "FR (France" in page.text("compare-carbon")
+        _carbon_shown(page, by_carbon)
+        _choose(page, "compare-sort", "")
+        assert page.settled("compare") == "idle"
+        _choose(page, "compare-grid", "")
+        assert page.settled("compare") == "idle"
 
         # A precision the catalog does not measure the model at: the API's error beside it.
         _choose(page, "compare-precision", "fp16")

@@ -304,12 +304,14 @@ def test_the_shipped_catalog_by_model_cites_every_option():
     assert set(doc) == {
         "request", "unit", "model", "catalog", "uncertainty", "options", "cheapest_buy",
         "cheapest_rent", "cheapest_api", "breakeven_utilisation", "breakeven_vs_api",
-        "left_out_by_min_memory", "left_out", "ruled_out", "wording",
+        "left_out_by_min_memory", "left_out", "ruled_out", "wording", "grid",
     }  # fmt: skip
     first = next(o for o in doc["options"] if o["side"] == "rent")
     assert "cost_per_unit" in first and "cost_per_reference_gpu_hour" not in first
+    assert first["carbon_per_unit"]["p50"] > 0
     api = next(o for o in doc["options"] if o["side"] == "api")
     assert "gpu" not in api and "tokens_per_s_per_gpu" not in api
+    assert "carbon_per_unit" not in api  # not published: absent, never zero
     json.dumps(doc, allow_nan=False)
 
 
@@ -380,7 +382,7 @@ def test_post_compare_by_model(client):
     assert doc["request"] == {
         "utilisation": 0.5, "precision": "fp8", "horizon_months": 36, "min_memory_gb": None,
         "tier": None, "samples": 100, "seed": 3, "model": "llama-3.3-70b", "input_tokens": 1000,
-        "output_tokens": 1000, "min_tokens_per_s_per_user": None,
+        "output_tokens": 1000, "min_tokens_per_s_per_user": None, "grid": "US", "sort": "cost",
     }  # fmt: skip
     same = compare(CompareRequest(**{**body, "model": "llama-3.3-70b"})).to_dict()
     assert doc["options"] == json.loads(json.dumps(same["options"]))

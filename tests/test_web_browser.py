@@ -799,7 +799,10 @@ def test_compare_in_chromium(driver, tmp_path):
         assert first[:2] == ["1", name + (" †" if _peaks(best) else "")]
         assert first[3] == fmt_unit_cost(best["cost_per_reference_gpu_hour"]["p50"])
         row = next(line for line in cli if line.split()[:1] == ["1"] and first[1] in line)
-        assert first[3] in row and first[5] in row  # the CLI's P50 and price
+        assert first[5] == fmt_grams(best["carbon_per_unit"]["p50"])
+        assert first[3] in row and first[5] in row and first[6] in row  # P50, CO2e and price
+        assert page.text("compare-carbon") == answer["wording"]["carbon_note"]
+        assert page.text("compare-carbon") in " ".join(cli)  # the CLI's sentence, word for word
         peaks = page.by_id("compare-peaks")
         assert peaks.is_displayed() == any(_peaks(o) for o in options[:25])
         if peaks.is_displayed():

@@ -524,6 +524,24 @@ COMPARE = (
             ),
         ),
     ),
+    Section(
+        "Carbon",
+        (
+            Field(
+                "grid",
+                "Owned options' grid",
+                "choice",
+                words="the catalog grid the owned options' electricity comes from; rented "
+                "options use their region's",
+            ),
+            Field(
+                "sort",
+                "Rank by",
+                "choice",
+                note="carbon: lowest P50 g CO2e first, the options of unknown carbon last",
+            ),
+        ),
+    ),
 )
 
 #: What a ``percent`` field's value is multiplied by on the page (the request holds a share).
@@ -539,7 +557,10 @@ def _bounds(node: Any, scale: float) -> str:
 
 
 #: The request options whose choices are catalog ids, not a schema enum.
-_CATALOG_CHOICES = {"model": lambda: tuple(sorted(load_catalog().models))}
+_CATALOG_CHOICES = {
+    "model": lambda: tuple(sorted(load_catalog().models)),
+    "grid": lambda: tuple(sorted(g.id for g in load_catalog().grids.values())),
+}
 
 
 def _compare_completed(f: Field) -> Field:

@@ -33,6 +33,8 @@ _FLAGS = {
     "input_tokens": "--input-tokens",
     "output_tokens": "--output-tokens",
     "min_tokens_per_s_per_user": "--min-tokens-per-s-per-user",
+    "grid": "--grid",
+    "sort": "--sort",
 }
 
 
@@ -53,7 +55,10 @@ def add_parser(sub) -> None:
         "--output-tokens: each GPU's speed is the catalog's serving measurement of the model "
         "at --precision, the catalog's API offers of the model join the ranking (+-10 % on "
         "their prices), and the options whose GPU has no measurement, or whose server or "
-        "instance cannot hold the weights in 90 % of its GPU memory, are left out and counted.",
+        "instance cannot hold the weights in 90 % of its GPU memory, are left out and counted. "
+        "Each option's carbon (g CO2e per unit of work at the utilisation) counts an owned "
+        "build on --grid with its embodied carbon, and a rented instance on its region's grid "
+        "with its share of the host's; an API's is not published. --sort carbon ranks by it.",
         examples=(
             "costmodel compare --utilisation 0.5",
             "costmodel compare --utilisation 0.25 --min-memory 24 --tier neocloud",
@@ -61,6 +66,7 @@ def add_parser(sub) -> None:
             "costmodel compare -u 0.5 --model llama-3.3-70b --precision fp8",
             "costmodel compare -u 0.3 --model llama-3.1-8b --input-tokens 5000 --output-tokens 500",
             "costmodel compare -u 0.5 --model llama-3.3-70b --min-tokens-per-s-per-user 20",
+            "costmodel compare -u 0.5 --grid FR --sort carbon",
         ),
     )
     p.add_argument(
@@ -80,6 +86,17 @@ def add_parser(sub) -> None:
     p.add_argument("--horizon", type=int, metavar="H", help="months owned or rented (default 36)")
     p.add_argument("--min-memory", type=float, metavar="GB", help="leave out GPUs with less memory")
     add_tier(p)
+    p.add_argument(
+        "--grid",
+        metavar="ID",
+        help="catalog grid id of the owned options' electricity, for their carbon (default US; "
+        "'costmodel catalog grids' lists them)",
+    )
+    p.add_argument(
+        "--sort",
+        metavar="BY",
+        help="cost (default): cheapest P50 first, or carbon: lowest P50 g CO2e first",
+    )
     _add_serving(p)
     add_prices(p)
     add_samples(p, "Monte Carlo draws per option (default 2,000)")
@@ -177,6 +194,8 @@ def _request(args: argparse.Namespace):
         "input_tokens": args.input_tokens,
         "output_tokens": args.output_tokens,
         "min_tokens_per_s_per_user": args.min_tokens_per_s_per_user,
+        "grid": args.grid and args.grid.strip(),
+        "sort": args.sort and args.sort.strip().casefold(),
     }
     try:
         return load_request({k: v for k, v in given.items() if v is not None})

@@ -4,12 +4,15 @@
 // answer's `wording`, the options' `name` and `pricing_name`), the same that `costmodel
 // compare` prints: the cheapest option of each side and the break-evens, then the options
 // cheapest first (the TOP cheapest until "show all"), a † on those whose speed comes from peak
-// ratios; by model, each option's measured speed and source, and what was left out. The inputs
+// ratios, each option's carbon per unit of work (a dash and the server's footnote where it is
+// not known, the server's sentence of what it counts below); by model, each option's measured
+// speed and source, and what was left out. With "rank by carbon" the server orders the options
+// by carbon, the cheapest of each side still highlighted. The inputs
 // are the request's options (the serving ones shown only with a model); the request is sent a
 // moment after each edit (lifecycle.js: debounced, the latest edit wins) and the API's errors
 // are shown beside the field their path names.
 
-import { fmtNumber, fmtShare, fmtUnitCost, fmtUsd } from "../format.js";
+import { fmtGrams, fmtNumber, fmtShare, fmtUnitCost, fmtUsd } from "../format.js";
 import { Field, Lifecycle } from "../lifecycle.js";
 import { el } from "../render.js";
 
@@ -73,6 +76,8 @@ class Compare {
     this.about = q("about");
     this.table = q("ranking");
     this.peaks = q("peaks");
+    this.unknownCarbon = q("unknown-carbon");
+    this.carbon = q("carbon");
     this.notes = q("notes");
     this.uncertainty = q("uncertainty");
     this.ruledOut = q("ruled-out");
@@ -215,13 +220,14 @@ class Compare {
 
   /** The ranking's header row; by model, with each option's speed and source. */
   head(result) {
-    const unit = result.model ? "USD/M tokens" : "USD";
+    const per = result.model ? "/M tokens" : "";
     const cols = [
       ["#", "num"],
       ["Option", ""],
       ["Own or rent", ""],
-      [`P50 [${unit}]`, "num"],
-      [`P10\u2013P90 [${unit}]`, "num"],
+      [`P50 [USD${per}]`, "num"],
+      [`P10\u2013P90 [USD${per}]`, "num"],
+      [`CO2e P50 [g${per}]`, "num"],
       ["Price", "num"],
       ...(result.model ? [["Tokens/s per GPU", "num"], ["Measured or priced", ""]] : []),
     ];
@@ -246,6 +252,7 @@ class Compare {
       ),
       el("td", { class: "num" }, fmtUnitCost(c.p50)),
       el("td", { class: "num" }, `${fmtUnitCost(c.p10)}\u2013${fmtUnitCost(c.p90)}`),
+      el("td", { class: "num carbon" }, fmtGrams(o.carbon_per_unit && o.carbon_per_unit.p50)),
       el("td", { class: "num" }, price(o)),
     ];
     if (result.model) {
@@ -268,11 +275,15 @@ class Compare {
 
     this.peaks.textContent = this.result.wording.peaks_note;
     this.peaks.hidden = !shown.some((o) => o.from_peaks);
+    this.unknownCarbon.textContent = result.wording.unknown_carbon_note;
+    this.unknownCarbon.hidden = !shown.some((o) => !o.carbon_per_unit);
+    this.carbon.textContent = result.wording.carbon_note || "";
+    this.carbon.hidden = !result.wording.carbon_note;
     this.notes.textContent = this.notesText(result, shown);
     this.toggle.hidden = options.length <= TOP;
     this.toggle.setAttribute("aria-expanded", String(this.showAll));
     this.toggle.textContent = this.showAll
-      ? `Show the ${TOP} cheapest`
+      ? `Show the first ${TOP}`
       : `Show all ${fmtNumber(options.length)} options`;
   }
 
@@ -281,7 +292,7 @@ class Compare {
     const r = result.request;
     const options = result.options;
     const notes = [`${fmtNumber(options.length)} options`];
-    if (options.length > shown.length) notes.push(`the ${fmtNumber(shown.length)} cheapest shown`);
+    if (options.length > shown.length) notes.push(`the first ${fmtNumber(shown.length)} shown`);
     if (r.min_memory_gb !== null && r.min_memory_gb !== undefined)
       notes.push(`${fmtNumber(result.left_out_by_min_memory)} left out by the minimum memory`);
     if ((result.ruled_out || []).length)
