@@ -7,7 +7,8 @@ cloud price, puts the error of ``pue: 0.5`` beside the PUE field, saves a run th
 in the runs list (and opens and downloads it), shows a fleet plan's verdict and frontier,
 ranks the market in the compare tab in the words of ``costmodel compare``, switches the form
 to inference work and shows the hosted API as a third side, asks for a key when the service
-has API keys, and follows a run saved as a job (its progress, then its result). Screenshots at
+has API keys, follows a run saved as a job (its progress, then its result), and shows a scenario's
+emissions and a plan's (its carbon column and frontier, or "unknown"). Screenshots at
 1280 and 375 px go to ``test-artifacts/``.
 
 The tests wait on the page's own state, never on time, so that they pass on a busy machine:
