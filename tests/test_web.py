@@ -12,6 +12,7 @@ import hashlib
 import html
 import json
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -188,7 +189,11 @@ def test_form_units_and_ranges_are_the_bounds_of_the_format():
     for kind in FORMS:
         for f in (f for section in form(kind) for f in section.fields if f.kind in numeric):
             key = f"{f.path}.{f.parts[0][0]}" if f.kind in ("levels", "counts") else f.path
-            cells = rows[key.replace("reserve.instances", "own.servers")]  # documented once
+            # Documented once: a reservation's counts as the servers', an API burst's keys as
+            # the scenario's api keys.
+            cells = rows[
+                key.replace("reserve.instances", "own.servers").replace("burst.api.", "api.")
+            ]
             assert f.unit == cells[1] and f.unit.startswith("["), (kind, f.path)
             assert f.range == cells[2] and f"range {f.range}" in f.hint, (kind, f.path)
             assert f.unit not in f.description, (kind, f.path)
@@ -219,6 +224,7 @@ INFERENCE = {
 }
 LAB = yaml.safe_load((EXAMPLES / "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml").read_text("utf-8"))
 PLAN = yaml.safe_load((EXAMPLES / "plan-lab-rtx4090-growth.yaml").read_text("utf-8"))
+OFFER = INFERENCE["api"]["model"]
 
 
 @pytest.fixture(scope="module")
@@ -366,6 +372,53 @@ def test_the_scenario_form_takes_the_carbon_inputs(page):
         doc = _edited(LAB, "buy.grid", grid) if grid is not None else copy.deepcopy(LAB)
         doc = _edited(doc, "rent.grid", grid) if grid is not None else doc
         assert scenarios.load_mapping(doc)
+
+
+def test_the_plan_form_takes_the_carbon_inputs(page, validator):
+    """The plan's owned grid is the scenario's grid field at own.grid (the catalog's grids or a
+    value of one's own, in the format's unit and range); the grid's change, the carbon price and
+    an API burst's emissions (inference only) are uncertain inputs without a value of the form's
+    own. Emptied, a key is absent and the plan counts no carbon; given, it counts carbon."""
+    parsed = _elements(page[0])
+    tags = {a["id"]: (tag, a) for tag, a in parsed.tags if a.get("id")}
+    grid = _field("plan", "own.grid")
+    assert replace(grid, path="buy.grid") == _field("scenario", "buy.grid")
+    assert (grid.kind, grid.empty, grid.unit, grid.range) == (
+        "grid",
+        "default",
+        "[gCO2e/kWh]",
+        "[0, 2,000]",
+    )
+    assert tags["plan-own-grid"][0] == "select" and "data-input" in tags["plan-own-grid"][1]
+    for part, _ in grid.parts:
+        assert tags[f"plan-own-grid-{part}"][1]["data-part"] == part
+    carbon = {
+        "own.grid_annual_change": ("Own", "[1/year]", ""),
+        "carbon.usd_per_tonne": ("Carbon", "[USD/t CO2e]", ""),
+        "burst.api.g_co2e_per_mtok": ("Burst", "[gCO2e/M tokens]", "inference"),
+    }
+    for path, (title, unit, work) in carbon.items():
+        f = _field("plan", path)
+        section = next(s for s in form("plan") if f in s.fields)
+        assert (section.title, f.kind, f.unit, f.work) == (title, "uncertain", unit, work), path
+        assert f.default is None and f.initial is None and f.range in f.hint, path
+    assert "never as 0" in _field("plan", "burst.api.g_co2e_per_mtok").hint
+    # Emptied: no carbon counted; a catalog grid, a value or a distribution: carbon counted.
+    assert scenarios.load_mapping(PLAN).inputs.carbon is None
+    for path, value in (
+        ("own.grid", "DE"),
+        ("own.grid", {"dist": "uniform", "low": 100, "high": 300}),
+        ("own.grid_annual_change", -0.03),
+        ("carbon", {"usd_per_tonne": 100}),
+    ):
+        doc = _edited(PLAN, path, value)
+        assert validator.is_valid(doc) and scenarios.load_mapping(doc).inputs.carbon, path
+    api = _edited(PLAN, "burst", {"api": {"model": OFFER, "g_co2e_per_mtok": 400}})
+    del api["reserve"], api["demand"]["reference_gpu_hours_per_month"], api["workload"]
+    api = _edited(api, "demand.million_tokens_per_month", 20000)
+    api = _edited(api, "own.gpu", "h100-sxm5-80gb")
+    api["workload"] = INFERENCE["workload"]
+    assert validator.is_valid(api) and scenarios.load_mapping(api).inputs.carbon
 
 
 def test_the_plan_form_takes_inference_work(validator):

@@ -7,7 +7,8 @@ cloud price, puts the error of ``pue: 0.5`` beside the PUE field, saves a run th
 in the runs list (and opens and downloads it), shows a fleet plan's verdict and frontier,
 ranks the market in the compare tab in the words of ``costmodel compare``, switches the form
 to inference work and shows the hosted API as a third side, asks for a key when the service
-has API keys, and follows a run saved as a job (its progress, then its result). Screenshots at
+has API keys, follows a run saved as a job (its progress, then its result), and shows a scenario's
+emissions and a plan's (its carbon column and frontier, or "unknown"). Screenshots at
 1280 and 375 px go to ``test-artifacts/``.
 
 The tests wait on the page's own state, never on time, so that they pass on a busy machine:
@@ -717,7 +718,8 @@ def _answer_first(page: Page, view: str, verdict: str) -> None:
 
 def _labels_clear(page: Page, best: str) -> None:
     """The plan chart's point labels, the best plan's among them, overlap neither each other
-    nor the star or a frontier point (boxes as the browser lays the text out)."""
+    nor the star, a frontier point or a carbon frontier's ring (boxes as the browser lays the
+    text out)."""
     drawn = page.js(
         """const svg = document.querySelector('#plan-chart svg');
         const all = (selector) => [...svg.querySelectorAll(selector)];
@@ -726,7 +728,7 @@ def _labels_clear(page: Page, best: str) -> None:
           return [b.x, b.y, b.x + b.width, b.y + b.height];
         };
         return {labels: all('text.point-label').map((t) => [t.textContent, box(t)]),
-                marks: all('polygon.best, circle.frontier').map(box),
+                marks: all('polygon.best, circle.frontier, circle.carbon-frontier').map(box),
                 frame: [0, 0, svg.width.baseVal.value, svg.height.baseVal.value]};"""
     )
 
@@ -738,7 +740,11 @@ def _labels_clear(page: Page, best: str) -> None:
     for i, (text, box) in enumerate(labels):
         frame = drawn["frame"]
         assert frame[0] <= box[0] and box[2] <= frame[2] and frame[1] <= box[1], text
-        assert all(apart(box, mark) for mark in drawn["marks"]), (text, box, drawn["marks"])
+        assert all(apart(box, mark) for mark in drawn["marks"]), (
+            text,
+            box,
+            [m for m in drawn["marks"] if not apart(box, m)],
+        )
         assert all(apart(box, other) for _, other in labels[i + 1 :]), (text, labels)
 
 
@@ -1199,4 +1205,171 @@ def test_inference_plan_in_chromium(driver, tmp_path):
         page.choose("plan-workload-kind", "inference")
         assert page.settled("plan") == "idle"
         assert page.document("plan") == doc
+        _only_this_origin(page)
+
+
+# --- carbon in a plan ------------------------------------------------------------------------
+
+PLAN_HEADS = [
+    "Servers + reserved",
+    "Cost mean",
+    "Cost P50",
+    "Cost P90",
+    "CVaR95",
+    "Owned share",
+    "P(cheaper than cloud)",
+]
+
+
+def _plan_table(page: Page) -> dict[str, Any]:
+    """The plan view's candidates table: its headers, its rows' cells and classes."""
+    return page.js(
+        """const t = document.getElementById('plan-levels');
+        return {heads: [...t.querySelectorAll('thead th')].map((h) => h.textContent),
+                rows: [...t.querySelectorAll('tbody tr')]
+                  .map((r) => [...r.children].map((c) => c.textContent)),
+                classes: [...t.querySelectorAll('tbody tr')].map((r) => r.className)};"""
+    )
+
+
+def _plan_figures(page: Page) -> dict[str, str]:
+    pairs = page.js(
+        "return [...document.querySelectorAll('#plan-figures dt')]"
+        ".map((dt) => [dt.textContent, dt.nextElementSibling.textContent])"
+    )
+    return dict(pairs)
+
+
+def _shows_plan_carbon(page: Page, server: Server) -> dict[str, Any]:
+    """The plan view shows the API's answer to the page's document: the carbon column (each
+    candidate's mean emissions, "unknown" when unknown), which frontier each row is on, the
+    carbon frontier's rows and rings, the best plan's emissions; that answer."""
+    status, result = server.api("POST", "/v1/plans", page.document("plan"))
+    assert status == 200, result
+    assert page.text("plan-verdict") == result["verdict"]
+    key = lambda c: f"{c['servers']}+{c['instances']}"  # noqa: E731
+    cost = {key(c) for c in result["frontier"]}
+    green = {key(c) for c in result["carbon_frontier"] or ()}
+    by_key = {key(c): c for c in result["candidates"]}
+    table = _plan_table(page)
+    assert table["heads"] == [*PLAN_HEADS, "CO2e mean", "Frontier"]
+    shown = [row[0] for row in table["rows"]]
+    assert set(shown) == cost | green | {key(result["best"])} and len(shown) == len(set(shown))
+    for row, cls in zip(table["rows"], table["classes"], strict=True):
+        c = by_key[row[0]]
+        assert row[1] == fmt_usd(c["cost"]["mean"])
+        assert row[7] == ("unknown" if c["carbon"] is None else fmt_tonnes(c["carbon"]["mean"]))
+        on = [name for name, keys in (("cost", cost), ("carbon", green)) if row[0] in keys]
+        assert row[8] == ", ".join(on)
+        assert ("green" in cls.split()) == (row[0] in green)
+        assert ("best" in cls.split()) == (row[0] == key(result["best"]))
+    rings = "return document.querySelectorAll('#plan-chart circle.carbon-frontier').length"
+    assert page.js(rings) == len(green)
+    legend = page.js(
+        "return document.querySelector('#view-plan li[data-role=\"carbon-frontier\"]').hidden"
+    )
+    assert legend is not bool(green)
+    figures, best = _plan_figures(page), result["best"]["carbon"]
+    if best is None:
+        assert figures["CO2e"] == "unknown" and "CO2e mean" not in figures
+    else:
+        band = f"P10\u2013P90: {fmt_tonnes(best['p10'])} to {fmt_tonnes(best['p90'])}"
+        assert figures["CO2e mean"] == fmt_tonnes(best["mean"])
+        assert figures["CO2e P50"] == f"{fmt_tonnes(best['p50'])} ({band})"
+        assert figures["Carbon frontier"] == (
+            f"{len(green)} of {len(result['candidates'])} candidates"
+        )
+    return result
+
+
+def test_plan_carbon_in_chromium(driver, tmp_path):
+    """A plan counts carbon once the form gives its grid: the candidates table gains the carbon
+    column the API answers and marks the carbon frontier, as the chart rings it (labels clear,
+    at 1280 and 375 px); the grid's change and a carbon price are keys of the plan, emptied
+    ones absent; an API burst without emission figures makes them "unknown" with the
+    server's advice, and counted once given."""
+    with Server(tmp_path) as server:
+        page = Page(driver, server)
+        page.by_id("tab-plan").click()
+        assert page.settled("plan") == "idle"
+        grids = server.api("GET", "/v1/catalog/grids")[1]["items"]
+        page.wait(
+            lambda: (
+                page.js("return document.getElementById('plan-own-grid').options.length")
+                == len(grids) + 2
+            ),
+            "the grids",
+        )
+        # No carbon key: no carbon column, no ring, the API-burst emissions field hidden.
+        assert _plan_table(page)["heads"] == PLAN_HEADS
+        assert (
+            page.js("return document.querySelectorAll('#plan-chart .carbon-frontier').length") == 0
+        )
+        assert not page.shown("plan-burst-api-g-co2e-per-mtok-field")
+
+        page.choose("plan-own-grid", "DE")
+        assert page.settled("plan") == "idle"
+        doc = copy.deepcopy(PLAN)
+        doc["own"]["grid"] = "DE"
+        assert page.document("plan") == doc
+        result = _shows_plan_carbon(page, server)
+        assert len(result["carbon_frontier"]) > 1  # some mixes trade cost for carbon
+        _labels_clear(page, key := f"{result['best']['servers']}+{result['best']['instances']}")
+        page.viewport(375, 800)
+        page.charts_drawn()
+        _labels_clear(page, key)
+        assert page.js("return document.documentElement.scrollWidth") <= 375
+        page.viewport(1280, 900)
+        page.screenshot("web-plan-carbon", 1280)
+        page.screenshot("web-plan-carbon-phone", 375)
+
+        # The grid's change and a carbon price: keys of the plan; a price moves the verdict.
+        page.type("plan-own-grid-annual-change-mode", "-0.03")
+        assert page.settled("plan") == "idle"
+        doc["own"]["grid_annual_change"] = -0.03
+        assert page.document("plan") == doc
+        before = _shows_plan_carbon(page, server)["verdict"]
+        page.type("plan-carbon-usd-per-tonne-mode", "5000")
+        assert page.settled("plan") == "idle"
+        doc["carbon"] = {"usd_per_tonne": 5000}
+        assert page.document("plan") == doc
+        assert _shows_plan_carbon(page, server)["verdict"] != before
+        # Emptied, each is absent: the plan counts no carbon again.
+        page.type("plan-carbon-usd-per-tonne-mode", "")
+        page.type("plan-own-grid-annual-change-mode", "")
+        page.choose("plan-own-grid", "")
+        assert page.settled("plan") == "idle"
+        assert page.document("plan") == PLAN
+        assert _plan_table(page)["heads"] == PLAN_HEADS
+
+        # An API burst without emission figures: "unknown", never 0, and the server's advice.
+        page.choose("plan-example", "plan-inference-70b-api-burst")
+        assert page.settled("plan") == "idle"
+        page.choose("plan-own-grid", "FR")
+        assert page.settled("plan") == "idle"
+        assert page.shown("plan-burst-api-g-co2e-per-mtok-field")
+        result = _shows_plan_carbon(page, server)
+        assert result["carbon_frontier"] is None and result["carbon_unknown"] == ["burst.api"]
+        assert {row[7] for row in _plan_table(page)["rows"]} == {"unknown"}
+        advice = next(w for w in result["warnings"] if w["code"] == "api_carbon_unknown")
+        shown = page.js(
+            "return [...document.querySelectorAll('#view-plan [data-role=\"warnings\"] li')]"
+            ".map((li) => li.textContent)"
+        )
+        assert any(advice["message"] in w for w in shown)
+        page.type("plan-burst-api-g-co2e-per-mtok-mode", "400")
+        assert page.settled("plan") == "idle"
+        assert page.document("plan")["burst"]["api"]["g_co2e_per_mtok"] == 400
+        result = _shows_plan_carbon(page, server)
+        assert result["carbon_frontier"] and not result["carbon_unknown"]
+        assert "unknown" not in {row[7] for row in _plan_table(page)["rows"]}
+        # Back to the instance: the API's keys go with it, and so does its emissions field.
+        page.choose("plan-burst-api-model", "")
+        page.settled("plan")
+        assert not page.shown("plan-burst-api-g-co2e-per-mtok-field")
+        assert "api" not in page.document("plan")["burst"]
+
+        page.viewport(375, 800)
+        assert page.js("return document.documentElement.scrollWidth") <= 375
+        page.viewport(1280, 900)
         _only_this_origin(page)

@@ -138,6 +138,42 @@ def _throughputs(side: str) -> tuple[Field, ...]:
     )
 
 
+def _owned_grid(side: str) -> tuple[Field, ...]:
+    """The owned side's grid (a catalog grid or a value of one's own) and its annual change."""
+    return (
+        Field(
+            f"{side}.grid",
+            "Grid",
+            "grid",
+            empty="default",
+            note="a value of your own: low / likely / high",
+        ),
+        Field(
+            f"{side}.grid_annual_change",
+            "Grid intensity change",
+            "uncertain",
+            note="-0.03 is 3 % less carbon per kWh each year",
+        ),
+    )
+
+
+#: The unknown-is-not-zero note of an API's emissions per M tokens.
+_API_CARBON_NOTE = "empty: unknown, reported so (never as 0)"
+
+#: The carbon price, shared by the scenario and the plan forms.
+_CARBON = Section(
+    "Carbon",
+    (
+        Field(
+            "carbon.usd_per_tonne",
+            "Carbon price",
+            "uncertain",
+            note="empty: no price, the costs without carbon",
+        ),
+    ),
+)
+
+
 #: The workload's fields, shared by the scenario and the plan forms.
 _WORK = (
     Field("workload.kind", "Kind of work", "choice"),
@@ -202,19 +238,7 @@ _SCENARIO = (
             Field("buy.hosting_usd_per_kw_month", "Hosting fee", "uncertain"),
             Field("buy.resale_annual_decay", "Resale value lost", "uncertain"),
             *_throughputs("buy"),
-            Field(
-                "buy.grid",
-                "Grid",
-                "grid",
-                empty="default",
-                note="a value of your own: low / likely / high",
-            ),
-            Field(
-                "buy.grid_annual_change",
-                "Grid intensity change",
-                "uncertain",
-                note="-0.03 is 3 % less carbon per kWh each year",
-            ),
+            *_owned_grid("buy"),
         ),
     ),
     Section(
@@ -258,22 +282,12 @@ _SCENARIO = (
                 "api.g_co2e_per_mtok",
                 "API emissions",
                 "uncertain",
-                note="empty: unknown, reported so (never as 0)",
+                note=_API_CARBON_NOTE,
             ),
         ),
         work="inference",
     ),
-    Section(
-        "Carbon",
-        (
-            Field(
-                "carbon.usd_per_tonne",
-                "Carbon price",
-                "uncertain",
-                note="empty: no price, the costs without carbon",
-            ),
-        ),
-    ),
+    _CARBON,
 )
 
 _PLAN = (
@@ -322,6 +336,7 @@ _PLAN = (
             Field("own.electricity_usd_per_kwh", "Electricity price", "uncertain"),
             Field("own.pue", "PUE", "uncertain"),
             *_throughputs("own"),
+            *_owned_grid("own"),
         ),
     ),
     Section(
@@ -358,8 +373,16 @@ _PLAN = (
                 work="inference",
                 words="a hosted API from the catalog takes the rest instead of instances",
             ),
+            Field(
+                "burst.api.g_co2e_per_mtok",
+                "API emissions",
+                "uncertain",
+                work="inference",
+                note=f"{_API_CARBON_NOTE}; shown with an API burst",
+            ),
         ),
     ),
+    _CARBON,
 )
 
 #: The form of each kind of document.

@@ -1,7 +1,7 @@
 // The page's charts as SVG, drawn at the pixel width they are shown at (so text stays legible on
 // a phone), styled by class from app.css: the same charts as the reports' PNGs.
 
-import { fmtShare, fmtUsd, fmtUtilisation } from "./format.js";
+import { fmtShare, fmtTonnes, fmtUsd, fmtUtilisation } from "./format.js";
 
 const SVG = "http://www.w3.org/2000/svg"; // the SVG namespace name, not a resource
 
@@ -195,9 +195,11 @@ export function breakevenChart(result, width) {
   return svg;
 }
 
-/** Radii of the best plan's star and of a frontier point [px]. */
+/** Radii of the best plan's star and of a frontier point [px]; a ring of the carbon frontier
+ * is this much wider than the mark it circles [px]. */
 const STAR_R = 10;
 const FRONTIER_R = 4.5;
+const RING_GAP = 3;
 
 function star(cx, cy, r) {
   const points = [];
@@ -211,10 +213,12 @@ function star(cx, cy, r) {
   return points.join(" ");
 }
 
-/** Font size of a point's label [px] (app.css .point-label) and the width of one of its
- * characters, about (digits and "+" of system-ui) [px]. */
+/** Font size of a point's label [px] (app.css .point-label), the width of one of its
+ * characters, about (digits and "+" of system-ui) [px], and the font's ascent above the
+ * baseline as the browser boxes the text [em]. */
 const LABEL_PX = 11;
 const LABEL_CHAR_PX = 6.6;
+const ASCENT = 0.95;
 
 /** Where a label may go around a mark of radius `r` at (x, y): [dx, dy, text-anchor], the
  * baseline's offset. Right of the mark first, then left, above, below, the corners. */
@@ -225,11 +229,11 @@ function spots(r) {
     [g, mid, "start"],
     [-g, mid, "end"],
     [0, -g, "middle"],
-    [0, g + LABEL_PX * 0.75, "middle"],
+    [0, g + LABEL_PX * ASCENT, "middle"],
     [g * 0.8, -g * 0.8, "start"],
-    [g * 0.8, g * 0.8 + LABEL_PX * 0.75, "start"],
+    [g * 0.8, g * 0.8 + LABEL_PX * ASCENT, "start"],
     [-g * 0.8, -g * 0.8, "end"],
-    [-g * 0.8, g * 0.8 + LABEL_PX * 0.75, "end"],
+    [-g * 0.8, g * 0.8 + LABEL_PX * ASCENT, "end"],
   ];
 }
 
@@ -240,14 +244,15 @@ function overlaps(a, b) {
 /** The box of a label of `width` whose baseline is at (x, y), anchored at `anchor`. */
 function labelBox(x, y, width, anchor) {
   const x0 = anchor === "start" ? x : anchor === "end" ? x - width : x - width / 2;
-  return { x0, y0: y - LABEL_PX * 0.8, x1: x0 + width, y1: y + LABEL_PX * 0.25 };
+  return { x0, y0: y - LABEL_PX * ASCENT, x1: x0 + width, y1: y + LABEL_PX * 0.25 };
 }
 
 /**
- * Labels for `points` ({x, y, r, text}, the first placed first) that collide neither with a
- * mark in `marks` ({x0, y0, x1, y1}) nor with a label already placed, inside `box`: each takes
- * the first clear spot around its mark, one clear of the `minor` marks too if there is one; a
- * label with no clear spot is left out (its mark keeps its tooltip). Returns the <text> nodes.
+ * Labels for `points` ({x, y, r, text, and cls: a class in place of `cls`}, the first placed
+ * first) that collide neither with a mark in `marks` ({x0, y0, x1, y1}) nor with a label
+ * already placed, inside `box`: each takes the first clear spot around its mark, one clear of
+ * the `minor` marks too if there is one; a label with no clear spot is left out (its mark keeps
+ * its tooltip). Returns the <text> nodes.
  */
 function placeLabels(points, marks, minor, box, cls) {
   const taken = [...marks];
@@ -263,7 +268,11 @@ function placeLabels(points, marks, minor, box, cls) {
     if (!spot) continue;
     taken.push(spot.rect);
     out.push(
-      node("text", { x: spot.x, y: spot.y, "text-anchor": spot.anchor, class: cls }, p.text),
+      node(
+        "text",
+        { x: spot.x, y: spot.y, "text-anchor": spot.anchor, class: p.cls || cls },
+        p.text,
+      ),
     );
   }
   return out;
@@ -279,17 +288,35 @@ export function planLabel(c) {
 }
 
 function candidateText(c) {
-  return `${planLabel(c)}: mean ${fmtUsd(c.cost.mean)}, P90 ${fmtUsd(c.cost.p90)}, cheaper than all-cloud in ${fmtShare(c.prob_cheaper_than_cloud)}`;
+  const carbon = "carbon" in c ? `, ${fmtTonnes(c.carbon && c.carbon.mean)} CO2e mean` : "";
+  return `${planLabel(c)}: mean ${fmtUsd(c.cost.mean)}, P90 ${fmtUsd(c.cost.p90)}, cheaper than all-cloud in ${fmtShare(c.prob_cheaper_than_cloud)}${carbon}`;
+}
+
+/** The carbon frontier's rings, one around each of its candidates' marks (`radius(c)`), at
+ * `at(c)`: [ring nodes, the rings' radii by candidate key]. */
+function carbonRings(result, at, radius) {
+  const rings = new Map();
+  const nodes = (result.carbon_frontier || []).map((c) => {
+    const r = radius(c) + RING_GAP;
+    rings.set(`${c.servers}+${c.instances}`, r);
+    const ring = node("circle", { cx: at(c).x, cy: at(c).y, r, class: "carbon-frontier" });
+    ring.append(node("title", {}, `carbon frontier: ${candidateText(c)}`));
+    return ring;
+  });
+  return [nodes, rings];
 }
 
 /**
  * Cost against risk: every candidate at (mean cost, P90 cost), the frontier (no candidate is
- * cheaper on both) connected, the best plan a star, all-cloud a square.
+ * cheaper on both) connected, the best plan a star, all-cloud a square; in a plan that counts
+ * carbon the carbon frontier's candidates (no other cheaper and lower-carbon) ringed.
  */
 export function frontierChart(result, width) {
   const { height, box, count } = geometry(width);
   const best = result.best;
-  const label = `Mean against P90 cost of ${result.candidates.length} candidate plans; best: ${candidateText(best)}`;
+  const greens = (result.carbon_frontier || []).length;
+  const ringed = greens ? `; ${greens} on the carbon frontier, ringed` : "";
+  const label = `Mean against P90 cost of ${result.candidates.length} candidate plans; best: ${candidateText(best)}${ringed}`;
   const svg = frame(width, height, label);
   const shown = [...result.candidates, result.all_cloud];
   const xs = shown.map((c) => c.cost.mean);
@@ -357,17 +384,25 @@ export function frontierChart(result, width) {
   });
   mark.append(node("title", {}, `best: ${candidateText(best)}`));
   svg.append(mark);
-  // Labels: the best plan's first, then the frontier's, each clear of every mark and label.
-  const labelled = [best, ...front.filter((c) => key(c) !== key(best))];
+  const radius = (c) => (key(c) === key(best) ? STAR_R : frontier.has(key(c)) ? FRONTIER_R : 3);
+  const [ringNodes, rings] = carbonRings(result, at, radius);
+  svg.append(...ringNodes);
+  // Labels: the best plan's first, then the frontier's, then the carbon frontier's, each clear
+  // of every mark, ring and label.
+  const labelled = [best, ...front, ...(result.carbon_frontier || [])].filter(
+    (c, i, all) => all.findIndex((d) => key(d) === key(c)) === i,
+  );
   const points = labelled.map((c) => ({
     ...at(c),
-    r: key(c) === key(best) ? STAR_R : FRONTIER_R,
+    r: rings.get(key(c)) ?? radius(c),
     text: key(c),
+    cls: radius(c) === 3 ? "point-label carbon" : null,
   }));
   const marks = [
     around(at(best).x, at(best).y, STAR_R),
     around(at(cloud).x, at(cloud).y, 5),
     ...front.map((c) => around(at(c).x, at(c).y, FRONTIER_R)),
+    ...(result.carbon_frontier || []).map((c) => around(at(c).x, at(c).y, rings.get(key(c)))),
   ];
   const dots = result.candidates.map((c) => around(at(c).x, at(c).y, 3));
   svg.append(...placeLabels(points, marks, dots, box, "point-label"));

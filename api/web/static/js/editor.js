@@ -31,6 +31,12 @@ const OPTIONAL_BLOCKS = {
 const REPLACING = { "burst.api.model": "burst" };
 // True when the key `path` ("burst.api") is set by a REPLACING select.
 const replacing = (path) => Object.keys(REPLACING).some((p) => p.startsWith(`${path}.`));
+// The block a field's key lies in when a REPLACING select makes that block ("burst.api" of
+// "burst.api.g_co2e_per_mtok"): the field shows only while the document has it; else "".
+const inReplaced = (path) =>
+  Object.keys(REPLACING)
+    .map((p) => p.slice(0, p.lastIndexOf(".")))
+    .find((block) => path.startsWith(`${block}.`) && !REPLACING[path]) || "";
 const INLINE = "__inline__";
 // The API offer select's choice of prices of one's own (an api block without api.model), and
 // the prices an offer gives (copied into the block when one leaves the offer for them).
@@ -365,11 +371,16 @@ export class Editor {
     return Object.keys(out).length ? out : undefined;
   }
 
-  /** Show the fields, sections and choices of the document's kind of work only. */
+  /** Show the fields, sections and choices of the document's kind of work only (a key of a
+   * block a select makes, an API burst's, only with that block). */
   showWork() {
     const kind = this.workKind();
     for (const node of this.view.querySelectorAll("[data-work]"))
       node.hidden = !forKind(node, kind);
+    for (const field of this.fields) {
+      const block = inReplaced(field.path);
+      if (block && !isMapping(getPath(this.doc, block))) field.root.hidden = true;
+    }
   }
 
   /** The API block without a catalog offer: its prices stay, those it took from the offer

@@ -1,13 +1,86 @@
 // The fleet-plan view: the best plan's verdict and figures, the cost-against-risk frontier and
-// the frontier's candidates of a plan result (POST /v1/plans).
+// the frontier's candidates of a plan result (POST /v1/plans). A plan that counts carbon (its
+// result has `carbon_frontier`) adds each candidate's mean emissions, the best plan's P10–P90
+// and the carbon frontier (no other candidate cheaper and lower-carbon on the mean); emissions
+// the server could not count (`carbon` null) are "unknown", never 0.
 
 import { frontierChart, planLabel } from "../charts.js";
-import { fmtShare, fmtUsd } from "../format.js";
+import { fmtGrams, fmtShare, fmtTonnes, fmtUsd, UNIT_WORDS } from "../format.js";
 import { drawChart, fillTable, figures, warnings } from "../render.js";
 
 export const kind = "plan";
 
 const OBJECTIVES = { mean: "mean cost", p90: "P90 cost", cvar95: "CVaR95 (mean of the worst 5 %)" };
+
+const key = (c) => `${c.servers}+${c.instances}`;
+
+/** True when the plan counts carbon (its result has the carbon keys, even if unknown). */
+function countsCarbon(result) {
+  return "carbon_frontier" in result;
+}
+
+/** The best plan's emissions beside all-cloud's and the carbon frontier's size; [] for a plan
+ * that counts no carbon. */
+function carbonFigures(result) {
+  if (!countsCarbon(result)) return [];
+  const c = result.best.carbon;
+  const cloud = result.all_cloud.carbon;
+  if (!c) return [["CO2e", fmtTonnes(null)]];
+  const inference = (result.scenario.workload || {}).kind === "inference";
+  const unit = UNIT_WORDS[inference ? "million_tokens" : "reference_gpu_hour"];
+  const band = `P10\u2013P90: ${fmtTonnes(c.p10)} to ${fmtTonnes(c.p90)}`;
+  return [
+    ["CO2e mean", fmtTonnes(c.mean)],
+    ["CO2e P50", `${fmtTonnes(c.p50)} (${band})`],
+    [`CO2e per ${unit}`, fmtGrams(c.per_unit)],
+    ["All-cloud CO2e mean", fmtTonnes(cloud && cloud.mean)],
+    [
+      "Carbon frontier",
+      `${(result.carbon_frontier || []).length} of ${result.candidates.length} candidates`,
+    ],
+  ];
+}
+
+/** The candidates table: the best and those on the cost frontier or the carbon frontier,
+ * cheapest mean first, with the carbon column and the frontier each is on in a plan that counts carbon:
+ * [headers, rows, numeric, class of row j]. */
+function candidates(result) {
+  const carbon = countsCarbon(result);
+  const cost = new Set(result.frontier.map(key));
+  const green = new Set((result.carbon_frontier || []).map(key));
+  const shown = [result.best, ...result.frontier, ...(result.carbon_frontier || [])]
+    .filter((c, i, all) => all.findIndex((d) => key(d) === key(c)) === i)
+    .sort((x, y) => x.cost.mean - y.cost.mean || x.cost.p90 - y.cost.p90);
+  const on = (c) =>
+    [cost.has(key(c)) ? "cost" : "", green.has(key(c)) ? "carbon" : ""].filter(Boolean).join(", ");
+  const headers = [
+    "Servers + reserved",
+    "Cost mean",
+    "Cost P50",
+    "Cost P90",
+    "CVaR95",
+    "Owned share",
+    "P(cheaper than cloud)",
+    ...(carbon ? ["CO2e mean", "Frontier"] : []),
+  ];
+  const rows = shown.map((c) => [
+    key(c),
+    fmtUsd(c.cost.mean),
+    fmtUsd(c.cost.p50),
+    fmtUsd(c.cost.p90),
+    fmtUsd(c.cost.cvar95),
+    fmtShare(c.share_owned),
+    fmtShare(c.prob_cheaper_than_cloud),
+    ...(carbon ? [fmtTonnes(c.carbon && c.carbon.mean), on(c)] : []),
+  ]);
+  const numeric = headers.map((h, i) => i > 0 && h !== "Frontier");
+  const marked = (j) => {
+    const c = shown[j];
+    const roles = [key(c) === key(result.best) ? "best" : "", green.has(key(c)) ? "green" : ""];
+    return roles.filter(Boolean).join(" ") || null;
+  };
+  return [headers, rows, numeric, marked];
+}
 
 export function render(result, view) {
   const q = (role) => view.querySelector(`[data-role="${role}"]`);
@@ -24,35 +97,17 @@ export function render(result, view) {
     ["Utilisation of the owned servers", fmtShare(b.owned_utilisation)],
     ["Chosen by", OBJECTIVES[result.objective] || result.objective],
     ["Frontier", `${result.frontier.length} of ${result.candidates.length} candidates`],
+    ...carbonFigures(result),
   ]);
 
+  const green = Boolean((result.carbon_frontier || []).length);
+  const shows = { carbon: countsCarbon(result), "carbon-frontier": green };
+  for (const [role, shown] of Object.entries(shows))
+    for (const node of view.querySelectorAll(`[data-role="${role}"]`)) node.hidden = !shown;
   drawChart(q("chart"), (width) => frontierChart(result, width));
 
   warnings(q("warnings"), result.warnings);
 
-  const key = (c) => `${c.servers}+${c.instances}`;
-  const front = [...result.frontier].sort((x, y) => x.cost.mean - y.cost.mean);
-  fillTable(
-    q("levels"),
-    [
-      "Servers + reserved",
-      "Cost mean",
-      "Cost P50",
-      "Cost P90",
-      "CVaR95",
-      "Owned share",
-      "P(cheaper than cloud)",
-    ],
-    front.map((c) => [
-      key(c),
-      fmtUsd(c.cost.mean),
-      fmtUsd(c.cost.p50),
-      fmtUsd(c.cost.p90),
-      fmtUsd(c.cost.cvar95),
-      fmtShare(c.share_owned),
-      fmtShare(c.prob_cheaper_than_cloud),
-    ]),
-    [false, true, true, true, true, true, true],
-    (j) => (key(front[j]) === key(b) ? "best" : null),
-  );
+  const [headers, rows, numeric, marked] = candidates(result);
+  fillTable(q("levels"), headers, rows, numeric, marked);
 }
