@@ -364,7 +364,7 @@ def _fill_chunk(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice) -> None:
         owned, above = c.load.served(capacity)  # A_m, and O_m at K = 0 (or None)
         owned_total = owned.sum(axis=0)
         fixed = s * c.server_cost + k_owned * weighted_sum(c.energy, owned)
-        if pool_cost:
+        if np.any(pool_cost):  # one per draw when the spares' inputs are drawn
             fixed = fixed + pool_cost
         out.up[j : j + k_hi - k_lo + 1] += np.sum(kept) if np.ndim(kept) else kept * n
         with np.errstate(divide="ignore", invalid="ignore"):  # shares, clipped to rounding
