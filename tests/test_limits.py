@@ -97,17 +97,23 @@ def test_a_plan_within_the_limits_is_evaluated(tmp_path):
     assert len(response.get_json()["candidates"]) == 101 * 101
 
 
-def test_the_result_size_counted_bounds_the_result(tmp_path):
-    result = scenarios.evaluate(plan(12, 4, 240))
-    worst = dataclasses.replace(
-        result.best,
+def _longest(best, **carbon):
+    """The candidate ``best`` with every number as long as a number can make it."""
+    return dataclasses.replace(
+        best,
         servers=1000,
         instances=1000,
-        cost=type(result.best.cost)(*[-1.2345678901234567e-100] * 5),
+        cost=type(best.cost)(*[-1.2345678901234567e-100] * 5),
         share_owned=0.12345678901234567,
         owned_utilisation=0.12345678901234567,
         prob_cheaper_than_cloud=0.12345678901234567,
+        **carbon,
     )
+
+
+def test_the_result_size_counted_bounds_the_result(tmp_path):
+    result = scenarios.evaluate(plan(12, 4, 240))
+    worst = _longest(result.best)
     # every candidate as long as a number can make it, and every one on the frontier too
     longest = dataclasses.replace(result, candidates=(worst,) * 65, frontier=(worst,) * 65)
     for r in (result, longest):
@@ -143,16 +149,8 @@ def test_the_result_size_counted_bounds_a_carbon_result():
     doc = plan(12, 4, 240)
     doc["own"]["grid"] = "DE"
     result = scenarios.evaluate(doc)
-    worst = dataclasses.replace(
-        result.best,
-        servers=1000,
-        instances=1000,
-        cost=type(result.best.cost)(*[-1.2345678901234567e-100] * 5),
-        share_owned=0.12345678901234567,
-        owned_utilisation=0.12345678901234567,
-        prob_cheaper_than_cloud=0.12345678901234567,
-        carbon=type(result.best.carbon)(*[-1.2345678901234567e-100] * 5),
-    )
+    carbon = type(result.best.carbon)(*[-1.2345678901234567e-100] * 5)
+    worst = _longest(result.best, carbon=carbon)
     # 1000 candidates as long as a number can make them, on both frontiers too
     every = (worst,) * 1000
     longest = dataclasses.replace(result, candidates=every, frontier=every, carbon_frontier=every)
