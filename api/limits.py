@@ -14,7 +14,9 @@ piece of work is counted as the units it takes, as ``benchmarks/bench_limits.py`
   under a daily peak) + :data:`PLAN_DRAW_WORK`),
   the evaluation and then each candidate's statistics over its draws and the memory they are
   held in (24 bytes a draw), plus candidates x :data:`PLAN_CANDIDATE_WORK` and the result's
-  bytes x :data:`RESULT_BYTE_WORK` for the work done once per candidate;
+  bytes x :data:`RESULT_BYTE_WORK` for the work done once per candidate; a plan that counts
+  carbon adds draws x candidates x months x :data:`PLAN_CARBON_MONTH_WORK` and the bytes of
+  its carbon figures and third candidate list;
 * a comparison: draws x options x :data:`COMPARE_OPTION_WORK`.
 
 ``COSTMODEL_MAX_WORK`` bounds the sum, so the largest request the defaults allow takes about
@@ -42,6 +44,9 @@ __all__ = [
     "LIMITS",
     "PLAN_CANDIDATE_BYTES",
     "PLAN_CANDIDATE_WORK",
+    "PLAN_CARBON_CANDIDATE_BYTES",
+    "PLAN_CARBON_DRAW_BYTES",
+    "PLAN_CARBON_MONTH_WORK",
     "PLAN_DRAW_BYTES",
     "PLAN_DRAW_WORK",
     "PLAN_MONTH_WORK",
@@ -107,6 +112,20 @@ PLAN_CANDIDATE_BYTES = 3_000
 #: The most bytes one candidate takes in a plan's JSON result: two counts, eight numbers of
 #: 24 characters at most (``-1.2345678901234567e-100``) and the keys [byte].
 _CANDIDATE_BYTES = 340
+#: What counting carbon adds to a plan (``carbon`` in its inputs), as
+#: ``benchmarks/bench_plan_carbon.py`` measures it. The work of one candidate over one draw and
+#: month: its carbon and priced cost in one product with its burst cost [unit] (measured: 1.4,
+#: 5.5 s of CPU against 4.4 s at 200,000 draws x 39 candidates x 36 months).
+PLAN_CARBON_MONTH_WORK = 2
+#: Memory of one candidate's emissions over one draw [byte].
+PLAN_CARBON_DRAW_BYTES = 8
+#: Memory of one candidate's carbon whatever the draws: its figures, their JSON, its place in
+#: the carbon frontier [byte] (measured: 7.6 MiB more for 10,000 candidates at 10 draws,
+#: 10,000 x (10 x 8 + 720)).
+PLAN_CARBON_CANDIDATE_BYTES = 800
+#: The most bytes a candidate's carbon adds to its JSON: five numbers of 24 characters at most
+#: and the keys (52 bytes) [byte] (measured: 150 bytes a candidate).
+_CARBON_BYTES = 5 * 24 + 52
 #: The most bytes a month takes in the best plan's work split (three numbers) [byte].
 _MONTH_BYTES = 3 * 25
 #: The rest of a plan's result: the plan itself, assumptions, warnings, verdict [byte].
@@ -159,10 +178,15 @@ LIMITS: Mapping[str, _Limit] = {
 _MONTHS = LIMITS["MAX_HORIZON"].counts
 
 
-def plan_result_bytes(candidates: int, months: int) -> int:
+def plan_result_bytes(candidates: int, months: int, *, carbon: bool = False) -> int:
     """The most bytes a plan's JSON result can take [byte]: every candidate twice (the
-    frontier may hold them all), all-cloud and the best, the monthly work split and the rest."""
-    return (2 * candidates + 2) * _CANDIDATE_BYTES + months * _MONTH_BYTES + _PLAN_BASE_BYTES
+    frontier may hold them all), all-cloud and the best, the monthly work split and the rest;
+    counting ``carbon``, every candidate's carbon and a third time (the carbon frontier)."""
+    if carbon:
+        listed = (3 * candidates + 2) * (_CANDIDATE_BYTES + _CARBON_BYTES)
+    else:
+        listed = (2 * candidates + 2) * _CANDIDATE_BYTES
+    return listed + months * _MONTH_BYTES + _PLAN_BASE_BYTES
 
 
 def scenario_work(samples: int, levels: int, months: int, *, api: bool = False) -> int:
@@ -174,21 +198,40 @@ def scenario_work(samples: int, levels: int, months: int, *, api: bool = False) 
     return samples * per_draw
 
 
-def plan_work(samples: int, candidates: int, months: int, *, peaked: bool = False) -> int:
+def plan_work(
+    samples: int, candidates: int, months: int, *, peaked: bool = False, carbon: bool = False
+) -> int:
     """The work of a plan of ``candidates`` over ``months`` [unit], its months split under a
-    daily peak when ``peaked``."""
-    month = PLAN_PEAK_MONTH_WORK if peaked else PLAN_MONTH_WORK
+    daily peak when ``peaked``, counting ``carbon``."""
+    month = _month_work(peaked, carbon)
     return (
         samples * candidates * (months * month + PLAN_DRAW_WORK)
         + candidates * PLAN_CANDIDATE_WORK
-        + plan_result_bytes(candidates, months) * RESULT_BYTE_WORK
+        + plan_result_bytes(candidates, months, carbon=carbon) * RESULT_BYTE_WORK
     )
 
 
-def plan_memory(samples: int, candidates: int) -> int:
+def _month_work(peaked: bool, carbon: bool) -> int:
+    month = PLAN_PEAK_MONTH_WORK if peaked else PLAN_MONTH_WORK
+    return month + PLAN_CARBON_MONTH_WORK if carbon else month
+
+
+def plan_memory(samples: int, candidates: int, *, carbon: bool = False) -> int:
     """The memory a plan's evaluation holds at most [byte] (measured: 962 MiB for 4,000 draws
-    of 10,201 candidates, counted as 4,000 x 10,201 x 24 + 10,201 x 3,000 = 1,009,899,000)."""
-    return samples * candidates * PLAN_DRAW_BYTES + candidates * PLAN_CANDIDATE_BYTES
+    of 10,201 candidates, counted as 4,000 x 10,201 x 24 + 10,201 x 3,000 = 1,009,899,000),
+    counting ``carbon``: each candidate's emissions per draw and its carbon figures."""
+    draw, candidate = _held(carbon)
+    return samples * candidates * draw + candidates * candidate
+
+
+def _held(carbon: bool) -> tuple[int, int]:
+    """The bytes a plan holds per draw and candidate, and per candidate."""
+    if carbon:
+        return (
+            PLAN_DRAW_BYTES + PLAN_CARBON_DRAW_BYTES,
+            PLAN_CANDIDATE_BYTES + PLAN_CARBON_CANDIDATE_BYTES,
+        )
+    return PLAN_DRAW_BYTES, PLAN_CANDIDATE_BYTES
 
 
 def compare_work(samples: int, options: int) -> int:
@@ -222,24 +265,23 @@ def compare_checks(samples: int, months: int, options: int) -> list[Check]:
 def _plan_checks(plan: Plan, draws: int, work_limit: str) -> list[Check]:
     inputs = plan.inputs
     months, candidates = inputs.horizon_months, inputs.candidates
-    size = plan_result_bytes(candidates, months)
+    carbon = inputs.carbon is not None
+    size = plan_result_bytes(candidates, months, carbon=carbon)
     peaked = inputs.demand.peak_to_mean.support() != (1.0, 1.0)
-    work = plan_work(draws, candidates, months, peaked=peaked)
-    month = PLAN_PEAK_MONTH_WORK if peaked else PLAN_MONTH_WORK
+    work = plan_work(draws, candidates, months, peaked=peaked, carbon=carbon)
+    month = _month_work(peaked, carbon)
+    draw, candidate = _held(carbon)
     counted = (
         f"units of work (samples x candidates x months x {month} + samples x "
         f"candidates x {PLAN_DRAW_WORK} + {PLAN_CANDIDATE_WORK:,} per candidate + "
         f"{RESULT_BYTE_WORK} per byte of result)"
     )
-    held = (
-        f"bytes of memory (samples x candidates x {PLAN_DRAW_BYTES} + "
-        f"{PLAN_CANDIDATE_BYTES:,} per candidate)"
-    )
+    held = f"bytes of memory (samples x candidates x {draw} + {candidate:,} per candidate)"
     return [
         Check("own.servers", candidates, "MAX_CANDIDATES", "candidates (servers x reservations)"),
         Check("own.servers", size, "MAX_RESULT_BYTES", "bytes of result at most"),
         Check("own.servers", work, work_limit, counted),
-        Check("own.servers", plan_memory(draws, candidates), "MAX_MEMORY", held),
+        Check("own.servers", plan_memory(draws, candidates, carbon=carbon), "MAX_MEMORY", held),
     ]
 
 

@@ -73,7 +73,7 @@ from .cashflows import (
 )
 from .downtime import availability
 from .engine import draw
-from .fleet_carbon import FleetEmissions, fleet_emissions, weighted_rows
+from .fleet_carbon import FleetEmissions, Tally, fleet_emissions, weighted_rows, weighted_sum
 from .inputs import ApiInputs, PlanInputs
 from .plan_result import Candidate, CarbonStats, Choice, CostStats, PlanResult, WorkSplit
 from .result import InputValue
@@ -297,11 +297,6 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int, emits: bool = T
     )
 
 
-def _weighted_sum(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """sum_m weights_m x_m per draw, for ``(H,)`` or ``(H, n)`` weights and ``(H, n)`` x."""
-    return weights @ x if weights.ndim == 1 else np.einsum("mn,mn->n", weights, x)
-
-
 def _rows(x: Value, rows: slice) -> Value:
     return x[rows] if np.ndim(x) else x
 
@@ -343,7 +338,7 @@ def _emitted(e: FleetEmissions, months: np.ndarray, rows: np.ndarray | None) -> 
 
 def _cloud(c: _Chunk, out: _Out, rows: slice, total: np.ndarray) -> None:
     work = c.load.work
-    out.cloud[rows] = c.k_burst * _weighted_sum(c.burst, work)
+    out.cloud[rows] = c.k_burst * weighted_sum(c.burst, work)
     e = c.emits
     if e is None:
         return
@@ -358,42 +353,37 @@ def _fill_chunk(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice) -> None:
     """Every candidate's outcomes for the draws ``rows`` of chunk ``c``."""
     s_lo, s_hi = inputs.servers
     k_lo, k_hi = inputs.instances
-    h, n, e = inputs.horizon_months, rows.stop - rows.start, c.emits
+    h, n = inputs.horizon_months, rows.stop - rows.start
     work = c.load.work
     total = work.sum(axis=0)
     _cloud(c, out, rows, total)
+    tally = None if c.emits is None else Tally.of(c.emits, work, c.burst, c.k_burst)
     j = 0
     for s in range(s_lo, s_hi + 1):
         capacity, k_owned, pool_cost, kept = c.owned(s)
         owned, above = c.load.served(capacity)  # A_m, and O_m at K = 0 (or None)
         owned_total = owned.sum(axis=0)
-        fixed = s * c.server_cost + k_owned * _weighted_sum(c.energy, owned)
-        if pool_cost:
+        fixed = s * c.server_cost + k_owned * weighted_sum(c.energy, owned)
+        if np.any(pool_cost):  # one per draw when the spares' inputs are drawn
             fixed = fixed + pool_cost
         out.up[j : j + k_hi - k_lo + 1] += np.sum(kept) if np.ndim(kept) else kept * n
         with np.errstate(divide="ignore", invalid="ignore"):  # shares, clipped to rounding
             share_s = np.clip(np.where(total > 0, owned_total / total, 0.0), 0.0, 1.0)
             util_s = np.clip(owned_total / (h * capacity), 0.0, 1.0) if s else 0.0 * total
-        if e is not None:  # S (idle + embodied) + s spares + owned work's busy power / A(S)
-            kg_s = s * e.server + c.pool.spares(s) * e.spare
-            if s:
-                kg_s = kg_s + weighted_rows(e.owned, owned) / kept
-            left = work - owned if k_hi and e.reserved is not None else None  # W_m - A_m
+        if tally is not None:  # the kg of S servers, and beside reservations of W_m - A_m
+            kg_alone, kg_beside = tally.servers(s, c.pool.spares(s), owned, kept)
         for k in range(k_lo, k_hi + 1):
             if k == 0 and above is not None:
                 rest, above = above, None
             else:
                 rest = c.load.excess(capacity + k * np.asarray(c.instance_capacity))  # O_m
-            burst = c.k_burst * _weighted_sum(c.burst, rest)
-            out.cost[j, rows] = fixed + k * c.instance_cost + burst
             out.share[j, rows], out.util[j, rows] = share_s, util_s
-            if e is not None:
-                kg = kg_s + _emitted(e, rest, e.burst)
-                if k:  # B_m = W_m - A_m - O_m
-                    kg = kg + weighted_rows(e.reserved, left - rest)
-                out.carbon[j, rows] = kg[0]
-                if e.price is not None:
-                    out.cost[j, rows] += e.price * kg[1]
+            cost = fixed + k * c.instance_cost
+            if tally is None:
+                out.cost[j, rows] = cost + c.k_burst * weighted_sum(c.burst, rest)
+            else:
+                kg = kg_beside if k else kg_alone
+                out.cost[j, rows], out.carbon[j, rows] = tally.candidate(cost, rest, k > 0, kg)
             j += 1
 
 

@@ -19,7 +19,7 @@ from .carbon import G_PER_KG, HOURS_PER_YEAR, KG_PER_TONNE
 from .cashflows import HOURS_PER_MONTH, BuyDraws, Value, owned_power_kw
 from .inputs import PlanCarbon
 
-__all__ = ["FleetEmissions", "fleet_emissions", "weighted_rows"]
+__all__ = ["FleetEmissions", "Tally", "fleet_emissions", "weighted_rows", "weighted_sum"]
 
 
 @dataclass(frozen=True)
@@ -27,14 +27,17 @@ class FleetEmissions:
     """A chunk's emissions; each monthly array is ``(R, H)`` or ``(R, H, n)``, R = 1 without a
     carbon price and 2 with one (row 1 the after-tax present value of row 0).
 
-    ``owned`` [kg per unit of owned work, every GPU up]: kW_per_u PUE I_own (1 + g_I)^((m-1)/12)
-    / (1000 T_srv), to be divided by A(S); ``reserved`` and ``burst`` [kg per unit of reserved
-    or burst work] (``reserved`` ``None`` without a reserve, ``burst`` ``None`` for an API of
-    unknown emissions); ``server`` [kg per server] its idle power over the horizon and its
-    embodied share, ``spare`` [kg per pooled spare GPU] its embodied share, each (R, 1) or
-    (R, n); ``price`` [USD/kg] per draw, ``None`` without a price."""
+    ``owned`` (1 + g_I)^((m-1)/12) [-] and ``owned_scale`` kW_per_u PUE I_own / (1000 T_srv)
+    per draw (a float or (n,)): their product is the kg per unit of owned work, every GPU up,
+    to be divided by A(S) (kept apart so that a drawn grid adds no (R, H, n) array);
+    ``reserved`` and ``burst`` [kg per unit of reserved or burst work] (``reserved`` ``None``
+    without a reserve, ``burst`` ``None`` for an API of unknown emissions); ``server`` [kg per
+    server] its idle power over the horizon and its embodied share, ``spare`` [kg per pooled
+    spare GPU] its embodied share, each (R, 1) or (R, n); ``price`` [USD/kg] per draw, ``None``
+    without a price."""
 
     owned: np.ndarray
+    owned_scale: Value
     reserved: np.ndarray | None
     burst: np.ndarray | None
     server: np.ndarray
@@ -62,11 +65,15 @@ def _rented(values: dict[str, Value], side: str, hours: Value, life: float, d, k
     power = values[f"{side}.power_kw"] * values[f"{side}.pue"] * values[f"{side}.grid"] / G_PER_KG
     operational = _monthly(hours * power, values[f"{side}.grid_annual_change"], d, kept)
     embodied = _monthly(hours * values[f"{side}.embodied_kg_co2e"] / life, 0.0, d, kept)
-    if operational.ndim != embodied.ndim:  # one (R, H), the other (R, H, n)
-        operational, embodied = (
-            x if x.ndim == 3 else x[:, :, None] for x in (operational, embodied)
-        )
-    return operational + embodied
+    return np.add(*_aligned(operational, embodied))
+
+
+def _aligned(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Monthly rows ``a`` and ``b`` that broadcast: when one is (R, H) and the other (R, H, n),
+    the first as (R, H, 1)."""
+    if a.ndim == b.ndim:
+        return a, b
+    return a if a.ndim == 3 else a[:, :, None], b if b.ndim == 3 else b[:, :, None]
 
 
 def fleet_emissions(
@@ -92,7 +99,9 @@ def fleet_emissions(
     kw_idle, kw_per_u = owned_power_kw(own)
     per_kwh = own.pue * values["own.grid"] / G_PER_KG  # [kg/kWh]
     change = values["own.grid_annual_change"]
-    idle = _monthly(kw_idle * HOURS_PER_MONTH * per_kwh, change, d, kept).sum(axis=1)
+    growth = _monthly(1.0, change, d, kept)  # (1 + g_I)^((m-1)/12), and its present value
+    months = growth.sum(axis=1)
+    idle = (months if months.ndim == 2 else months[:, None]) * (kw_idle * HOURS_PER_MONTH * per_kwh)
     rows = 1 if kept is None else 2
     burst = None
     if carbon.burst is not None:
@@ -100,12 +109,13 @@ def fleet_emissions(
     elif carbon.api is not None:  # M tokens: g per M tokens, flat
         burst = _monthly(values["burst.api.g_co2e_per_mtok"] / G_PER_KG, 0.0, d, kept)
     return FleetEmissions(
-        owned=_monthly(kw_per_u * per_kwh / t_srv, change, d, kept),
+        owned=growth,
+        owned_scale=kw_per_u * per_kwh / t_srv,
         reserved=None
         if t_res is None
         else _rented(values, "reserve", 1.0 / t_res, provider, d, kept),
         burst=burst,
-        server=(idle if idle.ndim == 2 else idle[:, None]) + values["own.embodied_kg_co2e"] * life,
+        server=idle + values["own.embodied_kg_co2e"] * life,
         spare=np.full((rows, 1), carbon.spare_gpu_kg_co2e * life),
         price=None if kept is None else values["carbon.usd_per_tonne"] / KG_PER_TONNE,
     )
@@ -115,3 +125,82 @@ def weighted_rows(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
     """sum_m weights_{r,m} x_m per row r and draw, for ``(R, H)`` or ``(R, H, n)`` weights and
     ``(H, n)`` x: ``(R, n)``."""
     return weights @ x if weights.ndim == 2 else np.einsum("rmn,mn->rn", weights, x)
+
+
+def weighted_sum(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """sum_m weights_m x_m per draw, for ``(H,)`` or ``(H, n)`` weights and ``(H, n)`` x."""
+    return weights @ x if weights.ndim == 1 else np.einsum("mn,mn->n", weights, x)
+
+
+def _stacked(*parts: np.ndarray) -> np.ndarray:
+    """Rows ``(r, H)`` or ``(r, H, n)`` one above the other: ``(sum r, H)``, or ``(sum r, H, n)``
+    when any part is per draw."""
+    n = max((p.shape[2] for p in parts if p.ndim == 3), default=0)
+    if not n:
+        return np.concatenate(parts)
+    return np.concatenate([p if p.ndim == 3 else np.repeat(p[:, :, None], n, 2) for p in parts])
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A chunk's emissions of each candidate, with ``emits`` its emissions per unit of work.
+
+    One matrix product over a server count's owned work A_m (:meth:`servers`) gives its owned
+    kg and, beside reservations, the reserved kg of A_m, taken from that of W_m once a chunk;
+    then one over a candidate's burst work O_m (:meth:`candidate`), whose rows are the burst's
+    kg less, beside reservations, the reserved ones' (B_m = W_m - A_m - O_m) and, when carbon
+    has a price, the burst's money weights ``burst`` below them, so the burst's cost and the
+    candidate's carbon come from one pass over O_m. Without a price the money is the same
+    product as without carbon, so that no cost moves.
+    """
+
+    emits: FleetEmissions
+    burst: np.ndarray  # d_m (1 + g_b)^((m-1)/12), (H,) or (H, n)
+    k_burst: Value  # (1 - tau) k_O [USD/unit of burst work]
+    owned: np.ndarray  # the rows over A_m: the owned kg, then the reserved kg
+    reserved: np.ndarray | None  # the reserved kg of W_m, (R, n); None without a reserve
+    alone: np.ndarray  # the rows over O_m of a candidate without reservations
+    beside: np.ndarray  # and with them
+
+    @classmethod
+    def of(cls, e: FleetEmissions, work: np.ndarray, burst: np.ndarray, k_burst: Value) -> Tally:
+        """The tally of the emissions ``e`` of the monthly ``work`` W_m (H, n) beside the
+        burst's money weights ``burst``."""
+        kg = e.burst if e.burst is not None else np.zeros(e.owned.shape[:2])
+        money = (burst[None],) if e.price is not None else ()
+        if e.reserved is None:
+            alone = _stacked(kg, *money)
+            return cls(e, burst, k_burst, e.owned, None, alone, alone)
+        less = np.subtract(*_aligned(kg, e.reserved))
+        owned = _stacked(e.owned, e.reserved)
+        reserved = weighted_rows(e.reserved, work)
+        return cls(e, burst, k_burst, owned, reserved, *(_stacked(x, *money) for x in (kg, less)))
+
+    def servers(
+        self, s: int, spares: int, owned: np.ndarray, up: Value
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The kg of ``s`` servers and their ``spares`` (idle power, embodied share) and of the
+        owned work ``owned`` A_m (H, n) at the share ``up`` A(S) of GPUs in service, and that
+        plus the reserved kg of W_m - A_m (``None`` without a reserve): each (R, n)."""
+        e = self.emits
+        r = e.owned.shape[0]
+        kg = s * e.server + spares * e.spare
+        if not s:
+            return kg, None if self.reserved is None else kg + self.reserved
+        done = weighted_rows(self.owned, owned)
+        kg = kg + done[:r] * (e.owned_scale / up)
+        return kg, None if self.reserved is None else kg + (self.reserved - done[r:])
+
+    def candidate(
+        self, cost: Value, rest: np.ndarray, reserved: bool, kg: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The cost [USD] and kg of a candidate per draw from its ``cost`` without burst, its
+        burst work ``rest`` O_m (H, n), whether it has ``reserved`` instances and the kg of its
+        servers (:meth:`servers`, with reservations the second)."""
+        e = self.emits
+        r = e.owned.shape[0]
+        done = weighted_rows(self.beside if reserved else self.alone, rest)
+        kg = kg + done[:r]
+        if e.price is None:
+            return cost + self.k_burst * weighted_sum(self.burst, rest), kg[0]
+        return cost + self.k_burst * done[r] + e.price * kg[1], kg[0]

@@ -610,8 +610,12 @@ def _service_life(whose: str) -> Any:
     )
 
 
-def _carbon_price() -> Any:
-    return _input(
+@dataclass(frozen=True, kw_only=True)
+class _Priced:
+    """What carbon inputs share: the price ``usd_per_tonne`` that folds carbon into money, the
+    service lives embodied carbon is spread over and every drawn input by name."""
+
+    usd_per_tonne: Distribution = _input(
         "[USD/t CO2e]",
         "carbon price added to each side's cost",
         0,
@@ -619,12 +623,11 @@ def _carbon_price() -> Any:
         default=0.0,
         origin="no carbon price",
     )
+    service_life_years: float = _service_life("the owned build's")
+    provider_service_life_years: float = _service_life("a provider's host's")
 
-
-class _Priced:
-    """What carbon inputs share: the price ``usd_per_tonne`` and every drawn input by name."""
-
-    usd_per_tonne: Distribution
+    def __post_init__(self) -> None:
+        _validate(self, "carbon.")
 
     @property
     def priced(self) -> bool:
@@ -653,12 +656,6 @@ class CarbonInputs(_Priced):
     api: HostedCarbon | None = field(
         default=None, metadata={"text": "the hosted API's emissions (unknown without)"}
     )
-    usd_per_tonne: Distribution = _carbon_price()
-    service_life_years: float = _service_life("the owned build's")
-    provider_service_life_years: float = _service_life("a provider's host's")
-
-    def __post_init__(self) -> None:
-        _validate(self, "carbon.")
 
     def _sides(self) -> dict[str, Any]:
         return {"buy": self.buy, "rent": self.rent, "api": self.api}
@@ -684,12 +681,6 @@ class PlanCarbon(_Priced):
     spare_gpu_kg_co2e: float = field(
         default=0.0, metadata={"unit": "[kg CO2e]", "text": "embodied carbon of one spare GPU"}
     )
-    usd_per_tonne: Distribution = _carbon_price()
-    service_life_years: float = _service_life("the owned build's")
-    provider_service_life_years: float = _service_life("a provider's host's")
-
-    def __post_init__(self) -> None:
-        _validate(self, "carbon.")
 
     def _sides(self) -> dict[str, Any]:
         sides = {"own": self.own, "reserve": self.reserve, "burst": self.burst}

@@ -9,7 +9,8 @@ the GPU's figure + the platform tier's. A catalog instance takes its region's gr
 of n x the GPU's figure + n/8 of the 8-GPU server's (EcoLogits' allocation of a cloud host to
 the GPUs in use). An API's emissions are known only where the document gives them. Every value
 goes into the assumptions with where it came from; errors name the key path. A plan's server
-has no spares of its own (the fleet pools them): each pooled spare is the GPU's figure.
+has no spares of its own (the fleet pools them): each pooled spare is the GPU's figure, an
+assumption of its own (``own.spare_gpu_kg_co2e``) when the plan pools spares.
 """
 
 from __future__ import annotations
@@ -229,6 +230,17 @@ def _hosted(api: Hosted | None, source: str) -> tuple[HostedCarbon | None, list[
     return hosted, [Assumption(where, spec, "[gCO2e/M tokens]", source)]
 
 
+def _spare(catalog: Catalog, own: Owned) -> tuple[float, list[Assumption]]:
+    """The embodied carbon of one pooled spare GPU [kg CO2e], the GPU's catalog figure, and its
+    assumption when the plan pools spares (``own.spare_share`` above 0)."""
+    kg, how = _gpu_kg(catalog, own.gpu)
+    if not own.block.get("spare_share"):
+        return kg, []
+    unit = input_fields(PlanCarbon)["spare_gpu_kg_co2e"].metadata["unit"]
+    text = f"catalog: {how} for each pooled spare GPU (own.embodied_kg_co2e is one server's)"
+    return kg, [Assumption("own.spare_gpu_kg_co2e", kg, unit, text, Origin.CATALOG)]
+
+
 def _built(cls: type, path: str, values: Mapping[str, Any]) -> Any:
     """``cls(**values)``; a value it rejects (a catalog default out of range) is named at the
     side's own key path ``path``."""
@@ -289,6 +301,7 @@ def plan_emitting(
     _resolved(sides)
     block, notes = _priced(data["carbon"], "plan")
     hosted, api_notes = _hosted(api, "plan")
+    spare, spare_notes = _spare(catalog, own)
     by_path = {b.path: _built(b.cls, b.path, b.values) for b in sides}
     inputs = _built(
         PlanCarbon,
@@ -298,14 +311,14 @@ def plan_emitting(
             "reserve": by_path.get("reserve"),
             "burst": by_path.get("burst"),
             "api": hosted,
-            "spare_gpu_kg_co2e": _gpu_kg(catalog, own.gpu)[0],
+            "spare_gpu_kg_co2e": spare,
             **_lives(block),
         },
     )
     return Emitting(
         inputs=inputs,
         blocks={**{b.path: b.filled for b in sides}, "carbon": block},
-        assumptions=(*(a for b in sides for a in b.notes), *notes, *api_notes),
+        assumptions=(*(a for b in sides for a in b.notes), *spare_notes, *notes, *api_notes),
         advice=_advice("burst.api", api, hosted is not None, inputs.priced),
     )
 

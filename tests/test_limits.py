@@ -97,22 +97,66 @@ def test_a_plan_within_the_limits_is_evaluated(tmp_path):
     assert len(response.get_json()["candidates"]) == 101 * 101
 
 
-def test_the_result_size_counted_bounds_the_result(tmp_path):
-    result = scenarios.evaluate(plan(12, 4, 240))
-    worst = dataclasses.replace(
-        result.best,
+def _longest(best, **carbon):
+    """The candidate ``best`` with every number as long as a number can make it."""
+    return dataclasses.replace(
+        best,
         servers=1000,
         instances=1000,
-        cost=type(result.best.cost)(*[-1.2345678901234567e-100] * 5),
+        cost=type(best.cost)(*[-1.2345678901234567e-100] * 5),
         share_owned=0.12345678901234567,
         owned_utilisation=0.12345678901234567,
         prob_cheaper_than_cloud=0.12345678901234567,
+        **carbon,
     )
+
+
+def test_the_result_size_counted_bounds_the_result(tmp_path):
+    result = scenarios.evaluate(plan(12, 4, 240))
+    worst = _longest(result.best)
     # every candidate as long as a number can make it, and every one on the frontier too
     longest = dataclasses.replace(result, candidates=(worst,) * 65, frontier=(worst,) * 65)
     for r in (result, longest):
         size = len(json.dumps(to_dict(r), separators=(",", ":")))
         assert size <= limits.plan_result_bytes(65, 240)
+
+
+def _counted(client, doc: dict) -> dict[str, int]:
+    body = assert_error(client.post("/v1/plans?samples=10", json=doc), 422)
+    return {k: int(m.split(" ")[0].replace(",", "")) for k, m in errors_by_setting(body).items()}
+
+
+def test_a_plan_counting_carbon_is_counted_what_carbon_adds(tmp_path):
+    # 10 draws of 7 x 3 = 21 candidates over 36 months; the twin counts carbon (own.grid):
+    # memory  21 x 10 x 8 + 21 x 800                                 =  18,480 bytes more
+    # result  (3 x 21 + 2) x (340 + 172) - (2 x 21 + 2) x 340
+    #         = 33,280 - 14,960                                      =  18,320 bytes more
+    # work    10 x 21 x 36 x 2 + 18,320 x 8 = 15,120 + 146,560       = 161,680 units more
+    client = make_app(tmp_path, MAX_MEMORY=1, MAX_RESULT_BYTES=1, MAX_WORK=1).test_client()
+    twin = plan(6, 2)
+    twin["own"]["grid"] = "DE"
+    plain, carbon = _counted(client, plan(6, 2)), _counted(client, twin)
+    added = {k: carbon[k] - plain[k] for k in plain}
+    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 18_320, "MAX_WORK": 161_680}
+    body = assert_error(client.post("/v1/plans?samples=10", json=twin), 422)
+    assert (
+        "samples x candidates x 32 + 3,800 per candidate" in errors_by_setting(body)["MAX_MEMORY"]
+    )
+    assert "months x 10 + samples" in errors_by_setting(body)["MAX_WORK"]
+
+
+def test_the_result_size_counted_bounds_a_carbon_result():
+    doc = plan(12, 4, 240)
+    doc["own"]["grid"] = "DE"
+    result = scenarios.evaluate(doc)
+    carbon = type(result.best.carbon)(*[-1.2345678901234567e-100] * 5)
+    worst = _longest(result.best, carbon=carbon)
+    # 1000 candidates as long as a number can make them, on both frontiers too
+    every = (worst,) * 1000
+    longest = dataclasses.replace(result, candidates=every, frontier=every, carbon_frontier=every)
+    sizes = [len(json.dumps(to_dict(r), separators=(",", ":"))) for r in (result, longest)]
+    assert max(sizes) <= limits.plan_result_bytes(1000, 240, carbon=True)
+    assert sizes[1] > limits.plan_result_bytes(1000, 240)  # more than the count without carbon
 
 
 def test_candidates_and_result_size_limits_are_settings(tmp_path):

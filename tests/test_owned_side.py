@@ -23,6 +23,7 @@ from costmodel import simulate, summarise
 from costmodel.cashflows import BuyDraws, Terms, buy_line
 from costmodel.distributions import Fixed, Uniform
 from costmodel.downtime import availability, missing_gpus
+from costmodel.fleet import simulate_plan
 from costmodel.inputs import Financing
 from costmodel.present import from_dict, to_dict
 from tests.helpers import buy, model, rent
@@ -415,12 +416,13 @@ def _plan(**own) -> dict:
     return doc
 
 
-def _plan_by_hand(servers: int, spare_share: float, repair_days: float) -> float:
+def _plan_by_hand(servers: int, spare_share: float, repair_days: float, g: float = 1500.0) -> float:
     """A plan candidate's cost (no reservation, no tax) month by month, from the plan's
     equations: the pooled spares s = ceil(share * S * N), A(S) from the Poisson sum, owned
     capacity C = S * 730 * T_srv * A(S), each server's opex at u_m = A_m / C, the spares'
-    price and maintenance, resale of servers and spares, on-demand burst for the rest."""
-    n, g, hw = 2, 1500.0, 2 * 1500.0 + 2500.0
+    price and maintenance, resale of servers and spares, on-demand burst for the rest; GPUs
+    of ``g`` [USD] each."""
+    n, hw = 2, 2 * g + 2500.0
     spares = math.ceil(spare_share * servers * n - 1e-9)
     mu = servers * n * 0.02 * repair_days / 365
     a = 1 - _brute_force(mu, spares) / (servers * n) if servers else 1.0
@@ -449,6 +451,19 @@ def test_a_plan_pools_its_spares_and_sizes_capacity_with_their_availability(shar
         want = 1 - _brute_force(mu, spares) / (c.servers * 2) if c.servers else 1.0
         assert c.availability == pytest.approx(want, rel=1e-12)
     assert result.all_cloud.availability == 1.0
+
+
+def test_pooled_spares_of_an_uncertain_gpu_price_cost_each_draw_its_own():
+    # the spares' cost is then one per draw: each draw's cost is the hand sum at its own price
+    price = {"dist": "discrete", "values": [1500, 3000], "weights": [1, 1]}
+    doc = _plan(gpu_price_usd=price, spare_share=0.25, repair_days=30.0)
+    doc["simulation"] = {"samples": 8, "seed": 1, "method": "random"}
+    sim = simulate_plan(scenarios.load_mapping(doc).inputs)
+    g = sim.draws["own.gpu_price_usd"]
+    assert set(g.tolist()) == {1500.0, 3000.0}
+    for j, servers in enumerate(sim.servers.tolist()):
+        want = [_plan_by_hand(servers, 0.25, 30.0, x) for x in g.tolist()]
+        assert sim.cost[j] == pytest.approx(want, rel=1e-10)
 
 
 def test_a_pooled_spare_covers_a_fleet_as_it_covers_its_gpus():

@@ -272,6 +272,23 @@ def test_pooled_spares_add_the_gpus_embodied_carbon():
     assert _kg(with_spare, 1, 1) - _kg(without, 1, 1) == pytest.approx(150 / 60, rel=1e-12)
 
 
+def test_the_spare_gpus_embodied_figure_is_an_assumption_beside_the_given_servers():
+    # own.embodied_kg_co2e = 1000 is given (one server); the spare keeps the GPU's 150 kg
+    doc = copy.deepcopy(HAND)
+    doc["own"]["spare_share"] = 0.5
+    notes = {a.key: a for a in _plan(doc).assumptions}
+    spare = notes["own.spare_gpu_kg_co2e"]
+    assert spare.value == 150.0 and spare.unit == "[kg CO2e]"
+    assert spare.source.startswith("catalog: inline GPU 'card' at 150 kg (estimated)")
+    assert notes["own.embodied_kg_co2e"].value == 1000.0
+    # no pooled spares: the figure enters nothing and is not listed
+    assert "own.spare_gpu_kg_co2e" not in {a.key for a in _plan(HAND).assumptions}
+    catalog_gpu = copy.deepcopy(PLAN_WORKED)
+    catalog_gpu["own"] |= {"gpu": "rtx-4090", "spare_share": 0.1, "grid": "FR"}
+    (note,) = [a for a in _plan(catalog_gpu).assumptions if a.key == "own.spare_gpu_kg_co2e"]
+    assert note.source.startswith("catalog: rtx-4090 at 150 kg")
+
+
 def test_an_uncertain_price_adds_between_its_taxed_discounted_and_full_amounts():
     doc = _uncertain(PLAN_WORKED)
     doc["tax_rate"] = 0.2

@@ -1204,7 +1204,7 @@ def test_plan_html_shows_the_plan(plan_source, plan):
     assert page.by_id["verdict"] == " ".join(plan["verdict"].split())
     cells = page.cells
     start = cells.index("Servers")
-    width = 11
+    width = cells.index("Plan", start) - start + 1  # 11 columns, 12 with carbon
     header = cells[start : start + width]
     rows = [cells[i : i + width] for i in range(start + width, len(cells), width)]
     rows = rows[: len(_shown(plan))]
@@ -1221,7 +1221,8 @@ def test_plan_html_shows_the_plan(plan_source, plan):
             key == (plan["best"]["servers"], plan["best"]["instances"])
         )
         on_frontier = key in {(f["servers"], f["instances"]) for f in plan["frontier"]}
-        assert ("frontier" in got["Plan"]) == on_frontier
+        marks = got["Plan"].replace("carbon frontier", "")  # the carbon frontier's own mark
+        assert ("frontier" in marks) == on_frontier
     assert "best" in page.classes  # the best row is highlighted
     figures = dict(zip(cells[0:start:2], cells[1:start:2], strict=True))  # the best plan
     assert figures["Servers owned"] == str(plan["best"]["servers"])
@@ -1270,7 +1271,11 @@ def test_plan_markdown_tables_and_images(plan_source, plan):
 
 def test_plan_csv_round_trips_the_candidates(plan_source, plan):
     rows = list(csv.DictReader(io.StringIO(_plan_rendered(plan_source, "csv").decode("utf-8"))))
-    assert list(rows[0]) == PLAN_HEADERS
+    header = list(rows[0])  # a plan that counts carbon adds its carbon columns
+    assert [h for h in header if h in PLAN_HEADERS] == PLAN_HEADERS
+    extra = [h for h in header if h not in PLAN_HEADERS]
+    assert all(h.startswith("carbon_") for h in extra)
+    assert bool(extra) == (plan.get("carbon_frontier") is not None)
     assert len(rows) == len(plan["candidates"])  # the candidates only, in order
     best = (plan["best"]["servers"], plan["best"]["instances"])
     frontier = {(f["servers"], f["instances"]) for f in plan["frontier"]}
@@ -1282,6 +1287,11 @@ def test_plan_csv_round_trips_the_candidates(plan_source, plan):
             assert float(row[k]) == c[k]
         key = (c["servers"], c["instances"])
         assert row["best"] == str(key == best) and row["frontier"] == str(key in frontier)
+
+
+def _cost_columns(header) -> list[str]:
+    """A candidates table's columns without the carbon ones a plan that counts carbon adds."""
+    return [h for h in header if not h.startswith("carbon_")]
 
 
 def test_plan_xlsx_sheets_and_numbers(plan_source, plan):
@@ -1299,7 +1309,7 @@ def test_plan_xlsx_sheets_and_numbers(plan_source, plan):
     ]
     ws = wb["candidates"]
     header = [c.value for c in ws[1]]
-    assert header == PLAN_HEADERS and all(c.font.bold for c in ws[1])
+    assert _cost_columns(header) == PLAN_HEADERS and all(c.font.bold for c in ws[1])
     assert ws.max_row == len(plan["candidates"]) + 1
     for r, c in enumerate(plan["candidates"], start=2):
         got = dict(zip(header, (cell.value for cell in ws[r]), strict=True))
@@ -1312,7 +1322,7 @@ def test_plan_xlsx_sheets_and_numbers(plan_source, plan):
     assert fmt["cost_p50"] == "$#,##0" and fmt["share_owned"] == "0.0%"
     assert fmt["prob_cheaper_than_cloud"] == "0.0%" and fmt["servers"] == "General"
     front = list(wb["frontier"].iter_rows(values_only=True))
-    assert list(front[0]) == PLAN_HEADERS[:-1]  # the candidates' columns, but the flag
+    assert _cost_columns(front[0]) == PLAN_HEADERS[:-1]  # the candidates' columns, but the flag
     keys = [(c["servers"], c["instances"]) for c in _frontier(plan)]
     assert [row[:2] for row in front[1:]] == keys
     split = wb["work_split"]
