@@ -113,9 +113,9 @@ PLAN_CANDIDATE_BYTES = 3_000
 #: 24 characters at most (``-1.2345678901234567e-100``) and the keys [byte].
 _CANDIDATE_BYTES = 340
 #: What counting carbon adds to a plan (``carbon`` in its inputs), as
-#: ``benchmarks/bench_plan_carbon.py`` measures it. The work of one candidate over one draw and
-#: month: its carbon and priced cost in one product with its burst cost [unit] (measured: 1.4,
-#: 5.5 s of CPU against 4.4 s at 200,000 draws x 39 candidates x 36 months).
+#: ``benchmarks/bench_plan.py --carbon --shape ...`` measures it. The work of one candidate over
+#: one draw and month: its carbon and priced cost in one product with its burst cost [unit]
+#: (measured: 1.4, 5.5 s of CPU against 4.4 s at 200,000 draws x 39 candidates x 36 months).
 PLAN_CARBON_MONTH_WORK = 2
 #: Memory of one candidate's emissions over one draw [byte].
 PLAN_CARBON_DRAW_BYTES = 8

@@ -5,16 +5,24 @@ uncertain demand growth (uniform 0 to 150 %/year) and owned power use (PUE unifo
 Latin hypercube, at a few shapes of draws x servers x reservations x months, and prints the CPU
 seconds of :func:`costmodel.fleet.simulate_plan` and of :func:`costmodel.fleet.summarise_plan`
 (median of ``--repeat`` runs) and the cost of one draw x candidate x month [ns].
-``--peak-to-mean K`` plans for a daily peak K times the mean load (default: a flat load).
+``--peak-to-mean K`` plans for a daily peak K times the mean load (default: a flat load);
+``--carbon`` counts carbon, with an owned grid drawn uniform 200 to 500 g/kWh and a carbon
+price of 100 USD/t. ``--shape`` runs one shape alone and also prints the process's peak memory
+[MiB] and the bytes of the result's JSON, so that two processes (with and without ``--carbon``,
+or this checkout against another) can be timed in turn from outside, each peak its own (what
+``api/limits.py`` counts carbon at was measured so).
 
     python benchmarks/bench_plan.py
     python benchmarks/bench_plan.py --peak-to-mean 1.6 --repeat 5
+    python benchmarks/bench_plan.py --carbon --shape 200000,13,3,36 --repeat 1
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import json
+import resource
 import statistics
 import time
 from pathlib import Path
@@ -23,13 +31,16 @@ import yaml
 
 import scenarios
 from costmodel.fleet import simulate_plan, summarise_plan
+from costmodel.present import to_dict
 
 PLAN = Path(__file__).resolve().parents[1] / "scenarios" / "examples" / "plan-worked-example.yaml"
 #: (draws, servers, reservations, months)
 SHAPES = ((200_000, 7, 3, 36), (20_000, 101, 1, 12), (2_000, 201, 1, 240))
 
 
-def _plan(shape: tuple[int, int, int, int], peak_to_mean: float | None) -> scenarios.Plan:
+def _plan(
+    shape: tuple[int, int, int, int], peak_to_mean: float | None, carbon: bool
+) -> scenarios.Plan:
     n, servers, reservations, months = shape
     doc = copy.deepcopy(yaml.safe_load(PLAN.read_text("utf-8")))
     doc["simulation"] = {"samples": n, "seed": 1, "method": "lhs"}
@@ -39,6 +50,9 @@ def _plan(shape: tuple[int, int, int, int], peak_to_mean: float | None) -> scena
     doc["demand"]["annual_growth"] = {"dist": "uniform", "low": 0.0, "high": 1.5}
     if peak_to_mean is not None:
         doc["demand"]["peak_to_mean"] = peak_to_mean
+    if carbon:
+        doc["own"]["grid"] = {"dist": "uniform", "low": 200, "high": 500}
+        doc["carbon"] = {"usd_per_tonne": 100}
     if reservations == 1:
         doc["reserve"] = None
     else:
@@ -56,16 +70,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peak-to-mean", type=float, default=None)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--carbon", action="store_true", help="count carbon, priced")
+    parser.add_argument("--shape", help="one shape alone: DRAWS,SERVERS,RESERVATIONS,MONTHS")
     args = parser.parse_args()
-    print("shape (draws, servers, reservations, months): simulate [s], summarise [s],")
-    print("simulate per draw x candidate x month [ns]")
-    for shape in SHAPES:
-        inputs = _plan(shape, args.peak_to_mean).inputs
+    shapes = [tuple(int(x) for x in args.shape.split(","))] if args.shape else SHAPES
+    print(f"carbon={args.carbon}; shape (draws, servers, reservations, months): simulate [s],")
+    print("summarise [s], simulate per draw x candidate x month [ns]")
+    for shape in shapes:
+        inputs = _plan(shape, args.peak_to_mean, args.carbon).inputs
         sim_s, sum_s = [], []
         for _ in range(args.repeat):
             seconds, sim = _cpu(simulate_plan, inputs)
             sim_s.append(seconds)
-            sum_s.append(_cpu(summarise_plan, sim)[0])
+            seconds, result = _cpu(summarise_plan, sim)
+            sum_s.append(seconds)
             del sim
         n, servers, reservations, months = shape
         per = statistics.median(sim_s) / (n * servers * reservations * months) * 1e9
@@ -73,6 +91,10 @@ def main() -> None:
             f"  {str(shape):24s} {statistics.median(sim_s):7.3f} {statistics.median(sum_s):7.3f}"
             f" {per:7.2f}"
         )
+    if args.shape:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        size = len(json.dumps(to_dict(result)))
+        print(f"peak {peak:.0f} MiB, JSON {size:,} bytes")
 
 
 if __name__ == "__main__":
