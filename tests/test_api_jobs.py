@@ -25,6 +25,7 @@ from api.runs.jobs import JobRunner
 from scenarios.store import MIGRATIONS, KeyReused, RunStore, StoreError, runstore
 from tests import backends
 from tests.test_api import ERROR_KEYS, WORKED, assert_error, close_store, make_app, scenario
+from tests.test_plan import PLAN
 
 ASYNC = {"Prefer": "respond-async"}
 #: The worked example over 240 months: 200,000 draws are 24 chunks of the engine and
@@ -288,6 +289,45 @@ def test_the_progress_of_a_job_rises_to_one(
     assert written == pytest.approx([8333 * k / 50_000 for k in range(1, 7)] + [1.0])
     seen.append(run["progress"])
     assert seen == [0.0, 1.0]
+
+
+def test_a_plan_job_shows_its_progress_before_it_is_done(
+    store_app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 20,000 draws over 240 months: chunks of 2,000,000 // 240 = 8,333 draws, two of them and
+    # one of 3,334, so the plan engine reports 8,333 / 20,000, 16,666 / 20,000 and 1
+    monkeypatch.setattr(api.runs.jobs, "PROGRESS_EVERY_S", 0.0)
+    store = api.service.get_store(store_app)
+    written: list[float] = []
+    polled = threading.Event()
+    original = store.set_progress
+
+    def spy(run_id: str, worker: str, progress: float) -> bool:
+        kept = original(run_id, worker, progress)
+        written.append(progress)
+        if len(written) == 1:  # hold the runner until the test has polled the first share
+            polled.wait(PATIENCE_S)
+        return kept
+
+    monkeypatch.setattr(store, "set_progress", spy)
+    client = store_app.test_client()
+    plan = {**PLAN, "horizon_months": 240, "own": {**PLAN["own"], "servers": {"min": 0, "max": 1}}}
+    posted = client.post("/v1/runs?samples=20000", json=plan, headers=ASYNC)
+    assert posted.status_code == 202, posted.get_data(as_text=True)
+    location = posted.headers["Location"]
+    deadline = time.monotonic() + PATIENCE_S
+    try:  # poll until the run is past queued and past a progress of 0
+        while (run := client.get(location).get_json())["status"] == "queued" or (
+            run["status"] == "running" and run["progress"] == 0
+        ):
+            assert time.monotonic() < deadline, f"{run['status']} at 0 after {PATIENCE_S} s"
+            time.sleep(0.05)
+    finally:
+        polled.set()
+    assert (run["status"], run["progress"]) == ("running", pytest.approx(8333 / 20_000))
+    run = poll(client, location)
+    assert (run["status"], run["progress"]) == ("done", 1.0)
+    assert written == pytest.approx([8333 / 20_000, 16_666 / 20_000, 1.0])
 
 
 def test_polling_shows_progress_that_never_goes_back(store_client: FlaskClient) -> None:
