@@ -266,21 +266,33 @@ def test_without_job_workers_a_run_is_answered_at_once_or_refused(tmp_path: Path
     assert posted.status_code == 201 and "Preference-Applied" not in posted.headers
 
 
+def _written_progress(
+    app: Flask, monkeypatch: pytest.MonkeyPatch, hold: threading.Event | None = None
+) -> list[float]:
+    """Every progress the job runner writes to the store, each share as it comes; with
+    ``hold``, the runner waits after the first write until ``hold`` is set."""
+    monkeypatch.setattr(api.runs.jobs, "PROGRESS_EVERY_S", 0.0)
+    store = api.service.get_store(app)
+    written: list[float] = []
+    original = store.set_progress
+
+    def spy(run_id: str, worker: str, progress: float) -> bool:
+        kept = original(run_id, worker, progress)
+        written.append(progress)
+        if hold is not None and len(written) == 1:
+            hold.wait(PATIENCE_S)
+        return kept
+
+    monkeypatch.setattr(store, "set_progress", spy)
+    return written
+
+
 def test_the_progress_of_a_job_rises_to_one(
     store_app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # 50,000 draws over 240 months: chunks of 2,000,000 // 240 = 8,333 draws, six of them
     # (49,998 draws) and one of 2, so the engine reports 8,333 / 50,000, ..., 49,998 / 50,000, 1
-    monkeypatch.setattr(api.runs.jobs, "PROGRESS_EVERY_S", 0.0)
-    store = api.service.get_store(store_app)
-    written: list[float] = []
-    original = store.set_progress
-
-    def spy(run_id: str, worker: str, progress: float) -> bool:
-        written.append(progress)
-        return original(run_id, worker, progress)
-
-    monkeypatch.setattr(store, "set_progress", spy)
+    written = _written_progress(store_app, monkeypatch)
     client = store_app.test_client()
     posted = client.post("/v1/runs?samples=50000", json=LONG, headers=ASYNC)
     seen = [posted.get_json()["progress"]]
@@ -296,20 +308,8 @@ def test_a_plan_job_shows_its_progress_before_it_is_done(
 ) -> None:
     # 20,000 draws over 240 months: chunks of 2,000,000 // 240 = 8,333 draws, two of them and
     # one of 3,334, so the plan engine reports 8,333 / 20,000, 16,666 / 20,000 and 1
-    monkeypatch.setattr(api.runs.jobs, "PROGRESS_EVERY_S", 0.0)
-    store = api.service.get_store(store_app)
-    written: list[float] = []
-    polled = threading.Event()
-    original = store.set_progress
-
-    def spy(run_id: str, worker: str, progress: float) -> bool:
-        kept = original(run_id, worker, progress)
-        written.append(progress)
-        if len(written) == 1:  # hold the runner until the test has polled the first share
-            polled.wait(PATIENCE_S)
-        return kept
-
-    monkeypatch.setattr(store, "set_progress", spy)
+    polled = threading.Event()  # the runner waits at the first share until it is polled
+    written = _written_progress(store_app, monkeypatch, hold=polled)
     client = store_app.test_client()
     plan = {**PLAN, "horizon_months": 240, "own": {**PLAN["own"], "servers": {"min": 0, "max": 1}}}
     posted = client.post("/v1/runs?samples=20000", json=plan, headers=ASYNC)
