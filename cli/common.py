@@ -1,5 +1,6 @@
 """What the commands share when they run: the usage error, the catalog with the user's prices,
-loading a document of the command's kind, checked choices and output paths, printing."""
+loading a document of the command's kind, evaluating it, checked choices and output paths,
+printing."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ __all__ = [
     "catalog",
     "check_output",
     "choice",
+    "evaluate",
     "load",
     "print_rendered",
     "show_evaluation",
@@ -44,6 +46,18 @@ def print_rendered(draw) -> None:
             draw(console)
         text = capture.get()
     sys.stdout.write("".join(line.rstrip() + "\n" for line in text.splitlines()))
+
+
+def evaluate(document, args, timings: dict[str, float]):
+    """The result of a scenario or plan with ``--samples`` and ``--seed``, the engine time in
+    ``timings``, drawing a progress bar on stderr while a long run goes (:mod:`cli.progress`)."""
+    import scenarios
+    from cli.progress import ProgressBar
+
+    with ProgressBar(sys.stderr) as bar:
+        return scenarios.evaluate(
+            document, samples=args.samples, seed=args.seed, timings=timings, progress=bar
+        )
 
 
 def show_evaluation(args, result, draw, timings: dict[str, float], size: str) -> None:

@@ -72,7 +72,7 @@ from .cashflows import (
     term_end,
 )
 from .downtime import availability
-from .engine import draw
+from .engine import Progress, draw
 from .fleet_carbon import FleetEmissions, Tally, fleet_emissions, weighted_rows, weighted_sum
 from .inputs import ApiInputs, PlanInputs
 from .plan_result import Candidate, CarbonStats, Choice, CostStats, PlanResult, WorkSplit
@@ -387,9 +387,13 @@ def _fill_chunk(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice) -> None:
             j += 1
 
 
-def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
+def simulate_plan(inputs: PlanInputs, progress: Progress | None = None) -> FleetSimulation:
     """Sample every input once and evaluate every candidate on the same draws; the carbon
-    inputs of an unpriced carbon are drawn on their own streams (:func:`carbon_values`)."""
+    inputs of an unpriced carbon are drawn on their own streams (:func:`carbon_values`).
+
+    ``progress``, when given, is told the share of the draws done after each chunk of them,
+    rising to 1 (:func:`summarise_plan` is not counted: it takes a few per cent of the time).
+    """
     values, drawn = draw(inputs)
     apart = carbon_values(inputs)
     s_lo, s_hi = inputs.servers
@@ -403,6 +407,8 @@ def simulate_plan(inputs: PlanInputs) -> FleetSimulation:
         rows = slice(start, min(n, start + step))
         part = {k: _rows(v, rows) for k, v in {**values, **apart}.items()}
         _fill_chunk(_chunk(inputs, part, rows.stop - start), inputs, out, rows)
+        if progress is not None:
+            progress(rows.stop / n)
     downtime = inputs.own.repair_days.support()[1] > 0.0
     c = inputs.carbon
     unknown = ("burst.api",) if c is not None and c.burst is None and c.api is None else ()

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from costmodel.distributions import Distribution
+from costmodel.engine import Progress
 from costmodel.inputs import Demand, InputError, PlanInputs, input_fields
 from costmodel.plan_result import PlanResult
 from costmodel.present.verdict import plan_verdict
@@ -237,15 +238,22 @@ def _burst_words(inputs: PlanInputs) -> str:
     return "api" if inputs.burst_side == "burst.api" else inputs.burst.pricing
 
 
-def evaluate_plan(plan: Plan, *, samples: int | None = None, seed: int | None = None) -> PlanResult:
+def evaluate_plan(
+    plan: Plan,
+    *,
+    samples: int | None = None,
+    seed: int | None = None,
+    progress: Progress | None = None,
+) -> PlanResult:
     """Evaluate every candidate of ``plan``; ``samples`` and ``seed`` override its
-    ``simulation`` block."""
+    ``simulation`` block and ``progress``, when given, is told the share of the draws done,
+    from 0 to 1 (see :func:`~costmodel.fleet.simulate_plan`)."""
     changes = {k: v for k, v in (("samples", samples), ("seed", seed)) if v is not None}
     inputs = dataclasses.replace(plan.inputs, **changes) if changes else plan.inputs
     # imported here: a scenario's run needs no fleet engine, and every run imports this module
     from costmodel.fleet import saving, simulate_plan, summarise_plan
 
-    sim = simulate_plan(inputs)
+    sim = simulate_plan(inputs, progress)
     result = summarise_plan(sim)
     document = with_sampling(plan.document, inputs.samples, inputs.seed)
     reserve = (inputs.instances[1], "reserve.instances.max") if inputs.reserve else None

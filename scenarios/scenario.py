@@ -147,7 +147,7 @@ def evaluate(
         scenario = load_file(scenario, catalog=catalog)
     if isinstance(scenario, Plan):
         start = time.perf_counter()
-        plan_result = evaluate_plan(scenario, samples=samples, seed=seed)
+        plan_result = evaluate_plan(scenario, samples=samples, seed=seed, progress=progress)
         if timings is not None:
             timings["engine_s"] = time.perf_counter() - start
         return plan_result

@@ -25,6 +25,7 @@ from api.runs.jobs import JobRunner
 from scenarios.store import MIGRATIONS, KeyReused, RunStore, StoreError, runstore
 from tests import backends
 from tests.test_api import ERROR_KEYS, WORKED, assert_error, close_store, make_app, scenario
+from tests.test_plan import PLAN
 
 ASYNC = {"Prefer": "respond-async"}
 #: The worked example over 240 months: 200,000 draws are 24 chunks of the engine and
@@ -265,21 +266,33 @@ def test_without_job_workers_a_run_is_answered_at_once_or_refused(tmp_path: Path
     assert posted.status_code == 201 and "Preference-Applied" not in posted.headers
 
 
+def _written_progress(
+    app: Flask, monkeypatch: pytest.MonkeyPatch, hold: threading.Event | None = None
+) -> list[float]:
+    """Every progress the job runner writes to the store, each share as it comes; with
+    ``hold``, the runner waits after the first write until ``hold`` is set."""
+    monkeypatch.setattr(api.runs.jobs, "PROGRESS_EVERY_S", 0.0)
+    store = api.service.get_store(app)
+    written: list[float] = []
+    original = store.set_progress
+
+    def spy(run_id: str, worker: str, progress: float) -> bool:
+        kept = original(run_id, worker, progress)
+        written.append(progress)
+        if hold is not None and len(written) == 1:
+            hold.wait(PATIENCE_S)
+        return kept
+
+    monkeypatch.setattr(store, "set_progress", spy)
+    return written
+
+
 def test_the_progress_of_a_job_rises_to_one(
     store_app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # 50,000 draws over 240 months: chunks of 2,000,000 // 240 = 8,333 draws, six of them
     # (49,998 draws) and one of 2, so the engine reports 8,333 / 50,000, ..., 49,998 / 50,000, 1
-    monkeypatch.setattr(api.runs.jobs, "PROGRESS_EVERY_S", 0.0)
-    store = api.service.get_store(store_app)
-    written: list[float] = []
-    original = store.set_progress
-
-    def spy(run_id: str, worker: str, progress: float) -> bool:
-        written.append(progress)
-        return original(run_id, worker, progress)
-
-    monkeypatch.setattr(store, "set_progress", spy)
+    written = _written_progress(store_app, monkeypatch)
     client = store_app.test_client()
     posted = client.post("/v1/runs?samples=50000", json=LONG, headers=ASYNC)
     seen = [posted.get_json()["progress"]]
@@ -288,6 +301,33 @@ def test_the_progress_of_a_job_rises_to_one(
     assert written == pytest.approx([8333 * k / 50_000 for k in range(1, 7)] + [1.0])
     seen.append(run["progress"])
     assert seen == [0.0, 1.0]
+
+
+def test_a_plan_job_shows_its_progress_before_it_is_done(
+    store_app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 20,000 draws over 240 months: chunks of 2,000,000 // 240 = 8,333 draws, two of them and
+    # one of 3,334, so the plan engine reports 8,333 / 20,000, 16,666 / 20,000 and 1
+    polled = threading.Event()  # the runner waits at the first share until it is polled
+    written = _written_progress(store_app, monkeypatch, hold=polled)
+    client = store_app.test_client()
+    plan = {**PLAN, "horizon_months": 240, "own": {**PLAN["own"], "servers": {"min": 0, "max": 1}}}
+    posted = client.post("/v1/runs?samples=20000", json=plan, headers=ASYNC)
+    assert posted.status_code == 202, posted.get_data(as_text=True)
+    location = posted.headers["Location"]
+    deadline = time.monotonic() + PATIENCE_S
+    try:  # poll until the run is past queued and past a progress of 0
+        while (run := client.get(location).get_json())["status"] == "queued" or (
+            run["status"] == "running" and run["progress"] == 0
+        ):
+            assert time.monotonic() < deadline, f"{run['status']} at 0 after {PATIENCE_S} s"
+            time.sleep(0.05)
+    finally:
+        polled.set()
+    assert (run["status"], run["progress"]) == ("running", pytest.approx(8333 / 20_000))
+    run = poll(client, location)
+    assert (run["status"], run["progress"]) == ("done", 1.0)
+    assert written == pytest.approx([8333 / 20_000, 16_666 / 20_000, 1.0])
 
 
 def test_polling_shows_progress_that_never_goes_back(store_client: FlaskClient) -> None:

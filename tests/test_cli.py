@@ -472,6 +472,38 @@ def test_simulate_reports_progress_per_chunk_up_to_one(monkeypatch):
     assert seen == [0.25, 0.5, 0.75, 1.0]
 
 
+@pytest.mark.parametrize(
+    "command, example, engine",
+    [
+        ("run", "worked-example", "costmodel.engine"),
+        ("plan", "plan-lab-rtx4090-growth", "costmodel.fleet"),
+    ],
+)
+def test_a_long_run_or_plan_shows_the_bar_on_a_terminal(
+    command, example, engine, monkeypatch, capsys
+):
+    import functools
+
+    import cli.progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    ticks = iter(range(1_000_000))
+    clock = lambda: float(next(ticks))  # noqa: E731  (each look at it is a second later)
+    monkeypatch.setattr(
+        cli.progress, "ProgressBar", functools.partial(cli.progress.ProgressBar, clock=clock)
+    )
+    # 250 draws a chunk at 36 months: 1,000 draws are four chunks, the first projecting 4 s
+    monkeypatch.setattr(f"{engine}._CHUNK_ELEMENTS", 36 * 250)
+    stderr = Terminal()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    assert main([command, example, "--samples", "1000"]) == 0
+    assert "simulating" in stderr.getvalue()
+    assert capsys.readouterr().out  # the answer is printed as ever
+
+
 # --------------------------------------------------------------------------- catalog listings
 
 

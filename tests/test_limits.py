@@ -274,8 +274,22 @@ def test_a_request_past_its_deadline_is_503_and_stores_nothing(tmp_path, monkeyp
     assert client.post("/v1/runs", json=WORKED).status_code == 201
 
 
-def test_the_engine_stops_at_the_deadline_between_chunks(tmp_path, monkeypatch, clock):
-    # the clock jumps as the engine reports its first chunk: the rest is never computed
+#: The plan worked example's server, 0 or 1 of them (two candidates without the reserve).
+ONE_SERVER = {**PLAN["own"], "servers": {"min": 0, "max": 1}}
+
+
+@pytest.mark.parametrize(
+    "route, body, what",
+    [
+        ("/v1/evaluate", {**WORKED, "horizon_months": 240}, "scenario"),
+        ("/v1/plans", {**PLAN, "horizon_months": 240, "own": ONE_SERVER, "reserve": None}, "plan"),
+    ],
+)
+def test_the_engine_stops_at_the_deadline_between_chunks(
+    tmp_path, monkeypatch, clock, route, body, what
+):
+    # the clock jumps as the engine reports its first chunk of 2,000,000 // 240 = 8,333 of
+    # the 50,000 draws: the rest is never computed
     calls = []
 
     def progress(phase: str):
@@ -288,9 +302,9 @@ def test_the_engine_stops_at_the_deadline_between_chunks(tmp_path, monkeypatch, 
 
     monkeypatch.setattr(api.service, "engine_progress", progress)
     client = make_app(tmp_path).test_client()
-    doc = {**WORKED, "horizon_months": 240, "simulation": {"samples": 50_000, "seed": 1}}
-    error = assert_error(client.post("/v1/evaluate", json=doc), 503)
-    assert "while evaluating the scenario" in error["message"]
+    doc = {**body, "simulation": {"samples": 50_000, "seed": 1}}
+    error = assert_error(client.post(route, json=doc), 503)
+    assert f"while evaluating the {what}" in error["message"]
     assert len(calls) == 1
 
 

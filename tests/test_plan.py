@@ -268,6 +268,27 @@ def test_candidate_counts_and_shapes():
     assert dataclasses.asdict(summarise_plan(sim).best)["servers"] == 5
 
 
+def test_a_plan_reports_the_share_of_its_draws_done_after_each_chunk(monkeypatch):
+    # chunks of 9,000 // 36 months = 250 draws: 1,100 draws are four chunks of 250 and one
+    # of 100, so 250 / 1,100, 500 / 1,100, 750 / 1,100, 1,000 / 1,100 and 1
+    plan = _plan(
+        demand__annual_growth={"dist": "uniform", "low": 0.0, "high": 1.0},
+        simulation={"samples": 1100, "seed": 3, "method": "random"},
+    )
+    whole = to_dict(scenarios.evaluate(plan))  # one chunk
+    monkeypatch.setattr("costmodel.fleet._CHUNK_ELEMENTS", 36 * 250)
+    seen: list[float] = []
+    chunked = to_dict(scenarios.evaluate(plan, progress=seen.append))
+    assert seen == pytest.approx([250 / 1100, 500 / 1100, 750 / 1100, 1000 / 1100, 1.0])
+    assert seen == sorted(seen) and seen[-1] == 1.0
+    # neither the chunks nor the callback move a number; the work split adds up its sums over
+    # the draws chunk by chunk, in another order of the additions at another chunk size
+    split, chunked_split = whole.pop("work_split"), chunked.pop("work_split")
+    assert chunked == whole
+    for side, months in split.items():
+        assert chunked_split[side] == pytest.approx(months, rel=1e-12), side
+
+
 # --------------------------------------------------------------------------- surfaces
 
 

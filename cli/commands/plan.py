@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cli.common import load, show_evaluation
+from cli.common import evaluate, load, show_evaluation
 from cli.options import add_evaluation
 
 __all__ = ["add_parser", "execute"]
@@ -33,11 +33,10 @@ def add_parser(sub) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    import scenarios
     from cli.tables import print_plan
 
-    plan = load(args.file, "plan", args.prices)
+    document = load(args.file, "plan", args.prices)
     timings: dict[str, float] = {}
-    result = scenarios.evaluate(plan, samples=args.samples, seed=args.seed, timings=timings)
+    result = evaluate(document, args, timings)
     show_evaluation(args, result, print_plan, timings, f"{len(result.candidates)} candidates")
     return 0

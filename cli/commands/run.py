@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from cli.common import load, show_evaluation
+from cli.common import evaluate, load, show_evaluation
 from cli.options import add_evaluation
 
 __all__ = ["add_parser", "execute"]
@@ -33,16 +32,11 @@ def add_parser(sub) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    import scenarios
-    from cli.progress import ProgressBar
     from cli.tables import print_result
 
-    scenario = load(args.file, "scenario", args.prices)
+    document = load(args.file, "scenario", args.prices)
     timings: dict[str, float] = {}
-    with ProgressBar(sys.stderr) as bar:
-        result = scenarios.evaluate(
-            scenario, samples=args.samples, seed=args.seed, timings=timings, progress=bar
-        )
+    result = evaluate(document, args, timings)
     show_evaluation(
         args, result, print_result, timings, f"{len(result.utilisation)} utilisation levels"
     )
