@@ -194,3 +194,16 @@ def test_a_result_without_an_api_has_no_rivals_and_no_api_line():
     data = to_dict(res)
     assert "rivals" not in data and "api" not in data["cumulative_cost"]
     assert to_dict(from_dict(data)) == data
+
+
+def test_reports_show_the_swings_against_the_api_only_with_one():
+    from costmodel.present.reports import render
+
+    with_api = scenarios.evaluate(EXAMPLE, samples=500)
+    text = render(with_api, "html").decode("utf-8")
+    assert "Against the API" in text and "Buy − API at 50 %" in text
+    assert 'class="tornado-api"' in text and "value-of-information-api" in text
+    top = with_api.rival("api").tornado.inputs[0].input
+    assert text.index(top, text.index('class="tornado-api"')) > 0
+    without = render(scenarios.evaluate("tests/fixtures/golden.yaml", samples=500), "html")
+    assert b"Against the API" not in without and b"tornado-api" not in without
