@@ -170,7 +170,8 @@ def quantile_bins(ranks: np.ndarray, count: int) -> np.ndarray:
 
 def evppi(gap: np.ndarray, bins: np.ndarray, count: int, best: float) -> float:
     """Single-input EVPPI [USD] of the buy-or-rent decision from the per-draw ``gap`` =
-    TCO_buy - TCO_rent and each draw's bin of that input.
+    TCO_buy - TCO_rent (or of buying against another rival, from its gap) and each draw's bin
+    of that input.
 
     min(E buy, E rent) - E_bins[min(E[buy | bin], E[rent | bin])]; with E rent taken out of
     both terms this is ``best`` - (1/n) sum_bins min(sum of the gap in the bin, 0), where
@@ -182,7 +183,8 @@ def evppi(gap: np.ndarray, bins: np.ndarray, count: int, best: float) -> float:
 
 
 def expected_value_of_information(gap: np.ndarray) -> tuple[float, float]:
-    """(EVPI, min(E gap, 0)) [USD] from the per-draw ``gap`` = TCO_buy - TCO_rent.
+    """(EVPI, min(E gap, 0)) [USD] from the per-draw ``gap`` = TCO_buy - TCO_rent (or
+    TCO_buy - TCO_api: any rival's).
 
     EVPI = min(E buy, E rent) - E[min(buy, rent)] = min(E gap, 0) - E[min(gap, 0)]: what
     knowing every input before deciding would save on average. 0 when one option wins in
