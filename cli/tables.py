@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from costmodel.plan_result import PlanResult
-    from costmodel.result import Breakeven, Result
+    from costmodel.result import Breakeven, Result, Tornado
     from pricing import Catalog
     from scenarios.compare import Comparison
     from scenarios.library import Example
@@ -147,7 +147,8 @@ def _warnings(result: Result | PlanResult, console: Console) -> None:
 
 
 def _precision(result: Result, console: Console) -> None:
-    """One line on the precision of the break-even P50, then the three largest tornado swings
+    """One line on the precision of the break-even P50, then the three largest tornado swings,
+    and with a hosted API those against it and what knowing the inputs would save there
     (nothing for results stored before these existed)."""
     from costmodel.present.verdict import precision_text
 
@@ -155,8 +156,28 @@ def _precision(result: Result, console: Console) -> None:
     if text is not None:
         console.print()
         console.print(text, highlight=False)
-    t = result.tornado
-    if t is None or not t.inputs:
+    if result.tornado is not None:
+        _swings(result.tornado, "rent", "", console)
+    api = result.rival("api")
+    if api is not None:
+        _swings(api.tornado, "API", " against the API", console)
+        voi = api.value_of_information
+        u = fmt_utilisation(voi.utilisation)
+        top = voi.by_input[0] if voi.by_input and voi.by_input[0].evppi > 0 else None
+        most = "" if top is None else f" (most: {top.input}, up to {fmt_usd(top.evppi)})"
+        text = (
+            f"Knowing every input before choosing between buying and the API would save "
+            f"{fmt_usd(voi.evpi)} on average at {u}{most}."
+            if voi.evpi > 0
+            else f"Of buying and the API the same one is cheaper in every draw at {u}."
+        )
+        console.print(text, highlight=False)
+
+
+def _swings(t: Tornado, rival: str, against: str, console: Console) -> None:
+    """The three largest swings of tornado ``t`` against side ``rival`` (its label in the gap
+    column; ``against`` words the heading)."""
+    if not t.inputs:
         return
     bars = t.inputs[:3]
     u = fmt_utilisation(t.utilisation, none="?")
@@ -171,14 +192,14 @@ def _precision(result: Result, console: Console) -> None:
             ],
         ),
         Column(
-            f"Buy − rent at {u}",
+            f"Buy − {rival} at {u}",
             [f"{fmt_usd(b.gap_at_low)} → {fmt_usd(b.gap_at_high)}" for b in bars],
             1,
         ),
     ]
     console.print()
     console.print(
-        "Largest swings (each input from P10 to P90, the others at their medians):",
+        f"Largest swings{against} (each input from P10 to P90, the others at their medians):",
         highlight=False,
     )
     console.print(fitted_table(columns, console))

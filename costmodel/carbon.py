@@ -310,10 +310,12 @@ def priced_cumulative(
     inst: Value,
     terms: Terms,
     u: float,
+    api: np.ndarray | None = None,
 ) -> None:
     """Add carbon's price to the cumulative cost by month 0..H at utilisation ``u`` of
-    :func:`~costmodel.cashflows.cumulative_cost` (``buy``, ``rent``, ``(H + 1, S)``), in
-    place; nothing when carbon has no price."""
+    :func:`~costmodel.cashflows.cumulative_cost` (``buy``, ``rent``, ``(H + 1, S)``) and, when
+    given, of the hosted API's (``api``, where its emissions are known: u*api_1*p*(1-tau)*
+    sum_j d_j to month m), in place; nothing when carbon has no price."""
     if inputs.carbon is None or not inputs.carbon.priced:
         return
     r, owned, rented, flat = _month_parts(inputs, values, own, inst, terms)
@@ -321,3 +323,5 @@ def priced_cumulative(
     buy[0] += start
     buy[1:] += start + (r.owned_idle + u * r.owned_per_u) * owned
     rent[1:] += u * (r.rented_power * rented + r.rented_embodied * flat)
+    if api is not None and r.api is not None:
+        api[1:] += u * r.api * flat

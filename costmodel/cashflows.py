@@ -57,6 +57,7 @@ __all__ = [
     "owned_availability",
     "spare_cost",
     "rent_line",
+    "rented_cumulative",
     "term_end",
     "throughput",
 ]
@@ -748,23 +749,42 @@ def cumulative_cost(
     after the horizon."""
     tau, h, rate = terms.tax_rate, terms.horizon, terms.discount_rate
     p = _buy_parts(b)
-    q = _rent_parts(r, own_throughput, instance_throughput)
     flat, kept = _months(terms, b)
     capital = _capital(b, p, terms, kept)
-    extras = r.storage_usd_per_month + r.egress_usd_per_month + r.admin_usd_per_month
     power = (1.0 - tau) * (p.kw_idle + u * p.kw_per_u) * p.energy_month
     energy = _monthly_growth(b.electricity_annual_change, rate, h, draws, power)
-    grow = (1.0 - tau) * (
-        q.reserved_month + np.maximum(0.0, u - q.kink) * q.hours_at_full * q.price
-    )
-    buy, rent = np.empty((h + 1, draws)), np.empty((h + 1, draws))
-    buy[0], rent[0] = capital.start, 0.0
+    buy = np.empty((h + 1, draws))
+    buy[0] = capital.start
     _rank_sum(
         [*capital.columns, flat], [*capital.rows, (1.0 - tau) * p.fixed_month], draws, out=buy[1:]
     )
     if capital.extra is not None:
         buy[1:] += capital.extra
     buy[1:] += _full(energy, draws)
+    return buy, rented_cumulative(r, own_throughput, instance_throughput, terms, draws, u)
+
+
+def rented_cumulative(
+    r: RentDraws,
+    own_throughput: Value,
+    instance_throughput: Value,
+    terms: Terms,
+    draws: int,
+    u: float,
+) -> np.ndarray:
+    """Cumulative cost [USD] of a rented side by month 0..H at utilisation ``u``, month-major
+    ``(H + 1, S)``: 0 at month 0, then sum_j rent_j*(1-tau)*d_j to month m (without a
+    reservation's months after the horizon). The hosted API's with
+    :meth:`ApiDraws.as_rented` and an instance throughput of 1."""
+    tau, h, rate = terms.tax_rate, terms.horizon, terms.discount_rate
+    q = _rent_parts(r, own_throughput, instance_throughput)
+    flat = growth_sum(0.0, rate, np.arange(1, h + 1))
+    extras = r.storage_usd_per_month + r.egress_usd_per_month + r.admin_usd_per_month
+    grow = (1.0 - tau) * (
+        q.reserved_month + np.maximum(0.0, u - q.kink) * q.hours_at_full * q.price
+    )
+    rent = np.empty((h + 1, draws))
+    rent[0] = 0.0
     _rank_sum([flat], [(1.0 - tau) * extras], draws, out=rent[1:])
     rent[1:] += _full(_monthly_growth(r.price_annual_change, rate, h, draws, grow), draws)
-    return buy, rent
+    return rent

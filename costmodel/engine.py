@@ -36,6 +36,7 @@ from .cashflows import (
     Workspace,
     cumulative_cost,
     gap,
+    rented_cumulative,
 )
 from .inputs import MAX_SAMPLES, ModelInputs
 from .outcomes import breakeven_utilisation, payback
@@ -50,6 +51,7 @@ from .result import (
     InputValue,
     Payback,
     Result,
+    Rival,
     Sensitivity,
     UnitCost,
     ValueOfInformation,
@@ -132,7 +134,8 @@ class Simulation:
     ``buy``, ``rent``: the TCO lines of each draw [USD]; ``payback`` [month] (U, S), inf = never;
     ``breakeven`` [-] (S,), inf = never; ``own_throughput`` [reference GPU-hours/hour], a float
     or (S,); ``cum_buy``, ``cum_rent`` [USD] month-major (H + 1, min(S, CUMULATIVE_DRAWS)) at
-    ``report_utilisation``; ``draws`` every input by name (floats for fixed ones) and ``sample``
+    ``report_utilisation`` (``cum_api`` the hosted API's, ``None`` without one); ``draws``
+    every input by name (floats for fixed ones) and ``sample``
     the ranks the sampler knew (its percentiles are let go once mapped to draws).
     ``inputs.samples`` is the number of draws made; ``initial_samples`` the number asked for
     (fewer when the draws were doubled toward ``inputs.target_halfwidth``). With a hosted API,
@@ -159,6 +162,7 @@ class Simulation:
     breakeven_api: np.ndarray | None = None
     availability: Value = 1.0
     carbon: carbon.Emissions | None = None
+    cum_api: np.ndarray | None = None
 
     def buy_tco(self, u: float) -> np.ndarray:
         """TCO_buy [USD] of every draw at utilisation ``u``, a new ``(S,)`` array."""
@@ -265,16 +269,11 @@ def simulate(
         inputs, values, drawn, lines, breakeven = _converge(inputs, phases)
     s, h = inputs.samples, inputs.horizon_months
     terms = Terms(h, inputs.discount_rate, inputs.tax_rate)
-    t_own, t_inst = lines.own, lines.instance
+    t_own = lines.own
     levels = np.asarray(inputs.utilisation, dtype=float)
     paid, paid_api = _paybacks(inputs, values, lines, terms, levels, progress)
-    head = slice(0, min(s, CUMULATIVE_DRAWS))
-    part = {k: _rows(v, head) for k, v in values.items()}
-    bp, rp = BuyDraws.sampled(inputs.buy, part), RentDraws.sampled(inputs.rent, part)
     level = _report_level(inputs)
-    own_head, inst_head = _rows(t_own, head), _rows(t_inst, head)
-    cum_buy, cum_rent = cumulative_cost(bp, rp, own_head, inst_head, terms, head.stop, level)
-    carbon.priced_cumulative(cum_buy, cum_rent, inputs, part, own_head, inst_head, terms, level)
+    cum = _cumulative_draws(inputs, values, lines, terms, level)
     phases.mark("payback")
     return Simulation(
         inputs=inputs,
@@ -286,8 +285,9 @@ def simulate(
         breakeven=breakeven,
         own_throughput=t_own,
         report_utilisation=level,
-        cum_buy=cum_buy,
-        cum_rent=cum_rent,
+        cum_buy=cum["buy"],
+        cum_rent=cum["rent"],
+        cum_api=cum.get("api"),
         initial_samples=initial,
         api=lines.api,
         payback_api=paid_api,
@@ -297,6 +297,26 @@ def simulate(
         availability=lines.availability,
         carbon=carbon.emissions(inputs, values, lines),
     )
+
+
+def _cumulative_draws(
+    inputs: ModelInputs, values: dict[str, Value], lines: Lines, terms: Terms, level: float
+) -> dict[str, np.ndarray]:
+    """Every side's cumulative cost by month 0..H [USD] at utilisation ``level``, month-major
+    ``(H + 1, min(S, CUMULATIVE_DRAWS))`` by side name, of the first draws, carbon's price in."""
+    head = slice(0, min(inputs.samples, CUMULATIVE_DRAWS))
+    part = {k: _rows(v, head) for k, v in values.items()}
+    bp, rp = BuyDraws.sampled(inputs.buy, part), RentDraws.sampled(inputs.rent, part)
+    own_head, inst_head = _rows(lines.own, head), _rows(lines.instance, head)
+    cum_buy, cum_rent = cumulative_cost(bp, rp, own_head, inst_head, terms, head.stop, level)
+    out = {"buy": cum_buy, "rent": cum_rent}
+    if inputs.api is not None:
+        ap = ApiDraws.sampled(inputs.api, part).as_rented()
+        out["api"] = rented_cumulative(ap, own_head, 1.0, terms, head.stop, level)
+    carbon.priced_cumulative(
+        cum_buy, cum_rent, inputs, part, own_head, inst_head, terms, level, out.get("api")
+    )
+    return out
 
 
 def _paybacks(
@@ -334,36 +354,44 @@ def _paybacks(
 
 
 def _by_input(
-    sim: Simulation, sens_gap: np.ndarray, sens_u: float, voi_gap: np.ndarray, voi_u: float
-) -> tuple[Sensitivity, ValueOfInformation]:
-    """What each uncertain input does to the answer, from its ranks (found once for both):
+    sim: Simulation, gaps: dict[str, tuple[np.ndarray, np.ndarray]], sens_u: float, voi_u: float
+) -> dict[str, tuple[Sensitivity, ValueOfInformation]]:
+    """What each uncertain input does to the answer against each rival side (``gaps`` by
+    side: every draw's TCO_buy - TCO_<side> at ``sens_u`` and at ``voi_u``), from the inputs'
+    ranks and bins (found once for every side):
 
-    - Spearman rank correlation with TCO_buy - TCO_rent (``sens_gap``, at ``sens_u``), sorted
-      by strength; a positive value means that a higher input makes buying relatively dearer.
-      Empty with fewer than 10 draws or no uncertain input.
-    - EVPPI of the buy-or-rent decision from the gap ``voi_gap`` at ``voi_u``, with
+    - Spearman rank correlation with the gap at ``sens_u``, sorted by strength; a positive
+      value means that a higher input makes buying relatively dearer. Empty with fewer than
+      10 draws or no uncertain input.
+    - EVPPI of the choice between buying and that side from the gap at ``voi_u``, with
       floor(sqrt(n)) equal-count bins per input, largest first, each at most the EVPI.
     """
     dists = sim.inputs.distributions()
     names = sorted(name for name, d in dists.items() if not d.is_fixed)
     s = sim.inputs.samples
-    gap_ranks = average_ranks(sens_gap) if names and s >= 10 else None
-    evpi, best = expected_value_of_information(voi_gap)
+    ranked = bool(names) and s >= 10
+    gap_ranks = {side: average_ranks(g[0]) for side, g in gaps.items()} if ranked else {}
+    evpi = {side: expected_value_of_information(g[1]) for side, g in gaps.items()}
     count = max(1, math.isqrt(s))
-    drivers: list[Driver] = []
-    worth: list[InputValue] = []
+    drivers: dict[str, list[Driver]] = {side: [] for side in gaps}
+    worth: dict[str, list[InputValue]] = {side: [] for side in gaps}
     for name in names:
         ranks = input_ranks(sim, name, dists[name])
-        if gap_ranks is not None:
-            drivers.append(Driver(name, pearson(ranks, gap_ranks)))
         bins, k = input_bins(sim, name, ranks, count, dists[name])
-        worth.append(InputValue(name, min(evpi, evppi(voi_gap, bins, k, best))))
-    drivers.sort(key=lambda r: (-abs(r.spearman), r.input))
-    worth.sort(key=lambda v: (-v.evppi, v.input))
-    return (
-        Sensitivity(sens_u, "buy_tco - rent_tco", tuple(drivers)),
-        ValueOfInformation(voi_u, evpi, count, tuple(worth)),
-    )
+        for side, (_, voi_gap) in gaps.items():
+            if ranked:
+                drivers[side].append(Driver(name, pearson(ranks, gap_ranks[side])))
+            top, best = evpi[side]
+            worth[side].append(InputValue(name, min(top, evppi(voi_gap, bins, k, best))))
+    out = {}
+    for side in gaps:
+        drivers[side].sort(key=lambda r: (-abs(r.spearman), r.input))
+        worth[side].sort(key=lambda v: (-v.evppi, v.input))
+        out[side] = (
+            Sensitivity(sens_u, f"buy_tco - {side}_tco", tuple(drivers[side])),
+            ValueOfInformation(voi_u, evpi[side][0], count, tuple(worth[side])),
+        )
+    return out
 
 
 def _gap_se(sim: Simulation, grid: np.ndarray) -> np.ndarray | None:
@@ -425,15 +453,16 @@ def _tco_into(out: np.ndarray, at_zero: Value, slope: Value, u: Value) -> None:
 class _Levels:
     """What the TCO lines give level by level (:func:`_level_bands`): every side's TCO bands
     [USD] and cost per unit of work [USD/unit], P(TCO_buy < TCO_rent) [-] and the standard
-    error of the mean gap [USD] per level, and every draw's gap TCO_buy - TCO_rent [USD] at the
-    sensitivity level; with a hosted API also P(TCO_buy < TCO_api) and the share of draws in
-    which each side is the cheapest (``None`` without one)."""
+    error of the mean gap [USD] per level, and every draw's gap TCO_buy - TCO_<side> [USD] at
+    the sensitivity level by rival side (rent and, with one, the API); with a hosted API also
+    P(TCO_buy < TCO_api) and the share of draws in which each side is the cheapest (``None``
+    without one)."""
 
     tco: dict[str, Bands]
     unit: UnitCost
     prob: np.ndarray
     gap_se: np.ndarray
-    sens_gap: np.ndarray
+    sens_gap: dict[str, np.ndarray]
     prob_api: np.ndarray | None = None
     cheapest: Cheapest | None = None
 
@@ -475,7 +504,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     """Mean and percentiles of each side's TCO at every level of ``grid``, their cost per
     unit of work (NaN at u = 0), the share of draws where buying is cheaper (than renting and
     than the API) and the standard error of the mean gap (in closed form unless the
-    reservation's kink varies), with the draws' gap at level ``sens_level``. A buffer of draws
+    reservation's kink varies), with the draws' gaps at level ``sens_level``. A buffer of draws
     per side is reused level after level (no page faults per level)."""
     s, h = sim.inputs.samples, sim.inputs.horizon_months
     lines = sim.lines()
@@ -497,7 +526,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         if per_level_se:
             gap_se[j] = _se(np.subtract(b, at["rent"], out=scratch))
         if j == sens_level:
-            sens_gap = b - at["rent"]
+            sens_gap = {side: b - values for side, values in at.items() if side != "buy"}
         if shares is not None:
             prob_api[j] = np.count_nonzero(b < at["api"]) / s
             _cheapest_into(shares, j, list(at.values()), s)
@@ -544,20 +573,36 @@ def _cumulative(sim: Simulation) -> CumulativeCost:
         months=frozen_array(np.arange(sim.inputs.horizon_months + 1)),
         buy=LevelBands.of_rows(np.array(sim.cum_buy)),
         rent=LevelBands.of_rows(np.array(sim.cum_rent)),
+        api=None if sim.cum_api is None else LevelBands.of_rows(np.array(sim.cum_api)),
     )
 
 
 def _sensitivity(
-    sim: Simulation, grid: np.ndarray, sens_level: int, sens_gap: np.ndarray
-) -> tuple[Sensitivity, ValueOfInformation]:
-    """:func:`_by_input` with the gap at the sensitivity level and, for the value of
-    information, at the report utilisation (the same draws when the grid holds it)."""
-    level = sim.report_utilisation
-    if grid[sens_level] == level:
-        voi_gap = sens_gap
-    else:
-        voi_gap = _per_draw(sim.buy.tco(level), sim.inputs.samples) - sim.rent.tco(level)
-    return _by_input(sim, sens_gap, float(grid[sens_level]), voi_gap, level)
+    sim: Simulation, grid: np.ndarray, sens_level: int, sens_gap: dict[str, np.ndarray]
+) -> dict[str, tuple[Sensitivity, ValueOfInformation]]:
+    """:func:`_by_input` against each rival side with the gap at the sensitivity level and,
+    for the value of information, at the report utilisation (the same draws when the grid
+    holds it)."""
+    level, lines = sim.report_utilisation, sim.lines()
+    gaps = {}
+    for side, at_sens in sens_gap.items():
+        if grid[sens_level] == level:
+            gaps[side] = at_sens, at_sens
+        else:
+            buy = _per_draw(sim.buy.tco(level), sim.inputs.samples)
+            gaps[side] = at_sens, buy - lines[side].tco(level)
+    return _by_input(sim, gaps, float(grid[sens_level]), level)
+
+
+def _rivals(
+    inputs: ModelInputs, level: float, by_side: dict[str, tuple[Sensitivity, ValueOfInformation]]
+) -> tuple[Rival, ...]:
+    """The uncertainty figures against each rival side but renting (the top-level ones)."""
+    return tuple(
+        Rival(side, sens, tornado(inputs, level, side), voi)
+        for side, (sens, voi) in by_side.items()
+        if side != "rent"
+    )
 
 
 def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
@@ -574,7 +619,8 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
     payback_months = _payback_months(sim.payback)
     breakeven = summarise_breakeven(sim.breakeven)
     ci = median_interval(np.array(sim.breakeven))
-    sensitivity, voi = _sensitivity(sim, grid, sens_level, levels.sens_gap)
+    by_side = _sensitivity(sim, grid, sens_level, levels.sens_gap)
+    sensitivity, voi = by_side["rent"]
     result = Result(
         utilisation=grid,
         buy_tco=levels.tco["buy"],
@@ -593,6 +639,7 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         method=inputs.method,
         availability=_availability(sim),
         carbon=None if sim.carbon is None else _carbon(sim.carbon, inputs, sim.own_throughput),
+        rivals=_rivals(inputs, sim.report_utilisation, by_side),
         **_api_outcomes(sim, levels),
     )
     phases.mark("summary")

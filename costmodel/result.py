@@ -35,6 +35,7 @@ __all__ = [
     "InputValue",
     "Payback",
     "Result",
+    "Rival",
     "SCHEMA_VERSION",
     "Sensitivity",
     "Tornado",
@@ -137,12 +138,14 @@ class Cheapest:
 
 @dataclass(frozen=True, eq=False)
 class CumulativeCost:
-    """Cumulative discounted after-tax cost by month 0..H at one utilisation [USD], no resale."""
+    """Cumulative discounted after-tax cost by month 0..H at one utilisation [USD], no resale;
+    ``api`` is the hosted API's (``None`` without one)."""
 
     utilisation: float
     months: np.ndarray
     buy: Bands
     rent: Bands
+    api: Bands | None = None
 
 
 @dataclass(frozen=True)
@@ -234,6 +237,19 @@ class ValueOfInformation:
 
 
 @dataclass(frozen=True)
+class Rival:
+    """The uncertainty figures of buying against one more side than renting, named by
+    ``versus`` (``"api"``): the sensitivity, tornado and value of information of
+    TCO_buy - TCO_<versus> in place of TCO_buy - TCO_rent, at the same utilisation levels
+    (the tornado's break-evens are those against that side)."""
+
+    versus: str
+    sensitivity: Sensitivity
+    tornado: Tornado
+    value_of_information: ValueOfInformation
+
+
+@dataclass(frozen=True)
 class Advice:
     """A structured warning: ``severity`` is ``info``, ``warning`` or ``error``; ``side`` the
     key of the side it is about (``"buy"``, ``"rent"``, ``"own"``, ``"reserve"``, ``"burst"``),
@@ -289,7 +305,9 @@ class Result:
     existed); the scenario layer adds ``scenario`` (the resolved scenario as plain data),
     ``catalog``, ``warnings``, ``assumptions`` and the ``verdict`` (a sentence of
     :mod:`costmodel.present.verdict`). ``carbon`` holds each side's emissions where the
-    inputs have carbon figures (``None`` otherwise).
+    inputs have carbon figures (``None`` otherwise). ``sensitivity``, ``tornado`` and
+    ``value_of_information`` are of buying against renting; ``rivals`` holds the same against
+    each further side (the API), empty without one.
     """
 
     utilisation: np.ndarray
@@ -320,6 +338,7 @@ class Result:
     assumptions: tuple[Assumption, ...] = ()
     schema_version: int = SCHEMA_VERSION
     carbon: Carbon | None = None
+    rivals: tuple[Rival, ...] = ()
 
     @property
     def name(self) -> str:
@@ -330,6 +349,15 @@ class Result:
         """Index of utilisation level ``u`` in :attr:`utilisation`, or ``None``."""
         hits = np.flatnonzero(np.abs(self.utilisation - u) < 1e-9)
         return int(hits[0]) if hits.size else None
+
+    def rival(self, versus: str) -> Rival | None:
+        """The uncertainty figures of buying against side ``versus`` (``"rent"``: the
+        top-level ones), or ``None`` (no such side, or a result stored before them)."""
+        if versus != "rent":
+            return next((r for r in self.rivals if r.versus == versus), None)
+        if self.tornado is None or self.value_of_information is None:
+            return None
+        return Rival("rent", self.sensitivity, self.tornado, self.value_of_information)
 
     @property
     def unit(self) -> str:

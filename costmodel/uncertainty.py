@@ -6,9 +6,11 @@
   covariances of the TCO lines' coefficients (no pass over the draws per level);
 - :func:`tornado`: each uncertain input from its P10 to its P90, the others at their medians,
   through the closed-form TCO lines (2 x inputs deterministic evaluations, remembered for the
-  last few scenarios: they depend on neither the seed nor the number of draws);
+  last few scenarios: they depend on neither the seed nor the number of draws), against
+  renting or the hosted API;
 - :func:`expected_value_of_information`: EVPI and the single-input EVPPI of the buy-or-rent
-  decision at one utilisation, from the per-draw gap and equal-count bins of each input.
+  (or buy-or-API) decision at one utilisation, from the per-draw gap and equal-count bins of
+  each input.
 
 Money in USD at present value, utilisation as a fraction [-]. "Never" (no break-even up to
 u = 1) is ``inf`` in the arrays handled here; the :class:`~costmodel.result.Result` writes NaN.
@@ -23,6 +25,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import carbon
+from .cashflows import Lines
 from .inputs import ModelInputs
 from .outcomes import breakeven_utilisation
 from .result import Tornado, TornadoBar
@@ -167,7 +170,8 @@ def quantile_bins(ranks: np.ndarray, count: int) -> np.ndarray:
 
 def evppi(gap: np.ndarray, bins: np.ndarray, count: int, best: float) -> float:
     """Single-input EVPPI [USD] of the buy-or-rent decision from the per-draw ``gap`` =
-    TCO_buy - TCO_rent and each draw's bin of that input.
+    TCO_buy - TCO_rent (or of buying against another rival, from its gap) and each draw's bin
+    of that input.
 
     min(E buy, E rent) - E_bins[min(E[buy | bin], E[rent | bin])]; with E rent taken out of
     both terms this is ``best`` - (1/n) sum_bins min(sum of the gap in the bin, 0), where
@@ -179,7 +183,8 @@ def evppi(gap: np.ndarray, bins: np.ndarray, count: int, best: float) -> float:
 
 
 def expected_value_of_information(gap: np.ndarray) -> tuple[float, float]:
-    """(EVPI, min(E gap, 0)) [USD] from the per-draw ``gap`` = TCO_buy - TCO_rent.
+    """(EVPI, min(E gap, 0)) [USD] from the per-draw ``gap`` = TCO_buy - TCO_rent (or
+    TCO_buy - TCO_api: any rival's).
 
     EVPI = min(E buy, E rent) - E[min(buy, rent)] = min(E gap, 0) - E[min(gap, 0)]: what
     knowing every input before deciding would save on average. 0 when one option wins in
@@ -189,9 +194,10 @@ def expected_value_of_information(gap: np.ndarray) -> tuple[float, float]:
     return max(0.0, best - float(np.minimum(gap, 0.0).mean())), best
 
 
-def tornado(inputs: ModelInputs, level: float) -> Tornado:
+def tornado(inputs: ModelInputs, level: float, versus: str = "rent") -> Tornado:
     """Each uncertain input at its P10 and at its P90 with every other at its median: the
-    break-even utilisation and the gap TCO_buy - TCO_rent at ``level`` at each end.
+    break-even utilisation against side ``versus`` (``"rent"`` or ``"api"``) and the gap
+    TCO_buy - TCO_<versus> at ``level`` at each end.
 
     All 2k + 1 cases (the last: every input at its median) go through the closed-form TCO
     lines at once. Rank correlations are not applied (one input moves at a time). Sorted by
@@ -200,8 +206,8 @@ def tornado(inputs: ModelInputs, level: float) -> Tornado:
     and the larger of the two ratios orders the bars (ties by name).
 
     Nothing of the sampling enters it, so the inputs are keyed without their sampling
-    settings and the tornados of the last 32 are remembered (a service evaluates the same
-    scenario with seed after seed).
+    settings and the cases and tornados of the last 32 are remembered (a service evaluates
+    the same scenario with seed after seed).
     """
     unsampled = dataclasses.replace(
         inputs,
@@ -212,12 +218,14 @@ def tornado(inputs: ModelInputs, level: float) -> Tornado:
         target_halfwidth=None,
         max_samples=None,
     )
-    return _tornado(unsampled, float(level))
+    return _tornado(unsampled, float(level), versus)
 
 
 @lru_cache(maxsize=32)
-def _tornado(inputs: ModelInputs, level: float) -> Tornado:
-    """:func:`tornado` of inputs without sampling settings (a result for every draw count)."""
+def _cases(inputs: ModelInputs) -> tuple[tuple[str, ...], dict[str, tuple[float, float]], Lines]:
+    """The uncertain inputs' names (sorted), their (P10, P90) and every side's TCO lines of
+    the 2k + 1 cases: input i at its P10 in row 2i and its P90 in row 2i + 1, every other at
+    its median, and all at their medians in the last row."""
     dists = inputs.distributions()
     names = sorted(name for name, d in dists.items() if not d.is_fixed)
     rows = 2 * len(names) + 1
@@ -232,9 +240,19 @@ def _tornado(inputs: ModelInputs, level: float) -> Tornado:
         i = names.index(name)
         column[2 * i], column[2 * i + 1] = p10, p90
         values[name], ends[name] = column, (p10, p90)
-    lines = carbon.priced_lines(inputs, values)
-    be = np.array(breakeven_utilisation(lines.buy, lines.rent, rows), dtype=float)
-    gap = np.broadcast_to(lines.buy.tco(level) - lines.rent.tco(level), (rows,)).astype(float)
+    return tuple(names), ends, carbon.priced_lines(inputs, values)
+
+
+@lru_cache(maxsize=32)
+def _tornado(inputs: ModelInputs, level: float, versus: str) -> Tornado:
+    """:func:`tornado` of inputs without sampling settings (a result for every draw count)."""
+    names, ends, lines = _cases(inputs)
+    rows = 2 * len(names) + 1
+    rival = getattr(lines, versus)
+    if rival is None:
+        raise ValueError(f"no {versus!r} side to set a tornado against")
+    be = np.array(breakeven_utilisation(lines.buy, rival, rows), dtype=float)
+    gap = np.broadcast_to(lines.buy.tco(level) - rival.tco(level), (rows,)).astype(float)
     capped = np.minimum(be, 1.0)  # "never" swings as far as u = 1
     be_swing = np.abs(capped[1:-1:2] - capped[0:-1:2])
     gap_swing = np.abs(gap[1:-1:2] - gap[0:-1:2])

@@ -166,10 +166,12 @@ def _md_tables(text: str) -> list[list[list[str]]]:
     return tables
 
 
-def _has_tornado(source: str) -> bool:
-    """Whether the result of ``source`` has a tornado chart (uncertain inputs; the fixture was
-    stored before the tornado existed)."""
-    return bool((json.loads(_load(source)).get("tornado") or {}).get("inputs"))
+def _has_tornado(source: str) -> int:
+    """How many tornado charts the result of ``source`` has: one with uncertain inputs (the
+    fixture was stored before the tornado existed), and one more against a hosted API."""
+    data = json.loads(_load(source))
+    rivals = [r["tornado"] for r in data.get("rivals", [])]
+    return sum(bool(t.get("inputs")) for t in [data.get("tornado") or {}, *rivals])
 
 
 def _png_ok(data: bytes) -> None:
@@ -448,6 +450,7 @@ def test_csv_round_trips_exactly(source, result):
 
 def test_xlsx_sheets_and_numbers(source, result):
     wb = openpyxl.load_workbook(io.BytesIO(_rendered(source, "xlsx")))
+    rivals = result.get("rivals", [])
     assert wb.sheetnames == [
         "summary",
         "per_utilisation",
@@ -455,11 +458,17 @@ def test_xlsx_sheets_and_numbers(source, result):
         "warnings",
         "sensitivity",
         "tornado",
+        *(f"{k}_vs_{r['versus']}" for r in rivals for k in ("sensitivity", "tornado")),
     ]
-    sens = [r for r in wb["sensitivity"].iter_rows(min_row=2, values_only=True)]
-    expected = (result.get("sensitivity") or {}).get("inputs", [])
-    assert [r[0] for r in sens] == [e["input"] for e in expected]
-    assert [r[1] for r in sens] == pytest.approx([e["spearman"] for e in expected], rel=1e-15)
+    against = [("", result), *((f"_vs_{r['versus']}", r) for r in rivals)]
+    for suffix, part in against:
+        sens = [r for r in wb[f"sensitivity{suffix}"].iter_rows(min_row=2, values_only=True)]
+        expected = (part.get("sensitivity") or {}).get("inputs", [])
+        assert [r[0] for r in sens] == [e["input"] for e in expected]
+        assert [r[1] for r in sens] == pytest.approx([e["spearman"] for e in expected], rel=1e-15)
+        bars = [r for r in wb[f"tornado{suffix}"].iter_rows(min_row=2, values_only=True)]
+        expected = (part.get("tornado") or {}).get("inputs", [])
+        assert [r[5] for r in bars] == pytest.approx([e["gap_at_low"] for e in expected])
     ws = wb["per_utilisation"]
     header = [c.value for c in ws[1]]
     assert header == _csv_columns(result)

@@ -43,6 +43,7 @@ from ..result import (
     Origin,
     Payback,
     Result,
+    Rival,
     Sensitivity,
     Tornado,
     TornadoBar,
@@ -317,11 +318,18 @@ class CumulativeSchema(Strict):
     months = fields.List(fields.Integer(), required=True, metadata={"description": "0..H"})
     buy = fields.Nested(BandsSchema, required=True)
     rent = fields.Nested(BandsSchema, required=True)
+    api = fields.Nested(
+        BandsSchema, load_default=None, metadata={"description": "with a hosted API only"}
+    )
+
+    absent = ("api",)
 
     @validates_schema
     def _aligned(self, data: dict, **kwargs: Any) -> None:
         n = len(data["months"])
-        for side in ("buy", "rent"):
+        for side in ("buy", "rent", "api"):
+            if data[side] is None:
+                continue
             for s in ("p10", "p50", "p90"):
                 if len(getattr(data[side], s)) != n:
                     raise ValidationError(
@@ -331,7 +339,11 @@ class CumulativeSchema(Strict):
     @post_load
     def _make(self, data: dict, **kwargs: Any) -> CumulativeCost:
         return CumulativeCost(
-            data["utilisation"], frozen_array(data["months"]), data["buy"], data["rent"]
+            data["utilisation"],
+            frozen_array(data["months"]),
+            data["buy"],
+            data["rent"],
+            data["api"],
         )
 
 
@@ -388,7 +400,8 @@ class AssumptionSchema(Strict):
 
 
 class DriverSchema(Strict):
-    """One uncertain input's Spearman rank correlation with TCO_buy - TCO_rent [-]."""
+    """One uncertain input's Spearman rank correlation with TCO_buy - TCO_rent (or, in
+    ``rivals``, TCO_buy - TCO_api) [-]."""
 
     input = fields.String(required=True, metadata={"example": "rent.price_annual_change"})
     spearman = fields.Float(
@@ -489,8 +502,8 @@ class TornadoBarSchema(Strict):
     high = _finite("the input's P90, in its own unit")
     breakeven_at_low = Number(required=True, metadata={"description": "[-]; null: never"})
     breakeven_at_high = Number(required=True, metadata={"description": "[-]; null: never"})
-    gap_at_low = _finite("[USD] TCO_buy - TCO_rent at the tornado's utilisation")
-    gap_at_high = _finite("[USD] TCO_buy - TCO_rent at the tornado's utilisation")
+    gap_at_low = _finite("[USD] TCO_buy - TCO_rent (or the rival's) at the tornado's level")
+    gap_at_high = _finite("[USD] TCO_buy - TCO_rent (or the rival's) at the tornado's level")
 
     make = TornadoBar
 
@@ -545,6 +558,20 @@ class ValueOfInformationSchema(Strict):
         return ValueOfInformation(**{**data, "by_input": tuple(data["by_input"])})
 
 
+class RivalSchema(Strict):
+    """The sensitivity, tornado and value of information of buying against one more side than
+    renting: of TCO_buy - TCO_<versus>, at the levels of the top-level ones."""
+
+    versus = fields.String(
+        required=True, validate=validate.OneOf(("api",)), metadata={"example": "api"}
+    )
+    sensitivity = fields.Nested(SensitivitySchema, required=True)
+    tornado = fields.Nested(TornadoSchema, required=True)
+    value_of_information = fields.Nested(ValueOfInformationSchema, required=True)
+
+    make = Rival
+
+
 #: Keys added after the first results were stored, or written only with a hosted API (or only
 #: for training): absent (not null) in results without them.
 _ADDED = (
@@ -559,6 +586,7 @@ _ADDED = (
     "cheapest_share",
     "availability",
     "carbon",
+    "rivals",
 )
 
 #: Lists aligned with ``utilisation``, by key path.
@@ -689,6 +717,14 @@ class ResultSchema(ResultBase):
         load_default=None,
         metadata={"description": "each side's emissions; absent without carbon figures"},
     )
+    rivals = fields.List(
+        fields.Nested(RivalSchema),
+        load_default=(),
+        metadata={
+            "description": "sensitivity, tornado and value of information against each side "
+            "but renting (the API); with a hosted API only"
+        },
+    )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
     verdict = fields.String(required=True, metadata={"description": "one-sentence answer"})
     assumptions = fields.List(fields.Nested(AssumptionSchema), required=True)
@@ -737,6 +773,8 @@ class ResultSchema(ResultBase):
         unit = data["cost_per_unit"]
         if unit["unit"] == "reference_gpu_hour":
             data["cost_per_reference_gpu_hour"] = {"buy": unit["buy"], "rent": unit["rent"]}
+        if not data.get("rivals"):
+            data["rivals"] = None
         return super()._drop_absent(data)
 
     @post_load
@@ -746,5 +784,6 @@ class ResultSchema(ResultBase):
                 data["cumulative_cost"].utilisation, "buy_tco - rent_tco", ()
             )
         data["warnings"] = tuple(data["warnings"])
+        data["rivals"] = tuple(data["rivals"])
         data["assumptions"] = tuple(data["assumptions"])
         return Result(**data)

@@ -4,10 +4,12 @@
   the API across utilisation [%], P50 lines with P10–P90 bands; each break-even P50 (against
   renting, against the API) as a vertical line, its P10–P90 shaded.
 - ``prob_buy_cheaper``: P(buy cheaper) [%] across utilisation [%], against each rival.
-- ``cumulative``: cumulative discounted cost [USD] of buying and renting by month at one
-  utilisation, with the payback month (P50 line, P10–P90 shaded) where the curves cross.
+- ``cumulative``: cumulative discounted cost [USD] of buying, renting and (with one) the API by
+  month at one utilisation, with the payback month against renting (P50 line, P10–P90 shaded)
+  where the curves cross.
 - ``tornado`` (when the result has uncertain inputs): each input from its P10 to its P90 with
-  the others at their medians, as bars of the break-even [%] and of buy − rent [USD].
+  the others at their medians, as bars of the break-even [%] and of buy − rent [USD];
+  ``tornado_api`` the same against the hosted API (with one).
 
 Figures are built with :class:`matplotlib.figure.Figure` (no pyplot state), so rendering is
 safe in servers and threads. No value (NaN) is drawn as a gap.
@@ -28,10 +30,11 @@ from ...result import Bands, Breakeven, Result
 from ..formatting import fmt_months, fmt_utilisation, missing
 from .colours import API, BUY, HIGH, LOW, MARK, RENT
 from .tables import cumulative_payback
+from .uncertainty import RIVAL_WORDS, rival_tornado
 
 __all__ = ["CHARTS", "breakeven_figure", "figure", "legend", "png", "render_charts", "usd_tick"]
 
-CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative", "tornado")
+CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative", "tornado", "tornado_api")
 #: Most inputs the tornado chart shows.
 TORNADO_BARS = 10
 _DPI = 150
@@ -232,13 +235,15 @@ def cumulative_chart(result: Result) -> bytes:
     months = cum.months
     _band(ax, months, cum.buy, BUY, "Buy (capex + running cost)")
     _band(ax, months, cum.rent, RENT, "Rent")
+    if cum.api is not None:
+        _band(ax, months, cum.api, API, "API")
     right = float(np.nanmax(months)) if months.size else 1.0
     payback = cumulative_payback(result)
     if payback is None:
         nan = float("nan")
         payback = (nan, _crossing(months, cum.buy.p50, cum.rent.p50), nan)
     p10, p50, p90 = payback
-    rival = "" if result.api_tco is None else " against renting"  # the curves drawn
+    rival = "" if result.api_tco is None else " against renting"
     _mark_span(
         ax,
         p10,
@@ -284,10 +289,11 @@ def _tornado_panel(ax: Axes, base: float, lows: list[float], highs: list[float])
     ax.grid(False, axis="y")
 
 
-def tornado_chart(result: Result) -> bytes | None:
-    """Break-even and buy − rent at the report utilisation, each uncertain input from its P10 to
-    its P90 (largest swing on top); PNG bytes, or None without tornado inputs."""
-    t = result.tornado
+def tornado_chart(result: Result, versus: str = "rent") -> bytes | None:
+    """Break-even and buy − rent (or buy − API, ``versus``) at the report utilisation, each
+    uncertain input from its P10 to its P90 (largest swing on top); PNG bytes, or None without
+    tornado inputs."""
+    t = rival_tornado(result, versus)
     if t is None or not t.inputs:
         return None
     bars = t.inputs[:TORNADO_BARS]
@@ -312,13 +318,15 @@ def tornado_chart(result: Result) -> bytes | None:
     left.invert_yaxis()
     left.xaxis.set_major_formatter(PercentFormatter(decimals=1))
     right.xaxis.set_major_formatter(FuncFormatter(usd_tick))
+    short, words = RIVAL_WORDS[versus]
+    against = "" if versus == "rent" else f" against {words}"
     left.set_xlabel(
-        f"Break-even utilisation\n(median case {fmt_utilisation(t.breakeven_at_median)})"
+        f"Break-even utilisation{against}\n(median case {fmt_utilisation(t.breakeven_at_median)})"
     )
     u = fmt_utilisation(t.utilisation, none="?")
-    right.set_xlabel(f"Buy − rent TCO at {u}\n[USD, present value]")
+    right.set_xlabel(f"Buy − {short} TCO at {u}\n[USD, present value]")
     fig.suptitle(
-        "What moves the answer: each input from P10 to P90, the others at their medians",
+        f"What moves the answer{against}: each input from P10 to P90, the others at their medians",
         x=0.01,
         ha="left",
         fontsize=11,
@@ -329,13 +337,15 @@ def tornado_chart(result: Result) -> bytes | None:
 
 def render_charts(result: Result) -> dict[str, bytes]:
     """All charts as ``{name: PNG bytes}`` in the order of :data:`CHARTS`; ``tornado`` only
-    when the result has one with uncertain inputs."""
+    when the result has one with uncertain inputs, ``tornado_api`` when it has one against a
+    hosted API."""
     charts = {
         "breakeven": png(breakeven_figure(result)),
         "prob_buy_cheaper": prob_chart(result),
         "cumulative": cumulative_chart(result),
     }
-    tornado = tornado_chart(result)
-    if tornado is not None:
-        charts["tornado"] = tornado
+    for name, versus in (("tornado", "rent"), ("tornado_api", "api")):
+        chart = tornado_chart(result, versus)
+        if chart is not None:
+            charts[name] = chart
     return charts

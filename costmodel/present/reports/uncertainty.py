@@ -11,13 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from ...plan_result import PlanResult
-from ...result import Result
+from ...result import Result, Tornado
 from ..formatting import fmt_number, fmt_usd, fmt_utilisation, missing
 from ..verdict import precision_text
 from .tables import Table
 
 __all__ = [
     "INPUT_LABELS",
+    "RIVAL_WORDS",
+    "api_voi_sentence",
+    "rival_tornado",
     "TORNADO_HEADER",
     "plan_voi_sentence",
     "tornado_rows",
@@ -99,10 +102,24 @@ def _label(name: str) -> str:
     return INPUT_LABELS.get(name, name)
 
 
-def tornado_table(result: Result, top: int = 10) -> Table | None:
-    """The largest ``top`` swings: each input from its P10 to its P90, the break-even and the
-    buy - rent gap at each end; None without tornado inputs."""
-    t = result.tornado
+#: How the tables and sentences name each rival side.
+RIVAL_WORDS = {"rent": ("rent", "renting"), "api": ("API", "the API")}
+
+
+def rival_tornado(result: Result, versus: str = "rent") -> Tornado | None:
+    """The tornado of buying against side ``versus``; None without one (no such side, or a
+    result stored before tornados existed)."""
+    if versus == "rent":
+        return result.tornado
+    rival = result.rival(versus)
+    return None if rival is None else rival.tornado
+
+
+def tornado_table(result: Result, top: int = 10, versus: str = "rent") -> Table | None:
+    """The largest ``top`` swings against side ``versus``: each input from its P10 to its P90,
+    the break-even and the buy - rent (or buy - API) gap at each end; None without tornado
+    inputs."""
+    t = rival_tornado(result, versus)
     if t is None or not t.inputs:
         return None
     u = fmt_utilisation(t.utilisation, none="?")
@@ -115,7 +132,12 @@ def tornado_table(result: Result, top: int = 10) -> Table | None:
         )
         for bar in t.inputs[:top]
     )
-    headers = ("Uncertain input", "P10 → P90", "Break-even", f"Buy − rent at {u}")
+    headers = (
+        "Uncertain input",
+        "P10 → P90",
+        "Break-even",
+        f"Buy − {RIVAL_WORDS[versus][0]} at {u}",
+    )
     return Table(headers, rows, (False, True, True, True))
 
 
@@ -182,10 +204,31 @@ def voi_table(result: Result, top: int = 8) -> Table | None:
     return Table(headers, rows, (False, False, True))
 
 
+def api_voi_sentence(result: Result) -> str | None:
+    """The value of information of choosing between buying and the API, in words; None
+    without an API."""
+    rival = result.rival("api")
+    if rival is None:
+        return None
+    voi = rival.value_of_information
+    u = fmt_utilisation(voi.utilisation, none="?")
+    if voi.evpi <= 0:
+        return f"Of buying and the API, the same one is cheaper in every draw at {u} utilisation."
+    text = (
+        f"Between buying and the API at {u} utilisation, knowing every uncertain input first "
+        f"would save {fmt_usd(voi.evpi)} on average"
+    )
+    top = voi.by_input[0] if voi.by_input else None
+    if top is None or top.evppi <= 0:
+        return text + "."
+    return text + f"; {_label(top.input)} alone is worth up to {fmt_usd(top.evppi)}."
+
+
 def uncertainty_context(result: Result) -> dict[str, Any]:
     """The report templates' variables for precision, tornado and value of information:
     ``precision`` and ``voi_sentence`` (text or None), ``tornado`` and ``voi`` (tables or
-    None), ``tornado_u`` (the tornado's utilisation)."""
+    None), ``tornado_u`` (the tornado's utilisation); with a hosted API also
+    ``tornado_api`` (a table) and ``voi_api_sentence`` (None without one)."""
     t = result.tornado
     return {
         "precision": precision_text(result),
@@ -193,16 +236,23 @@ def uncertainty_context(result: Result) -> dict[str, Any]:
         "tornado_u": fmt_utilisation(t.utilisation, none="?") if t is not None else "?",
         "voi_sentence": voi_sentence(result),
         "voi": voi_table(result),
+        "tornado_api": tornado_table(result, versus="api"),
+        "voi_api_sentence": api_voi_sentence(result),
     }
 
 
-def tornado_rows(result: Result) -> list[tuple[Any, ...]]:
-    """The XLSX ``tornado`` sheet's rows (raw numbers, None for "never"), largest swing first,
-    with each input's EVPPI [USD] where known."""
-    t = result.tornado
+def tornado_rows(result: Result, versus: str = "rent") -> list[tuple[Any, ...]]:
+    """The XLSX ``tornado`` (or ``tornado_vs_api``) sheet's rows against side ``versus`` (raw
+    numbers, None for "never"), largest swing first, with each input's EVPPI [USD] where
+    known."""
+    t = rival_tornado(result, versus)
     if t is None:
         return []
-    voi = result.value_of_information
+    voi = (
+        result.value_of_information
+        if versus == "rent"
+        else result.rival(versus).value_of_information
+    )
     evppi = {v.input: v.evppi for v in voi.by_input} if voi is not None else {}
     return [
         (
@@ -250,4 +300,6 @@ def uncertainty_items(result: Result) -> list[tuple[str, Any]]:
             items.append(("target_halfwidth_met", c.met))
     if result.value_of_information is not None:
         items.append(("evpi_cost_usd", result.value_of_information.evpi))
+    for rival in result.rivals:
+        items.append((f"evpi_vs_{rival.versus}_cost_usd", rival.value_of_information.evpi))
     return items

@@ -1,6 +1,7 @@
 """The XLSX workbooks. A scenario's result: sheets ``summary``, ``per_utilisation`` (the columns
 of :meth:`Result.columns`, a hosted API's included, with a break-even chart of every side),
-``assumptions``, ``warnings``, ``sensitivity`` and ``tornado``; a plan's:
+``assumptions``, ``warnings``, ``sensitivity`` and ``tornado`` (with a hosted API also
+``sensitivity_vs_api`` and ``tornado_vs_api``: the same against the API); a plan's:
 ``summary``, ``candidates``, ``frontier`` (the frontier's candidates, cheapest first, with the
 cost-versus-risk chart of every candidate), ``work_split`` (with the best plan's monthly work,
 stacked), ``assumptions`` and ``warnings``. The charts are the workbook's own, drawn from its
@@ -273,18 +274,19 @@ def _warnings(ws: Worksheet, result: Result | PlanResult) -> None:
     ws.column_dimensions["C"].width = min(ws.column_dimensions["C"].width, 100)
 
 
-def _sensitivity(ws: Worksheet, result: Result) -> None:
-    sens = result.sensitivity
+def _sensitivity(ws: Worksheet, result: Result, versus: str = "rent") -> None:
+    sens = result.sensitivity if versus == "rent" else result.rival(versus).sensitivity
     rows = [(d.input, d.spearman, sens.utilisation) for d in sens.inputs]
-    _sheet(ws, ("input", "spearman_rho_with_buy_minus_rent_tco", "utilisation"), rows)
+    _sheet(ws, ("input", f"spearman_rho_with_buy_minus_{versus}_tco", "utilisation"), rows)
     for (cell,) in ws.iter_rows(min_row=2, min_col=3, max_col=3):
         cell.number_format = _PERCENT
 
 
-def _tornado(ws: Worksheet, result: Result) -> None:
+def _tornado(ws: Worksheet, result: Result, versus: str = "rent") -> None:
     """Each uncertain input from its P10 to its P90 (others at their medians), largest swing
-    first, with its EVPPI; empty for results stored before the tornado existed."""
-    _sheet(ws, TORNADO_HEADER, tornado_rows(result))
+    first, with its EVPPI, against side ``versus``; empty for results stored before the
+    tornado existed."""
+    _sheet(ws, TORNADO_HEADER, tornado_rows(result, versus))
     for i, name in enumerate(TORNADO_HEADER, start=1):
         fmt = _number_format(name)
         if fmt:
@@ -309,6 +311,9 @@ def render_xlsx(result: Result) -> bytes:
     _warnings(wb.create_sheet(SHEETS[3]), result)
     _sensitivity(wb.create_sheet(SHEETS[4]), result)
     _tornado(wb.create_sheet(SHEETS[5]), result)
+    for rival in result.rivals:
+        _sensitivity(wb.create_sheet(f"sensitivity_vs_{rival.versus}"), result, rival.versus)
+        _tornado(wb.create_sheet(f"tornado_vs_{rival.versus}"), result, rival.versus)
     return _save(wb)
 
 
