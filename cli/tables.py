@@ -161,16 +161,9 @@ def _precision(result: Result, console: Console) -> None:
     api = result.rival("api")
     if api is not None:
         _swings(api.tornado, "API", " against the API", console)
-        voi = api.value_of_information
-        u = fmt_utilisation(voi.utilisation)
-        top = voi.by_input[0] if voi.by_input and voi.by_input[0].evppi > 0 else None
-        most = "" if top is None else f" (most: {top.input}, up to {fmt_usd(top.evppi)})"
-        text = (
-            f"Knowing every input before choosing between buying and the API would save "
-            f"{fmt_usd(voi.evpi)} on average at {u}{most}."
-            if voi.evpi > 0
-            else f"Of buying and the API the same one is cheaper in every draw at {u}."
-        )
+        from costmodel.present.reports.uncertainty import api_voi_sentence
+
+        text = api_voi_sentence(result)
         console.print(text, highlight=False)
 
 

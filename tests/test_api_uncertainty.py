@@ -134,6 +134,24 @@ def test_evpi_against_the_api_by_hand():
     assert res.value_of_information.evpi == 0.0
 
 
+def test_the_api_voi_sentence_names_an_input_only_above_one_percent_of_the_evpi():
+    # The case above: EVPI 400 USD, all of it the input price's. Scaled to 3 USD (below 1 %
+    # of the EVPI, which would read "worth up to $3" beside noise), the input goes unnamed.
+    from costmodel.present.reports.uncertainty import api_voi_sentence
+
+    res = _result(_model(api_price=Discrete((0.2, 1.0), (0.4, 0.6)), a_out=0.2, method="lhs"))
+    text = api_voi_sentence(res)
+    assert text.endswith(
+        "would save $400 on average; the API's input price alone is worth up to $400."
+    )
+    rival = res.rival("api")
+    voi = rival.value_of_information
+    (only,) = voi.by_input
+    small = dataclasses.replace(voi, by_input=(dataclasses.replace(only, evppi=3.0),))
+    res = dataclasses.replace(res, rivals=(dataclasses.replace(rival, value_of_information=small),))
+    assert api_voi_sentence(res).endswith("would save $400 on average.")
+
+
 def test_evpi_against_the_api_is_the_mean_of_the_positive_gaps_on_the_draws():
     # Whatever the draws, with E gap < 0 EVPI = mean of max(0, gap); here from the draws' own
     # lines, gap = TCO_buy - TCO_api at u = 0.5.

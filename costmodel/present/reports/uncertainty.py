@@ -219,7 +219,7 @@ def api_voi_sentence(result: Result) -> str | None:
         f"would save {fmt_usd(voi.evpi)} on average"
     )
     top = voi.by_input[0] if voi.by_input else None
-    if top is None or top.evppi <= 0:
+    if top is None or top.evppi < 0.01 * voi.evpi:  # 1 %: not noise, as for plans
         return text + "."
     return text + f"; {_label(top.input)} alone is worth up to {fmt_usd(top.evppi)}."
 
