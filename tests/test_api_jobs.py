@@ -339,7 +339,8 @@ def test_polling_shows_progress_that_never_goes_back(store_client: FlaskClient) 
         seen.append(run["progress"])
         time.sleep(0.05)
     assert run["status"] == "done"
-    assert seen == sorted(seen) and all(0 <= p < 1 for p in seen)
+    # a running job may read 1 between its last draws and its stored result (the summary)
+    assert seen == sorted(seen) and all(0 <= p <= 1 for p in seen)
 
 
 def _hold_jobs(monkeypatch: pytest.MonkeyPatch) -> None:
