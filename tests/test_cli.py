@@ -563,3 +563,12 @@ def test_the_report_formats_of_the_help_are_the_exporters():
     from costmodel.present.reports import FORMATS as EXPORTED
 
     assert tuple(FORMATS) == tuple(EXPORTED)
+
+
+def test_costs_per_unit_of_work_keep_three_significant_figures_with_their_zeros():
+    # "$0.54" beside "$0.374" in one column read as two precisions: trailing zeros are kept.
+    from costmodel.present.formatting import fmt_unit_cost
+
+    cells = [fmt_unit_cost(x) for x in (0.54, 0.374, 2.4, 0.0689, 123.4, 0.0, None)]
+    assert cells == ["$0.540", "$0.374", "$2.40", "$0.0689", "$123", "$0", "—"]
+    assert fmt_unit_cost(1234.5) == "$1,234"  # from $1,000 as money

@@ -175,7 +175,7 @@ def test_break_evens_against_the_cheapest_rented_and_api_by_hand():
     assert api.p50 == pytest.approx(1153.54528 / (78840 * 0.30 - 394.83072), rel=REL)
     assert api.p10 == api.p90 == api.p50 and api.prob_never == 0
     words = result.wording.summary
-    assert words[2] == "Cheapest API: prov/m-15b-cheap (per token), $0.3 per M tokens"
+    assert words[2] == "Cheapest API: prov/m-15b-cheap (per token), $0.300 per M tokens"
     assert words[4].startswith("Break-even utilisation of the cheapest owned against the ch")
     assert "5.0 %" in words[4] and "13.8 %" in words[3]
 

@@ -117,10 +117,11 @@ def fmt_margin(u: float | None, margin: float | None) -> str:
 
 
 def fmt_unit_cost(x: float | None) -> str:
-    """A cost per unit of work [USD] to three significant figures: "$0.0689", "$2.40"."""
+    """A cost per unit of work [USD] to three significant figures, trailing zeros kept so
+    that a column reads alike: "$0.0689", "$2.40", "$0.540"."""
     if missing(x):
         return DASH
-    return f"${x:,.3g}" if x < 1000 else fmt_usd(x)
+    return f"${_sig3(x)}" if x < 1000 else fmt_usd(x)
 
 
 def fmt_per_unit(x: float | None, unit: str) -> str:

@@ -104,11 +104,11 @@ export function formatG(x, precision = 6, grouping = false) {
   return `${sign}${whole}${fraction ? `.${fraction}` : ""}`;
 }
 
-/** A cost per unit of work [USD] to three significant figures: "$0.0689", "$2.4";
- * from $1,000 as money; no value -> "—". */
+/** A cost per unit of work [USD] to three significant figures, trailing zeros kept:
+ * "$0.0689", "$2.40"; from $1,000 as money; no value -> "—" (formatting.py fmt_unit_cost). */
 export function fmtUnitCost(x) {
   if (missing(x)) return DASH;
-  return x < 1000 ? `$${formatG(x, 3, true)}` : fmtUsd(x);
+  return x < 1000 ? `$${sig3(x)}` : fmtUsd(x);
 }
 
 /** The words of each unit of work (formatting.py UNIT_WORDS). */
