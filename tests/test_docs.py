@@ -143,3 +143,19 @@ def test_every_numeric_key_has_its_unit_in_the_schema_and_the_docs():
         documented.setdefault(cells[0].strip("`").rsplit(".", 1)[-1], set()).add(cells[2])
     for key, unit in units.items():
         assert unit in documented[key], (key, unit, documented[key])
+
+
+def test_the_readmes_compare_by_model_summary_is_what_the_command_prints(monkeypatch, capsys):
+    # The README quotes the lines after the table of `costmodel compare --utilisation 0.5
+    # --model llama-3.3-70b --precision fp8`; they went stale once (a $0.0601 that the command
+    # no longer printed). Each quoted line, its wrapping undone, must be a line it prints.
+    from cli import main
+
+    text = (ROOT / "README.md").read_text("utf-8")
+    block = re.search(r"```text\n(Cheapest owned:.*?)```", text, re.S).group(1)
+    quoted = re.sub(r"\n(?!Cheapest|Break-even|\d+ GPUs)", " ", block.strip()).splitlines()
+    monkeypatch.setenv("COLUMNS", "400")
+    args = ["compare", "--utilisation", "0.5", "--model", "llama-3.3-70b", "--precision", "fp8"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert len(quoted) == 6 and all(line in printed for line in quoted)
