@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .carbon import CloudRegion, Embodied, GridIntensity
 from .errors import CatalogError, UnknownIdError
 from .models import GPU, ApiOffer, Instance, Model, PlatformTier, PriceRecord, ServingPoint
-from .suggest import closest, closest_instances
+from .suggest import closest, closest_hint, closest_instances
 from .vocabulary import INTERCONNECTS, PRECISIONS, SERVING_PRECISIONS
 
 if TYPE_CHECKING:
@@ -599,7 +599,7 @@ def _read_instances(
         if inst_id not in instances:
             row = entries[0][0]
             close = closest_instances(inst_id, {i.id: i.gpu for i in instances.values()})
-            hint = f"; closest: {', '.join(close)}" if close else ""
+            hint = closest_hint(close)
             raise row.error("id", f"unknown instance id {inst_id!r} (not in {file}){hint}")
     return instances
 
@@ -686,7 +686,7 @@ def _known(row: _Row, column: str, table: Mapping[str, Any], what: str) -> str:
     value = row.text(column)
     if value not in table:
         close = closest(value, sorted(table))
-        hint = f"; closest: {', '.join(close)}" if close else ""
+        hint = closest_hint(close)
         raise row.error(column, f"unknown {what} id {value!r} (not in the {what} table){hint}")
     return value
 
@@ -829,7 +829,7 @@ def _read_embodied(
         )
         if rec.id not in ids[rec.kind]:
             close = closest(rec.id, sorted(ids[rec.kind]))
-            hint = f"; closest: {', '.join(close)}" if close else ""
+            hint = closest_hint(close)
             raise row.error("id", f"no {rec.kind} {rec.id!r} in the catalog{hint}")
         _unique(out, (rec.kind, rec.id), row, "id")
         out[(rec.kind, rec.id)] = rec
@@ -868,7 +868,7 @@ def _read_regions(
         )
         if rec.grid.casefold() not in grids:
             close = closest(rec.grid.casefold(), sorted(grids))
-            hint = f"; closest: {', '.join(close)}" if close else ""
+            hint = closest_hint(close)
             raise row.error("grid", f"unknown grid id {rec.grid!r}{hint}")
         _unique(out, rec.key, row, "region")
         out[rec.key] = rec

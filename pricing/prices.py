@@ -39,7 +39,7 @@ from typing import Any
 
 from .catalog import Catalog
 from .errors import CatalogError
-from .suggest import closest, closest_instances, did_you_mean
+from .suggest import closest, closest_hint, closest_instances, did_you_mean
 from .vocabulary import PRICING_MODELS
 
 __all__ = [
@@ -372,7 +372,7 @@ def _unknown(entry: PriceEntry, valid: Mapping[str, Any]) -> CatalogError:
         close = closest_instances(entry.id, {i.id: i.gpu for i in valid.values()})
     else:
         close = closest(entry.id, sorted(valid))
-    hint = f"; closest: {', '.join(close)}" if close else ""
+    hint = closest_hint(close)
     listing = "instances" if entry.kind == "instance" else "gpus"
     return entry.error(
         entry.kind,

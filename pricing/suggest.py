@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-__all__ = ["closest", "closest_instances", "did_you_mean"]
+__all__ = ["closest", "closest_hint", "closest_instances", "did_you_mean"]
 
 #: Least similarity (difflib's ratio) for a name to be suggested [-].
 _CUTOFF = 0.6
@@ -21,6 +21,11 @@ def closest(key: str, valid: Sequence[str], n: int = 3) -> list[str]:
         best = difflib.SequenceMatcher(None, key, matches[0]).ratio()
         return [m for m in matches if difflib.SequenceMatcher(None, key, m).ratio() >= best - 0.1]
     return [v for v in sorted(valid) if key and key in v][:n]
+
+
+def closest_hint(close: Sequence[str]) -> str:
+    """``"; closest: a, b"`` for the names ``close`` (from :func:`closest`), or ``""``."""
+    return f"; closest: {', '.join(close)}" if close else ""
 
 
 def did_you_mean(key: str, valid: Sequence[str], sep: str = "; ") -> str:

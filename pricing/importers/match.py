@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ..catalog import Catalog
 from ..errors import CatalogError
 from ..prices import PriceEntry
-from ..suggest import closest, closest_instances
+from ..suggest import closest, closest_hint, closest_instances
 from .quotes import Batch, Quote
 
 __all__ = ["CHEAPEST", "Imported", "Unmapped", "match"]
@@ -67,7 +67,7 @@ def _check(batch: Batch, quote: Quote, gpu: str, gpu_count: int) -> None:
         prefix = batch.accelerators.get(quote.accelerator)
         if prefix is None:
             close = closest(quote.accelerator, sorted(batch.accelerators))
-            hint = f"; closest: {', '.join(close)}" if close else ""
+            hint = closest_hint(close)
             raise CatalogError(
                 f"unknown accelerator name {quote.accelerator!r}{hint}",
                 file=batch.file,
@@ -158,7 +158,7 @@ def match(catalog: Catalog, batches: Iterable[Batch], *, region: str | None = No
     gpu_of = {i.id: i.gpu for i in catalog.instances.values()}
     for (file, name), pairs in missing.items():
         close = closest_instances(name, gpu_of)
-        hint = f"; closest: {', '.join(close)}" if close else ""
+        hint = closest_hint(close)
         unmapped.append(_unmapped(file, pairs, f"no catalog instance {name!r}{hint}"))
     for (name, pricing), by_region in sorted(
         found.items(), key=lambda kv: (kv[0][0], _PRICING_ORDER.index(kv[0][1]))
