@@ -46,6 +46,7 @@ from costmodel.present.formatting import (
 from costmodel.present.reports import FORMATS, ReportError, render, write
 from costmodel.result import Result
 from scenarios.errors import flatten_messages
+from tests.test_inference import WORKED
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = Path(__file__).parent / "fixtures" / "result_sample.json"
@@ -524,58 +525,17 @@ API_TABLE_HEADERS = [
     "Rent P50 [$/M tokens]",
     "API P50 [$/M tokens]",
 ]
-#: The worked inference example of the model guide as a scenario, every input fixed: 8 GPUs
-#: at 2,500 tokens/s each (2,500 * 3,600 / 1e6 = 9 M tokens per GPU-hour, 72 per server-hour)
-#: against an 8-GPU instance at 24 USD/h (-15 %/year) and an API at 0.60 in / 0.80 out USD per
-#: M tokens (-30 %/year; (1000 * 0.60 + 1000 * 0.80) / 2000 = 0.70 USD per M tokens blended),
-#: 36 months at 8 %, no tax; the report at 100 % utilisation.
+#: The worked inference example of the model guide (tests/test_inference.py), every input
+#: fixed: 8 GPUs at 2,500 tokens/s each (2,500 * 3,600 / 1e6 = 9 M tokens per GPU-hour, 72 per
+#: server-hour) against an 8-GPU instance at 24 USD/h (-15 %/year) and an API at 0.60 in /
+#: 0.80 out USD per M tokens (-30 %/year; (1000 * 0.60 + 1000 * 0.80) / 2000 = 0.70 USD per M
+#: tokens blended), 36 months at 8 %, no tax; the report at 100 % utilisation.
 WORKED_INFERENCE = {
-    "version": 1,
-    "name": "worked inference example",
-    "horizon_months": 36,
-    "discount_rate": 0.08,
-    "utilisation": [0.0, 0.1, 0.25, 0.5, 1.0],
+    **WORKED,
+    "workload": {**WORKED["workload"], "model": {"name": "a 70B model", "params_b": 70}},
     "report_utilisation": 1.0,
     "simulation": {"samples": 1, "seed": 1, "method": "random"},
-    "workload": {
-        "kind": "inference",
-        "model": {"name": "a 70B model", "params_b": 70},
-        "precision": "fp8",
-        "input_tokens": 1000,
-        "output_tokens": 1000,
-    },
-    "buy": {
-        "gpu": {"name": "an 80 GB card", "memory_gb": 80, "tdp_w": 700, "price_usd": 25000},
-        "gpu_count": 8,
-        "gpu_price_usd": 25000,
-        "platform_price_usd": 50000,
-        "setup_usd": 5000,
-        "gpu_power_w": 700,
-        "gpu_idle_w": 100,
-        "platform_power_w": 2000,
-        "powered_when_idle": True,
-        "electricity_usd_per_kwh": 0.10,
-        "electricity_annual_change": 0.0,
-        "pue": 1.3,
-        "hosting_usd_per_kw_month": 150,
-        "maintenance_rate": 0.05,
-        "gpu_annual_failure_rate": 0.05,
-        "admin_usd_per_month": 500,
-        "resale_annual_decay": 0.30,
-        "tokens_per_s_per_gpu": 2500,
-        "scaling_efficiency": 1.0,
-        "thermal_derate": 1.0,
-    },
-    "rent": {
-        "instance": {"name": "an 8-GPU instance", "gpu": "h100-sxm5-80gb", "gpu_count": 8,
-                     "on_demand_usd_per_hour": 24},
-        "pricing": "on_demand",
-        "price_usd_per_hour": 24,
-        "price_annual_change": -0.15,
-        "tokens_per_s_per_gpu": 2500,
-    },
-    "api": {"input_usd_per_mtok": 0.60, "output_usd_per_mtok": 0.80, "price_annual_change": -0.30},
-}  # fmt: skip
+}
 
 
 @cache
