@@ -337,9 +337,5 @@ def side_carbon(
         b = _owned(side, catalog)
     else:
         b = _rented(side, catalog)
-    if b.problems:
-        raise ScenarioError(None, b.problems)
-    try:
-        return b.cls(**b.values)
-    except InputError as exc:  # a catalog default out of range: named at its key
-        raise ScenarioError(None, [{"path": exc.path, "message": exc.message}]) from None
+    _resolved([b])
+    return _built(b.cls, b.path, b.values)
