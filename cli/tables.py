@@ -327,7 +327,11 @@ def print_plan(result: PlanResult, console: Console) -> None:
         Column("CVaR95\n[USD]", [fmt_usd(c.cost.cvar95) for c in rows], rank["cvar95"]),
         Column("Owned\nshare", [fmt_share(c.share_owned) for c in rows], rank["share"]),
         Column("Owned\nutil.", [fmt_share(c.owned_utilisation) for c in rows], rank["util"]),
-        Column("P(cheaper\nthan cloud)", [fmt_share(c.prob_cheaper_than_cloud) for c in rows]),
+        Column(
+            "P(cheaper\nthan cloud)",
+            [fmt_share(c.prob_cheaper_than_cloud) for c in rows],
+            1 if result.counts_carbon else 0,  # a plan that counts carbon keeps that first
+        ),
         *([_carbon_column(rows)] if result.counts_carbon else []),
         Column("", [mark(c) for c in rows], numeric=False),
     ]
@@ -348,9 +352,10 @@ def print_plan(result: PlanResult, console: Console) -> None:
 
 
 def _carbon_column(rows: list) -> Column:
-    """The candidates' mean emissions [t CO2e]; "unknown" where they are not known."""
+    """The candidates' mean emissions [t CO2e]; "unknown" where they are not known. Never
+    dropped: carbon is part of the question of a plan that counts it."""
     cells = ["unknown" if c.carbon is None else f"{c.carbon.mean:,.1f}" for c in rows]
-    return Column("Carbon\n[t CO2e]", cells, 1)
+    return Column("Carbon\n[t CO2e]", cells)
 
 
 def _number(x: float | None, spec: str) -> str:

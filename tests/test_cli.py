@@ -115,6 +115,18 @@ def test_plan_tables_keep_the_columns_of_their_objective(tmp_path, capsys, monke
         assert not any(h in header for h in dropped), (objective, header)
 
 
+def test_a_plan_that_counts_carbon_keeps_its_carbon_column_at_80_columns(capsys, monkeypatch):
+    # Servers, Reserved, Cost P50, Mean, Carbon and the marks are 7 + 8 + 10 + 10 + 8 + 12
+    # characters and five gaps of 3: 70 <= 80; P(cheaper than cloud) would add 11 + 3.
+    monkeypatch.setenv("COLUMNS", "80")
+    plan = ROOT / "scenarios" / "examples" / "plan-lab-rtx4090-carbon.yaml"
+    assert main(["plan", str(plan), "--samples", "500"]) == 0
+    out = capsys.readouterr().out
+    header = _header(out, "Candidates")
+    assert "[t CO2e]" in header and "Mean" in header, header
+    assert max(map(len, out.splitlines())) <= 80
+
+
 def test_the_instance_listing_keeps_every_price_at_100_columns(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     assert main(["catalog", "instances"]) == 0
