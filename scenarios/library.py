@@ -9,6 +9,7 @@ An example's name is its file name without ``.yaml``; :func:`examples` lists the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +27,8 @@ _SUFFIX = ".yaml"
 
 @dataclass(frozen=True)
 class Example:
-    """A shipped example: its ``name``, ``kind`` (``"scenario"`` or ``"plan"``), a one-line
-    ``description`` and the ``path`` of its YAML file."""
+    """A shipped example: its ``name``, ``kind`` (``"scenario"`` or ``"plan"``), a one-sentence
+    ``description`` (the first of the file's own) and the ``path`` of its YAML file."""
 
     name: str
     kind: str
@@ -67,8 +68,8 @@ def examples() -> tuple[Example, ...]:
 
 
 def _describe(name: str, path: Path) -> Example:
-    """An example's kind and description (its ``description``, else the first sentence of the
-    comment that opens the file)."""
+    """An example's kind and the first sentence of its description (its ``description``, else
+    the comment that opens the file)."""
     text = path.read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     kind = data.get("kind", "scenario")
@@ -79,5 +80,15 @@ def _describe(name: str, path: Path) -> Example:
             if not line.startswith("#"):
                 break
             comment.append(line.lstrip("#").strip())
-        description = " ".join(comment).split(". ")[0].rstrip(".") + "."
-    return Example(name, kind, " ".join(str(description).split()), path)
+        description = " ".join(comment)
+    return Example(name, kind, _first_sentence(str(description)), path)
+
+
+#: A sentence ends at ., ? or ! before a space ("Llama 3.1 8B" and "docs/model.md: every"
+#: go on), except after "e.g.", "i.e." and "vs.".
+_SENTENCE_END = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<!vs\.)(?<=[.?!])\s+")
+
+
+def _first_sentence(text: str) -> str:
+    first = _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
+    return first if first.endswith(("?", "!")) else first.rstrip(".") + "."
