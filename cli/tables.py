@@ -147,9 +147,10 @@ def _warnings(result: Result | PlanResult, console: Console) -> None:
 
 
 def _precision(result: Result, console: Console) -> None:
-    """One line on the precision of the break-even P50, then the three largest tornado swings,
-    and with a hosted API those against it and what knowing the inputs would save there
+    """One line on the precision of the break-even P50, then the three largest tornado swings
+    and what knowing the inputs would save, and with a hosted API the same against it
     (nothing for results stored before these existed)."""
+    from costmodel.present.reports.uncertainty import api_voi_sentence, voi_sentence
     from costmodel.present.verdict import precision_text
 
     text = precision_text(result)
@@ -158,13 +159,13 @@ def _precision(result: Result, console: Console) -> None:
         console.print(text, highlight=False)
     if result.tornado is not None:
         _swings(result.tornado, "rent", "", console)
+    text = voi_sentence(result)
+    if text is not None:
+        console.print(text, highlight=False)
     api = result.rival("api")
     if api is not None:
         _swings(api.tornado, "API", " against the API", console)
-        from costmodel.present.reports.uncertainty import api_voi_sentence
-
-        text = api_voi_sentence(result)
-        console.print(text, highlight=False)
+        console.print(api_voi_sentence(result), highlight=False)
 
 
 def _swings(t: Tornado, rival: str, against: str, console: Console) -> None:

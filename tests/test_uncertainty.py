@@ -459,6 +459,43 @@ def test_run_prints_the_precision_and_the_largest_swings(contested):
     assert [next(n for n in names if row.startswith(n)) for row in swings[3:6]] == names
 
 
+def test_run_prints_what_knowing_the_inputs_would_save(contested):
+    from rich.console import Console
+
+    from cli.tables import print_result
+    from costmodel.present.reports.uncertainty import voi_sentence
+
+    out = io.StringIO()
+    print_result(contested, Console(file=out, width=10_000, color_system=None))
+    text = out.getvalue()
+    sentence = voi_sentence(contested)
+    assert sentence.startswith("At 15 % utilisation, knowing every uncertain input")
+    assert sentence in text
+    assert text.index("Largest swings") < text.index(sentence)
+
+
+def test_the_voi_sentence_and_table_leave_out_inputs_below_one_percent_of_the_evpi(contested):
+    # An EVPPI of $0.004 beside an EVPI of $100 is the estimate's noise: it read "is worth up
+    # to $0.00"; at 1 % of the EVPI ($1.00) an input is named.
+    from costmodel.present.reports.uncertainty import voi_sentence, voi_table
+    from costmodel.result import InputValue
+
+    voi = dataclasses.replace(
+        contested.value_of_information,
+        evpi=100.0,
+        by_input=(InputValue("buy.pue", 1.0), InputValue("rent.price_usd_per_hour", 0.004)),
+    )
+    res = dataclasses.replace(contested, value_of_information=voi)
+    text = voi_sentence(res)
+    assert text.endswith("save $100 on average. Pinning down the cooling overhead (PUE) is "
+                         "worth up to $1.00.")  # fmt: skip
+    assert [row[0] for row in voi_table(res).rows] == ["buy.pue"]
+    only_noise = dataclasses.replace(voi, by_input=voi.by_input[1:])
+    res = dataclasses.replace(contested, value_of_information=only_noise)
+    assert voi_sentence(res).endswith("save $100 on average.")
+    assert voi_table(res) is None
+
+
 def test_reports_show_the_tornado_and_the_value_of_information(contested):
     from costmodel.present.reports import render
 

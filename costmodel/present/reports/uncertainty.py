@@ -141,6 +141,16 @@ def tornado_table(result: Result, top: int = 10, versus: str = "rent") -> Table 
     return Table(headers, rows, (False, True, True, True))
 
 
+#: The share of the EVPI below which an input's EVPPI is the estimate's noise, not named.
+_NOISE = 0.01
+
+
+def _worth(voi: Any) -> list:
+    """The inputs of value of information ``voi`` worth naming (EVPPI at least 1 % of the
+    EVPI), largest first."""
+    return [v for v in voi.by_input if v.evppi >= _NOISE * voi.evpi]
+
+
 def voi_sentence(result: Result) -> str | None:
     """The value of information in words: "Getting a firm quote for the cloud price is worth
     up to $X; the electricity price is worth $Y." None without ``value_of_information``."""
@@ -157,7 +167,7 @@ def voi_sentence(result: Result) -> str | None:
         f"At {u} utilisation, knowing every uncertain input before deciding would save "
         f"{fmt_usd(voi.evpi)} on average."
     )
-    worth = [v for v in voi.by_input if v.evppi > 0][:2]
+    worth = _worth(voi)[:2]
     if not worth:
         return text
     first = worth[0]
@@ -181,7 +191,7 @@ def plan_voi_sentence(result: PlanResult) -> str | None:
         f"Between {pair}, knowing every uncertain input before choosing would save "
         f"{fmt_usd(voi.evpi)} on average."
     )
-    worth = [v for v in voi.by_input if v.evppi >= 0.01 * voi.evpi][:2]  # 1 %: not noise
+    worth = _worth(voi)[:2]
     if worth:
         said = "; ".join(
             f"{_label(v.input)} alone is worth up to {fmt_usd(v.evppi)}" for v in worth
@@ -195,9 +205,7 @@ def voi_table(result: Result, top: int = 8) -> Table | None:
     voi = result.value_of_information
     if voi is None or voi.evpi <= 0:
         return None
-    rows = tuple(
-        (v.input, _label(v.input), fmt_usd(v.evppi)) for v in voi.by_input[:top] if v.evppi > 0
-    )
+    rows = tuple((v.input, _label(v.input), fmt_usd(v.evppi)) for v in _worth(voi)[:top])
     if not rows:
         return None
     headers = ("Uncertain input", "What it is", "Worth knowing exactly, up to")
@@ -218,10 +226,10 @@ def api_voi_sentence(result: Result) -> str | None:
         f"Between buying and the API at {u} utilisation, knowing every uncertain input first "
         f"would save {fmt_usd(voi.evpi)} on average"
     )
-    top = voi.by_input[0] if voi.by_input else None
-    if top is None or top.evppi < 0.01 * voi.evpi:  # 1 %: not noise, as for plans
+    worth = _worth(voi)
+    if not worth:
         return text + "."
-    return text + f"; {_label(top.input)} alone is worth up to {fmt_usd(top.evppi)}."
+    return text + f"; {_label(worth[0].input)} alone is worth up to {fmt_usd(worth[0].evppi)}."
 
 
 def uncertainty_context(result: Result) -> dict[str, Any]:
