@@ -147,15 +147,17 @@ def _warnings(result: Result | PlanResult, console: Console) -> None:
 
 
 def _precision(result: Result, console: Console) -> None:
-    """One line on the precision of the break-even P50, then the three largest tornado swings
-    and what knowing the inputs would save, and with a hosted API the same against it
-    (nothing for results stored before these existed)."""
+    """One line on the precision of the break-even P50 (and with a hosted API one on that of
+    the break-even against it), then the three largest tornado swings and what knowing the
+    inputs would save, and with an API the same against it (nothing for results stored before
+    these existed)."""
     from costmodel.present.reports.uncertainty import api_voi_sentence, voi_sentence
     from costmodel.present.verdict import precision_text
 
-    text = precision_text(result)
-    if text is not None:
+    lines = [precision_text(result), precision_text(result, "api") if result.api_tco else None]
+    if lines[0] is not None:
         console.print()
+    for text in filter(None, lines):
         console.print(text, highlight=False)
     if result.tornado is not None:
         _swings(result.tornado, "rent", "", console)

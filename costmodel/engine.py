@@ -215,34 +215,40 @@ def _rows(x: Value, rows: slice) -> Value:
     return x[rows] if np.ndim(x) else x
 
 
-def _lines(inputs: ModelInputs, values: dict[str, Value]) -> tuple[Lines, np.ndarray]:
-    """Both TCO lines of the draws ``values`` (a carbon price folded in) and each draw's
-    break-even utilisation."""
+def _lines(inputs: ModelInputs, values: dict[str, Value]) -> tuple[Lines, dict[str, np.ndarray]]:
+    """The TCO lines of the draws ``values`` (a carbon price folded in) and each draw's
+    break-even utilisation against each rival side: ``"rent"`` and, with a hosted API,
+    ``"api"``."""
     lines = carbon.priced_lines(inputs, values)
-    return lines, np.array(breakeven_utilisation(lines.buy, lines.rent, inputs.samples))
+    rivals = {"rent": lines.rent} if lines.api is None else {"rent": lines.rent, "api": lines.api}
+    s = inputs.samples
+    return lines, {
+        side: np.array(breakeven_utilisation(lines.buy, line, s)) for side, line in rivals.items()
+    }
 
 
 def _converge(
     inputs: ModelInputs, phases: Phases
-) -> tuple[ModelInputs, dict[str, Value], Sample, Lines, np.ndarray]:
-    """Draw, and double the draws while the break-even P50's 95 % interval is wider than
-    ``inputs.target_halfwidth`` and doubling stays within the cap (``max_samples``, never
-    below ``samples``). Each round keeps every draw made (:class:`Sampler`), imposes the
-    correlations again (draw by draw for ``random``, which leaves the earlier draws as they
-    were; on the whole sample otherwise) and re-evaluates only the TCO lines and break-even;
-    payback and the summaries are left for the final sample. Returns the inputs with the
-    number of draws made, with the draws, ranks, lines and break-even of the final round."""
+) -> tuple[ModelInputs, dict[str, Value], Sample, Lines, dict[str, np.ndarray]]:
+    """Draw, and double the draws while the 95 % interval of a break-even P50 (against
+    renting, or against a hosted API) is wider than ``inputs.target_halfwidth`` and doubling
+    stays within the cap (``max_samples``, never below ``samples``). Each round keeps every
+    draw made (:class:`Sampler`), imposes the correlations again (draw by draw for
+    ``random``, which leaves the earlier draws as they were; on the whole sample otherwise)
+    and re-evaluates only the TCO lines and break-evens; payback and the summaries are left
+    for the final sample. Returns the inputs with the number of draws made, with the draws,
+    ranks, lines and break-evens of the final round."""
     target = inputs.target_halfwidth
     cap = max(inputs.max_samples or MAX_SAMPLES, inputs.samples)
     sampler = Sampler(uncertain(inputs), inputs.samples, inputs.seed, inputs.method)
     while True:
         values, drawn = draw(inputs, sampler)
         phases.mark("sample")
-        lines, breakeven = _lines(inputs, values)
-        lo, hi = median_interval(np.array(breakeven))
+        lines, breakevens = _lines(inputs, values)
+        widest = max(halfwidth(*median_interval(np.array(be))) for be in breakevens.values())
         phases.mark("lines")
-        if halfwidth(lo, hi) <= target or 2 * inputs.samples > cap:
-            return inputs, values, drawn, lines, breakeven
+        if widest <= target or 2 * inputs.samples > cap:
+            return inputs, values, drawn, lines, breakevens
         sampler.double()
         inputs = dataclasses.replace(inputs, samples=sampler.n)
 
@@ -254,7 +260,7 @@ def simulate(
 
     ``progress``, when given, is called with the share of the work done, from 0 to 1;
     ``phases`` records the time and memory of each phase. With ``inputs.target_halfwidth``
-    the draws are doubled until the break-even P50 is that precise (see :func:`_converge`);
+    the draws are doubled until the break-even P50s are that precise (see :func:`_converge`);
     the simulation's ``inputs.samples`` is then the number of draws made.
     """
     phases = phases or Phases()
@@ -263,12 +269,11 @@ def simulate(
     if inputs.target_halfwidth is None:
         values, drawn = draw(inputs)
         phases.mark("sample")
-        lines, breakeven = _lines(inputs, values)
+        lines, breakevens = _lines(inputs, values)
         phases.mark("lines")
     else:
-        inputs, values, drawn, lines, breakeven = _converge(inputs, phases)
-    s, h = inputs.samples, inputs.horizon_months
-    terms = Terms(h, inputs.discount_rate, inputs.tax_rate)
+        inputs, values, drawn, lines, breakevens = _converge(inputs, phases)
+    terms = Terms(inputs.horizon_months, inputs.discount_rate, inputs.tax_rate)
     t_own = lines.own
     levels = np.asarray(inputs.utilisation, dtype=float)
     paid, paid_api = _paybacks(inputs, values, lines, terms, levels, progress)
@@ -282,7 +287,7 @@ def simulate(
         buy=lines.buy,
         rent=lines.rent,
         payback=paid,
-        breakeven=breakeven,
+        breakeven=breakevens["rent"],
         own_throughput=t_own,
         report_utilisation=level,
         cum_buy=cum["buy"],
@@ -291,9 +296,7 @@ def simulate(
         initial_samples=initial,
         api=lines.api,
         payback_api=paid_api,
-        breakeven_api=None
-        if lines.api is None
-        else np.array(breakeven_utilisation(lines.buy, lines.api, s)),
+        breakeven_api=breakevens.get("api"),
         availability=lines.availability,
         carbon=carbon.emissions(inputs, values, lines),
     )
@@ -394,18 +397,19 @@ def _by_input(
     return out
 
 
-def _gap_se(sim: Simulation, grid: np.ndarray) -> np.ndarray | None:
-    """Standard errors [USD] of the mean gap per level in closed form, or ``None`` when the
-    reservation's kink differs between draws (then they are taken level by level)."""
-    kink = sim.rent.kink
-    if np.ndim(kink):
+def _gap_se(sim: Simulation, grid: np.ndarray, side: str) -> np.ndarray | None:
+    """Standard errors [USD] of the mean gap TCO_buy - TCO_<side> per level in closed form,
+    or ``None`` when the reservation's kink differs between draws (then they are taken level
+    by level)."""
+    other = sim.lines()[side]
+    if np.ndim(other.kink):
         return None
     return mean_gap_se(
         sim.buy.at_zero,
-        sim.buy.per_u - sim.rent.per_u,  # a priced carbon's rent per u moves with buy's
-        sim.rent.at_zero,
-        sim.rent.slope,
-        float(kink),
+        sim.buy.per_u - other.per_u,  # a priced carbon's per u moves with buy's
+        other.at_zero,
+        other.slope,
+        float(other.kink),
         grid,
         sim.inputs.samples,
     )
@@ -418,12 +422,15 @@ def _se(values: np.ndarray) -> float:
 
 
 def _convergence(
-    sim: Simulation, ci: tuple[float, float], gap_se: np.ndarray, prob: np.ndarray
+    sim: Simulation, breakeven: np.ndarray, gap_se: np.ndarray, prob: np.ndarray
 ) -> Convergence:
-    """The precision of the run: the break-even P50 interval (NaN for "never") and the
-    standard errors; whether the target half-width, when there is one, was met."""
+    """The precision of the run against one rival side, from every draw's ``breakeven``
+    against it, the standard errors of the mean gap ``gap_se`` [USD] and P(buy cheaper)
+    ``prob`` [-] per level: the break-even P50 interval (NaN for "never") and the standard
+    errors; whether the target half-width, when there is one, was met."""
     inputs = sim.inputs
     n = inputs.samples
+    ci = median_interval(np.array(breakeven))
     width = halfwidth(*ci)
     target = inputs.target_halfwidth
     if uncertain(inputs) and n < 2:
@@ -452,16 +459,16 @@ def _tco_into(out: np.ndarray, at_zero: Value, slope: Value, u: Value) -> None:
 @dataclass(frozen=True)
 class _Levels:
     """What the TCO lines give level by level (:func:`_level_bands`): every side's TCO bands
-    [USD] and cost per unit of work [USD/unit], P(TCO_buy < TCO_rent) [-] and the standard
-    error of the mean gap [USD] per level, and every draw's gap TCO_buy - TCO_<side> [USD] at
-    the sensitivity level by rival side (rent and, with one, the API); with a hosted API also
+    [USD] and cost per unit of work [USD/unit], P(TCO_buy < TCO_rent) [-], the standard error
+    of the mean gap TCO_buy - TCO_<side> [USD] per level and every draw's gap at the
+    sensitivity level, by rival side (rent and, with one, the API); with a hosted API also
     P(TCO_buy < TCO_api) and the share of draws in which each side is the cheapest (``None``
     without one)."""
 
     tco: dict[str, Bands]
     unit: UnitCost
     prob: np.ndarray
-    gap_se: np.ndarray
+    gap_se: dict[str, np.ndarray]
     sens_gap: dict[str, np.ndarray]
     prob_api: np.ndarray | None = None
     cheapest: Cheapest | None = None
@@ -513,18 +520,19 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     buf = {side: np.empty(s) for side in lines}
     prob, prob_api = np.empty(grid.size), np.empty(grid.size) if sim.api else None
     shares = np.empty((len(lines), grid.size)) if sim.api else None
-    gap_se = _gap_se(sim, grid)
-    per_level_se = gap_se is None
-    if per_level_se:
-        gap_se = np.empty(grid.size)
+    rivals = [side for side in lines if side != "buy"]
+    gap_se = {side: _gap_se(sim, grid, side) for side in rivals}
+    per_level_se = [side for side in rivals if gap_se[side] is None]
+    for side in per_level_se:
+        gap_se[side] = np.empty(grid.size)
     scratch = np.empty(s)
     per_u = _proportional(lines, s)
     for j, u in enumerate(grid):
         at = {side: _tco_at(line, u, buf[side]) for side, line in lines.items()}
         b = at["buy"]
         prob[j] = np.count_nonzero(b < at["rent"]) / s
-        if per_level_se:
-            gap_se[j] = _se(np.subtract(b, at["rent"], out=scratch))
+        for side in per_level_se:
+            gap_se[side][j] = _se(np.subtract(b, at[side], out=scratch))
         if j == sens_level:
             sens_gap = {side: b - values for side, values in at.items() if side != "buy"}
         if shares is not None:
@@ -595,14 +603,18 @@ def _sensitivity(
 
 
 def _rivals(
-    inputs: ModelInputs, level: float, by_side: dict[str, tuple[Sensitivity, ValueOfInformation]]
+    sim: Simulation,
+    levels: _Levels,
+    by_side: dict[str, tuple[Sensitivity, ValueOfInformation]],
 ) -> tuple[Rival, ...]:
-    """The uncertainty figures against each rival side but renting (the top-level ones)."""
-    return tuple(
-        Rival(side, sens, tornado(inputs, level, side), voi)
-        for side, (sens, voi) in by_side.items()
-        if side != "rent"
-    )
+    """The uncertainty figures against each rival side but renting (the top-level ones): the
+    API's, with its break-even, gap and P(buy cheaper than the API)."""
+    if sim.api is None:
+        return ()
+    sens, voi = by_side["api"]
+    t = tornado(sim.inputs, sim.report_utilisation, "api")
+    c = _convergence(sim, sim.breakeven_api, levels.gap_se["api"], levels.prob_api)
+    return (Rival("api", sens, t, voi, c),)
 
 
 def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
@@ -618,7 +630,6 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
     levels = _level_bands(sim, grid, sens_level)
     payback_months = _payback_months(sim.payback)
     breakeven = summarise_breakeven(sim.breakeven)
-    ci = median_interval(np.array(sim.breakeven))
     by_side = _sensitivity(sim, grid, sens_level, levels.sens_gap)
     sensitivity, voi = by_side["rent"]
     result = Result(
@@ -631,7 +642,7 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         cost_per_unit=levels.unit,
         cumulative_cost=_cumulative(sim),
         sensitivity=sensitivity,
-        convergence=_convergence(sim, ci, levels.gap_se, levels.prob),
+        convergence=_convergence(sim, sim.breakeven, levels.gap_se["rent"], levels.prob),
         tornado=tornado(inputs, sim.report_utilisation),
         value_of_information=voi,
         seed=inputs.seed,
@@ -639,7 +650,7 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         method=inputs.method,
         availability=_availability(sim),
         carbon=None if sim.carbon is None else _carbon(sim.carbon, inputs, sim.own_throughput),
-        rivals=_rivals(inputs, sim.report_utilisation, by_side),
+        rivals=_rivals(sim, levels, by_side),
         **_api_outcomes(sim, levels),
     )
     phases.mark("summary")

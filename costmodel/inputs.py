@@ -793,9 +793,10 @@ class ModelInputs:
     ``correlations`` are (input name, input name, Spearman rho) triples; ``report_utilisation``
     is the level at which cumulative cost by month is summarised (default: the level nearest
     0.5). With ``target_halfwidth`` the engine doubles the draws, starting from ``samples``,
-    until the break-even P50's 95 % interval is that narrow or the next doubling would pass
-    ``max_samples`` (default :data:`MAX_SAMPLES`, never below ``samples``). Each field's unit,
-    description and range are in its metadata.
+    until the break-even P50's 95 % interval (and with an API that of the break-even against
+    it) is that narrow or the next doubling would pass ``max_samples`` (default
+    :data:`MAX_SAMPLES`, never below ``samples``). Each field's unit, description and range
+    are in its metadata.
     """
 
     horizon_months: int = _horizon()
@@ -826,8 +827,9 @@ class ModelInputs:
     )
     target_halfwidth: float | None = _input(
         "[-]",
-        "half-width of the break-even P50's 95 % interval to reach: the draws are doubled "
-        "until it is met or max_samples is reached",
+        "half-width of the break-even P50's 95 % interval to reach (with an `api` block, of "
+        "the break-even against the API as well): the draws are doubled until it is met or "
+        "max_samples is reached",
         0,
         1,
         low_open=True,

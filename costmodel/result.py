@@ -239,14 +239,17 @@ class ValueOfInformation:
 @dataclass(frozen=True)
 class Rival:
     """The uncertainty figures of buying against one more side than renting, named by
-    ``versus`` (``"api"``): the sensitivity, tornado and value of information of
+    ``versus`` (``"api"``): the sensitivity, tornado, value of information and convergence of
     TCO_buy - TCO_<versus> in place of TCO_buy - TCO_rent, at the same utilisation levels
-    (the tornado's break-evens are those against that side)."""
+    (the tornado's and the convergence's break-evens are those against that side, its
+    ``prob_buy_cheaper_se`` that of P(buy cheaper than that side)); ``convergence`` is
+    ``None`` in results stored before it was added."""
 
     versus: str
     sensitivity: Sensitivity
     tornado: Tornado
     value_of_information: ValueOfInformation
+    convergence: Convergence | None = None
 
 
 @dataclass(frozen=True)

@@ -546,9 +546,10 @@ def advise(q: Question) -> tuple[Advice, ...]:
     return tuple(out)
 
 
-def convergence_advice(c: Convergence | None) -> tuple[Advice, ...]:
-    """After a run: a ``convergence`` warning when the break-even P50 is less precise than
-    ``simulation.target_halfwidth`` asked, after doubling the draws up to the cap."""
+def convergence_advice(c: Convergence | None, versus: str = "rent") -> tuple[Advice, ...]:
+    """After a run: a ``convergence`` warning when the break-even P50 against side ``versus``
+    (renting, or ``"api"``) is less precise than ``simulation.target_halfwidth`` asked, after
+    doubling the draws up to the cap."""
     if c is None or c.met is not False:
         return ()
     lo, hi = c.breakeven_p50_ci95
@@ -559,6 +560,7 @@ def convergence_advice(c: Convergence | None) -> tuple[Advice, ...]:
         reached = f"is {fmt_margin((lo + hi) / 2, width)}"
     target = c.target_halfwidth or 0.0
     cap = c.max_samples or MAX_SAMPLES
+    against = " against the API" if versus == "api" else ""
     if cap >= MAX_SAMPLES:
         advice = "loosen the target, or read the break-even with that margin"
     else:
@@ -567,8 +569,8 @@ def convergence_advice(c: Convergence | None) -> tuple[Advice, ...]:
         Advice(
             "convergence",
             "warning",
-            f"the 95 % interval of the break-even P50 {reached} after {c.samples:,} draws, "
-            f"wider than simulation.target_halfwidth = {target * 100:.3g} %; doubling again "
-            f"would pass simulation.max_samples = {cap:,}: {advice}",
+            f"the 95 % interval of the break-even P50{against} {reached} after {c.samples:,} "
+            f"draws, wider than simulation.target_halfwidth = {target * 100:.3g} %; doubling "
+            f"again would pass simulation.max_samples = {cap:,}: {advice}",
         ),
     )

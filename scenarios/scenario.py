@@ -166,6 +166,8 @@ def evaluate(
         verdict=verdict(result),
         scenario=document,
         catalog=CatalogRef(cat.version, cat.as_of),
-        warnings=scenario.warnings + convergence_advice(result.convergence),
+        warnings=scenario.warnings
+        + convergence_advice(result.convergence)
+        + sum((convergence_advice(r.convergence, r.versus) for r in result.rivals), ()),
         assumptions=scenario.resolved.assumptions,
     )

@@ -13,7 +13,9 @@ from costmodel import Fixed, simulate, summarise
 from costmodel.distributions import Discrete, Uniform
 from costmodel.inputs import ApiInputs, CarbonInputs, HostedCarbon, OwnedCarbon, RentedCarbon
 from costmodel.present import from_dict, to_dict
+from costmodel.present.formatting import fmt_margin
 from costmodel.result import CatalogRef
+from costmodel.uncertainty import median_interval
 from tests.helpers import buy, model, rent
 
 EXAMPLE = "scenarios/examples/inference-70b-fp8-h100.yaml"
@@ -201,8 +203,88 @@ def test_same_seed_same_output_and_the_json_round_trips():
     assert one["rivals"] == two["rivals"]
     assert one["cumulative_cost"] == two["cumulative_cost"]
     assert [r["versus"] for r in one["rivals"]] == ["api"]
-    assert set(one["rivals"][0]) == {"versus", "sensitivity", "tornado", "value_of_information"}
+    assert set(one["rivals"][0]) == {
+        "versus",
+        "sensitivity",
+        "tornado",
+        "value_of_information",
+        "convergence",
+    }
     assert to_dict(from_dict(one)) == one
+    # a result stored before the rival's convergence existed loads and is written back as it was
+    old = {**one, "rivals": [{k: v for k, v in one["rivals"][0].items() if k != "convergence"}]}
+    assert from_dict(old).rival("api").convergence is None
+    assert to_dict(from_dict(old)) == old
+
+
+def test_the_precision_against_the_api_is_that_of_its_break_even_gap_and_probability():
+    # gap_api(u) = 1000 + 8760*u*(e - a) with a = (x + 1)/2, x ~ U(0.95, 1.05): per draw the
+    # break-even is 1000/(8760*(a - 0.2)), in [0.1384, 0.1473]; the gap's standard deviation at
+    # u is 8760*u*sd(a) = 8760*u*0.1/sqrt(12)/2, so at u = 0.5 its mean's standard error over
+    # n = 1000 draws is 4380*0.0144338/sqrt(1000) = 1.99916 USD.
+    m = _model(samples=1000, seed=5)
+    sim = simulate(m)
+    res = summarise(sim)
+    c = res.rival("api").convergence
+    assert c.breakeven_p50_ci95 == median_interval(np.array(sim.breakeven_api))
+    assert 0.1384 < c.breakeven_p50_ci95[0] < res.breakeven_vs_api.p50 < c.breakeven_p50_ci95[1]
+    assert c.breakeven_p50_ci95[1] < 0.1473
+    for j, u in enumerate((0.25, 0.5, 0.75)):
+        gap = np.asarray(sim.buy.tco(u)) - np.asarray(sim.api.tco(u))
+        assert c.gap_mean_se[j] == pytest.approx(gap.std(ddof=1) / np.sqrt(1000), rel=1e-9)
+        p = res.prob_buy_cheaper_than_api[j]
+        assert c.prob_buy_cheaper_se[j] == pytest.approx(np.sqrt(p * (1 - p) / 1000), abs=1e-15)
+    assert c.gap_mean_se[1] == pytest.approx(4380 * 0.1 / np.sqrt(12) / 2 / np.sqrt(1000), rel=1e-3)
+    # the rent break-even is 1000/(8760*0.8) = 0.142694 in every draw: an interval of width 0
+    assert res.convergence.breakeven_p50_halfwidth == 0.0
+
+
+def test_a_target_halfwidth_doubles_the_draws_until_the_break_even_against_the_api_meets_it():
+    # Renting's break-even is exact (0 wide), so only the API's keeps the draws doubling: at 100
+    # draws its median's interval spans about 20 of the draws' ranks over a range of 0.009.
+    m = _model(samples=100, seed=2, target_halfwidth=0.0002, method="lhs")
+    res = summarise(simulate(m))
+    c = res.rival("api").convergence
+    assert res.samples > 100 and c.samples == res.samples and c.initial_samples == 100
+    assert c.met is True and c.breakeven_p50_halfwidth <= 0.0002
+    assert res.convergence.met is True and res.convergence.breakeven_p50_halfwidth == 0.0
+    # and one doubling less would not have met it
+    fewer = summarise(
+        simulate(dataclasses.replace(m, samples=res.samples // 2, target_halfwidth=None))
+    )
+    assert fewer.rival("api").convergence.breakeven_p50_halfwidth > 0.0002
+
+
+def test_the_cli_and_reports_give_the_precision_against_the_api():
+    import io
+
+    from rich.console import Console
+
+    from cli.tables import print_result
+    from costmodel.present.reports import render
+
+    res = _result(_model(samples=1000, seed=5))
+    c = res.rival("api").convergence
+    margin = fmt_margin(res.breakeven_vs_api.p50, c.breakeven_p50_halfwidth)
+    line = f"Break-even vs the API P50 {margin} (95 % interval, 1,000 draws)."
+    out = io.StringIO()
+    print_result(res, Console(file=out, width=10_000, color_system=None))
+    assert line in out.getvalue()
+    md = render(res, "md").decode("utf-8").replace("\\", "")
+    assert line in md and md.index("### Against the API") < md.index(line)
+    assert 'id="precision-api"' in render(res, "html").decode("utf-8")
+
+
+def test_a_target_missed_against_the_api_is_a_warning_naming_the_api():
+    from scenarios.advice import convergence_advice
+
+    res = summarise(simulate(_model(samples=100, seed=2, target_halfwidth=0.0002, max_samples=400)))
+    c = res.rival("api").convergence
+    assert c.met is False and c.samples == 400
+    (advice,) = convergence_advice(c, "api")
+    assert advice.code == "convergence"
+    assert advice.message.startswith("the 95 % interval of the break-even P50 against the API is ")
+    assert convergence_advice(res.convergence) == ()  # renting's is exact
 
 
 def test_a_result_without_an_api_has_no_rivals_and_no_api_line():

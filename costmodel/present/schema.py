@@ -559,8 +559,9 @@ class ValueOfInformationSchema(Strict):
 
 
 class RivalSchema(Strict):
-    """The sensitivity, tornado and value of information of buying against one more side than
-    renting: of TCO_buy - TCO_<versus>, at the levels of the top-level ones."""
+    """The sensitivity, tornado, value of information and convergence of buying against one
+    more side than renting: of TCO_buy - TCO_<versus> (and the break-even against it), at the
+    levels of the top-level ones."""
 
     versus = fields.String(
         required=True, validate=validate.OneOf(("api",)), metadata={"example": "api"}
@@ -568,8 +569,18 @@ class RivalSchema(Strict):
     sensitivity = fields.Nested(SensitivitySchema, required=True)
     tornado = fields.Nested(TornadoSchema, required=True)
     value_of_information = fields.Nested(ValueOfInformationSchema, required=True)
+    convergence = fields.Nested(
+        ConvergenceSchema,
+        load_default=None,
+        metadata={
+            "description": "precision against this side: the break-even against it, "
+            "TCO_buy - TCO_<versus> and P(buy cheaper than it); absent in runs stored before "
+            "it existed"
+        },
+    )
 
     make = Rival
+    absent = ("convergence",)
 
 
 #: Keys added after the first results were stored, or written only with a hosted API (or only
@@ -721,8 +732,8 @@ class ResultSchema(ResultBase):
         fields.Nested(RivalSchema),
         load_default=(),
         metadata={
-            "description": "sensitivity, tornado and value of information against each side "
-            "but renting (the API); with a hosted API only"
+            "description": "sensitivity, tornado, value of information and convergence "
+            "against each side but renting (the API); with a hosted API only"
         },
     )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
@@ -754,11 +765,14 @@ class ResultSchema(ResultBase):
                     break
             if node is not None and len(node) != n:
                 errors[".".join(path)] = [f"{len(node)} values for {n} utilisation levels"]
-        convergence = data.get("convergence")
-        for name in ("gap_mean_se", "prob_buy_cheaper_se"):
-            if convergence is not None and len(getattr(convergence, name)) != n:
-                count = len(getattr(convergence, name))
-                errors[f"convergence.{name}"] = [f"{count} values for {n} utilisation levels"]
+        precision = {"convergence": data.get("convergence")}
+        for i, rival in enumerate(data.get("rivals") or ()):
+            precision[f"rivals.{i}.convergence"] = rival.convergence
+        for path, convergence in precision.items():
+            for name in ("gap_mean_se", "prob_buy_cheaper_se"):
+                if convergence is not None and len(getattr(convergence, name)) != n:
+                    count = len(getattr(convergence, name))
+                    errors[f"{path}.{name}"] = [f"{count} values for {n} utilisation levels"]
         if errors:
             raise ValidationError(errors)
 

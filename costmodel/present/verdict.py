@@ -177,21 +177,25 @@ def _plan_sentence(
     return f"{plan}{rest}: {change} against all-cloud (cheaper in {cheaper} of draws).{edge}"
 
 
-def precision_text(result: Result) -> str | None:
-    """ "Break-even P50 36.2 % ± 0.4 % (95 % interval, 10,000 draws)", or None without
-    ``convergence``."""
-    c = result.convergence
+def precision_text(result: Result, versus: str = "rent") -> str | None:
+    """ "Break-even P50 36.2 % ± 0.4 % (95 % interval, 10,000 draws)", against renting, or
+    "Break-even vs the API P50 ..." (``versus="api"``); None without that ``convergence``."""
+    if versus == "rent":
+        c, p50, name = result.convergence, result.breakeven_utilisation.p50, "Break-even"
+    else:
+        rival = result.rival(versus)
+        c = None if rival is None else rival.convergence
+        p50, name = result.breakeven_vs_api.p50, "Break-even vs the API"
     if c is None:
         return None
-    p50 = result.breakeven_utilisation.p50
     lo, hi = c.breakeven_p50_ci95
     if missing(c.breakeven_p50_halfwidth) or missing(p50):
         text = (
-            f"Break-even P50 {fmt_utilisation(p50)} (95 % interval "
+            f"{name} P50 {fmt_utilisation(p50)} (95 % interval "
             f"{fmt_utilisation(lo, none='—')} to {fmt_utilisation(hi)}"
         )
     else:
-        text = f"Break-even P50 {fmt_margin(p50, c.breakeven_p50_halfwidth)} (95 % interval"
+        text = f"{name} P50 {fmt_margin(p50, c.breakeven_p50_halfwidth)} (95 % interval"
     text += f", {c.samples:,} draws"
     if c.samples != c.initial_samples:
         text += f", doubled from {c.initial_samples:,}"

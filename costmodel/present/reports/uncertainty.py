@@ -236,10 +236,12 @@ def uncertainty_context(result: Result) -> dict[str, Any]:
     """The report templates' variables for precision, tornado and value of information:
     ``precision`` and ``voi_sentence`` (text or None), ``tornado`` and ``voi`` (tables or
     None), ``tornado_u`` (the tornado's utilisation); with a hosted API also
-    ``tornado_api`` (a table) and ``voi_api_sentence`` (None without one)."""
+    ``precision_api``, ``tornado_api`` (a table) and ``voi_api_sentence`` (None without
+    one)."""
     t = result.tornado
     return {
         "precision": precision_text(result),
+        "precision_api": precision_text(result, "api") if result.api_tco else None,
         "tornado": tornado_table(result),
         "tornado_u": fmt_utilisation(t.utilisation, none="?") if t is not None else "?",
         "voi_sentence": voi_sentence(result),
