@@ -119,11 +119,11 @@ from pricing.carbon import GridIntensity
 from pricing.serving import gpus_with_rows
 from pricing.vocabulary import GPU_LIMITS, SERVING_LIMITS, TIERS
 
-from .advice import WEIGHTS_SHARE, Question, advise
-from .emissions import DEFAULT_GRID, side_carbon
-from .errors import ScenarioError, flatten_messages
-from .schema import ApiSchema, BoundRange, BuySchema, RentSchema, UtilisationFloor
-from .sides import Hosted, Inference, Owned, Rented, Work, hosted, owned, rented, work
+from ..advice import WEIGHTS_SHARE, Question, advise
+from ..emissions import DEFAULT_GRID, side_carbon
+from ..errors import ScenarioError, flatten_messages
+from ..schema import ApiSchema, BoundRange, BuySchema, RentSchema, UtilisationFloor
+from ..sides import Hosted, Inference, Owned, Rented, Work, hosted, owned, rented, work
 
 __all__ = [
     "API_UNCERTAINTY",
@@ -983,7 +983,7 @@ def _median(spec: Any) -> float:
     """The median of an assumption's value (a number or a distribution mapping)."""
     if isinstance(spec, int | float):
         return float(spec)
-    from .distspec import from_spec
+    from ..distspec import from_spec
 
     return from_spec(spec).median()
 

@@ -1,0 +1,53 @@
+"""The market comparison: every way the catalog offers GPU compute at one utilisation, ranked by
+cost per unit of work (:mod:`.market` holds it)."""
+
+from .market import (
+    API_UNCERTAINTY,
+    GPU_COUNTS,
+    SORTS,
+    UNCERTAINTY,
+    Citation,
+    CompareRequest,
+    CompareSchema,
+    Comparison,
+    ComparisonSchema,
+    Cost,
+    Grams,
+    LeftOut,
+    Option,
+    OwnedGrid,
+    ServedModel,
+    Unserved,
+    Wording,
+    compare,
+    load_request,
+    option_count,
+)
+
+# public outside __all__: an option by name, as the tables and the JSON show it (cli.tables)
+from .market import from_peaks as from_peaks
+from .market import option_name as option_name
+from .market import pricing_name as pricing_name
+
+__all__ = [
+    "API_UNCERTAINTY",
+    "GPU_COUNTS",
+    "SORTS",
+    "UNCERTAINTY",
+    "Citation",
+    "CompareRequest",
+    "CompareSchema",
+    "Comparison",
+    "ComparisonSchema",
+    "Cost",
+    "Grams",
+    "LeftOut",
+    "Option",
+    "OwnedGrid",
+    "ServedModel",
+    "Unserved",
+    "Wording",
+    "compare",
+    "load_request",
+    "option_count",
+]
