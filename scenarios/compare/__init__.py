@@ -4,11 +4,8 @@ cost per unit of work (:mod:`.market` holds it)."""
 from .market import (
     API_UNCERTAINTY,
     GPU_COUNTS,
-    SORTS,
     UNCERTAINTY,
     Citation,
-    CompareRequest,
-    CompareSchema,
     Comparison,
     ComparisonSchema,
     Cost,
@@ -20,7 +17,6 @@ from .market import (
     Unserved,
     Wording,
     compare,
-    load_request,
     option_count,
 )
 
@@ -28,6 +24,7 @@ from .market import (
 from .market import from_peaks as from_peaks
 from .market import option_name as option_name
 from .market import pricing_name as pricing_name
+from .request import SORTS, CompareRequest, CompareSchema, load_request
 
 __all__ = [
     "API_UNCERTAINTY",
