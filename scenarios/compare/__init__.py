@@ -5,16 +5,7 @@ from .market import (
     API_UNCERTAINTY,
     GPU_COUNTS,
     UNCERTAINTY,
-    Citation,
-    Comparison,
     ComparisonSchema,
-    Cost,
-    Grams,
-    LeftOut,
-    Option,
-    OwnedGrid,
-    ServedModel,
-    Unserved,
     Wording,
     compare,
     option_count,
@@ -25,6 +16,17 @@ from .market import from_peaks as from_peaks
 from .market import option_name as option_name
 from .market import pricing_name as pricing_name
 from .request import SORTS, CompareRequest, CompareSchema, load_request
+from .result import (
+    Citation,
+    Comparison,
+    Cost,
+    Grams,
+    LeftOut,
+    Option,
+    OwnedGrid,
+    ServedModel,
+    Unserved,
+)
 
 __all__ = [
     "API_UNCERTAINTY",

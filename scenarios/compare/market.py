@@ -63,7 +63,7 @@ import datetime as dt
 import functools
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -84,7 +84,7 @@ from costmodel.cashflows import (
     rent_line,
 )
 from costmodel.distributions import Distribution, Fixed, Triangular, draws_at
-from costmodel.inputs import ApiInputs, BuyInputs, CarbonInputs, RentInputs, input_fields
+from costmodel.inputs import ApiInputs, BuyInputs, RentInputs, input_fields
 from costmodel.outcomes import breakeven_utilisation
 from costmodel.present.schema import AdviceSchema, BreakevenSchema, CatalogRefSchema, Number
 from costmodel.result import Advice, Breakeven, CatalogRef, Origin
@@ -107,21 +107,27 @@ from .request import (
     CompareRequest,
     CompareSchema,
 )
+from .result import (
+    PER_TOKEN,
+    PROVIDER_SERVICE_LIFE_YEARS,
+    PURCHASE,
+    SERVICE_LIFE_YEARS,
+    Citation,
+    Comparison,
+    Cost,
+    Grams,
+    LeftOut,
+    Option,
+    OwnedGrid,
+    ServedModel,
+    Unserved,
+)
 
 __all__ = [
     "API_UNCERTAINTY",
     "GPU_COUNTS",
     "UNCERTAINTY",
-    "Citation",
-    "Comparison",
     "ComparisonSchema",
-    "Cost",
-    "Grams",
-    "LeftOut",
-    "Option",
-    "OwnedGrid",
-    "ServedModel",
-    "Unserved",
     "Wording",
     "compare",
     "option_count",
@@ -150,177 +156,8 @@ API_UNCERTAINTY: Mapping[str, float] = MappingProxyType(
 )
 #: GPUs per owned server compared.
 GPU_COUNTS: tuple[int, ...] = (1, 2, 4, 8)
-#: The pricing of an owned option, and of an API offer.
-PURCHASE = "purchase"
-PER_TOKEN = "per_token"
-#: The service lives embodied carbon is spread over [year]: the owned build's and a provider's
-#: host's, the scenario format's defaults.
-_LIFE = input_fields(CarbonInputs)["service_life_years"].default
-_PROVIDER_LIFE = input_fields(CarbonInputs)["provider_service_life_years"].default
 #: Why an option of a comparison by model is left out without being resolved.
 _UNMEASURED, _TOO_BIG = "no_measurement", "does_not_fit"
-
-# ---------------------------------------------------------------------------------------------
-# the result
-
-
-@dataclass(frozen=True)
-class Cost:
-    """Cost per unit of work [USD/unit]: P10, P50, P90."""
-
-    p10: float
-    p50: float
-    p90: float
-
-
-@dataclass(frozen=True)
-class Grams:
-    """Emissions per unit of work [g CO2e/unit]: P10, P50, P90."""
-
-    p10: float
-    p50: float
-    p90: float
-
-
-@dataclass(frozen=True)
-class OwnedGrid:
-    """The grid the owned options' electricity comes from: catalog ``id``, ``name`` and its
-    carbon intensity [g CO2e/kWh]."""
-
-    id: str
-    name: str
-    g_co2e_per_kwh: float
-
-
-@dataclass(frozen=True)
-class Citation:
-    """What an option of a comparison by model rests on: the serving row (owned and rented)
-    or the API offer, by catalog ``id``, its date ``as_of`` and its ``source``."""
-
-    id: str
-    as_of: str
-    source: str
-
-
-@dataclass(frozen=True)
-class Option:
-    """One way to get the work done, with its cost at the requested utilisation.
-
-    Attributes:
-        id: the GPU id (owned), the instance id (rented) or the API offer id.
-        side: ``"buy" | "rent" | "api"``. pricing: ``"purchase"`` (owned), the pricing model
-            (rented) or ``"per_token"`` (an API).
-        gpu: GPU id. gpu_count: GPUs per server or per instance (``None`` for an API).
-        cost: P10/P50/P90 [USD/unit of work]; unit: ``"reference_gpu_hour"`` or
-            ``"million_tokens"``.
-        price_usd: the option's price [USD/GPU], [USD/instance-hour] or, for an API, its
-            blended price [USD/M tokens]; price_source: where it came from, in words;
-            price_origin: its kind (the catalog, or the user's prices).
-        warnings: the buyer's-guide advice about this option.
-        tokens_per_s_per_gpu: the measured serving throughput [tokens/s per GPU] (owned and
-            rented, by model). source: the serving row or API offer (by model).
-        carbon: P10/P50/P90 emissions [g CO2e/unit of work]; ``None`` when not known (an API
-            offer: not published), never zero.
-    """
-
-    id: str
-    side: str
-    pricing: str
-    gpu: str | None
-    gpu_count: int | None
-    cost: Cost
-    price_usd: float
-    price_source: str
-    price_origin: Origin = Origin.CATALOG
-    warnings: tuple[Advice, ...] = ()
-    unit: str = TRAINING_UNIT
-    tokens_per_s_per_gpu: float | None = None
-    source: Citation | None = None
-    carbon: Grams | None = None
-
-    @property
-    def cost_per_reference_gpu_hour(self) -> Cost:
-        """:attr:`cost` under the name it has for training work."""
-        return self.cost
-
-
-@dataclass(frozen=True)
-class LeftOut:
-    """An option ruled out by the advice (an ``error``) or that cannot be resolved."""
-
-    id: str
-    side: str
-    pricing: str
-    gpu_count: int | None
-    reason: str
-
-
-@dataclass(frozen=True)
-class ServedModel:
-    """The model of a comparison by model: catalog ``id``, ``name``, ``params_b`` [billion
-    parameters] and the memory its weights take at the precision compared [GB]."""
-
-    id: str
-    name: str
-    params_b: float
-    weights_gb: float
-
-
-@dataclass(frozen=True)
-class Unserved:
-    """What a comparison by model leaves out before resolving it: the GPUs (of owned options)
-    and instances without a serving measurement of the model at the precision (and the
-    interactivity floor), the owned servers (a GPU at a count) and instances too small for the
-    weights; and the GPUs that do have a measurement."""
-
-    no_measurement_gpus: int
-    no_measurement_instances: int
-    does_not_fit_servers: int
-    does_not_fit_instances: int
-    measured_gpus: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Every option ranked by P50 cost per unit of work, cheapest first.
-
-    ``unit`` is the request's; ``model``, ``cheapest_api``, ``breakeven_vs_api`` (between the
-    cheapest owned option and the cheapest API offer) and ``unserved`` are for a comparison by
-    model, ``None`` otherwise. The cheapest options and the break-evens are by cost whatever
-    the request's ``sort``. ``grid`` is the owned options' (``None``: a catalog without grid
-    intensities, every option's carbon unknown).
-    """
-
-    request: CompareRequest
-    reference_gpu: str
-    catalog: CatalogRef
-    uncertainty: Mapping[str, float]
-    options: tuple[Option, ...]
-    cheapest_buy: Option | None
-    cheapest_rent: Option | None
-    breakeven_utilisation: Breakeven | None  # between the cheapest owned and rented option
-    left_out_by_min_memory: int
-    ruled_out: tuple[LeftOut, ...] = ()
-    model: ServedModel | None = None
-    cheapest_api: Option | None = None
-    breakeven_vs_api: Breakeven | None = None
-    unserved: Unserved | None = None
-    grid: OwnedGrid | None = None
-    timings: Mapping[str, float] = field(default_factory=dict, compare=False)
-
-    @property
-    def unit(self) -> str:
-        return self.request.unit
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form (:class:`ComparisonSchema`); no value is ``null``."""
-        return ComparisonSchema().dump(self)
-
-    @property
-    def wording(self) -> Wording:
-        """The sentences the comparison is read by (the CLI and the page print them)."""
-        return wording(self)
-
 
 # ---------------------------------------------------------------------------------------------
 # the words
@@ -408,8 +245,9 @@ def _carbon_words(result: Comparison) -> str:
         f"Carbon [g CO2e per {UNIT_WORDS[result.unit]}] at "
         f"{fmt_utilisation(result.request.utilisation)} utilisation: owned on grid {g.id} "
         f"({g.name}, {g.g_co2e_per_kwh:g} g/kWh) at the build's PUE, with its embodied carbon "
-        f"spread over {_LIFE:g} years; rented on the instance's region grid at the provider's "
-        f"PUE, with its share of the host's embodied carbon over {_PROVIDER_LIFE:g} years."
+        f"spread over {SERVICE_LIFE_YEARS:g} years; rented on the instance's region grid at "
+        f"the provider's PUE, with its share of the host's embodied carbon over "
+        f"{PROVIDER_SERVICE_LIFE_YEARS:g} years."
     )
 
 
@@ -787,14 +625,14 @@ def _unit_lines(
     if isinstance(side, Owned):
         b = BuyDraws.sampled(inputs, values)
         t = capacity(b)
-        kg = carbon and owned_emissions(b, values, _LIFE, h)
+        kg = carbon and owned_emissions(b, values, SERVICE_LIFE_YEARS, h)
         return buy_line(b, terms).per_unit(t, h), kg and kg.per_unit(t, h)
     if isinstance(side, Rented):
         r = RentDraws.sampled(inputs, values)
     else:
         r = ApiDraws.sampled(inputs, values).as_rented()
     t = capacity(r)
-    kg = carbon and rented_emissions(r, values, t, t, _PROVIDER_LIFE, h)
+    kg = carbon and rented_emissions(r, values, t, t, PROVIDER_SERVICE_LIFE_YEARS, h)
     return rent_line(r, t, t, terms).per_unit(t, h), kg and kg.per_unit(t, h)
 
 
