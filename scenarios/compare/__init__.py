@@ -6,15 +6,9 @@ from .market import (
     GPU_COUNTS,
     UNCERTAINTY,
     ComparisonSchema,
-    Wording,
     compare,
     option_count,
 )
-
-# public outside __all__: an option by name, as the tables and the JSON show it (cli.tables)
-from .market import from_peaks as from_peaks
-from .market import option_name as option_name
-from .market import pricing_name as pricing_name
 from .request import SORTS, CompareRequest, CompareSchema, load_request
 from .result import (
     Citation,
@@ -27,6 +21,12 @@ from .result import (
     ServedModel,
     Unserved,
 )
+from .wording import Wording
+
+# public outside __all__: an option by name, as the tables and the JSON show it (cli.tables)
+from .wording import from_peaks as from_peaks
+from .wording import option_name as option_name
+from .wording import pricing_name as pricing_name
 
 __all__ = [
     "API_UNCERTAINTY",

@@ -23,7 +23,7 @@ from costmodel.result import Advice, Breakeven, CatalogRef, Origin
 from .request import TRAINING_UNIT, CompareRequest
 
 if TYPE_CHECKING:
-    from .market import Wording
+    from .wording import Wording
 
 __all__ = [
     "Citation",
@@ -203,6 +203,6 @@ class Comparison:
     @property
     def wording(self) -> Wording:
         """The sentences the comparison is read by (the CLI and the page print them)."""
-        from .market import wording  # it imports this module
+        from .wording import wording  # it imports this module
 
         return wording(self)
