@@ -196,7 +196,7 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (:class:`~.schema.ComparisonSchema`); no value is ``null``."""
-        from .market import ComparisonSchema  # it imports this module
+        from .schema import ComparisonSchema  # it imports this module
 
         return ComparisonSchema().dump(self)
 
