@@ -27,9 +27,8 @@ import sys
 import time
 from pathlib import Path
 
-import scenarios.compare as compare_module
 from pricing import load_catalog
-from scenarios.compare import CompareRequest, compare
+from scenarios.compare import CompareRequest, compare, market
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,8 +45,8 @@ CASES = (
 
 def _cleared() -> None:
     """Forget every resolved option and its carbon inputs."""
-    compare_module._resolved.cache_clear()
-    compare_module._carbons.cache_clear()
+    market._resolved.cache_clear()
+    market._carbons.cache_clear()
 
 
 def _timed(run, repeats: int, before=lambda: None) -> list[float]:

@@ -13,7 +13,6 @@ from types import MappingProxyType
 
 import pytest
 
-import scenarios.compare as compare_module
 from api import create_app
 from cli import main
 from costmodel.result import Advice
@@ -27,7 +26,7 @@ from pricing import (
     read_prices,
 )
 from pricing.catalog import ScalingPoint
-from scenarios.compare import UNCERTAINTY, CompareRequest, compare, load_request
+from scenarios.compare import UNCERTAINTY, CompareRequest, compare, load_request, market
 from scenarios.errors import ScenarioError
 
 REL = 1e-9
@@ -240,12 +239,12 @@ def test_error_advice_rules_an_option_out(monkeypatch):
         if any(side.path == "buy" and side.gpu.id == "small" for side in question.sides):
             yield Advice("too_small", "error", "the small GPU cannot be built")
 
-    monkeypatch.setattr(compare_module, "advise", lambda r: tuple(no_small_boxes(r)))
-    compare_module._resolved.cache_clear()
+    monkeypatch.setattr(market, "advise", lambda r: tuple(no_small_boxes(r)))
+    market._resolved.cache_clear()
     try:
         result = compare(REQUEST, _catalog(), uncertainty={}, counts=(1,))
     finally:
-        compare_module._resolved.cache_clear()
+        market._resolved.cache_clear()
     assert "small" not in {o.id for o in result.options}
     assert [(r.id, r.reason) for r in result.ruled_out] == [
         ("small", "the small GPU cannot be built")

@@ -1,0 +1,85 @@
+"""The market at one utilisation: every way the catalog offers GPU compute, ranked by cost.
+
+The options are each catalog GPU with a price, owned at 1, 2, 4 and 8 per server on the
+catalog's platform tier for that count, and each rented instance at each pricing model the
+catalog prices (on demand, spot, 1- and 3-year reservations). Each option is one side resolved
+alone, as a scenario's ``buy`` or ``rent`` block is (:mod:`scenarios.sides`), so it gets the
+catalog's defaults, the user's prices laid over the catalog and the buyer's-guide advice; an
+option the advice rules out (an ``error``) or that cannot be resolved is left out and listed
+with the reason.
+
+The unit of work is the workload's (:class:`~scenarios.sides.Work`). Without a ``model`` it is
+training work, counted in reference GPU-hours; with one, serving that model at ``precision`` for
+requests of ``input_tokens`` and ``output_tokens`` tokens, counted in millions of tokens (input
++ output, "M tokens"). A GPU's throughput is then the catalog's measured serving throughput
+(:func:`pricing.tokens_per_s`), and the catalog's API offers of the model join the options. An
+owned or rented option whose GPU has no measurement of the model at that precision is left out
+and counted, and so is one whose server or instance cannot hold the weights in
+:data:`~scenarios.advice.WEIGHTS_SHARE` of its GPU memory (``params_b`` x bytes per parameter,
+:meth:`pricing.Model.weights_gb`).
+
+Every option's cost [USD/unit of work] and carbon [g CO2e/unit of work] are given as P10, P50
+and P90 over the same draws of a default uncertainty, undiscounted and before tax, and ranked
+by P50 cost, cheapest first (or by P50 carbon); the equations are in :mod:`.market`. The
+package holds, one module each:
+
+- :mod:`.request`: what is asked (:class:`CompareRequest`, its :class:`CompareSchema`,
+  :func:`load_request`);
+- :mod:`.market`: the options resolved, evaluated and ranked (:func:`compare`,
+  :func:`option_count`, the default :data:`UNCERTAINTY`);
+- :mod:`.result`: what is answered, in numbers (:class:`Comparison`, :class:`Option`, ...);
+- :mod:`.wording`: the sentences a comparison is read by (:class:`Wording`);
+- :mod:`.schema`: its JSON form (:class:`ComparisonSchema`).
+
+>>> from scenarios.compare import CompareRequest, compare
+>>> result = compare(CompareRequest(utilisation=0.5, samples=200))
+>>> result.options[0].side in ("buy", "rent")
+True
+>>> served = compare(CompareRequest(utilisation=0.5, model="llama-3.3-70b", samples=200))
+>>> served.unit, served.request.precision, served.cheapest_api.side
+('million_tokens', 'fp8', 'api')
+"""
+
+from .market import API_UNCERTAINTY, GPU_COUNTS, UNCERTAINTY, compare, option_count
+from .request import SORTS, CompareRequest, CompareSchema, load_request
+from .result import (
+    Citation,
+    Comparison,
+    Cost,
+    Grams,
+    LeftOut,
+    Option,
+    OwnedGrid,
+    ServedModel,
+    Unserved,
+)
+from .schema import ComparisonSchema
+from .wording import Wording
+
+# public outside __all__: an option in words, as cli.tables shows it
+from .wording import from_peaks as from_peaks
+from .wording import option_name as option_name
+from .wording import pricing_name as pricing_name
+
+__all__ = [
+    "API_UNCERTAINTY",
+    "GPU_COUNTS",
+    "SORTS",
+    "UNCERTAINTY",
+    "Citation",
+    "CompareRequest",
+    "CompareSchema",
+    "Comparison",
+    "ComparisonSchema",
+    "Cost",
+    "Grams",
+    "LeftOut",
+    "Option",
+    "OwnedGrid",
+    "ServedModel",
+    "Unserved",
+    "Wording",
+    "compare",
+    "load_request",
+    "option_count",
+]

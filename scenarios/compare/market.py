@@ -1,0 +1,625 @@
+"""The market evaluated: each option of the catalog resolved alone, its cost and carbon per unit
+of work at one utilisation over draws shared by all, and the ranking (:func:`compare`;
+:func:`option_count` counts the options without resolving any).
+
+What the options are and the unit of work they are compared by are told in
+:mod:`scenarios.compare`. Resolving the options is most of the time of a comparison, so the
+resolved options and their carbon inputs are kept for a few (catalog, work, horizon, GPU
+counts) per process, for the day (the advice on stale prices depends on it).
+
+Cost is per unit of work done at utilisation u [USD/unit]:
+
+- owned: ``TCO_buy(u) / (u * 730 * H * T_own)``, the engine's closed-form TCO line of the
+  build over the horizon H, divided by the work the build does at u;
+- rented: ``TCO_rent(u) / (u * 730 * H * T_inst)`` for one instance doing work at u, so on
+  demand and spot cost their hourly price over the instance's throughput whatever u is, while a
+  reservation is paid for every hour of its term and costs more per hour of work at low u;
+- an API offer: the same as a rented option, the API being an "instance" that does one M
+  tokens an hour at the blended price p_api (:meth:`~costmodel.cashflows.ApiDraws.as_rented`):
+  ``p_api * sum_m (1 + g_api)^((m - 1)/12) / H``, the same at every u.
+
+Beside its cost, each option's emissions per unit of work [g CO2e/unit] at u, from the same
+carbon inputs and engine lines as a scenario's (:func:`scenarios.emissions.side_carbon`,
+:mod:`costmodel.carbon`), undiscounted:
+
+- owned: ``E_buy(u) / (u * 730 * H * T_own)``, the build's operational carbon on the request's
+  ``grid`` (a catalog grid id, default the US average) at its PUE plus its embodied carbon's
+  share of the service life;
+- rented: ``E_rent(u) / (u * 730 * H * T_inst)``, the instance's power at its provider's PUE on
+  its region's grid plus its share of the host's embodied carbon, for the hours used (the same
+  at every u);
+- an API offer: unknown (its provider publishes none), never zero.
+
+Every option is evaluated on the same draws of the default uncertainty (:data:`UNCERTAINTY`,
+and :data:`API_UNCERTAINTY` for the API offers; triangular around each catalog value) and given
+as P10, P50 and P90, undiscounted and before tax. Options are ranked by P50 cost, cheapest first
+(or with ``sort="carbon"`` by P50 carbon, lowest first, the unknown last). The
+break-even utilisation between the cheapest owned and the cheapest rented option (and, by model,
+the cheapest API offer) is found draw by draw from their lines, each per unit of throughput.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from costmodel.api_price import blended_price
+from costmodel.carbon import G_PER_KG, CarbonLine, owned_emissions, rented_emissions
+from costmodel.cashflows import (
+    ApiDraws,
+    BuyDraws,
+    BuyLine,
+    RentDraws,
+    RentLine,
+    Terms,
+    buy_line,
+    capacity,
+    rent_line,
+)
+from costmodel.distributions import Distribution, Fixed, Triangular, draws_at
+from costmodel.inputs import ApiInputs, BuyInputs, RentInputs, input_fields
+from costmodel.outcomes import breakeven_utilisation
+from costmodel.result import Advice, CatalogRef
+from costmodel.sampling import sample
+from costmodel.stats import breakeven, percentiles
+from pricing import PRICING_MODELS, Catalog, CatalogError, ServingThroughput, load_catalog
+from pricing.carbon import GridIntensity
+from pricing.serving import gpus_with_rows
+
+from ..advice import WEIGHTS_SHARE, Question, advise
+from ..emissions import side_carbon
+from ..errors import ScenarioError
+from ..schema import ApiSchema, BuySchema, RentSchema
+from ..sides import Hosted, Inference, Owned, Rented, Work, hosted, owned, rented, work
+from .request import DEFAULT_TOKENS, TRAINING_PRECISION, CompareRequest
+from .result import (
+    PER_TOKEN,
+    PROVIDER_SERVICE_LIFE_YEARS,
+    PURCHASE,
+    SERVICE_LIFE_YEARS,
+    Citation,
+    Comparison,
+    Cost,
+    Grams,
+    LeftOut,
+    Option,
+    OwnedGrid,
+    ServedModel,
+    Unserved,
+)
+
+__all__ = ["API_UNCERTAINTY", "GPU_COUNTS", "UNCERTAINTY", "compare", "option_count"]
+
+#: The default uncertainty of every option: the relative half-width of a symmetric triangular
+#: distribution around the catalog's (or the user's) value of each input [-]. Purchase and
+#: rental prices +-10 % (street prices and quotes move about that much), electricity +-20 %
+#: (tariffs differ that much between places and years), resale decay +-25 % (a catalog value of
+#: 20 %/year becomes 15-25 %/year). Every other input is held at its value.
+UNCERTAINTY: Mapping[str, float] = MappingProxyType(
+    {
+        "buy.gpu_price_usd": 0.10,
+        "buy.platform_price_usd": 0.10,
+        "buy.electricity_usd_per_kwh": 0.20,
+        "buy.resale_annual_decay": 0.25,
+        "rent.price_usd_per_hour": 0.10,
+        "rent.on_demand_price_usd_per_hour": 0.10,
+    }
+)
+#: The default uncertainty of an API offer, added to :data:`UNCERTAINTY` in a comparison by
+#: model: +-10 % on its input and output prices, as on a rental price (list prices of hosted
+#: models move by that much within months) [-].
+API_UNCERTAINTY: Mapping[str, float] = MappingProxyType(
+    {"api.input_usd_per_mtok": 0.10, "api.output_usd_per_mtok": 0.10}
+)
+#: GPUs per owned server compared.
+GPU_COUNTS: tuple[int, ...] = (1, 2, 4, 8)
+#: Why an option of a comparison by model is left out without being resolved.
+_UNMEASURED, _TOO_BIG = "no_measurement", "does_not_fit"
+
+# ---------------------------------------------------------------------------------------------
+# the options
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    side: str
+    id: str
+    pricing: str
+    gpu: str | None
+    gpu_count: int | None
+    memory_gb: float  # of one GPU [GB]; 0 for an API
+    tier: str | None = None  # a rented instance's kind of provider
+
+
+def _candidates(catalog: Catalog, counts: Sequence[int], w: Work) -> list[_Candidate]:
+    """Every option of ``catalog`` (all tiers), and by model the API offers of the model."""
+    out = [
+        _Candidate("buy", g.id, PURCHASE, g.id, n, g.memory_gb)
+        for g in catalog.gpus.values()
+        if g.price_usd is not None
+        for n in counts
+    ]
+    for inst in catalog.instances.values():
+        memory = catalog.gpus[inst.gpu].memory_gb
+        for pricing in PRICING_MODELS:
+            if getattr(inst, f"{pricing}_usd_per_hour") is not None:
+                out.append(
+                    _Candidate(
+                        "rent", inst.id, pricing, inst.gpu, inst.gpu_count, memory, inst.tier
+                    )
+                )
+    if isinstance(w, Inference):
+        out += [
+            _Candidate("api", o.id, PER_TOKEN, None, None, 0.0)
+            for o in catalog.api_offers.values()
+            if o.model == w.model.id
+        ]
+    return out
+
+
+def _measured(w: Work) -> frozenset[str]:
+    """By model, the GPUs with a serving measurement of it (empty for training work)."""
+    if not isinstance(w, Inference):
+        return frozenset()
+    found = gpus_with_rows(w.catalog, w.model.id, w.precision, w.min_tokens_per_s_per_user)
+    return frozenset(found)
+
+
+def _skipped(c: _Candidate, w: Work, measured: frozenset[str]) -> str | None:
+    """Why a comparison by model leaves ``c`` out unresolved (no measurement of the model on
+    its GPU, or too little GPU memory for the weights); ``None`` to resolve it."""
+    if not isinstance(w, Inference) or c.side == "api":
+        return None
+    if c.gpu not in measured:
+        return _UNMEASURED
+    if w.model.weights_gb(w.precision) > WEIGHTS_SHARE * c.gpu_count * c.memory_gb:
+        return _TOO_BIG
+    return None
+
+
+def _asked(c: _Candidate, r: CompareRequest) -> bool:
+    """Whether ``c`` is of the tier asked for (rented options only)."""
+    return r.tier is None or c.side != "rent" or c.tier == r.tier
+
+
+def _big_enough(c: _Candidate, r: CompareRequest) -> bool:
+    """Whether ``c``'s GPU has the memory asked for (an API has no GPU to filter)."""
+    return r.min_memory_gb is None or c.side == "api" or c.memory_gb >= r.min_memory_gb
+
+
+def _work(r: CompareRequest, catalog: Catalog) -> Work:
+    """The work the request compares; a :class:`ScenarioError` at its key paths for an unknown
+    model, or a precision the catalog does not measure the model at."""
+    if r.model is None:
+        training = {"precision": r.precision or TRAINING_PRECISION}
+        return work({**training, "reference_gpu": catalog.reference_gpu}, catalog)
+    try:
+        model = catalog.model(r.model)
+    except CatalogError as exc:
+        raise ScenarioError(None, [{"path": "model", "message": exc.problem}]) from None
+    precision = r.precision or model.precisions[0]
+    if precision not in model.precisions:
+        message = (
+            f"the catalog measures {model.id} at {', '.join(model.precisions)}, not {precision}"
+        )
+        raise ScenarioError(None, [{"path": "precision", "message": message}])
+    return Inference(
+        catalog=catalog,
+        precision=precision,
+        model=model,
+        input_tokens=r.input_tokens,
+        output_tokens=r.output_tokens,
+        min_tokens_per_s_per_user=r.min_tokens_per_s_per_user,
+    )
+
+
+def _grid(r: CompareRequest, catalog: Catalog) -> GridIntensity | None:
+    """The owned options' grid; ``None`` for a catalog without grid intensities. A
+    :class:`ScenarioError` at ``grid`` for an unknown id, naming the closest ids."""
+    if not catalog.grids:
+        return None
+    try:
+        return catalog.grid(r.grid)
+    except CatalogError as exc:
+        raise ScenarioError(None, [{"path": "grid", "message": exc.problem}]) from None
+
+
+def option_count(request: CompareRequest, catalog: Catalog) -> int:
+    """How many options :func:`compare` evaluates or rules out for ``request`` [count]: the
+    candidates of the tier and memory asked for, less those a comparison by model leaves out
+    unresolved; known without resolving any. Raises :class:`ScenarioError` as
+    :func:`compare` does."""
+    w = _work(request, catalog)
+    _grid(request, catalog)
+    measured = _measured(w)
+    return sum(
+        1
+        for c in _candidates(catalog, GPU_COUNTS, w)
+        if _asked(c, request) and _big_enough(c, request) and _skipped(c, w, measured) is None
+    )
+
+
+def _side(c: _Candidate, w: Work) -> Owned | Rented | Hosted:
+    """The option resolved alone, as the ``buy``, ``rent`` or ``api`` block of a scenario is."""
+    if c.side == "buy":
+        return owned(BuySchema().load({"gpu": c.id, "gpu_count": c.gpu_count}), "buy", w)
+    if c.side == "rent":
+        return rented(RentSchema().load({"instance": c.id, "pricing": c.pricing}), "rent", w)
+    return hosted(ApiSchema().load({"model": c.id}), "api", w)
+
+
+def _reason(errors: list[dict]) -> str:
+    return "; ".join(
+        f"{e['path']}: {e['message']}" if e.get("path") else e["message"] for e in errors
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _Resolved:
+    """An option's side and the advice about it."""
+
+    side: Owned | Rented | Hosted
+    warnings: tuple[Advice, ...]
+
+
+def _resolve(c: _Candidate, w: Work, horizon: int) -> _Resolved | LeftOut:
+    try:
+        side = _side(c, w)
+    except ScenarioError as exc:
+        return LeftOut(c.id, c.side, c.pricing, c.gpu_count, _reason(exc.errors))
+    warnings = advise(Question(horizon, w, (side,)))
+    errors = [a for a in warnings if a.severity == "error"]
+    if errors:
+        return LeftOut(c.id, c.side, c.pricing, c.gpu_count, errors[0].message)
+    return _Resolved(side, warnings)
+
+
+@functools.lru_cache(maxsize=8)
+def _resolved(
+    catalog: Catalog, basis: CompareRequest, counts: tuple[int, ...], day: dt.date
+) -> tuple[tuple[_Candidate, _Resolved | LeftOut | str], ...]:
+    """Every option of ``catalog`` (all tiers) resolved, left out with the reason, or (by
+    model) skipped unresolved, with why (:func:`_skipped`). Kept for a few (catalog, work,
+    horizon, counts) per process, for the day (the advice on stale prices depends on it):
+    resolving is most of the time of a comparison. ``basis`` is the request with only what
+    the resolution depends on (:func:`_basis`)."""
+    w = _work(basis, catalog)
+    measured = _measured(w)
+    out: list[tuple[_Candidate, _Resolved | LeftOut | str]] = []
+    for c in _candidates(catalog, counts, w):
+        out.append((c, _skipped(c, w, measured) or _resolve(c, w, basis.horizon_months)))
+    return tuple(out)
+
+
+#: An option's carbon inputs by key path (``"buy.grid"``), the catalog's fixed figures.
+_Carbon = Mapping[str, float] | None
+
+
+def _carbon_of(r: _Resolved | LeftOut | str, catalog: Catalog, grid: str) -> _Carbon:
+    """A resolved owned or rented option's carbon inputs, the owned on ``grid``; ``None``
+    for an API offer (not published), for an option not resolved, and for one the catalog
+    lacks a carbon figure of."""
+    if not isinstance(r, _Resolved) or isinstance(r.side, Hosted):
+        return None
+    try:
+        found = side_carbon(r.side, catalog, grid)
+    except ScenarioError:
+        return None
+    path = r.side.path
+    return MappingProxyType(draws_at({f"{path}.{k}": v for k, v in vars(found).items()}, {}))
+
+
+@functools.lru_cache(maxsize=8)
+def _carbons(
+    catalog: Catalog, basis: CompareRequest, counts: tuple[int, ...], day: dt.date, grid: str
+) -> tuple[_Carbon, ...]:
+    """Each option's carbon inputs (:func:`_carbon_of`), in the order of :func:`_resolved`,
+    kept as it is (the owned options' for a few grids)."""
+    return tuple(_carbon_of(r, catalog, grid) for _, r in _resolved(catalog, basis, counts, day))
+
+
+def _candidates_asked(
+    catalog: Catalog, request: CompareRequest, counts: tuple[int, ...], carbon: bool
+) -> list[tuple[_Candidate, _Resolved | LeftOut | str, _Carbon]]:
+    """The options of the tier asked for, each resolved (:func:`_resolved`) and with its
+    carbon inputs (:func:`_carbons`; none without ``carbon``)."""
+    basis, day = _basis(request), dt.date.today()
+    resolved = _resolved(catalog, basis, counts, day)
+    carbons = (
+        _carbons(catalog, basis, counts, day, request.grid) if carbon else (None,) * len(resolved)
+    )
+    return [(c, r, k) for (c, r), k in zip(resolved, carbons, strict=True) if _asked(c, request)]
+
+
+def _basis(r: CompareRequest) -> CompareRequest:
+    """The request with only what resolving the options depends on (the work and horizon)."""
+    return CompareRequest(
+        utilisation=1.0,
+        precision=r.precision,
+        horizon_months=r.horizon_months,
+        model=r.model,
+        input_tokens=r.input_tokens if r.model else DEFAULT_TOKENS,
+        output_tokens=r.output_tokens if r.model else DEFAULT_TOKENS,
+        min_tokens_per_s_per_user=r.min_tokens_per_s_per_user,
+    )
+
+
+def _widened(dist: Distribution, spread: float, bound: Any) -> Distribution:
+    """A fixed value ``v`` as triangular(v - spread*v, v, v + spread*v), kept in ``bound``."""
+    if not isinstance(dist, Fixed) or spread <= 0 or dist.value == 0:
+        return dist
+    v = float(dist.value)
+    low = max(v - spread * abs(v), bound.low)
+    high = min(v + spread * abs(v), bound.high)
+    return Triangular(low, v, high) if low < high else dist
+
+
+_Inputs = BuyInputs | RentInputs | ApiInputs
+
+
+def _uncertain(side: Owned | Rented | Hosted, spreads: Mapping[str, float]) -> _Inputs:
+    """The side's inputs with the default uncertainty on each value the catalog gave."""
+    obj = side.inputs
+    meta = input_fields(type(obj))
+    changes = {}
+    for key, spread in spreads.items():
+        prefix, name = key.split(".")
+        value = getattr(obj, name, None) if prefix == side.path else None
+        if value is not None:
+            changes[name] = _widened(value, spread, meta[name].metadata["bound"])
+    return replace(obj, **changes) if changes else obj
+
+
+def _median(spec: Any) -> float:
+    """The median of an assumption's value (a number or a distribution mapping)."""
+    if isinstance(spec, int | float):
+        return float(spec)
+    from ..distspec import from_spec
+
+    return from_spec(spec).median()
+
+
+def _blended(api: ApiInputs) -> float:
+    """The API's blended price at the medians of its inputs [USD/M tokens]."""
+    cached = api.cached_input_usd_per_mtok
+    return float(
+        blended_price(
+            api.input_tokens,
+            api.output_tokens,
+            api.input_usd_per_mtok.median(),
+            api.output_usd_per_mtok.median(),
+            None if cached is None else cached.median(),
+            api.cached_input_share.median(),
+        )
+    )
+
+
+#: The assumption whose source an option's price is, by side.
+_PRICE_KEYS = {"buy": "gpu_price_usd", "rent": "price_usd_per_hour", "api": "input_usd_per_mtok"}
+
+
+def _unit_lines(
+    side: Owned | Rented | Hosted, inputs: _Inputs, values: dict, h: int, carbon: _Carbon
+) -> tuple[BuyLine | RentLine, CarbonLine | None]:
+    """The side's TCO line per unit of its capacity, TCO / (730 * H * T), undiscounted and
+    before tax (a comparison of hourly costs), and its emissions line [kg CO2e] per unit of
+    capacity likewise (``None`` without ``carbon``, its carbon inputs). Owned: the
+    build; rented: one instance doing the work, so a reservation is a reservation of one; an
+    API: a rented "instance" doing one unit an hour at its blended price
+    (:meth:`~costmodel.cashflows.ApiDraws.as_rented`)."""
+    terms = Terms(h, 0.0, 0.0)
+    if carbon is not None:
+        values = {**values, **carbon}
+    if isinstance(side, Owned):
+        b = BuyDraws.sampled(inputs, values)
+        t = capacity(b)
+        kg = carbon and owned_emissions(b, values, SERVICE_LIFE_YEARS, h)
+        return buy_line(b, terms).per_unit(t, h), kg and kg.per_unit(t, h)
+    if isinstance(side, Rented):
+        r = RentDraws.sampled(inputs, values)
+    else:
+        r = ApiDraws.sampled(inputs, values).as_rented()
+    t = capacity(r)
+    kg = carbon and rented_emissions(r, values, t, t, PROVIDER_SERVICE_LIFE_YEARS, h)
+    return rent_line(r, t, t, terms).per_unit(t, h), kg and kg.per_unit(t, h)
+
+
+def _grams(kg: CarbonLine | None, u: float, samples: int) -> Grams | None:
+    """Emissions per unit of work at ``u`` [g CO2e/unit] from the line per unit of capacity
+    ``kg``: kg(u) / u * 1000, P10/P50/P90 over the draws (one value when fixed)."""
+    if kg is None:
+        return None
+    g = np.asarray(kg.kg(u), dtype=float) / u * G_PER_KG
+    if g.ndim == 0:
+        return Grams(float(g), float(g), float(g))
+    out = np.empty(samples)
+    out[...] = g
+    return Grams(**percentiles(out))
+
+
+def _citation(side: Owned | Rented | Hosted) -> tuple[float | None, Citation | None]:
+    """By model, the measured throughput [tokens/s per GPU] and what the option rests on."""
+    if isinstance(side, Hosted):
+        o = side.offer
+        return None, Citation(o.id, o.as_of, o.source)
+    t = side.throughput
+    if not isinstance(t, ServingThroughput):
+        return None, None
+    return t.value, Citation(t.row.id, t.row.as_of, t.row.source)
+
+
+@dataclass(frozen=True, eq=False)
+class _Evaluated:
+    option: Option
+    line: BuyLine | RentLine  # per unit of capacity: TCO / (730 * H * T)
+
+
+def _evaluate(
+    c: _Candidate,
+    resolved: _Resolved,
+    request: CompareRequest,
+    q: Mapping[str, np.ndarray],
+    spreads: Mapping[str, float],
+    carbon: _Carbon = None,
+) -> _Evaluated:
+    """One option's cost and carbon per unit of work over the shared draws ``q``, with
+    ``spreads`` of uncertainty on the values the catalog gave (:func:`_unit_lines`);
+    ``carbon`` its carbon inputs (``None``: unknown)."""
+    side = resolved.side
+    key = f"{side.path}.{_PRICE_KEYS[c.side]}"
+    price = next(a for a in side.assumptions if a.key == key)
+    inputs = _uncertain(side, spreads)
+    values = draws_at({f"{side.path}.{k}": v for k, v in vars(inputs).items()}, q)
+    unit, kg = _unit_lines(side, inputs, values, request.horizon_months, carbon)
+    u = request.utilisation
+    cost = np.empty(request.samples)
+    cost[...] = np.asarray(unit.tco(u), dtype=float) / u
+    throughput, source = _citation(side)
+    option = Option(
+        id=c.id,
+        side=c.side,
+        pricing=c.pricing,
+        gpu=c.gpu,
+        gpu_count=c.gpu_count,
+        cost=Cost(**percentiles(cost)),
+        price_usd=_blended(side.inputs) if c.side == "api" else _median(price.value),
+        price_source=price.source,
+        price_origin=price.origin,
+        warnings=resolved.warnings,
+        unit=request.unit,
+        tokens_per_s_per_gpu=throughput,
+        source=source,
+        carbon=_grams(kg, u, request.samples),
+    )
+    return _Evaluated(option, unit)
+
+
+def _breakeven(buy: _Evaluated | None, other: _Evaluated | None, samples: int):
+    """Break-even utilisation per draw between an owned option and a rented one (or an API),
+    from their lines per unit of capacity (equal cost per unit of capacity means equal cost
+    per unit of work); ``None`` without both."""
+    if buy is None or other is None:
+        return None
+    assert isinstance(buy.line, BuyLine) and isinstance(other.line, RentLine)
+    return breakeven(np.array(breakeven_utilisation(buy.line, other.line, samples), dtype=float))
+
+
+def _rank(e: _Evaluated) -> tuple:
+    """Cheapest P50 first; ties by P90, then side, id, GPU count and pricing model."""
+    o = e.option
+    pricing = PRICING_MODELS.index(o.pricing) if o.pricing in PRICING_MODELS else -1
+    return (o.cost.p50, o.cost.p90, o.side, o.id, o.gpu_count or 0, pricing)
+
+
+def _by_carbon(e: _Evaluated) -> tuple:
+    """Lowest P50 carbon first, the options of unknown carbon last; ties by P90 carbon
+    (a stable sort of the cost ranking keeps the cheaper first)."""
+    g = e.option.carbon
+    return (True, 0.0, 0.0) if g is None else (False, g.p50, g.p90)
+
+
+def _unserved(
+    skipped: list[tuple[_Candidate, str]], w: Work, measured: frozenset[str]
+) -> Unserved | None:
+    """The counts of the options a comparison by model left out unresolved."""
+    if not isinstance(w, Inference):
+        return None
+
+    def count(why: str, side: str, key: Any) -> int:
+        return len({key(c) for c, reason in skipped if reason == why and c.side == side})
+
+    return Unserved(
+        no_measurement_gpus=count(_UNMEASURED, "buy", lambda c: c.gpu),
+        no_measurement_instances=count(_UNMEASURED, "rent", lambda c: c.id),
+        does_not_fit_servers=count(_TOO_BIG, "buy", lambda c: (c.gpu, c.gpu_count)),
+        does_not_fit_instances=count(_TOO_BIG, "rent", lambda c: c.id),
+        measured_gpus=tuple(sorted(measured)),
+    )
+
+
+def _served(w: Work) -> ServedModel | None:
+    if not isinstance(w, Inference):
+        return None
+    m = w.model
+    return ServedModel(m.id, m.name, m.params_b, m.weights_gb(w.precision))
+
+
+def compare(
+    request: CompareRequest,
+    catalog: Catalog | None = None,
+    *,
+    uncertainty: Mapping[str, float] | None = None,
+    counts: Sequence[int] = GPU_COUNTS,
+) -> Comparison:
+    """Rank every option of ``catalog`` (default: the shipped one) by cost per unit of work at
+    ``request.utilisation``: owned and rented for training work, and by model the API offers
+    of the model too.
+
+    ``uncertainty`` maps input keys to the relative half-width of their triangular
+    distribution (default :data:`UNCERTAINTY`, with :data:`API_UNCERTAINTY` by model; ``{}``
+    holds every input at its value); ``counts`` are the GPUs per owned server compared. The
+    result's ``request`` has the precision and model id resolved; its ``timings`` hold the
+    seconds spent resolving the options' scenarios (``resolve_s``) and evaluating them
+    (``engine_s``).
+
+    Raises:
+        ScenarioError: an unknown model or grid (the closest ids named), or a precision the
+            catalog does not measure the model at, at its key path.
+    """
+    catalog = catalog or load_catalog()
+    start = time.perf_counter()
+    w = _work(request, catalog)
+    served, grid = _served(w), _grid(request, catalog)
+    request = replace(
+        request,
+        precision=w.precision,
+        model=served and served.id,
+        grid=grid.id if grid else request.grid,
+    )
+    if uncertainty is None:
+        uncertainty = UNCERTAINTY if served is None else {**UNCERTAINTY, **API_UNCERTAINTY}
+    candidates = _candidates_asked(catalog, request, tuple(counts), grid is not None)
+    kept = [(c, r, k) for c, r, k in candidates if _big_enough(c, request)]
+    names = sorted(k for k, v in uncertainty.items() if v > 0)
+    q = sample(names, request.samples, request.seed, "lhs").q if names else {}
+    middle = time.perf_counter()
+    evaluated = [
+        _evaluate(c, r, request, q, uncertainty, k) for c, r, k in kept if isinstance(r, _Resolved)
+    ]
+    resolve_s, engine_s = middle - start, time.perf_counter() - middle
+    evaluated.sort(key=_rank)
+    best = {
+        side: next((e for e in evaluated if e.option.side == side), None)
+        for side in ("buy", "rent", "api")
+    }
+    if request.sort == "carbon":
+        evaluated.sort(key=_by_carbon)
+    return Comparison(
+        request=request,
+        reference_gpu=catalog.reference_gpu,
+        catalog=CatalogRef(catalog.version, catalog.as_of),
+        uncertainty=MappingProxyType(dict(uncertainty)),
+        options=tuple(e.option for e in evaluated),
+        cheapest_buy=best["buy"] and best["buy"].option,
+        cheapest_rent=best["rent"] and best["rent"].option,
+        breakeven_utilisation=_breakeven(best["buy"], best["rent"], request.samples),
+        left_out_by_min_memory=len(candidates) - len(kept),
+        ruled_out=tuple(r for _, r, _ in kept if isinstance(r, LeftOut)),
+        model=served,
+        cheapest_api=best["api"] and best["api"].option,
+        breakeven_vs_api=_breakeven(best["buy"], best["api"], request.samples),
+        unserved=_unserved([(c, r) for c, r, _ in kept if isinstance(r, str)], w, _measured(w)),
+        grid=grid and OwnedGrid(grid.id, grid.name, grid.g_co2e_per_kwh),
+        timings={
+            "resolve_s": resolve_s,
+            "engine_s": engine_s,
+            "total_s": time.perf_counter() - start,
+        },
+    )

@@ -1,0 +1,247 @@
+"""What a market comparison is asked: :class:`CompareRequest`, its schema
+(:class:`CompareSchema`: the body of ``POST /v1/compare``, the options of ``costmodel compare``)
+and :func:`load_request`, with the defaults a request leaves out.
+
+Utilisation is the busy share of wall-clock hours [-], the horizon in [month], GPU memory in
+[GB], tokens per request in [tokens] and the interactivity floor in [tokens/s per user]. The
+unit of work a request's costs are per is :attr:`CompareRequest.unit`: without a ``model``,
+training work in reference GPU-hours (``"reference_gpu_hour"``); with one, serving it in
+millions of tokens, input + output (``"million_tokens"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from marshmallow import (
+    Schema,
+    ValidationError,
+    fields,
+    post_dump,
+    post_load,
+    validate,
+    validates_schema,
+)
+
+from costmodel.inputs import MAX_SAMPLES, ModelInputs, input_fields
+from pricing import PRECISIONS, SERVING_PRECISIONS
+from pricing.vocabulary import GPU_LIMITS, SERVING_LIMITS, TIERS
+
+from ..emissions import DEFAULT_GRID
+from ..errors import ScenarioError, flatten_messages
+from ..schema import BoundRange, UtilisationFloor
+
+__all__ = ["SORTS", "CompareRequest", "CompareSchema", "load_request"]
+
+#: Draws per option unless asked otherwise.
+DEFAULT_SAMPLES = 2000
+#: Tokens per request, input and output alike, unless asked otherwise [tokens].
+DEFAULT_TOKENS = 1000
+#: The precision of training work unless asked otherwise.
+TRAINING_PRECISION = "fp16"
+#: The units of work: training (no model) and serving a model.
+TRAINING_UNIT, SERVING_UNIT = "reference_gpu_hour", "million_tokens"
+#: What the options can be ranked by: P50 cost per unit of work (the default), or P50 carbon.
+SORTS = ("cost", "carbon")
+
+_HORIZON = input_fields(ModelInputs)["horizon_months"].metadata["bound"]
+_SEED = input_fields(ModelInputs)["seed"].metadata["bound"]
+_MEMORY = GPU_LIMITS["memory_gb"]
+#: The request keys of a comparison by model (of inference work).
+_SERVING_KEYS = ("model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user")
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    """What to compare.
+
+    Attributes:
+        utilisation: busy share of wall-clock hours [-], in (0, 1].
+        precision: picks the catalog throughput: ``"fp32" | "fp16" | "int8"`` for training
+            work (``None``: fp16); with a ``model``, ``"fp16" | "fp8" | "fp4"`` (``None``: the
+            first precision the catalog measures the model at, in that order).
+        horizon_months: months of ownership or rental [month].
+        min_memory_gb: GPUs with less memory are left out [GB]; ``None``: none.
+        tier: keep the rented instances of this kind of provider (``"hyperscaler" |
+            "neocloud" | "marketplace"``); ``None``: all. Owned options and API offers are not
+            filtered.
+        samples: draws per option [draw]. seed: random seed [-].
+        model: catalog model id: compare serving it, by cost per M tokens; ``None``: training
+            work, by cost per reference GPU-hour.
+        input_tokens, output_tokens: tokens per request of the model's work [tokens].
+        min_tokens_per_s_per_user: only serving measurements that serve each request at least
+            this fast [tokens/s]; ``None``: any.
+        grid: catalog grid id of the owned options' electricity (default the US average).
+        sort: ``"cost"`` (P50 cost, cheapest first) or ``"carbon"`` (P50 carbon, lowest first,
+            the options of unknown carbon last).
+    """
+
+    utilisation: float
+    precision: str | None = None
+    horizon_months: int = 36
+    min_memory_gb: float | None = None
+    tier: str | None = None
+    samples: int = DEFAULT_SAMPLES
+    seed: int = 0
+    model: str | None = None
+    input_tokens: int = DEFAULT_TOKENS
+    output_tokens: int = DEFAULT_TOKENS
+    min_tokens_per_s_per_user: float | None = None
+    grid: str = DEFAULT_GRID
+    sort: str = SORTS[0]
+
+    @property
+    def unit(self) -> str:
+        """The unit of work costs are per: ``"reference_gpu_hour"`` or ``"million_tokens"``."""
+        return TRAINING_UNIT if self.model is None else SERVING_UNIT
+
+
+def _tokens(name: str, description: str) -> fields.Field:
+    return fields.Integer(
+        load_default=DEFAULT_TOKENS,
+        strict=True,
+        validate=BoundRange(SERVING_LIMITS[name]),
+        metadata={"description": description, "unit": "[tokens]"},
+    )
+
+
+class CompareSchema(Schema):
+    """The options of a comparison (the body of ``POST /v1/compare``)."""
+
+    utilisation = fields.Float(
+        required=True,
+        allow_nan=False,
+        validate=[validate.Range(0, 1, min_inclusive=False), UtilisationFloor(zero=False)],
+        metadata={
+            "description": "busy share of wall-clock hours, in (0, 1]",
+            "unit": "[-]",
+            "example": 0.5,
+        },
+    )
+    precision = fields.String(
+        load_default=None,
+        validate=validate.OneOf(tuple(dict.fromkeys(PRECISIONS + SERVING_PRECISIONS))),
+        metadata={
+            "description": "numeric precision of the work; picks the catalog throughput "
+            f"(training: {', '.join(PRECISIONS)}, default {TRAINING_PRECISION}; with a model: "
+            f"{', '.join(SERVING_PRECISIONS)}, default the first the catalog measures it at)"
+        },
+    )
+    horizon_months = fields.Integer(
+        load_default=36,
+        strict=True,
+        validate=validate.Range(int(_HORIZON.low), int(_HORIZON.high)),
+        metadata={"description": "months of ownership or rental", "unit": "[month]"},
+    )
+    min_memory_gb = fields.Float(
+        load_default=None,
+        allow_none=True,
+        allow_nan=False,
+        validate=validate.Range(_MEMORY.low, _MEMORY.high),
+        metadata={"description": "leave out GPUs with less memory", "unit": "[GB]"},
+    )
+    tier = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.OneOf(TIERS),
+        metadata={"description": "keep the rented instances of this kind of provider"},
+    )
+    samples = fields.Integer(
+        load_default=DEFAULT_SAMPLES,
+        strict=True,
+        validate=validate.Range(1, MAX_SAMPLES),
+        metadata={"description": "Monte Carlo draws per option", "unit": "[draw]"},
+    )
+    seed = fields.Integer(
+        load_default=0,
+        strict=True,
+        validate=validate.Range(int(_SEED.low), int(_SEED.high)),
+        metadata={"description": "random seed", "unit": "[-]"},
+    )
+    model = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(min=1, max=200),
+        metadata={
+            "description": "catalog model id: rank the options of serving it by cost per M "
+            "tokens, with the API offers of the model; left out: training work",
+            "example": "llama-3.3-70b",
+        },
+    )
+    input_tokens = _tokens("input_tokens", "with a model: input tokens per request")
+    output_tokens = _tokens("output_tokens", "with a model: output tokens per request")
+    min_tokens_per_s_per_user = fields.Float(
+        load_default=None,
+        allow_none=True,
+        allow_nan=False,
+        validate=BoundRange(SERVING_LIMITS["tokens_per_s_per_user"]),
+        metadata={
+            "description": "with a model: only measurements that serve each request at least "
+            "this fast",
+            "unit": "[tokens/s]",
+        },
+    )
+
+    grid = fields.String(
+        load_default=DEFAULT_GRID,
+        validate=validate.Length(min=1, max=100),
+        metadata={
+            "description": "catalog grid id of the owned options' electricity, for their "
+            "carbon: a country (US), a US eGRID subregion (CAMX) or a cloud region "
+            "(aws/us-east-1); rented options use their region's",
+            "example": "US",
+        },
+    )
+    sort = fields.String(
+        load_default=SORTS[0],
+        validate=validate.OneOf(SORTS),
+        metadata={
+            "description": "rank by P50 cost (cheapest first) or P50 carbon (lowest first, "
+            "the options of unknown carbon last)"
+        },
+    )
+
+    @validates_schema(pass_original=True)
+    def _kind(self, data: dict, original: Any, **kwargs: Any) -> None:
+        """The serving keys need a model, and each kind of work has its own precisions."""
+        given = original if isinstance(original, Mapping) else {}
+        precision, errors = data.get("precision"), {}
+        if data.get("model") is None:
+            for key in _SERVING_KEYS[1:]:
+                if given.get(key) is not None:
+                    errors[key] = ["only with a model (comparing the serving of it)"]
+            if precision is not None and precision not in PRECISIONS:
+                errors["precision"] = [
+                    f"training work is measured at {', '.join(PRECISIONS)}, got {precision!r}; "
+                    "give a model to compare serving it"
+                ]
+        elif precision is not None and precision not in SERVING_PRECISIONS:
+            errors["precision"] = [
+                f"serving is measured at {', '.join(SERVING_PRECISIONS)}, got {precision!r}"
+            ]
+        if errors:
+            raise ValidationError(errors)
+
+    @post_load
+    def _request(self, data: dict, **kwargs: Any) -> CompareRequest:
+        return CompareRequest(**data)
+
+    @post_dump
+    def _drop_serving(self, data: dict, **kwargs: Any) -> dict:
+        """A comparison of training work shows none of the serving keys."""
+        if data.get("model") is None:
+            for key in _SERVING_KEYS:
+                data.pop(key, None)
+        return data
+
+
+def load_request(data: Mapping[str, Any], source: str = "<request>") -> CompareRequest:
+    """A :class:`CompareRequest` from a mapping; a :class:`ScenarioError` with every key path
+    when it is invalid."""
+    schema = CompareSchema()
+    try:
+        return schema.load(data)
+    except ValidationError as exc:
+        raise ScenarioError(source, flatten_messages(exc.messages, schema)) from None

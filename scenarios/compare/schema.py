@@ -1,0 +1,303 @@
+"""The JSON form of a market comparison: one marshmallow schema per class of :mod:`.result`,
+and :class:`ComparisonSchema` for the whole (``costmodel compare --format json``, the answer of
+``POST /v1/compare`` and its OpenAPI document).
+
+Numbers keep the units of the results: costs [USD/unit of work], carbon [g CO2e/unit of work],
+prices [USD/GPU], [USD/instance-hour] or [USD/M tokens], throughput [tokens/s per GPU]. No
+value is ``null``: a key without a value is left out. A comparison of training work keeps its
+keys of old (``cost_per_reference_gpu_hour``, ``reference_gpu``); one by model has ``unit``,
+``model``, ``cost_per_unit`` and the API offers' keys instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, fields, post_dump, validate
+
+from costmodel.present.schema import AdviceSchema, BreakevenSchema, CatalogRefSchema, Number
+from costmodel.result import Origin
+from pricing import PRICING_MODELS
+
+from .request import SERVING_UNIT, TRAINING_UNIT, CompareSchema
+from .result import PER_TOKEN, PURCHASE, Comparison, Option
+from .wording import from_peaks, option_name, pricing_name
+
+__all__ = ["ComparisonSchema"]
+
+
+def _money(description: str) -> Number:
+    return Number(metadata={"description": description})
+
+
+class CompareCostSchema(Schema):
+    """Cost per unit of work [USD/unit] under the default uncertainty."""
+
+    p10 = _money("10th percentile [USD/unit of work]")
+    p50 = _money("median [USD/unit of work]; the options are ranked by it")
+    p90 = _money("90th percentile [USD/unit of work]")
+
+
+class CompareCarbonSchema(Schema):
+    """Emissions per unit of work [g CO2e/unit] at the utilisation compared."""
+
+    p10 = _money("10th percentile [g CO2e/unit of work]")
+    p50 = _money("median [g CO2e/unit of work]; sort=carbon ranks the options by it")
+    p90 = _money("90th percentile [g CO2e/unit of work]")
+
+
+class OwnedGridSchema(Schema):
+    """The grid of the owned options' electricity."""
+
+    id = fields.String(required=True, metadata={"description": "catalog grid id"})
+    name = fields.String(required=True)
+    g_co2e_per_kwh = Number(metadata={"description": "carbon intensity [g CO2e/kWh]"})
+
+
+class CitationSchema(Schema):
+    """The serving row or API offer an option of a comparison by model rests on."""
+
+    id = fields.String(
+        required=True, metadata={"description": "the catalog's serving row id or API offer id"}
+    )
+    as_of = fields.String(required=True, metadata={"description": "its date"})
+    source = fields.String(required=True, metadata={"description": "its citation"})
+
+
+#: The option keys of a comparison by model only, and of training work only.
+_SERVING_OPTION_KEYS = ("cost_per_unit", "tokens_per_s_per_gpu", "source")
+_TRAINING_OPTION_KEYS = ("cost_per_reference_gpu_hour",)
+
+
+class CompareOptionSchema(Schema):
+    """One owned, rented or (by model) API option."""
+
+    id = fields.String(
+        required=True,
+        metadata={
+            "description": "GPU id (owned), instance id (rented) or API offer id",
+            "example": "rtx-4090",
+        },
+    )
+    side = fields.String(required=True, validate=validate.OneOf(("buy", "rent", "api")))
+    pricing = fields.String(
+        required=True,
+        validate=validate.OneOf((PURCHASE, *PRICING_MODELS, PER_TOKEN)),
+        metadata={"description": "purchase (owned), the pricing model (rented) or per_token"},
+    )
+    gpu = fields.String(metadata={"description": "GPU id (not for an API)"})
+    gpu_count = fields.Integer(
+        metadata={"description": "GPUs per server or per instance (not for an API)"}
+    )
+    cost_per_reference_gpu_hour = fields.Nested(  # the property: one field per attribute
+        CompareCostSchema,
+        metadata={"description": "training work: cost [USD/reference GPU-hour]"},
+    )
+    cost_per_unit = fields.Nested(
+        CompareCostSchema,
+        attribute="cost",
+        metadata={"description": "by model: cost [USD/M tokens]"},
+    )
+    price_usd = _money(
+        "the option's price [USD/GPU] (owned), [USD/instance-hour] (rented) or its blended "
+        "price [USD/M tokens] (an API)"
+    )
+    price_source = fields.String(
+        required=True,
+        metadata={"description": "where the price came from, in words"},
+    )
+    price_origin = fields.Enum(
+        Origin,
+        by_value=True,
+        required=True,
+        metadata={"description": "catalog, or prices: the user's prices file laid over it"},
+    )
+    warnings = fields.List(fields.Nested(AdviceSchema), required=True)
+    name = fields.Function(
+        option_name, metadata={"description": "the option in words: '4 x rtx-4090' or the id"}
+    )
+    pricing_name = fields.Function(
+        pricing_name, metadata={"description": "'own', or the pricing model in words"}
+    )
+    from_peaks = fields.Function(
+        from_peaks,
+        metadata={"description": "its speed comes from peak ratios, not a measurement (†)"},
+    )
+    tokens_per_s_per_gpu = Number(
+        metadata={"description": "by model, owned and rented: the measured serving throughput "
+                  "[tokens/s per GPU]"}
+    )  # fmt: skip
+    source = fields.Nested(
+        CitationSchema, metadata={"description": "by model: the serving row or API offer"}
+    )
+    carbon_per_unit = fields.Nested(
+        CompareCarbonSchema,
+        attribute="carbon",
+        metadata={
+            "description": "emissions [g CO2e/reference GPU-hour, or by model g CO2e/M "
+            "tokens]; absent when not known (an API offer: not published), never zero"
+        },
+    )
+
+    @post_dump(pass_original=True)
+    def _in_its_unit(self, data: dict, option: Option, **kwargs: Any) -> dict:
+        """Training options keep their keys of old; by model, the cost is ``cost_per_unit``
+        and an API has no GPU."""
+        training = option.unit == TRAINING_UNIT
+        for key in _SERVING_OPTION_KEYS if training else _TRAINING_OPTION_KEYS:
+            data.pop(key, None)
+        for key in ("gpu", "gpu_count", "carbon_per_unit", *_SERVING_OPTION_KEYS):
+            if data.get(key, ()) is None:
+                data.pop(key)
+        return data
+
+
+class WordingSchema(Schema):
+    """The sentences the comparison is read by, as the CLI prints them."""
+
+    heading = fields.String(required=True, metadata={"description": "what was compared and how"})
+    summary = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the cheapest option of each side and the break-evens"},
+    )
+    peaks_note = fields.String(
+        required=True, metadata={"description": "the footnote to the † of an option's name"}
+    )
+    left_out = fields.String(
+        metadata={"description": "by model: the options without a measurement or too small"}
+    )
+    carbon_note = fields.String(
+        metadata={"description": "what the carbon column counts (absent when no option's is "
+                  "known)"}
+    )  # fmt: skip
+    unknown_carbon_note = fields.String(
+        required=True,
+        metadata={"description": "the footnote to the — of an option of unknown carbon"},
+    )
+
+    @post_dump
+    def _drop_empty(self, data: dict, **kwargs: Any) -> dict:
+        for key in ("left_out", "carbon_note"):
+            if not data.get(key):
+                data.pop(key, None)
+        return data
+
+
+class CompareLeftOutSchema(Schema):
+    """An option left out, and why."""
+
+    id = fields.String(required=True)
+    side = fields.String(required=True, validate=validate.OneOf(("buy", "rent", "api")))
+    pricing = fields.String(required=True)
+    gpu_count = fields.Integer(required=True, allow_none=True)
+    reason = fields.String(required=True)
+
+
+class ServedModelSchema(Schema):
+    """The model of a comparison by model."""
+
+    id = fields.String(required=True, metadata={"description": "catalog model id"})
+    name = fields.String(required=True)
+    params_b = Number(metadata={"description": "parameters [billion]"})
+    weights_gb = Number(metadata={"description": "its weights at the precision compared [GB]"})
+
+
+class UnservedSchema(Schema):
+    """What a comparison by model leaves out before resolving it."""
+
+    no_measurement_gpus = fields.Integer(
+        required=True,
+        metadata={"description": "GPUs of owned options without a measurement of the model"},
+    )
+    no_measurement_instances = fields.Integer(
+        required=True, metadata={"description": "instances without a measurement of the model"}
+    )
+    does_not_fit_servers = fields.Integer(
+        required=True,
+        metadata={"description": "owned servers (a GPU at a count) too small for the weights"},
+    )
+    does_not_fit_instances = fields.Integer(
+        required=True, metadata={"description": "instances too small for the weights"}
+    )
+    measured_gpus = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the GPUs with a measurement of the model at the precision"},
+    )
+
+
+#: The answer's keys of a comparison by model only, and of training work only.
+_SERVING_ANSWER_KEYS = ("model", "cheapest_api", "breakeven_vs_api", "left_out", "unit")
+_TRAINING_ANSWER_KEYS = ("reference_gpu",)
+
+
+class ComparisonSchema(Schema):
+    """Every option ranked by P50 cost per unit of work, cheapest first (or by P50 carbon,
+    lowest first, with ``sort: carbon``)."""
+
+    request = fields.Nested(
+        CompareSchema, required=True, metadata={"description": "the options, defaults filled in"}
+    )
+    unit = fields.String(
+        validate=validate.OneOf((TRAINING_UNIT, SERVING_UNIT)),
+        metadata={"description": "by model: million_tokens, the unit costs are per"},
+    )
+    model = fields.Nested(ServedModelSchema, metadata={"description": "by model: the model"})
+    reference_gpu = fields.String(
+        metadata={"description": "training work: the GPU one reference GPU-hour is the work of"}
+    )
+    catalog = fields.Nested(CatalogRefSchema, required=True)
+    grid = fields.Nested(
+        OwnedGridSchema,
+        metadata={"description": "the owned options' grid (absent: a catalog without grids)"},
+    )
+    uncertainty = fields.Dict(
+        keys=fields.String(),
+        values=fields.Float(),
+        metadata={
+            "description": "relative half-width of the triangular distribution around each "
+            "input's value [-]"
+        },
+    )
+    options = fields.List(fields.Nested(CompareOptionSchema), required=True)
+    cheapest_buy = fields.Nested(CompareOptionSchema, allow_none=True)
+    cheapest_rent = fields.Nested(CompareOptionSchema, allow_none=True)
+    cheapest_api = fields.Nested(
+        CompareOptionSchema, allow_none=True, metadata={"description": "by model"}
+    )
+    breakeven_utilisation = fields.Nested(
+        BreakevenSchema,
+        allow_none=True,
+        metadata={"description": "between the cheapest owned and rented option"},
+    )
+    breakeven_vs_api = fields.Nested(
+        BreakevenSchema,
+        allow_none=True,
+        metadata={"description": "by model: between the cheapest owned option and API offer"},
+    )
+    left_out_by_min_memory = fields.Integer(
+        required=True, metadata={"description": "options left out by min_memory_gb"}
+    )
+    left_out = fields.Nested(
+        UnservedSchema,
+        attribute="unserved",
+        metadata={"description": "by model: options without a measurement or too small"},
+    )
+    ruled_out = fields.List(
+        fields.Nested(CompareLeftOutSchema),
+        required=True,
+        metadata={"description": "options the advice rules out or that cannot be resolved"},
+    )
+    wording = fields.Nested(WordingSchema, required=True)
+
+    @post_dump(pass_original=True)
+    def _of_its_work(self, data: dict, result: Comparison, **kwargs: Any) -> dict:
+        """A comparison of training work keeps its keys of old; one by model has no reference
+        GPU."""
+        drop = _SERVING_ANSWER_KEYS if result.model is None else _TRAINING_ANSWER_KEYS
+        for key in drop:
+            data.pop(key, None)
+        if result.grid is None:
+            data.pop("grid", None)
+        return data

@@ -1,0 +1,187 @@
+"""The words of a market comparison, written once for the command line, the JSON answer and the
+web page: an option's name and pricing in words, the heading (what was compared and how), the
+summary (the cheapest option of each side and the break-evens), what a comparison by model
+left out, what the carbon column counts, and the footnotes to the dagger and the dash.
+
+Costs are shown per unit of work as :func:`costmodel.present.formatting.fmt_per_unit` writes
+them [USD/reference GPU-hour or USD/M tokens], utilisations and shares as percentages, carbon
+in [g CO2e per unit of work], weights in [GB]. The formatting is imported when a sentence is
+written, not when the module is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from costmodel.result import Breakeven
+
+from ..advice import WEIGHTS_SHARE
+from .request import CompareRequest
+from .result import PROVIDER_SERVICE_LIFE_YEARS, SERVICE_LIFE_YEARS, Comparison, Option
+
+__all__ = ["Wording", "from_peaks", "option_name", "pricing_name", "wording"]
+
+
+#: The footnote to the dagger that marks an option whose speed comes from peak ratios.
+PEAKS_NOTE = (
+    "† speed from the ratio of peak figures, not measured training throughput: it can "
+    "overstate real speed (give relative_throughput in a scenario to check)."
+)
+
+
+#: The footnote to the dash of an option whose carbon is not known.
+UNKNOWN_CARBON_NOTE = (
+    "— carbon not published: the provider gives no emissions per unit of work, so none is "
+    "counted (never zero) and the option ranks last by carbon."
+)
+
+
+def option_name(o: Option) -> str:
+    """ "4 x rtx-4090" (owned: GPUs per server and the GPU), or the instance or API offer id."""
+    return f"{o.gpu_count} x {o.id}" if o.side == "buy" else o.id
+
+
+def pricing_name(o: Option) -> str:
+    """ "own", or the pricing model in words ("on demand", "per token")."""
+    return "own" if o.side == "buy" else o.pricing.replace("_", " ")
+
+
+def from_peaks(o: Option) -> bool:
+    """Whether the option's speed comes from the ratio of peak figures."""
+    return any(w.code == "throughput_from_peaks" for w in o.warnings)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """The sentences of a comparison, written once: ``heading`` (what was compared and how),
+    ``summary`` (the cheapest option of each side and the break-evens, one line each),
+    ``peaks_note`` (the footnote to the dagger of options whose speed is from peak ratios,
+    shown under a table that has one), ``left_out`` (by model: the options without a
+    measurement or too small for the weights, ``""`` when none is), ``carbon_note`` (what the
+    carbon column counts, ``""`` when no option's carbon is known) and
+    ``unknown_carbon_note`` (the footnote to the dash of an option of unknown carbon, shown
+    under a table that has one)."""
+
+    heading: str
+    summary: tuple[str, ...]
+    peaks_note: str = PEAKS_NOTE
+    left_out: str = ""
+    carbon_note: str = ""
+    unknown_carbon_note: str = UNKNOWN_CARBON_NOTE
+
+
+def _heading(result: Comparison) -> str:
+    from costmodel.present.formatting import fmt_utilisation
+
+    r = result.request
+    tier = f", {r.tier} instances" if r.tier else ""
+    memory = f", at least {r.min_memory_gb:g} GB" if r.min_memory_gb is not None else ""
+    run = f"samples {r.samples:,}, seed {r.seed}, catalog {result.catalog.version}"
+    if r.sort == "carbon":
+        run = f"lowest carbon first; {run}"
+    at = f"at {fmt_utilisation(r.utilisation)} utilisation"
+    if result.model is None:
+        return (
+            f"Cost per reference GPU-hour {at} ({r.precision}, {r.horizon_months} months"
+            f"{tier}{memory}; {run}; one reference GPU-hour is an hour of {result.reference_gpu})"
+        )
+    floor = _floor_words(r)
+    return (
+        f"Cost per M tokens of {result.model.name} ({r.precision}) {at} ({r.input_tokens:,} "
+        f"input / {r.output_tokens:,} output tokens per request{floor and ', ' + floor}, "
+        f"{r.horizon_months} months{tier}{memory}; {run})"
+    )
+
+
+def _carbon_words(result: Comparison) -> str:
+    """What the carbon column counts, in one sentence; ``""`` when no option's is known."""
+    g = result.grid
+    if g is None or all(o.carbon is None for o in result.options):
+        return ""
+    from costmodel.present.formatting import UNIT_WORDS, fmt_utilisation
+
+    return (
+        f"Carbon [g CO2e per {UNIT_WORDS[result.unit]}] at "
+        f"{fmt_utilisation(result.request.utilisation)} utilisation: owned on grid {g.id} "
+        f"({g.name}, {g.g_co2e_per_kwh:g} g/kWh) at the build's PUE, with its embodied carbon "
+        f"spread over {SERVICE_LIFE_YEARS:g} years; rented on the instance's region grid at "
+        f"the provider's PUE, with its share of the host's embodied carbon over "
+        f"{PROVIDER_SERVICE_LIFE_YEARS:g} years."
+    )
+
+
+def _floor_words(r: CompareRequest) -> str:
+    floor = r.min_tokens_per_s_per_user
+    return "" if floor is None else f"serving at least {floor:g} tokens/s per user"
+
+
+def _breakeven_line(label: str, be: Breakeven) -> str:
+    from costmodel.present.formatting import fmt_utilisation
+
+    return (
+        f"Break-even utilisation {label}: {fmt_utilisation(be.p50)} "
+        f"(P10–P90 {fmt_utilisation(be.p10)}–{fmt_utilisation(be.p90)})"
+    )
+
+
+def _many(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _unserved_words(result: Comparison) -> str:
+    """By model: which options have no measurement or are too small, in one sentence."""
+    from costmodel.present.formatting import fmt_share
+
+    u, r, m = result.unserved, result.request, result.model
+    if u is None or m is None:
+        return ""
+    parts = []
+    if u.no_measurement_gpus or u.no_measurement_instances:
+        floor = _floor_words(r)
+        measured = (
+            f"measured on {', '.join(u.measured_gpus)}" if u.measured_gpus else "no GPU has one"
+        )
+        gpus, instances = (
+            _many(u.no_measurement_gpus, "GPU"),
+            _many(u.no_measurement_instances, "instance"),
+        )
+        parts.append(
+            f"{gpus} and {instances} have no measurement of {m.id} at {r.precision}"
+            f"{floor and ' ' + floor} ({measured})"
+        )
+    if u.does_not_fit_servers or u.does_not_fit_instances:
+        parts.append(
+            f"{_many(u.does_not_fit_servers, 'server')} and "
+            f"{_many(u.does_not_fit_instances, 'instance')} do not fit its {m.weights_gb:,.0f} GB "
+            f"of weights in {fmt_share(WEIGHTS_SHARE)} of their GPU memory"
+        )
+    return "; ".join(parts) + "." if parts else ""
+
+
+def wording(result: Comparison) -> Wording:
+    """The :class:`Wording` of ``result``."""
+    from costmodel.present.formatting import fmt_per_unit
+
+    sides = [("owned", result.cheapest_buy), ("rented", result.cheapest_rent)]
+    if result.model is not None:
+        sides.append(("API", result.cheapest_api))
+    lines = [
+        f"Cheapest {label}: none"
+        if o is None
+        else f"Cheapest {label}: {option_name(o)} ({pricing_name(o)}), "
+        f"{fmt_per_unit(o.cost.p50, result.unit)}"
+        for label, o in sides
+    ]
+    be, api = result.breakeven_utilisation, result.breakeven_vs_api
+    if result.model is None and be is not None:
+        lines.append(_breakeven_line("between them", be))
+    elif be is not None:
+        lines.append(_breakeven_line("of the cheapest owned against the cheapest rented", be))
+    if api is not None:
+        lines.append(_breakeven_line("of the cheapest owned against the cheapest API", api))
+    return Wording(
+        _heading(result),
+        tuple(lines),
+        left_out=_unserved_words(result),
+        carbon_note=_carbon_words(result),
+    )
