@@ -1205,6 +1205,22 @@ def test_inference_plan_in_chromium(driver, tmp_path):
         page.choose("plan-workload-kind", "inference")
         assert page.settled("plan") == "idle"
         assert page.document("plan") == doc
+
+        # Choosing a burst instance leaves the API: its block goes, the instance's keys put
+        # aside come back with the new instance, and the server takes the plan.
+        page.choose("plan-burst-instance", "aws/p5.48xlarge")
+        assert page.settled("plan") == "idle"
+        doc["burst"] = {**PLAN["burst"], "instance": "aws/p5.48xlarge"}
+        assert page.document("plan") == doc
+        assert page.text("plan-verdict") == _verdict(server, "plan", doc)
+        # ... and so from an example whose burst is the API alone (nothing put aside).
+        page.choose("plan-example", "plan-inference-70b-api-burst")
+        assert page.settled("plan") == "idle"
+        page.choose("plan-burst-instance", "gcp/a3-highgpu-8g")
+        assert page.settled("plan") == "idle"
+        doc = page.document("plan")
+        assert doc["burst"] == {"instance": "gcp/a3-highgpu-8g"}
+        assert page.text("plan-verdict") == _verdict(server, "plan", doc)
         _only_this_origin(page)
 
 
