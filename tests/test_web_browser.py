@@ -40,13 +40,14 @@ from rich.console import Console
 
 import scenarios
 from api import create_app
-from api.service import get_catalog
+from api.service import get_catalog, get_store
 from cli.tables import print_compare
 from costmodel.present import to_dict
 from costmodel.present.formatting import (
     UNIT_WORDS,
     fmt_grams,
     fmt_months,
+    fmt_number,
     fmt_per_unit,
     fmt_share,
     fmt_tonnes,
@@ -980,6 +981,214 @@ def test_a_run_saved_as_a_job_shows_its_progress_then_its_result(driver, tmp_pat
             server.app.extensions["costmodel"]["jobs"].close()
 
 
+# --- what drives the answer ------------------------------------------------------------------
+
+API_EXAMPLE = "inference-8b-rtx6000ada-vs-api"
+#: Most bars a tornado chart draws, and most inputs the value-of-information table names.
+TORNADO_BARS = 8
+VOI_INPUTS = 5
+
+
+def _apart(a: list[float], b: list[float]) -> bool:
+    """Boxes [x0, y0, x1, y1] that do not intersect (touching is apart)."""
+    return a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+
+
+def _tornado_bars(tornado: dict[str, Any]) -> list[dict[str, Any]]:
+    """The bars a tornado chart draws: its inputs by the swing of the gap they draw
+    (|gap_at_high - gap_at_low|), largest first, ties in the result's order; at most 8."""
+    swing = lambda b: abs(b["gap_at_high"] - b["gap_at_low"])  # noqa: E731
+    return sorted(tornado["inputs"], key=lambda b: -swing(b))[:TORNADO_BARS]
+
+
+def _tornado_drawn(page: Page, chart: str, tornado: dict[str, Any]) -> None:
+    """Chart ``chart`` draws ``tornado``: one bar per input in order, from its gap at the P10
+    to its gap at the P90 on one linear scale, with the median's line on it; coloured by what
+    the P90 does to buying; labelled with the input and its P10 -> P90 as the reports write
+    them. Every text of the chart (labels, ticks, the axis title) lies inside it, clear of
+    every other, and no label touches a bar (boxes as the browser lays them out)."""
+    drawn = page.js(
+        """const svg = document.querySelector(`#${arguments[0]} svg`);
+        const box = (n) => {
+          const b = n.getBBox();
+          return [b.x, b.y, b.x + b.width, b.y + b.height];
+        };
+        const all = (selector) => [...svg.querySelectorAll(selector)];
+        return {bars: all('rect.tornado-bar')
+                  .map((r) => [r.dataset.input, r.getAttribute('class'), box(r)]),
+                labels: all('text.tornado-label').map((t) => [t.dataset.input, t.textContent]),
+                texts: all('text').filter((t) => t.textContent)
+                  .map((t) => [t.textContent, box(t), t.classList.contains('tornado-label')]),
+                median: Number(svg.querySelector('line.tornado-median').getAttribute('x1')),
+                frame: [0, 0, svg.width.baseVal.value, svg.height.baseVal.value]};""",
+        chart,
+    )
+    bars = _tornado_bars(tornado)
+    assert [b[0] for b in drawn["bars"]] == [b["input"] for b in bars]
+    for (name, cls, _), bar in zip(drawn["bars"], bars, strict=True):
+        way = (
+            "dearer"
+            if bar["gap_at_high"] > bar["gap_at_low"]
+            else "cheaper"
+            if bar["gap_at_high"] < bar["gap_at_low"]
+            else "flat"
+        )
+        assert way in cls.split(), (name, cls)
+        lines = [text for input_, text in drawn["labels"] if input_ == name]
+        label = f"{name}: {fmt_number(bar['low'])} \u2192 {fmt_number(bar['high'])}"
+        assert "".join(lines).replace(" ", "") == label.replace(" ", "")
+    # The scale, from the widest bar: every bar's ends and the median's line lie on it [px].
+    ends = lambda b: sorted((b["gap_at_low"], b["gap_at_high"]))  # noqa: E731
+    (lo, hi), (left, _, right, _) = ends(bars[0]), drawn["bars"][0][2]
+    k, at = (right - left) / (hi - lo), lo
+    x = lambda v: left + k * (v - at)  # noqa: E731
+    assert abs(drawn["median"] - x(tornado["gap_at_median"])) < 0.5
+    for (name, _, box), bar in zip(drawn["bars"], bars, strict=True):
+        lo, hi = ends(bar)
+        if x(hi) - x(lo) >= 2:  # a narrower bar is drawn 2 px wide about its place
+            assert abs(box[0] - x(lo)) < 0.5 and abs(box[2] - x(hi)) < 0.5, name
+        assert abs((box[0] + box[2]) / 2 - x((lo + hi) / 2)) < 0.5, name
+    frame = drawn["frame"]
+    texts = drawn["texts"]
+    for i, (text, box, is_label) in enumerate(texts):
+        assert frame[0] <= box[0] and box[2] <= frame[2], (text, box, frame)
+        assert frame[1] <= box[1] and box[3] <= frame[3], (text, box, frame)
+        assert all(_apart(box, other) for _, other, _ in texts[i + 1 :]), (text, texts)
+        if is_label:
+            assert all(_apart(box, bar) for _, _, bar in drawn["bars"]), (text, box)
+
+
+def _rivals(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(words, {tornado, value_of_information}) of each side buying is weighed against that
+    the result has them for: renting, then the API."""
+    sides = [("renting", result)] + [
+        ("the API", r) for r in result.get("rivals") or () if r["versus"] == "api"
+    ]
+    return [(words, side) for words, side in sides if side.get("value_of_information")]
+
+
+def _voi_table(result: dict[str, Any]) -> dict[str, list[Any]]:
+    """The value-of-information table the page should show: a column per side with its EVPI,
+    then the inputs worth at least 1 % of a side's EVPI by their largest EVPPI (at most 5),
+    every figure formatted as the reports write money."""
+    sides = [(words, side["value_of_information"]) for words, side in _rivals(result)]
+    worth: dict[str, float] = {}
+    for _, voi in sides:
+        for v in voi["by_input"]:
+            if v["evppi"] > 0 and v["evppi"] >= 0.01 * voi["evpi"]:
+                worth[v["input"]] = max(worth.get(v["input"], 0.0), v["evppi"])
+    names = sorted(worth, key=lambda n: -worth[n])[:VOI_INPUTS]
+    evppi = lambda voi, n: next(v["evppi"] for v in voi["by_input"] if v["input"] == n)  # noqa: E731
+    return {
+        "heads": ["Uncertain input", *(f"Against {words}" for words, _ in sides)],
+        "rows": [
+            ["All of them (EVPI)", *(fmt_usd(voi["evpi"]) for _, voi in sides)],
+            *([n, *(fmt_usd(evppi(voi, n)) for _, voi in sides)] for n in names),
+        ],
+    }
+
+
+def _voi_shown(page: Page) -> dict[str, list[Any]]:
+    return page.js(
+        """const t = document.getElementById('scenario-voi');
+        return {heads: [...t.querySelectorAll('thead th')].map((h) => h.textContent),
+                rows: [...t.querySelectorAll('tbody tr')]
+                  .map((r) => [...r.children].map((c) => c.textContent))};"""
+    )
+
+
+def _drivers_shown(page: Page, result: dict[str, Any]) -> None:
+    """The "what drives the answer" section shows ``result``'s tornados (against renting, and
+    against the API with one) at 1280 and at 375 px, and its value of information; a part the
+    result has no figures for is hidden."""
+    rivals = dict(_rivals(result))
+    for width in (1280, 375):
+        page.viewport(width, 800)
+        page.charts_drawn()
+        for chart, words in (("scenario-tornado", "renting"), ("scenario-tornado-api", "the API")):
+            side = rivals.get(words) or {}
+            shown = bool((side.get("tornado") or {}).get("inputs"))
+            assert page.shown(chart) is shown, (chart, width)
+            if shown:
+                _tornado_drawn(page, chart, side["tornado"])
+                caption = page.text(f"{chart}-caption")
+                at = fmt_utilisation(side["tornado"]["utilisation"])
+                assert f" at {at} utilisation" in caption
+                assert f"({fmt_usd(side['tornado']['gap_at_median'])}; break-even" in caption
+        assert page.js("return document.documentElement.scrollWidth") <= width
+    page.viewport(1280, 900)
+    assert page.shown("scenario-voi") is bool(rivals)
+    if rivals:
+        assert _voi_shown(page) == _voi_table(result)
+
+
+def test_what_drives_the_answer_in_chromium(driver, tmp_path):
+    """The tornado of buying against renting (and against the API) and the value of
+    information, drawn from the answer; a run stored before they existed shows neither."""
+    with Server(tmp_path) as server:
+        page = Page(driver, server)
+        status, lab = server.api("POST", "/v1/evaluate", LAB)
+        assert status == 200 and page.text("verdict") == lab["verdict"]
+        assert len(lab["tornado"]["inputs"]) > TORNADO_BARS  # the chart shows the 8 largest
+        assert _tornado_bars(lab["tornado"])[0] != lab["tornado"]["inputs"][0]  # by its swing
+        _drivers_shown(page, lab)
+        assert "the 8 of 12 uncertain inputs" in page.text("scenario-tornado-caption")
+        assert _voi_shown(page)["rows"] == [["All of them (EVPI)", "$0.00"]]  # no study helps
+        # At the narrowest width a chart is drawn at (280 px) the longer labels take two lines.
+        page.d.execute_async_script(
+            """const [tornado, done] = arguments;
+            import("/assets/js/charts.js").then((charts) => {
+              const slot = document.createElement("div");
+              slot.id = "tornado-narrowest";
+              slot.append(charts.tornadoChart(tornado, "rent", 280));
+              document.body.append(slot);
+              done();
+            });""",
+            lab["tornado"],
+        )
+        _tornado_drawn(page, "tornado-narrowest", lab["tornado"])
+        lines = "return document.querySelectorAll('#tornado-narrowest .tornado-label').length"
+        assert page.js(lines) > TORNADO_BARS
+        page.js("document.getElementById('tornado-narrowest').remove()")
+
+        # With a hosted API: a second tornado and a second column, against the API.
+        page.choose("scenario-example", API_EXAMPLE)
+        assert page.settled() == "idle"
+        status, result = server.api("POST", "/v1/evaluate", page.document())
+        assert status == 200 and page.text("verdict") == result["verdict"]
+        api = result["rivals"][0]["value_of_information"]
+        assert api["evpi"] > 0 and len(_voi_table(result)["rows"]) > 1
+        _drivers_shown(page, result)
+        page.screenshot("web-tornado-phone", 375)
+
+        # Runs stored before the tornado and the value of information existed, or before
+        # the figures against the API did: the parts without figures are hidden.
+        store = get_store(server.app)
+        older = {k: v for k, v in result.items() if k not in ("rivals",)}
+        oldest = {k: v for k, v in older.items() if k not in ("tornado", "value_of_information")}
+        for stored in (oldest, older):
+            run = store.add(
+                scenario=page.document(),
+                result=stored,
+                seed=result["seed"],
+                samples=result["samples"],
+                catalog_version=result["catalog"]["version"],
+                name=f"stored without {len(result) - len(stored)} keys",
+            )
+            page.by_id("runs-refresh").click()
+            row = f"#runs-table tr[data-run='{run.id}']"
+            seen = f'return document.querySelector("{row}") !== null'
+            page.wait(lambda seen=seen: page.js(seen), "the stored run")
+            page.js(f'document.querySelector("{row} button").click()')  # Open
+            opened = f"Opened run {run.name}."
+            page.wait(lambda opened=opened: page.text("runs-status") == opened, "the run")
+            _drivers_shown(page, stored)
+            assert page.shown("scenario-drivers")  # the rank correlations stay
+        assert _voi_shown(page)["heads"] == ["Uncertain input", "Against renting"]  # the last
+        assert page.errors() == []
+        _only_this_origin(page)
+
+
 # --- carbon ----------------------------------------------------------------------------------
 
 
@@ -1205,6 +1414,22 @@ def test_inference_plan_in_chromium(driver, tmp_path):
         page.choose("plan-workload-kind", "inference")
         assert page.settled("plan") == "idle"
         assert page.document("plan") == doc
+
+        # Choosing a burst instance leaves the API: its block goes, the instance's keys put
+        # aside come back with the new instance, and the server takes the plan.
+        page.choose("plan-burst-instance", "aws/p5.48xlarge")
+        assert page.settled("plan") == "idle"
+        doc["burst"] = {**PLAN["burst"], "instance": "aws/p5.48xlarge"}
+        assert page.document("plan") == doc
+        assert page.text("plan-verdict") == _verdict(server, "plan", doc)
+        # ... and so from an example whose burst is the API alone (nothing put aside).
+        page.choose("plan-example", "plan-inference-70b-api-burst")
+        assert page.settled("plan") == "idle"
+        page.choose("plan-burst-instance", "gcp/a3-highgpu-8g")
+        assert page.settled("plan") == "idle"
+        doc = page.document("plan")
+        assert doc["burst"] == {"instance": "gcp/a3-highgpu-8g"}
+        assert page.text("plan-verdict") == _verdict(server, "plan", doc)
         _only_this_origin(page)
 
 

@@ -1,7 +1,7 @@
 // The page's charts as SVG, drawn at the pixel width they are shown at (so text stays legible on
 // a phone), styled by class from app.css: the same charts as the reports' PNGs.
 
-import { fmtShare, fmtTonnes, fmtUsd, fmtUtilisation } from "./format.js";
+import { fmtNumber, fmtShare, fmtTonnes, fmtUsd, fmtUtilisation } from "./format.js";
 
 const SVG = "http://www.w3.org/2000/svg"; // the SVG namespace name, not a resource
 
@@ -73,19 +73,20 @@ function axes(svg, box, x, y, xTicks, yTicks, xFmt, yFmt, xTitle, yTitle) {
     ),
   );
   const ty = (box.t + box.b) / 2;
-  g.append(
-    node(
-      "text",
-      {
-        x: 12,
-        y: ty,
-        transform: `rotate(-90 12 ${ty})`,
-        "text-anchor": "middle",
-        class: "axis-title",
-      },
-      yTitle,
-    ),
-  );
+  if (yTitle)
+    g.append(
+      node(
+        "text",
+        {
+          x: 12,
+          y: ty,
+          transform: `rotate(-90 12 ${ty})`,
+          "text-anchor": "middle",
+          class: "axis-title",
+        },
+        yTitle,
+      ),
+    );
   svg.append(g);
 }
 
@@ -191,6 +192,162 @@ export function breakevenChart(result, width) {
   if (vsApi && shown(vsApi.p50)) {
     const text = `vs API ${fmtUtilisation(vsApi.p50)}`;
     breakevenLine(svg, box, x, vsApi.p50, "be-line api", text, 1);
+  }
+  return svg;
+}
+
+/** Most inputs a tornado chart shows. */
+export const TORNADO_BARS = 8;
+/** A tornado's input labels: their font size [px] (app.css .tornado-label, monospaced) and
+ * the width of one of their characters with a little room (a monospaced font's is 0.6 em)
+ * [px]; the height of a line of them, of a bar and of the gap under a bar [px]. */
+const NAME_PX = 11;
+const NAME_CHAR_PX = NAME_PX * 0.62;
+const LINE_PX = 14;
+const BAR_PX = 12;
+const ROW_GAP_PX = 10;
+/** The width of a character of an axis's tick labels (12 px text), with a little room [px]. */
+const TICK_CHAR_PX = 7.5;
+
+/** The bars of tornado `t` a chart draws: its inputs by the swing of the gap they draw
+ * (|gap_at_high - gap_at_low| [USD]), largest first, ties in the result's order; at most
+ * TORNADO_BARS. */
+export function tornadoBars(t) {
+  const swing = (b) => Math.abs(b.gap_at_high - b.gap_at_low);
+  return [...t.inputs].sort((a, b) => swing(b) - swing(a)).slice(0, TORNADO_BARS);
+}
+
+/** `text` in lines of at most `chars` characters, broken after a ".", "_" or space where it
+ * is too long (inside a word only when no such break fits). */
+function wrap(text, chars) {
+  const lines = [];
+  let rest = text;
+  while (rest.length > chars) {
+    const head = rest.slice(0, chars);
+    const cut = Math.max(head.lastIndexOf("."), head.lastIndexOf("_"), head.lastIndexOf(" "));
+    const at = cut > 0 ? cut + 1 : chars;
+    lines.push(rest.slice(0, at).trimEnd());
+    rest = rest.slice(at).trimStart();
+  }
+  return [...lines, rest];
+}
+
+/** A bar's label in lines of at most `chars` characters: "input: P10 → P90" on one line when
+ * it fits, else the input's name and its values on lines of their own. */
+function barLabel(bar, chars) {
+  const name = `${bar.input}:`;
+  const values = `${fmtNumber(bar.low)} \u2192 ${fmtNumber(bar.high)}`;
+  const one = `${name} ${values}`;
+  return one.length <= chars ? [one] : [...wrap(name, chars), ...wrap(values, chars)];
+}
+
+/** How ticks `values` [USD] are labelled: as the report charts do ("$12k"), or in full
+ * ("$62,500") where that would round them. */
+function usdTicks(values) {
+  const resolution = (a) => (a >= 1e6 ? 1e5 : a >= 1e3 ? 1e3 : 1);
+  const round = values.every((v) => Math.abs(v % resolution(Math.abs(v))) < 1e-6);
+  return round ? usdTick : fmtUsd;
+}
+
+/** About `count` ticks of [x0, x1] (fewer until their labels fit between `left` and `right`
+ * [px] without touching) and their label: [values, format]. */
+function fittedTicks(x0, x1, x, count, left, right) {
+  for (let n = count; n >= 1; n -= 1) {
+    const inRange = ticks(x0, x1, n).filter((t) => t >= x0 && t <= x1);
+    const format = usdTicks(inRange);
+    const spans = inRange
+      .map((t) => [t, (format(t).length * TICK_CHAR_PX) / 2])
+      .filter(([t, half]) => x(t) - half >= left && x(t) + half <= right);
+    const apart = spans.every(
+      ([t, half], i) => i === 0 || x(spans[i - 1][0]) + spans[i - 1][1] + 6 <= x(t) - half,
+    );
+    if (apart) return [spans.map(([t]) => t), format];
+  }
+  return [[], usdTick];
+}
+
+/**
+ * Tornado `t` of buying against `versus` ("rent" or "api"): one bar per input (tornadoBars),
+ * from TCO_buy - TCO_<versus> [USD] at the tornado's utilisation with the input at its P10 to
+ * that with it at its P90, every other input at its median; the input's name and its P10 →
+ * P90 above its bar, its P90 end marked; a line at every input's median and, in range, a
+ * dashed one at 0. A bar is coloured by what the input's P90 does to buying: cheaper (the buy
+ * colour), dearer (the rival's) or nothing.
+ */
+export function tornadoChart(t, versus, width) {
+  const bars = tornadoBars(t);
+  const [short, words] = versus === "api" ? ["API", "the API"] : ["rent", "renting"];
+  const u = fmtUtilisation(t.utilisation, "?");
+  const pad = 10;
+  const labelX = pad + 4;
+  const chars = Math.floor((width - labelX - pad) / NAME_CHAR_PX);
+  const labels = bars.map((b) => barLabel(b, chars));
+  let top = 6;
+  const rows = labels.map((lines) => {
+    const row = { top, bar: top + lines.length * LINE_PX + 4 };
+    top = row.bar + BAR_PX + ROW_GAP_PX;
+    return row;
+  });
+  const box = { l: pad, r: width - pad, t: 2, b: top - ROW_GAP_PX / 2 };
+  const height = Math.round(box.b + 44);
+  const label =
+    `Buy minus ${short} total cost at ${u} utilisation, each input from its P10 to its P90 ` +
+    `with the others at their medians (all at their medians: ${fmtUsd(t.gap_at_median)}): ` +
+    bars
+      .map((b) => `${b.input} ${fmtUsd(b.gap_at_low)} to ${fmtUsd(b.gap_at_high)}`)
+      .join("; ");
+  const svg = frame(width, height, label);
+  const ends = [t.gap_at_median, ...bars.flatMap((b) => [b.gap_at_low, b.gap_at_high])];
+  let x0 = Math.min(...ends);
+  let x1 = Math.max(...ends);
+  const d = (x1 - x0) * 0.05 || Math.abs(x1) * 0.1 || 1;
+  [x0, x1] = [x0 - d, x1 + d];
+  const x = scale(x0, x1, box.l, box.r);
+  const [xTicks, format] = fittedTicks(x0, x1, x, width < 480 ? 4 : 6, 2, width - 2);
+  axes(svg, box, x, null, xTicks, [], format, null, `Buy \u2212 ${short} TCO at ${u} [USD]`, "");
+
+  for (const [i, b] of bars.entries()) {
+    const [at10, at90] = [b.gap_at_low, b.gap_at_high];
+    const [lo, hi] = [Math.min(at10, at90), Math.max(at10, at90)];
+    const way = at90 > at10 ? "dearer" : at90 < at10 ? "cheaper" : "flat";
+    const w = Math.max(2, x(hi) - x(lo));
+    const bar = node("rect", {
+      x: (x(lo) + x(hi) - w) / 2,
+      y: rows[i].bar,
+      width: w,
+      height: BAR_PX,
+      class: `tornado-bar ${way} ${versus}`,
+      "data-input": b.input,
+    });
+    const be = `${fmtUtilisation(b.breakeven_at_low)} to ${fmtUtilisation(b.breakeven_at_high)}`;
+    bar.append(
+      node(
+        "title",
+        {},
+        `${b.input} from ${fmtNumber(b.low)} (P10) to ${fmtNumber(b.high)} (P90): buy ` +
+          `\u2212 ${short} ${fmtUsd(b.gap_at_low)} to ${fmtUsd(b.gap_at_high)}, break-even ` +
+          `with ${words} ${be}`,
+      ),
+    );
+    svg.append(bar);
+    if (way !== "flat") {
+      const px = x(at90);
+      const y = rows[i].bar;
+      svg.append(node("line", { x1: px, x2: px, y1: y - 2, y2: y + BAR_PX + 2, class: "p90-end" }));
+    }
+  }
+  const vertical = (v, cls) =>
+    svg.append(node("line", { x1: x(v), x2: x(v), y1: box.t, y2: box.b, class: cls }));
+  if (x0 < 0 && x1 > 0 && t.gap_at_median !== 0) vertical(0, "tornado-zero");
+  vertical(t.gap_at_median, "tornado-median");
+  // The labels last, over the lines (app.css gives them a halo of the paper's colour).
+  for (const [i, b] of bars.entries()) {
+    labels[i].forEach((line, k) => {
+      const y = rows[i].top + LINE_PX * (k + 1) - 3;
+      svg.append(
+        node("text", { x: labelX, y, class: "tornado-label", "data-input": b.input }, line),
+      );
+    });
   }
   return svg;
 }

@@ -37,6 +37,12 @@ const inReplaced = (path) =>
   Object.keys(REPLACING)
     .map((p) => p.slice(0, p.lastIndexOf(".")))
     .find((block) => path.startsWith(`${block}.`) && !REPLACING[path]) || "";
+// The block a REPLACING select empties when the key `path` lies in that block beside the key
+// the select sets ("burst" of "burst.instance", not of "burst.api.model"); else "".
+const besideReplacing = (path) =>
+  REPLACING[path] || inReplaced(path)
+    ? ""
+    : Object.values(REPLACING).find((block) => path.startsWith(`${block}.`)) || "";
 const INLINE = "__inline__";
 // The API offer select's choice of prices of one's own (an api block without api.model), and
 // the prices an offer gives (copied into the block when one leaves the offer for them).
@@ -199,6 +205,8 @@ export class Editor {
       this.ownPrices();
     } else if (REPLACING[field.path]) {
       this.replaceBlock(REPLACING[field.path], field.path, value);
+    } else if (value !== undefined && this.leaveReplacing(besideReplacing(field.path))) {
+      setPath(this.doc, field.path, value);
     } else if (block && value === undefined) {
       setPath(this.doc, block.block, undefined);
     } else if (block && getPath(this.doc, block.block) === undefined) {
@@ -225,6 +233,18 @@ export class Editor {
     const held = getPath(this.doc, `${block}.${key}`);
     this.putReplacing(block, key, isMapping(held) ? held : {});
     setPath(this.doc, path, value);
+  }
+
+  /** A key of `block` beside the one a REPLACING select set is being given (a burst instance
+   * while the burst goes to an API): the select's key goes and the keys it put aside come
+   * back, as with its empty choice. False when `block` holds no such key. */
+  leaveReplacing(block) {
+    if (!block) return false;
+    const path = Object.keys(REPLACING).find((p) => REPLACING[p] === block);
+    const key = path.split(".")[1];
+    if (!isMapping(this.doc[block]) || !(key in this.doc[block])) return false;
+    this.restoreBlock(block, true);
+    return true;
   }
 
   /** Make `block` hold only `key`: `value`, its other keys put aside. */

@@ -3,9 +3,11 @@
 // inference result counts its cost in M tokens, and one with a hosted API (`api_tco`) shows it
 // as a third side: its TCO, the break-even with it, its cost per M tokens and the share of
 // draws in which each side is the cheapest. Each side's emissions (`carbon`) are shown at the
-// report utilisation, an API without emission figures as unknown.
+// report utilisation, an API without emission figures as unknown. What drives the answer: the
+// rank correlations, the tornado against renting (and against the API) and the value of
+// information, each part left out of a result stored before it existed (null or absent).
 
-import { breakevenChart } from "../charts.js";
+import { breakevenChart, TORNADO_BARS, tornadoChart } from "../charts.js";
 import {
   fmtGrams,
   fmtMonths,
@@ -171,6 +173,98 @@ function levels(result) {
   return [headers, rows, highlighted];
 }
 
+/** The tornado and value of information of buying against side `versus` ("rent", "api"):
+ * [tornado, value of information], each null when the result has none. */
+function uncertainty(result, versus) {
+  if (versus === "rent") return [result.tornado ?? null, result.value_of_information ?? null];
+  const rival = (result.rivals || []).find((r) => r.versus === versus);
+  return rival ? [rival.tornado, rival.value_of_information] : [null, null];
+}
+
+/** Most inputs the value-of-information table names; the share of the EVPI below which an
+ * input's EVPPI is noise and not named (as the reports' sentences do) [-]. */
+const VOI_INPUTS = 5;
+const VOI_NOISE = 0.01;
+
+/** The value of information: [headers, rows, utilisation], a column per side buying is
+ * weighed against (renting, the API) with its EVPI, then the inputs worth at least VOI_NOISE
+ * of a side's EVPI, by their largest EVPPI; [] without any. */
+function valueOfInformation(result) {
+  const sides = [
+    ["renting", uncertainty(result, "rent")[1]],
+    ["the API", uncertainty(result, "api")[1]],
+  ].filter(([, voi]) => voi);
+  if (!sides.length) return [];
+  const worth = new Map();
+  for (const [, voi] of sides) {
+    for (const v of voi.by_input) {
+      if (v.evppi > 0 && v.evppi >= VOI_NOISE * voi.evpi)
+        worth.set(v.input, Math.max(worth.get(v.input) ?? 0, v.evppi));
+    }
+  }
+  const inputs = [...worth.keys()].sort((a, b) => worth.get(b) - worth.get(a));
+  const evppi = (voi, name) => fmtUsd(voi.by_input.find((v) => v.input === name)?.evppi);
+  const rows = [
+    ["All of them (EVPI)", ...sides.map(([, voi]) => fmtUsd(voi.evpi))],
+    ...inputs.slice(0, VOI_INPUTS).map((name) => [name, ...sides.map(([, v]) => evppi(v, name))]),
+  ];
+  const headers = ["Uncertain input", ...sides.map(([words]) => `Against ${words}`)];
+  return [headers, rows, sides[0][1].utilisation];
+}
+
+/** Show tornado `t` of buying against `versus` in `figure`, or hide it (no tornado, or one
+ * without uncertain inputs); the function that draws its chart, to call once the section is
+ * shown (so that it is drawn at the width it is shown at). */
+function tornadoFigure(figure, t, versus) {
+  const slot = figure.querySelector('[data-role="tornado-chart"]');
+  figure.hidden = !(t && t.inputs.length);
+  if (figure.hidden) {
+    slot.replaceChildren();
+    return () => {};
+  }
+  const part = (role) => figure.querySelector(`[data-role="${role}"]`);
+  part("tornado-at").textContent = fmtUtilisation(t.utilisation, "?");
+  part("tornado-median").textContent = fmtUsd(t.gap_at_median);
+  part("tornado-breakeven").textContent = fmtUtilisation(t.breakeven_at_median);
+  const n = t.inputs.length;
+  const most = ` Shown: the ${TORNADO_BARS} of ${n} uncertain inputs that swing it most.`;
+  part("tornado-count").textContent = n > TORNADO_BARS ? most : "";
+  return () => drawChart(slot, (width) => tornadoChart(t, versus, width));
+}
+
+/** What drives the answer: the rank correlations, the tornados and the value of information;
+ * the section and each part shown only with something in it. */
+function drivers(result, q) {
+  const sens = result.sensitivity;
+  const top = sens.inputs.filter((d) => d.spearman).slice(0, 8);
+  q("drivers-part").hidden = !top.length;
+  q("drivers-at").textContent = fmtUtilisation(sens.utilisation, "?");
+  fillTable(
+    q("drivers"),
+    ["Input", "Spearman \u03c1", "A higher value\u2026"],
+    top.map((d) => [
+      d.input,
+      `${d.spearman > 0 ? "+" : "-"}${Math.abs(d.spearman).toFixed(2)}`,
+      d.spearman > 0 ? "makes buying dearer" : "makes buying cheaper",
+    ]),
+    [false, true, false],
+  );
+  const draws = ["rent", "api"].map((versus) =>
+    tornadoFigure(q(`tornado-${versus}`), uncertainty(result, versus)[0], versus),
+  );
+  const [headers, rows, at] = valueOfInformation(result);
+  q("voi-part").hidden = !headers;
+  if (headers) {
+    q("voi-at").textContent = fmtUtilisation(at, "?");
+    fillTable(q("voi"), headers, rows, [false, ...headers.slice(1).map(() => true)], (r) =>
+      r === 0 ? "evpi" : null,
+    );
+  }
+  const section = q("drivers-section");
+  section.hidden = [...section.children].every((part) => part.hidden || part.tagName === "H2");
+  for (const draw of draws) draw(); // at the width the charts are shown at
+}
+
 export function render(result, view) {
   const q = (role) => view.querySelector(`[data-role="${role}"]`);
   q("verdict").textContent = result.verdict;
@@ -190,20 +284,7 @@ export function render(result, view) {
     fillTable(q("carbon"), carbonHeads, carbonRows, [false, true, true, true]);
   }
 
-  const sens = result.sensitivity;
-  const drivers = sens.inputs.filter((d) => d.spearman).slice(0, 8);
-  q("drivers-at").textContent = fmtUtilisation(sens.utilisation, "?");
-  fillTable(
-    q("drivers"),
-    ["Input", "Spearman \u03c1", "A higher value\u2026"],
-    drivers.map((d) => [
-      d.input,
-      `${d.spearman > 0 ? "+" : "-"}${Math.abs(d.spearman).toFixed(2)}`,
-      d.spearman > 0 ? "makes buying dearer" : "makes buying cheaper",
-    ]),
-    [false, true, false],
-  );
-  q("drivers").closest("section").hidden = !drivers.length;
+  drivers(result, q);
 
   warnings(q("warnings"), result.warnings);
 
