@@ -543,7 +543,7 @@ def print_examples(examples: Sequence[Example], console: Console) -> None:
 def print_compare(result: Comparison, console: Console, limit: int | None = None) -> None:
     """Every option (or the ``limit`` cheapest) ranked by P50 cost per unit of work, then the
     cheapest option of each side, their break-evens and what was left out."""
-    from scenarios.compare import from_peaks
+    from scenarios.compare.wording import from_peaks
 
     words = result.wording
     shown = list(result.options if limit is None else result.options[:limit])
@@ -585,7 +585,7 @@ def _option_price(o) -> str:
 
 def _compare_columns(result: Comparison, shown: list) -> list[Column]:
     """The columns of the ranking; by model, with each option's speed and source."""
-    from scenarios.compare import from_peaks, option_name, pricing_name
+    from scenarios.compare.wording import from_peaks, option_name, pricing_name
 
     unit = "USD" if result.model is None else "USD/M tokens"
     columns = [

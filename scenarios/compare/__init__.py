@@ -56,11 +56,6 @@ from .result import (
 from .schema import ComparisonSchema
 from .wording import Wording
 
-# public outside __all__: an option in words, as cli.tables shows it
-from .wording import from_peaks as from_peaks
-from .wording import option_name as option_name
-from .wording import pricing_name as pricing_name
-
 __all__ = [
     "API_UNCERTAINTY",
     "GPU_COUNTS",
