@@ -120,9 +120,12 @@ def _band(low: float, high: float) -> str:
 
 def _heading(result: Result | PlanResult, console: Console) -> None:
     cat = result.catalog
-    console.print(
-        f"[bold]{result.name}[/bold]  (samples {result.samples:,}, seed {result.seed}, "
+    console.print(  # the name is the user's text: "[red]" or ":smile:" in it stay as written
+        f"{result.name}  (samples {result.samples:,}, seed {result.seed}, "
         f"{result.method}, catalog {cat.version if cat else '?'})",
+        style="bold",
+        markup=False,
+        emoji=False,
         highlight=False,
     )
     console.print()

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import re
 import subprocess
 import sys
 from html import unescape
 from pathlib import Path
 
 import pytest
+import yaml
 
 from cli import main
 from cli.main import _parser
@@ -584,3 +586,28 @@ def test_costs_per_unit_of_work_keep_three_significant_figures_with_their_zeros(
     cells = [fmt_unit_cost(x) for x in (0.54, 0.374, 2.4, 0.0689, 123.4, 0.0, None)]
     assert cells == ["$0.540", "$0.374", "$2.40", "$0.0689", "$123", "$0", "—"]
     assert fmt_unit_cost(1234.5) == "$1,234"  # from $1,000 as money
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_a_name_with_brackets_or_colons_is_printed_as_written(tmp_path, terminal):
+    # rich read "[/bold]" in a scenario's name as a closing tag (a MarkupError traceback) and
+    # dropped "[red]"; in plain text and on a terminal (FORCE_COLOR) the name is the user's text
+    doc = yaml.safe_load((ROOT / "scenarios" / "examples" / "worked-example.yaml").read_text())
+    for name in ("lab [/bold] build", "lab [red]4x[/red] :smile:"):
+        doc["name"] = name
+        path = tmp_path / "named.yaml"
+        path.write_text(yaml.safe_dump(doc), "utf-8")
+        env = {
+            "COLUMNS": "100",
+            "PATH": "/usr/bin:/bin",
+            **({"FORCE_COLOR": "1"} if terminal else {}),
+        }
+        out = subprocess.run(
+            [sys.executable, "-m", "cli", "run", str(path)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert out.returncode == 0, out.stderr
+        assert name in re.sub(r"\x1b\[[0-9;]*m", "", out.stdout.splitlines()[0])
