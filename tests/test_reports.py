@@ -1524,3 +1524,24 @@ def test_plan_markdown_and_html_show_the_authors_markup_as_text(text):
     assert [t for t in page.tags if t in ("a", "script", "em")] == []
     assert not [r for r in page.refs if "javascript" in r] and len(page.imgs) == 3
     assert "".join(page.text).count(text) >= 9
+
+
+@pytest.mark.parametrize(
+    ("usd", "label"),
+    [
+        (0, "$0"),
+        (999, "$999"),
+        (1000, "$1k"),
+        (62_500, "$62.5k"),  # a tick of a 2.5k step: it read "$62k" (62.5 rounded half to even)
+        (-62_500, "-$62.5k"),
+        (1_025_000, "$1.025M"),  # a 25k step above a million: it read "$1.0M"
+        (1_250_000, "$1.25M"),
+        (-3_000_000, "-$3M"),
+        (0.1 + 0.2, "$0"),
+        (1_200_000.0000000002, "$1.2M"),  # a step's floating-point sum reads as the step
+    ],
+)
+def test_money_ticks_keep_the_decimals_their_value_needs(usd, label):
+    from costmodel.present.reports.charts import usd_tick
+
+    assert usd_tick(usd) == label

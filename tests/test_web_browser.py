@@ -55,6 +55,7 @@ from costmodel.present.formatting import (
     fmt_usd,
     fmt_utilisation,
 )
+from costmodel.present.reports.charts import usd_tick
 from scenarios.compare import compare, load_request
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -426,6 +427,14 @@ def test_page_in_chromium(driver, tmp_path):
         assert formatted["share"] == [fmt_share(v) for v in shares]
         assert formatted["util"] == [fmt_utilisation(v) for v in shares]
         assert formatted["months"] == [fmt_months(v) for v in months]
+        # and so are the charts' money ticks ("$62.5k" of a 2.5k step, not "$63k")
+        money = [0, 250, 999, 1000, 2500, 62500, -62500, 12000, 1_025_000, 1_250_000, -3e6]
+        ticks = page.d.execute_async_script(
+            """const [money, done] = arguments;
+            import("/assets/js/charts.js").then((c) => done(money.map(c.usdTick)));""",
+            money,
+        )
+        assert ticks == [usd_tick(v) for v in money]
 
         # Edits re-evaluate: the GPU count, then the cloud price (likely alone: a fixed price).
         doc = copy.deepcopy(LAB)

@@ -42,12 +42,14 @@ _SIZE = (8.0, 4.8)  # [inch]
 
 
 def usd_tick(v: float, _pos: Any = None) -> str:
+    """Axis money [USD]: "$12k", "$62.5k", "$1.25M", thousands or millions with the decimals
+    (up to three) the value needs, so that a tick of a 2.5k step is not rounded."""
     a = abs(v)
     sign = "-" if v < 0 else ""
-    if a >= 1e6:
-        return f"{sign}${a / 1e6:,.1f}M"
-    if a >= 1e3:
-        return f"{sign}${a / 1e3:,.0f}k"
+    for unit, suffix in ((1e6, "M"), (1e3, "k")):
+        if a >= unit:
+            digits = f"{a / unit:,.3f}".rstrip("0").rstrip(".")
+            return f"{sign}${digits}{suffix}"
     return f"{sign}${a:,.0f}"
 
 

@@ -12,12 +12,20 @@ function node(tag, attrs = {}, text = "") {
   return n;
 }
 
-/** Axis tick money as the report charts write it: "$12k", "$1.2M". */
+/** Axis tick money as the report charts write it: "$12k", "$62.5k", "$1.25M", thousands or
+ * millions with the decimals (up to three) the value needs, so no tick is rounded. */
 export function usdTick(v) {
   const a = Math.abs(v);
   const sign = v < 0 ? "-" : "";
-  if (a >= 1e6) return `${sign}$${(a / 1e6).toFixed(1)}M`;
-  if (a >= 1e3) return `${sign}$${Math.round(a / 1e3).toLocaleString("en-US")}k`;
+  for (const [unit, suffix] of [
+    [1e6, "M"],
+    [1e3, "k"],
+  ]) {
+    if (a >= unit) {
+      const digits = (a / unit).toLocaleString("en-US", { maximumFractionDigits: 3 });
+      return `${sign}$${digits}${suffix}`;
+    }
+  }
   return `${sign}$${Math.round(a)}`;
 }
 
@@ -241,29 +249,20 @@ function barLabel(bar, chars) {
   return one.length <= chars ? [one] : [...wrap(name, chars), ...wrap(values, chars)];
 }
 
-/** How ticks `values` [USD] are labelled: as the report charts do ("$12k"), or in full
- * ("$62,500") where that would round them. */
-function usdTicks(values) {
-  const resolution = (a) => (a >= 1e6 ? 1e5 : a >= 1e3 ? 1e3 : 1);
-  const round = values.every((v) => Math.abs(v % resolution(Math.abs(v))) < 1e-6);
-  return round ? usdTick : fmtUsd;
-}
-
-/** About `count` ticks of [x0, x1] (fewer until their labels fit between `left` and `right`
- * [px] without touching) and their label: [values, format]. */
+/** About `count` money ticks of [x0, x1], fewer until their labels (usdTick) fit between
+ * `left` and `right` [px] without touching. */
 function fittedTicks(x0, x1, x, count, left, right) {
   for (let n = count; n >= 1; n -= 1) {
     const inRange = ticks(x0, x1, n).filter((t) => t >= x0 && t <= x1);
-    const format = usdTicks(inRange);
     const spans = inRange
-      .map((t) => [t, (format(t).length * TICK_CHAR_PX) / 2])
+      .map((t) => [t, (usdTick(t).length * TICK_CHAR_PX) / 2])
       .filter(([t, half]) => x(t) - half >= left && x(t) + half <= right);
     const apart = spans.every(
       ([t, half], i) => i === 0 || x(spans[i - 1][0]) + spans[i - 1][1] + 6 <= x(t) - half,
     );
-    if (apart) return [spans.map(([t]) => t), format];
+    if (apart) return spans.map(([t]) => t);
   }
-  return [[], usdTick];
+  return [];
 }
 
 /**
@@ -303,8 +302,8 @@ export function tornadoChart(t, versus, width) {
   const d = (x1 - x0) * 0.05 || Math.abs(x1) * 0.1 || 1;
   [x0, x1] = [x0 - d, x1 + d];
   const x = scale(x0, x1, box.l, box.r);
-  const [xTicks, format] = fittedTicks(x0, x1, x, width < 480 ? 4 : 6, 2, width - 2);
-  axes(svg, box, x, null, xTicks, [], format, null, `Buy \u2212 ${short} TCO at ${u} [USD]`, "");
+  const xTicks = fittedTicks(x0, x1, x, width < 480 ? 4 : 6, 2, width - 2);
+  axes(svg, box, x, null, xTicks, [], usdTick, null, `Buy \u2212 ${short} TCO at ${u} [USD]`, "");
 
   for (const [i, b] of bars.entries()) {
     const [at10, at90] = [b.gap_at_low, b.gap_at_high];
