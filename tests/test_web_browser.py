@@ -1131,6 +1131,41 @@ def _drivers_shown(page: Page, result: dict[str, Any]) -> None:
         assert _voi_shown(page) == _voi_table(result)
 
 
+def _rank_correlations(result: dict[str, Any]) -> dict[str, list[Any]]:
+    """The rank-correlation table the page should show: with a hosted API the 8 inputs most
+    correlated with either gap, by the larger |rho|, a column for each gap."""
+    rho = lambda x: f"{'+' if x > 0 else '-' if x < 0 else ''}{abs(x):.2f}"  # noqa: E731
+    rent = {d["input"]: d["spearman"] for d in result["sensitivity"]["inputs"]}
+    if not result.get("rivals"):
+        top = [(n, r) for n, r in rent.items() if r][:8]
+        words = {True: "makes buying dearer", False: "makes buying cheaper"}
+        return {
+            "heads": ["Input", "Spearman \u03c1", "A higher value\u2026"],
+            "rows": [[n, rho(r), words[r > 0]] for n, r in top],
+        }
+    api = {d["input"]: d["spearman"] for d in result["rivals"][0]["sensitivity"]["inputs"]}
+    strength = {n: max(abs(rent.get(n, 0)), abs(api.get(n, 0))) for n in {*rent, *api}}
+    top = sorted((n for n in strength if strength[n] > 0), key=lambda n: (-strength[n], n))[:8]
+    return {
+        "heads": ["Input", "\u03c1 with buy \u2212 rent", "\u03c1 with buy \u2212 API",
+                  "Strongest with"],
+        "rows": [
+            [n, rho(rent.get(n, 0)), rho(api.get(n, 0)),
+             "the API" if abs(api.get(n, 0)) > abs(rent.get(n, 0)) else "renting"]
+            for n in top
+        ],
+    }  # fmt: skip
+
+
+def _table_shown(page: Page, table: str) -> dict[str, list[Any]]:
+    return page.js(
+        f"""const t = document.getElementById('{table}');"""
+        """return {heads: [...t.querySelectorAll('thead th')].map((h) => h.textContent),
+                rows: [...t.querySelectorAll('tbody tr')]
+                  .map((r) => [...r.children].map((c) => c.textContent))};"""
+    )
+
+
 def test_what_drives_the_answer_in_chromium(driver, tmp_path):
     """The tornado of buying against renting (and against the API) and the value of
     information, drawn from the answer; a run stored before they existed shows neither."""
@@ -1141,6 +1176,7 @@ def test_what_drives_the_answer_in_chromium(driver, tmp_path):
         assert len(lab["tornado"]["inputs"]) > TORNADO_BARS  # the chart shows the 8 largest
         assert _tornado_bars(lab["tornado"])[0] != lab["tornado"]["inputs"][0]  # by its swing
         _drivers_shown(page, lab)
+        assert _table_shown(page, "scenario-drivers") == _rank_correlations(lab)
         assert "the 8 of 12 uncertain inputs" in page.text("scenario-tornado-caption")
         assert _voi_shown(page)["rows"] == [["All of them (EVPI)", "$0.00"]]  # no study helps
         # At the narrowest width a chart is drawn at (280 px) the longer labels take two lines.
@@ -1168,6 +1204,10 @@ def test_what_drives_the_answer_in_chromium(driver, tmp_path):
         api = result["rivals"][0]["value_of_information"]
         assert api["evpi"] > 0 and len(_voi_table(result)["rows"]) > 1
         _drivers_shown(page, result)
+        # the rank correlations with both gaps, an input that moves only the API's among them
+        shown = _table_shown(page, "scenario-drivers")
+        assert shown == _rank_correlations(result) and len(shown["heads"]) == 4
+        assert any(row[-1] == "the API" for row in shown["rows"])
         page.screenshot("web-tornado-phone", 375)
 
         # Runs stored before the tornado and the value of information existed, or before

@@ -232,23 +232,54 @@ function tornadoFigure(figure, t, versus) {
   return () => drawChart(slot, (width) => tornadoChart(t, versus, width));
 }
 
+/** Signed rank correlation in two decimals: "+0.93", "-0.10". */
+function rho(spearman) {
+  const sign = spearman > 0 ? "+" : spearman < 0 ? "-" : "";
+  return `${sign}${Math.abs(spearman).toFixed(2)}`;
+}
+
+/** The rank correlations as [headers, rows]: the 8 strongest inputs with the buy-minus-rent
+ * gap (what a higher value does in words); with a hosted API the 8 strongest with either gap,
+ * by the larger, one column for each (an input missing from one side's list: "0.00"). */
+function rankCorrelations(result) {
+  const rent = result.sensitivity.inputs;
+  const api = result.rivals?.find((r) => r.versus === "api")?.sensitivity.inputs;
+  if (!api) {
+    const top = rent.filter((d) => d.spearman).slice(0, 8);
+    const words = (d) => (d.spearman > 0 ? "makes buying dearer" : "makes buying cheaper");
+    return [
+      ["Input", "Spearman \u03c1", "A higher value\u2026"],
+      top.map((d) => [d.input, rho(d.spearman), words(d)]),
+    ];
+  }
+  const of = (list) => new Map(list.map((d) => [d.input, d.spearman]));
+  const [vsRent, vsApi] = [of(rent), of(api)];
+  const names = [...new Set([...vsRent.keys(), ...vsApi.keys()])];
+  const strength = (n) => Math.max(Math.abs(vsRent.get(n) ?? 0), Math.abs(vsApi.get(n) ?? 0));
+  const top = names
+    .filter((n) => strength(n) > 0)
+    .sort((a, b) => strength(b) - strength(a) || (a < b ? -1 : 1))
+    .slice(0, 8);
+  return [
+    ["Input", "\u03c1 with buy \u2212 rent", "\u03c1 with buy \u2212 API", "Strongest with"],
+    top.map((n) => {
+      const [r, a] = [vsRent.get(n) ?? 0, vsApi.get(n) ?? 0];
+      return [n, rho(r), rho(a), Math.abs(a) > Math.abs(r) ? "the API" : "renting"];
+    }),
+  ];
+}
+
 /** What drives the answer: the rank correlations, the tornados and the value of information;
  * the section and each part shown only with something in it. */
 function drivers(result, q) {
   const sens = result.sensitivity;
-  const top = sens.inputs.filter((d) => d.spearman).slice(0, 8);
-  q("drivers-part").hidden = !top.length;
+  const [heads, correlations] = rankCorrelations(result);
+  const api = heads.length > 3;
+  q("drivers-part").hidden = !correlations.length;
   q("drivers-at").textContent = fmtUtilisation(sens.utilisation, "?");
-  fillTable(
-    q("drivers"),
-    ["Input", "Spearman \u03c1", "A higher value\u2026"],
-    top.map((d) => [
-      d.input,
-      `${d.spearman > 0 ? "+" : "-"}${Math.abs(d.spearman).toFixed(2)}`,
-      d.spearman > 0 ? "makes buying dearer" : "makes buying cheaper",
-    ]),
-    [false, true, false],
-  );
+  q("drivers-versus").textContent = api ? " (and with buy-minus-API)" : "";
+  const numeric = api ? [false, true, true, false] : [false, true, false];
+  fillTable(q("drivers"), heads, correlations, numeric);
   const draws = ["rent", "api"].map((versus) =>
     tornadoFigure(q(`tornado-${versus}`), uncertainty(result, versus)[0], versus),
   );
