@@ -649,6 +649,7 @@ def test_inference_in_chromium(driver, tmp_path):
             "return [...document.querySelectorAll('#view-scenario [data-role=\"api\"]')]"
             ".every((n) => !n.hidden)"
         )
+        _payback_drawn(page, result)
         page.screenshot("web-inference", 1280)
         page.screenshot("web-inference-phone", 375)
         page.viewport(375, 800)
@@ -1097,6 +1098,39 @@ def _voi_table(result: dict[str, Any]) -> dict[str, list[Any]]:
     }
 
 
+def _payback_drawn(page: Page, result: dict[str, Any]) -> None:
+    """The payback chart: a band and a line per side of the cumulative cost by month, and the
+    payback P50 (against renting, and against the API) where it falls within the horizon, at
+    its month on the axis from month 0 to the horizon."""
+    cum = result["cumulative_cost"]
+    i = result["utilisation"].index(cum["utilisation"])
+    paybacks = {"be-line": result["payback_months"]["p50"][i]}
+    if cum.get("api"):
+        paybacks["be-line api"] = result["payback_vs_api_months"]["p50"][i]
+    drawn = page.js(
+        """const svg = document.querySelector('#scenario-payback svg');
+        const axes = [...svg.querySelectorAll('line.axis')].map((l) => l.getBBox());
+        return {bands: svg.querySelectorAll('polygon.band').length,
+                lines: svg.querySelectorAll('polyline.line').length,
+                left: Math.min(...axes.map((b) => b.x)),
+                right: Math.max(...axes.map((b) => b.x + b.width)),
+                paybacks: [...svg.querySelectorAll('line.be-line')].map((l) =>
+                  [l.getAttribute('class'), Number(l.getAttribute('x1'))]),
+                labels: [...svg.querySelectorAll('text.be-label')].map((t) => t.textContent),
+                label: svg.getAttribute('aria-label')};"""
+    )
+    sides = 3 if cum.get("api") else 2
+    assert drawn["bands"] == drawn["lines"] == sides
+    horizon = cum["months"][-1]
+    expected = {cls: m for cls, m in paybacks.items() if m is not None and m <= horizon}
+    left, span = drawn["left"], drawn["right"] - drawn["left"]
+    at = {c: pytest.approx(left + m / horizon * span, abs=0.6) for c, m in expected.items()}
+    assert at == dict(drawn["paybacks"])
+    words = {"be-line": "payback", "be-line api": "vs API"}
+    assert drawn["labels"] == [f"{words[c]} {fmt_months(m)} months" for c, m in expected.items()]
+    assert f"payback P50 {fmt_months(paybacks['be-line'])}" in drawn["label"]
+
+
 def _voi_shown(page: Page) -> dict[str, list[Any]]:
     return page.js(
         """const t = document.getElementById('scenario-voi');
@@ -1176,6 +1210,7 @@ def test_what_drives_the_answer_in_chromium(driver, tmp_path):
         assert len(lab["tornado"]["inputs"]) > TORNADO_BARS  # the chart shows the 8 largest
         assert _tornado_bars(lab["tornado"])[0] != lab["tornado"]["inputs"][0]  # by its swing
         _drivers_shown(page, lab)
+        _payback_drawn(page, lab)
         assert _table_shown(page, "scenario-drivers") == _rank_correlations(lab)
         assert "the 8 of 12 uncertain inputs" in page.text("scenario-tornado-caption")
         assert _voi_shown(page)["rows"] == [["All of them (EVPI)", "$0.00"]]  # no study helps

@@ -1,7 +1,7 @@
 // The page's charts as SVG, drawn at the pixel width they are shown at (so text stays legible on
 // a phone), styled by class from app.css: the same charts as the reports' PNGs.
 
-import { fmtNumber, fmtShare, fmtTonnes, fmtUsd, fmtUtilisation } from "./format.js";
+import { fmtMonths, fmtNumber, fmtShare, fmtTonnes, fmtUsd, fmtUtilisation } from "./format.js";
 
 const SVG = "http://www.w3.org/2000/svg"; // the SVG namespace name, not a resource
 
@@ -114,6 +114,27 @@ function sides(result) {
   ];
 }
 
+/** The P10–P90 band and the P50 line over `xs` of each of `layers` ([class, bands]), bottom
+ * layer first. */
+function drawBands(svg, xs, layers, x, y) {
+  for (const [side, bands] of layers) {
+    const at = (q) => xs.map((v, i) => `${x(v).toFixed(1)},${y(bands[q][i]).toFixed(1)}`);
+    const outline = [...at("p90"), ...at("p10").reverse()].join(" ");
+    svg.append(node("polygon", { points: outline, class: `band ${side}` }));
+    svg.append(node("polyline", { points: at("p50").join(" "), class: `line ${side}` }));
+  }
+}
+
+/** The y ticks and range of money `values` [USD], from 0 or below: [ticks, y0, y1]. */
+function moneyRange(values, count) {
+  const yTicks = ticks(Math.min(0, ...values), Math.max(...values), count);
+  return [
+    yTicks,
+    Math.min(yTicks[0], ...values),
+    Math.max(yTicks[yTicks.length - 1], ...values),
+  ];
+}
+
 /** A dashed break-even line at utilisation `be` [-] labelled `text`, `row` lines down. */
 function breakevenLine(svg, box, x, be, cls, text, row) {
   const px = x(be);
@@ -153,9 +174,7 @@ export function breakevenChart(result, width) {
   let x1 = Math.max(...u);
   if (x1 === x0) [x0, x1] = [Math.max(0, x0 - 0.05), Math.min(1, x1 + 0.05)];
   const all = sides(result).flatMap(([, bands]) => [...bands.p10, ...bands.p90]);
-  const yTicks = ticks(Math.min(0, ...all), Math.max(...all), count);
-  const y0 = Math.min(yTicks[0], ...all);
-  const y1 = Math.max(yTicks[yTicks.length - 1], ...all);
+  const [yTicks, y0, y1] = moneyRange(all, count);
   const x = scale(x0, x1, box.l, box.r);
   const y = scale(y0, y1, box.b, box.t);
   const xTicks = ticks(x0, x1, count).filter((t) => t >= x0 - 1e-9 && t <= x1 + 1e-9);
@@ -187,13 +206,7 @@ export function breakevenChart(result, width) {
         }),
       );
   }
-  for (const [side, bands] of sides(result)) {
-    const upper = u.map((v, i) => `${x(v).toFixed(1)},${y(bands.p90[i]).toFixed(1)}`);
-    const lower = u.map((v, i) => `${x(v).toFixed(1)},${y(bands.p10[i]).toFixed(1)}`).reverse();
-    svg.append(node("polygon", { points: [...upper, ...lower].join(" "), class: `band ${side}` }));
-    const line = u.map((v, i) => `${x(v).toFixed(1)},${y(bands.p50[i]).toFixed(1)}`).join(" ");
-    svg.append(node("polyline", { points: line, class: `line ${side}` }));
-  }
+  drawBands(svg, u, sides(result), x, y);
   const words = vsApi ? "vs rent" : "break-even";
   if (shown(be.p50))
     breakevenLine(svg, box, x, be.p50, "be-line", `${words} ${fmtUtilisation(be.p50)}`, 0);
@@ -201,6 +214,51 @@ export function breakevenChart(result, width) {
     const text = `vs API ${fmtUtilisation(vsApi.p50)}`;
     breakevenLine(svg, box, x, vsApi.p50, "be-line api", text, 1);
   }
+  return svg;
+}
+
+/**
+ * Cumulative cash cost of buying and of renting (and of a hosted API) by month at the
+ * result's report utilisation, without resale: P10–P90 bands and P50 lines, and the payback
+ * P50 against renting (dashed) and against the API (dotted) at that level.
+ */
+export function paybackChart(result, width) {
+  const { height, box, count } = geometry(width);
+  const cum = result.cumulative_cost;
+  const months = cum.months;
+  const layers = [...(cum.api ? [["api", cum.api]] : []), ["rent", cum.rent], ["buy", cum.buy]];
+  const i = result.utilisation.reduce(
+    (best, v, j) =>
+      Math.abs(v - cum.utilisation) < Math.abs(result.utilisation[best] - cum.utilisation)
+        ? j
+        : best,
+    0,
+  );
+  const paybacks = [
+    ["", "be-line", "payback", result.payback_months.p50[i]],
+    ...(cum.api
+      ? [[" against the API", "be-line api", "vs API", result.payback_vs_api_months.p50[i]]]
+      : []),
+  ];
+  const words = paybacks
+    .map(([against, , , m]) => `payback${against} P50 ${fmtMonths(m)}`)
+    .join("; ");
+  const label =
+    `Cumulative cost of buying and of renting${cum.api ? " and of the API" : ""} by month at ` +
+    `${fmtUtilisation(cum.utilisation)} utilisation, without resale; ${words}`;
+  const svg = frame(width, height, label);
+  const x1 = months[months.length - 1];
+  const x = scale(0, x1, box.l, box.r);
+  const all = layers.flatMap(([, bands]) => [...bands.p10, ...bands.p90]);
+  const [yTicks, y0, y1] = moneyRange(all, count);
+  const y = scale(y0, y1, box.b, box.t);
+  const xTicks = ticks(0, x1, count).filter((t) => t <= x1 && Number.isInteger(t));
+  const yTitle = "Cumulative cost [USD, present value]";
+  axes(svg, box, x, y, xTicks, yTicks, (t) => String(t), usdTick, "Month", yTitle);
+  drawBands(svg, months, layers, x, y);
+  for (const [row, [, cls, short, m]] of paybacks.entries())
+    if (m !== null && m !== undefined && m <= x1)
+      breakevenLine(svg, box, x, m, cls, `${short} ${fmtMonths(m)} months`, row);
   return svg;
 }
 

@@ -1,13 +1,14 @@
-// The scenario view: the verdict, key figures, break-even chart, what drives the answer, the
-// warnings and the results by utilisation of a rent-versus-buy result (POST /v1/evaluate). An
-// inference result counts its cost in M tokens, and one with a hosted API (`api_tco`) shows it
-// as a third side: its TCO, the break-even with it, its cost per M tokens and the share of
-// draws in which each side is the cheapest. Each side's emissions (`carbon`) are shown at the
-// report utilisation, an API without emission figures as unknown. What drives the answer: the
-// rank correlations, the tornado against renting (and against the API) and the value of
-// information, each part left out of a result stored before it existed (null or absent).
+// The scenario view: the verdict, key figures, break-even and payback charts, what drives the
+// answer, the warnings and the results by utilisation of a rent-versus-buy result (POST
+// /v1/evaluate). An inference result counts its cost in M tokens, and one with a hosted API
+// (`api_tco`) shows it as a third side: its TCO, the break-even with it, its cost per M tokens
+// and the share of draws in which each side is the cheapest. Each side's emissions (`carbon`)
+// are shown at the report utilisation, an API without emission figures as unknown. What drives
+// the answer: the rank correlations, the tornado against renting (and against the API) and the
+// value of information, each part left out of a result stored before it existed (null or
+// absent).
 
-import { breakevenChart, TORNADO_BARS, tornadoChart } from "../charts.js";
+import { breakevenChart, paybackChart, TORNADO_BARS, tornadoChart } from "../charts.js";
 import {
   fmtGrams,
   fmtMonths,
@@ -307,6 +308,8 @@ export function render(result, view) {
   figures(q("figures"), keyFigures(result, i, fmtUtilisation(result.utilisation[i])));
 
   drawChart(q("chart"), (width) => breakevenChart(result, width));
+  q("payback-at").textContent = fmtUtilisation(result.cumulative_cost.utilisation);
+  drawChart(q("payback-chart"), (width) => paybackChart(result, width));
 
   const [carbonHeads, carbonRows] = emissions(result, i);
   q("carbon-section").hidden = !carbonHeads;
