@@ -217,6 +217,15 @@ export function breakevenChart(result, width) {
   return svg;
 }
 
+/** Index of the utilisation level of `result` nearest `u`. */
+export function nearestLevel(result, u) {
+  let best = 0;
+  result.utilisation.forEach((v, i) => {
+    if (Math.abs(v - u) < Math.abs(result.utilisation[best] - u)) best = i;
+  });
+  return best;
+}
+
 /**
  * Cumulative cash cost of buying and of renting (and of a hosted API) by month at the
  * result's report utilisation, without resale: P10–P90 bands and P50 lines, and the payback
@@ -227,13 +236,7 @@ export function paybackChart(result, width) {
   const cum = result.cumulative_cost;
   const months = cum.months;
   const layers = [...(cum.api ? [["api", cum.api]] : []), ["rent", cum.rent], ["buy", cum.buy]];
-  const i = result.utilisation.reduce(
-    (best, v, j) =>
-      Math.abs(v - cum.utilisation) < Math.abs(result.utilisation[best] - cum.utilisation)
-        ? j
-        : best,
-    0,
-  );
+  const i = nearestLevel(result, cum.utilisation);
   const paybacks = [
     ["", "be-line", "payback", result.payback_months.p50[i]],
     ...(cum.api

@@ -8,7 +8,13 @@
 // value of information, each part left out of a result stored before it existed (null or
 // absent).
 
-import { breakevenChart, paybackChart, TORNADO_BARS, tornadoChart } from "../charts.js";
+import {
+  breakevenChart,
+  nearestLevel,
+  paybackChart,
+  TORNADO_BARS,
+  tornadoChart,
+} from "../charts.js";
 import {
   fmtGrams,
   fmtMonths,
@@ -26,15 +32,6 @@ export const kind = "scenario";
 
 // The sides of a result, in the order a tie goes (buy, rent, api), and their words.
 const SIDES = { buy: "buying", rent: "renting", api: "the API" };
-
-/** Index of the utilisation level nearest `u`. */
-function level(result, u) {
-  let best = 0;
-  result.utilisation.forEach((v, i) => {
-    if (Math.abs(v - u) < Math.abs(result.utilisation[best] - u)) best = i;
-  });
-  return best;
-}
 
 function span(lo, hi, fmt) {
   return `P10\u2013P90: ${fmt(lo)} to ${fmt(hi)}`;
@@ -304,7 +301,7 @@ export function render(result, view) {
   for (const node of view.querySelectorAll('[data-role="api"]')) node.hidden = !api;
 
   const u = result.cumulative_cost.utilisation ?? result.sensitivity.utilisation ?? 0.5;
-  const i = level(result, u);
+  const i = nearestLevel(result, u);
   figures(q("figures"), keyFigures(result, i, fmtUtilisation(result.utilisation[i])));
 
   drawChart(q("chart"), (width) => breakevenChart(result, width));
