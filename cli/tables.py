@@ -309,7 +309,8 @@ _OBJECTIVE_PRIORITY = {
 
 
 def print_plan(result: PlanResult, console: Console) -> None:
-    """Verdict, then every candidate (the best and the frontier marked), and warnings."""
+    """Verdict, then every candidate (the best and the frontier marked), how precisely the
+    draws tell the best from the runner-up, the value of information and warnings."""
     _heading(result, console)
     best = (result.best.servers, result.best.instances)
     frontier = {(c.servers, c.instances) for c in result.frontier}
@@ -349,7 +350,11 @@ def print_plan(result: PlanResult, console: Console) -> None:
     )
     console.print(fitted_table(columns, console))
     from costmodel.present.reports.uncertainty import plan_voi_sentence
+    from costmodel.present.verdict import plan_precision_text
 
+    precision = plan_precision_text(result)
+    if precision:
+        console.print(precision, highlight=False)
     sentence = plan_voi_sentence(result)
     if sentence:
         console.print()

@@ -75,10 +75,26 @@ from .downtime import availability
 from .engine import Progress, draw
 from .fleet_carbon import FleetEmissions, Tally, fleet_emissions, weighted_rows, weighted_sum
 from .inputs import ApiInputs, PlanInputs
-from .plan_result import Candidate, CarbonStats, Choice, CostStats, PlanResult, WorkSplit
+from .plan_result import (
+    Candidate,
+    CarbonStats,
+    Choice,
+    CostStats,
+    PlanResult,
+    Precision,
+    WorkSplit,
+)
 from .result import InputValue
-from .sampling import Sample
-from .stats import frontier, input_bins, input_ranks, percentiles, row_stats, uncertain
+from .sampling import Sample, stream
+from .stats import (
+    bootstrap_difference_se,
+    frontier,
+    input_bins,
+    input_ranks,
+    percentiles,
+    row_stats,
+    uncertain,
+)
 from .uncertainty import evppi, expected_value_of_information
 
 __all__ = ["FleetSimulation", "saving", "simulate_plan", "summarise_plan", "work_split"]
@@ -457,6 +473,45 @@ def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
     return Choice(pair(first), pair(second), evpi, count, tuple(worth))
 
 
+#: The name keying the random stream of the bootstrap of :func:`_precision`.
+_PRECISION_STREAM = "__plan_precision__"
+
+
+def _precision(sim: FleetSimulation, order: list[int], objective: np.ndarray) -> Precision | None:
+    """How far the draws tell the best candidate from the runner-up (``order`` ranks the
+    candidates by the objective, whose value for each is ``objective`` [USD]); ``None`` with
+    one candidate.
+
+    The difference is objective(second) - objective(first) over the draws. Its standard error
+    for the mean is s / sqrt(n), s the sample standard deviation (n - 1) of the per-draw
+    difference; for a P90 or a CVaR95 the bootstrap of :func:`bootstrap_difference_se` on
+    the stream keyed by the plan's seed and :data:`_PRECISION_STREAM`. With a single draw it
+    is 0 when every input is fixed, and unknown (NaN) otherwise.
+    """
+    if len(order) < 2:
+        return None
+    first, second = order[0], order[1]
+    a, b = sim.cost[first], sim.cost[second]
+    inputs = sim.inputs
+    n = a.size
+    if n < 2:
+        se = math.nan if uncertain(inputs) else 0.0
+    elif inputs.objective == "mean":
+        se = float(np.std(b - a, ddof=1)) / math.sqrt(n)
+    else:
+        rng = stream(inputs.seed, _PRECISION_STREAM)
+        se = bootstrap_difference_se(a, b, inputs.objective, rng)
+    pair = lambda j: (int(sim.servers[j]), int(sim.instances[j]))  # noqa: E731
+    return Precision(
+        first=pair(first),
+        second=pair(second),
+        objective=inputs.objective,
+        difference=float(objective[second] - objective[first]),
+        difference_se=se,
+        prob_first_cheaper=float(np.count_nonzero(a < b)) / n,
+    )
+
+
 def _carbon_stats(kg: np.ndarray, work: np.ndarray) -> list[CarbonStats]:
     """Each row's emissions of ``kg`` (rows x draws) [kg CO2e] in tonnes, and per unit of the
     draws' ``work`` [units of work]: 1000 g/kg x the mean kg / the mean work (NaN without any)."""
@@ -536,6 +591,7 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
         objective=inputs.objective,
         work_split=work_split(sim, best.servers, best.instances),
         value_of_information=_choice(sim, order),
+        precision=_precision(sim, order, stats[inputs.objective]),
         carbon_frontier=green,
         carbon_unknown=sim.carbon_unknown,
         seed=inputs.seed,

@@ -7,13 +7,14 @@ demand's unit (reference GPU-hours, or millions of tokens). Its JSON form is
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .result import SCHEMA_VERSION, Advice, Assumption, CatalogRef, InputValue
+from .result import SCHEMA_VERSION, Z95, Advice, Assumption, CatalogRef, InputValue
 
 if TYPE_CHECKING:
     import pandas
@@ -25,6 +26,7 @@ __all__ = [
     "CostStats",
     "KIND",
     "PlanResult",
+    "Precision",
     "WorkSplit",
 ]
 
@@ -109,6 +111,38 @@ class Choice:
     by_input: tuple[InputValue, ...]
 
 
+@dataclass(frozen=True)
+class Precision:
+    """Whether the run's draws tell the best candidate (``first``) from the runner-up
+    (``second``) by ``objective``, each ``(servers, instances)``, the pair of the value of
+    information: ``difference`` [USD] = objective(second) - objective(first) on the draws
+    (never negative), ``difference_se`` [USD] its standard error (NaN from a single draw of
+    uncertain inputs), and ``prob_first_cheaper`` [-] the share of draws in which the first
+    costs less than the second."""
+
+    first: tuple[int, int]
+    second: tuple[int, int]
+    objective: str
+    difference: float
+    difference_se: float
+    prob_first_cheaper: float
+
+    @property
+    def halfwidth(self) -> float:
+        """Half the width of the 95 % interval of the difference [USD]: 1.96 x its standard
+        error (NaN when that is unknown)."""
+        return Z95 * self.difference_se
+
+    @property
+    def close_call(self) -> bool:
+        """Whether the draws fail to tell the two apart: the 95 % interval of the difference
+        reaches 0, or is unknown. A difference without spread (0 in every draw) is none: no
+        number of draws would part them."""
+        if math.isnan(self.difference_se):
+            return True
+        return self.difference_se > 0 and self.difference <= self.halfwidth
+
+
 @dataclass(frozen=True, eq=False)
 class PlanResult:
     """Everything a plan reports: every candidate, the best by ``objective``, the cost-versus-
@@ -116,8 +150,10 @@ class PlanResult:
     reference, the best plan's monthly ``work_split`` and the verdict. For a plan that counts
     carbon, ``carbon_frontier`` holds the candidates no other beats on both mean cost and mean
     emissions (``None`` when the emissions are unknown, or not counted) and ``carbon_unknown``
-    the sides of unknown emissions (``"burst.api"``). The scenario layer adds ``scenario``,
-    ``catalog``, ``warnings`` and ``assumptions``."""
+    the sides of unknown emissions (``"burst.api"``). ``precision`` says how far the draws
+    tell the best from the runner-up (``None`` with one candidate, or in results stored before
+    it). The scenario layer adds ``scenario``, ``catalog``, ``warnings`` and
+    ``assumptions``."""
 
     candidates: tuple[Candidate, ...]
     best: Candidate
@@ -130,6 +166,7 @@ class PlanResult:
     method: str
     verdict: str = ""
     value_of_information: Choice | None = None
+    precision: Precision | None = None
     carbon_frontier: tuple[Candidate, ...] | None = None
     carbon_unknown: tuple[str, ...] = ()
     scenario: Mapping[str, Any] = field(default_factory=dict)

@@ -42,10 +42,13 @@ __all__ = [
     "TornadoBar",
     "UnitCost",
     "ValueOfInformation",
+    "Z95",
 ]
 
 #: Version of the result's JSON form.
 SCHEMA_VERSION = 1
+#: The standard normal quantile of a two-sided 95 % interval, Phi^-1(0.975) [-].
+Z95 = 1.959963984540054
 
 
 def frozen_array(values: Any) -> np.ndarray:

@@ -4,12 +4,14 @@ sensitivity and the value of information rest on.
 
 Percentiles are P10, P50 and P90 by linear interpolation between order statistics (numpy's
 default ``linear`` method); "never" outcomes are +inf, and a percentile that lands on one is
-NaN (reported as null).
+NaN (reported as null). :func:`bootstrap_difference_se` gives the standard error of the
+difference of two rows' P90 or CVaR95 on the same draws.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -22,8 +24,10 @@ from .uncertainty import quantile_bins
 
 __all__ = [
     "QUANTILES",
+    "REPLICATES",
     "Drawn",
     "LevelBands",
+    "bootstrap_difference_se",
     "breakeven",
     "frontier",
     "input_bins",
@@ -39,6 +43,15 @@ QUANTILES = (0.10, 0.50, 0.90)
 _NAMES = ("p10", "p50", "p90")
 #: Elements of one block of rows partitioned at once by :func:`row_stats`.
 _BLOCK_ELEMENTS = 2_000_000
+#: The share of the worst draws a CVaR averages [-] (CVaR95).
+_TAIL = 0.05
+#: Bootstrap replicates of :func:`bootstrap_difference_se`.
+REPLICATES = 200
+#: How far a bootstrap replicate's band of values reaches beyond the order statistics it reads,
+#: in standard deviations of the number of resampled draws below them.
+_REACH_SD = 8.0
+#: Bytes of the working arrays of one chunk of bootstrap replicates (about, from above).
+_CHUNK_BYTES = 32 * 2**20
 
 
 class Drawn(Protocol):
@@ -197,7 +210,7 @@ def breakeven(values: np.ndarray) -> Breakeven:
     )
 
 
-def row_stats(cost: np.ndarray, tail: float = 0.05) -> dict[str, np.ndarray]:
+def row_stats(cost: np.ndarray, tail: float = _TAIL) -> dict[str, np.ndarray]:
     """Mean, P10/P50/P90 and CVaR (the mean of the worst ceil(``tail`` * n) of n draws; CVaR95
     with the default tail) of each row of ``cost`` (rows x draws), by name; percentiles
     interpolate linearly between order statistics as :func:`percentiles` does (NaN where one is
@@ -225,6 +238,175 @@ def row_stats(cost: np.ndarray, tail: float = 0.05) -> dict[str, np.ndarray]:
             out[name][block] = np.where(np.isfinite(v), v, np.nan)
         out["cvar95"][block] = part[:, n - worst :].mean(axis=1)
     return out
+
+
+def _reads(objective: str, n: int) -> tuple[int, int, float]:
+    """Where ``objective`` reads n sorted draws, as :func:`row_stats` computes it: ``p90``
+    interpolates between the order statistics at 0-based positions (first, last) with the
+    weight of the upper one (one statistic when 0.9 (n - 1) is whole); ``cvar95`` averages
+    every draw from position first = n - ceil(0.05 n) to the end (last = first, weight 0)."""
+    if objective == "p90":
+        position = QUANTILES[-1] * (n - 1)
+        lo = math.floor(position)
+        frac = position - lo
+        return lo, lo + 1 if frac != 0.0 else lo, frac
+    if objective == "cvar95":
+        first = n - max(1, math.ceil(_TAIL * n))
+        return first, first, 0.0
+    raise ValueError(f"no bootstrap of {objective!r}; valid: p90, cvar95")
+
+
+@dataclass(frozen=True, eq=False)
+class _Cells:
+    """The n draws of two rows by their place for each, for the bootstrap of a statistic.
+
+    Each row's band holds its draws from its order statistic ``reach`` ranks below the first
+    position the statistic reads (:func:`_reads`) to the one ``reach`` above the last, ties
+    with either end included; a draw is below (0), in (1) or above (2) each row's band, and
+    in cell 3 * (its place for the first row) + (its place for the second). A replicate sorts
+    each row's resampled draws in its band and counts those below; a CVaR adds up those above
+    it too. ``sizes`` (9,) are the cells' numbers of draws and ``values`` each cell's values
+    of its draws for (the first row, the second) where a replicate needs them one by one,
+    ``None`` where it only counts them.
+    """
+
+    objective: str
+    n: int
+    sizes: np.ndarray
+    values: tuple[tuple[np.ndarray | None, np.ndarray | None], ...]
+
+    def place(self, row: int, cell: int) -> int:
+        """The place of the draws of ``cell`` for ``row`` (0 first, 1 second)."""
+        return cell // 3 if row == 0 else cell % 3
+
+    def drawn(self) -> list[int]:
+        """The cells whose draws a replicate picks one by one."""
+        return [c for c, pair in enumerate(self.values) if any(v is not None for v in pair)]
+
+
+def _cells(first: np.ndarray, second: np.ndarray, objective: str, reach: int) -> _Cells:
+    """The cells of ``first`` and ``second`` (n,) for ``objective``, their bands ``reach``
+    ranks beyond the positions it reads."""
+    n = first.size
+    k0, k1, _ = _reads(objective, n)
+    ends = (max(0, k0 - reach), min(n - 1, k1 + reach))
+    cell = np.zeros(n, dtype=np.int8)
+    for weight, x in ((3, first), (1, second)):
+        part = np.partition(x, ends)
+        cell[x >= part[ends[0]]] += weight  # in the band or above it
+        cell[x > part[ends[1]]] += weight  # above it
+    sizes = np.bincount(cell, minlength=9)
+    needed = {1} if objective == "p90" else {1, 2}  # a CVaR adds up the draws above
+    values = []
+    for c in range(9):
+        wanted = [place in needed and sizes[c] > 0 for place in (c // 3, c % 3)]
+        draws = np.flatnonzero(cell == c) if any(wanted) else None
+        pair = zip((first, second), wanted, strict=True)
+        values.append(tuple(x[draws] if w else None for x, w in pair))
+    return _Cells(objective, n, sizes, tuple(values))
+
+
+def _replicate_differences(
+    cells: _Cells, counts: np.ndarray, picks: dict[int, np.ndarray]
+) -> np.ndarray | None:
+    """The second row's statistic minus the first's in each of b replicates, from ``counts``
+    (b, 9), how many of each replicate's n resampled draws fall in each cell, and ``picks``,
+    which draws of each cell of :meth:`_Cells.drawn` those are (positions in the cell,
+    replicate after replicate); ``None`` when some statistic would read outside its band.
+
+    In a replicate, a row's sorted resample is the draws below its band, then those in it,
+    then those above: position k is the (k - below)-th smallest resampled draw in the band.
+    """
+    b, n = counts.shape[0], cells.n
+    k0, k1, frac = _reads(cells.objective, n)
+    rows = np.arange(b)
+    replicate = {c: np.repeat(rows, counts[:, c]) for c in picks}
+    stat = []
+    for j in range(2):
+        place = np.array([cells.place(j, c) for c in range(9)])
+        below = counts[:, place == 0].sum(axis=1)
+        size = counts[:, place == 1].sum(axis=1)
+        if np.any(below > k0) or np.any(k1 - below >= size):
+            return None
+        width = int(size.max())
+        band = np.full((b, width), -np.inf)  # the band's draws, after -inf to the full width
+        filled = np.zeros(b, dtype=np.int64)
+        tail = np.zeros(b)
+        for c, r in replicate.items():
+            values = cells.values[c][j]
+            if place[c] == 1:
+                column = filled[r] + np.arange(r.size) - (np.cumsum(counts[:, c]) - counts[:, c])[r]
+                band.ravel()[r * width + column] = values[picks[c]]
+                filled += counts[:, c]
+            elif values is not None:  # above a CVaR's band: all in its tail
+                tail += np.bincount(r, weights=values[picks[c]], minlength=b)
+        band.sort(axis=1)
+        at = (width - size - below + k0)[:, None]  # the column of position k0
+        if cells.objective == "cvar95":  # the band from position k0 on, and all above it
+            tail += np.where(np.arange(width) >= at, band, 0.0).sum(axis=1)
+            stat.append(tail / (n - k0))
+            continue
+        v = np.take_along_axis(band, at, axis=1)[:, 0]
+        if frac != 0.0:
+            v = v + frac * (np.take_along_axis(band, at + 1, axis=1)[:, 0] - v)
+        stat.append(v)
+    return stat[1] - stat[0]
+
+
+def _replicates(cells: _Cells, rng: np.random.Generator, replicates: int) -> np.ndarray | None:
+    """``replicates`` bootstrap differences of the two rows of ``cells``, in chunks of
+    :data:`_CHUNK_BYTES` (about 64 bytes a draw picked one by one); ``None`` when one reads
+    outside a band."""
+    drawn = cells.drawn()
+    picked = max(1, int(cells.sizes[drawn].sum()))
+    step = max(1, _CHUNK_BYTES // (64 * picked))
+    p = cells.sizes / cells.n
+    out = np.empty(replicates)
+    for start in range(0, replicates, step):
+        b = min(step, replicates - start)
+        counts = rng.multinomial(cells.n, p, size=b)
+        picks = {c: rng.integers(0, cells.sizes[c], size=int(counts[:, c].sum())) for c in drawn}
+        d = _replicate_differences(cells, counts, picks)
+        if d is None:
+            return None
+        out[start : start + b] = d
+    return out
+
+
+def bootstrap_difference_se(
+    first: np.ndarray,
+    second: np.ndarray,
+    objective: str,
+    rng: np.random.Generator,
+    replicates: int = REPLICATES,
+) -> float:
+    """The bootstrap standard error of objective(``second``) - objective(``first``), two rows
+    of n draws of the same inputs, with ``objective`` ``p90`` or ``cvar95`` as
+    :func:`row_stats` computes it [the rows' unit]: each of ``replicates`` (at least 2)
+    replicates resamples the n draws with replacement, the same draws for both rows, and the
+    standard error is the standard deviation of the replicate differences (B - 1 in the
+    denominator).
+
+    A replicate's statistic reads a few order statistics (or the top 5 %) of its resample, so
+    only the resampled draws in a band around them are drawn one by one: of the n resampled
+    draws, how many fall in either row's band and in each region outside (below or above each
+    band) is multinomial, and those in the bands are uniform among them. That is the same
+    resampling in law, at a cost in the band's size rather than in n. A band reaches
+    :data:`_REACH_SD` standard deviations of the count of resampled draws below the statistic
+    beyond it; should a replicate read outside one (about 1e-15 of them), every replicate is
+    drawn again with bands twice as wide, up to all draws.
+    """
+    if replicates < 2:
+        raise ValueError(f"a bootstrap needs at least 2 replicates, got {replicates}")
+    n = first.size
+    k0 = _reads(objective, n)[0]
+    q = k0 / n
+    reach = math.ceil(_REACH_SD * math.sqrt(n * q * (1.0 - q))) + 1
+    while True:
+        diffs = _replicates(_cells(first, second, objective, reach), rng, replicates)
+        if diffs is not None:
+            return float(np.std(diffs, ddof=1))
+        reach *= 2
 
 
 def _significant(x: np.ndarray, digits: int = 12) -> np.ndarray:

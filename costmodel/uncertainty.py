@@ -28,7 +28,7 @@ from . import carbon
 from .cashflows import Lines
 from .inputs import ModelInputs
 from .outcomes import breakeven_utilisation
-from .result import Tornado, TornadoBar
+from .result import Z95, Tornado, TornadoBar
 
 __all__ = [
     "CONFIDENCE",
@@ -45,8 +45,6 @@ __all__ = [
 
 #: Confidence level of the break-even P50 interval [-].
 CONFIDENCE = 0.95
-#: The standard normal quantile at (1 + CONFIDENCE)/2.
-_Z = 1.959963984540054
 #: The P10 and P90 a tornado moves each input between, and the median it holds the others at.
 _TORNADO_Q = (0.10, 0.50, 0.90)
 
@@ -86,7 +84,7 @@ def median_interval_ranks(n: int) -> tuple[int, int] | None:
     tail = (1.0 - CONFIDENCE) / 2.0
     if binomial_half_cdf(0, n) > tail:
         return None
-    x = max(0, min(n // 2, math.floor(n / 2.0 - _Z * math.sqrt(n) / 2.0)))
+    x = max(0, min(n // 2, math.floor(n / 2.0 - Z95 * math.sqrt(n) / 2.0)))
     while x > 0 and binomial_half_cdf(x, n) > tail:
         x -= 1
     while x + 1 <= n // 2 and binomial_half_cdf(x + 1, n) <= tail:

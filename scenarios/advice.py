@@ -16,7 +16,15 @@ from typing import Any
 
 from costmodel.cashflows import term_end
 from costmodel.inputs import MAX_SAMPLES
-from costmodel.present.formatting import fmt_margin, fmt_utilisation, missing
+from costmodel.plan_result import Precision
+from costmodel.present.formatting import (
+    fmt_margin,
+    fmt_usd,
+    fmt_usd_margin,
+    fmt_utilisation,
+    missing,
+)
+from costmodel.present.verdict import OBJECTIVE_WORDS
 from costmodel.result import Advice, Convergence, Origin
 from pricing import RESERVATION_MONTHS
 from pricing.prices import STALE_AFTER_MONTHS
@@ -31,6 +39,7 @@ __all__ = [
     "Question",
     "WEIGHTS_SHARE",
     "advise",
+    "close_call_advice",
     "convergence_advice",
 ]
 
@@ -572,5 +581,36 @@ def convergence_advice(c: Convergence | None, versus: str = "rent") -> tuple[Adv
             f"the 95 % interval of the break-even P50{against} {reached} after {c.samples:,} "
             f"draws, wider than simulation.target_halfwidth = {target * 100:.3g} %; doubling "
             f"again would pass simulation.max_samples = {cap:,}: {advice}",
+        ),
+    )
+
+
+def _mix(pair: tuple[int, int]) -> str:
+    servers, instances = pair
+    return f"{servers} server{'s' if servers != 1 else ''}, {instances} reserved"
+
+
+def close_call_advice(p: Precision | None, samples: int) -> tuple[Advice, ...]:
+    """After a plan's run of ``samples`` draws: a ``plan_close_call`` warning when the 95 %
+    interval of the difference between the best candidate and the runner-up reaches 0 (or is
+    unknown, from one draw), so that these draws do not tell which of the two is cheaper."""
+    if p is None or not p.close_call:
+        return ()
+    draws = f"{samples:,} draw{'s' if samples != 1 else ''}"
+    if missing(p.difference_se):
+        differs = f"{fmt_usd(p.difference)}, with no margin from {draws}"
+    else:
+        differs = f"{fmt_usd_margin(p.difference, p.halfwidth)} (95 %)"
+    if samples < MAX_SAMPLES:
+        advice = "raise simulation.samples to tell them apart"
+    else:
+        advice = "at the most draws a run takes, read them as equally good"
+    return (
+        Advice(
+            "plan_close_call",
+            "warning",
+            f"the best plan ({_mix(p.first)}) and the runner-up ({_mix(p.second)}) are not "
+            f"told apart by {draws}: their {OBJECTIVE_WORDS.get(p.objective, p.objective)} "
+            f"differs by {differs}; {advice}",
         ),
     )

@@ -25,7 +25,7 @@ from costmodel.present.verdict import plan_verdict
 from costmodel.result import Advice, Assumption, CatalogRef, Origin
 from pricing import Catalog, CatalogError
 
-from .advice import Question, advise
+from .advice import Question, advise, close_call_advice
 from .distspec import to_spec
 from .emissions import Emitting, plan_emitting
 from .errors import ScenarioError
@@ -263,6 +263,6 @@ def evaluate_plan(
         verdict=plan_verdict(result, saving(sim, result.best), _burst_words(inputs), edges),
         scenario=document,
         catalog=CatalogRef(plan.catalog.version, plan.catalog.as_of),
-        warnings=plan.warnings,
+        warnings=plan.warnings + close_call_advice(result.precision, inputs.samples),
         assumptions=plan.assumptions,
     )

@@ -29,6 +29,7 @@ __all__ = [
     "fmt_tonnes",
     "fmt_unit_cost",
     "fmt_usd",
+    "fmt_usd_margin",
     "fmt_utilisation",
     "fmt_value",
     "missing",
@@ -66,6 +67,24 @@ def fmt_usd(x: float | None) -> str:
     if a >= 10:
         return f"{sign}${a:,.0f}"
     return f"{sign}${a:,.2f}"
+
+
+def fmt_usd_margin(x: float | None, margin: float | None) -> str:
+    """Money and its margin [USD], the margin to two significant figures and the money to the
+    same place, or to the cent below $10 of margin: "$1,950 ± $610", "$123,456 ± $61",
+    "$3.06 ± $0.12"; the money alone (:func:`fmt_usd`) when the margin has no value, "± $0"
+    when it is 0."""
+    if missing(x) or missing(margin) or not math.isfinite(margin):
+        return fmt_usd(x)
+    if margin == 0:
+        return f"{fmt_usd(x)} ± $0"
+    place = math.floor(math.log10(abs(margin))) - 1  # the margin's second significant digit
+    if place < 0:
+        place = -2
+    decimals = -place if place < 0 else 0
+    value, width = round(x, -place), round(abs(margin), -place)
+    sign = "-" if value < 0 else ""
+    return f"{sign}${abs(value):,.{decimals}f} ± ${width:,.{decimals}f}"
 
 
 def fmt_share(p: float | None) -> str:

@@ -12,7 +12,16 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, post_dump, post_load, validate, validates_schema
 
-from ..plan_result import KIND, Candidate, CarbonStats, Choice, CostStats, PlanResult, WorkSplit
+from ..plan_result import (
+    KIND,
+    Candidate,
+    CarbonStats,
+    Choice,
+    CostStats,
+    PlanResult,
+    Precision,
+    WorkSplit,
+)
 from ..result import Result
 from .schema import (
     NOT_A_NUMBER,
@@ -160,6 +169,40 @@ class ChoiceSchema(Strict):
         return Choice(**{**data, "by_input": tuple(data["by_input"])})
 
 
+class PrecisionSchema(Strict):
+    """Whether the run's draws tell the best candidate from the runner-up."""
+
+    first = _Pair(required=True, metadata={"description": "the best candidate"})
+    second = _Pair(required=True, metadata={"description": "the runner-up"})
+    objective = fields.String(
+        required=True,
+        validate=validate.OneOf(("mean", "p90", "cvar95")),
+        metadata={"description": "the statistic of the cost the two are ranked by"},
+    )
+    difference = fields.Float(
+        required=True,
+        allow_nan=False,
+        validate=validate.Range(0),
+        error_messages={"special": NOT_A_NUMBER},
+        metadata={
+            "description": "the runner-up's objective minus the best's on the run's draws "
+            "[USD, present value]"
+        },
+    )
+    difference_se = Number(
+        required=True,
+        validate=validate.Range(0),
+        metadata={
+            "description": "standard error of the difference [USD, present value]: s/sqrt(n) "
+            "of the per-draw difference for the mean, a bootstrap of 200 replicates for p90 "
+            "and cvar95; null from one draw of uncertain inputs"
+        },
+    )
+    prob_first_cheaper = share("share of draws in which the best costs less than the runner-up [-]")
+
+    make = Precision
+
+
 class PlanResultSchema(ResultBase):
     """The plan result contract, ``kind: plan``, ``schema_version`` 1."""
 
@@ -174,6 +217,11 @@ class PlanResultSchema(ResultBase):
         ChoiceSchema,
         load_default=None,
         allow_none=True,
+        metadata={"description": "absent with one candidate, or in results stored before it"},
+    )
+    precision = fields.Nested(
+        PrecisionSchema,
+        load_default=None,
         metadata={"description": "absent with one candidate, or in results stored before it"},
     )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
@@ -193,6 +241,8 @@ class PlanResultSchema(ResultBase):
         load_default=(),
         metadata={"description": "sides of unknown emissions; only in plans that count carbon"},
     )
+
+    absent = ("precision",)
 
     @post_dump(pass_original=True)
     def _no_carbon(self, data: dict, original: PlanResult, **kwargs: Any) -> dict:

@@ -12,6 +12,7 @@ from typing import Any
 from ...plan_result import PlanResult
 from ...result import Result
 from ..formatting import fmt_number, fmt_utilisation
+from ..verdict import plan_precision_text
 from .plan_tables import best_plan_table, candidates_table
 from .tables import (
     assumption_rows,
@@ -209,5 +210,6 @@ def plan_context(result: PlanResult, images: Mapping[str, str]) -> dict[str, Any
         "best_plan": best_plan_table(result),
         "best_label": f"{best.servers} servers, {best.instances} reserved",
         "candidates": candidates_table(result),
+        "precision": plan_precision_text(result),
         "voi_sentence": plan_voi_sentence(result),
     }
