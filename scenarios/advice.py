@@ -19,6 +19,7 @@ from costmodel.inputs import MAX_SAMPLES
 from costmodel.plan_result import Precision
 from costmodel.present.formatting import (
     fmt_margin,
+    fmt_share,
     fmt_usd,
     fmt_usd_margin,
     fmt_utilisation,
@@ -590,19 +591,25 @@ def _mix(pair: tuple[int, int]) -> str:
     return f"{servers} server{'s' if servers != 1 else ''}, {instances} reserved"
 
 
-def close_call_advice(p: Precision | None, samples: int) -> tuple[Advice, ...]:
+def close_call_advice(p: Precision | None, samples: int, best: float) -> tuple[Advice, ...]:
     """After a plan's run of ``samples`` draws: a ``plan_close_call`` warning when the 95 %
     interval of the difference between the best candidate and the runner-up reaches 0 (or is
-    unknown, from one draw), so that these draws do not tell which of the two is cheaper."""
+    unknown, from one draw), so that these draws do not tell which of the two is cheaper;
+    ``best`` [USD] is the best candidate's cost by the objective, which the warning sets the
+    difference against."""
     if p is None or not p.close_call:
         return ()
     draws = f"{samples:,} draw{'s' if samples != 1 else ''}"
     if missing(p.difference_se):
         differs = f"{fmt_usd(p.difference)}, with no margin from {draws}"
+        most = p.difference
     else:
         differs = f"{fmt_usd_margin(p.difference, p.halfwidth)} (95 %)"
+        most = p.difference + p.halfwidth
+    if best > 0:
+        differs += f", up to {fmt_share(most / best)} of the best's"
     if samples < MAX_SAMPLES:
-        advice = "raise simulation.samples to tell them apart"
+        advice = "take either, or raise simulation.samples to tell them apart"
     else:
         advice = "at the most draws a run takes, read them as equally good"
     return (

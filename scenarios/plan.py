@@ -263,6 +263,9 @@ def evaluate_plan(
         verdict=plan_verdict(result, saving(sim, result.best), _burst_words(inputs), edges),
         scenario=document,
         catalog=CatalogRef(plan.catalog.version, plan.catalog.as_of),
-        warnings=plan.warnings + close_call_advice(result.precision, inputs.samples),
+        warnings=plan.warnings
+        + close_call_advice(
+            result.precision, inputs.samples, getattr(result.best.cost, result.objective)
+        ),
         assumptions=plan.assumptions,
     )

@@ -21,7 +21,7 @@ import scenarios
 from costmodel.fleet import simulate_plan
 from costmodel.plan_result import Precision
 from costmodel.present import from_dict, to_dict, to_json
-from costmodel.present.formatting import fmt_usd_margin
+from costmodel.present.formatting import fmt_share, fmt_usd_margin
 from costmodel.present.reports import render
 from costmodel.present.verdict import plan_precision_text
 from costmodel.sampling import stream
@@ -248,7 +248,13 @@ def test_a_close_call_is_warned_at_few_draws_and_not_at_many():
         "the best plan (6 servers, 0 reserved) and the runner-up (5 servers, 0 reserved) are "
         "not told apart by 20 draws: their mean cost differs by $"
     )
-    assert warning.message.endswith("raise simulation.samples to tell them apart")
+    # set against the best's mean cost: the difference and its margin as a share of it
+    p, best = few.precision, few.best.cost.mean
+    share = fmt_share((p.difference + p.halfwidth) / best)
+    assert warning.message.endswith(
+        f"(95 %), up to {share} of the best's; take either, or raise simulation.samples to tell "
+        "them apart"
+    )
     many = scenarios.evaluate(_uncertain_plan(4000))
     assert (many.precision.first, many.precision.second) == ((6, 0), (5, 0))
     assert not many.precision.close_call
