@@ -12,7 +12,6 @@ dotted key path, the line and the valid choices.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +20,8 @@ from marshmallow import ValidationError
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
+
+from pricing.text import text_problem
 
 from .errors import ScenarioError, flatten_messages
 from .schema import PlanSchema, ScenarioSchema
@@ -101,38 +102,18 @@ def check_shape(data: Any) -> list[dict]:
             return [*problems, {"path": path, "message": message}]
         if isinstance(value, Mapping):
             for key, item in value.items():
-                if isinstance(key, str) and not _is_clean(key):
-                    problems.append({"path": path, "message": _bad_text(key, "key")})
+                problem = text_problem(key, "key") if isinstance(key, str) else None
+                if problem is not None:
+                    problems.append({"path": path, "message": problem})
                     continue
                 stack.append((item, _path(path, key), depth + 1))
         elif isinstance(value, list | tuple):
             stack.extend((item, _path(path, i), depth + 1) for i, item in enumerate(value))
-        elif isinstance(value, str) and not _is_clean(value):
-            problems.append({"path": path, "message": _bad_text(value, "text")})
+        elif isinstance(value, str):
+            problem = text_problem(value, "text")
+            if problem is not None:
+                problems.append({"path": path, "message": problem})
     return problems
-
-
-#: Control characters no report or spreadsheet can hold (tab, newline and CR are fine).
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-def _is_clean(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return _CONTROL.search(text) is None
-
-
-def _bad_text(text: str, what: str) -> str:
-    control = _CONTROL.search(text)
-    if control is not None:
-        return f"{what} holds the control character U+{ord(control.group()):04X}; remove it"
-    bad = next(c for c in text if 0xD800 <= ord(c) <= 0xDFFF)
-    return (
-        f"{what} holds the unpaired surrogate \\u{ord(bad):04x}, which is not a character; "
-        "use the character itself or its surrogate pair"
-    )
 
 
 def _lines(node: yaml.Node) -> tuple[dict[str, int], list[dict]]:

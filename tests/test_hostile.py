@@ -89,6 +89,12 @@ HOSTILE = [
     ),
     ("lone-surrogate", _worked(NAME, 'name: "bad \\ud800 name"'), "name: text holds the unpaired"),
     ("surrogate-key", _worked(NAME, NAME + '\n"\\udfff": 1'), "key holds the unpaired surrogate"),
+    (  # written as JSON would (YAML does not join the pair): was "use ... its surrogate pair"
+        "surrogate-pair",
+        _worked(NAME, 'name: "rocket \\ud83d\\ude80"'),
+        "name: text holds the surrogate pair \\ud83d\\ude80, which YAML does not join into a "
+        "character; write \\U0001f680 or the character itself",
+    ),
     ("no-such-date", _worked(NAME, "name: 2026-13-45"), "month must be in 1..12"),
     (
         "control-char",
