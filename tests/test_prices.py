@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import pricing.prices
 import scenarios
 from api import create_app
 from cli import main
@@ -112,6 +113,10 @@ def test_a_file_of_one_kind_needs_only_its_columns(tmp_path):
             "a row prices either an instance or a GPU, not both",
         ),
         ("gpu,usd,as_of,source\n", "holds no prices"),
+        (  # kept into the results: an XLSX report of them was an IllegalCharacterError
+            "gpu,usd,as_of,source,note\nrtx-3090,1,2026-01-01,my\x01quote,\x1b[31m\n",
+            "line 2', column 'source': text holds the control character U+0001; remove it",
+        ),
     ],
 )
 def test_bad_rows_name_the_file_row_and_column(tmp_path, text, says):
@@ -120,6 +125,56 @@ def test_bad_rows_name_the_file_row_and_column(tmp_path, text, says):
         read_prices(path)
     assert str(err.value).startswith(str(path))
     assert says in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (  # YAML read it as a date: a ValueError traceback ("day is out of range for month")
+            "- {gpu: rtx-3090, usd: 999, as_of: 2026-02-30, source: q}\n",
+            "line 1', column 'as_of': '2026-02-30' is not an ISO date (YYYY-MM-DD)",
+        ),
+        (  # the second one silently won
+            "- instance: aws/p3.8xlarge\n  instance: aws/p3.2xlarge\n  pricing: spot\n"
+            "  usd_per_hour: 1\n  as_of: 2026-01-01\n  source: q\n",
+            "line 2', column 'instance': duplicate key",
+        ),
+        (
+            '- {gpu: rtx-3090, usd: 999, as_of: 2026-01-01, source: q, note: "a\\x1bb"}\n',
+            "line 1', column 'note': text holds the control character U+001B; remove it",
+        ),
+        (
+            '- {gpu: rtx-3090, usd: 999, as_of: 2026-01-01, source: "\\ud800"}\n',
+            "column 'source': text holds the unpaired surrogate \\ud800",
+        ),
+        (  # an integer of 5,000 digits: a ValueError traceback
+            f"- {{gpu: rtx-3090, usd: 9{'9' * 5000}, as_of: 2026-01-01, source: q}}\n",
+            "invalid YAML: a value cannot be read: Exceeds the limit (4300 digits)",
+        ),
+    ],
+)
+def test_bad_yaml_prices_name_the_file_row_and_column(tmp_path, text, says):
+    path = _write(tmp_path / "mine.yaml", text)
+    with pytest.raises(CatalogError) as err:
+        read_prices(path)
+    assert str(err.value).startswith(str(path))
+    assert says in str(err.value)
+
+
+def test_a_file_over_the_size_limit_is_refused_unread(tmp_path, monkeypatch):
+    # read whole: --prices on an endless file (a link to /dev/zero) was a MemoryError traceback
+    path = _prices_csv(tmp_path)
+    size = path.stat().st_size
+    monkeypatch.setattr(pricing.prices, "MAX_PRICES_BYTES", size)
+    assert len(read_prices(path)) == 2  # at the limit: read
+    monkeypatch.setattr(pricing.prices, "MAX_PRICES_BYTES", size - 1)
+    with pytest.raises(CatalogError, match=f"prices.csv: the file is larger than {size - 1:,} b"):
+        read_prices(path)
+    monkeypatch.undo()
+    if Path("/dev/zero").exists():
+        (tmp_path / "endless.csv").symlink_to("/dev/zero")
+        with pytest.raises(CatalogError, match="endless.csv: the file is larger than 16,777,216"):
+            read_prices(tmp_path / "endless.csv")
 
 
 def test_a_file_must_be_csv_or_yaml_and_exist(tmp_path):
@@ -251,6 +306,11 @@ def _entry(as_of: str) -> PriceEntry:
 )
 def test_a_price_is_stale_one_day_after_twelve_months(as_of, today, stale):
     assert _entry(as_of).stale(today) is stale
+
+
+def test_a_price_of_the_last_day_there_is_is_not_stale():
+    # 9999-12-31 + 12 months is no date: an OverflowError traceback from every run with it
+    assert _entry("9999-12-31").stale(dt.date(2026, 1, 1)) is False
 
 
 def test_the_stale_price_warning_at_its_boundary(tmp_path):

@@ -222,6 +222,12 @@ def _cut(path: Path, line: int, chars: int) -> None:
          "row 'line 24', column 'SpotPrice': 'n/a' is not a number"),
         (lambda p: p.write_text("InstanceType,Price\np3.2xlarge,3.06\n"),
          "missing column(s) AcceleratorName, AcceleratorCount, Region: not a SkyPilot vms.csv"),
+        # written into the prices file's note, which --prices then refused
+        (lambda p: _edited(p, P32_FIRST, "3.06,0.364400,us-east-\x1b[31m1,use1-az1"),
+         "row 'line 24', column 'Region': text holds the control character U+001B; remove it"),
+        # the second Price column silently won
+        (lambda p: _edited(p, "Price,SpotPrice,", "Price,Price,"),
+         "the header names the column 'Price' twice"),
     ],
 )  # fmt: skip
 def test_a_bad_source_names_its_file_and_row_and_writes_nothing(tmp_path, sky, capsys, edit, says):
@@ -364,6 +370,11 @@ EUR = ('"currencyCode": "USD"', '"currencyCode": "EUR"')
          "1 Year, 3 Years"),
         ("aws-offer", "index.json", lambda t: t.replace('"gpu": "8"', '"gpu": "4"'),
          "column 'gpu': 4 GPUs, but catalog instance 'aws/p5.48xlarge' has 8"),
+        ("azure", "page-1.json", lambda t: t.replace('"eastus"', '"east\\u0007us"', 1),
+         "row 'Items[0]', column 'armRegionName': text holds the control character U+0007"),
+        ("aws-offer", "index.json", lambda t: t.replace('"us-east-1"', '"us-\\u001b-1"', 1),
+         "row 'products.SKUP32USE1', column 'regionCode': text holds the control character "
+         "U+001B"),
     ],
 )  # fmt: skip
 def test_bad_api_files_name_the_file_and_the_place(tmp_path, capsys, fmt, name, edit, says):
