@@ -344,6 +344,30 @@ def test_report_refuses_json_nested_too_deep(tmp_path, capsys, text):
     _one_error_line(capsys, deep, "nested too deeply")
 
 
+def _limit_memory() -> None:  # a child that would read without end fails at 2 GiB
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_report_of_an_endless_json_is_refused_unread(tmp_path):
+    # read whole: a link to /dev/zero was a MemoryError traceback (after eating the memory)
+    endless = tmp_path / "endless.json"
+    endless.symlink_to("/dev/zero")
+    out = subprocess.run(
+        [sys.executable, "-m", "cli", "report", str(endless), "-o", str(tmp_path / "r.html")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limit_memory,
+    )
+    assert out.returncode == 2, out.stderr[-500:]
+    says = "is not a file (a device or a pipe); a result JSON is read from a file"
+    assert out.stderr == f"error: {endless}: {says}\n"
+
+
 def test_report_output_must_be_a_file_it_can_write(result_json, tmp_path, capsys):
     folder = tmp_path / "folder"
     folder.mkdir()
