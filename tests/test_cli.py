@@ -390,6 +390,23 @@ def test_report_output_must_be_a_file_it_can_write(result_json, tmp_path, capsys
     assert (tmp_path / "a" / "b" / "r.csv").is_file()
 
 
+def test_report_never_writes_over_the_file_it_reads(tmp_path, capsys):
+    # "--format html -o scenario.yaml" wrote the report over the scenario it had just read
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(WORKED.read_text("utf-8"), encoding="utf-8")
+    prices = tmp_path / "prices.csv"
+    prices.write_text("gpu,usd,as_of,source\nrtx-4090,1750,2026-01-02,shop\n", encoding="utf-8")
+    for args, source in [
+        (["--format", "html", "-o", str(scenario)], scenario),
+        (["--format", "md", "-o", str(tmp_path / "." / "scenario.yaml")], scenario),
+        (["--prices", str(prices), "--format", "csv", "-o", str(prices)], prices),
+    ]:
+        before = source.read_bytes()
+        assert main(["report", str(scenario), *args]) == 2
+        _one_error_line(capsys, f"{args[-1]}: is the input {source}; give the output another name")
+        assert source.read_bytes() == before
+
+
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc")
 def test_report_into_a_place_no_file_can_be_made(result_json, capsys):
     out = "/proc/costmodel-report.html"  # even root cannot create a file here

@@ -241,6 +241,17 @@ def test_a_bad_source_names_its_file_and_row_and_writes_nothing(tmp_path, sky, c
     assert not db.exists()  # and nothing kept in the history
 
 
+def test_an_import_never_writes_over_a_file_it_reads(tmp_path, sky, capsys):
+    # "-o vms.csv" replaced the public price file with the prices file made of it
+    before = sky["aws"].read_bytes()
+    args = ["prices", "import", "--from", "skypilot", str(sky["lambda"]), str(sky["aws"])]
+    assert main([*args, "-o", str(sky["aws"]), "--db", str(tmp_path / "h.sqlite3")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {sky['aws']}: is the input {sky['aws']}; give the output another name\n"
+    assert sky["aws"].read_bytes() == before
+    assert not (tmp_path / "h.sqlite3").exists()
+
+
 def test_the_catalog_ranges_hold_before_anything_is_written(tmp_path, sky, capsys):
     # an on-demand price above 10,000 USD/h is not one the catalog can hold
     _edited(sky["nebius"], "44.00,us-central1", "44000,us-central1")

@@ -143,7 +143,7 @@ def execute(args: argparse.Namespace) -> int:
         return _history(args)
     if Path(args.output).suffix.lower() != ".csv":
         raise UsageError(f"{args.output}: the prices file is written as .csv")
-    check_output(args.output, "csv")
+    check_output(args.output, "csv", args.paths if args.action == "import" else ())
     batches = _read_files(args) if args.action == "import" else _pull(args)
     return _finish(args, batches)
 

@@ -40,7 +40,7 @@ def execute(args: argparse.Namespace) -> int:
     import scenarios
     from costmodel.present.reports import write
 
-    check_output(args.output, args.format)
+    check_output(args.output, args.format, (args.input, args.prices))
     out, fmt = Path(args.output), _format(args.output, args.format)
     source = Path(args.input)
     result = _read_result(source) if source.suffix.lower() == ".json" else None
