@@ -642,6 +642,19 @@ def test_history_prints_every_import_and_the_fitted_change(tmp_path, sky, capsys
     assert "did you mean 'lambda/gpu_1x_a100'?" in capsys.readouterr().err
 
 
+def test_history_of_a_catalog_id_never_imported_suggests_no_other_id(tmp_path, capsys):
+    # it said "did you mean 'aws/p3.2xlarge'?" of aws/p3.2xlarge itself
+    db = str(tmp_path / "history.sqlite3")
+    assert main(["prices", "history", "AWS/p3.2xlarge", "--db", db]) == 2
+    assert capsys.readouterr().err == (
+        f"error: no price of 'AWS/p3.2xlarge' in the price history of {db} (import prices with "
+        "'costmodel prices import' or 'costmodel prices pull')\n"
+    )
+    assert main(["prices", "history", "aws/p3.2xlarg", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "is no catalog instance id; did you mean 'aws/p3.2xlarge'?" in err
+
+
 def test_the_price_history_is_kept_in_either_store(store_location):
     first = [PriceEntry("instance", "aws/p3.2xlarge", "spot", 0.92, "2025-06-01", "a", "", "")]
     second = [

@@ -335,10 +335,15 @@ def _no_history(item: str, pricing: str | None, where: str):
     from pricing.suggest import did_you_mean
 
     which = f" {pricing}" if pricing else ""
-    hint = did_you_mean(item.casefold(), sorted(load_catalog().instances))
+    missing = f"no{which} price of {item!r} in the price history of {where}"
+    ids = sorted(load_catalog().instances)
+    if item.casefold() not in ids:
+        hint = did_you_mean(item.casefold(), ids)
+        raise UsageError(
+            f"{missing}: it is no catalog instance id{hint} (see 'costmodel catalog instances')"
+        )
     raise UsageError(
-        f"no{which} price of {item!r} in the price history of {where}{hint} (import prices "
-        "with 'costmodel prices import' or 'costmodel prices pull')"
+        f"{missing} (import prices with 'costmodel prices import' or 'costmodel prices pull')"
     )
 
 
