@@ -282,6 +282,21 @@ def read_yaml(path: str | os.PathLike) -> tuple[Any, dict[str, int]]:
     return data, lines
 
 
+def _what(data: Any) -> str:
+    """What a document that is no mapping holds, in words (not Python's type names)."""
+    if data is None:
+        return "empty document"
+    if isinstance(data, bool):
+        return "true or false"
+    if isinstance(data, int | float):  # not every integer has a repr (4,300 digits at most)
+        return (
+            f"a number, {data!r}" if isinstance(data, float) or abs(data) < 10**40 else "a number"
+        )
+    if isinstance(data, str):
+        return f"text, {data[:40]!r}" + ("..." if len(data) > 40 else "")
+    return "a list" if isinstance(data, list | tuple) else f"a {type(data).__name__}"
+
+
 #: Document kinds: a rent-versus-buy scenario (also when ``kind`` is left out) or a fleet plan.
 KINDS = ("scenario", "plan")
 
@@ -291,8 +306,8 @@ def validate(data: Any, source: str, lines: dict[str, int] | None = None) -> dic
     raise :class:`ScenarioError` on problems. A plan keeps ``kind: plan``; a scenario has no
     ``kind`` key."""
     if not isinstance(data, Mapping):
-        kind = "empty document" if data is None else f"a {type(data).__name__}"
-        raise ScenarioError(source, [{"path": "", "message": f"expected a mapping, got {kind}"}])
+        message = f"expected a mapping (key: value lines), got {_what(data)}"
+        raise ScenarioError(source, [{"path": "", "message": message}])
     problems = check_shape(data)
     if problems:
         raise ScenarioError(source, with_lines(problems, lines))
