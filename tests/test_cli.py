@@ -26,7 +26,12 @@ WORKED = ROOT / "scenarios" / "examples" / "worked-example.yaml"
 def _costmodel(*args: str, columns: int = 100) -> subprocess.CompletedProcess:
     env = {"COLUMNS": str(columns), "PATH": "/usr/bin:/bin"}
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args], cwd=ROOT, capture_output=True, text=True, env=env
+        [sys.executable, "-m", "cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
 
 
@@ -412,6 +417,22 @@ def test_report_into_a_place_no_file_can_be_made(result_json, capsys):
     out = "/proc/costmodel-report.html"  # even root cannot create a file here
     assert main(["report", str(result_json), "-o", out]) == 2
     _one_error_line(capsys, out, "cannot write the report")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--port", "-1"], "argument --port: port must be in [1, 65,535], got -1"),
+        (["--port", "99999"], "argument --port: port must be in [1, 65,535], got 99999"),
+        (["--host", "999.1.1.1"], "error: --host '999.1.1.1': no such address to serve on ("),
+    ],
+)
+def test_serve_refuses_a_port_or_host_it_cannot_bind(args, says):
+    # a port out of range was an OverflowError traceback or "Port 99999 is in use by another
+    # program"; an unknown host "Name or service not known" with exit status 1
+    out = _costmodel("serve", *args)  # a subprocess: a server that starts would not return
+    assert out.returncode == 2, out.stderr
+    assert says in out.stderr and "Traceback" not in out.stderr
 
 
 # --------------------------------------------------------------------------- batch extras
