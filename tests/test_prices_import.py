@@ -576,6 +576,27 @@ def test_a_download_cut_short_or_missing_writes_nothing(tmp_path, capsys, monkey
     assert out.read_text() == "kept\n"
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        # OverflowError tracebacks from the socket's timeout
+        (["--timeout", "inf"], "--timeout must be a positive number of seconds, at most 3,600"),
+        (["--timeout", "1e20"], "--timeout must be a positive number of seconds, at most 3,600"),
+        # ValueError tracebacks from urllib, before any download
+        (["--base-url", "[red]"], "--base-url '[red]': not a URL of a mirror (no scheme); e.g. "
+         "https://mirror.example/skypilot-catalog"),
+        (["--base-url", "http://[::1"], "--base-url 'http://[::1': not a URL of a mirror "
+         "(Invalid IPv6 URL)"),
+    ],
+)  # fmt: skip
+def test_pull_refuses_a_timeout_or_mirror_it_cannot_use(tmp_path, capsys, args, says):
+    out, db = str(tmp_path / "out.csv"), str(tmp_path / "history.sqlite3")
+    assert main(["prices", "pull", "aws", "-o", out, "--db", db, *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and says in err and err.count("\n") == 1
+    assert not (tmp_path / "out.csv").exists()
+
+
 def test_pull_names_the_providers_it_knows(tmp_path, capsys):
     assert _pull(tmp_path, "coreweave") == 2
     assert "unknown provider 'coreweave'; valid: aws, azure, gcp, lambda" in capsys.readouterr().err
