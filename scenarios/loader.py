@@ -228,8 +228,16 @@ def _read_text(path: str | os.PathLike, source: str) -> str:
             raw = f.read(limit + 1)
     except FileNotFoundError:
         raise ScenarioError(source, [{"path": "", "message": "file not found"}]) from None
+    except IsADirectoryError:
+        message = (
+            f"is a folder, not a file; 'costmodel batch {source} --out DIR' runs every file in it"
+        )
+        raise ScenarioError(source, [{"path": "", "message": message}]) from None
     except OSError as exc:
-        raise ScenarioError(source, [{"path": "", "message": f"cannot read file: {exc}"}]) from None
+        reason = exc.strerror or exc  # the path is said once, by the error
+        raise ScenarioError(
+            source, [{"path": "", "message": f"cannot read file: {reason}"}]
+        ) from None
     if len(raw) > limit:
         message = (
             f"the file is larger than {limit:,} bytes ({FILE_BYTES_VAR}); a scenario is a few "

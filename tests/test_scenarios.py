@@ -135,6 +135,15 @@ def test_missing_and_empty_files(tmp_path, capsys):
     assert "expected a mapping (key: value lines), got empty document" in capsys.readouterr().err
 
 
+def test_a_folder_given_as_a_file_points_to_batch(tmp_path, capsys):
+    # "cannot read file: [Errno 21] Is a directory: '...'" (the path twice, and errno)
+    assert main(["run", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path}: is a folder, not a file; 'costmodel batch {tmp_path} --out DIR' "
+        "runs every file in it\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "got"),
     [("5\n", "a number, 5"), ("yes\n", "true or false"), ("hello\n", "text, 'hello'")],
