@@ -419,6 +419,26 @@ def test_report_into_a_place_no_file_can_be_made(result_json, capsys):
     _one_error_line(capsys, out, "cannot write the report")
 
 
+def test_a_terminal_that_cannot_show_a_character_gets_a_stand_in(tmp_path):
+    # An ASCII (or a Windows code page) standard output: every table ("±", "–") and any name in
+    # another script was a UnicodeEncodeError traceback.
+    doc = yaml.safe_load(WORKED.read_text("utf-8"))
+    doc["name"] = "研究室 lab"
+    path = tmp_path / "named.yaml"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True), "utf-8")
+    env = {"COLUMNS": "100", "PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "ascii"}
+    out = subprocess.run(
+        [sys.executable, "-m", "cli", "run", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr.decode("ascii", "replace")
+    text = out.stdout.decode("ascii")
+    assert text.startswith("??? lab  (samples 1") and "Break-even P50 7.1 % ? 0.0 %" in text
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
