@@ -290,18 +290,19 @@ def _duplicate_key(node) -> tuple[str, str] | None:
 def _yaml_cells(file: str, text: str) -> list[_Cells]:
     import yaml
 
-    loader = _yaml_loader(text)
     try:
-        node = loader.get_single_node()
-        duplicate = _duplicate_key(node)
-        data = None if node is None or duplicate else loader.construct_document(node)
+        loader = _yaml_loader(text)  # its reader refuses a control character at once
+        try:
+            node = loader.get_single_node()
+            duplicate = _duplicate_key(node)
+            data = None if node is None or duplicate else loader.construct_document(node)
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         raise CatalogError(f"invalid YAML: {exc}".replace("\n", " "), file=file) from None
     except ValueError as exc:  # an integer of over 4,300 digits, an explicit !!timestamp
         reason = str(exc).split(";")[0]  # not Python's advice on sys.set_int_max_str_digits
         raise CatalogError(f"invalid YAML: a value cannot be read: {reason}", file=file) from None
-    finally:
-        loader.dispose()
     if duplicate is not None:
         raise CatalogError("duplicate key", file=file, row_id=duplicate[0], column=duplicate[1])
     if not isinstance(data, list):

@@ -4,11 +4,17 @@ command line with --prices, HTTP with COSTMODEL_PRICES)."""
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import datetime as dt
+import io
 import json
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import pricing.prices
 import scenarios
@@ -147,6 +153,10 @@ def test_bad_rows_name_the_file_row_and_column(tmp_path, text, says):
             '- {gpu: rtx-3090, usd: 999, as_of: 2026-01-01, source: "\\ud800"}\n',
             "column 'source': text holds the unpaired surrogate \\ud800",
         ),
+        (  # a raw control character: PyYAML's ReaderError traceback
+            "- {gpu: rtx-3090, usd: 999, as_of: 2026-01-01, source: a\x01b}\n",
+            "invalid YAML: unacceptable character #x0001: special characters are not allowed",
+        ),
         (  # an integer of 5,000 digits: a ValueError traceback
             f"- {{gpu: rtx-3090, usd: 9{'9' * 5000}, as_of: 2026-01-01, source: q}}\n",
             "invalid YAML: a value cannot be read: Exceeds the limit (4300 digits)",
@@ -159,6 +169,43 @@ def test_bad_yaml_prices_name_the_file_row_and_column(tmp_path, text, says):
         read_prices(path)
     assert str(err.value).startswith(str(path))
     assert says in str(err.value)
+
+
+_COLUMNS = ["instance", "pricing", "usd_per_hour", "gpu", "usd", "as_of", "source", "note"]
+_CELLS = st.sampled_from(
+    ["aws/p3.2xlarge", "rtx-4090", "on_demand", "spot", "2026-01-01", "2026-02-30",
+     "9999-12-31", "1.5", "0", "-1", "nan", "1e400", "", "x\x01", '"', "a,b", "\n"]
+) | st.text(max_size=8)  # fmt: skip
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | _CELLS
+_KEYS = st.sampled_from([*_COLUMNS, "x"])
+_ROWS = st.dictionaries(_KEYS, _SCALARS | st.lists(_SCALARS), max_size=8)
+
+
+def _csv_text(header: list[str], rows: list[list[str]]) -> str:
+    out = io.StringIO()
+    csv.writer(out).writerows([header, *rows])
+    return out.getvalue()
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    name=st.sampled_from(["prices.csv", "prices.yaml"]),
+    text=st.builds(
+        _csv_text,
+        st.lists(st.sampled_from([*_COLUMNS, "x", ""]), max_size=9),
+        st.lists(st.lists(_CELLS, max_size=9), max_size=4),
+    )
+    | st.lists(_ROWS | _SCALARS, max_size=4).map(lambda y: yaml.safe_dump(y, allow_unicode=True))
+    | st.text(max_size=200),
+)
+def test_a_prices_file_raises_only_catalog_errors(tmp_path, name, text):
+    # found a raw control character in YAML: PyYAML's ReaderError, not a CatalogError
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    with contextlib.suppress(CatalogError):
+        apply_prices(load_catalog(), read_prices(path))
 
 
 def test_a_file_over_the_size_limit_is_refused_unread(tmp_path, monkeypatch):
