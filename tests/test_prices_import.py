@@ -381,6 +381,12 @@ EUR = ('"currencyCode": "USD"', '"currencyCode": "EUR"')
          "1 Year, 3 Years"),
         ("aws-offer", "index.json", lambda t: t.replace('"gpu": "8"', '"gpu": "4"'),
          "column 'gpu': 4 GPUs, but catalog instance 'aws/p5.48xlarge' has 8"),
+        # hand-edited JSON of another type: TypeError tracebacks
+        ("aws-offer", "index.json", lambda t: t.replace('"gpu": "8"', '"gpu": ["8"]'),
+         "column 'gpu': ['8'] is not a GPU count"),
+        ("aws-offer", "index.json", lambda t: t.replace('"3yr"', '["3yr"]'),
+         "column 'termAttributes.LeaseContractLength': unknown LeaseContractLength ['3yr']; "
+         "expected 1yr, 3yr"),
         ("azure", "page-1.json", lambda t: t.replace('"eastus"', '"east\\u0007us"', 1),
          "row 'Items[0]', column 'armRegionName': text holds the control character U+0007"),
         ("aws-offer", "index.json", lambda t: t.replace('"us-east-1"', '"us-\\u001b-1"', 1),

@@ -38,7 +38,7 @@ def _gpu_products(products: dict, file: str) -> tuple[dict[str, dict[str, Any]],
         plain = all(attrs.get(k) == v for k, v in _PLAIN.items())
         try:
             gpus = float(attrs.get("gpu") or 0)
-        except ValueError:
+        except (TypeError, ValueError):  # not a number's text, or a list or a mapping
             raise CatalogError(
                 f"{attrs.get('gpu')!r} is not a GPU count",
                 file=file,

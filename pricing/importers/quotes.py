@@ -86,7 +86,7 @@ _V = TypeVar("_V")
 
 def choose(value: Any, table: Mapping[str, _V], *, file: str, row: str, column: str) -> _V:
     """``table[value]``, or an error naming the value the source gave and the ones it may."""
-    if value not in table:
+    if not isinstance(value, str) or value not in table:  # a list or a mapping: no key
         raise CatalogError(
             f"unknown {column.rsplit('.', 1)[-1]} {value!r}; expected {', '.join(table)}",
             file=file,
