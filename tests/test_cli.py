@@ -324,14 +324,40 @@ def _next_version(data):
         (_set("scenario.discount_rate", float("nan")), "scenario.discount_rate: NaN"),
         (_set("scenario.buy.gpu_count", float("inf")), "scenario.buy.gpu_count: NaN"),
         (_set("assumptions.0.value", float("nan")), "assumptions[0].value: NaN"),
+        # no XLSX report can hold it: an IllegalCharacterError traceback
+        (
+            _set("assumptions.0.source", "my\x03quote"),
+            "assumptions[0].source: text holds the control character U+0003; remove it",
+        ),
     ],
-    ids=["schema-version-2", "prob-null", "nan-in-scenario", "inf-in-scenario", "nan-assumption"],
+    ids=[
+        "schema-version-2",
+        "prob-null",
+        "nan-in-scenario",
+        "inf-in-scenario",
+        "nan-assumption",
+        "control-character",
+    ],
 )
 def test_report_refuses_a_bad_result_in_one_line(result_json, tmp_path, capsys, edit, says):
     bad = _bad_result(result_json, tmp_path, edit)
     assert main(["report", str(bad), "-o", str(tmp_path / "r.html")]) == 2
     _one_error_line(capsys, bad, says)
     assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [_set("scenario.buy", "rtx-4090"), _set("scenario.carbon", {"service_life_years": "long"})],
+    ids=["buy-as-text", "service-life-as-text"],
+)
+def test_a_report_shows_what_it_can_of_an_odd_scenario_echo(result_json, tmp_path, edit):
+    # the result's scenario is its document echoed, read with care: these two were an
+    # AttributeError ("'str' object has no attribute 'get'") and a TypeError (abs() of text)
+    bad = _bad_result(result_json, tmp_path, edit)
+    for fmt in ("html", "md"):
+        assert main(["report", str(bad), "-o", str(tmp_path / f"r.{fmt}")]) == 0
+        assert "Break-even" in (tmp_path / f"r.{fmt}").read_text("utf-8")
 
 
 @pytest.mark.parametrize(
