@@ -23,6 +23,7 @@ from .jsonio import StrictJSONProvider, decode_content_encoding
 from .limits import write_limits
 from .openapi import register_openapi
 from .plans import blp as plans_blp
+from .query import check_query
 from .runs import blp as runs_blp
 from .runs.jobs import JobRunner
 from .service import ResultCache, keep_freed_memory, priced_catalog, store_unavailable
@@ -100,6 +101,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     _configure_logging()
     app.before_request(start_deadline)
     app.before_request(decode_content_encoding)
+    app.before_request(check_query)
     app.after_request(_secure)
 
     api = ApiWithErrors(app)

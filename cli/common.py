@@ -118,9 +118,9 @@ def choice(kind: str, value: str, valid: Sequence[str]) -> str:
     raise UsageError(f"unknown {kind} {value!r}; valid: {', '.join(valid)}{hint}")
 
 
-def check_output(output: str, fmt: str | None) -> None:
-    """Refuse, before any work, an ``-o`` that names a folder or lies under a file; a missing
-    folder is fine (it is made)."""
+def check_output(output: str, fmt: str | None, inputs: Sequence[str | None] = ()) -> None:
+    """Refuse, before any work, an ``-o`` that names a folder, lies under a file or is one of
+    the files the command reads (``inputs``); a missing folder is fine (it is made)."""
     path = Path(output)
     if output.endswith(("/", os.sep)) or path.is_dir():
         example = path / f"report.{fmt or 'html'}"
@@ -128,3 +128,7 @@ def check_output(output: str, fmt: str | None) -> None:
     parent = next((p for p in path.parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
         raise UsageError(f"{path}: cannot write the report: {parent} is not a folder")
+    if path.exists():
+        same = next((i for i in inputs if i and Path(i).exists() and path.samefile(i)), None)
+        if same is not None:
+            raise UsageError(f"{output}: is the input {same}; give the output another name")

@@ -66,9 +66,19 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _stand_in_for_what_cannot_be_shown() -> None:
+    """Standard output writes "?" for a character its encoding lacks (an ASCII or a Windows
+    code page terminal: the tables' "±" and "–", a name in another script), not a
+    UnicodeEncodeError; standard error already writes an escape."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None and sys.stdout.errors == "strict":
+        reconfigure(errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``costmodel`` console script; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    _stand_in_for_what_cannot_be_shown()
     args = _parser(argv[0] if argv else None).parse_args(argv)
     from pricing import CatalogError
     from scenarios.errors import ScenarioError

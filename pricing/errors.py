@@ -24,6 +24,17 @@ _KINDS: dict[str, tuple[str, str | None]] = {
 }
 
 
+#: The most characters of an unknown id an error shows [character]; catalog ids are shorter.
+_SHOWN = 60
+
+
+def _quoted(text: str) -> str:
+    """``text`` quoted, cut to :data:`_SHOWN` characters (with its length) when longer."""
+    if len(text) <= _SHOWN:
+        return repr(text)
+    return f"{text[:_SHOWN]!r}... ({len(text):,} characters)"
+
+
 class CatalogError(ValueError):
     """A catalog file, row or value is invalid, or a catalog lookup cannot be answered.
 
@@ -88,7 +99,7 @@ class UnknownIdError(CatalogError):
         self.close_matches = tuple(close_matches)
         self.valid = tuple(valid)
         label, hint = _KINDS.get(kind, (kind, None))
-        parts = [f"unknown {label} {id!r}"]
+        parts = [f"unknown {label} {_quoted(id)}"]
         if self.close_matches:
             parts.append("closest: " + ", ".join(self.close_matches))
         if hint:

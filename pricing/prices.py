@@ -40,9 +40,11 @@ from typing import Any
 from .catalog import Catalog
 from .errors import CatalogError
 from .suggest import closest, closest_hint, closest_instances, did_you_mean
+from .text import text_problem
 from .vocabulary import PRICING_MODELS
 
 __all__ = [
+    "MAX_PRICES_BYTES",
     "PURCHASE",
     "STALE_AFTER_MONTHS",
     "PriceEntry",
@@ -56,6 +58,8 @@ __all__ = [
 PURCHASE = "purchase"
 #: A price quoted more than this many months before today is stale [month].
 STALE_AFTER_MONTHS = 12
+#: The largest prices file :func:`read_prices` reads [byte]; a larger one is refused unread.
+MAX_PRICES_BYTES = 16 * 2**20
 
 _INSTANCE_COLUMNS = ("instance", "pricing", "usd_per_hour")
 _GPU_COLUMNS = ("gpu", "usd")
@@ -116,7 +120,8 @@ class PriceEntry:
     def stale(self, today: dt.date) -> bool:
         """True when the price was quoted more than :data:`STALE_AFTER_MONTHS` calendar
         months before ``today`` (exactly 12 months is not yet stale; one day more is)."""
-        return months_after(self.date, STALE_AFTER_MONTHS) < today
+        # a date after today is not stale (and 9999-12-31 has no date 12 months later)
+        return self.date < today and months_after(self.date, STALE_AFTER_MONTHS) < today
 
     def error(self, column: str | None, problem: str) -> CatalogError:
         """A :class:`CatalogError` at this entry's file, row and ``column``."""
@@ -172,6 +177,10 @@ class _Cells:
 
 
 def _entry(c: _Cells) -> PriceEntry:
+    for column, text in c.cells.items():
+        problem = text_problem(text, "text")
+        if problem is not None:
+            raise c.error(column, problem)
     instance, gpu = c.get("instance"), c.get("gpu")
     if instance and gpu:
         raise c.error("gpu", "a row prices either an instance or a GPU, not both")
@@ -238,7 +247,7 @@ def _yaml_text(value: Any) -> str:
     """A YAML scalar as the text a CSV cell would hold."""
     if value is None:
         return ""
-    if isinstance(value, dt.date):  # YAML reads 2025-01-31 as a date
+    if isinstance(value, dt.date):  # tagged !!timestamp (a plain 2025-01-31 stays text)
         return value.isoformat()
     if isinstance(value, bool):
         return str(value).lower()
@@ -249,17 +258,53 @@ def _yaml_text(value: Any) -> str:
     raise TypeError(type(value).__name__)
 
 
+def _yaml_loader(text: str):
+    """PyYAML's safe loader of ``text`` that keeps dates as the text written: ``as_of`` is
+    checked as text, so that ``2026-02-30`` is no ISO date rather than YAML's ValueError."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        yaml_implicit_resolvers = {
+            first: [(tag, regexp) for tag, regexp in resolvers if not tag.endswith(":timestamp")]
+            for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+        }
+
+    return Loader(text)
+
+
+def _duplicate_key(node) -> tuple[str, str] | None:
+    """``(row, key)`` of a key given twice in one price's mapping (at the line of the second),
+    as written: before YAML merges (``<<``) are applied."""
+    import yaml
+
+    for item in node.value if isinstance(node, yaml.SequenceNode) else ():
+        keys = [k for k, _ in item.value] if isinstance(item, yaml.MappingNode) else []
+        seen: set[str] = set()
+        for key in (k for k in keys if isinstance(k, yaml.ScalarNode)):
+            if key.value in seen:
+                return f"line {key.start_mark.line + 1}", key.value
+            seen.add(key.value)
+    return None
+
+
 def _yaml_cells(file: str, text: str) -> list[_Cells]:
     import yaml
 
-    loader = yaml.SafeLoader(text)
     try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        loader = _yaml_loader(text)  # its reader refuses a control character at once
+        try:
+            node = loader.get_single_node()
+            duplicate = _duplicate_key(node)
+            data = None if node is None or duplicate else loader.construct_document(node)
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         raise CatalogError(f"invalid YAML: {exc}".replace("\n", " "), file=file) from None
-    finally:
-        loader.dispose()
+    except ValueError as exc:  # an integer of over 4,300 digits, an explicit !!timestamp
+        reason = str(exc).split(";")[0]  # not Python's advice on sys.set_int_max_str_digits
+        raise CatalogError(f"invalid YAML: a value cannot be read: {reason}", file=file) from None
+    if duplicate is not None:
+        raise CatalogError("duplicate key", file=file, row_id=duplicate[0], column=duplicate[1])
     if not isinstance(data, list):
         raise CatalogError(
             "expected a list of prices (one mapping per price, keys as the CSV columns)",
@@ -292,12 +337,13 @@ def _yaml_cells(file: str, text: str) -> list[_Cells]:
 def read_prices(path: str | os.PathLike[str]) -> tuple[PriceEntry, ...]:
     """Read and check a prices file (``.csv``, ``.yaml`` or ``.yml``).
 
-    Checks each row on its own (an id, a known pricing, a finite number, an ISO date, a source)
-    and that no price is given twice; ids are checked against a catalog by
-    :func:`apply_prices`.
+    Checks each row on its own (an id, a known pricing, a finite number, an ISO date, a source,
+    text without control characters, in YAML each key once) and that no price is given twice;
+    ids are checked against a catalog by :func:`apply_prices`.
 
     Raises:
-        CatalogError: the file cannot be read, or a row is invalid (file, row and column named).
+        CatalogError: the file cannot be read or is larger than :data:`MAX_PRICES_BYTES`, or a
+            row is invalid (file, row and column named).
     """
     file = os.fspath(path)
     kind = _SUFFIXES.get(Path(file).suffix.lower())
@@ -306,10 +352,21 @@ def read_prices(path: str | os.PathLike[str]) -> tuple[PriceEntry, ...]:
             f"cannot tell the format: a prices file ends in {', '.join(_SUFFIXES)}", file=file
         )
     try:
-        text = Path(file).read_text(encoding="utf-8-sig")
+        with open(file, "rb") as f:
+            raw = f.read(MAX_PRICES_BYTES + 1)
     except FileNotFoundError:
         raise CatalogError("file not found", file=file) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise CatalogError(f"cannot read the file: {exc}", file=file) from None
+    if len(raw) > MAX_PRICES_BYTES:
+        raise CatalogError(
+            f"the file is larger than {MAX_PRICES_BYTES:,} bytes; a prices file holds one row "
+            "per catalog price (all of them take some 100 kB)",
+            file=file,
+        )
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise CatalogError(f"cannot read the file: {exc}", file=file) from None
     rows = _csv_cells(file, text) if kind == "csv" else _yaml_cells(file, text)
     entries: list[PriceEntry] = []

@@ -365,9 +365,10 @@ def _far(
     side: Owned | Rented, given: _Reading, other: _Reading | None, catalog: float, what: str
 ) -> Iterator[Advice]:
     """``price_far_from_catalog`` when ``given`` is more than :data:`FAR` times away from the
-    catalog's price, saying what ``other``, the other reading, gives."""
+    catalog's price, saying what ``other``, the other reading, gives. A price of 0 (a donated
+    GPU, a cloud credit) is no price typed in other terms: no reading makes it near."""
     ratio = given.value / catalog
-    if 1 / FAR <= ratio <= FAR:
+    if ratio == 0 or 1 / FAR <= ratio <= FAR:
         return
     far = f"{ratio:.1f} times" if ratio > 1 else f"1/{1 / ratio:.1f} of"
     hint = "check the price and its unit"

@@ -47,7 +47,7 @@ from costmodel.present.reports import write_atomic as _write_atomic
 from costmodel.result import Result
 from pricing import Catalog, PriceEntry, apply_prices, load_catalog
 
-from .executor import BatchError, Done, Job, one_line, run_jobs, write_reports
+from .executor import BatchError, Done, Job, one_line, run_jobs, write_error, write_reports
 from .loader import KINDS, load_documents
 from .plan import Plan
 from .scenario import Scenario, load_document
@@ -161,6 +161,20 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
 
 
 # --------------------------------------------------------------------------- files
+
+
+def _output_folder(out: Path) -> Path:
+    """``out``, made if missing; :class:`BatchError` when it is a file or lies under one, or
+    cannot be made."""
+    above = next((p for p in (out, *out.parents) if p.exists()), None)
+    if above is not None and not above.is_dir():
+        which = "" if above == out else f"{above} "
+        raise BatchError(f"{out}: {which}is a file, not a folder; the outputs need a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BatchError(f"{out}: cannot make the folder: {exc.strerror or exc}") from None
+    return out
 
 
 def _remove_stale_temps(folder: Path) -> None:
@@ -491,8 +505,7 @@ def run_batch(
         raise BatchError("no scenario files (*.yaml, *.yml) found")
     if not isinstance(store, RunStore):
         store = RunStore(store)  # a bad location fails here, before any output is written
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = _output_folder(Path(out_dir))
     _remove_stale_temps(out)
     prices = tuple(prices)
     catalog = apply_prices(load_catalog(), prices)  # unknown ids fail here, before any work
@@ -502,7 +515,14 @@ def run_batch(
     _assign_slugs(entries)
     with _Progress(len(entries), progress) as bar:
         _run_entries(entries, batch, workers, scheduler, bar)
-    summary_csv = _write_atomic(out / _SUMMARY, _summary_bytes(entries))
+    try:
+        summary_csv = _write_atomic(out / _SUMMARY, _summary_bytes(entries))
+    except OSError as exc:  # every result is stored and written: a rerun writes the summary
+        reason = exc.strerror or exc
+        raise BatchError(
+            f"{out / _SUMMARY}: cannot write the summary: {reason}; the results are written "
+            "and stored, and a rerun writes it"
+        ) from None
     items = tuple(
         BatchItem(e.file, e.name, e.status, e.error, tuple(e.outputs), e.key) for e in entries
     )
@@ -664,7 +684,7 @@ def _write_outputs(
                 error = error or done.report_error
         e.outputs = [_write_atomic(batch.out / f"{e.slug}.json", data), *written]
     except OSError as exc:
-        error = error or f"writing outputs: {one_line(exc)}"
+        error = error or f"writing outputs: {write_error(exc)}"
     if error:
         e.fail(error)
 

@@ -41,6 +41,7 @@ __all__ = [
     "Workers",
     "one_line",
     "run_jobs",
+    "write_error",
     "write_reports",
 ]
 
@@ -113,6 +114,11 @@ def one_line(exc: BaseException) -> str:
     return "; ".join(line.strip() for line in text.splitlines() if line.strip()) or repr(exc)
 
 
+def write_error(exc: OSError) -> str:
+    """A file that could not be written, as one line: ``cannot write PATH: reason``."""
+    return f"cannot write {exc.filename}: {exc.strerror or exc}"
+
+
 def write_reports(result: Result | PlanResult, reports: Iterable[tuple[str, str]]) -> Done:
     """Write each ``(format, path)`` report; a failure is recorded, the result is kept."""
     from costmodel.present.reports import write
@@ -121,6 +127,8 @@ def write_reports(result: Result | PlanResult, reports: Iterable[tuple[str, str]
     try:
         for fmt, path in reports:
             written += [str(p) for p in write(result, fmt, path)]
+    except OSError as exc:  # a folder where the report goes, a full disk, no permission
+        return Done(result, tuple(written), (), f"report: {write_error(exc)}")
     except Exception as exc:  # a report failure must not lose the computed result
         return Done(result, tuple(written), (), f"report: {one_line(exc)}")
     return Done(result, tuple(written))

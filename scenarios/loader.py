@@ -12,7 +12,6 @@ dotted key path, the line and the valid choices.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +20,8 @@ from marshmallow import ValidationError
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
+
+from pricing.text import text_problem
 
 from .errors import ScenarioError, flatten_messages
 from .schema import PlanSchema, ScenarioSchema
@@ -101,38 +102,18 @@ def check_shape(data: Any) -> list[dict]:
             return [*problems, {"path": path, "message": message}]
         if isinstance(value, Mapping):
             for key, item in value.items():
-                if isinstance(key, str) and not _is_clean(key):
-                    problems.append({"path": path, "message": _bad_text(key, "key")})
+                problem = text_problem(key, "key") if isinstance(key, str) else None
+                if problem is not None:
+                    problems.append({"path": path, "message": problem})
                     continue
                 stack.append((item, _path(path, key), depth + 1))
         elif isinstance(value, list | tuple):
             stack.extend((item, _path(path, i), depth + 1) for i, item in enumerate(value))
-        elif isinstance(value, str) and not _is_clean(value):
-            problems.append({"path": path, "message": _bad_text(value, "text")})
+        elif isinstance(value, str):
+            problem = text_problem(value, "text")
+            if problem is not None:
+                problems.append({"path": path, "message": problem})
     return problems
-
-
-#: Control characters no report or spreadsheet can hold (tab, newline and CR are fine).
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-def _is_clean(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return _CONTROL.search(text) is None
-
-
-def _bad_text(text: str, what: str) -> str:
-    control = _CONTROL.search(text)
-    if control is not None:
-        return f"{what} holds the control character U+{ord(control.group()):04X}; remove it"
-    bad = next(c for c in text if 0xD800 <= ord(c) <= 0xDFFF)
-    return (
-        f"{what} holds the unpaired surrogate \\u{ord(bad):04x}, which is not a character; "
-        "use the character itself or its surrogate pair"
-    )
 
 
 def _lines(node: yaml.Node) -> tuple[dict[str, int], list[dict]]:
@@ -247,8 +228,16 @@ def _read_text(path: str | os.PathLike, source: str) -> str:
             raw = f.read(limit + 1)
     except FileNotFoundError:
         raise ScenarioError(source, [{"path": "", "message": "file not found"}]) from None
+    except IsADirectoryError:
+        message = (
+            f"is a folder, not a file; 'costmodel batch {source} --out DIR' runs every file in it"
+        )
+        raise ScenarioError(source, [{"path": "", "message": message}]) from None
     except OSError as exc:
-        raise ScenarioError(source, [{"path": "", "message": f"cannot read file: {exc}"}]) from None
+        reason = exc.strerror or exc  # the path is said once, by the error
+        raise ScenarioError(
+            source, [{"path": "", "message": f"cannot read file: {reason}"}]
+        ) from None
     if len(raw) > limit:
         message = (
             f"the file is larger than {limit:,} bytes ({FILE_BYTES_VAR}); a scenario is a few "
@@ -301,6 +290,21 @@ def read_yaml(path: str | os.PathLike) -> tuple[Any, dict[str, int]]:
     return data, lines
 
 
+def _what(data: Any) -> str:
+    """What a document that is no mapping holds, in words (not Python's type names)."""
+    if data is None:
+        return "empty document"
+    if isinstance(data, bool):
+        return "true or false"
+    if isinstance(data, int | float):  # not every integer has a repr (4,300 digits at most)
+        return (
+            f"a number, {data!r}" if isinstance(data, float) or abs(data) < 10**40 else "a number"
+        )
+    if isinstance(data, str):
+        return f"text, {data[:40]!r}" + ("..." if len(data) > 40 else "")
+    return "a list" if isinstance(data, list | tuple) else f"a {type(data).__name__}"
+
+
 #: Document kinds: a rent-versus-buy scenario (also when ``kind`` is left out) or a fleet plan.
 KINDS = ("scenario", "plan")
 
@@ -310,8 +314,8 @@ def validate(data: Any, source: str, lines: dict[str, int] | None = None) -> dic
     raise :class:`ScenarioError` on problems. A plan keeps ``kind: plan``; a scenario has no
     ``kind`` key."""
     if not isinstance(data, Mapping):
-        kind = "empty document" if data is None else f"a {type(data).__name__}"
-        raise ScenarioError(source, [{"path": "", "message": f"expected a mapping, got {kind}"}])
+        message = f"expected a mapping (key: value lines), got {_what(data)}"
+        raise ScenarioError(source, [{"path": "", "message": message}])
     problems = check_shape(data)
     if problems:
         raise ScenarioError(source, with_lines(problems, lines))

@@ -510,6 +510,37 @@ def test_bad_query_parameter_is_400(client: FlaskClient) -> None:
     assert_error(client.post("/v1/evaluate?seed=-1", json=WORKED), 400)
 
 
+@pytest.mark.parametrize(
+    ("method", "url", "says"),
+    [
+        # each ran as if the parameter were not there: the document's samples, the whole list
+        ("post", "/v1/evaluate?sample=100", "unknown query parameter (did you mean 'samples'?); "
+         "valid: samples, seed"),
+        ("post", "/v1/runs?seeds=3", "unknown query parameter (did you mean 'seed'?); valid: "
+         "samples, seed"),
+        ("post", "/v1/compare?samples=100", "takes no query parameters (its options go in the "
+         "body)"),
+        ("get", "/v1/catalog/instances?provider=aws", "takes no query parameters"),
+        ("get", "/v1/runs?pagesize=5", "did you mean 'page_size'?"),
+        ("get", "/v1/runs/x/report?fromat=csv", "did you mean 'format'?"),
+    ],
+)  # fmt: skip
+def test_an_unknown_query_parameter_is_400(client: FlaskClient, method, url, says) -> None:
+    name = url.split("?")[1].split("=")[0]
+    body = WORKED if method == "post" and "compare" not in url else {"utilisation": 0.5}
+    kwargs = {"json": body} if method == "post" else {}
+    errors = assert_error(getattr(client, method)(url, **kwargs), 400)["errors"]
+    assert errors == [{"path": f"query.{name}", "message": errors[0]["message"]}]
+    assert says in errors[0]["message"]
+
+
+def test_known_query_parameters_and_none_are_still_fine(client: FlaskClient) -> None:
+    assert client.post("/v1/evaluate?samples=3&seed=2", json=WORKED).status_code == 200
+    assert client.get("/v1/catalog/gpus").status_code == 200
+    assert client.get("/v1/runs?page=1&page_size=5").status_code == 200
+    assert client.get("/?theme=dark").status_code == 200  # the web page is not the API
+
+
 def test_unknown_route_is_404(client: FlaskClient) -> None:
     assert "/v2/nothing" in assert_error(client.get("/v2/nothing"), 404)["message"]
 

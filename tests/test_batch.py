@@ -115,6 +115,63 @@ def test_broken_files_are_reported_and_do_not_stop_the_others(
     assert idle["payback_p50_u0.00"] == "" and idle["payback_p50_u0.00_never"] == "True"
 
 
+def test_an_out_that_cannot_be_a_folder_is_one_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # an existing file, and a place no folder can be made: FileExistsError and
+    # FileNotFoundError tracebacks from Path.mkdir, after the scenarios were loaded
+    src = _copy(tmp_path / "in", WORKED)
+    (tmp_path / "taken").write_text("mine\n", encoding="utf-8")
+    for out, says in (
+        (tmp_path / "taken", "is a file, not a folder"),
+        (tmp_path / "taken" / "out", "is a file, not a folder"),
+        (Path("/proc/no-such-folder"), "cannot make the folder"),
+    ):
+        args = ["batch", str(src[0]), "--out", str(out), "--db", str(tmp_path / "runs.sqlite3")]
+        assert main([*args, "--samples", "10", "--quiet"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: ") and says in err[0], err
+        assert str(out) in err[0]
+    assert (tmp_path / "taken").read_text(encoding="utf-8") == "mine\n"
+
+
+def test_a_report_that_cannot_be_written_is_said_plainly_and_the_rest_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A folder where a report goes: the item's error named the temporary file beside it and
+    # Python's exception class.
+    src = _copy(tmp_path / "in", WORKED, BEGINNER)
+    out = tmp_path / "out"
+    report = out / "worked-example-2gpu-vs-on-demand.html"
+    report.mkdir(parents=True)
+    args = ["batch", *map(str, src), "--out", str(out), "--db", str(tmp_path / "runs.sqlite3")]
+    assert main([*args, "--samples", "10", "--quiet", "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert f"FAILED {src[0]}: report: cannot write {report}: Is a directory" in err
+    assert ".tmp" not in err and "Error" not in err
+    # the other scenario's outputs and both results are written
+    assert (out / f"{BEGINNER}.html").stat().st_size > 0
+    assert (out / "worked-example-2gpu-vs-on-demand.json").stat().st_size > 0
+    assert _temp_files(out) == []
+
+
+def test_a_summary_that_cannot_be_written_is_one_clear_error_and_the_results_are_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # summary.csv a folder: an IsADirectoryError traceback once every scenario had run
+    src = _copy(tmp_path / "in", WORKED)
+    out = tmp_path / "out"
+    (out / "summary.csv").mkdir(parents=True)
+    args = ["batch", *map(str, src), "--out", str(out), "--db", str(tmp_path / "runs.sqlite3")]
+    assert main([*args, "--samples", "10", "--quiet", "--workers", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith(f"error: {out / 'summary.csv'}: cannot write the summary: ")
+    assert "Is a directory" in err[0] and ".tmp" not in err[0]
+    assert (out / "worked-example-2gpu-vs-on-demand.html").stat().st_size > 0
+    assert _temp_files(out) == []
+
+
 # --------------------------------------------------------------------------- resume
 
 

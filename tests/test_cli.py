@@ -26,7 +26,12 @@ WORKED = ROOT / "scenarios" / "examples" / "worked-example.yaml"
 def _costmodel(*args: str, columns: int = 100) -> subprocess.CompletedProcess:
     env = {"COLUMNS": str(columns), "PATH": "/usr/bin:/bin"}
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args], cwd=ROOT, capture_output=True, text=True, env=env
+        [sys.executable, "-m", "cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
 
 
@@ -319,14 +324,40 @@ def _next_version(data):
         (_set("scenario.discount_rate", float("nan")), "scenario.discount_rate: NaN"),
         (_set("scenario.buy.gpu_count", float("inf")), "scenario.buy.gpu_count: NaN"),
         (_set("assumptions.0.value", float("nan")), "assumptions[0].value: NaN"),
+        # no XLSX report can hold it: an IllegalCharacterError traceback
+        (
+            _set("assumptions.0.source", "my\x03quote"),
+            "assumptions[0].source: text holds the control character U+0003; remove it",
+        ),
     ],
-    ids=["schema-version-2", "prob-null", "nan-in-scenario", "inf-in-scenario", "nan-assumption"],
+    ids=[
+        "schema-version-2",
+        "prob-null",
+        "nan-in-scenario",
+        "inf-in-scenario",
+        "nan-assumption",
+        "control-character",
+    ],
 )
 def test_report_refuses_a_bad_result_in_one_line(result_json, tmp_path, capsys, edit, says):
     bad = _bad_result(result_json, tmp_path, edit)
     assert main(["report", str(bad), "-o", str(tmp_path / "r.html")]) == 2
     _one_error_line(capsys, bad, says)
     assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [_set("scenario.buy", "rtx-4090"), _set("scenario.carbon", {"service_life_years": "long"})],
+    ids=["buy-as-text", "service-life-as-text"],
+)
+def test_a_report_shows_what_it_can_of_an_odd_scenario_echo(result_json, tmp_path, edit):
+    # the result's scenario is its document echoed, read with care: these two were an
+    # AttributeError ("'str' object has no attribute 'get'") and a TypeError (abs() of text)
+    bad = _bad_result(result_json, tmp_path, edit)
+    for fmt in ("html", "md"):
+        assert main(["report", str(bad), "-o", str(tmp_path / f"r.{fmt}")]) == 0
+        assert "Break-even" in (tmp_path / f"r.{fmt}").read_text("utf-8")
 
 
 @pytest.mark.parametrize(
@@ -342,6 +373,30 @@ def test_report_refuses_json_nested_too_deep(tmp_path, capsys, text):
     deep.write_text(text)
     assert main(["report", str(deep), "-o", str(tmp_path / "r.html")]) == 2
     _one_error_line(capsys, deep, "nested too deeply")
+
+
+def _limit_memory() -> None:  # a child that would read without end fails at 2 GiB
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_report_of_an_endless_json_is_refused_unread(tmp_path):
+    # read whole: a link to /dev/zero was a MemoryError traceback (after eating the memory)
+    endless = tmp_path / "endless.json"
+    endless.symlink_to("/dev/zero")
+    out = subprocess.run(
+        [sys.executable, "-m", "cli", "report", str(endless), "-o", str(tmp_path / "r.html")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limit_memory,
+    )
+    assert out.returncode == 2, out.stderr[-500:]
+    says = "is not a file (a device or a pipe); a result JSON is read from a file"
+    assert out.stderr == f"error: {endless}: {says}\n"
 
 
 def test_report_output_must_be_a_file_it_can_write(result_json, tmp_path, capsys):
@@ -366,11 +421,64 @@ def test_report_output_must_be_a_file_it_can_write(result_json, tmp_path, capsys
     assert (tmp_path / "a" / "b" / "r.csv").is_file()
 
 
+def test_report_never_writes_over_the_file_it_reads(tmp_path, capsys):
+    # "--format html -o scenario.yaml" wrote the report over the scenario it had just read
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(WORKED.read_text("utf-8"), encoding="utf-8")
+    prices = tmp_path / "prices.csv"
+    prices.write_text("gpu,usd,as_of,source\nrtx-4090,1750,2026-01-02,shop\n", encoding="utf-8")
+    for args, source in [
+        (["--format", "html", "-o", str(scenario)], scenario),
+        (["--format", "md", "-o", str(tmp_path / "." / "scenario.yaml")], scenario),
+        (["--prices", str(prices), "--format", "csv", "-o", str(prices)], prices),
+    ]:
+        before = source.read_bytes()
+        assert main(["report", str(scenario), *args]) == 2
+        _one_error_line(capsys, f"{args[-1]}: is the input {source}; give the output another name")
+        assert source.read_bytes() == before
+
+
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc")
 def test_report_into_a_place_no_file_can_be_made(result_json, capsys):
     out = "/proc/costmodel-report.html"  # even root cannot create a file here
     assert main(["report", str(result_json), "-o", out]) == 2
     _one_error_line(capsys, out, "cannot write the report")
+
+
+def test_a_terminal_that_cannot_show_a_character_gets_a_stand_in(tmp_path):
+    # An ASCII (or a Windows code page) standard output: every table ("±", "–") and any name in
+    # another script was a UnicodeEncodeError traceback.
+    doc = yaml.safe_load(WORKED.read_text("utf-8"))
+    doc["name"] = "研究室 lab"
+    path = tmp_path / "named.yaml"
+    path.write_text(yaml.safe_dump(doc, allow_unicode=True), "utf-8")
+    env = {"COLUMNS": "100", "PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "ascii"}
+    out = subprocess.run(
+        [sys.executable, "-m", "cli", "run", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr.decode("ascii", "replace")
+    text = out.stdout.decode("ascii")
+    assert text.startswith("??? lab  (samples 1") and "Break-even P50 7.1 % ? 0.0 %" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--port", "-1"], "argument --port: port must be in [1, 65,535], got -1"),
+        (["--port", "99999"], "argument --port: port must be in [1, 65,535], got 99999"),
+        (["--host", "999.1.1.1"], "error: --host '999.1.1.1': no such address to serve on ("),
+    ],
+)
+def test_serve_refuses_a_port_or_host_it_cannot_bind(args, says):
+    # a port out of range was an OverflowError traceback or "Port 99999 is in use by another
+    # program"; an unknown host "Name or service not known" with exit status 1
+    out = _costmodel("serve", *args)  # a subprocess: a server that starts would not return
+    assert out.returncode == 2, out.stderr
+    assert says in out.stderr and "Traceback" not in out.stderr
 
 
 # --------------------------------------------------------------------------- batch extras

@@ -51,6 +51,7 @@ def _worked(old: str, new: str) -> str:
 NAME = "name: worked-example-2gpu-vs-on-demand"
 BLOCKS = "name:\n" + "".join("  " * i + "- \n" for i in range(1, 60))
 OWN_SPEED = "  relative_throughput: 1.0\n  scaling_efficiency: 1.0"
+INLINE_GPU = 'gpu: {name: "consumer 24 GB card", memory_gb: 24, tdp_w: 350, price_usd: 1500}'
 
 #: Hostile files: (id, text, what the one error line must say).
 HOSTILE = [
@@ -89,6 +90,17 @@ HOSTILE = [
     ),
     ("lone-surrogate", _worked(NAME, 'name: "bad \\ud800 name"'), "name: text holds the unpaired"),
     ("surrogate-key", _worked(NAME, NAME + '\n"\\udfff": 1'), "key holds the unpaired surrogate"),
+    (  # the whole id was echoed: an error line of 100,000 characters
+        "gpu-id-of-100000-characters",
+        _worked(INLINE_GPU, 'gpu: "rtx' + "x" * 100_000 + '"'),
+        "buy.gpu: unknown GPU id 'rtx" + "x" * 57 + "'... (100,003 characters); see 'costmodel",
+    ),
+    (  # written as JSON would (YAML does not join the pair): was "use ... its surrogate pair"
+        "surrogate-pair",
+        _worked(NAME, 'name: "rocket \\ud83d\\ude80"'),
+        "name: text holds the surrogate pair \\ud83d\\ude80, which YAML does not join into a "
+        "character; write \\U0001f680 or the character itself",
+    ),
     ("no-such-date", _worked(NAME, "name: 2026-13-45"), "month must be in 1..12"),
     (
         "control-char",
@@ -133,6 +145,7 @@ def test_hostile_file_is_one_clear_error(hostile_files, name, expected):
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {path}")
     assert expected in lines[0]
+    assert len(lines[0]) < len(str(path)) + 600  # what the user wrote is not echoed at length
 
 
 def test_a_batch_runs_every_other_file_and_lists_each_failure(hostile_files, tmp_path):

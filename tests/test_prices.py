@@ -4,12 +4,19 @@ command line with --prices, HTTP with COSTMODEL_PRICES)."""
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import datetime as dt
+import io
 import json
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+import pricing.prices
 import scenarios
 from api import create_app
 from cli import main
@@ -112,6 +119,10 @@ def test_a_file_of_one_kind_needs_only_its_columns(tmp_path):
             "a row prices either an instance or a GPU, not both",
         ),
         ("gpu,usd,as_of,source\n", "holds no prices"),
+        (  # kept into the results: an XLSX report of them was an IllegalCharacterError
+            "gpu,usd,as_of,source,note\nrtx-3090,1,2026-01-01,my\x01quote,\x1b[31m\n",
+            "line 2', column 'source': text holds the control character U+0001; remove it",
+        ),
     ],
 )
 def test_bad_rows_name_the_file_row_and_column(tmp_path, text, says):
@@ -120,6 +131,97 @@ def test_bad_rows_name_the_file_row_and_column(tmp_path, text, says):
         read_prices(path)
     assert str(err.value).startswith(str(path))
     assert says in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (  # YAML read it as a date: a ValueError traceback ("day is out of range for month")
+            "- {gpu: rtx-3090, usd: 999, as_of: 2026-02-30, source: q}\n",
+            "line 1', column 'as_of': '2026-02-30' is not an ISO date (YYYY-MM-DD)",
+        ),
+        (  # the second one silently won
+            "- instance: aws/p3.8xlarge\n  instance: aws/p3.2xlarge\n  pricing: spot\n"
+            "  usd_per_hour: 1\n  as_of: 2026-01-01\n  source: q\n",
+            "line 2', column 'instance': duplicate key",
+        ),
+        (
+            '- {gpu: rtx-3090, usd: 999, as_of: 2026-01-01, source: q, note: "a\\x1bb"}\n',
+            "line 1', column 'note': text holds the control character U+001B; remove it",
+        ),
+        (
+            '- {gpu: rtx-3090, usd: 999, as_of: 2026-01-01, source: "\\ud800"}\n',
+            "column 'source': text holds the unpaired surrogate \\ud800",
+        ),
+        (  # a raw control character: PyYAML's ReaderError traceback
+            "- {gpu: rtx-3090, usd: 999, as_of: 2026-01-01, source: a\x01b}\n",
+            "invalid YAML: unacceptable character #x0001: special characters are not allowed",
+        ),
+        (  # an integer of 5,000 digits: a ValueError traceback
+            f"- {{gpu: rtx-3090, usd: 9{'9' * 5000}, as_of: 2026-01-01, source: q}}\n",
+            "invalid YAML: a value cannot be read: Exceeds the limit (4300 digits)",
+        ),
+    ],
+)
+def test_bad_yaml_prices_name_the_file_row_and_column(tmp_path, text, says):
+    path = _write(tmp_path / "mine.yaml", text)
+    with pytest.raises(CatalogError) as err:
+        read_prices(path)
+    assert str(err.value).startswith(str(path))
+    assert says in str(err.value)
+
+
+_COLUMNS = ["instance", "pricing", "usd_per_hour", "gpu", "usd", "as_of", "source", "note"]
+_CELLS = st.sampled_from(
+    ["aws/p3.2xlarge", "rtx-4090", "on_demand", "spot", "2026-01-01", "2026-02-30",
+     "9999-12-31", "1.5", "0", "-1", "nan", "1e400", "", "x\x01", '"', "a,b", "\n"]
+) | st.text(max_size=8)  # fmt: skip
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | _CELLS
+_KEYS = st.sampled_from([*_COLUMNS, "x"])
+_ROWS = st.dictionaries(_KEYS, _SCALARS | st.lists(_SCALARS), max_size=8)
+
+
+def _csv_text(header: list[str], rows: list[list[str]]) -> str:
+    out = io.StringIO()
+    csv.writer(out).writerows([header, *rows])
+    return out.getvalue()
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    name=st.sampled_from(["prices.csv", "prices.yaml"]),
+    text=st.builds(
+        _csv_text,
+        st.lists(st.sampled_from([*_COLUMNS, "x", ""]), max_size=9),
+        st.lists(st.lists(_CELLS, max_size=9), max_size=4),
+    )
+    | st.lists(_ROWS | _SCALARS, max_size=4).map(lambda y: yaml.safe_dump(y, allow_unicode=True))
+    | st.text(max_size=200),
+)
+def test_a_prices_file_raises_only_catalog_errors(tmp_path, name, text):
+    # found a raw control character in YAML: PyYAML's ReaderError, not a CatalogError
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    with contextlib.suppress(CatalogError):
+        apply_prices(load_catalog(), read_prices(path))
+
+
+def test_a_file_over_the_size_limit_is_refused_unread(tmp_path, monkeypatch):
+    # read whole: --prices on an endless file (a link to /dev/zero) was a MemoryError traceback
+    path = _prices_csv(tmp_path)
+    size = path.stat().st_size
+    monkeypatch.setattr(pricing.prices, "MAX_PRICES_BYTES", size)
+    assert len(read_prices(path)) == 2  # at the limit: read
+    monkeypatch.setattr(pricing.prices, "MAX_PRICES_BYTES", size - 1)
+    with pytest.raises(CatalogError, match=f"prices.csv: the file is larger than {size - 1:,} b"):
+        read_prices(path)
+    monkeypatch.undo()
+    if Path("/dev/zero").exists():
+        (tmp_path / "endless.csv").symlink_to("/dev/zero")
+        with pytest.raises(CatalogError, match="endless.csv: the file is larger than 16,777,216"):
+            read_prices(tmp_path / "endless.csv")
 
 
 def test_a_file_must_be_csv_or_yaml_and_exist(tmp_path):
@@ -251,6 +353,11 @@ def _entry(as_of: str) -> PriceEntry:
 )
 def test_a_price_is_stale_one_day_after_twelve_months(as_of, today, stale):
     assert _entry(as_of).stale(today) is stale
+
+
+def test_a_price_of_the_last_day_there_is_is_not_stale():
+    # 9999-12-31 + 12 months is no date: an OverflowError traceback from every run with it
+    assert _entry("9999-12-31").stale(dt.date(2026, 1, 1)) is False
 
 
 def test_the_stale_price_warning_at_its_boundary(tmp_path):

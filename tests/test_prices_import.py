@@ -222,6 +222,12 @@ def _cut(path: Path, line: int, chars: int) -> None:
          "row 'line 24', column 'SpotPrice': 'n/a' is not a number"),
         (lambda p: p.write_text("InstanceType,Price\np3.2xlarge,3.06\n"),
          "missing column(s) AcceleratorName, AcceleratorCount, Region: not a SkyPilot vms.csv"),
+        # written into the prices file's note, which --prices then refused
+        (lambda p: _edited(p, P32_FIRST, "3.06,0.364400,us-east-\x1b[31m1,use1-az1"),
+         "row 'line 24', column 'Region': text holds the control character U+001B; remove it"),
+        # the second Price column silently won
+        (lambda p: _edited(p, "Price,SpotPrice,", "Price,Price,"),
+         "the header names the column 'Price' twice"),
     ],
 )  # fmt: skip
 def test_a_bad_source_names_its_file_and_row_and_writes_nothing(tmp_path, sky, capsys, edit, says):
@@ -233,6 +239,17 @@ def test_a_bad_source_names_its_file_and_row_and_writes_nothing(tmp_path, sky, c
     assert err.startswith(f"error: {sky['aws']}") and says in err
     assert out.read_text() == "kept,as it was\n"  # untouched
     assert not db.exists()  # and nothing kept in the history
+
+
+def test_an_import_never_writes_over_a_file_it_reads(tmp_path, sky, capsys):
+    # "-o vms.csv" replaced the public price file with the prices file made of it
+    before = sky["aws"].read_bytes()
+    args = ["prices", "import", "--from", "skypilot", str(sky["lambda"]), str(sky["aws"])]
+    assert main([*args, "-o", str(sky["aws"]), "--db", str(tmp_path / "h.sqlite3")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {sky['aws']}: is the input {sky['aws']}; give the output another name\n"
+    assert sky["aws"].read_bytes() == before
+    assert not (tmp_path / "h.sqlite3").exists()
 
 
 def test_the_catalog_ranges_hold_before_anything_is_written(tmp_path, sky, capsys):
@@ -364,6 +381,17 @@ EUR = ('"currencyCode": "USD"', '"currencyCode": "EUR"')
          "1 Year, 3 Years"),
         ("aws-offer", "index.json", lambda t: t.replace('"gpu": "8"', '"gpu": "4"'),
          "column 'gpu': 4 GPUs, but catalog instance 'aws/p5.48xlarge' has 8"),
+        # hand-edited JSON of another type: TypeError tracebacks
+        ("aws-offer", "index.json", lambda t: t.replace('"gpu": "8"', '"gpu": ["8"]'),
+         "column 'gpu': ['8'] is not a GPU count"),
+        ("aws-offer", "index.json", lambda t: t.replace('"3yr"', '["3yr"]'),
+         "column 'termAttributes.LeaseContractLength': unknown LeaseContractLength ['3yr']; "
+         "expected 1yr, 3yr"),
+        ("azure", "page-1.json", lambda t: t.replace('"eastus"', '"east\\u0007us"', 1),
+         "row 'Items[0]', column 'armRegionName': text holds the control character U+0007"),
+        ("aws-offer", "index.json", lambda t: t.replace('"us-east-1"', '"us-\\u001b-1"', 1),
+         "row 'products.SKUP32USE1', column 'regionCode': text holds the control character "
+         "U+001B"),
     ],
 )  # fmt: skip
 def test_bad_api_files_name_the_file_and_the_place(tmp_path, capsys, fmt, name, edit, says):
@@ -554,6 +582,27 @@ def test_a_download_cut_short_or_missing_writes_nothing(tmp_path, capsys, monkey
     assert out.read_text() == "kept\n"
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        # OverflowError tracebacks from the socket's timeout
+        (["--timeout", "inf"], "--timeout must be a positive number of seconds, at most 3,600"),
+        (["--timeout", "1e20"], "--timeout must be a positive number of seconds, at most 3,600"),
+        # ValueError tracebacks from urllib, before any download
+        (["--base-url", "[red]"], "--base-url '[red]': not a URL of a mirror (no scheme); e.g. "
+         "https://mirror.example/skypilot-catalog"),
+        (["--base-url", "http://[::1"], "--base-url 'http://[::1': not a URL of a mirror "
+         "(Invalid IPv6 URL)"),
+    ],
+)  # fmt: skip
+def test_pull_refuses_a_timeout_or_mirror_it_cannot_use(tmp_path, capsys, args, says):
+    out, db = str(tmp_path / "out.csv"), str(tmp_path / "history.sqlite3")
+    assert main(["prices", "pull", "aws", "-o", out, "--db", db, *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and says in err and err.count("\n") == 1
+    assert not (tmp_path / "out.csv").exists()
+
+
 def test_pull_names_the_providers_it_knows(tmp_path, capsys):
     assert _pull(tmp_path, "coreweave") == 2
     assert "unknown provider 'coreweave'; valid: aws, azure, gcp, lambda" in capsys.readouterr().err
@@ -618,6 +667,19 @@ def test_history_prints_every_import_and_the_fitted_change(tmp_path, sky, capsys
     assert chart.read_bytes()[:4] == b"\x89PNG"
     assert main(["prices", "history", "lambda/gpu_1x_a10", "--db", db]) == 2
     assert "did you mean 'lambda/gpu_1x_a100'?" in capsys.readouterr().err
+
+
+def test_history_of_a_catalog_id_never_imported_suggests_no_other_id(tmp_path, capsys):
+    # it said "did you mean 'aws/p3.2xlarge'?" of aws/p3.2xlarge itself
+    db = str(tmp_path / "history.sqlite3")
+    assert main(["prices", "history", "AWS/p3.2xlarge", "--db", db]) == 2
+    assert capsys.readouterr().err == (
+        f"error: no price of 'AWS/p3.2xlarge' in the price history of {db} (import prices with "
+        "'costmodel prices import' or 'costmodel prices pull')\n"
+    )
+    assert main(["prices", "history", "aws/p3.2xlarg", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "is no catalog instance id; did you mean 'aws/p3.2xlarge'?" in err
 
 
 def test_the_price_history_is_kept_in_either_store(store_location):

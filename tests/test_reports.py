@@ -29,6 +29,8 @@ from pathlib import Path
 import openpyxl
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from marshmallow import ValidationError
 
@@ -1545,3 +1547,41 @@ def test_money_ticks_keep_the_decimals_their_value_needs(usd, label):
     from costmodel.present.reports.charts import usd_tick
 
     assert usd_tick(usd) == label
+
+
+def _leaf_paths(node: object, path: tuple = ()) -> Iterator[tuple]:
+    """Every key path of a parsed JSON document, parents before their children."""
+    items = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else ()
+    )
+    for key, value in items:
+        yield (*path, key)
+        yield from _leaf_paths(value, (*path, key))
+
+
+_FIXTURE_PATHS = list(_leaf_paths(json.loads(FIXTURE.read_text("utf-8"))))
+_ODD = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_a_hand_edited_result_is_refused_or_reported(data):
+    # Any one value of a result replaced by another of any JSON type: from_dict refuses it at
+    # its key path, or every fast report (and the CLI's table) of it is written. Found text with
+    # a control character (IllegalCharacterError) and a scenario echo read without care.
+    doc = json.loads(FIXTURE.read_text("utf-8"))
+    path = data.draw(st.sampled_from(_FIXTURE_PATHS))
+    node = doc
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = data.draw(_ODD | st.lists(_ODD, max_size=2) | st.just({}))
+    try:
+        result = from_dict(doc)
+    except ValidationError:
+        return
+    for fmt in ("xlsx", "csv", "json"):
+        render(result, fmt)

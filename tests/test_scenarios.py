@@ -132,7 +132,31 @@ def test_missing_and_empty_files(tmp_path, capsys):
     empty = tmp_path / "empty.yaml"
     empty.write_text("")
     assert main(["run", str(empty)]) == 2
-    assert "expected a mapping, got empty document" in capsys.readouterr().err
+    assert "expected a mapping (key: value lines), got empty document" in capsys.readouterr().err
+
+
+def test_a_folder_given_as_a_file_points_to_batch(tmp_path, capsys):
+    # "cannot read file: [Errno 21] Is a directory: '...'" (the path twice, and errno)
+    assert main(["run", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path}: is a folder, not a file; 'costmodel batch {tmp_path} --out DIR' "
+        "runs every file in it\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "got"),
+    [("5\n", "a number, 5"), ("yes\n", "true or false"), ("hello\n", "text, 'hello'")],
+)
+def test_a_file_that_is_no_mapping_says_what_it_holds_in_words(tmp_path, capsys, text, got):
+    # Python's type names: "got a int", "got a str", "got a bool"
+    path = tmp_path / "scalar.yaml"
+    path.write_text(text)
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {path}: expected a mapping (key: value lines), got {got}\n"
+    with pytest.raises(scenarios.ScenarioError, match=r"mapping \(key: value lines\), got a list"):
+        scenarios.load_mapping([1, 2])
 
 
 def test_inline_gpu_without_throughput_needs_an_override():

@@ -164,6 +164,16 @@ def test_a_gpu_or_server_price_far_from_the_catalog():
     assert not _far({**H100, "server_price_usd": 300_000}, rent)
 
 
+def test_a_price_of_zero_is_no_price_in_other_terms():
+    # a donated GPU, a free cloud credit: a ZeroDivisionError traceback ("1/{1 / ratio}"); no
+    # reading in other terms makes 0 near the catalog, so there is nothing to advise
+    rent = {"instance": "aws/p3.2xlarge"}
+    assert not _far({"gpu": "rtx-3090", "gpu_count": 1, "gpu_price_usd": 0}, rent)
+    assert not _far({"gpu": "rtx-3090", "gpu_count": 1}, {**rent, "price_usd_per_hour": 0})
+    server = {"gpu": "h100-sxm5-80gb", "gpu_count": 8, "gpu_price_usd": 0, "server_price_usd": 0}
+    assert not _far(server, {"instance": "aws/p5.48xlarge"})
+
+
 def test_affine_maps_every_form():
     # 2X + 1 of each form, spreads scaled, shapes kept; a lognormal only scales
     assert _affine(Normal(10, 2, low=5), 2, 1) == Normal(21, 4, low=11)

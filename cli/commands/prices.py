@@ -27,6 +27,8 @@ PULL_SOURCES = {
     "vastai": "vast",
 }
 _TIMEOUT_S = 30.0
+#: The longest wait for one download a --timeout may ask [s].
+_MAX_TIMEOUT_S = 3600
 #: The formats of ``import --from`` (pricing.importers.FORMATS, kept here so that ``--help``
 #: imports nothing; tests/test_prices_import.py checks that the two agree).
 IMPORT_FORMATS = ("aws-offer", "azure", "skypilot")
@@ -91,7 +93,8 @@ def _add_pull(sub) -> None:
     p.add_argument("providers", nargs="+", metavar="PROVIDER",
                    help=f"providers to download: {', '.join(PULL_SOURCES)}")  # fmt: skip
     p.add_argument("--timeout", type=float, default=_TIMEOUT_S, metavar="S",
-                   help=f"seconds to wait for each download (default {_TIMEOUT_S:g})")  # fmt: skip
+                   help=f"seconds to wait for each download, at most {_MAX_TIMEOUT_S:,} "
+                        f"(default {_TIMEOUT_S:g})")  # fmt: skip
     p.add_argument("--base-url", metavar="URL",
                    help="download from this mirror instead of the public locations")  # fmt: skip
     _add_common(p)
@@ -143,7 +146,7 @@ def execute(args: argparse.Namespace) -> int:
         return _history(args)
     if Path(args.output).suffix.lower() != ".csv":
         raise UsageError(f"{args.output}: the prices file is written as .csv")
-    check_output(args.output, "csv")
+    check_output(args.output, "csv", args.paths if args.action == "import" else ())
     batches = _read_files(args) if args.action == "import" else _pull(args)
     return _finish(args, batches)
 
@@ -282,11 +285,31 @@ def _azure_pages(base: str | None, timeout: float, today: str) -> list:
     return pages
 
 
+def _check_mirror(base: str) -> None:
+    """A usage error unless ``base`` reads as a URL (urllib refuses the others with a
+    ValueError before any download)."""
+    import urllib.parse
+
+    try:
+        problem = None if urllib.parse.urlsplit(base).scheme else "no scheme"
+    except ValueError as exc:
+        problem = str(exc)
+    if problem:
+        raise UsageError(
+            f"--base-url {base!r}: not a URL of a mirror ({problem}); e.g. "
+            "https://mirror.example/skypilot-catalog"
+        )
+
+
 def _pull(args: argparse.Namespace) -> list:
     from pricing.importers import skypilot
 
-    if not args.timeout > 0:
-        raise UsageError("--timeout must be a positive number of seconds")
+    if not 0 < args.timeout <= _MAX_TIMEOUT_S:  # the socket takes no infinite timeout
+        raise UsageError(
+            f"--timeout must be a positive number of seconds, at most {_MAX_TIMEOUT_S:,}"
+        )
+    if args.base_url:
+        _check_mirror(args.base_url)
     providers = [choice("provider", p, tuple(PULL_SOURCES)) for p in args.providers]
     today = dt.datetime.now(dt.UTC).date().isoformat()
     batches = []
@@ -335,10 +358,15 @@ def _no_history(item: str, pricing: str | None, where: str):
     from pricing.suggest import did_you_mean
 
     which = f" {pricing}" if pricing else ""
-    hint = did_you_mean(item.casefold(), sorted(load_catalog().instances))
+    missing = f"no{which} price of {item!r} in the price history of {where}"
+    ids = sorted(load_catalog().instances)
+    if item.casefold() not in ids:
+        hint = did_you_mean(item.casefold(), ids)
+        raise UsageError(
+            f"{missing}: it is no catalog instance id{hint} (see 'costmodel catalog instances')"
+        )
     raise UsageError(
-        f"no{which} price of {item!r} in the price history of {where}{hint} (import prices "
-        "with 'costmodel prices import' or 'costmodel prices pull')"
+        f"{missing} (import prices with 'costmodel prices import' or 'costmodel prices pull')"
     )
 
 

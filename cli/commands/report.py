@@ -40,7 +40,7 @@ def execute(args: argparse.Namespace) -> int:
     import scenarios
     from costmodel.present.reports import write
 
-    check_output(args.output, args.format)
+    check_output(args.output, args.format, (args.input, args.prices))
     out, fmt = Path(args.output), _format(args.output, args.format)
     source = Path(args.input)
     result = _read_result(source) if source.suffix.lower() == ".json" else None
@@ -74,6 +74,34 @@ def _format(output: str, fmt: str | None) -> str:
     return known
 
 
+#: The largest result JSON read [byte]: more than any result written by 'run', 'plan' or 'batch'.
+_MAX_RESULT_BYTES = 2**30
+
+
+def _result_text(source: Path) -> str:
+    """The text of a result JSON file: a regular file (a device or a pipe may never end) of at
+    most :data:`_MAX_RESULT_BYTES`."""
+    from scenarios.errors import ScenarioError
+
+    problem = None
+    try:
+        size = source.stat().st_size
+        if not source.is_file():
+            what = "a folder" if source.is_dir() else "not a file (a device or a pipe)"
+            problem = f"is {what}; a result JSON is read from a file"
+        elif size > _MAX_RESULT_BYTES:
+            problem = f"the file is larger than {_MAX_RESULT_BYTES:,} bytes: no result is"
+        else:
+            return source.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        problem = "file not found"
+    except OSError as exc:
+        problem = str(exc)
+    except UnicodeDecodeError as exc:
+        problem = f"malformed JSON: {exc}"
+    raise ScenarioError(str(source), [{"path": "", "message": problem}])
+
+
 def _read_result(source: Path):
     """A result JSON file, validated: a plan's (``kind: plan``) or a scenario's; any other JSON
     is ``None`` (read as a scenario or a plan)."""
@@ -82,12 +110,10 @@ def _read_result(source: Path):
     from costmodel.present import from_dict
     from scenarios.errors import ScenarioError, flatten_messages
 
+    text = _result_text(source)
     try:
-        data = json.loads(source.read_text(encoding="utf-8"))
-    except OSError as exc:
-        message = "file not found" if isinstance(exc, FileNotFoundError) else str(exc)
-        raise ScenarioError(str(source), [{"path": "", "message": message}]) from None
-    except (ValueError, UnicodeDecodeError) as exc:
+        data = json.loads(text)
+    except ValueError as exc:
         raise ScenarioError(
             str(source), [{"path": "", "message": f"malformed JSON: {exc}"}]
         ) from None

@@ -205,18 +205,23 @@ _DIST_ARGS = {
 
 def _fmt_group(values: list[Any]) -> list[str]:
     """Numbers that belong together with a shared number of decimals: "0.20, 0.80, 1.00"."""
-    texts = [DASH if v is None else fmt_number(v, thousands=False) for v in values]
+    texts = [
+        DASH if v is None else fmt_number(v, thousands=False) if _is_number(v) else fmt_value(v)
+        for v in values
+    ]
     decimals = max(
         (len(t.partition(".")[2]) for t in texts if "e" not in t and t != DASH), default=0
     )
     if decimals == 0:
         return texts
     return [
-        f"{v:.{decimals}f}"
-        if isinstance(v, int | float) and not isinstance(v, bool) and abs(v) < 1000
-        else t
+        f"{v:.{decimals}f}" if _is_number(v) and abs(v) < 1000 else t
         for v, t in zip(values, texts, strict=True)
     ]
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
 def _truncation(d: Mapping[str, Any]) -> str:
@@ -240,9 +245,11 @@ def _fmt_dist(d: Mapping[str, Any]) -> str:
         texts = _fmt_group([d[k] for k in params])
         pairs = ", ".join(f"{k} {t}" for k, t in zip(params, texts, strict=True))
         return f"Lognormal({pairs}){_truncation(d)}"
-    if kind == "discrete" and "values" in d:
-        values = list(d["values"])
-        weights = list(d.get("weights") or [1] * len(values))
+    values, weights = d.get("values"), d.get("weights")
+    if isinstance(values, list) and not weights:
+        weights = [1] * len(values)
+    weighed = isinstance(weights, list) and all(map(_is_number, weights)) and sum(weights) > 0
+    if kind == "discrete" and isinstance(values, list) and weighed:
         total = sum(weights)
         pairs = (
             f"{t} ({fmt_share(w / total)})"

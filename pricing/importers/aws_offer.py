@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import CatalogError
 from .jsondoc import load, mapping
-from .quotes import Batch, Quote, choose, price
+from .quotes import Batch, Quote, choose, clean_text, price
 
 __all__ = ["FORMAT", "URL", "parse"]
 
@@ -38,7 +38,7 @@ def _gpu_products(products: dict, file: str) -> tuple[dict[str, dict[str, Any]],
         plain = all(attrs.get(k) == v for k, v in _PLAIN.items())
         try:
             gpus = float(attrs.get("gpu") or 0)
-        except ValueError:
+        except (TypeError, ValueError):  # not a number's text, or a list or a mapping
             raise CatalogError(
                 f"{attrs.get('gpu')!r} is not a GPU count",
                 file=file,
@@ -51,7 +51,10 @@ def _gpu_products(products: dict, file: str) -> tuple[dict[str, dict[str, Any]],
                     "names no instance type", file=file, row_id=f"products.{sku}",
                     column="instanceType",
                 )  # fmt: skip
-            kept[sku] = {**attrs, "gpu": gpus}
+            column = "regionCode" if attrs.get("regionCode") else "location"
+            row = f"products.{sku}"
+            region = clean_text(attrs.get(column) or "", file=file, row=row, column=column)
+            kept[sku] = {**attrs, "gpu": gpus, "region": region}
         else:
             skipped += 1
     return kept, skipped
@@ -86,7 +89,7 @@ def _quotes(terms: dict, products: dict, file: str) -> list[Quote]:
             if sku not in products:
                 continue
             attrs = products[sku]
-            region = str(attrs.get("regionCode") or attrs.get("location") or "")
+            region = attrs["region"]
             for code, raw in mapping(offers, file, f"terms.{kind}.{sku}", "offer terms").items():
                 row = f"terms.{kind}.{sku}.{code}"
                 term = mapping(raw, file, row, "an offer term")

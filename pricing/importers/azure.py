@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from ..errors import CatalogError
 from .jsondoc import load, mapping
-from .quotes import Batch, Quote, choose, price
+from .quotes import Batch, Quote, choose, clean_text, price
 
 __all__ = ["BASE_URL", "FORMAT", "URL", "parse"]
 
@@ -66,6 +66,7 @@ def _quote(item: dict, file: str, row: str) -> Quote | None:
     region = item.get("armRegionName")
     if not isinstance(region, str) or not region:
         raise CatalogError("names no region", file=file, row_id=row, column="armRegionName")
+    region = clean_text(region, file=file, row=row, column="armRegionName")
     value = price(item.get("retailPrice"), file=file, row=row, column="retailPrice")
     if value is None:
         raise CatalogError("has no price", file=file, row_id=row, column="retailPrice")

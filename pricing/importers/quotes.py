@@ -16,8 +16,9 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from ..errors import CatalogError
+from ..text import text_problem
 
-__all__ = ["Batch", "Quote", "choose", "price"]
+__all__ = ["Batch", "Quote", "choose", "clean_text", "price"]
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ _V = TypeVar("_V")
 
 def choose(value: Any, table: Mapping[str, _V], *, file: str, row: str, column: str) -> _V:
     """``table[value]``, or an error naming the value the source gave and the ones it may."""
-    if value not in table:
+    if not isinstance(value, str) or value not in table:  # a list or a mapping: no key
         raise CatalogError(
             f"unknown {column.rsplit('.', 1)[-1]} {value!r}; expected {', '.join(table)}",
             file=file,
@@ -120,3 +121,17 @@ def price(text: object, *, file: str, row: str, column: str) -> float | None:
             column=column,
         )
     return value
+
+
+def clean_text(value: object, *, file: str, row: str, column: str) -> str:
+    """A text cell (a region's name), stripped, as it goes into the prices file's note.
+
+    Raises:
+        CatalogError: it holds a control character or is not valid Unicode (file, row, column
+            named): the prices file could not be read back, nor shown on a terminal as written.
+    """
+    stripped = str(value).strip()
+    problem = text_problem(stripped, "text")
+    if problem is not None:
+        raise CatalogError(problem, file=file, row_id=row, column=column)
+    return stripped

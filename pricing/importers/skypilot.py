@@ -17,7 +17,7 @@ import re
 from pathlib import PurePath
 
 from ..errors import CatalogError
-from .quotes import Batch, Quote, price
+from .quotes import Batch, Quote, clean_text, price
 
 __all__ = ["ACCELERATORS", "BASE_URL", "FORMAT", "catalog_provider", "parse", "url", "version"]
 
@@ -74,6 +74,9 @@ def _records(text: str, file: str):
         header = [h.strip() for h in next(reader, [])]
         if not header:
             raise CatalogError("the file is empty; expected a header row", file=file)
+        twice = next((c for c in header if header.count(c) > 1), None)
+        if twice is not None:
+            raise CatalogError(f"the header names the column {twice!r} twice", file=file)
         missing = [c for c in _REQUIRED if c not in header]
         if missing:
             raise CatalogError(
@@ -132,7 +135,7 @@ def parse(text: str, *, file: str, provider: str, source_url: str, file_date: st
         if not name or not accelerator:
             skipped += 1
             continue
-        region = cells["Region"].strip()
+        region = clean_text(cells["Region"], file=file, row=line, column="Region")
         if not region:
             raise CatalogError("names no region", file=file, row_id=line, column="Region")
         count = _count(cells["AcceleratorCount"], file, line)

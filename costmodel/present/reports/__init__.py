@@ -68,7 +68,9 @@ def render(result: Result | PlanResult, fmt: str) -> bytes:
 
 
 def write_atomic(path: Path, data: bytes) -> Path:
-    """Write ``data`` to a temporary file beside ``path``, then ``os.replace`` it into place."""
+    """Write ``data`` to a temporary file beside ``path``, then ``os.replace`` it into place.
+
+    Raises ``OSError`` naming ``path`` (not its temporary twin) when it cannot be written."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -77,6 +79,11 @@ def write_atomic(path: Path, data: bytes) -> Path:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        if exc.errno is None:
+            raise
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -112,7 +112,7 @@ def _facts(result: Result) -> list[tuple[str, str]]:
     inference), the sides compared."""
     s = result.scenario
     facts = _terms(s, len(result.cumulative_cost.months) - 1) + _workload(s.get("workload"))
-    buy = s.get("buy") or {}
+    buy = s.get("buy") if isinstance(s.get("buy"), Mapping) else {}
     gpu_name = _owned_label(buy, result)
     if gpu_name:
         facts.append(("Buy", f"{buy.get('gpu_count', '?')} × {gpu_name}"))

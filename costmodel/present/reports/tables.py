@@ -9,7 +9,7 @@ a million tokens, ``Result.unit``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -199,9 +199,10 @@ def carbon_table(result: Result) -> Table | None:
 
 def carbon_note(result: Result) -> str:
     """What the emissions table counts, and whether carbon has a price in the costs."""
-    block = result.scenario.get("carbon") or {}
+    block = result.scenario.get("carbon")
+    years = block.get("service_life_years", 5) if isinstance(block, Mapping) else 5
     price = next((a.value for a in result.assumptions if a.key == "carbon.usd_per_tonne"), 0)
-    life = fmt_number(block.get("service_life_years", 5))
+    life = f"{fmt_number(years)} years" if isinstance(years, int | float) else "its service life"
     priced = (
         f"A carbon price of {fmt_value(price)} USD/t CO2e is in the costs above."
         if price
@@ -212,8 +213,8 @@ def carbon_note(result: Result) -> str:
     )
     return (
         "Emissions over the horizon in tonnes of CO2e: the owned build's electricity at its "
-        f"grid's intensity and PUE, plus its hardware's embodied carbon spread over {life} "
-        "years; the rented instance's electricity and embodied share for the hours used. Grid "
+        f"grid's intensity and PUE, plus its hardware's embodied carbon spread over {life}; "
+        "the rented instance's electricity and embodied share for the hours used. Grid "
         "intensities are location-based, lifecycle or operational as each source counts them "
         f"(see the assumptions), with no renewable certificates subtracted. {priced}{unknown}"
     )
