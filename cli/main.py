@@ -5,8 +5,8 @@ of its own that may import both; neither imports it. Each command is a module of
 :mod:`cli.commands`; this one builds the parser from them (from the one being run alone, so that
 a run imports no other command) and dispatches. Exit status: 0 on
 success, 2 for bad input (scenario, arguments, catalog ids, result files), 1 when a scenario of
-a batch failed. Bad input is reported as ``file:line: key.path: message`` lines on stderr, never
-as a traceback.
+a batch failed or standard output could not be written (a full disk). Bad input is reported as
+``file:line: key.path: message`` lines on stderr, never as a traceback.
 """
 
 from __future__ import annotations
@@ -89,8 +89,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into e.g. head: stop quietly, as Unix tools do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_output()
         return 1
+    except OSError as exc:  # standard output failed (a full disk); files are the commands' own
+        _drop_output()
+        print(f"error: {exc.filename or 'standard output'}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+
+
+def _drop_output() -> None:
+    """Send what is left of standard output to the null device, so that the flush at exit does
+    not fail again."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def console() -> None:

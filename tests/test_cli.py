@@ -445,6 +445,24 @@ def test_report_into_a_place_no_file_can_be_made(result_json, capsys):
     _one_error_line(capsys, out, "cannot write the report")
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["schema"], ["run", str(WORKED), "--format", "json"]])
+def test_output_to_a_full_disk_is_one_error_line(args):
+    # "> result.json" on a full disk: an OSError traceback, then "Exception ignored" at exit
+    with open("/dev/full", "w") as full:
+        out = subprocess.run(
+            [sys.executable, "-m", "cli", *args],
+            cwd=ROOT,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={"COLUMNS": "100", "PATH": "/usr/bin:/bin"},
+            timeout=300,
+        )
+    assert out.returncode == 1
+    assert out.stderr == "error: standard output: No space left on device\n"
+
+
 def test_a_terminal_that_cannot_show_a_character_gets_a_stand_in(tmp_path):
     # An ASCII (or a Windows code page) standard output: every table ("±", "–") and any name in
     # another script was a UnicodeEncodeError traceback.

@@ -1564,15 +1564,17 @@ def _leaf_paths(node: object, path: tuple = ()) -> Iterator[tuple]:
 
 
 _FIXTURE_PATHS = list(_leaf_paths(json.loads(FIXTURE.read_text("utf-8"))))
-_ODD = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+#: Text a report can hold: 'costmodel report' refuses control characters before from_dict.
+_TEXT = st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=8)
+_ODD = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _TEXT
 
 
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_a_hand_edited_result_is_refused_or_reported(data):
     # Any one value of a result replaced by another of any JSON type: from_dict refuses it at
-    # its key path, or every fast report (and the CLI's table) of it is written. Found text with
-    # a control character (IllegalCharacterError) and a scenario echo read without care.
+    # its key path, or every fast report of it is written. Found a scenario echo and
+    # distributions read without care.
     doc = json.loads(FIXTURE.read_text("utf-8"))
     path = data.draw(st.sampled_from(_FIXTURE_PATHS))
     node = doc

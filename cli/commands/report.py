@@ -102,6 +102,24 @@ def _result_text(source: Path) -> str:
     raise ScenarioError(str(source), [{"path": "", "message": problem}])
 
 
+def _text_problems(data: dict) -> list[dict[str, str]]:
+    """``{path, message}`` of each text of a result that :func:`pricing.text.text_problem`
+    refuses (a control character, a lone surrogate), in key-path order; iterative."""
+    from pricing.text import text_problem
+
+    problems = []
+    stack: list[tuple[object, str]] = [(data, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
+        elif isinstance(value, str) and (problem := text_problem(value, "text")):
+            problems.append({"path": path, "message": problem})
+    return sorted(problems, key=lambda p: p["path"])
+
+
 def _read_result(source: Path):
     """A result JSON file, validated: a plan's (``kind: plan``) or a scenario's; any other JSON
     is ``None`` (read as a scenario or a plan)."""
@@ -123,6 +141,9 @@ def _read_result(source: Path):
         ) from None
     if not (isinstance(data, dict) and "schema_version" in data):
         return None
+    problems = _text_problems(data)
+    if problems:  # a hand-edited file: no report (an XLSX sheet least) can hold such text
+        raise ScenarioError(str(source), problems)
     try:
         return from_dict(data)
     except ValidationError as exc:

@@ -39,37 +39,10 @@ def to_json(result: Result | PlanResult) -> bytes:
 
 def from_dict(data: Any) -> Result | PlanResult:
     """Validate and load either JSON result: a plan's (``kind: plan``) or a scenario's;
-    raises ``marshmallow.ValidationError`` naming the key path of each problem (also of text
-    holding a control character, which no report can hold: a hand-edited file)."""
-    from marshmallow import ValidationError
-
+    raises ``marshmallow.ValidationError`` naming the key path of each problem."""
     from .plan_schema import result_from_dict
 
-    problems = _text_problems(data)
-    if problems:
-        raise ValidationError(problems)
     return result_from_dict(data)
-
-
-def _text_problems(data: Any) -> dict[Any, Any]:
-    """Marshmallow's nested messages (``{"assumptions": {0: {"source": [...]}}}``) for each
-    text of ``data`` that :func:`pricing.text.text_problem` refuses; iterative."""
-    from pricing.text import text_problem
-
-    out: dict[Any, Any] = {}
-    stack: list[tuple[Any, tuple]] = [(data, ())]
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, dict):
-            stack.extend((v, (*path, k)) for k, v in value.items())
-        elif isinstance(value, list):
-            stack.extend((v, (*path, i)) for i, v in enumerate(value))
-        elif isinstance(value, str) and path and (problem := text_problem(value, "text")):
-            node = out
-            for key in path[:-1]:
-                node = node.setdefault(key, {})
-            node[path[-1]] = [problem]
-    return out
 
 
 if "IPython" in sys.modules:  # perhaps inside a running IPython: results show as HTML there
