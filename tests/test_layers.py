@@ -15,11 +15,10 @@ from pricing import load_catalog, read_catalog
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ("pricing", "costmodel", "scenarios", "api", "cli")
 #: What each package may import of the project. The engine reads the catalog's vocabulary and
-#: ranges (pricing.vocabulary) and the one rule for free text (pricing.text, which reports of
-#: hand-edited results apply), never the catalogs themselves.
+#: ranges (pricing.vocabulary), never the catalogs themselves.
 ALLOWED = {
     "pricing": set(),
-    "costmodel": {"pricing.vocabulary", "pricing.text"},
+    "costmodel": {"pricing.vocabulary"},
     "scenarios": {"costmodel", "pricing"},
     "api": {"scenarios", "costmodel", "pricing"},
     "cli": {"api", "scenarios", "costmodel", "pricing"},
