@@ -157,7 +157,7 @@ def _precision(result: Result, console: Console) -> None:
     from costmodel.present.reports.uncertainty import api_voi_sentence, voi_sentence
     from costmodel.present.verdict import precision_text
 
-    lines = [precision_text(result), precision_text(result, "api") if result.api_tco else None]
+    lines = [precision_text(result), precision_text(result, "api")]
     if lines[0] is not None:
         console.print()
     for text in filter(None, lines):

@@ -185,13 +185,14 @@ def precision_text(result: Result, versus: str = "rent") -> str | None:
     """ "Break-even P50 36.2 % ± 0.4 % (95 % interval, 10,000 draws)", against renting, or
     "Break-even vs the API P50 ..." (``versus="api"``); None without that ``convergence``."""
     if versus == "rent":
-        c, p50, name = result.convergence, result.breakeven_utilisation.p50, "Break-even"
+        c, be, name = result.convergence, result.breakeven_utilisation, "Break-even"
     else:
         rival = result.rival(versus)
         c = None if rival is None else rival.convergence
-        p50, name = result.breakeven_vs_api.p50, "Break-even vs the API"
+        be, name = result.breakeven_vs_api, "Break-even vs the API"
     if c is None:
         return None
+    p50 = be.p50
     lo, hi = c.breakeven_p50_ci95
     if missing(c.breakeven_p50_halfwidth) or missing(p50):
         text = (

@@ -241,7 +241,7 @@ def uncertainty_context(result: Result) -> dict[str, Any]:
     t = result.tornado
     return {
         "precision": precision_text(result),
-        "precision_api": precision_text(result, "api") if result.api_tco else None,
+        "precision_api": precision_text(result, "api"),
         "tornado": tornado_table(result),
         "tornado_u": fmt_utilisation(t.utilisation, none="?") if t is not None else "?",
         "voi_sentence": voi_sentence(result),
