@@ -16,8 +16,8 @@ from flask_smorest import abort
 from werkzeug.exceptions import HTTPException, ServiceUnavailable
 
 from costmodel.plan_result import PlanResult
-from costmodel.present import to_dict
 from costmodel.result import Result
+from present import to_dict
 from pricing import Catalog, CatalogError, PriceEntry, apply_prices, load_catalog, read_prices
 from scenarios import Plan, Scenario, ScenarioError, evaluate, load_mapping
 from scenarios.store import RunStore, StoreError

@@ -34,7 +34,7 @@ import yaml
 
 import scenarios
 from costmodel.fleet import simulate_plan, summarise_plan
-from costmodel.present import to_dict
+from present import to_dict
 
 PLAN = Path(__file__).resolve().parents[1] / "scenarios" / "examples" / "plan-worked-example.yaml"
 #: (draws, servers, reservations, months)

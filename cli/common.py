@@ -65,7 +65,7 @@ def show_evaluation(args, result, draw, timings: dict[str, float], size: str) ->
     renders) and with ``--verbose`` the engine time on stderr for ``size`` (what was drawn
     for, beside the samples)."""
     if args.format == "json":
-        from costmodel.present import to_json
+        from present import to_json
 
         sys.stdout.buffer.write(to_json(result) + b"\n")
         sys.stdout.flush()

@@ -28,7 +28,7 @@ __all__ = [
     "epilog",
 ]
 
-#: Report formats (``costmodel.present.reports.FORMATS``, kept here so that ``--help`` needs no
+#: Report formats (``present.reports.FORMATS``, kept here so that ``--help`` needs no
 #: engine import; tests/test_cli.py checks that the two agree).
 FORMATS = ("html", "md", "csv", "xlsx", "json")
 MAX_SAMPLES = 1_000_000

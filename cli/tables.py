@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING
 
 from cli.plain import PlainConsole, PlainTable
-from costmodel.present.formatting import (
+from present.formatting import (
     UNIT_WORDS,
     fmt_grams,
     fmt_months,
@@ -154,8 +154,8 @@ def _precision(result: Result, console: Console) -> None:
     the break-even against it), then the three largest tornado swings and what knowing the
     inputs would save, and with an API the same against it (nothing for results stored before
     these existed)."""
-    from costmodel.present.reports.uncertainty import api_voi_sentence, voi_sentence
-    from costmodel.present.verdict import precision_text
+    from present.reports.uncertainty import api_voi_sentence, voi_sentence
+    from present.verdict import precision_text
 
     lines = [precision_text(result), precision_text(result, "api")]
     if lines[0] is not None:
@@ -349,8 +349,8 @@ def print_plan(result: PlanResult, console: Console) -> None:
         highlight=False,
     )
     console.print(fitted_table(columns, console))
-    from costmodel.present.reports.uncertainty import plan_voi_sentence
-    from costmodel.present.verdict import plan_precision_text
+    from present.reports.uncertainty import plan_voi_sentence
+    from present.verdict import plan_precision_text
 
     precision = plan_precision_text(result)
     if precision:
@@ -653,7 +653,7 @@ def compare_csv(result: Comparison) -> str:
     the measured serving throughput [tokens/s per GPU] and the serving row or API offer each
     option rests on (an API has no GPU: empty cells); last the emissions [g CO2e/unit of
     work] (empty when not known). Text cells never start a formula."""
-    from costmodel.present.formatting import text_cell
+    from present.formatting import text_cell
 
     by_model = result.model is not None
     out = io.StringIO()

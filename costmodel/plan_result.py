@@ -2,7 +2,7 @@
 
 Money in USD at present value; shares and utilisation as fractions [-]; work per month in the
 demand's unit (reference GPU-hours, or millions of tokens). Its JSON form is
-:mod:`costmodel.present.plan_schema`.
+:mod:`present.plan_schema`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The typed result of an evaluation: arrays and numbers, no JSON rules.
 
 ``NaN`` marks "no value" (a percentile that lands on "never", an undefined unit cost at u = 0);
-the JSON form (:func:`costmodel.present.to_dict`) writes it as ``null``. Money in USD at present
+the JSON form (:func:`present.to_dict`) writes it as ``null``. Money in USD at present
 value, utilisation and shares as fractions [-], payback in months, unit cost in USD per unit of
 work (``Result.unit``: a reference GPU-hour, or a million tokens). Arrays are aligned with
 ``utilisation`` (one value per level) unless said otherwise, and are read-only.
@@ -310,7 +310,7 @@ class Result:
     ``tornado`` and ``value_of_information`` are ``None`` in results stored before they
     existed); the scenario layer adds ``scenario`` (the resolved scenario as plain data),
     ``catalog``, ``warnings``, ``assumptions`` and the ``verdict`` (a sentence of
-    :mod:`costmodel.present.verdict`). ``carbon`` holds each side's emissions where the
+    :mod:`present.verdict`). ``carbon`` holds each side's emissions where the
     inputs have carbon figures (``None`` otherwise). ``sensitivity``, ``tornado`` and
     ``value_of_information`` are of buying against renting; ``rivals`` holds the same against
     each further side (the API), empty without one.

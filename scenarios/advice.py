@@ -17,7 +17,8 @@ from typing import Any
 from costmodel.cashflows import term_end
 from costmodel.inputs import MAX_SAMPLES
 from costmodel.plan_result import Precision
-from costmodel.present.formatting import (
+from costmodel.result import Advice, Convergence, Origin
+from present.formatting import (
     fmt_margin,
     fmt_share,
     fmt_usd,
@@ -25,8 +26,7 @@ from costmodel.present.formatting import (
     fmt_utilisation,
     missing,
 )
-from costmodel.present.verdict import OBJECTIVE_WORDS
-from costmodel.result import Advice, Convergence, Origin
+from present.verdict import OBJECTIVE_WORDS
 from pricing import RESERVATION_MONTHS
 from pricing.prices import STALE_AFTER_MONTHS
 

@@ -41,10 +41,10 @@ from typing import Any
 from marshmallow import ValidationError
 
 from costmodel.plan_result import PlanResult
-from costmodel.present import from_dict, to_dict, to_json
-from costmodel.present.formatting import slug, text_cell
-from costmodel.present.reports import write_atomic as _write_atomic
 from costmodel.result import Result
+from present import from_dict, to_dict, to_json
+from present.formatting import slug, text_cell
+from present.reports import write_atomic as _write_atomic
 from pricing import Catalog, PriceEntry, apply_prices, load_catalog
 
 from .executor import BatchError, Done, Job, one_line, run_jobs, write_error, write_reports
@@ -57,7 +57,7 @@ __all__ = ["BatchError", "BatchItem", "BatchSummary", "expand_paths", "run_batch
 
 _SUFFIXES = (".yaml", ".yml")
 _SUMMARY = "summary.csv"
-_TEMP = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")  # ours and costmodel.present.reports'
+_TEMP = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")  # ours and present.reports'
 
 
 @dataclass(frozen=True)
@@ -232,7 +232,7 @@ def _load(path: Path, catalog: Catalog | None = None) -> list[_Entry]:
 
 
 def _check_formats(formats: Iterable[str]) -> tuple[str, ...]:
-    from costmodel.present.reports import FORMATS
+    from present.reports import FORMATS
 
     if isinstance(formats, str):
         formats = (formats,)
@@ -356,7 +356,7 @@ def _summary_bytes(entries: Sequence[_Entry]) -> bytes:
     """``summary.csv``: one row per scenario or plan, numeric columns numeric (rounded to 4
     decimals for shares and utilisation, 2 for months and money), a scenario's levels as columns
     in ascending order, then the plan columns. Text cells are quoted and never a formula
-    (:func:`~costmodel.present.formatting.text_cell`)."""
+    (:func:`~present.formatting.text_cell`)."""
     import csv
 
     import pandas
@@ -482,7 +482,7 @@ def run_batch(
     samples, seed:
         Override every scenario's ``simulation`` block [count], [-].
     formats:
-        Report formats (``costmodel.present.reports.FORMATS``); ``json`` is the result JSON itself.
+        Report formats (``present.reports.FORMATS``); ``json`` is the result JSON itself.
     store:
         The run store, or its location (a SQLite path or a ``postgresql://`` URL); ``None``
         opens the default (``COSTMODEL_DB``).

@@ -121,7 +121,7 @@ def write_error(exc: OSError) -> str:
 
 def write_reports(result: Result | PlanResult, reports: Iterable[tuple[str, str]]) -> Done:
     """Write each ``(format, path)`` report; a failure is recorded, the result is kept."""
-    from costmodel.present.reports import write
+    from present.reports import write
 
     written: list[str] = []
     try:
@@ -151,7 +151,7 @@ def _execute(job: Job, progress: Callable[[float], None] | None = None) -> Done:
     done = write_reports(result, job.write)
     if done.report_error or not job.render:
         return done
-    from costmodel.present.reports import render
+    from present.reports import render
 
     try:
         rendered = tuple((fmt, render(result, fmt)) for fmt in job.render)

@@ -21,8 +21,8 @@ from costmodel.distributions import Distribution
 from costmodel.engine import Progress
 from costmodel.inputs import Demand, InputError, PlanInputs, input_fields
 from costmodel.plan_result import PlanResult
-from costmodel.present.verdict import plan_verdict
 from costmodel.result import Advice, Assumption, CatalogRef, Origin
+from present.verdict import plan_verdict
 from pricing import Catalog, CatalogError
 
 from .advice import Question, advise, close_call_advice

@@ -18,8 +18,8 @@ from typing import Any
 from costmodel.engine import Progress, simulate, summarise
 from costmodel.inputs import MAX_SAMPLES
 from costmodel.plan_result import PlanResult
-from costmodel.present.verdict import verdict
 from costmodel.result import Advice, CatalogRef, Result
+from present.verdict import verdict
 from pricing import Catalog, load_catalog
 
 from .advice import advise, convergence_advice

@@ -12,10 +12,10 @@ import scenarios
 from costmodel import Fixed, simulate, summarise
 from costmodel.distributions import Discrete, Uniform
 from costmodel.inputs import ApiInputs, CarbonInputs, HostedCarbon, OwnedCarbon, RentedCarbon
-from costmodel.present import from_dict, to_dict
-from costmodel.present.formatting import fmt_margin
 from costmodel.result import CatalogRef
 from costmodel.uncertainty import median_interval
+from present import from_dict, to_dict
+from present.formatting import fmt_margin
 from tests.helpers import buy, model, rent
 
 EXAMPLE = "scenarios/examples/inference-70b-fp8-h100.yaml"
@@ -139,7 +139,7 @@ def test_evpi_against_the_api_by_hand():
 def test_the_api_voi_sentence_names_an_input_only_above_one_percent_of_the_evpi():
     # The case above: EVPI 400 USD, all of it the input price's. Scaled to 3 USD (below 1 %
     # of the EVPI, which would read "worth up to $3" beside noise), the input goes unnamed.
-    from costmodel.present.reports.uncertainty import api_voi_sentence
+    from present.reports.uncertainty import api_voi_sentence
 
     res = _result(_model(api_price=Discrete((0.2, 1.0), (0.4, 0.6)), a_out=0.2, method="lhs"))
     text = api_voi_sentence(res)
@@ -261,7 +261,7 @@ def test_the_cli_and_reports_give_the_precision_against_the_api():
     from rich.console import Console
 
     from cli.tables import print_result
-    from costmodel.present.reports import render
+    from present.reports import render
 
     res = _result(_model(samples=1000, seed=5))
     c = res.rival("api").convergence
@@ -297,7 +297,7 @@ def test_a_result_without_an_api_has_no_rivals_and_no_api_line():
 
 
 def test_reports_show_the_swings_against_the_api_only_with_one():
-    from costmodel.present.reports import render
+    from present.reports import render
 
     with_api = scenarios.evaluate(EXAMPLE, samples=500)
     text = render(with_api, "html").decode("utf-8")

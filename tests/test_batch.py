@@ -20,8 +20,8 @@ import yaml
 
 import scenarios
 from cli import main
-from costmodel.present import to_dict
-from costmodel.present.reports import FORMATS, render
+from present import to_dict
+from present.reports import FORMATS, render
 from scenarios import executor
 from scenarios.batch import BatchError, expand_paths, run_batch
 

@@ -15,7 +15,7 @@ from costmodel.cashflows import model_lines
 from costmodel.distributions import Triangular, Uniform
 from costmodel.engine import draw
 from costmodel.inputs import ApiInputs, CarbonInputs, HostedCarbon, OwnedCarbon, RentedCarbon
-from costmodel.present import to_dict
+from present import to_dict
 from tests.helpers import _dists, buy, model, rent
 
 REL = 1e-9

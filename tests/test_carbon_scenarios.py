@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 import scenarios
-from costmodel.present import from_dict, to_dict, to_json
+from present import from_dict, to_dict, to_json
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
 WORKED = yaml.safe_load((EXAMPLES / "worked-example.yaml").read_text(encoding="utf-8"))

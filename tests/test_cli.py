@@ -182,7 +182,7 @@ def test_percentages_are_the_same_in_the_table_and_the_report(capsys, tmp_path):
     page = unescape(html.read_text("utf-8"))
     shares = [p for p in result["prob_buy_cheaper"] if 0.995 < p < 1]
     assert shares  # a share that must not print as 100 %
-    from costmodel.present.formatting import fmt_share
+    from present.formatting import fmt_share
 
     for p in shares:
         assert fmt_share(p) in table and fmt_share(p) in page
@@ -700,14 +700,14 @@ def test_catalog_refuses_unknown_format():
 
 def test_the_report_formats_of_the_help_are_the_exporters():
     from cli.options import FORMATS
-    from costmodel.present.reports import FORMATS as EXPORTED
+    from present.reports import FORMATS as EXPORTED
 
     assert tuple(FORMATS) == tuple(EXPORTED)
 
 
 def test_costs_per_unit_of_work_keep_three_significant_figures_with_their_zeros():
     # "$0.54" beside "$0.374" in one column read as two precisions: trailing zeros are kept.
-    from costmodel.present.formatting import fmt_unit_cost
+    from present.formatting import fmt_unit_cost
 
     cells = [fmt_unit_cost(x) for x in (0.54, 0.374, 2.4, 0.0689, 123.4, 0.0, None)]
     assert cells == ["$0.540", "$0.374", "$2.40", "$0.0689", "$123", "$0", "—"]

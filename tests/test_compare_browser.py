@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from costmodel.present.formatting import fmt_grams, fmt_unit_cost
+from present.formatting import fmt_grams, fmt_unit_cost
 from tests.test_web_browser import Page, Server, _compare_requests, _only_this_origin, driver
 
 __all__ = ["driver"]  # the browser fixture, shared with the page's own browser test

@@ -5,7 +5,7 @@ import pytest
 
 from costmodel import simulate, summarise
 from costmodel.cashflows import MACRS5, depreciation_schedule
-from costmodel.present import to_dict
+from present import to_dict
 from tests.helpers import buy, model, rent
 
 REL = 1e-9

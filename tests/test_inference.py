@@ -9,7 +9,7 @@ import copy
 import pytest
 
 import scenarios
-from costmodel.present import to_dict
+from present import to_dict
 from scenarios import ScenarioError
 from tests.test_api_side import TABLE
 

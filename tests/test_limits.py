@@ -26,7 +26,7 @@ import scenarios
 from api import limits
 from api.compare.resources import option_count
 from api.service import ResultCache
-from costmodel.present import to_dict
+from present import to_dict
 from pricing import load_catalog
 from scenarios.compare import CompareRequest, compare
 from tests.test_api import WORKED, assert_error, make_app

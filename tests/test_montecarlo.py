@@ -19,8 +19,8 @@ from costmodel.distributions import (
     Uniform,
 )
 from costmodel.engine import draw
-from costmodel.present import to_dict
 from costmodel.sampling import induce_rank_correlation, sample
+from present import to_dict
 from tests.helpers import buy, model, rent
 
 

@@ -1,5 +1,5 @@
 """Results in a notebook: IPython shows a scenario's and a plan's result as HTML (verdict, key
-figures, a small table), every text escaped, registered when ``costmodel.present`` is imported
+figures, a small table), every text escaped, registered when ``present`` is imported
 inside IPython; and a plan's candidates as a DataFrame."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from traitlets.config import Config
 
 import scenarios
 from costmodel.plan_result import PlanResult
-from costmodel.present import notebook
-from costmodel.present.formatting import fmt_share, fmt_usd, fmt_utilisation
 from costmodel.result import Advice, Result
+from present import notebook
+from present.formatting import fmt_share, fmt_usd, fmt_utilisation
 
 HOSTILE = "<script>alert(1)</script> & <b>bold</b> 'quoted' \"double\""
 
@@ -234,15 +234,14 @@ print(result.verdict in data.get("text/html", ""))
 
 def test_outside_ipython_neither_ipython_nor_the_notebook_module_is_imported():
     out = _run(
-        "import sys, scenarios\n"
-        "print(*(m in sys.modules for m in ('IPython', 'costmodel.present.notebook')))"
+        "import sys, scenarios\nprint(*(m in sys.modules for m in ('IPython', 'present.notebook')))"
     )
     assert out.split() == ["False", "False"]
 
 
 def test_the_extension_registers_the_display(shell):
     shell.display_formatter.formatters["text/html"].pop(Result, None)
-    shell.extension_manager.load_extension("costmodel.present.notebook")
+    shell.extension_manager.load_extension("present.notebook")
     data, _ = shell.display_formatter.format(_scenario())
     assert _scenario().verdict in data["text/html"]
 

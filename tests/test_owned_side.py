@@ -25,7 +25,7 @@ from costmodel.distributions import Fixed, Uniform
 from costmodel.downtime import availability, missing_gpus
 from costmodel.fleet import simulate_plan
 from costmodel.inputs import Financing
-from costmodel.present import from_dict, to_dict
+from present import from_dict, to_dict
 from tests.helpers import buy, model, rent
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
@@ -515,7 +515,7 @@ def test_a_plan_takes_spare_share_not_spare_gpus():
 
 
 def test_the_reports_name_the_spares_financing_and_gpus_in_service():
-    from costmodel.present.reports.context import report_context
+    from present.reports.context import report_context
 
     facts = dict(report_context(scenarios.evaluate(_section(LOAN_36, spares=1)), {})["facts"])
     assert facts["Buy"] == (
@@ -527,7 +527,7 @@ def test_the_reports_name_the_spares_financing_and_gpus_in_service():
 
 
 def test_the_plan_table_and_json_carry_availability_only_with_downtime():
-    from costmodel.present.reports.plan_tables import candidates_table
+    from present.reports.plan_tables import candidates_table
 
     down = scenarios.evaluate(_plan(repair_days=14, spare_share=0.25))
     table = candidates_table(down)

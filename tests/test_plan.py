@@ -19,7 +19,7 @@ import scenarios
 from costmodel import Fixed
 from costmodel.fleet import simulate_plan, summarise_plan, work_split
 from costmodel.plan_result import PlanResult
-from costmodel.present import from_dict, to_dict, to_json
+from present import from_dict, to_dict, to_json
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "scenarios" / "examples"

@@ -14,7 +14,7 @@ import yaml
 
 import scenarios
 from costmodel.fleet import simulate_plan
-from costmodel.present import from_dict, to_dict
+from present import from_dict, to_dict
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios" / "examples"
 WORKED = yaml.safe_load((EXAMPLES / "worked-example.yaml").read_text(encoding="utf-8"))

@@ -20,10 +20,6 @@ import yaml
 import scenarios
 from costmodel.fleet import simulate_plan
 from costmodel.plan_result import Precision
-from costmodel.present import from_dict, to_dict, to_json
-from costmodel.present.formatting import fmt_share, fmt_usd_margin
-from costmodel.present.reports import render
-from costmodel.present.verdict import plan_precision_text
 from costmodel.sampling import stream
 from costmodel.stats import (
     _cells,
@@ -32,6 +28,10 @@ from costmodel.stats import (
     bootstrap_difference_se,
     row_stats,
 )
+from present import from_dict, to_dict, to_json
+from present.formatting import fmt_share, fmt_usd_margin
+from present.reports import render
+from present.verdict import plan_precision_text
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAN = yaml.safe_load((ROOT / "scenarios" / "examples" / "plan-worked-example.yaml").read_text())

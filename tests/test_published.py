@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import scenarios
-from costmodel.present import to_dict
+from present import to_dict
 
 ROOT = Path(__file__).resolve().parents[1]
 DETTMERS = ROOT / "scenarios" / "examples" / "published-dettmers-rtx3090-vs-v100-cloud.yaml"

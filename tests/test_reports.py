@@ -35,8 +35,9 @@ from markdown_it import MarkdownIt
 from marshmallow import ValidationError
 
 import scenarios
-from costmodel.present import from_dict, reports, to_dict, to_json
-from costmodel.present.formatting import (
+from costmodel.result import Result
+from present import from_dict, reports, to_dict, to_json
+from present.formatting import (
     fmt_months,
     fmt_number,
     fmt_share,
@@ -45,8 +46,7 @@ from costmodel.present.formatting import (
     fmt_utilisation,
     fmt_value,
 )
-from costmodel.present.reports import FORMATS, ReportError, render, write
-from costmodel.result import Result
+from present.reports import FORMATS, ReportError, render, write
 from scenarios.errors import flatten_messages
 from tests.test_inference import WORKED
 
@@ -336,7 +336,7 @@ def test_markdown_tables_and_images(source, result):
     ],
 )
 def test_markdown_escapes_only_what_would_be_markup_where_it_stands(text, where, escaped):
-    from costmodel.present.reports.markdown import md_escape
+    from present.reports.markdown import md_escape
 
     assert md_escape(text, **where) == escaped
 
@@ -707,7 +707,7 @@ def test_inference_markdown_table_has_the_api_columns():
 
 
 def test_the_inference_breakeven_chart_has_three_sides_and_both_breakevens():
-    from costmodel.present.reports.charts import breakeven_figure
+    from present.reports.charts import breakeven_figure
 
     result = json.loads(_load(INFERENCE))
     ax = breakeven_figure(_typed(result)).axes[0]
@@ -1266,7 +1266,7 @@ def _cost_columns(header) -> list[str]:
 
 
 def test_plan_xlsx_sheets_and_numbers(plan_source, plan):
-    from costmodel.present.reports.xlsx import PLAN_SHEETS
+    from present.reports.xlsx import PLAN_SHEETS
 
     wb = openpyxl.load_workbook(io.BytesIO(_plan_rendered(plan_source, "xlsx")))
     assert wb.sheetnames == list(PLAN_SHEETS)
@@ -1456,7 +1456,7 @@ def test_cost_by_servers_bands_only_the_best_reservation_count(source):
     from matplotlib.collections import PolyCollection
     from matplotlib.colors import to_rgb
 
-    from costmodel.present.reports.plan_charts import servers_figure
+    from present.reports.plan_charts import servers_figure
 
     plan = from_dict(json.loads(_plan_json(source)))
     ax = servers_figure(plan).axes[0]
@@ -1544,7 +1544,7 @@ def test_plan_markdown_and_html_show_the_authors_markup_as_text(text):
     ],
 )
 def test_money_ticks_keep_the_decimals_their_value_needs(usd, label):
-    from costmodel.present.reports.charts import usd_tick
+    from present.reports.charts import usd_tick
 
     assert usd_tick(usd) == label
 

@@ -9,7 +9,7 @@ import yaml
 
 import scenarios
 from cli import main
-from costmodel.present import to_dict, to_json
+from present import to_dict, to_json
 from scenarios.errors import ScenarioError
 from tests.helpers import KEY_PATH_CASES
 

@@ -18,8 +18,6 @@ from scipy import stats
 import scenarios
 from costmodel import simulate, summarise
 from costmodel.distributions import Discrete, Triangular, Uniform
-from costmodel.present import from_dict, to_dict
-from costmodel.present.formatting import fmt_usd
 from costmodel.result import Result
 from costmodel.sampling import Sampler, sample
 from costmodel.uncertainty import (
@@ -28,6 +26,8 @@ from costmodel.uncertainty import (
     median_interval_ranks,
     tornado,
 )
+from present import from_dict, to_dict
+from present.formatting import fmt_usd
 from tests.helpers import buy, model, rent
 
 GOLDEN = "tests/fixtures/golden.yaml"
@@ -463,7 +463,7 @@ def test_run_prints_what_knowing_the_inputs_would_save(contested):
     from rich.console import Console
 
     from cli.tables import print_result
-    from costmodel.present.reports.uncertainty import voi_sentence
+    from present.reports.uncertainty import voi_sentence
 
     out = io.StringIO()
     print_result(contested, Console(file=out, width=10_000, color_system=None))
@@ -477,8 +477,8 @@ def test_run_prints_what_knowing_the_inputs_would_save(contested):
 def test_the_voi_sentence_and_table_leave_out_inputs_below_one_percent_of_the_evpi(contested):
     # An EVPPI of $0.004 beside an EVPI of $100 is the estimate's noise: it read "is worth up
     # to $0.00"; at 1 % of the EVPI ($1.00) an input is named.
-    from costmodel.present.reports.uncertainty import voi_sentence, voi_table
     from costmodel.result import InputValue
+    from present.reports.uncertainty import voi_sentence, voi_table
 
     voi = dataclasses.replace(
         contested.value_of_information,
@@ -497,7 +497,7 @@ def test_the_voi_sentence_and_table_leave_out_inputs_below_one_percent_of_the_ev
 
 
 def test_reports_show_the_tornado_and_the_value_of_information(contested):
-    from costmodel.present.reports import render
+    from present.reports import render
 
     md = render(contested, "md").decode("utf-8").replace("\\", "")
     voi = contested.value_of_information

@@ -11,7 +11,7 @@ import yaml
 
 import scenarios
 from costmodel.distributions import Discrete, LogNormal, Normal, Pert, Uniform
-from costmodel.present import to_dict
+from present import to_dict
 from scenarios.errors import ScenarioError
 from scenarios.userprices import _affine
 

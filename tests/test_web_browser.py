@@ -42,8 +42,8 @@ import scenarios
 from api import create_app
 from api.service import get_catalog, get_store
 from cli.tables import print_compare
-from costmodel.present import to_dict
-from costmodel.present.formatting import (
+from present import to_dict
+from present.formatting import (
     UNIT_WORDS,
     fmt_grams,
     fmt_months,
@@ -55,7 +55,7 @@ from costmodel.present.formatting import (
     fmt_usd,
     fmt_utilisation,
 )
-from costmodel.present.reports.charts import usd_tick
+from present.reports.charts import usd_tick
 from scenarios.compare import compare, load_request
 
 ROOT = Path(__file__).resolve().parents[1]

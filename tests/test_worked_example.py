@@ -9,7 +9,7 @@ import pytest
 
 import scenarios
 from cli import main
-from costmodel.present import to_dict
+from present import to_dict
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "scenarios" / "examples" / "worked-example.yaml"
 BUY = [7996.3813, 8757.2999, 9518.2185, 11040.0558]

@@ -30,7 +30,7 @@ from costmodel.result import Result
 if hasattr(Result, "to_dict"):
     to_dict = lambda r: r.to_dict()
 else:
-    from costmodel.present import to_dict
+    from present import to_dict
 out, cap = pathlib.Path(sys.argv[1]), int(sys.argv[2])
 for path in sorted(pathlib.Path("scenarios/examples").glob("*.yaml")):
     for doc in scenarios.load_files(path):

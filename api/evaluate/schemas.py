@@ -1,5 +1,5 @@
 """Schemas of ``POST /v1/evaluate``: the query overrides, and the result (the engine's own
-:class:`~costmodel.present.schema.ResultSchema`, which serialises the response).
+:class:`~present.schema.ResultSchema`, which serialises the response).
 
 The request body is the version-1 scenario itself (component ``Scenario``, generated from
 :class:`scenarios.ScenarioSchema`).
@@ -10,7 +10,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from costmodel.inputs import ModelInputs, input_fields
-from costmodel.present.schema import ResultSchema
+from present.schema import ResultSchema
 
 __all__ = ["EvaluateQuerySchema", "ResultSchema"]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask_smorest import Blueprint
 
-from costmodel.present.plan_schema import PlanResultSchema
+from present.plan_schema import PlanResultSchema
 
 from ..auth import require_owner
 from ..evaluate.schemas import EvaluateQuerySchema

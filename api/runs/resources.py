@@ -22,8 +22,8 @@ from typing import Any
 from flask import Response, current_app, url_for
 from flask_smorest import Blueprint, abort
 
-from costmodel.present import from_dict, reports
-from costmodel.present.formatting import slug
+from present import from_dict, reports
+from present.formatting import slug
 from scenarios.store import KeyReused, RunRecord
 
 from ..auth import require_owner
@@ -344,7 +344,7 @@ _REPORT_DOC = {
     security=_SECURITY,
 )
 def get_report(run_id: str, format: str = "html", disposition: str = "attachment") -> Response:
-    """The run's report rendered by :func:`costmodel.present.reports.render`, as a download unless
+    """The run's report rendered by :func:`present.reports.render`, as a download unless
     ``disposition`` is ``inline``."""
     record = _record_or_404(run_id)
     if record.result is None:

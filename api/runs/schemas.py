@@ -8,9 +8,9 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from costmodel.plan_result import PlanResult
-from costmodel.present import from_dict
-from costmodel.present.plan_schema import PlanResultSchema
-from costmodel.present.reports import FORMATS
+from present import from_dict
+from present.plan_schema import PlanResultSchema
+from present.reports import FORMATS
 from scenarios.store import STATUSES
 
 from ..errors import ErrorSchema

@@ -36,7 +36,7 @@ from typing import Any
 
 from marshmallow import missing, validate
 
-from costmodel.present.formatting import fmt_number
+from present.formatting import fmt_number
 from pricing import load_catalog
 from scenarios.compare import CompareSchema
 from scenarios.jsonschema import scenario_json_schema

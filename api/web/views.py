@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 from flask import Blueprint, Response, current_app, render_template, request
 
-from costmodel.present import reports, to_dict
+from present import reports, to_dict
 from pricing import Catalog, load_catalog
 from scenarios import evaluate
 from scenarios.schema import (

@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     import scenarios
-    from costmodel.present.reports import write
+    from present.reports import write
 
     check_output(args.output, args.format, (args.input, args.prices))
     out, fmt = Path(args.output), _format(args.output, args.format)
@@ -125,7 +125,7 @@ def _read_result(source: Path):
     is ``None`` (read as a scenario or a plan)."""
     from marshmallow import ValidationError
 
-    from costmodel.present import from_dict
+    from present import from_dict
     from scenarios.errors import ScenarioError, flatten_messages
 
     text = _result_text(source)

@@ -15,8 +15,8 @@ from typing import Any
 
 from marshmallow import Schema, fields, post_dump, validate
 
-from costmodel.present.schema import AdviceSchema, BreakevenSchema, CatalogRefSchema, Number
 from costmodel.result import Origin
+from present.schema import AdviceSchema, BreakevenSchema, CatalogRefSchema, Number
 from pricing import PRICING_MODELS
 
 from .request import SERVING_UNIT, TRAINING_UNIT, CompareSchema

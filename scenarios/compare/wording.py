@@ -3,7 +3,7 @@ web page: an option's name and pricing in words, the heading (what was compared 
 summary (the cheapest option of each side and the break-evens), what a comparison by model
 left out, what the carbon column counts, and the footnotes to the dagger and the dash.
 
-Costs are shown per unit of work as :func:`costmodel.present.formatting.fmt_per_unit` writes
+Costs are shown per unit of work as :func:`present.formatting.fmt_per_unit` writes
 them [USD/reference GPU-hour or USD/M tokens], utilisations and shares as percentages, carbon
 in [g CO2e per unit of work], weights in [GB]. The formatting is imported when a sentence is
 written, not when the module is.
@@ -71,7 +71,7 @@ class Wording:
 
 
 def _heading(result: Comparison) -> str:
-    from costmodel.present.formatting import fmt_utilisation
+    from present.formatting import fmt_utilisation
 
     r = result.request
     tier = f", {r.tier} instances" if r.tier else ""
@@ -98,7 +98,7 @@ def _carbon_words(result: Comparison) -> str:
     g = result.grid
     if g is None or all(o.carbon is None for o in result.options):
         return ""
-    from costmodel.present.formatting import UNIT_WORDS, fmt_utilisation
+    from present.formatting import UNIT_WORDS, fmt_utilisation
 
     return (
         f"Carbon [g CO2e per {UNIT_WORDS[result.unit]}] at "
@@ -116,7 +116,7 @@ def _floor_words(r: CompareRequest) -> str:
 
 
 def _breakeven_line(label: str, be: Breakeven) -> str:
-    from costmodel.present.formatting import fmt_utilisation
+    from present.formatting import fmt_utilisation
 
     return (
         f"Break-even utilisation {label}: {fmt_utilisation(be.p50)} "
@@ -130,7 +130,7 @@ def _many(n: int, word: str) -> str:
 
 def _unserved_words(result: Comparison) -> str:
     """By model: which options have no measurement or are too small, in one sentence."""
-    from costmodel.present.formatting import fmt_share
+    from present.formatting import fmt_share
 
     u, r, m = result.unserved, result.request, result.model
     if u is None or m is None:
@@ -160,7 +160,7 @@ def _unserved_words(result: Comparison) -> str:
 
 def wording(result: Comparison) -> Wording:
     """The :class:`Wording` of ``result``."""
-    from costmodel.present.formatting import fmt_per_unit
+    from present.formatting import fmt_per_unit
 
     sides = [("owned", result.cheapest_buy), ("rented", result.cheapest_rent)]
     if result.model is not None:

@@ -1,4 +1,4 @@
-// Numbers as the reports write them: a port of costmodel/present/formatting.py (fmt_usd,
+// Numbers as the reports write them: a port of present/formatting.py (fmt_usd,
 // fmt_share, fmt_utilisation, fmt_months, fmt_number, fmt_unit_cost, fmt_per_unit,
 // fmt_tonnes, fmt_grams).
 // tests/test_web_browser.py compares both on the same values.

@@ -1,7 +1,7 @@
 """The Markdown report: the HTML report's content as GitHub-flavoured pipe tables plus charts.
 
 Charts are PNG images, embedded as data URIs (one standalone file) or linked to files beside
-the document when :func:`costmodel.present.reports.write` saves them.
+the document when :func:`present.reports.write` saves them.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from typing import Any
 
 import jinja2
 
-from ...plan_result import PlanResult
-from ...result import Result
+from costmodel.plan_result import PlanResult
+from costmodel.result import Result
+
 from .html import data_uri
 from .kinds import kind_of
 from .tables import Table
@@ -84,7 +85,7 @@ def _assumptions(rows: Sequence[Mapping[str, Any]]) -> str:
 @cache
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader("costmodel.present.reports", "templates"),
+        loader=jinja2.PackageLoader("present.reports", "templates"),
         autoescape=False,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

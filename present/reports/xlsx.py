@@ -27,8 +27,9 @@ from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
-from ...plan_result import PlanResult
-from ...result import Result
+from costmodel.plan_result import PlanResult
+from costmodel.result import Result
+
 from ..formatting import text_cell
 from .colours import API, BUY, LAYERS, MARK, OTHER, RENT
 from .plan_tables import (
@@ -74,7 +75,7 @@ def _number_format(column: str) -> str | None:
 
 def _value(v: Any) -> Any:
     """A cell value: NaN is an empty cell, numpy numbers plain Python numbers, text never a
-    formula (:func:`~costmodel.present.formatting.text_cell`)."""
+    formula (:func:`~present.formatting.text_cell`)."""
     if isinstance(v, float) and math.isnan(v):
         return None
     return v.item() if hasattr(v, "item") else text_cell(v)

@@ -1,7 +1,7 @@
 """What the HTML and Markdown reports show, gathered once from a result: a rent-versus-buy
 :class:`~costmodel.result.Result` or a fleet :class:`~costmodel.plan_result.PlanResult`.
 
-Formatted strings only (see :mod:`costmodel.present.formatting`); money in [USD] present value.
+Formatted strings only (see :mod:`present.formatting`); money in [USD] present value.
 """
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...plan_result import PlanResult
-from ...result import Result
+from costmodel.plan_result import PlanResult
+from costmodel.result import Result
+
 from ..formatting import fmt_number, fmt_utilisation
 from ..verdict import plan_precision_text
 from .plan_tables import best_plan_table, candidates_table

@@ -17,7 +17,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from ...plan_result import Candidate, PlanResult
+from costmodel.plan_result import Candidate, PlanResult
+
 from .charts import figure, legend, png, usd_tick
 from .colours import BUY, LAYERS, MARK, OTHER, RENT
 from .plan_tables import WORK_LAYERS

@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...plan_result import PlanResult
-from ...result import Advice, Bands, Breakeven, Payback, Result
+from costmodel.plan_result import PlanResult
+from costmodel.result import Advice, Bands, Breakeven, Payback, Result
+
 from ..formatting import (
     DASH,
     UNIT_WORDS,
@@ -102,7 +103,7 @@ def _tco(result: Result, side: str) -> Bands:
 def unit_cost_text(result: Result) -> Callable[[float | None], str]:
     """The formatter of the result's unit costs: as money (:func:`fmt_usd`) per reference
     GPU-hour, to three significant figures per M tokens (a tenth of a cent per million tokens
-    tells the options apart; :func:`~costmodel.present.formatting.fmt_per_unit` says it so)."""
+    tells the options apart; :func:`~present.formatting.fmt_per_unit` says it so)."""
     return fmt_usd if result.unit == "reference_gpu_hour" else fmt_unit_cost
 
 

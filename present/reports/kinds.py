@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
-from ...plan_result import PlanResult
-from ...result import Result
+from costmodel.plan_result import PlanResult
+from costmodel.result import Result
+
 from .context import plan_context, report_context
 from .plan_tables import candidate_columns
 

@@ -1,6 +1,6 @@
 """The tidy CSV export: one row per utilisation level of a scenario's result (columns of
 :meth:`Result.columns`), or one row per candidate of a plan's (columns of
-:func:`~costmodel.present.reports.plan_tables.candidate_columns`).
+:func:`~present.reports.plan_tables.candidate_columns`).
 
 Floats are written with ``repr`` precision so they read back exactly, counts as integers and
 flags as ``True``/``False``; no value (NaN) is an empty cell. Money in [USD] present value,
@@ -14,8 +14,9 @@ import io
 import math
 from typing import Any
 
-from ...plan_result import PlanResult
-from ...result import Result
+from costmodel.plan_result import PlanResult
+from costmodel.result import Result
+
 from .kinds import kind_of
 
 __all__ = ["render_csv"]

@@ -4,16 +4,16 @@ the key figures and a small table) when it is the last expression of a Jupyter c
 
 The result types are the engine's and know nothing of display, so this module lends IPython the
 HTML instead: :func:`register` adds :func:`html` to IPython's ``text/html`` display formatter
-for both types. ``costmodel.present`` does that itself when it is imported inside a running
+for both types. ``present`` does that itself when it is imported inside a running
 IPython (``scenarios`` imports it); call :func:`register` in an IPython started after that
-import, or load this module as an extension (``%load_ext costmodel.present.notebook``).
+import, or load this module as an extension (``%load_ext present.notebook``).
 
->>> from costmodel.present import notebook
+>>> from present import notebook
 >>> notebook.html(result)  # the HTML a notebook shows for result
 >>> notebook.register()    # True once IPython's formatter knows both result types
 
-Every text is HTML-escaped; numbers are formatted by :mod:`costmodel.present.formatting`,
-the tables are the reports' (:mod:`costmodel.present.reports`).
+Every text is HTML-escaped; numbers are formatted by :mod:`present.formatting`,
+the tables are the reports' (:mod:`present.reports`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from ..plan_result import PlanResult
-from ..result import Result
+from costmodel.plan_result import PlanResult
+from costmodel.result import Result
+
 from .reports.plan_tables import best_plan_table, candidates_table
 from .reports.tables import (
     Table,
@@ -155,7 +156,7 @@ def _scenario_html(result: Result) -> str:
     levels = _columns(_rows(per_utilisation_table(result), shown), columns)
     hint = (
         f"{sum(shown)} of {len(shown)} utilisation levels; result.to_frame() has them all, "
-        "with every column, and costmodel.present.reports.render(result, 'html') is the whole "
+        "with every column, and present.reports.render(result, 'html') is the whole "
         "report."
     )
     sentence = result.verdict or verdict(result)
@@ -197,5 +198,5 @@ def register(shell: Any = None) -> bool:
 
 
 def load_ipython_extension(shell: Any) -> None:
-    """``%load_ext costmodel.present.notebook``: :func:`register` in ``shell``."""
+    """``%load_ext present.notebook``: :func:`register` in ``shell``."""
     register(shell)

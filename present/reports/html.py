@@ -12,8 +12,9 @@ from importlib.resources import files
 
 import jinja2
 
-from ...plan_result import PlanResult
-from ...result import Result
+from costmodel.plan_result import PlanResult
+from costmodel.result import Result
+
 from .kinds import kind_of
 
 __all__ = ["data_uri", "render_html"]
@@ -22,7 +23,7 @@ __all__ = ["data_uri", "render_html"]
 @cache
 def _env() -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("costmodel.present.reports", "templates"),
+        loader=jinja2.PackageLoader("present.reports", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -39,7 +40,7 @@ def render_html(result: Result | PlanResult) -> bytes:
     """The whole report as one self-contained UTF-8 HTML document."""
     kind = kind_of(result)
     images = {name: data_uri(png) for name, png in kind.charts(result).items()}
-    css = files("costmodel.present.reports").joinpath("templates/report.css").read_text("utf-8")
+    css = files("present.reports").joinpath("templates/report.css").read_text("utf-8")
     ctx = kind.context(result, images)
     text = _env().get_template(f"{kind.template}.html.j2").render(css=css, **ctx)
     return text.encode("utf-8")

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...plan_result import PlanResult
-from ...result import Result, Tornado
+from costmodel.plan_result import PlanResult
+from costmodel.result import Result, Tornado
+
 from ..formatting import fmt_number, fmt_usd, fmt_utilisation, missing
 from ..verdict import precision_text
 from .tables import Table

@@ -12,7 +12,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields, post_dump, post_load, validate, validates_schema
 
-from ..plan_result import (
+from costmodel.plan_result import (
     KIND,
     Candidate,
     CarbonStats,
@@ -22,7 +22,8 @@ from ..plan_result import (
     Precision,
     WorkSplit,
 )
-from ..result import Result
+from costmodel.result import Result
+
 from .schema import (
     NOT_A_NUMBER,
     AdviceSchema,

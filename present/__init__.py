@@ -3,7 +3,7 @@ report exporters and the notebook display. The engine never imports this package
 layer and the doors above it do. Imported inside a running IPython (a Jupyter kernel), it
 registers the HTML of :mod:`.notebook` for results.
 
->>> from costmodel.present import to_dict, to_json, from_dict
+>>> from present import to_dict, to_json, from_dict
 >>> data = to_dict(result)                  # the documented JSON form, plain Python data
 >>> from_dict(data)                         # a Result or PlanResult again, validated
 """
@@ -14,8 +14,8 @@ import json
 import sys
 from typing import Any
 
-from ..plan_result import PlanResult
-from ..result import Result
+from costmodel.plan_result import PlanResult
+from costmodel.result import Result
 
 __all__ = ["from_dict", "to_dict", "to_json"]
 

@@ -8,8 +8,9 @@ import math
 
 import numpy as np
 
-from ..plan_result import Candidate, PlanResult
-from ..result import Breakeven, Result
+from costmodel.plan_result import Candidate, PlanResult
+from costmodel.result import Breakeven, Result
+
 from .formatting import fmt_margin, fmt_share, fmt_usd, fmt_usd_margin, fmt_utilisation, missing
 
 __all__ = ["OBJECTIVE_WORDS", "plan_precision_text", "plan_verdict", "precision_text", "verdict"]

@@ -25,8 +25,8 @@ from marshmallow import (
     validates_schema,
 )
 
-from ..inputs import UNITS
-from ..result import (
+from costmodel.inputs import UNITS
+from costmodel.result import (
     SCHEMA_VERSION,
     Advice,
     Assumption,
@@ -51,7 +51,7 @@ from ..result import (
     ValueOfInformation,
     frozen_array,
 )
-from ..sampling import METHODS
+from costmodel.sampling import METHODS
 
 __all__ = ["NOT_A_NUMBER", "ResultBase", "ResultSchema", "Strict", "floats", "share"]
 

@@ -26,7 +26,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
-from ...result import Bands, Breakeven, Result
+from costmodel.result import Bands, Breakeven, Result
+
 from ..formatting import fmt_months, fmt_utilisation, missing
 from .colours import API, BUY, HIGH, LOW, MARK, RENT
 from .tables import cumulative_payback

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...plan_result import Candidate, PlanResult
+from costmodel.plan_result import Candidate, PlanResult
+
 from ..formatting import fmt_share, fmt_usd
 from .tables import Table, run_items
 

@@ -2,7 +2,7 @@
 :class:`~costmodel.plan_result.PlanResult` as HTML, Markdown, CSV, XLSX or JSON, and write
 reports atomically. What differs between the two is in :mod:`.kinds`.
 
->>> from costmodel.present import reports
+>>> from present import reports
 >>> reports.render(result, "html")            # bytes of one self-contained HTML file
 >>> reports.write(result, "md", "out/run.md")  # [out/run.md, out/run_breakeven.png, ...]
 
@@ -19,8 +19,9 @@ import uuid
 from pathlib import Path
 from urllib.parse import quote
 
-from ...plan_result import PlanResult
-from ...result import Result
+from costmodel.plan_result import PlanResult
+from costmodel.result import Result
+
 from .. import to_json
 
 __all__ = ["FORMATS", "ReportError", "render", "write", "write_atomic"]
