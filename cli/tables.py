@@ -551,9 +551,9 @@ def print_examples(examples: Sequence[Example], console: Console) -> None:
 def print_compare(result: Comparison, console: Console, limit: int | None = None) -> None:
     """Every option (or the ``limit`` cheapest) ranked by P50 cost per unit of work, then the
     cheapest option of each side, their break-evens and what was left out."""
-    from scenarios.compare.wording import from_peaks
+    from scenarios.compare.wording import from_peaks, wording
 
-    words = result.wording
+    words = wording(result)
     shown = list(result.options if limit is None else result.options[:limit])
     console.print(words.heading, style="bold", markup=False, emoji=False, highlight=False)
     console.print()

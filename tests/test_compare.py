@@ -26,7 +26,14 @@ from pricing import (
     read_prices,
 )
 from pricing.catalog import ScalingPoint
-from scenarios.compare import UNCERTAINTY, CompareRequest, compare, load_request, market
+from scenarios.compare import (
+    UNCERTAINTY,
+    CompareRequest,
+    ComparisonSchema,
+    compare,
+    load_request,
+    market,
+)
 from scenarios.errors import ScenarioError
 
 REL = 1e-9
@@ -272,7 +279,7 @@ def test_the_shipped_catalog_is_compared_in_seconds():
     owned = sum(o.side == "buy" for o in result.options)
     assert owned >= 4 * 40 and len(result.options) - owned >= 130
     assert elapsed < 30  # measured: about 0.5 s cold, 0.15 s once resolved (README)
-    doc = result.to_dict()
+    doc = ComparisonSchema().dump(result)
     assert set(doc) == {
         "request", "reference_gpu", "catalog", "uncertainty", "options", "cheapest_buy",
         "cheapest_rent", "breakeven_utilisation", "left_out_by_min_memory", "ruled_out", "wording",
@@ -392,7 +399,7 @@ def test_post_compare_answers_the_ranked_options(client):
     }  # fmt: skip
     assert doc["cheapest_buy"]["side"] == "buy" and doc["cheapest_rent"]["side"] == "rent"
     assert 0 < doc["breakeven_utilisation"]["p50"] < 1
-    same = compare(CompareRequest(utilisation=0.5, samples=100, seed=3)).to_dict()
+    same = ComparisonSchema().dump(compare(CompareRequest(utilisation=0.5, samples=100, seed=3)))
     assert doc["options"] == json.loads(json.dumps(same["options"]))
 
 
@@ -448,7 +455,7 @@ def test_read_prices_and_compare_share_the_overlay(tmp_path):
 def test_the_wording_is_written_once_for_every_door(capsys):
     """The sentences the CLI prints are the ones the JSON (and so the page) carries."""
     result = compare(REQUEST, _catalog(), uncertainty={})
-    words = result.to_dict()["wording"]
+    words = ComparisonSchema().dump(result)["wording"]
     assert words["summary"][0].startswith("Cheapest owned: 1 x ")
     assert words["summary"][2].startswith("Break-even utilisation between them: ")
     assert words["heading"].startswith("Cost per reference GPU-hour at ")

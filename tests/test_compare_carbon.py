@@ -18,7 +18,7 @@ from api import create_app
 from cli import main
 from pricing import load_catalog
 from pricing.carbon import CloudRegion, Embodied, GridIntensity
-from scenarios.compare import CompareRequest, compare
+from scenarios.compare import CompareRequest, ComparisonSchema, compare, wording
 from scenarios.errors import ScenarioError
 from tests.test_compare import REL, REQUEST
 from tests.test_compare import _catalog as cost_catalog
@@ -93,7 +93,10 @@ def test_an_owned_and_a_rented_option_by_hand():
         (o.id, o.pricing, o.cost) for o in result.options
     ]
     assert all(o.carbon is None for o in plain.options) and plain.grid is None
-    assert plain.wording.carbon_note == "" and "carbon_note" not in plain.to_dict()["wording"]
+    assert (
+        wording(plain).carbon_note == ""
+        and "carbon_note" not in ComparisonSchema().dump(plain)["wording"]
+    )
 
 
 def _scenario(buy: dict, rent: dict, u: float, catalog=None, samples: int = 4):
@@ -169,8 +172,8 @@ def test_ranking_by_carbon_puts_the_unknown_last_and_keeps_the_cheapest_by_cost(
     for side in ("cheapest_buy", "cheapest_rent", "cheapest_api"):
         assert getattr(by_carbon, side) == getattr(by_cost, side)
     assert by_carbon.breakeven_utilisation == by_cost.breakeven_utilisation
-    assert "lowest carbon first" in by_carbon.wording.heading
-    assert "lowest carbon first" not in by_cost.wording.heading
+    assert "lowest carbon first" in wording(by_carbon).heading
+    assert "lowest carbon first" not in wording(by_cost).heading
 
 
 def test_an_unknown_grid_names_the_closest_ids():
@@ -235,7 +238,7 @@ def test_post_compare_ranks_by_carbon_on_the_grid_asked(client):
     answer = client.post("/v1/compare", json=body)
     assert answer.status_code == 200
     doc = answer.get_json()
-    same = compare(CompareRequest(**body), load_catalog()).to_dict()
+    same = ComparisonSchema().dump(compare(CompareRequest(**body), load_catalog()))
     assert doc["options"] == json.loads(json.dumps(same["options"]))
     assert doc["wording"]["carbon_note"] == same["wording"]["carbon_note"]
     p50 = [o["carbon_per_unit"]["p50"] for o in doc["options"]]

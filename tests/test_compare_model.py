@@ -21,9 +21,11 @@ from scenarios.compare import (
     API_UNCERTAINTY,
     UNCERTAINTY,
     CompareRequest,
+    ComparisonSchema,
     compare,
     load_request,
     option_count,
+    wording,
 )
 from scenarios.errors import ScenarioError
 from tests.test_compare import _catalog as training_catalog
@@ -174,7 +176,7 @@ def test_break_evens_against_the_cheapest_rented_and_api_by_hand():
     assert rent.p50 == pytest.approx(1153.54528 / (78840 * 2 / 18 - 394.83072), rel=REL)
     assert api.p50 == pytest.approx(1153.54528 / (78840 * 0.30 - 394.83072), rel=REL)
     assert api.p10 == api.p90 == api.p50 and api.prob_never == 0
-    words = result.wording.summary
+    words = wording(result).summary
     assert words[2] == "Cheapest API: prov/m-15b-cheap (per token), $0.300 per M tokens"
     assert words[4].startswith("Break-even utilisation of the cheapest owned against the ch")
     assert "5.0 %" in words[4] and "13.8 %" in words[3]
@@ -188,7 +190,7 @@ def test_options_without_a_measurement_or_room_for_the_weights_are_counted():
     assert (u.does_not_fit_servers, u.does_not_fit_instances) == (1, 1)  # ref x 1, one (2 prices)
     assert u.measured_gpus == ("fast", "ref")
     assert result.model.weights_gb == 15.0 and result.ruled_out == ()
-    assert result.wording.left_out == (
+    assert wording(result).left_out == (
         "1 GPU and 1 instance have no measurement of m-15b at fp8 (measured on fast, ref); "
         "1 server and 1 instance do not fit its 15 GB of weights in 90 % of their GPU memory."
     )
@@ -202,7 +204,7 @@ def test_options_without_a_measurement_or_room_for_the_weights_are_counted():
     u = floor.unserved
     assert (u.no_measurement_gpus, u.no_measurement_instances, u.does_not_fit_servers) == (2, 2, 0)
     assert "no measurement of m-15b at fp8 serving at least 20 tokens/s per user" in (
-        floor.wording.left_out
+        wording(floor).left_out
     )
 
 
@@ -218,7 +220,7 @@ def test_tier_and_memory_filters_come_before_the_counts():
     u = big.unserved
     assert (u.no_measurement_gpus, u.does_not_fit_servers, u.does_not_fit_instances) == (0, 0, 0)
     assert len(big.options) == 5  # the APIs are not filtered by memory either
-    assert big.wording.left_out == ""
+    assert wording(big).left_out == ""
 
 
 def test_an_owned_server_too_small_at_one_count_is_kept_at_another():
@@ -300,7 +302,7 @@ def test_the_shipped_catalog_by_model_cites_every_option():
     p50 = [o.cost.p50 for o in result.options]
     assert p50 == sorted(p50)
     assert option_count(request, catalog) == len(result.options) + len(result.ruled_out)
-    doc = result.to_dict()
+    doc = ComparisonSchema().dump(result)
     assert set(doc) == {
         "request", "unit", "model", "catalog", "uncertainty", "options", "cheapest_buy",
         "cheapest_rent", "cheapest_api", "breakeven_utilisation", "breakeven_vs_api",
@@ -384,7 +386,7 @@ def test_post_compare_by_model(client):
         "tier": None, "samples": 100, "seed": 3, "model": "llama-3.3-70b", "input_tokens": 1000,
         "output_tokens": 1000, "min_tokens_per_s_per_user": None, "grid": "US", "sort": "cost",
     }  # fmt: skip
-    same = compare(CompareRequest(**{**body, "model": "llama-3.3-70b"})).to_dict()
+    same = ComparisonSchema().dump(compare(CompareRequest(**{**body, "model": "llama-3.3-70b"})))
     assert doc["options"] == json.loads(json.dumps(same["options"]))
     spec = client.get("/openapi.json").get_json()
     request = spec["components"]["schemas"]["Compare"]["properties"]

@@ -89,10 +89,33 @@ def _absolute(node: ast.Import | ast.ImportFrom, path: Path) -> list[tuple[str, 
     return [(module, [a.name for a in node.names])]
 
 
-def _imports_of(path: Path, top_level: bool = False) -> list[tuple[str, list[str]]]:
-    """The project imports of ``path`` (only those at module level with ``top_level``)."""
+def _type_checking(node: ast.AST) -> bool:
+    """Whether ``node`` is an ``if TYPE_CHECKING:`` block (imports for annotations only)."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _run_time_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` that runs, at import or in a call: all but the bodies of
+    ``if TYPE_CHECKING:`` blocks (their ``else`` runs)."""
+    out, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        children = node.orelse if _type_checking(node) else ast.iter_child_nodes(node)
+        stack.extend(children)
+    return out
+
+
+def _imports_of(path: Path, run_time: bool = False) -> list[tuple[str, list[str]]]:
+    """The project imports of ``path``: every one, or with ``run_time`` those that run (at
+    module level or inside functions), not those under ``if TYPE_CHECKING:``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    nodes = tree.body if top_level else list(ast.walk(tree))
+    nodes = _run_time_nodes(tree) if run_time else list(ast.walk(tree))
     out = []
     for node in nodes:
         if isinstance(node, ast.Import | ast.ImportFrom):
@@ -122,13 +145,14 @@ def test_no_module_imports_another_modules_private_names():
 
 
 def test_modules_import_without_cycles():
-    """Module-level imports between the project's modules form no cycle (imports inside
-    functions, made lazily for start-up time, are not counted)."""
+    """The imports between the project's modules form no cycle at run time: module-level ones
+    and those inside functions (made lazily for start-up time) alike; imports under ``if
+    TYPE_CHECKING:``, for annotations only, are not counted."""
     files = {_module(p): p for p in _project_files()}
     graph = {}
     for name, path in files.items():
         edges = set()
-        for module, names in _imports_of(path, top_level=True):
+        for module, names in _imports_of(path, run_time=True):
             # ``from package import module`` depends on that module, else on the package
             edges |= {f"{module}.{n}" for n in names if f"{module}.{n}" in files} or {module}
         graph[name] = {e for e in edges if e in files and e != name}
@@ -150,3 +174,21 @@ def test_no_function_is_longer_than_80_lines():
         and node.end_lineno - node.lineno + 1 > 80
     ]
     assert not long, long
+
+
+def test_the_cycle_check_sees_imports_inside_functions_but_not_for_annotations(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "import costmodel.result\n"
+        "if TYPE_CHECKING:\n"
+        "    from present.schema import ResultSchema\n"
+        "else:\n"
+        "    import pricing.suggest\n"
+        "def f():\n"
+        "    from present.verdict import verdict\n"
+        "    return verdict\n"
+    )
+    seen = {m for m, _ in _imports_of(module, run_time=True)}
+    assert seen == {"costmodel.result", "pricing.suggest", "present.verdict"}
+    assert "present.schema" in {m for m, _ in _imports_of(module)}

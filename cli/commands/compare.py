@@ -156,7 +156,10 @@ def execute(args: argparse.Namespace) -> int:
         raise _usage(exc) from None
     elapsed = time.perf_counter() - start
     if args.format == "json":
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n")
+        from scenarios.compare import ComparisonSchema
+
+        answer = ComparisonSchema().dump(result)
+        sys.stdout.write(json.dumps(answer, indent=2, allow_nan=False) + "\n")
     elif args.format == "csv":
         from cli.tables import compare_csv  # the tables' imports (rich) only when drawn
 

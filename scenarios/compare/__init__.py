@@ -28,8 +28,9 @@ package holds, one module each:
 - :mod:`.market`: the options resolved, evaluated and ranked (:func:`compare`,
   :func:`option_count`, the default :data:`UNCERTAINTY`);
 - :mod:`.result`: what is answered, in numbers (:class:`Comparison`, :class:`Option`, ...);
-- :mod:`.wording`: the sentences a comparison is read by (:class:`Wording`);
-- :mod:`.schema`: its JSON form (:class:`ComparisonSchema`).
+- :mod:`.wording`: the sentences a comparison is read by (:func:`wording` gives its
+  :class:`Wording`);
+- :mod:`.schema`: its JSON form (``ComparisonSchema().dump(result)``), the sentences in it.
 
 >>> from scenarios.compare import CompareRequest, compare
 >>> result = compare(CompareRequest(utilisation=0.5, samples=200))
@@ -54,7 +55,7 @@ from .result import (
     Unserved,
 )
 from .schema import ComparisonSchema
-from .wording import Wording
+from .wording import Wording, wording
 
 __all__ = [
     "API_UNCERTAINTY",
@@ -77,4 +78,5 @@ __all__ = [
     "compare",
     "load_request",
     "option_count",
+    "wording",
 ]

@@ -8,22 +8,20 @@ GPU-hour of training work, or a million tokens (input + output) of serving a mod
 undiscounted and before tax. Carbon counts the operational emissions at the utilisation
 compared and the embodied carbon spread over :data:`SERVICE_LIFE_YEARS` (an owned build) or
 :data:`PROVIDER_SERVICE_LIFE_YEARS` (a provider's host); it is ``None`` when not known (an API
-offer), never zero. A comparison's words are :mod:`.wording`'s, its JSON form :mod:`.schema`'s.
+offer), never zero. A comparison holds numbers only: its sentences are
+:func:`.wording.wording`'s and its JSON form :class:`.schema.ComparisonSchema`'s, functions of
+it that its callers use.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from costmodel.inputs import CarbonInputs, input_fields
 from costmodel.result import Advice, Breakeven, CatalogRef, Origin
 
 from .request import TRAINING_UNIT, CompareRequest
-
-if TYPE_CHECKING:
-    from .wording import Wording
 
 __all__ = [
     "Citation",
@@ -193,16 +191,3 @@ class Comparison:
     @property
     def unit(self) -> str:
         return self.request.unit
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form (:class:`~.schema.ComparisonSchema`); no value is ``null``."""
-        from .schema import ComparisonSchema  # it imports this module
-
-        return ComparisonSchema().dump(self)
-
-    @property
-    def wording(self) -> Wording:
-        """The sentences the comparison is read by (the CLI and the page print them)."""
-        from .wording import wording  # it imports this module
-
-        return wording(self)

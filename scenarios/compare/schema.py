@@ -21,7 +21,7 @@ from pricing import PRICING_MODELS
 
 from .request import SERVING_UNIT, TRAINING_UNIT, CompareSchema
 from .result import PER_TOKEN, PURCHASE, Comparison, Option
-from .wording import from_peaks, option_name, pricing_name
+from .wording import from_peaks, option_name, pricing_name, wording
 
 __all__ = ["ComparisonSchema"]
 
@@ -232,6 +232,14 @@ _SERVING_ANSWER_KEYS = ("model", "cheapest_api", "breakeven_vs_api", "left_out",
 _TRAINING_ANSWER_KEYS = ("reference_gpu",)
 
 
+class _Written(fields.Nested):
+    """The comparison's sentences, written from it as it is dumped (:func:`.wording.wording`):
+    the comparison holds numbers only."""
+
+    def get_value(self, obj: Any, attr: str, accessor: Any = None, default: Any = None) -> Any:
+        return wording(obj)
+
+
 class ComparisonSchema(Schema):
     """Every option ranked by P50 cost per unit of work, cheapest first (or by P50 carbon,
     lowest first, with ``sort: carbon``)."""
@@ -289,7 +297,7 @@ class ComparisonSchema(Schema):
         required=True,
         metadata={"description": "options the advice rules out or that cannot be resolved"},
     )
-    wording = fields.Nested(WordingSchema, required=True)
+    wording = _Written(WordingSchema, required=True)
 
     @post_dump(pass_original=True)
     def _of_its_work(self, data: dict, result: Comparison, **kwargs: Any) -> dict:
