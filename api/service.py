@@ -15,9 +15,7 @@ from flask import Flask, Response, current_app, request
 from flask_smorest import abort
 from werkzeug.exceptions import HTTPException, ServiceUnavailable
 
-from costmodel.plan_result import PlanResult
-from costmodel.result import Result
-from present import to_dict
+from present import Answer, to_dict
 from pricing import Catalog, CatalogError, PriceEntry, apply_prices, load_catalog, read_prices
 from scenarios import Plan, Scenario, ScenarioError, evaluate, load_mapping
 from scenarios.store import RunStore, StoreError
@@ -256,7 +254,7 @@ def _document(data: object, kind: str | None) -> Scenario | Plan:
     return document
 
 
-def result_json(result: Result | PlanResult) -> bytes:
+def result_json(result: Answer) -> bytes:
     """The JSON answer of a result, as Flask writes it (compact, UTF-8, a final newline)."""
     text = current_app.json.dumps(to_dict(result), separators=(",", ":"))
     return (text + "\n").encode("utf-8")

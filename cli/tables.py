@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING
 
 from cli.plain import PlainConsole, PlainTable
+from present.answer import Answer
 from present.formatting import (
     UNIT_WORDS,
     fmt_grams,
@@ -118,7 +119,7 @@ def _band(low: float, high: float) -> str:
     return f"{fmt_usd(low)}–{fmt_usd(high)}"
 
 
-def _heading(result: Result | PlanResult, console: Console) -> None:
+def _heading(result: Answer, console: Console) -> None:
     cat = result.catalog
     console.print(  # the name is the user's text: "[red]" or ":smile:" in it stay as written
         f"{result.name}  (samples {result.samples:,}, seed {result.seed}, "
@@ -133,7 +134,7 @@ def _heading(result: Result | PlanResult, console: Console) -> None:
     console.print()
 
 
-def _warnings(result: Result | PlanResult, console: Console) -> None:
+def _warnings(result: Answer, console: Console) -> None:
     if result.warnings:
         console.print()
         console.print("Warnings:")
@@ -272,9 +273,11 @@ def _level_columns(result: Result) -> list[Column]:
     return columns
 
 
-def print_result(result: Result, console: Console) -> None:
+def print_result(result: Answer[Result], console: Console) -> None:
     """Verdict, break-even (against the API too, with one), the per-utilisation table, the
-    cost per unit of work, its precision and the largest swings, notes and warnings."""
+    cost per unit of work, its precision and the largest swings, notes and warnings (of an
+    engine result alone, without name or warnings)."""
+    result = Answer.of(result)
     _heading(result, console)
     _breakeven_line("Break-even utilisation", result.breakeven_utilisation, console)
     if result.breakeven_vs_api is not None:
@@ -308,9 +311,10 @@ _OBJECTIVE_PRIORITY = {
 }
 
 
-def print_plan(result: PlanResult, console: Console) -> None:
+def print_plan(result: Answer[PlanResult], console: Console) -> None:
     """Verdict, then every candidate (the best and the frontier marked), how precisely the
     draws tell the best from the runner-up, the value of information and warnings."""
+    result = Answer.of(result)
     _heading(result, console)
     best = (result.best.servers, result.best.instances)
     frontier = {(c.servers, c.instances) for c in result.frontier}

@@ -97,7 +97,7 @@ from .stats import (
 )
 from .uncertainty import evppi, expected_value_of_information
 
-__all__ = ["FleetSimulation", "saving", "simulate_plan", "summarise_plan", "work_split"]
+__all__ = ["FleetSimulation", "simulate_plan", "summarise_plan", "work_split"]
 
 #: Elements of one chunk's (months x draws) arrays.
 _CHUNK_ELEMENTS = 2_000_000
@@ -551,7 +551,7 @@ def _candidates(
     ]
 
 
-def saving(sim: FleetSimulation, best: Candidate) -> float:
+def _saving(sim: FleetSimulation, best: Candidate) -> float:
     """P50 over the draws of the share of the all-cloud cost that candidate ``best`` saves
     [-] (negative: dearer); NaN when some draw has no work (nothing to compare against)."""
     cloud = sim.cloud
@@ -562,8 +562,8 @@ def saving(sim: FleetSimulation, best: Candidate) -> float:
 
 
 def summarise_plan(sim: FleetSimulation) -> PlanResult:
-    """Every candidate's cost statistics, the best by the objective, the frontier and
-    all-cloud."""
+    """Every candidate's cost statistics, the best by the objective with its P50 saving
+    against all-cloud, the frontier and all-cloud."""
     inputs = sim.inputs
     cloud = sim.cloud
     stats = row_stats(sim.cost)
@@ -590,6 +590,7 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
         all_cloud=all_cloud,
         objective=inputs.objective,
         work_split=work_split(sim, best.servers, best.instances),
+        saving=_saving(sim, best),
         value_of_information=_choice(sim, order),
         precision=_precision(sim, order, stats[inputs.objective]),
         carbon_frontier=green,

@@ -8,13 +8,12 @@ demand's unit (reference GPU-hours, or millions of tokens). Its JSON form is
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .result import SCHEMA_VERSION, Z95, Advice, Assumption, CatalogRef, InputValue
+from .result import SCHEMA_VERSION, Z95, InputValue
 
 if TYPE_CHECKING:
     import pandas
@@ -147,13 +146,15 @@ class Precision:
 class PlanResult:
     """Everything a plan reports: every candidate, the best by ``objective``, the cost-versus-
     risk ``frontier`` (no other candidate beats them on both mean and P90), ``all_cloud`` for
-    reference, the best plan's monthly ``work_split`` and the verdict. For a plan that counts
+    reference, the best plan's monthly ``work_split`` and its P50 ``saving`` [-] against
+    all-cloud (the share of the all-cloud cost it saves, negative when dearer; NaN when some
+    draw has no work; ``None`` in results stored before it). For a plan that counts
     carbon, ``carbon_frontier`` holds the candidates no other beats on both mean cost and mean
     emissions (``None`` when the emissions are unknown, or not counted) and ``carbon_unknown``
     the sides of unknown emissions (``"burst.api"``). ``precision`` says how far the draws
     tell the best from the runner-up (``None`` with one candidate, or in results stored before
-    it). The scenario layer adds ``scenario``, ``catalog``, ``warnings`` and
-    ``assumptions``."""
+    it). The words, document, catalog, warnings and assumptions are the answer's that carries
+    the result (:class:`present.answer.Answer`)."""
 
     candidates: tuple[Candidate, ...]
     best: Candidate
@@ -164,22 +165,13 @@ class PlanResult:
     seed: int
     samples: int
     method: str
-    verdict: str = ""
+    saving: float | None = None
     value_of_information: Choice | None = None
     precision: Precision | None = None
     carbon_frontier: tuple[Candidate, ...] | None = None
     carbon_unknown: tuple[str, ...] = ()
-    scenario: Mapping[str, Any] = field(default_factory=dict)
-    catalog: CatalogRef | None = None
-    warnings: tuple[Advice, ...] = ()
-    assumptions: tuple[Assumption, ...] = ()
     schema_version: int = SCHEMA_VERSION
     kind: str = KIND
-
-    @property
-    def name(self) -> str:
-        """The plan's name, or ``""``."""
-        return str(self.scenario.get("name") or "")
 
     def candidate(self, servers: int, instances: int) -> Candidate | None:
         """The candidate with ``servers`` and ``instances``, or ``None``."""

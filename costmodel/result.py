@@ -10,8 +10,7 @@ work (``Result.unit``: a reference GPU-hour, or a million tokens). Arrays are al
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -308,9 +307,9 @@ class Result:
     without one. ``availability`` is the owned GPUs' share in service, ``None`` for a build
     without downtime. The engine fills the numbers and the sampling settings (``convergence``,
     ``tornado`` and ``value_of_information`` are ``None`` in results stored before they
-    existed); the scenario layer adds ``scenario`` (the resolved scenario as plain data),
-    ``catalog``, ``warnings``, ``assumptions`` and the ``verdict`` (a sentence of
-    :mod:`present.verdict`). ``carbon`` holds each side's emissions where the
+    existed); the words, document, catalog, warnings and assumptions are the answer's that
+    carries the result (:class:`present.answer.Answer`). ``carbon`` holds each side's
+    emissions where the
     inputs have carbon figures (``None`` otherwise). ``sensitivity``, ``tornado`` and
     ``value_of_information`` are of buying against renting; ``rivals`` holds the same against
     each further side (the API), empty without one.
@@ -334,22 +333,12 @@ class Result:
     payback_vs_api_months: Payback | None = None
     cheapest_share: Cheapest | None = None
     availability: Availability | None = None
-    verdict: str = ""
     convergence: Convergence | None = None
     tornado: Tornado | None = None
     value_of_information: ValueOfInformation | None = None
-    scenario: Mapping[str, Any] = field(default_factory=dict)
-    catalog: CatalogRef | None = None
-    warnings: tuple[Advice, ...] = ()
-    assumptions: tuple[Assumption, ...] = ()
     schema_version: int = SCHEMA_VERSION
     carbon: Carbon | None = None
     rivals: tuple[Rival, ...] = ()
-
-    @property
-    def name(self) -> str:
-        """The scenario's name, or ``""``."""
-        return str(self.scenario.get("name") or "")
 
     def level(self, u: float) -> int | None:
         """Index of utilisation level ``u`` in :attr:`utilisation`, or ``None``."""

@@ -1,16 +1,17 @@
-"""Results in a notebook: a :class:`~costmodel.result.Result` or a
-:class:`~costmodel.plan_result.PlanResult` shown as a short HTML summary (its name, the verdict,
-the key figures and a small table) when it is the last expression of a Jupyter cell.
+"""Answers in a notebook: a scenario's or plan's :class:`~present.answer.Answer` (or an engine
+result alone, a :class:`~costmodel.result.Result` or :class:`~costmodel.plan_result.PlanResult`)
+shown as a short HTML summary (its name, the verdict, the key figures and a small table) when
+it is the last expression of a Jupyter cell.
 
-The result types are the engine's and know nothing of display, so this module lends IPython the
-HTML instead: :func:`register` adds :func:`html` to IPython's ``text/html`` display formatter
-for both types. ``present`` does that itself when it is imported inside a running
+The answer and result types know nothing of display, so this module lends IPython the HTML
+instead: :func:`register` adds :func:`html` to IPython's ``text/html`` display formatter for
+the three types. ``present`` does that itself when it is imported inside a running
 IPython (``scenarios`` imports it); call :func:`register` in an IPython started after that
 import, or load this module as an extension (``%load_ext present.notebook``).
 
 >>> from present import notebook
 >>> notebook.html(result)  # the HTML a notebook shows for result
->>> notebook.register()    # True once IPython's formatter knows both result types
+>>> notebook.register()    # True once IPython's formatter knows the three types
 
 Every text is HTML-escaped; numbers are formatted by :mod:`present.formatting`,
 the tables are the reports' (:mod:`present.reports`).
@@ -28,6 +29,7 @@ import numpy as np
 from costmodel.plan_result import PlanResult
 from costmodel.result import Result
 
+from .answer import Answer
 from .reports.plan_tables import best_plan_table, candidates_table
 from .reports.tables import (
     Table,
@@ -111,7 +113,7 @@ def _table(t: Table) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _warnings(result: Result | PlanResult) -> str:
+def _warnings(result: Answer) -> str:
     """The warnings as a list, most severe first, or ``""`` without any."""
     items = [
         f"<li><strong>{escape(w.severity)}</strong> {escape(w.message)}</li>"
@@ -120,9 +122,7 @@ def _warnings(result: Result | PlanResult) -> str:
     return f"<ul>{''.join(items)}</ul>" if items else ""
 
 
-def _page(
-    result: Result | PlanResult, title: str, sentence: str, tables: Sequence[Table], hint: str
-) -> str:
+def _page(result: Answer, title: str, sentence: str, tables: Sequence[Table], hint: str) -> str:
     """Name, verdict, tables, warnings and how the run was made, in one ``<div>``."""
     draws = f"{result.samples:,} sample{'s' if result.samples != 1 else ''}"
     run = f"seed {result.seed}, {draws} ({result.method}). {hint}"
@@ -150,35 +150,37 @@ def _levels(result: Result) -> list[bool]:
     return [i in keep for i in range(n)]
 
 
-def _scenario_html(result: Result) -> str:
+def _scenario_html(result: Answer[Result]) -> str:
     shown = _levels(result)
     title, columns = _LEVEL_COLUMNS[result.api_tco is not None]
     levels = _columns(_rows(per_utilisation_table(result), shown), columns)
     hint = (
-        f"{sum(shown)} of {len(shown)} utilisation levels; result.to_frame() has them all, "
-        "with every column, and present.reports.render(result, 'html') is the whole "
+        f"{sum(shown)} of {len(shown)} utilisation levels; answer.to_frame() has them all, "
+        "with every column, and present.reports.render(answer, 'html') is the whole "
         "report."
     )
     sentence = result.verdict or verdict(result)
     return _page(result, title, sentence, [key_figures_table(result), levels], hint)
 
 
-def _plan_html(result: PlanResult) -> str:
+def _plan_html(result: Answer[PlanResult]) -> str:
     candidates = candidates_table(result)
     marked = [bool(row[-1]) for row in candidates.rows]  # best, frontier or all-cloud
     shown = _columns(_rows(candidates, marked), _PLAN_COLUMNS)
     hint = (
         f"{len(result.candidates)} candidates; the table shows the best, the frontier and "
-        "all-cloud. result.to_frame() has them all."
+        "all-cloud. answer.to_frame() has them all."
     )
     return _page(result, "GPU fleet plan", result.verdict, [best_plan_table(result), shown], hint)
 
 
-def html(result: Result | PlanResult) -> str:
-    """The HTML a notebook shows for ``result``: a plan's or a scenario's summary."""
-    if isinstance(result, PlanResult):
-        return _plan_html(result)
-    return _scenario_html(result)
+def html(shown: Answer | Result | PlanResult) -> str:
+    """The HTML a notebook shows for ``shown``: a plan's or a scenario's summary (an engine
+    result alone with the verdict of a scenario's numbers, without name or warnings)."""
+    answer = Answer.of(shown)
+    if answer.is_plan:
+        return _plan_html(answer)
+    return _scenario_html(answer)
 
 
 def register(shell: Any = None) -> bool:
@@ -192,7 +194,7 @@ def register(shell: Any = None) -> bool:
     if shell is None:
         return False
     formatter = shell.display_formatter.formatters["text/html"]
-    for kind in (Result, PlanResult):
+    for kind in (Answer, Result, PlanResult):
         formatter.for_type(kind, html)
     return True
 

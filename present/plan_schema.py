@@ -1,8 +1,9 @@
 """The JSON form of a fleet plan's result (``kind: plan``, ``schema_version`` 1).
 
-The schema dumps a :class:`~costmodel.plan_result.PlanResult` to the documented JSON, validates
-plan results read back (unknown keys, NaN and other schema versions are errors naming their key
-path) and documents the HTTP response.
+The schema dumps a plan's :class:`~.answer.Answer` (a :class:`~costmodel.plan_result.PlanResult`
+with its words) to the documented JSON, loads plan results read back as answers (unknown keys,
+NaN and other schema versions are errors naming their key path) and documents the HTTP
+response.
 """
 
 from __future__ import annotations
@@ -10,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from marshmallow import ValidationError, fields, post_dump, post_load, validate, validates_schema
+from marshmallow import (
+    ValidationError,
+    fields,
+    missing,
+    post_dump,
+    post_load,
+    validate,
+    validates_schema,
+)
 
 from costmodel.plan_result import (
     KIND,
@@ -22,8 +31,8 @@ from costmodel.plan_result import (
     Precision,
     WorkSplit,
 )
-from costmodel.result import Result
 
+from .answer import Answer
 from .schema import (
     NOT_A_NUMBER,
     AdviceSchema,
@@ -47,6 +56,14 @@ def _money(description: str, unit: str = "[USD, present value]") -> fields.Float
         error_messages={"special": NOT_A_NUMBER},
         metadata={"description": f"{description} {unit}"},
     )
+
+
+class _Absent(Number):
+    """A number (``null``: NaN) that loads as ``None`` when its key is absent, as in results
+    stored before it was written."""
+
+    def deserialize(self, value: Any, attr: Any = None, data: Any = None, **kwargs: Any) -> Any:
+        return None if value is missing else super().deserialize(value, attr, data, **kwargs)
 
 
 class CostStatsSchema(Strict):
@@ -214,6 +231,14 @@ class PlanResultSchema(ResultBase):
     frontier = fields.List(fields.Nested(CandidateSchema), required=True)
     all_cloud = fields.Nested(CandidateSchema, required=True)
     work_split = fields.Nested(WorkSplitSchema, required=True)
+    saving = _Absent(
+        load_default=None,
+        metadata={
+            "description": "P50 over the draws of the share of the all-cloud cost the best "
+            "candidate saves [-] (negative: dearer); null when some draw has no work; absent "
+            "in results stored before it"
+        },
+    )
     value_of_information = fields.Nested(
         ChoiceSchema,
         load_default=None,
@@ -246,9 +271,12 @@ class PlanResultSchema(ResultBase):
     absent = ("precision",)
 
     @post_dump(pass_original=True)
-    def _no_carbon(self, data: dict, original: PlanResult, **kwargs: Any) -> dict:
-        """A plan that counts no carbon has no carbon keys, as before plans counted it."""
-        if original.counts_carbon:
+    def _no_carbon(self, data: dict, original: Answer, **kwargs: Any) -> dict:
+        """A plan that counts no carbon has no carbon keys, as before plans counted it; a plan
+        result stored before its saving was a figure is written back without it."""
+        if original.result.saving is None:
+            data.pop("saving", None)
+        if original.result.counts_carbon:
             return data
         for key in ("carbon_frontier", "carbon_unknown"):
             data.pop(key, None)
@@ -257,15 +285,15 @@ class PlanResultSchema(ResultBase):
         return data
 
     @post_load
-    def _make(self, data: dict, **kwargs: Any) -> PlanResult:
-        for key in ("candidates", "frontier", "warnings", "assumptions", "carbon_unknown"):
+    def _make(self, data: dict, **kwargs: Any) -> Answer:
+        for key in ("candidates", "frontier", "carbon_unknown"):
             data[key] = tuple(data[key])
         if data["carbon_frontier"] is not None:
             data["carbon_frontier"] = tuple(data["carbon_frontier"])
-        return PlanResult(**data)
+        return self.answer(PlanResult, data)
 
 
-def result_from_dict(data: Any) -> Result | PlanResult:
+def result_from_dict(data: Any) -> Answer:
     """Validate and load either JSON result: a plan's (``kind: plan``) or a rent-versus-buy
     scenario's (no ``kind``); raises ``marshmallow.ValidationError``."""
     if isinstance(data, Mapping) and data.get("kind") == KIND:

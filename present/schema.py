@@ -1,5 +1,8 @@
-"""The JSON form of :class:`~costmodel.result.Result` (``schema_version`` 1), as one marshmallow
-schema: it dumps a result to the documented JSON, validates result files read back (a
+"""The JSON form of a scenario's :class:`~.answer.Answer` (``schema_version`` 1): the engine's
+:class:`~costmodel.result.Result` with its document, catalog, warnings, assumptions and
+verdict, as one marshmallow schema: it dumps an answer to the documented JSON (the engine's
+figures and the words beside them at the top level), loads it back as an answer, validates
+result files read back (a
 ``schema_version`` other than 1, a ``NaN`` anywhere, the scenario included, or a list not aligned
 with ``utilisation`` is an error naming its key path), and documents the HTTP response in the
 OpenAPI document.
@@ -52,6 +55,9 @@ from costmodel.result import (
     frozen_array,
 )
 from costmodel.sampling import METHODS
+
+from .answer import Answer
+from .wording import Wording
 
 __all__ = ["NOT_A_NUMBER", "ResultBase", "ResultSchema", "Strict", "floats", "share"]
 
@@ -583,6 +589,39 @@ class RivalSchema(Strict):
     absent = ("convergence",)
 
 
+def _sentences(description: str) -> fields.List:
+    return fields.List(fields.String(), required=True, metadata={"description": description})
+
+
+class WordingSchema(Strict):
+    """The sentences of a result beside its verdict, written once (:mod:`present.wording`);
+    "" where a sentence does not apply."""
+
+    shares = _sentences(
+        "against renting, then the API: the shares of draws in which buying is cheaper even "
+        "idle and dearer even at 100 % utilisation"
+    )
+    cost = fields.String(
+        required=True,
+        metadata={"description": "each side's P50 cost per unit of work at the report level"},
+    )
+    payback_note = fields.String(
+        required=True,
+        metadata={"description": "why buying can be cheaper and still not pay back; or empty"},
+    )
+    value_of_information = _sentences(
+        "what knowing the inputs before deciding would save, against renting, then the API"
+    )
+    worth_naming = _sentences(
+        "the inputs whose value of information is worth naming (at least 1 % of the EVPI "
+        "against a side), largest first"
+    )
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Wording:
+        return Wording(**{k: v if isinstance(v, str) else tuple(v) for k, v in data.items()})
+
+
 #: Keys added after the first results were stored, or written only with a hosted API (or only
 #: for training): absent (not null) in results without them.
 _ADDED = (
@@ -598,6 +637,7 @@ _ADDED = (
     "availability",
     "carbon",
     "rivals",
+    "wording",
 )
 
 #: Lists aligned with ``utilisation``, by key path.
@@ -624,9 +664,15 @@ _ALIGNED = (
 )
 
 
+#: What an answer holds beside the engine's result, by the name a load gives it (a plan's has
+#: no ``wording``).
+_WORDS = ("document", "catalog", "warnings", "assumptions", "verdict", "wording")
+
+
 class ResultBase(Strict):
     """What every result holds first: its schema version (another version is refused for its
-    version alone), the resolved document, the sampling settings and the catalog."""
+    version alone), the resolved document, the sampling settings and the catalog. A load
+    makes an :class:`~.answer.Answer` of the result (:meth:`answer`)."""
 
     schema_version = fields.Integer(
         required=True,
@@ -635,6 +681,7 @@ class ResultBase(Strict):
     )
     scenario = fields.Dict(
         required=True,
+        attribute="document",
         validate=_plain_data,
         metadata={"description": "the resolved document: every default filled in"},
     )
@@ -653,6 +700,15 @@ class ResultBase(Strict):
         if type(version) is int and version != SCHEMA_VERSION:
             raise ValidationError(_UNSUPPORTED.format(input=version), "schema_version")
         return data
+
+    @staticmethod
+    def answer(make: Callable[..., Any], data: dict) -> Answer:
+        """The answer of loaded ``data``: the engine's result ``make(**numbers)`` with the
+        words beside it."""
+        words = {key: data.pop(key) for key in _WORDS if key in data}
+        for key in ("warnings", "assumptions"):
+            words[key] = tuple(words[key])
+        return Answer(make(**data), **words)
 
 
 class ResultSchema(ResultBase):
@@ -738,6 +794,14 @@ class ResultSchema(ResultBase):
     )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
     verdict = fields.String(required=True, metadata={"description": "one-sentence answer"})
+    wording = fields.Nested(
+        WordingSchema,
+        load_default=None,
+        metadata={
+            "description": "the result's further sentences, which the CLI, the reports and "
+            "the web page print; absent in runs stored before them"
+        },
+    )
     assumptions = fields.List(fields.Nested(AssumptionSchema), required=True)
 
     @pre_load
@@ -792,12 +856,10 @@ class ResultSchema(ResultBase):
         return super()._drop_absent(data)
 
     @post_load
-    def _make(self, data: dict, **kwargs: Any) -> Result:
+    def _make(self, data: dict, **kwargs: Any) -> Answer:
         if data["sensitivity"] is None:
             data["sensitivity"] = Sensitivity(
                 data["cumulative_cost"].utilisation, "buy_tco - rent_tco", ()
             )
-        data["warnings"] = tuple(data["warnings"])
         data["rivals"] = tuple(data["rivals"])
-        data["assumptions"] = tuple(data["assumptions"])
-        return Result(**data)
+        return self.answer(Result, data)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from costmodel.plan_result import Candidate, PlanResult
 from costmodel.result import Breakeven, Result
 
@@ -40,7 +38,7 @@ def verdict(result: Result) -> str:
     else:
         head = f"Buying breaks even at {fmt_utilisation(be.p50)} utilisation"
         head += _spread(be)
-    j = _report_level(result)
+    j = result.level(result.cumulative_cost.utilisation)
     if j is None:
         return head + "."
     level, payback = result.cumulative_cost.utilisation, result.payback_months
@@ -51,13 +49,6 @@ def verdict(result: Result) -> str:
     if not missing(float(payback.p50[j])):
         tail += f" and pays back in {payback.p50[j]:.1f} months (P50)"
     return head + tail + "."
-
-
-def _report_level(result: Result) -> int | None:
-    """Index of the report utilisation among the levels, or ``None``."""
-    level = result.cumulative_cost.utilisation
-    hits = np.flatnonzero(np.abs(np.asarray(result.utilisation) - level) < 1e-9)
-    return int(hits[0]) if hits.size else None
 
 
 def _spread(be: Breakeven) -> str:
@@ -86,7 +77,7 @@ def _three_sides(result: Result) -> str:
     renting = _breakeven(result.breakeven_utilisation, "renting")
     api = _breakeven(result.breakeven_vs_api, "the API")
     tail = f"buying {renting} and {api}"
-    j = _report_level(result)
+    j = result.level(result.cumulative_cost.utilisation)
     if j is None:
         return tail[0].upper() + tail[1:] + "."
     shares = {side: float(getattr(result.cheapest_share, side)[j]) for side in _OPTION}
@@ -119,18 +110,16 @@ _BURST_WORDS = {
 
 
 def plan_verdict(
-    result: PlanResult,
-    saving: float,
-    burst: str,
-    edges: tuple[tuple[int, str], tuple[int, str] | None],
+    result: PlanResult, burst: str, edges: tuple[tuple[int, str], tuple[int, str] | None]
 ) -> str:
-    """The best plan and its P50 ``saving`` [-] against all-cloud, with its probability.
+    """The best plan and its P50 saving [-] against all-cloud (``result.saving``), with its
+    probability.
 
     ``burst`` is the burst pricing model, or ``"api"`` for a hosted API; ``edges`` the most
     servers and reserved instances considered, each with the key that raises it (``None``
     without reservations): a best plan at the edge of the range says so.
     """
-    return _plan_sentence(result, saving, burst, edges) + _greenest(result)
+    return _plan_sentence(result, burst, edges) + _greenest(result)
 
 
 def _greenest(result: PlanResult) -> str:
@@ -152,12 +141,9 @@ def _greenest(result: PlanResult) -> str:
 
 
 def _plan_sentence(
-    result: PlanResult,
-    saving: float,
-    burst: str,
-    edges: tuple[tuple[int, str], tuple[int, str] | None],
+    result: PlanResult, burst: str, edges: tuple[tuple[int, str], tuple[int, str] | None]
 ) -> str:
-    best = result.best
+    best, saving = result.best, result.saving
     everything, rest = _BURST_WORDS.get(burst, _BURST_WORDS["on_demand"])
     if best.servers == 0 and best.instances == 0:
         return (
@@ -166,7 +152,7 @@ def _plan_sentence(
         )
     plan = _mix(best)
     rest = "" if best.share_owned >= 1.0 else f" and {rest}"
-    if math.isnan(saving):
+    if saving is None or math.isnan(saving):
         return f"{plan}{rest}."  # no work to compare against
     if saving >= 0:
         change = f"P50 saving {fmt_share(saving)}"

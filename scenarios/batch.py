@@ -42,7 +42,7 @@ from marshmallow import ValidationError
 
 from costmodel.plan_result import PlanResult
 from costmodel.result import Result
-from present import from_dict, to_dict, to_json
+from present import Answer, from_dict, to_dict, to_json
 from present.formatting import slug, text_cell
 from present.reports import write_atomic as _write_atomic
 from pricing import Catalog, PriceEntry, apply_prices, load_catalog
@@ -198,7 +198,7 @@ class _Entry:
     key: str = ""
     slug: str = ""
     status: str = ""
-    result: Result | PlanResult | None = None
+    result: Answer | None = None
     outputs: list[Path] = field(default_factory=list)
 
     def fail(self, message: str) -> None:
@@ -347,7 +347,7 @@ def _summary_row(e: _Entry) -> dict[str, Any]:
     if r is None:
         return row
     row["warnings"] = len(r.warnings)
-    row |= _plan_cells(r) if isinstance(r, PlanResult) else _scenario_cells(r)
+    row |= _plan_cells(r.result) if r.is_plan else _scenario_cells(r.result)
     row["result"] = f"{e.slug}.json" if e.outputs else ""
     return row
 
@@ -365,7 +365,7 @@ def _summary_bytes(entries: Sequence[_Entry]) -> bytes:
         {
             round(float(u), 6)
             for e in entries
-            if isinstance(e.result, Result)
+            if e.result is not None and not e.result.is_plan
             for u in e.result.utilisation
         }
     )
@@ -638,14 +638,14 @@ def _fail(group: list[_Entry], message: str) -> list[_Entry]:
     return group
 
 
-def _store(job: Job, result: Result | PlanResult, group: list[_Entry], batch: _Batch) -> str:
+def _store(job: Job, result: Answer, group: list[_Entry], batch: _Batch) -> str:
     """Add a computed result to the run store and mark its entries ``ok``; else why not."""
     version = result.catalog.version if result.catalog else None
     if version != batch.catalog_version:
         return f"worker used catalog {version!r}, this batch {batch.catalog_version!r}"
     try:
         batch.store.add(
-            scenario=dict(result.scenario),
+            scenario=dict(result.document),
             result=to_dict(result),
             seed=result.seed,
             samples=result.samples,

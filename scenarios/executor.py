@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from costmodel.plan_result import PlanResult
-from costmodel.result import Result
+from present.answer import Answer
 from pricing import PriceEntry, apply_prices, load_catalog
 
 from .errors import ScenarioError
@@ -90,7 +89,7 @@ class Job:
 
     key: str
     document: tuple[Any, str, dict[str, int]] | None
-    result: Result | PlanResult | None
+    result: Answer | None
     samples: int | None
     seed: int | None
     write: tuple[tuple[str, str], ...] = ()
@@ -102,7 +101,7 @@ class Job:
 class Done:
     """A finished job: the result, the files written, the reports rendered, a report error."""
 
-    result: Result | PlanResult
+    result: Answer
     written: tuple[str, ...] = ()
     rendered: tuple[tuple[str, bytes], ...] = ()
     report_error: str = ""
@@ -119,7 +118,7 @@ def write_error(exc: OSError) -> str:
     return f"cannot write {exc.filename}: {exc.strerror or exc}"
 
 
-def write_reports(result: Result | PlanResult, reports: Iterable[tuple[str, str]]) -> Done:
+def write_reports(result: Answer, reports: Iterable[tuple[str, str]]) -> Done:
     """Write each ``(format, path)`` report; a failure is recorded, the result is kept."""
     from present.reports import write
 

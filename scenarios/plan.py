@@ -22,6 +22,7 @@ from costmodel.engine import Progress
 from costmodel.inputs import Demand, InputError, PlanInputs, input_fields
 from costmodel.plan_result import PlanResult
 from costmodel.result import Advice, Assumption, CatalogRef, Origin
+from present.answer import Answer
 from present.verdict import plan_verdict
 from pricing import Catalog, CatalogError
 
@@ -244,24 +245,24 @@ def evaluate_plan(
     samples: int | None = None,
     seed: int | None = None,
     progress: Progress | None = None,
-) -> PlanResult:
+) -> Answer[PlanResult]:
     """Evaluate every candidate of ``plan``; ``samples`` and ``seed`` override its
     ``simulation`` block and ``progress``, when given, is told the share of the draws done,
-    from 0 to 1 (see :func:`~costmodel.fleet.simulate_plan`)."""
+    from 0 to 1 (see :func:`~costmodel.fleet.simulate_plan`). The answer carries the plan's
+    result with its document, catalog, warnings, assumptions and verdict."""
     changes = {k: v for k, v in (("samples", samples), ("seed", seed)) if v is not None}
     inputs = dataclasses.replace(plan.inputs, **changes) if changes else plan.inputs
     # imported here: a scenario's run needs no fleet engine, and every run imports this module
-    from costmodel.fleet import saving, simulate_plan, summarise_plan
+    from costmodel.fleet import simulate_plan, summarise_plan
 
-    sim = simulate_plan(inputs, progress)
-    result = summarise_plan(sim)
+    result = summarise_plan(simulate_plan(inputs, progress))
     document = with_sampling(plan.document, inputs.samples, inputs.seed)
     reserve = (inputs.instances[1], "reserve.instances.max") if inputs.reserve else None
     edges = ((inputs.servers[1], "own.servers.max"), reserve)
-    return dataclasses.replace(
+    return Answer(
         result,
-        verdict=plan_verdict(result, saving(sim, result.best), _burst_words(inputs), edges),
-        scenario=document,
+        verdict=plan_verdict(result, _burst_words(inputs), edges),
+        document=document,
         catalog=CatalogRef(plan.catalog.version, plan.catalog.as_of),
         warnings=plan.warnings
         + close_call_advice(

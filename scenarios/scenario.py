@@ -1,9 +1,10 @@
 """Scenarios: load (a YAML file or a mapping), resolve against a catalog, key and evaluate.
 
 >>> import scenarios
->>> result = scenarios.evaluate("scenarios/examples/worked-example.yaml")
->>> result.breakeven_utilisation.p50        # [-]
->>> result.to_frame()                        # one row per utilisation level (pandas)
+>>> answer = scenarios.evaluate("scenarios/examples/worked-example.yaml")
+>>> answer.verdict                           # one sentence
+>>> answer.breakeven_utilisation.p50         # [-], a figure of answer.result
+>>> answer.to_frame()                        # one row per utilisation level (pandas)
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from typing import Any
 
 from costmodel.engine import Progress, simulate, summarise
 from costmodel.inputs import MAX_SAMPLES
-from costmodel.plan_result import PlanResult
-from costmodel.result import Advice, CatalogRef, Result
+from costmodel.result import Advice, CatalogRef
+from present.answer import Answer
 from present.verdict import verdict
+from present.wording import wording
 from pricing import Catalog, load_catalog
 
 from .advice import advise, convergence_advice
@@ -130,10 +132,13 @@ def evaluate(
     catalog: Catalog | None = None,
     timings: dict[str, float] | None = None,
     progress: Progress | None = None,
-) -> Result | PlanResult:
+) -> Answer:
     """Run the Monte Carlo model on a scenario or a plan: a :class:`Scenario` or
     :class:`~scenarios.plan.Plan`, a mapping in either format, or the path of a YAML file
-    holding one. A plan gives a :class:`~costmodel.plan_result.PlanResult`.
+    holding one. The :class:`~present.answer.Answer` carries the engine's result (a
+    :class:`~costmodel.result.Result`, or for a plan a
+    :class:`~costmodel.plan_result.PlanResult`) with its document, catalog, warnings,
+    assumptions, verdict and (a scenario's) further sentences.
 
     ``samples`` and ``seed`` override the scenario's ``simulation`` block; ``catalog`` (for a
     mapping or a path) defaults to the shipped one; ``timings``, when given, receives
@@ -161,10 +166,11 @@ def evaluate(
         timings["engine_s"] = time.perf_counter() - start
     document = with_sampling(scenario.document, inputs.samples, inputs.seed)
     cat = scenario.catalog
-    return dataclasses.replace(
+    return Answer(
         result,
         verdict=verdict(result),
-        scenario=document,
+        wording=wording(result),
+        document=document,
         catalog=CatalogRef(cat.version, cat.as_of),
         warnings=scenario.warnings
         + convergence_advice(result.convergence)

@@ -14,7 +14,7 @@ from costmodel.distributions import Discrete, Uniform
 from costmodel.inputs import ApiInputs, CarbonInputs, HostedCarbon, OwnedCarbon, RentedCarbon
 from costmodel.result import CatalogRef
 from costmodel.uncertainty import median_interval
-from present import from_dict, to_dict
+from present import Answer, from_dict, to_dict
 from present.formatting import fmt_margin
 from tests.helpers import buy, model, rent
 
@@ -55,9 +55,8 @@ def _model(api_price=None, rent_price=1.0, e=0.2, a_out=1.0, **kw):
 
 
 def _result(inputs):
-    """The result of ``inputs``, with a catalog reference as a scenario's has (to load back)."""
-    res = summarise(simulate(inputs))
-    return dataclasses.replace(res, catalog=CatalogRef("test", "2026-01-01"))
+    """The answer of ``inputs``, with a catalog reference as a scenario's has (to load back)."""
+    return Answer(summarise(simulate(inputs)), catalog=CatalogRef("test", "2026-01-01"))
 
 
 def test_an_input_that_moves_only_the_api_price_drives_only_buy_versus_api():
@@ -150,7 +149,9 @@ def test_the_api_voi_sentence_names_an_input_only_above_one_percent_of_the_evpi(
     voi = rival.value_of_information
     (only,) = voi.by_input
     small = dataclasses.replace(voi, by_input=(dataclasses.replace(only, evppi=3.0),))
-    res = dataclasses.replace(res, rivals=(dataclasses.replace(rival, value_of_information=small),))
+    res = dataclasses.replace(
+        res.result, rivals=(dataclasses.replace(rival, value_of_information=small),)
+    )
     assert api_voi_sentence(res).endswith("would save $400 on average.")
 
 

@@ -115,7 +115,8 @@ def test_the_result_size_counted_bounds_the_result(tmp_path):
     result = scenarios.evaluate(plan(12, 4, 240))
     worst = _longest(result.best)
     # every candidate as long as a number can make it, and every one on the frontier too
-    longest = dataclasses.replace(result, candidates=(worst,) * 65, frontier=(worst,) * 65)
+    most = dataclasses.replace(result.result, candidates=(worst,) * 65, frontier=(worst,) * 65)
+    longest = dataclasses.replace(result, result=most)
     for r in (result, longest):
         size = len(json.dumps(to_dict(r), separators=(",", ":")))
         assert size <= limits.plan_result_bytes(65, 240)
@@ -153,7 +154,10 @@ def test_the_result_size_counted_bounds_a_carbon_result():
     worst = _longest(result.best, carbon=carbon)
     # 1000 candidates as long as a number can make them, on both frontiers too
     every = (worst,) * 1000
-    longest = dataclasses.replace(result, candidates=every, frontier=every, carbon_frontier=every)
+    most = dataclasses.replace(
+        result.result, candidates=every, frontier=every, carbon_frontier=every
+    )
+    longest = dataclasses.replace(result, result=most)
     sizes = [len(json.dumps(to_dict(r), separators=(",", ":"))) for r in (result, longest)]
     assert max(sizes) <= limits.plan_result_bytes(1000, 240, carbon=True)
     assert sizes[1] > limits.plan_result_bytes(1000, 240)  # more than the count without carbon

@@ -179,10 +179,10 @@ def test_a_plan_result_shows_the_best_plan_and_the_frontier(shell):
 
 def test_every_text_is_escaped(shell):
     notebook.register(shell)
-    hostile = {**_scenario().scenario, "name": HOSTILE}
+    hostile = {**_scenario().document, "name": HOSTILE}
     advice = (Advice(code=HOSTILE, severity=HOSTILE, message=HOSTILE),)
-    result = dataclasses.replace(_scenario(), scenario=hostile, verdict=HOSTILE, warnings=advice)
-    plan = dataclasses.replace(_plan(), scenario=hostile, verdict=HOSTILE, warnings=advice)
+    result = dataclasses.replace(_scenario(), document=hostile, verdict=HOSTILE, warnings=advice)
+    plan = dataclasses.replace(_plan(), document=hostile, verdict=HOSTILE, warnings=advice)
     for shown in (result, plan):
         page = _shown(shell, shown)
         assert not {"script", "b"} & set(page.tags)

@@ -54,7 +54,7 @@ def _plan(**changes) -> dict:
 
 def test_worked_example_table_and_best_plan():
     result = scenarios.evaluate(PLAN)
-    assert isinstance(result, PlanResult)
+    assert isinstance(result.result, PlanResult)
     for (s, k), (cost, share, util) in TABLE.items():
         c = result.candidate(s, k)
         # the table prints 4 decimals of cost and 6 of the shares
@@ -175,7 +175,7 @@ def test_json_round_trip_and_resolved_plan_is_a_valid_plan():
     result = scenarios.evaluate(PLAN)
     again = from_dict(to_dict(result))
     assert to_dict(again) == to_dict(result)
-    assert scenarios.load_mapping(result.scenario).key() == scenarios.load_mapping(PLAN).key()
+    assert scenarios.load_mapping(result.document).key() == scenarios.load_mapping(PLAN).key()
     assert not math.isnan(result.best.cost.mean)
     assert {a.key for a in result.assumptions} >= {
         "demand.annual_growth",

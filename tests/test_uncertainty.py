@@ -211,8 +211,8 @@ def test_doubling_stops_at_the_cap_and_warns():
     assert warning.severity == "warning"
     assert "4,000 draws" in warning.message and "simulation.max_samples = 5,000" in warning.message
     # the resolved scenario keeps the keys given, and the result the draws made
-    assert result.scenario["simulation"]["samples"] == 1000
-    assert result.scenario["simulation"]["max_samples"] == 5000
+    assert result.document["simulation"]["samples"] == 1000
+    assert result.document["simulation"]["max_samples"] == 5000
     assert result.samples == 4000
 
 

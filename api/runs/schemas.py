@@ -7,14 +7,12 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from costmodel.plan_result import PlanResult
-from present import from_dict
-from present.plan_schema import PlanResultSchema
+from present import from_dict, to_dict
 from present.reports import FORMATS
 from scenarios.store import STATUSES
 
 from ..errors import ErrorSchema
-from ..evaluate.schemas import EvaluateQuerySchema, ResultSchema
+from ..evaluate.schemas import EvaluateQuerySchema
 
 __all__ = [
     "DISPOSITIONS",
@@ -113,15 +111,14 @@ class RunSummarySchema(Schema):
 
 
 class AnyResult(fields.Field):
-    """A run's result: a rent-versus-buy :class:`~costmodel.result.Result` or a
-    :class:`~costmodel.plan_result.PlanResult`, each in its own JSON form (a mapping is taken
-    to be that form already, as the run store holds it)."""
+    """A run's result: the :class:`~present.answer.Answer` of a rent-versus-buy scenario or of
+    a plan, each in its own JSON form (a mapping is taken to be that form already, as the run
+    store holds it)."""
 
     def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> Any:
         if value is None or isinstance(value, Mapping):
             return value
-        schema = PlanResultSchema() if isinstance(value, PlanResult) else ResultSchema()
-        return schema.dump(value)
+        return to_dict(value)
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
         try:

@@ -1,10 +1,10 @@
-"""Report exporters: render a rent-versus-buy :class:`~costmodel.result.Result` or a fleet
-:class:`~costmodel.plan_result.PlanResult` as HTML, Markdown, CSV, XLSX or JSON, and write
-reports atomically. What differs between the two is in :mod:`.kinds`.
+"""Report exporters: render the answer (:class:`~present.answer.Answer`) of a rent-versus-buy
+scenario or of a fleet plan as HTML, Markdown, CSV, XLSX or JSON, and write reports
+atomically. What differs between the two is in :mod:`.kinds`.
 
 >>> from present import reports
->>> reports.render(result, "html")            # bytes of one self-contained HTML file
->>> reports.write(result, "md", "out/run.md")  # [out/run.md, out/run_breakeven.png, ...]
+>>> reports.render(answer, "html")            # bytes of one self-contained HTML file
+>>> reports.write(answer, "md", "out/run.md")  # [out/run.md, out/run_breakeven.png, ...]
 
 Money is in [USD] at present value, utilisation and probabilities are fractions [-] (shown as
 percentages), payback is in [month], unit cost in [USD per unit of work] (a reference GPU-hour,
@@ -23,6 +23,7 @@ from costmodel.plan_result import PlanResult
 from costmodel.result import Result
 
 from .. import to_json
+from ..answer import Answer
 
 __all__ = ["FORMATS", "ReportError", "render", "write", "write_atomic"]
 
@@ -33,8 +34,10 @@ class ReportError(ValueError):
     """A report cannot be produced: an unknown format."""
 
 
-def _render(result: Result | PlanResult, fmt: str) -> bytes:
-    """``result`` in the known format ``fmt``, importing only what that format needs."""
+def _render(shown: Answer | Result | PlanResult, fmt: str) -> bytes:
+    """``shown`` in the known format ``fmt``, importing only what that format needs (an engine
+    result alone is shown as an answer without words)."""
+    result = Answer.of(shown)
     if fmt == "json":
         return to_json(result)
     if fmt == "html":
@@ -60,7 +63,7 @@ def _check_format(fmt: str) -> str:
     return fmt
 
 
-def render(result: Result | PlanResult, fmt: str) -> bytes:
+def render(result: Answer | Result | PlanResult, fmt: str) -> bytes:
     """The whole report in format ``fmt`` (one of :data:`FORMATS`) as bytes.
 
     Raises :class:`ReportError` for an unknown format.
@@ -91,7 +94,7 @@ def write_atomic(path: Path, data: bytes) -> Path:
     return path
 
 
-def write(result: Result | PlanResult, fmt: str, out: str | Path) -> list[Path]:
+def write(shown: Answer | Result | PlanResult, fmt: str, out: str | Path) -> list[Path]:
     """Write the report to ``out`` atomically and return every path written.
 
     For ``md`` the chart PNGs are written beside the document as ``<stem>_<chart>.png`` and
@@ -99,6 +102,7 @@ def write(result: Result | PlanResult, fmt: str, out: str | Path) -> list[Path]:
     and removed again when the document cannot be written.
     """
     _check_format(fmt)
+    result = Answer.of(shown)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt != "md":

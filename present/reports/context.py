@@ -12,6 +12,7 @@ from typing import Any
 from costmodel.plan_result import PlanResult
 from costmodel.result import Result
 
+from ..answer import Answer
 from ..formatting import fmt_number, fmt_utilisation
 from ..verdict import plan_precision_text
 from .plan_tables import best_plan_table, candidates_table
@@ -108,10 +109,10 @@ def _api(block: Any) -> list[tuple[str, str]]:
     return [("API", str(name))] if name else []
 
 
-def _facts(result: Result) -> list[tuple[str, str]]:
+def _facts(result: Answer[Result]) -> list[tuple[str, str]]:
     """Headline scenario facts that are present: horizon, discount rate, the work served (for
     inference), the sides compared."""
-    s = result.scenario
+    s = result.document
     facts = _terms(s, len(result.cumulative_cost.months) - 1) + _workload(s.get("workload"))
     buy = s.get("buy") if isinstance(s.get("buy"), Mapping) else {}
     gpu_name = _owned_label(buy, result)
@@ -128,10 +129,10 @@ def _span(block: Any, key: str) -> str:
     return f", {span.get('min', '?')}–{span.get('max', '?')} {key}"
 
 
-def _plan_facts(result: PlanResult) -> list[tuple[str, str]]:
+def _plan_facts(result: Answer[PlanResult]) -> list[tuple[str, str]]:
     """Headline plan facts that are present: horizon, rates, the owned server, the rented
     instances and the candidate ranges."""
-    s = result.scenario
+    s = result.document
     facts = _terms(s, len(result.work_split.owned))
     own = s.get("own") or {}
     gpu_name = _label(own.get("gpu"))
@@ -142,11 +143,11 @@ def _plan_facts(result: PlanResult) -> list[tuple[str, str]]:
     return facts + _rented("Burst", s.get("burst"))
 
 
-def _common(result: Result | PlanResult, images: Mapping[str, str]) -> dict[str, Any]:
+def _common(result: Answer, images: Mapping[str, str]) -> dict[str, Any]:
     """What every report shows: name, description, verdict, warnings, charts, assumptions."""
     return {
         "name": scenario_name(result),
-        "description": result.scenario.get("description") or "",
+        "description": result.document.get("description") or "",
         "verdict": result.verdict,
         "warnings": warning_rows(result),
         "images": dict(images),
@@ -178,7 +179,7 @@ _UNIT_NOTES = {
 }
 
 
-def report_context(result: Result, images: Mapping[str, str]) -> dict[str, Any]:
+def report_context(result: Answer[Result], images: Mapping[str, str]) -> dict[str, Any]:
     """Everything the HTML and Markdown templates show; ``images`` maps chart name -> URI."""
     api = result.api_tco is not None
     return {
@@ -201,7 +202,7 @@ def report_context(result: Result, images: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def plan_context(result: PlanResult, images: Mapping[str, str]) -> dict[str, Any]:
+def plan_context(result: Answer[PlanResult], images: Mapping[str, str]) -> dict[str, Any]:
     """Everything the plan templates show; ``images`` maps chart name -> URI."""
     best = result.best
     return {

@@ -14,9 +14,7 @@ import io
 import math
 from typing import Any
 
-from costmodel.plan_result import PlanResult
-from costmodel.result import Result
-
+from ..answer import Answer
 from .kinds import kind_of
 
 __all__ = ["render_csv"]
@@ -28,7 +26,7 @@ def _cell(v: Any) -> str:
     return "" if math.isnan(v) else repr(float(v))
 
 
-def render_csv(result: Result | PlanResult) -> bytes:
+def render_csv(result: Answer) -> bytes:
     """The result's table as UTF-8 CSV with a header row and ``\\n`` line ends."""
     cols = kind_of(result).columns(result)
     buf = io.StringIO()

@@ -12,9 +12,7 @@ from importlib.resources import files
 
 import jinja2
 
-from costmodel.plan_result import PlanResult
-from costmodel.result import Result
-
+from ..answer import Answer
 from .kinds import kind_of
 
 __all__ = ["data_uri", "render_html"]
@@ -36,7 +34,7 @@ def data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def render_html(result: Result | PlanResult) -> bytes:
+def render_html(result: Answer) -> bytes:
     """The whole report as one self-contained UTF-8 HTML document."""
     kind = kind_of(result)
     images = {name: data_uri(png) for name, png in kind.charts(result).items()}

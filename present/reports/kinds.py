@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
-from costmodel.plan_result import PlanResult
 from costmodel.result import Result
 
+from ..answer import Answer
 from .context import plan_context, report_context
 from .plan_tables import candidate_columns
 
@@ -49,11 +49,16 @@ def _lazy(module: str, name: str) -> Callable[..., Any]:
     return call
 
 
+def _columns(answer: Answer[Result]) -> list[tuple[str, Any]]:
+    """The per-level table of a scenario's result (:meth:`Result.columns`)."""
+    return answer.result.columns()
+
+
 _SCENARIO = Kind(
     template="report",
     charts=_lazy(".charts", "render_charts"),
     context=report_context,
-    columns=Result.columns,
+    columns=_columns,
     xlsx=_lazy(".xlsx", "render_xlsx"),
 )
 _PLAN = Kind(
@@ -65,6 +70,6 @@ _PLAN = Kind(
 )
 
 
-def kind_of(result: Result | PlanResult) -> Kind:
-    """The kind of ``result``: a plan's for a :class:`PlanResult`, else a scenario's."""
-    return _PLAN if isinstance(result, PlanResult) else _SCENARIO
+def kind_of(answer: Answer) -> Kind:
+    """The kind of ``answer``: a plan's for a :class:`PlanResult`, else a scenario's."""
+    return _PLAN if answer.is_plan else _SCENARIO

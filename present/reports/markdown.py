@@ -13,9 +13,7 @@ from typing import Any
 
 import jinja2
 
-from costmodel.plan_result import PlanResult
-from costmodel.result import Result
-
+from ..answer import Answer
 from .html import data_uri
 from .kinds import kind_of
 from .tables import Table
@@ -98,9 +96,7 @@ def _env() -> jinja2.Environment:
     return env
 
 
-def render_markdown(
-    result: Result | PlanResult, image_links: Mapping[str, str] | None = None
-) -> bytes:
+def render_markdown(result: Answer, image_links: Mapping[str, str] | None = None) -> bytes:
     """The report as UTF-8 Markdown.
 
     ``image_links`` maps chart name -> relative link; without it the charts are embedded as

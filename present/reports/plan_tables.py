@@ -13,6 +13,7 @@ from typing import Any
 
 from costmodel.plan_result import Candidate, PlanResult
 
+from ..answer import Answer
 from ..formatting import fmt_share, fmt_usd
 from .tables import Table, run_items
 
@@ -177,7 +178,7 @@ def work_split_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
     ]
 
 
-def plan_summary_items(result: PlanResult) -> list[tuple[str, Any]]:
+def plan_summary_items(result: Answer[PlanResult]) -> list[tuple[str, Any]]:
     """The XLSX summary sheet of a plan: raw values (money [USD], fractions [-], counts)."""
     b, cloud = result.best, result.all_cloud
     items: list[tuple[str, Any]] = [

@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from costmodel.plan_result import PlanResult
 from costmodel.result import Advice, Bands, Breakeven, Payback, Result
 
+from ..answer import Answer
 from ..formatting import (
     DASH,
     UNIT_WORDS,
@@ -66,7 +66,7 @@ class Table:
     highlight: tuple[bool, ...] = ()
 
 
-def scenario_name(result: Result | PlanResult) -> str:
+def scenario_name(result: Answer) -> str:
     """The scenario's (or plan's) name, or "unnamed scenario"."""
     return result.name or "unnamed scenario"
 
@@ -198,9 +198,9 @@ def carbon_table(result: Result) -> Table | None:
     return Table(tuple(h for h, _ in cols), rows, (True,) * len(cols))
 
 
-def carbon_note(result: Result) -> str:
+def carbon_note(result: Answer[Result]) -> str:
     """What the emissions table counts, and whether carbon has a price in the costs."""
-    block = result.scenario.get("carbon")
+    block = result.document.get("carbon")
     years = block.get("service_life_years", 5) if isinstance(block, Mapping) else 5
     price = next((a.value for a in result.assumptions if a.key == "carbon.usd_per_tonne"), 0)
     life = f"{fmt_number(years)} years" if isinstance(years, int | float) else "its service life"
@@ -297,7 +297,7 @@ def key_figures_table(result: Result) -> Table:
     return Table(("Figure", "Value"), tuple(rows), (False, True))
 
 
-def assumption_rows(result: Result | PlanResult) -> list[dict[str, Any]]:
+def assumption_rows(result: Answer) -> list[dict[str, Any]]:
     """Assumptions with ``text`` (readable value) next to the raw ``value``."""
     return [
         {
@@ -311,12 +311,12 @@ def assumption_rows(result: Result | PlanResult) -> list[dict[str, Any]]:
     ]
 
 
-def warning_rows(result: Result | PlanResult) -> list[Advice]:
+def warning_rows(result: Answer) -> list[Advice]:
     """Warnings, most severe first (error, warning, info)."""
     return sorted(result.warnings, key=lambda w: _SEVERITY_ORDER.get(w.severity, 3))
 
 
-def reproducibility(result: Result | PlanResult) -> list[tuple[str, Any]]:
+def reproducibility(result: Answer) -> list[tuple[str, Any]]:
     """What it takes to reproduce the run: seed, samples, method, catalog, scenario."""
     cat = result.catalog
     return [
@@ -338,7 +338,7 @@ def _breakeven_items(stem: str, be: Breakeven) -> list[tuple[str, Any]]:
     ]
 
 
-def summary_items(result: Result) -> list[tuple[str, Any]]:
+def summary_items(result: Answer[Result]) -> list[tuple[str, Any]]:
     """The XLSX summary sheet: raw values (fractions [-], counts), ``None`` for no value; with
     a hosted API also the break-even against it (``breakeven_vs_api_...``)."""
     be = result.breakeven_utilisation
@@ -358,7 +358,7 @@ def summary_items(result: Result) -> list[tuple[str, Any]]:
     return items + run_items(result)
 
 
-def run_items(result: Result | PlanResult) -> list[tuple[str, Any]]:
+def run_items(result: Answer) -> list[tuple[str, Any]]:
     """The XLSX summary sheet's closing rows: how the run was made, its name, its warnings."""
     cat = result.catalog
     return [

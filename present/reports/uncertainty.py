@@ -30,6 +30,7 @@ __all__ = [
     "uncertainty_items",
     "voi_sentence",
     "voi_table",
+    "worth_naming",
 ]
 
 #: How the reports name each input in prose.
@@ -143,13 +144,13 @@ def tornado_table(result: Result, top: int = 10, versus: str = "rent") -> Table 
 
 
 #: The share of the EVPI below which an input's EVPPI is the estimate's noise, not named.
-_NOISE = 0.01
+NOISE = 0.01
 
 
-def _worth(voi: Any) -> list:
-    """The inputs of value of information ``voi`` worth naming (EVPPI at least 1 % of the
-    EVPI), largest first."""
-    return [v for v in voi.by_input if v.evppi >= _NOISE * voi.evpi]
+def worth_naming(voi: Any) -> list:
+    """The inputs of value of information ``voi`` worth naming (EVPPI at least :data:`NOISE`
+    of the EVPI), largest first: what the sentences, the tables and the page name."""
+    return [v for v in voi.by_input if v.evppi >= NOISE * voi.evpi]
 
 
 def voi_sentence(result: Result) -> str | None:
@@ -168,7 +169,7 @@ def voi_sentence(result: Result) -> str | None:
         f"At {u} utilisation, knowing every uncertain input before deciding would save "
         f"{fmt_usd(voi.evpi)} on average."
     )
-    worth = _worth(voi)[:2]
+    worth = worth_naming(voi)[:2]
     if not worth:
         return text
     first = worth[0]
@@ -192,7 +193,7 @@ def plan_voi_sentence(result: PlanResult) -> str | None:
         f"Between {pair}, knowing every uncertain input before choosing would save "
         f"{fmt_usd(voi.evpi)} on average."
     )
-    worth = _worth(voi)[:2]
+    worth = worth_naming(voi)[:2]
     if worth:
         said = "; ".join(
             f"{_label(v.input)} alone is worth up to {fmt_usd(v.evppi)}" for v in worth
@@ -206,7 +207,7 @@ def voi_table(result: Result, top: int = 8) -> Table | None:
     voi = result.value_of_information
     if voi is None or voi.evpi <= 0:
         return None
-    rows = tuple((v.input, _label(v.input), fmt_usd(v.evppi)) for v in _worth(voi)[:top])
+    rows = tuple((v.input, _label(v.input), fmt_usd(v.evppi)) for v in worth_naming(voi)[:top])
     if not rows:
         return None
     headers = ("Uncertain input", "What it is", "Worth knowing exactly, up to")
@@ -227,7 +228,7 @@ def api_voi_sentence(result: Result) -> str | None:
         f"Between buying and the API at {u} utilisation, knowing every uncertain input first "
         f"would save {fmt_usd(voi.evpi)} on average"
     )
-    worth = _worth(voi)
+    worth = worth_naming(voi)
     if not worth:
         return text + "."
     return text + f"; {_label(worth[0].input)} alone is worth up to {fmt_usd(worth[0].evppi)}."

@@ -30,6 +30,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from costmodel.plan_result import PlanResult
 from costmodel.result import Result
 
+from ..answer import Answer
 from ..formatting import text_cell
 from .colours import API, BUY, LAYERS, MARK, OTHER, RENT
 from .plan_tables import (
@@ -261,7 +262,7 @@ def _work_split_chart(ws: Worksheet, result: PlanResult) -> BarChart:
     return chart
 
 
-def _assumptions(ws: Worksheet, result: Result | PlanResult) -> None:
+def _assumptions(ws: Worksheet, result: Answer) -> None:
     rows = []
     for a in assumption_rows(result):
         plain = a["value"] if isinstance(a["value"], int | float | str) else a["text"]
@@ -269,7 +270,7 @@ def _assumptions(ws: Worksheet, result: Result | PlanResult) -> None:
     _sheet(ws, ("key", "value", "unit", "source"), rows)
 
 
-def _warnings(ws: Worksheet, result: Result | PlanResult) -> None:
+def _warnings(ws: Worksheet, result: Answer) -> None:
     rows = [(w.code, w.severity, w.message) for w in warning_rows(result)]
     _sheet(ws, ("code", "severity", "message"), rows)
     ws.column_dimensions["C"].width = min(ws.column_dimensions["C"].width, 100)
@@ -301,7 +302,7 @@ def _save(wb: Workbook) -> bytes:
     return buf.getvalue()
 
 
-def render_xlsx(result: Result) -> bytes:
+def render_xlsx(result: Answer[Result]) -> bytes:
     """A scenario result's workbook (sheets :data:`SHEETS`) as XLSX bytes."""
     wb = Workbook()
     ws = wb.active
@@ -318,7 +319,7 @@ def render_xlsx(result: Result) -> bytes:
     return _save(wb)
 
 
-def render_plan_xlsx(result: PlanResult) -> bytes:
+def render_plan_xlsx(result: Answer[PlanResult]) -> bytes:
     """A plan result's workbook (sheets :data:`PLAN_SHEETS`) as XLSX bytes."""
     wb = Workbook()
     ws = wb.active
