@@ -23,14 +23,13 @@ from present.formatting import (
     fmt_grams,
     fmt_months,
     fmt_number,
-    fmt_per_unit,
     fmt_share,
     fmt_tonnes,
     fmt_unit_cost,
     fmt_usd,
     fmt_utilisation,
-    missing,
 )
+from present.wording import Wording, words_of
 
 if TYPE_CHECKING:
     from rich.console import Console as RichConsole
@@ -150,12 +149,11 @@ def _warnings(result: Answer, console: Console) -> None:
             console.print(text, highlight=False, markup=False)
 
 
-def _precision(result: Result, console: Console) -> None:
+def _precision(result: Result, words: Wording, console: Console) -> None:
     """One line on the precision of the break-even P50 (and with a hosted API one on that of
-    the break-even against it), then the three largest tornado swings and what knowing the
-    inputs would save, and with an API the same against it (nothing for results stored before
-    these existed)."""
-    from present.reports.uncertainty import api_voi_sentence, voi_sentence
+    the break-even against it), then the three largest tornado swings (against renting, and
+    with an API against it) and what knowing the inputs would save (nothing for results
+    stored before these existed)."""
     from present.verdict import precision_text
 
     lines = [precision_text(result), precision_text(result, "api")]
@@ -165,13 +163,13 @@ def _precision(result: Result, console: Console) -> None:
         console.print(text, highlight=False)
     if result.tornado is not None:
         _swings(result.tornado, "rent", "", console)
-    text = voi_sentence(result)
-    if text is not None:
-        console.print(text, highlight=False)
     api = result.rival("api")
     if api is not None:
         _swings(api.tornado, "API", " against the API", console)
-        console.print(api_voi_sentence(result), highlight=False)
+    if words.value_of_information:
+        console.print()
+    for text in words.value_of_information:
+        console.print(text, highlight=False)
 
 
 def _swings(t: Tornado, rival: str, against: str, console: Console) -> None:
@@ -208,25 +206,9 @@ def _swings(t: Tornado, rival: str, against: str, console: Console) -> None:
 def _breakeven_line(label: str, be: Breakeven, console: Console) -> None:
     console.print(
         f"{label}  P10 {fmt_utilisation(be.p10)}  P50 {fmt_utilisation(be.p50)}  "
-        f"P90 {fmt_utilisation(be.p90)}  (buying always cheaper in {fmt_share(be.prob_always)} "
-        f"of draws, never in {fmt_share(be.prob_never)})",
+        f"P90 {fmt_utilisation(be.p90)}",
         highlight=False,
     )
-
-
-def _unit_costs(result: Result, console: Console) -> None:
-    """Each side's P50 cost per unit of work at the report utilisation, when it was run."""
-    j = result.level(result.cumulative_cost.utilisation)
-    if j is None:
-        return
-    names = {"buy": "buy", "rent": "rent", "api": "API"}
-    cost = ", ".join(
-        f"{names[side]} {fmt_per_unit(getattr(result.cost_per_unit, side).p50[j], result.unit)}"
-        for side in result.sides
-    )
-    u = fmt_utilisation(result.cumulative_cost.utilisation)
-    console.print()
-    console.print(f"Cost at {u} utilisation (P50): {cost}", highlight=False)
 
 
 def _emissions(result: Result, console: Console) -> None:
@@ -279,25 +261,22 @@ def print_result(result: Answer[Result], console: Console) -> None:
     engine result alone, without name or warnings)."""
     result = Answer.of(result)
     _heading(result, console)
+    words = words_of(result)
     _breakeven_line("Break-even utilisation", result.breakeven_utilisation, console)
     if result.breakeven_vs_api is not None:
         _breakeven_line("Break-even vs the API ", result.breakeven_vs_api, console)
+    for text in words.shares:
+        console.print(text, highlight=False)
     console.print()
     console.print(fitted_table(_level_columns(result), console))
-    _unit_costs(result, console)
-    _emissions(result, console)
-    _precision(result, console)
-    pay, levels = result.payback_months, range(len(result.utilisation))
-    cheaper_without_payback = any(
-        missing(float(pay.p50[j])) and result.prob_buy_cheaper[j] >= 0.5 for j in levels
-    )
-    if cheaper_without_payback:
+    if words.cost:
         console.print()
-        console.print(
-            "Payback counts no resale: buying can cost less over the horizon (its TCO credits "
-            'resale) and still not pay back in cash within it (payback "never").',
-            highlight=False,
-        )
+        console.print(words.cost, highlight=False)
+    _emissions(result, console)
+    _precision(result, words, console)
+    if words.payback_note:
+        console.print()
+        console.print(words.payback_note, highlight=False)
     _warnings(result, console)
 
 

@@ -98,7 +98,7 @@ def _worth_naming(result: Result) -> tuple[str, ...]:
         for v in worth_naming(voi):
             if v.evppi > 0:
                 largest[v.input] = max(largest.get(v.input, 0.0), v.evppi)
-    return tuple(sorted(largest, key=lambda name: (-largest[name], name)))
+    return tuple(sorted(largest, key=lambda name: -largest[name]))  # ties: renting's order
 
 
 def wording(result: Result) -> Wording:

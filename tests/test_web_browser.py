@@ -630,7 +630,14 @@ def test_inference_in_chromium(driver, tmp_path):
         assert "the API" in result["verdict"]
         i = result["utilisation"].index(result["cumulative_cost"]["utilisation"])
         api_cost = fmt_per_unit(result["cost_per_unit"]["api"]["p50"][i], "million_tokens")
-        assert api_cost.endswith(" per M tokens") and api_cost in page.text("scenario-figures")
+        assert api_cost.endswith(" per M tokens") and api_cost in page.text("scenario-figure-notes")
+        assert page.text("scenario-figure-notes") == "".join(
+            [
+                *result["wording"]["shares"],
+                result["wording"]["cost"],
+                result["wording"]["payback_note"],
+            ]
+        )  # the server's sentences, as written
         assert fmt_utilisation(result["breakeven_vs_api"]["p50"]) in page.text("scenario-figures")
         heads = page.js(
             "return [...document.querySelectorAll('#scenario-levels thead th')]"
@@ -1087,7 +1094,12 @@ def _voi_table(result: dict[str, Any]) -> dict[str, list[Any]]:
         for v in voi["by_input"]:
             if v["evppi"] > 0 and v["evppi"] >= 0.01 * voi["evpi"]:
                 worth[v["input"]] = max(worth.get(v["input"], 0.0), v["evppi"])
-    names = sorted(worth, key=lambda n: -worth[n])[:VOI_INPUTS]
+    names = sorted(worth, key=lambda n: -worth[n])
+    if "wording" in result:
+        assert names == result["wording"]["worth_naming"]  # the server names them by this rule
+    else:  # a run stored before the server wrote its sentences: the inputs are not named
+        names = []
+    names = names[:VOI_INPUTS]
     evppi = lambda voi, n: next(v["evppi"] for v in voi["by_input"] if v["input"] == n)  # noqa: E731
     return {
         "heads": ["Uncertain input", *(f"Against {words}" for words, _ in sides)],
@@ -1248,7 +1260,7 @@ def test_what_drives_the_answer_in_chromium(driver, tmp_path):
         # Runs stored before the tornado and the value of information existed, or before
         # the figures against the API did: the parts without figures are hidden.
         store = get_store(server.app)
-        older = {k: v for k, v in result.items() if k not in ("rivals",)}
+        older = {k: v for k, v in result.items() if k not in ("rivals", "wording")}
         oldest = {k: v for k, v in older.items() if k not in ("tornado", "value_of_information")}
         for stored in (oldest, older):
             run = store.add(

@@ -15,6 +15,7 @@ from costmodel.result import Result
 from ..answer import Answer
 from ..formatting import fmt_number, fmt_utilisation
 from ..verdict import plan_precision_text
+from ..wording import Wording, words_of
 from .plan_tables import best_plan_table, candidates_table
 from .tables import (
     assumption_rows,
@@ -179,6 +180,12 @@ _UNIT_NOTES = {
 }
 
 
+def _figure_notes(words: Wording) -> list[str]:
+    """The sentences under the key figures: how often buying wins or loses whatever the
+    utilisation, the cost per unit of work at the report utilisation, the payback note."""
+    return [text for text in (*words.shares, words.cost, words.payback_note) if text]
+
+
 def report_context(result: Answer[Result], images: Mapping[str, str]) -> dict[str, Any]:
     """Everything the HTML and Markdown templates show; ``images`` maps chart name -> URI."""
     api = result.api_tco is not None
@@ -190,6 +197,7 @@ def report_context(result: Answer[Result], images: Mapping[str, str]) -> dict[st
         "facts": _facts(result),
         "horizon": f"{len(result.cumulative_cost.months) - 1} months",
         "key_figures": key_figures_table(result),
+        "figure_notes": _figure_notes(words_of(result)),
         "breakeven_p50": fmt_utilisation(result.breakeven_utilisation.p50),
         "breakeven_api_p50": fmt_utilisation(result.breakeven_vs_api.p50) if api else "",
         "cumulative_u": fmt_utilisation(result.cumulative_cost.utilisation, none="?"),

@@ -245,15 +245,14 @@ def cumulative_payback(
     return (float(pb.p10[i]), float(pb.p50[i]), float(pb.p90[i]))
 
 
-def _breakeven_rows(be: Breakeven, label: str, wins: str, rival: str) -> list[tuple[str, str]]:
-    """A break-even's percentiles and mean [-], its "always" and "never" shares."""
+def _breakeven_rows(be: Breakeven, label: str) -> list[tuple[str, str]]:
+    """A break-even's percentiles and mean [-] (its "always" and "never" shares are a sentence
+    of :mod:`present.wording`)."""
     return [
         (f"{label} P10", fmt_utilisation(be.p10)),
         (f"{label} P50", fmt_utilisation(be.p50)),
         (f"{label} P90", fmt_utilisation(be.p90)),
         (f"{label} mean (draws that break even)", fmt_utilisation(be.mean)),
-        (f"Draws where buying {wins} even when idle", fmt_share(be.prob_always)),
-        (f"Draws where {rival} wins even at 100 %", fmt_share(be.prob_never)),
     ]
 
 
@@ -287,12 +286,10 @@ def key_figures_table(result: Result) -> Table:
     utilisation (:func:`_at_report_level`)."""
     be = result.breakeven_utilisation
     if result.api_tco is None:
-        rows = _breakeven_rows(be, "Break-even utilisation", "wins", "renting")
+        rows = _breakeven_rows(be, "Break-even utilisation")
     else:
-        rows = _breakeven_rows(be, "Break-even utilisation vs renting", "beats renting", "renting")
-        rows += _breakeven_rows(
-            result.breakeven_vs_api, "Break-even utilisation vs the API", "beats the API", "the API"
-        )
+        rows = _breakeven_rows(be, "Break-even utilisation vs renting")
+        rows += _breakeven_rows(result.breakeven_vs_api, "Break-even utilisation vs the API")
     rows += _at_report_level(result)
     return Table(("Figure", "Value"), tuple(rows), (False, True))
 

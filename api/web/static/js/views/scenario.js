@@ -18,7 +18,6 @@ import {
 import {
   fmtGrams,
   fmtMonths,
-  fmtPerUnit,
   fmtShare,
   fmtTonnes,
   fmtUnitCost,
@@ -101,14 +100,28 @@ function keyFigures(result, i, at) {
     [`Rent TCO at ${at} (P50)`, fmtUsd(result.rent_tco.p50[i])],
   );
   if (result.api_tco) pairs.push([`API TCO at ${at} (P50)`, fmtUsd(result.api_tco.p50[i])]);
-  const unit = result.cost_per_unit;
-  for (const side of perToken(result))
-    pairs.push([`Cost of ${SIDES[side]} at ${at} (P50)`, fmtPerUnit(unit[side].p50[i], unit.unit)]);
-  if (be.prob_always > 0)
-    pairs.push(["Draws where buying wins even when idle", fmtShare(be.prob_always)]);
-  if (be.prob_never > 0)
-    pairs.push(["Draws where renting wins even at 100 %", fmtShare(be.prob_never)]);
   return pairs;
+}
+
+/** The server's sentences under the key figures (`wording`: how often buying wins or loses
+ * whatever the utilisation, each side's cost per unit of work at the report utilisation, the
+ * payback note); none for a result stored before them. */
+function figureNotes(wording) {
+  if (!wording) return [];
+  return [...wording.shares, wording.cost, wording.payback_note].filter(Boolean);
+}
+
+/** Fill `node` with one paragraph per sentence of `texts`, and hide it without any. */
+function paragraphs(node, texts) {
+  node.replaceChildren(
+    ...texts.map((text) => {
+      const p = document.createElement("p");
+      p.className = "note";
+      p.textContent = text;
+      return p;
+    }),
+  );
+  node.hidden = !texts.length;
 }
 
 const HEADS = { buy: "Buy", rent: "Rent", api: "API" };
@@ -179,28 +192,19 @@ function uncertainty(result, versus) {
   return rival ? [rival.tornado, rival.value_of_information] : [null, null];
 }
 
-/** Most inputs the value-of-information table names; the share of the EVPI below which an
- * input's EVPPI is noise and not named (as the reports' sentences do) [-]. */
+/** Most inputs the value-of-information table names. */
 const VOI_INPUTS = 5;
-const VOI_NOISE = 0.01;
 
 /** The value of information: [headers, rows, utilisation], a column per side buying is
- * weighed against (renting, the API) with its EVPI, then the inputs worth at least VOI_NOISE
- * of a side's EVPI, by their largest EVPPI; [] without any. */
+ * weighed against (renting, the API) with its EVPI, then the inputs the server names as worth
+ * naming (`wording.worth_naming`, largest first); [] without any. */
 function valueOfInformation(result) {
   const sides = [
     ["renting", uncertainty(result, "rent")[1]],
     ["the API", uncertainty(result, "api")[1]],
   ].filter(([, voi]) => voi);
   if (!sides.length) return [];
-  const worth = new Map();
-  for (const [, voi] of sides) {
-    for (const v of voi.by_input) {
-      if (v.evppi > 0 && v.evppi >= VOI_NOISE * voi.evpi)
-        worth.set(v.input, Math.max(worth.get(v.input) ?? 0, v.evppi));
-    }
-  }
-  const inputs = [...worth.keys()].sort((a, b) => worth.get(b) - worth.get(a));
+  const inputs = result.wording ? result.wording.worth_naming : [];
   const evppi = (voi, name) => fmtUsd(voi.by_input.find((v) => v.input === name)?.evppi);
   const rows = [
     ["All of them (EVPI)", ...sides.map(([, voi]) => fmtUsd(voi.evpi))],
@@ -285,6 +289,7 @@ function drivers(result, q) {
   q("voi-part").hidden = !headers;
   if (headers) {
     q("voi-at").textContent = fmtUtilisation(at, "?");
+    paragraphs(q("voi-words"), result.wording ? result.wording.value_of_information : []);
     fillTable(q("voi"), headers, rows, [false, ...headers.slice(1).map(() => true)], (r) =>
       r === 0 ? "evpi" : null,
     );
@@ -303,6 +308,7 @@ export function render(result, view) {
   const u = result.cumulative_cost.utilisation ?? result.sensitivity.utilisation ?? 0.5;
   const i = nearestLevel(result, u);
   figures(q("figures"), keyFigures(result, i, fmtUtilisation(result.utilisation[i])));
+  paragraphs(q("figure-notes"), figureNotes(result.wording));
 
   drawChart(q("chart"), (width) => breakevenChart(result, width));
   q("payback-at").textContent = fmtUtilisation(result.cumulative_cost.utilisation);
