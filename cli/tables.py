@@ -17,8 +17,8 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING
 
 from cli.plain import PlainConsole, PlainTable
+from costmodel.units import unit as unit_of
 from present.formatting import (
-    UNIT_WORDS,
     fmt_grams,
     fmt_months,
     fmt_number,
@@ -241,7 +241,9 @@ def _emissions(result: Result, console: Console) -> None:
         if bands is None:
             parts.append(f"{names[side]} unknown")
             continue
-        grams = "" if per is None else f" ({fmt_grams(per.p50[j])} per {UNIT_WORDS[result.unit]})"
+        grams = (
+            "" if per is None else f" ({fmt_grams(per.p50[j])} per {unit_of(result.unit).words})"
+        )
         parts.append(f"{names[side]} {fmt_tonnes(bands.p50[j])}{grams}")
     u = fmt_utilisation(result.cumulative_cost.utilisation)
     console.print(f"Emissions at {u} utilisation (P50, CO2e): {', '.join(parts)}", highlight=False)

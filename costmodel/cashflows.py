@@ -28,7 +28,8 @@ from .api_price import blended_price
 from .discounting import Value, discount_factors, growth_sum
 from .downtime import availability
 from .financing import FinancingDraws, lease_cost, loan_by_month, loan_cost
-from .inputs import MTOK_PER_GPU_HOUR, ApiInputs, BuyInputs, ModelInputs, RentInputs
+from .inputs import ApiInputs, BuyInputs, ModelInputs, RentInputs
+from .units import rates
 
 __all__ = [
     "HOURS_PER_MONTH",
@@ -242,11 +243,14 @@ def throughput(count: int, per_gpu: Value, efficiency: Value, derate: Value = 1.
 
 
 def _per_gpu(side: BuyDraws | RentDraws) -> Value:
-    """Work of one GPU of a side per hour [units of work/GPU-hour]: ``relative_throughput``, or
-    thr = tokens_per_s_per_gpu * 3600 / 1e6 [M tokens/GPU-hour] when given in tokens."""
-    if side.tokens_per_s_per_gpu is None:
-        return side.relative_throughput
-    return side.tokens_per_s_per_gpu * MTOK_PER_GPU_HOUR
+    """Work of one GPU of a side per hour [units of work/GPU-hour]: the rate the side gives,
+    scaled as its unit of work says (:func:`costmodel.units.rates`: a relative throughput as
+    it is, tokens per second times 3600 / 1e6)."""
+    for rate, scale in rates().items():
+        value = getattr(side, rate)
+        if value is not None:
+            return value if scale == 1.0 else value * scale
+    raise ValueError("a side without a throughput")
 
 
 def owned_availability(b: BuyDraws) -> Value:

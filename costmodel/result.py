@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .units import unit as unit_of
+
 if TYPE_CHECKING:
     import pandas
 
@@ -406,7 +408,7 @@ class Result:
         cols += _payback_columns("payback", self.payback_months)
         if self.payback_vs_api_months is not None:
             cols += _payback_columns("payback_vs_api", self.payback_vs_api_months)
-        name = _UNIT_COLUMN[self.unit]
+        name = f"cost_per_{unit_of(self.unit).column}"
         for side in self.sides:
             bands = getattr(self.cost_per_unit, side)
             cols += [(f"{name}_{side}_{s}", getattr(bands, s)) for s in _STATS[1:]]
@@ -420,11 +422,6 @@ class Result:
 
 
 _STATS = ("mean", "p10", "p50", "p90")
-#: The stem of the unit-cost columns of the per-level table, by unit of work.
-_UNIT_COLUMN = {
-    "reference_gpu_hour": "cost_per_ref_gpu_hour",
-    "million_tokens": "cost_per_million_tokens",
-}
 
 
 def _carbon_columns(c: Carbon, per: str) -> list[tuple[str, np.ndarray]]:

@@ -25,7 +25,6 @@ from marshmallow import (
     validates_schema,
 )
 
-from costmodel.inputs import UNITS
 from costmodel.result import (
     SCHEMA_VERSION,
     Advice,
@@ -52,6 +51,7 @@ from costmodel.result import (
     frozen_array,
 )
 from costmodel.sampling import METHODS
+from costmodel.units import UNITS
 
 __all__ = ["NOT_A_NUMBER", "ResultBase", "ResultSchema", "Strict", "floats", "share"]
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from costmodel.plan_result import PlanResult
 from costmodel.result import Result
+from costmodel.units import unit as unit_of
 
 from ..formatting import fmt_number, fmt_utilisation
 from ..verdict import plan_precision_text
@@ -171,11 +172,6 @@ _WORDS = {
         "the draws",
     },
 }
-#: The per-utilisation table's note on its unit costs, by unit of work.
-_UNIT_NOTES = {
-    "reference_gpu_hour": "unit cost per reference GPU-hour of work",
-    "million_tokens": "unit cost per M tokens (input + output) served",
-}
 
 
 def report_context(result: Result, images: Mapping[str, str]) -> dict[str, Any]:
@@ -185,7 +181,7 @@ def report_context(result: Result, images: Mapping[str, str]) -> dict[str, Any]:
         **_common(result, images),
         **_WORDS[api],
         "api": api,
-        "unit_note": _UNIT_NOTES[result.unit],
+        "unit_note": unit_of(result.unit).note,
         "facts": _facts(result),
         "horizon": f"{len(result.cumulative_cost.months) - 1} months",
         "key_figures": key_figures_table(result),

@@ -15,10 +15,10 @@ from typing import Any
 
 from costmodel.plan_result import PlanResult
 from costmodel.result import Advice, Bands, Breakeven, Payback, Result
+from costmodel.units import unit as unit_of
 
 from ..formatting import (
     DASH,
-    UNIT_WORDS,
     fmt_grams,
     fmt_months,
     fmt_number,
@@ -35,7 +35,6 @@ __all__ = [
     "OPTION_WORDS",
     "SIDE_LABELS",
     "Table",
-    "UNIT_HEADERS",
     "assumption_rows",
     "buy_wins",
     "carbon_note",
@@ -87,8 +86,6 @@ def sensitivity_table(result: Result, top: int = 8) -> Table | None:
     return Table(("Input", "Spearman ρ", "A higher value…"), rows, (False, True, False))
 
 
-#: How a table header names each unit of work, in brackets after a unit cost.
-UNIT_HEADERS = {"reference_gpu_hour": "$/ref GPU-h", "million_tokens": "$/M tokens"}
 #: How the tables name each side.
 SIDE_LABELS = {"buy": "Buy", "rent": "Rent", "api": "API"}
 #: How the reports name each side as an option.
@@ -104,7 +101,7 @@ def unit_cost_text(result: Result) -> Callable[[float | None], str]:
     """The formatter of the result's unit costs: as money (:func:`fmt_usd`) per reference
     GPU-hour, to three significant figures per M tokens (a tenth of a cent per million tokens
     tells the options apart; :func:`~present.formatting.fmt_per_unit` says it so)."""
-    return fmt_usd if result.unit == "reference_gpu_hour" else fmt_unit_cost
+    return fmt_unit_cost if unit_of(result.unit).fine else fmt_usd
 
 
 def cheapest(result: Result, i: int) -> tuple[str, float]:
@@ -153,7 +150,7 @@ def per_utilisation_table(result: Result) -> Table:
         (f"{name} P50 [months]", [fmt_months(t) for t in pb.p50])
         for name, pb in _paybacks(result, short=True)
     ]
-    unit, text = UNIT_HEADERS[result.unit], unit_cost_text(result)
+    unit, text = unit_of(result.unit).header, unit_cost_text(result)
     cols += [
         (
             f"{SIDE_LABELS[side]} P50 [{unit}]",
@@ -166,7 +163,6 @@ def per_utilisation_table(result: Result) -> Table:
 
 
 #: How a table header names the unit of emissions per unit of work.
-CARBON_UNIT_HEADERS = {"reference_gpu_hour": "g/ref GPU-h", "million_tokens": "g/M tokens"}
 
 
 def carbon_table(result: Result) -> Table | None:
@@ -187,7 +183,7 @@ def carbon_table(result: Result) -> Table | None:
         spans = zip(bands.p10, bands.p90, strict=True)
         cols.append((f"{SIDE_LABELS[side]} P10–P90", [f"{fmt_tonnes(a)} – {fmt_tonnes(b)}"
                                                        for a, b in spans]))  # fmt: skip
-    unit = CARBON_UNIT_HEADERS[result.unit]
+    unit = unit_of(result.unit).carbon_header
     for side in result.sides:
         bands = getattr(c.per_unit, side)
         cells = (
@@ -269,9 +265,9 @@ def _at_report_level(result: Result) -> list[tuple[str, str]]:
          " / ".join(fmt_months(t) for t in cumulative_payback(result, pb)))
         for name, pb in _paybacks(result, short=False)
     ]  # fmt: skip
-    if result.unit == "reference_gpu_hour":
+    if not unit_of(result.unit).fine:
         return rows
-    words, text = UNIT_WORDS[result.unit], unit_cost_text(result)
+    words, text = unit_of(result.unit).words, unit_cost_text(result)
     for side in result.sides:
         bands = getattr(result.cost_per_unit, side)
         costs = " / ".join(text(getattr(bands, s)[i]) for s in ("p10", "p50", "p90"))
