@@ -25,6 +25,7 @@ from pricing.vocabulary import (
     INSTANCE_LIMITS,
     PLATFORM_LIMITS,
     PRICING_MODELS,
+    RESERVED_PRICINGS,
     Bound,
 )
 
@@ -460,7 +461,7 @@ class RentInputs:
     def __post_init__(self) -> None:
         _validate(self, "rent.")
         _one_throughput(self, "rent.")
-        reserved = self.pricing.startswith("reserved")
+        reserved = self.pricing in RESERVED_PRICINGS
         if reserved and self.on_demand_price_usd_per_hour is None:
             raise InputError(
                 "rent.on_demand_price_usd_per_hour",
@@ -1045,10 +1046,10 @@ class PlanInputs:
                 raise InputError(f"{name}.min", f"min {low} exceeds max {high}")
         if self.reserve is None and self.instances != (0, 0):
             raise InputError("instances", "reserved instances need a reserve block")
-        if self.reserve is not None and not self.reserve.pricing.startswith("reserved"):
+        if self.reserve is not None and self.reserve.pricing not in RESERVED_PRICINGS:
             raise InputError(
                 "reserve.pricing",
-                f"must be reserved_1y or reserved_3y, got {self.reserve.pricing!r}",
+                f"must be {' or '.join(sorted(RESERVED_PRICINGS))}, got {self.reserve.pricing!r}",
             )
         if not isinstance(self.burst, ApiInputs) and self.burst.pricing not in (
             "on_demand",

@@ -56,6 +56,7 @@ from pricing.vocabulary import (
     INTERCONNECTS,
     MODEL_LIMITS,
     PRECISIONS,
+    RESERVED_PRICINGS,
     SERVING_LIMITS,
     SERVING_PRECISIONS,
     Bound,
@@ -873,7 +874,7 @@ class _PlanRented(_Base):
 
 ReserveSchema = _PlanRented.from_dict(
     {
-        **_rent_keys(("reserved_1y", "reserved_3y"), "reserved_1y", ()),
+        **_rent_keys(tuple(sorted(RESERVED_PRICINGS)), "reserved_1y", ()),
         "instances": fields.Nested(
             CountRangeSchema, required=True, metadata={"description": "reserved instances"}
         ),
