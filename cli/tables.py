@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING
 
 from cli.plain import PlainConsole, PlainTable
+from costmodel.sides import side as side_of
 from costmodel.units import unit as unit_of
 from present.formatting import (
     fmt_grams,
@@ -218,10 +219,9 @@ def _unit_costs(result: Result, console: Console) -> None:
     j = result.level(result.cumulative_cost.utilisation)
     if j is None:
         return
-    names = {"buy": "buy", "rent": "rent", "api": "API"}
     cost = ", ".join(
-        f"{names[side]} {fmt_per_unit(getattr(result.cost_per_unit, side).p50[j], result.unit)}"
-        for side in result.sides
+        f"{side_of(side).option} {fmt_per_unit(bands.p50[j], result.unit)}"
+        for side, bands in result.cost_per_unit.items()
     )
     u = fmt_utilisation(result.cumulative_cost.utilisation)
     console.print()
@@ -234,17 +234,16 @@ def _emissions(result: Result, console: Console) -> None:
     j, c = result.level(result.cumulative_cost.utilisation), result.carbon
     if j is None or c is None:
         return
-    names = {"buy": "buy", "rent": "rent", "api": "API"}
     parts = []
     for side in result.sides:
-        bands, per = getattr(c, side), getattr(c.per_unit, side)
+        bands, per, name = c.get(side), c.per_unit.get(side), side_of(side).option
         if bands is None:
-            parts.append(f"{names[side]} unknown")
+            parts.append(f"{name} unknown")
             continue
         grams = (
             "" if per is None else f" ({fmt_grams(per.p50[j])} per {unit_of(result.unit).words})"
         )
-        parts.append(f"{names[side]} {fmt_tonnes(bands.p50[j])}{grams}")
+        parts.append(f"{name} {fmt_tonnes(bands.p50[j])}{grams}")
     u = fmt_utilisation(result.cumulative_cost.utilisation)
     console.print(f"Emissions at {u} utilisation (P50, CO2e): {', '.join(parts)}", highlight=False)
 

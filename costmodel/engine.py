@@ -172,6 +172,11 @@ class Simulation:
         """TCO_rent [USD] of every draw at utilisation ``u``, a new ``(S,)`` array."""
         return _per_draw(self.rent.tco(u), self.inputs.samples)
 
+    def cumulative(self) -> dict[str, np.ndarray]:
+        """Every side's cumulative cost by month [USD] by side name (``cum_buy``, ...)."""
+        out = {"buy": self.cum_buy, "rent": self.cum_rent}
+        return out if self.cum_api is None else {**out, "api": self.cum_api}
+
     def lines(self) -> dict[str, BuyLine | RentLine]:
         """Every side's TCO line by side name (``buy``, ``rent`` and, with one, ``api``)."""
         out: dict[str, BuyLine | RentLine] = {"buy": self.buy, "rent": self.rent}
@@ -550,12 +555,14 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
                 unit[side].scaled(j, tco[side], float(np.max(work)))
     return _Levels(
         tco={side: bands.bands() for side, bands in tco.items()},
-        unit=UnitCost(sim.inputs.unit, **{side: bands.bands() for side, bands in unit.items()}),
+        unit=UnitCost(sim.inputs.unit, {side: bands.bands() for side, bands in unit.items()}),
         prob=frozen_array(prob),
         gap_se=gap_se,
         sens_gap=sens_gap,
         prob_api=None if prob_api is None else frozen_array(prob_api),
-        cheapest=None if shares is None else Cheapest(*(frozen_array(x) for x in shares)),
+        cheapest=None
+        if shares is None
+        else Cheapest({side: frozen_array(x) for side, x in zip(lines, shares, strict=True)}),
     )
 
 
@@ -579,9 +586,7 @@ def _cumulative(sim: Simulation) -> CumulativeCost:
     return CumulativeCost(
         utilisation=sim.report_utilisation,
         months=frozen_array(np.arange(sim.inputs.horizon_months + 1)),
-        buy=LevelBands.of_rows(np.array(sim.cum_buy)),
-        rent=LevelBands.of_rows(np.array(sim.cum_rent)),
-        api=None if sim.cum_api is None else LevelBands.of_rows(np.array(sim.cum_api)),
+        sides={side: LevelBands.of_rows(np.array(cum)) for side, cum in sim.cumulative().items()},
     )
 
 
@@ -722,6 +727,6 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
             kg[...] = line.kg(u)
             _carbon_level(tonnes[side], per[side], j, kg, u * full, scratch)
     bands = {side: b.bands() for side, b in tonnes.items()}
-    unit = UnitCost(inputs.unit, **{side: b.bands() for side, b in per.items()})
+    unit = UnitCost(inputs.unit, {side: b.bands() for side, b in per.items()})
     unknown = ("api",) if inputs.api is not None and e.api is None else ()
-    return Carbon(per_unit=unit, unknown=unknown, **bands)
+    return Carbon(sides=bands, per_unit=unit, unknown=unknown)

@@ -10,7 +10,7 @@ work (``Result.unit``: a reference GPU-hour, or a million tokens). Arrays are al
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ __all__ = [
     "Availability",
     "Bands",
     "Breakeven",
+    "BySide",
     "Carbon",
     "CatalogRef",
     "Cheapest",
@@ -106,51 +107,67 @@ class Payback:
     prob_never: np.ndarray
 
 
+class BySide:
+    """A figure of each side of a question, by side name in the question's order (``buy``,
+    ``rent``, then any further side): ``x["rent"]``, ``x.get("api")``, ``for side in x``."""
+
+    sides: Mapping[str, Any]
+
+    def __getitem__(self, side: str) -> Any:
+        return self.sides[side]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.sides)
+
+    def __contains__(self, side: object) -> bool:
+        return side in self.sides
+
+    def get(self, side: str) -> Any:
+        """The figure of ``side``, or ``None`` without that side."""
+        return self.sides.get(side)
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        """(side name, figure) pairs in the question's order."""
+        return iter(self.sides.items())
+
+
 @dataclass(frozen=True, eq=False)
-class UnitCost:
-    """Each side's cost per unit of work [USD per ``unit``], NaN at u = 0; the API's is
-    ``None`` without one. ``unit`` is ``reference_gpu_hour`` or ``million_tokens``."""
+class UnitCost(BySide):
+    """Each side's cost per unit of work [USD per ``unit``], NaN at u = 0, by side name.
+    ``unit`` is the id of a unit of work (:data:`costmodel.units.UNITS`)."""
 
     unit: str
-    buy: Bands
-    rent: Bands
-    api: Bands | None = None
+    sides: Mapping[str, Bands]
 
 
 @dataclass(frozen=True, eq=False)
-class Carbon:
-    """Each side's emissions over the horizon per level [t CO2e] (mean and percentiles) and
-    per unit of work (``per_unit``, [g CO2e per ``per_unit.unit``], NaN at u = 0). ``unknown``
-    names the sides whose emissions are not known (an API without ``g_co2e_per_mtok``): their
-    bands are ``None``, never zeros."""
+class Carbon(BySide):
+    """Each side's emissions over the horizon per level [t CO2e] (mean and percentiles), by
+    side name, and per unit of work (``per_unit``, [g CO2e per ``per_unit.unit``], NaN at
+    u = 0). ``unknown`` names the sides whose emissions are not known (an API without
+    ``g_co2e_per_mtok``): they have no bands, never zeros."""
 
-    buy: Bands
-    rent: Bands
+    sides: Mapping[str, Bands]
     per_unit: UnitCost
-    api: Bands | None = None
     unknown: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
-class Cheapest:
-    """The share of draws in which each side is the cheapest, per level [-]; a tie goes to the
-    first of buy, rent, api."""
+class Cheapest(BySide):
+    """The share of draws in which each side is the cheapest, per level [-], by side name; a
+    tie goes to the side first in the question's order."""
 
-    buy: np.ndarray
-    rent: np.ndarray
-    api: np.ndarray
+    sides: Mapping[str, np.ndarray]
 
 
 @dataclass(frozen=True, eq=False)
-class CumulativeCost:
-    """Cumulative discounted after-tax cost by month 0..H at one utilisation [USD], no resale;
-    ``api`` is the hosted API's (``None`` without one)."""
+class CumulativeCost(BySide):
+    """Cumulative discounted after-tax cost by month 0..H at one utilisation [USD], no resale,
+    of each side by side name."""
 
     utilisation: float
     months: np.ndarray
-    buy: Bands
-    rent: Bands
-    api: Bands | None = None
+    sides: Mapping[str, Bands]
 
 
 @dataclass(frozen=True)
@@ -374,8 +391,9 @@ class Result:
 
     @property
     def sides(self) -> tuple[str, ...]:
-        """The sides compared: ``("buy", "rent")``, and ``"api"`` with a hosted API."""
-        return ("buy", "rent", "api") if self.api_tco is not None else ("buy", "rent")
+        """The sides compared, in order: ``("buy", "rent")``, then any further side (``"api"``
+        with a hosted API)."""
+        return tuple(self.cost_per_unit)
 
     def to_frame(self) -> pandas.DataFrame:
         """One row per utilisation level: TCO bands, P(buy cheaper), payback and unit cost.
@@ -409,13 +427,10 @@ class Result:
         if self.payback_vs_api_months is not None:
             cols += _payback_columns("payback_vs_api", self.payback_vs_api_months)
         name = f"cost_per_{unit_of(self.unit).column}"
-        for side in self.sides:
-            bands = getattr(self.cost_per_unit, side)
+        for side, bands in self.cost_per_unit.items():
             cols += [(f"{name}_{side}_{s}", getattr(bands, s)) for s in _STATS[1:]]
         if self.cheapest_share is not None:
-            cols += [
-                (f"cheapest_{side}", getattr(self.cheapest_share, side)) for side in self.sides
-            ]
+            cols += [(f"cheapest_{side}", shares) for side, shares in self.cheapest_share.items()]
         if self.carbon is not None:
             cols += _carbon_columns(self.carbon, name.replace("cost_per", "g_per"))
         return cols
@@ -427,13 +442,10 @@ _STATS = ("mean", "p10", "p50", "p90")
 def _carbon_columns(c: Carbon, per: str) -> list[tuple[str, np.ndarray]]:
     """``carbon_<side>_t_mean`` .. ``_p90`` [t CO2e] and ``carbon_<side>_<per>_p10`` .. ``_p90``
     [g CO2e per unit of work] of each side whose emissions are known."""
-    sides = [side for side in ("buy", "rent", "api") if getattr(c, side) is not None]
-    cols = [
-        (f"carbon_{side}_t_{s}", getattr(getattr(c, side), s)) for side in sides for s in _STATS
-    ]
+    cols = [(f"carbon_{side}_t_{s}", getattr(t, s)) for side, t in c.items() for s in _STATS]
     return cols + [
-        (f"carbon_{side}_{per}_{s}", getattr(getattr(c.per_unit, side), s))
-        for side in sides
+        (f"carbon_{side}_{per}_{s}", getattr(g, s))
+        for side, g in c.per_unit.items()
         for s in _STATS[1:]
     ]
 

@@ -10,7 +10,7 @@ In JSON, "no value" is ``null``; in the :class:`Result` it is ``NaN``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -32,6 +32,7 @@ from costmodel.result import (
     Availability,
     Bands,
     Breakeven,
+    BySide,
     Carbon,
     CatalogRef,
     Cheapest,
@@ -51,6 +52,7 @@ from costmodel.result import (
     frozen_array,
 )
 from costmodel.sampling import METHODS
+from costmodel.sides import SIDES
 from costmodel.units import UNITS
 
 __all__ = ["NOT_A_NUMBER", "ResultBase", "ResultSchema", "Strict", "floats", "share"]
@@ -244,7 +246,46 @@ class PaybackSchema(BandsSchema):
     make = Payback
 
 
-class UnitCostSchema(Strict):
+class BySideSchema(Strict):
+    """Figures by side: one key per side of the question (``buy``, ``rent``, ``api``, or any
+    registered side, :data:`costmodel.sides.SIDES`), read from and made into the result's
+    by-side mapping (:class:`~costmodel.result.BySide`); a side the question lacks has no key.
+    ``side_field`` makes the field of a side registered after the class was written."""
+
+    side_field: ClassVar[Callable[[], fields.Field]]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        extra = [name for name in SIDES if name not in self.declared_fields]
+        if extra:
+            self.declared_fields.update({name: self.side_field() for name in extra})
+            self._init_fields()
+
+    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
+        if attr in SIDES and isinstance(obj, BySide):
+            return obj.get(attr)
+        return super().get_attribute(obj, attr, default)
+
+    @post_dump
+    def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
+        for name in SIDES:
+            if name in data and data[name] is None:
+                del data[name]
+        return data
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Any:
+        by_side = {name: data.pop(name) for name in SIDES if data.get(name) is not None}
+        for name in SIDES:
+            data.pop(name, None)
+        return self.make(**data, sides=by_side)
+
+
+def _side_bands() -> fields.Field:
+    return fields.Nested(BandsSchema, load_default=None, metadata={"description": "[USD]"})
+
+
+class UnitCostSchema(BySideSchema):
     """Each side's cost per unit of work [USD per unit]; null at u = 0."""
 
     unit = fields.String(
@@ -259,14 +300,18 @@ class UnitCostSchema(Strict):
     )
 
     make = UnitCost
-    absent = ("api",)
+    side_field = _side_bands
 
 
 class CarbonPerUnitSchema(UnitCostSchema):
     """Each side's emissions per unit of work [g CO2e per unit]; null at u = 0."""
 
 
-class CarbonSchema(Strict):
+def _side_tonnes() -> fields.Field:
+    return fields.Nested(StatsSchema, load_default=None, metadata={"description": "[t CO2e]"})
+
+
+class CarbonSchema(BySideSchema):
     """Each side's emissions over the horizon [t CO2e] per level, and per unit of work."""
 
     buy = fields.Nested(StatsSchema, required=True, metadata={"description": "[t CO2e]"})
@@ -280,15 +325,15 @@ class CarbonSchema(Strict):
         CarbonPerUnitSchema, required=True, metadata={"description": "[g CO2e per unit of work]"}
     )
     unknown = fields.List(
-        fields.String(validate=validate.OneOf(("api",))),
+        fields.String(validate=validate.OneOf(SIDES)),
         load_default=(),
         metadata={"description": "sides whose emissions are unknown (reported so, never as 0)"},
     )
 
-    absent = ("api",)
+    side_field = _side_tonnes
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> Carbon:
+    @staticmethod
+    def make(**data: Any) -> Carbon:
         return Carbon(**{**data, "unknown": tuple(data["unknown"])})
 
 
@@ -300,7 +345,11 @@ class TrainingUnitCostSchema(Strict):
     rent = fields.Nested(BandsSchema, required=True)
 
 
-class CheapestSchema(Strict):
+def _side_share() -> fields.Field:
+    return Floats(nullable=False, load_default=None, metadata={"description": "cheapest [-]"})
+
+
+class CheapestSchema(BySideSchema):
     """The share of draws in which each side is the cheapest, per level [-] (a tie goes to the
     first of buy, rent, api)."""
 
@@ -309,9 +358,10 @@ class CheapestSchema(Strict):
     api = floats("API cheapest [-]", nullable=False)
 
     make = Cheapest
+    side_field = _side_share
 
 
-class CumulativeSchema(Strict):
+class CumulativeSchema(BySideSchema):
     """Cumulative discounted after-tax cost by month at one utilisation [USD], no resale."""
 
     utilisation = fields.Float(required=True, metadata={"description": "level [-]"})
@@ -322,13 +372,13 @@ class CumulativeSchema(Strict):
         BandsSchema, load_default=None, metadata={"description": "with a hosted API only"}
     )
 
-    absent = ("api",)
+    side_field = _side_bands
 
     @validates_schema
     def _aligned(self, data: dict, **kwargs: Any) -> None:
         n = len(data["months"])
-        for side in ("buy", "rent", "api"):
-            if data[side] is None:
+        for side in SIDES:
+            if data.get(side) is None:
                 continue
             for s in ("p10", "p50", "p90"):
                 if len(getattr(data[side], s)) != n:
@@ -336,15 +386,9 @@ class CumulativeSchema(Strict):
                         f"{n} months but {len(getattr(data[side], s))} values", f"{side}.{s}"
                     )
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> CumulativeCost:
-        return CumulativeCost(
-            data["utilisation"],
-            frozen_array(data["months"]),
-            data["buy"],
-            data["rent"],
-            data["api"],
-        )
+    @staticmethod
+    def make(**data: Any) -> CumulativeCost:
+        return CumulativeCost(**{**data, "months": frozen_array(data["months"])})
 
 
 class CatalogRefSchema(Strict):
@@ -600,27 +644,39 @@ _ADDED = (
     "rivals",
 )
 
+
+def _walk(data: Any, paths: tuple[tuple[str, ...], ...]) -> Iterator[tuple[str, Any]]:
+    """(dotted path, value) of every key path of ``paths`` that ``data`` holds; ``"*"`` stands
+    for every side of a by-side figure, and a key without a value (a side the question
+    lacks, an API's key without one) ends its path."""
+    for path in paths:
+        nodes: list[tuple[str, Any]] = [("", data)]
+        for key in path:
+            step = []
+            for where, node in nodes:
+                if key == "*":
+                    step += [(f"{where}.{side}", value) for side, value in node.items()]
+                    continue
+                value = node[key] if isinstance(node, Mapping) else getattr(node, key)
+                if value is not None:
+                    step.append((f"{where}.{key}", value))
+            nodes = step
+        yield from ((where[1:], node) for where, node in nodes)
+
+
 #: Lists aligned with ``utilisation``, by key path.
 _ALIGNED = (
     *(("buy_tco", s) for s in ("mean", "p10", "p50", "p90")),
     *(("rent_tco", s) for s in ("mean", "p10", "p50", "p90")),
     ("prob_buy_cheaper",),
     *(("payback_months", s) for s in ("p10", "p50", "p90", "prob_never")),
-    *(("cost_per_unit", side, s) for side in ("buy", "rent", "api") for s in ("p10", "p50", "p90")),
+    *(("cost_per_unit", "*", s) for s in ("p10", "p50", "p90")),
     *(("api_tco", s) for s in ("mean", "p10", "p50", "p90")),
     ("prob_buy_cheaper_than_api",),
     *(("payback_vs_api_months", s) for s in ("p10", "p50", "p90", "prob_never")),
-    *(("cheapest_share", side) for side in ("buy", "rent", "api")),
-    *(
-        ("carbon", side, s)
-        for side in ("buy", "rent", "api")
-        for s in ("mean", "p10", "p50", "p90")
-    ),
-    *(
-        ("carbon", "per_unit", side, s)
-        for side in ("buy", "rent", "api")
-        for s in ("p10", "p50", "p90")
-    ),
+    ("cheapest_share", "*"),
+    *(("carbon", "*", s) for s in ("mean", "p10", "p50", "p90")),
+    *(("carbon", "per_unit", "*", s) for s in ("p10", "p50", "p90")),
 )
 
 
@@ -757,14 +813,9 @@ class ResultSchema(ResultBase):
     def _aligned(self, data: dict, **kwargs: Any) -> None:
         n = len(data["utilisation"])
         errors = {}
-        for path in _ALIGNED:
-            node: Any = data
-            for key in path:
-                node = node[key] if isinstance(node, Mapping) else getattr(node, key)
-                if node is None:  # a side or key of the API, absent without one
-                    break
-            if node is not None and len(node) != n:
-                errors[".".join(path)] = [f"{len(node)} values for {n} utilisation levels"]
+        for path, node in _walk(data, _ALIGNED):
+            if len(node) != n:
+                errors[path] = [f"{len(node)} values for {n} utilisation levels"]
         precision = {"convergence": data.get("convergence")}
         for i, rival in enumerate(data.get("rivals") or ()):
             precision[f"rivals.{i}.convergence"] = rival.convergence

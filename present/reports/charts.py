@@ -27,9 +27,10 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
 from costmodel.result import Bands, Breakeven, Result
+from costmodel.sides import side as side_of
 
 from ..formatting import fmt_months, fmt_utilisation, missing
-from .colours import API, BUY, HIGH, LOW, MARK, RENT
+from .colours import API, BUY, HIGH, LOW, MARK, RENT, side_colour
 from .tables import cumulative_payback
 from .uncertainty import RIVAL_WORDS, rival_tornado
 
@@ -236,15 +237,14 @@ def cumulative_chart(result: Result) -> bytes:
     cum = result.cumulative_cost
     fig, ax = figure()
     months = cum.months
-    _band(ax, months, cum.buy, BUY, "Buy (capex + running cost)")
-    _band(ax, months, cum.rent, RENT, "Rent")
-    if cum.api is not None:
-        _band(ax, months, cum.api, API, "API")
+    for side, bands in cum.items():
+        running = " (capex + running cost)" if side == "buy" else ""
+        _band(ax, months, bands, side_colour(side), side_of(side).label + running)
     right = float(np.nanmax(months)) if months.size else 1.0
     payback = cumulative_payback(result)
     if payback is None:
         nan = float("nan")
-        payback = (nan, _crossing(months, cum.buy.p50, cum.rent.p50), nan)
+        payback = (nan, _crossing(months, cum["buy"].p50, cum["rent"].p50), nan)
     p10, p50, p90 = payback
     rival = "" if result.api_tco is None else " against renting"
     _mark_span(
@@ -257,7 +257,7 @@ def cumulative_chart(result: Result) -> bytes:
         lambda t: fmt_months(t) + ("" if missing(t) else " mo"),
     )
     if not missing(p50):
-        y = float(np.interp(p50, months, cum.rent.p50))
+        y = float(np.interp(p50, months, cum["rent"].p50))
         ax.plot([p50], [y], marker="o", color=MARK, markersize=6, zorder=5)
     else:
         ax.text(

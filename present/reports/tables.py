@@ -15,6 +15,7 @@ from typing import Any
 
 from costmodel.plan_result import PlanResult
 from costmodel.result import Advice, Bands, Breakeven, Payback, Result
+from costmodel.sides import side as side_of
 from costmodel.units import unit as unit_of
 
 from ..formatting import (
@@ -32,8 +33,6 @@ from ..formatting import (
 )
 
 __all__ = [
-    "OPTION_WORDS",
-    "SIDE_LABELS",
     "Table",
     "assumption_rows",
     "buy_wins",
@@ -86,12 +85,6 @@ def sensitivity_table(result: Result, top: int = 8) -> Table | None:
     return Table(("Input", "Spearman ρ", "A higher value…"), rows, (False, True, False))
 
 
-#: How the tables name each side.
-SIDE_LABELS = {"buy": "Buy", "rent": "Rent", "api": "API"}
-#: How the reports name each side as an option.
-OPTION_WORDS = {"buy": "buy", "rent": "rent", "api": "API"}
-
-
 def _tco(result: Result, side: str) -> Bands:
     """The TCO bands [USD] of ``side`` (one of ``result.sides``)."""
     return {"buy": result.buy_tco, "rent": result.rent_tco, "api": result.api_tco}[side]
@@ -107,7 +100,7 @@ def unit_cost_text(result: Result) -> Callable[[float | None], str]:
 def cheapest(result: Result, i: int) -> tuple[str, float]:
     """The side cheapest in most draws at level ``i`` and that share [-] (a tie goes to the
     first of buy, rent, api); needs a hosted API (``cheapest_share``)."""
-    shares = {side: float(getattr(result.cheapest_share, side)[i]) for side in result.sides}
+    shares = {side: float(share[i]) for side, share in result.cheapest_share.items()}
     best = max(shares, key=lambda side: shares[side])
     return best, shares[best]
 
@@ -115,7 +108,7 @@ def cheapest(result: Result, i: int) -> tuple[str, float]:
 def buy_wins(result: Result) -> tuple[bool, ...]:
     """Per level: buying is cheaper than renting in at least half of the draws, or with a
     hosted API the cheapest of the three sides in at least half."""
-    shares = result.prob_buy_cheaper if result.api_tco is None else result.cheapest_share.buy
+    shares = result.prob_buy_cheaper if result.api_tco is None else result.cheapest_share["buy"]
     return tuple(bool(p >= 0.5) for p in shares)
 
 
@@ -124,7 +117,7 @@ def _api_columns(result: Result) -> list[tuple[str, list[str]]]:
     best = [cheapest(result, i) for i in range(len(result.utilisation))]
     return [
         ("P(buy cheaper than API)", [fmt_share(p) for p in result.prob_buy_cheaper_than_api]),
-        ("Cheapest (share of draws)", [f"{OPTION_WORDS[s]} {fmt_share(v)}" for s, v in best]),
+        ("Cheapest (share of draws)", [f"{side_of(s).option} {fmt_share(v)}" for s, v in best]),
     ]
 
 
@@ -140,7 +133,7 @@ def per_utilisation_table(result: Result) -> Table:
     for side in result.sides:
         bands = _tco(result, side)
         cols += [
-            (f"{SIDE_LABELS[side]} TCO {s.upper()}", [fmt_usd(v) for v in getattr(bands, s)])
+            (f"{side_of(side).label} TCO {s.upper()}", [fmt_usd(v) for v in getattr(bands, s)])
             for s in ("p10", "p50", "p90")
         ]
     vs = " than rent" if api else ""
@@ -152,17 +145,11 @@ def per_utilisation_table(result: Result) -> Table:
     ]
     unit, text = unit_of(result.unit).header, unit_cost_text(result)
     cols += [
-        (
-            f"{SIDE_LABELS[side]} P50 [{unit}]",
-            [text(v) for v in getattr(result.cost_per_unit, side).p50],
-        )
-        for side in result.sides
+        (f"{side_of(side).label} P50 [{unit}]", [text(v) for v in bands.p50])
+        for side, bands in result.cost_per_unit.items()
     ]
     rows = tuple(zip(*(cells for _, cells in cols), strict=True))
     return Table(tuple(h for h, _ in cols), rows, (True,) * len(cols), buy_wins(result))
-
-
-#: How a table header names the unit of emissions per unit of work.
 
 
 def carbon_table(result: Result) -> Table | None:
@@ -174,22 +161,22 @@ def carbon_table(result: Result) -> Table | None:
         return None
     cols = [("Utilisation", [fmt_utilisation(u, none=DASH) for u in result.utilisation])]
     for side in result.sides:
-        bands = getattr(c, side)
-        label = f"{SIDE_LABELS[side]} [t CO2e]"
+        bands = c.get(side)
+        label = f"{side_of(side).label} [t CO2e]"
         if bands is None:
             cols.append((f"{label} P50", ["unknown"] * len(result.utilisation)))
             continue
         cols.append((f"{label} P50", [fmt_tonnes(v) for v in bands.p50]))
         spans = zip(bands.p10, bands.p90, strict=True)
-        cols.append((f"{SIDE_LABELS[side]} P10–P90", [f"{fmt_tonnes(a)} – {fmt_tonnes(b)}"
+        cols.append((f"{side_of(side).label} P10–P90", [f"{fmt_tonnes(a)} – {fmt_tonnes(b)}"
                                                        for a, b in spans]))  # fmt: skip
     unit = unit_of(result.unit).carbon_header
     for side in result.sides:
-        bands = getattr(c.per_unit, side)
+        bands = c.per_unit.get(side)
         cells = (
             [fmt_grams(v) for v in bands.p50] if bands else ["unknown"] * len(result.utilisation)
         )
-        cols.append((f"{SIDE_LABELS[side]} P50 [{unit}]", cells))
+        cols.append((f"{side_of(side).label} P50 [{unit}]", cells))
     rows = tuple(zip(*(cells for _, cells in cols), strict=True))
     return Table(tuple(h for h, _ in cols), rows, (True,) * len(cols))
 
@@ -268,11 +255,10 @@ def _at_report_level(result: Result) -> list[tuple[str, str]]:
     if not unit_of(result.unit).fine:
         return rows
     words, text = unit_of(result.unit).words, unit_cost_text(result)
-    for side in result.sides:
-        bands = getattr(result.cost_per_unit, side)
+    for side, bands in result.cost_per_unit.items():
         costs = " / ".join(text(getattr(bands, s)[i]) for s in ("p10", "p50", "p90"))
         rows.append(
-            (f"{SIDE_LABELS[side]} cost per {words} at {u} utilisation P10 / P50 / P90", costs)
+            (f"{side_of(side).label} cost per {words} at {u} utilisation P10 / P50 / P90", costs)
         )
     return rows
 

@@ -29,9 +29,10 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from costmodel.plan_result import PlanResult
 from costmodel.result import Result
+from costmodel.sides import side as side_of
 
 from ..formatting import text_cell
-from .colours import API, BUY, LAYERS, MARK, OTHER, RENT
+from .colours import BUY, LAYERS, MARK, OTHER, RENT, side_colour
 from .plan_tables import (
     WORK_LAYERS,
     candidate_columns,
@@ -157,30 +158,21 @@ def _column(ws: Worksheet, names: list[str], name: str, n: int) -> Reference:
     return Reference(ws, min_col=col, min_row=2, max_row=n + 1)
 
 
-#: The break-even chart's lines: column, title and colour of each side's TCO P50.
-_TCO_LINES = {
-    "buy": ("buy_tco_p50", "Buy P50", BUY),
-    "rent": ("rent_tco_p50", "Rent P50", RENT),
-    "api": ("api_tco_p50", "API P50", API),
-}
-#: How the break-even chart's title names each side.
-_SIDE_WORDS = {"buy": "buying", "rent": "renting", "api": "the API"}
-
-
 def _breakeven_chart(ws: Worksheet, names: list[str], n: int, sides: Sequence[str]) -> ScatterChart:
     """Each side's TCO P50 [USD] against utilisation [%]: buying's line crosses each of the
     others at the break-even against it."""
     chart = ScatterChart()
     _axes(
         chart,
-        "Total cost of ownership (P50): " + " vs ".join(_SIDE_WORDS[s] for s in sides),
+        "Total cost of ownership (P50): " + " vs ".join(side_of(s).doing for s in sides),
         ("Utilisation of the owned GPUs", _PERCENT),
         ("TCO [USD, present value]", _MONEY),
     )
     x = _column(ws, names, "utilisation", n)
-    for column, title, colour in (_TCO_LINES[side] for side in sides):
-        y = _column(ws, names, column, n)
-        chart.series.append(_points(x, y, title, colour, "circle", line=True))
+    for side in sides:
+        y = _column(ws, names, f"{side}_tco_p50", n)
+        title = f"{side_of(side).label} P50"
+        chart.series.append(_points(x, y, title, side_colour(side), "circle", line=True))
     return chart
 
 
