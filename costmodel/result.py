@@ -31,12 +31,14 @@ __all__ = [
     "Carbon",
     "CatalogRef",
     "Cheapest",
+    "Column",
     "Convergence",
     "CumulativeCost",
     "Driver",
     "Origin",
     "InputValue",
     "Payback",
+    "Quantity",
     "Result",
     "Rival",
     "SCHEMA_VERSION",
@@ -59,6 +61,33 @@ def frozen_array(values: Any) -> np.ndarray:
     out = np.array(values, dtype=float)
     out.flags.writeable = False
     return out
+
+
+class Quantity(enum.StrEnum):
+    """What a column of a table of figures counts, by its unit: how a report shows it."""
+
+    USD = "[USD]"
+    SHARE = "[-]"
+    MONTH = "[month]"
+    USD_PER_UNIT = "[USD/unit of work]"
+    TONNES = "[t CO2e]"
+    GRAMS_PER_UNIT = "[g CO2e/unit of work]"
+    WORK = "[units of work/month]"
+
+
+class Column(tuple):
+    """A ``(name, values)`` pair (it unpacks and makes a dict as one) that declares what its
+    values count: ``quantity`` (``None`` for counts, flags and text)."""
+
+    quantity: Quantity | None
+
+    def __new__(cls, name: str, values: Any, quantity: Quantity | None = None) -> Column:
+        self = super().__new__(cls, (name, values))
+        self.quantity = quantity
+        return self
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return (*self, self.quantity)
 
 
 @dataclass(frozen=True, eq=False)
@@ -414,43 +443,53 @@ class Result:
         index = pandas.Index(columns.pop("utilisation"), name="utilisation")
         return pandas.DataFrame(columns, index=index)
 
-    def columns(self) -> list[tuple[str, np.ndarray]]:
-        """The per-level table as ``(column name, values)`` pairs, ``utilisation`` first."""
+    def columns(self) -> list[Column]:
+        """The per-level table as :class:`Column` pairs ``(name, values)``, ``utilisation``
+        first, each declaring what it counts."""
+        usd, share = Quantity.USD, Quantity.SHARE
         tco = {"buy": self.buy_tco, "rent": self.rent_tco, "api": self.api_tco}
-        cols: list[tuple[str, np.ndarray]] = [("utilisation", self.utilisation)]
+        cols = [Column("utilisation", self.utilisation, share)]
         for side in self.sides:
-            cols += [(f"{side}_tco_{s}", getattr(tco[side], s)) for s in _STATS]
-        cols.append(("prob_buy_cheaper", self.prob_buy_cheaper))
+            cols += [Column(f"{side}_tco_{s}", getattr(tco[side], s), usd) for s in _STATS]
+        cols.append(Column("prob_buy_cheaper", self.prob_buy_cheaper, share))
         if self.prob_buy_cheaper_than_api is not None:
-            cols.append(("prob_buy_cheaper_than_api", self.prob_buy_cheaper_than_api))
+            cols.append(Column("prob_buy_cheaper_than_api", self.prob_buy_cheaper_than_api, share))
         cols += _payback_columns("payback", self.payback_months)
         if self.payback_vs_api_months is not None:
             cols += _payback_columns("payback_vs_api", self.payback_vs_api_months)
-        name = f"cost_per_{unit_of(self.unit).column}"
+        per = unit_of(self.unit).column
         for side, bands in self.cost_per_unit.items():
-            cols += [(f"{name}_{side}_{s}", getattr(bands, s)) for s in _STATS[1:]]
+            cols += [
+                Column(f"cost_per_{per}_{side}_{s}", getattr(bands, s), Quantity.USD_PER_UNIT)
+                for s in _STATS[1:]
+            ]
         if self.cheapest_share is not None:
-            cols += [(f"cheapest_{side}", shares) for side, shares in self.cheapest_share.items()]
+            cols += [
+                Column(f"cheapest_{side}", v, share) for side, v in self.cheapest_share.items()
+            ]
         if self.carbon is not None:
-            cols += _carbon_columns(self.carbon, name.replace("cost_per", "g_per"))
+            cols += _carbon_columns(self.carbon, f"g_per_{per}")
         return cols
 
 
 _STATS = ("mean", "p10", "p50", "p90")
 
 
-def _carbon_columns(c: Carbon, per: str) -> list[tuple[str, np.ndarray]]:
+def _carbon_columns(c: Carbon, per: str) -> list[Column]:
     """``carbon_<side>_t_mean`` .. ``_p90`` [t CO2e] and ``carbon_<side>_<per>_p10`` .. ``_p90``
     [g CO2e per unit of work] of each side whose emissions are known."""
-    cols = [(f"carbon_{side}_t_{s}", getattr(t, s)) for side, t in c.items() for s in _STATS]
+    t, g = Quantity.TONNES, Quantity.GRAMS_PER_UNIT
+    cols = [
+        Column(f"carbon_{side}_t_{s}", getattr(b, s), t) for side, b in c.items() for s in _STATS
+    ]
     return cols + [
-        (f"carbon_{side}_{per}_{s}", getattr(g, s))
-        for side, g in c.per_unit.items()
+        Column(f"carbon_{side}_{per}_{s}", getattr(b, s), g)
+        for side, b in c.per_unit.items()
         for s in _STATS[1:]
     ]
 
 
-def _payback_columns(stem: str, pb: Payback) -> list[tuple[str, np.ndarray]]:
-    """``<stem>_months_p10`` .. ``_p90`` and ``<stem>_prob_never``."""
-    cols = [(f"{stem}_months_{s}", getattr(pb, s)) for s in ("p10", "p50", "p90")]
-    return [*cols, (f"{stem}_prob_never", pb.prob_never)]
+def _payback_columns(stem: str, pb: Payback) -> list[Column]:
+    """``<stem>_months_p10`` .. ``_p90`` [month] and ``<stem>_prob_never`` [-]."""
+    cols = [Column(f"{stem}_months_{s}", getattr(pb, s), Quantity.MONTH) for s in _STATS[1:]]
+    return [*cols, Column(f"{stem}_prob_never", pb.prob_never, Quantity.SHARE)]

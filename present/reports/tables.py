@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from costmodel.plan_result import PlanResult
-from costmodel.result import Advice, Bands, Breakeven, Payback, Result
+from costmodel.result import Advice, Bands, Breakeven, Column, Payback, Quantity, Result
 from costmodel.sides import side as side_of
 from costmodel.units import unit as unit_of
 
@@ -312,43 +312,37 @@ def reproducibility(result: Result | PlanResult) -> list[tuple[str, Any]]:
     ]
 
 
-def _breakeven_items(stem: str, be: Breakeven) -> list[tuple[str, Any]]:
-    """``<stem>_p10`` .. ``_mean`` [-] (``None``: never) of a break-even."""
-    return [
-        (f"{stem}_{k}", None if missing(getattr(be, k)) else getattr(be, k))
-        for k in ("p10", "p50", "p90", "mean")
+def _breakeven_items(stem: str, be: Breakeven) -> list[Column]:
+    """``<stem>_p10`` .. ``_mean``, ``<stem>_prob_always``, ``_prob_never`` [-] (``None``:
+    never) of a break-even."""
+    values = [(k, getattr(be, k)) for k in ("p10", "p50", "p90", "mean")]
+    items = [Column(f"{stem}_{k}", None if missing(v) else v, Quantity.SHARE) for k, v in values]
+    stem = "breakeven" if stem == "breakeven_utilisation" else stem
+    return items + [
+        Column(f"{stem}_prob_always", be.prob_always, Quantity.SHARE),
+        Column(f"{stem}_prob_never", be.prob_never, Quantity.SHARE),
     ]
 
 
-def summary_items(result: Result) -> list[tuple[str, Any]]:
+def summary_items(result: Result) -> list[Column]:
     """The XLSX summary sheet: raw values (fractions [-], counts), ``None`` for no value; with
     a hosted API also the break-even against it (``breakeven_vs_api_...``)."""
-    be = result.breakeven_utilisation
-    items: list[tuple[str, Any]] = [("verdict", result.verdict)]
-    items += _breakeven_items("breakeven_utilisation", be)
-    items += [
-        ("breakeven_prob_always", be.prob_always),
-        ("breakeven_prob_never", be.prob_never),
-    ]
-    api = result.breakeven_vs_api
-    if api is not None:
-        items += _breakeven_items("breakeven_vs_api", api)
-        items += [
-            ("breakeven_vs_api_prob_always", api.prob_always),
-            ("breakeven_vs_api_prob_never", api.prob_never),
-        ]
+    items = [Column("verdict", result.verdict)]
+    items += _breakeven_items("breakeven_utilisation", result.breakeven_utilisation)
+    if result.breakeven_vs_api is not None:
+        items += _breakeven_items("breakeven_vs_api", result.breakeven_vs_api)
     return items + run_items(result)
 
 
-def run_items(result: Result | PlanResult) -> list[tuple[str, Any]]:
+def run_items(result: Result | PlanResult) -> list[Column]:
     """The XLSX summary sheet's closing rows: how the run was made, its name, its warnings."""
     cat = result.catalog
     return [
-        ("seed", result.seed),
-        ("samples", result.samples),
-        ("method", result.method),
-        ("catalog_version", cat.version if cat else None),
-        ("catalog_as_of", cat.as_of if cat else None),
-        ("scenario_name", scenario_name(result)),
-        ("warnings_count", len(result.warnings)),
+        Column("seed", result.seed),
+        Column("samples", result.samples),
+        Column("method", result.method),
+        Column("catalog_version", cat.version if cat else None),
+        Column("catalog_as_of", cat.as_of if cat else None),
+        Column("scenario_name", scenario_name(result)),
+        Column("warnings_count", len(result.warnings)),
     ]
