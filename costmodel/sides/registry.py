@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+from ..carbon import CarbonLine
+from ..cashflows import BuyLine, RentLine, Terms, Value
 
 __all__ = ["SIDES", "Side", "SideError", "register", "side"]
 
@@ -15,9 +20,21 @@ class SideError(ValueError):
 class Side:
     """One kind of side, by ``name`` (its key in a scenario and a result: ``"buy"``).
 
-    ``label`` is how a table heads its columns ("Buy"), ``option`` how a list of options
-    names it ("buy", "API") and ``doing`` how a sentence names choosing it ("buying", "the
-    API"); ``inputs`` is the class of its frozen engine inputs.
+    Words: ``label`` is how a table heads its columns ("Buy"), ``option`` how a list of
+    options names it ("buy", "API") and ``doing`` how a sentence names choosing it ("buying",
+    "the API").
+
+    Numbers: ``inputs`` is the class of its frozen engine inputs and ``price`` the input that
+    is its price (the one a comparison of options quotes). ``drawn(inputs, values, path)``
+    gives its inputs for a set of draws (``values`` by ``"<path>.<field>"``, floats or
+    ``(S,)`` arrays) in the engine's terms: a :class:`~costmodel.cashflows.BuyDraws` for the
+    owned side, a :class:`~costmodel.cashflows.RentDraws` for a side paid as it is used;
+    ``capacity(draws)`` the units of work one unit of the side does per hour [units of
+    work/hour]; ``line(draws, own, inst, terms)`` its TCO [USD] as a line in utilisation
+    doing the work of an owned build of capacity ``own`` on units of capacity ``inst``;
+    ``emissions(draws, values, own, inst, life_years, horizon)`` its emissions [kg CO2e] as
+    a line likewise (``None``: the side's emissions are not known by the engine's carbon
+    inputs). ``owned`` marks the side every other is compared with.
     """
 
     name: str
@@ -25,6 +42,12 @@ class Side:
     option: str
     doing: str
     inputs: type
+    price: str
+    drawn: Callable[[Any, dict[str, Value], str], Any]
+    capacity: Callable[[Any], Value]
+    line: Callable[[Any, Value, Value, Terms], BuyLine | RentLine]
+    emissions: Callable[..., CarbonLine] | None = None
+    owned: bool = False
 
 
 #: Every kind of side by name, in the order a question lists them (``buy`` first: the side

@@ -51,25 +51,16 @@ from typing import Any
 import numpy as np
 
 from costmodel.api_price import blended_price
-from costmodel.carbon import G_PER_KG, CarbonLine, owned_emissions, rented_emissions
-from costmodel.cashflows import (
-    ApiDraws,
-    BuyDraws,
-    BuyLine,
-    RentDraws,
-    RentLine,
-    Terms,
-    buy_line,
-    capacity,
-    rent_line,
-)
+from costmodel.carbon import G_PER_KG, CarbonLine
+from costmodel.cashflows import BuyLine, RentLine, Terms
 from costmodel.distributions import Distribution, Fixed, Triangular, draws_at
 from costmodel.inputs import ApiInputs, BuyInputs, RentInputs, input_fields
 from costmodel.outcomes import breakeven_utilisation
 from costmodel.result import Advice, CatalogRef
 from costmodel.sampling import sample
+from costmodel.sides import side as side_of
 from costmodel.stats import breakeven, percentiles
-from pricing import PRICING_MODELS, Catalog, CatalogError, ServingThroughput, load_catalog
+from pricing import PRICING_MODELS, Catalog, CatalogError, load_catalog
 from pricing.carbon import GridIntensity
 from pricing.serving import gpus_with_rows
 
@@ -306,7 +297,7 @@ def _carbon_of(r: _Resolved | LeftOut | str, catalog: Catalog, grid: str) -> _Ca
     """A resolved owned or rented option's carbon inputs, the owned on ``grid``; ``None``
     for an API offer (not published), for an option not resolved, and for one the catalog
     lacks a carbon figure of."""
-    if not isinstance(r, _Resolved) or isinstance(r.side, Hosted):
+    if not isinstance(r, _Resolved) or side_of(r.side.path).emissions is None:
         return None
     try:
         found = side_carbon(r.side, catalog, grid)
@@ -401,10 +392,6 @@ def _blended(api: ApiInputs) -> float:
     )
 
 
-#: The assumption whose source an option's price is, by side.
-_PRICE_KEYS = {"buy": "gpu_price_usd", "rent": "price_usd_per_hour", "api": "input_usd_per_mtok"}
-
-
 def _unit_lines(
     side: Owned | Rented | Hosted, inputs: _Inputs, values: dict, h: int, carbon: _Carbon
 ) -> tuple[BuyLine | RentLine, CarbonLine | None]:
@@ -414,21 +401,14 @@ def _unit_lines(
     build; rented: one instance doing the work, so a reservation is a reservation of one; an
     API: a rented "instance" doing one unit an hour at its blended price
     (:meth:`~costmodel.cashflows.ApiDraws.as_rented`)."""
-    terms = Terms(h, 0.0, 0.0)
+    terms, kind = Terms(h, 0.0, 0.0), side_of(side.path)
     if carbon is not None:
         values = {**values, **carbon}
-    if isinstance(side, Owned):
-        b = BuyDraws.sampled(inputs, values)
-        t = capacity(b)
-        kg = carbon and owned_emissions(b, values, SERVICE_LIFE_YEARS, h)
-        return buy_line(b, terms).per_unit(t, h), kg and kg.per_unit(t, h)
-    if isinstance(side, Rented):
-        r = RentDraws.sampled(inputs, values)
-    else:
-        r = ApiDraws.sampled(inputs, values).as_rented()
-    t = capacity(r)
-    kg = carbon and rented_emissions(r, values, t, t, PROVIDER_SERVICE_LIFE_YEARS, h)
-    return rent_line(r, t, t, terms).per_unit(t, h), kg and kg.per_unit(t, h)
+    d = kind.drawn(inputs, values, side.path)
+    t = kind.capacity(d)
+    life = SERVICE_LIFE_YEARS if kind.owned else PROVIDER_SERVICE_LIFE_YEARS
+    kg = carbon and kind.emissions and kind.emissions(d, values, t, t, life, h)
+    return kind.line(d, t, t, terms).per_unit(t, h), kg and kg.per_unit(t, h)
 
 
 def _grams(kg: CarbonLine | None, u: float, samples: int) -> Grams | None:
@@ -446,13 +426,8 @@ def _grams(kg: CarbonLine | None, u: float, samples: int) -> Grams | None:
 
 def _citation(side: Owned | Rented | Hosted) -> tuple[float | None, Citation | None]:
     """By model, the measured throughput [tokens/s per GPU] and what the option rests on."""
-    if isinstance(side, Hosted):
-        o = side.offer
-        return None, Citation(o.id, o.as_of, o.source)
-    t = side.throughput
-    if not isinstance(t, ServingThroughput):
-        return None, None
-    return t.value, Citation(t.row.id, t.row.as_of, t.row.source)
+    measured, row = side.cited
+    return measured, row and Citation(*row)
 
 
 @dataclass(frozen=True, eq=False)
@@ -473,7 +448,7 @@ def _evaluate(
     ``spreads`` of uncertainty on the values the catalog gave (:func:`_unit_lines`);
     ``carbon`` its carbon inputs (``None``: unknown)."""
     side = resolved.side
-    key = f"{side.path}.{_PRICE_KEYS[c.side]}"
+    key = f"{side.path}.{side_of(c.side).price}"
     price = next(a for a in side.assumptions if a.key == key)
     inputs = _uncertain(side, spreads)
     values = draws_at({f"{side.path}.{k}": v for k, v in vars(inputs).items()}, q)
