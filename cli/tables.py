@@ -260,13 +260,16 @@ def _level_columns(result: Result) -> list[Column]:
         Column("Rent TCO\nP50 [USD]", [fmt_usd(rent.p50[j]) for j in levels]),
         Column("Rent\nP10–P90", [_band(rent.p10[j], rent.p90[j]) for j in levels], priority=2),
     ]
-    if result.api_tco is not None:
-        api = result.api_tco
-        columns.append(Column("API TCO\nP50 [USD]", [fmt_usd(api.p50[j]) for j in levels]))
+    for side in result.sides[2:]:  # the API and any further side
+        tco, label = result.tco(side), side_of(side).label
+        columns.append(Column(f"{label} TCO\nP50 [USD]", [fmt_usd(tco.p50[j]) for j in levels]))
     columns.append(Column("P(buy\ncheaper)", [fmt_share(p) for p in result.prob_buy_cheaper]))
     if result.prob_buy_cheaper_than_api is not None:
         shares = [fmt_share(p) for p in result.prob_buy_cheaper_than_api]
         columns.append(Column("P(buy <\nAPI)", shares, priority=1))
+    for side, v in result.versus.items():
+        shares = [fmt_share(p) for p in v.prob_buy_cheaper]
+        columns.append(Column(f"P(buy <\n{side_of(side).label})", shares, priority=1))
     columns.append(
         Column("Payback P50\n[months]", [fmt_months(pay.p50[j]) for j in levels], priority=1)
     )
@@ -280,6 +283,8 @@ def print_result(result: Result, console: Console) -> None:
     _breakeven_line("Break-even utilisation", result.breakeven_utilisation, console)
     if result.breakeven_vs_api is not None:
         _breakeven_line("Break-even vs the API ", result.breakeven_vs_api, console)
+    for side, v in result.versus.items():
+        _breakeven_line(f"Break-even vs {side_of(side).doing}", v.breakeven, console)
     console.print()
     console.print(fitted_table(_level_columns(result), console))
     _unit_costs(result, console)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -507,7 +508,8 @@ class Lines:
     """The sides' TCO lines for a set of draws, and the capacities they rest on [units of
     work/hour]: ``own`` of the owned build, ``instance`` of one instance. ``api`` is the hosted
     API's line (a rent line: :meth:`ApiDraws.as_rented`), ``None`` without one;
-    ``availability`` [-] the share of the owned GPUs up (1.0 without downtime)."""
+    ``availability`` [-] the share of the owned GPUs up (1.0 without downtime); ``further``
+    the line of each further side by name (:attr:`ModelInputs.further`)."""
 
     buy: BuyLine
     rent: RentLine
@@ -515,6 +517,7 @@ class Lines:
     instance: Value
     api: RentLine | None = None
     availability: Value = 1.0
+    further: Mapping[str, RentLine] = field(default_factory=dict)
 
 
 def model_lines(inputs: ModelInputs, values: dict[str, Value]) -> Lines:

@@ -844,10 +844,20 @@ class ModelInputs:
     carbon: CarbonInputs | None = field(
         default=None, metadata={"text": "emissions beside cost, and a carbon price"}
     )
+    further: tuple[tuple[str, Any], ...] = field(
+        default=(),
+        metadata={
+            "text": "further sides compared with buying: (registered side name, its frozen "
+            "inputs) pairs (costmodel.sides.SIDES)"
+        },
+    )
 
     def __post_init__(self) -> None:
         _validate(self, "")
         self._check_carbon()
+        for name in self.further_sides:
+            if name in ("buy", "rent", "api"):
+                raise InputError(name, "is not a further side: give it as its own field")
         if not self.utilisation:
             raise InputError("utilisation", "needs at least one level")
         if len(self.utilisation) > MAX_LEVELS:
@@ -869,10 +879,16 @@ class ModelInputs:
     def distributions(self) -> dict[str, Distribution]:
         """Every distribution-valued input by its dotted name (``"buy.pue"``); the carbon
         inputs among them only when carbon has a price (:attr:`CarbonInputs.priced`)."""
-        out = _distributions({"buy": self.buy, "rent": self.rent, "api": self.api})
+        sides = {"buy": self.buy, "rent": self.rent, "api": self.api, **self.further_sides}
+        out = _distributions(sides)
         if self.carbon is not None and self.carbon.priced:
             out |= self.carbon.distributions()
         return out
+
+    @property
+    def further_sides(self) -> dict[str, Any]:
+        """The further sides' inputs by side name, in order."""
+        return dict(self.further)
 
     def _check_carbon(self) -> None:
         """API emissions need an API; an unpriced carbon input is drawn apart from the costs,

@@ -47,6 +47,7 @@ __all__ = [
     "TornadoBar",
     "UnitCost",
     "ValueOfInformation",
+    "Versus",
     "Z95",
 ]
 
@@ -197,6 +198,18 @@ class CumulativeCost(BySide):
     utilisation: float
     months: np.ndarray
     sides: Mapping[str, Bands]
+
+
+@dataclass(frozen=True, eq=False)
+class Versus:
+    """Buying against one further side (a side beyond buy, rent and api): the side's TCO
+    bands [USD], P(TCO_buy < TCO_<side>) per level [-], the break-even utilisation of buying
+    against it and the payback of buying against it [month]."""
+
+    tco: Bands
+    prob_buy_cheaper: np.ndarray
+    breakeven: Breakeven
+    payback: Payback
 
 
 @dataclass(frozen=True)
@@ -361,7 +374,8 @@ class Result:
     :mod:`present.verdict`). ``carbon`` holds each side's emissions where the
     inputs have carbon figures (``None`` otherwise). ``sensitivity``, ``tornado`` and
     ``value_of_information`` are of buying against renting; ``rivals`` holds the same against
-    each further side (the API), empty without one.
+    each further side (the API), empty without one. ``versus`` holds buying against each
+    side beyond buy, rent and api (a registered kind of side, :mod:`costmodel.sides`) by name.
     """
 
     utilisation: np.ndarray
@@ -393,6 +407,7 @@ class Result:
     schema_version: int = SCHEMA_VERSION
     carbon: Carbon | None = None
     rivals: tuple[Rival, ...] = ()
+    versus: Mapping[str, Versus] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -424,6 +439,11 @@ class Result:
         with a hosted API)."""
         return tuple(self.cost_per_unit)
 
+    def tco(self, side: str) -> Bands:
+        """The TCO bands [USD] of ``side`` (one of :attr:`sides`)."""
+        fixed = {"buy": self.buy_tco, "rent": self.rent_tco, "api": self.api_tco}
+        return fixed[side] if side in fixed else self.versus[side].tco
+
     def to_frame(self) -> pandas.DataFrame:
         """One row per utilisation level: TCO bands, P(buy cheaper), payback and unit cost.
 
@@ -447,16 +467,19 @@ class Result:
         """The per-level table as :class:`Column` pairs ``(name, values)``, ``utilisation``
         first, each declaring what it counts."""
         usd, share = Quantity.USD, Quantity.SHARE
-        tco = {"buy": self.buy_tco, "rent": self.rent_tco, "api": self.api_tco}
         cols = [Column("utilisation", self.utilisation, share)]
         for side in self.sides:
-            cols += [Column(f"{side}_tco_{s}", getattr(tco[side], s), usd) for s in _STATS]
+            cols += [Column(f"{side}_tco_{s}", getattr(self.tco(side), s), usd) for s in _STATS]
         cols.append(Column("prob_buy_cheaper", self.prob_buy_cheaper, share))
         if self.prob_buy_cheaper_than_api is not None:
             cols.append(Column("prob_buy_cheaper_than_api", self.prob_buy_cheaper_than_api, share))
+        for side, v in self.versus.items():
+            cols.append(Column(f"prob_buy_cheaper_than_{side}", v.prob_buy_cheaper, share))
         cols += _payback_columns("payback", self.payback_months)
         if self.payback_vs_api_months is not None:
             cols += _payback_columns("payback_vs_api", self.payback_vs_api_months)
+        for side, v in self.versus.items():
+            cols += _payback_columns(f"payback_vs_{side}", v.payback)
         per = unit_of(self.unit).column
         for side, bands in self.cost_per_unit.items():
             cols += [

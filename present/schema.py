@@ -9,6 +9,7 @@ In JSON, "no value" is ``null``; in the :class:`Result` it is ``NaN``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
@@ -49,6 +50,7 @@ from costmodel.result import (
     TornadoBar,
     UnitCost,
     ValueOfInformation,
+    Versus,
     frozen_array,
 )
 from costmodel.sampling import METHODS
@@ -300,7 +302,7 @@ class UnitCostSchema(BySideSchema):
     )
 
     make = UnitCost
-    side_field = _side_bands
+    side_field = staticmethod(_side_bands)
 
 
 class CarbonPerUnitSchema(UnitCostSchema):
@@ -330,7 +332,7 @@ class CarbonSchema(BySideSchema):
         metadata={"description": "sides whose emissions are unknown (reported so, never as 0)"},
     )
 
-    side_field = _side_tonnes
+    side_field = staticmethod(_side_tonnes)
 
     @staticmethod
     def make(**data: Any) -> Carbon:
@@ -355,10 +357,10 @@ class CheapestSchema(BySideSchema):
 
     buy = floats("buy cheapest [-]", nullable=False)
     rent = floats("rent cheapest [-]", nullable=False)
-    api = floats("API cheapest [-]", nullable=False)
+    api = Floats(nullable=False, load_default=None, metadata={"description": "API cheapest [-]"})
 
     make = Cheapest
-    side_field = _side_share
+    side_field = staticmethod(_side_share)
 
 
 class CumulativeSchema(BySideSchema):
@@ -372,7 +374,7 @@ class CumulativeSchema(BySideSchema):
         BandsSchema, load_default=None, metadata={"description": "with a hosted API only"}
     )
 
-    side_field = _side_bands
+    side_field = staticmethod(_side_bands)
 
     @validates_schema
     def _aligned(self, data: dict, **kwargs: Any) -> None:
@@ -711,9 +713,72 @@ class ResultBase(Strict):
         return data
 
 
+class VersusSchema(Strict):
+    """Buying against a further side (beyond buy, rent and api), written in a result as the
+    API's figures are: ``<side>_tco``, ``prob_buy_cheaper_than_<side>``, ``breakeven_vs_<side>``
+    and ``payback_vs_<side>_months``."""
+
+    tco = fields.Nested(StatsSchema, required=True)
+    prob_buy_cheaper = floats("P(TCO_buy < TCO_side) per level [-]", nullable=False)
+    breakeven = fields.Nested(BreakevenSchema, required=True)
+    payback = fields.Nested(PaybackSchema, required=True)
+
+    make = Versus
+
+    #: The result's key of each field, for a side named ``{side}``.
+    KEYS: ClassVar[dict[str, str]] = {
+        "tco": "{side}_tco",
+        "prob_buy_cheaper": "prob_buy_cheaper_than_{side}",
+        "breakeven": "breakeven_vs_{side}",
+        "payback": "payback_vs_{side}_months",
+    }
+
+    @classmethod
+    def taken(cls, data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``data`` without the keys of further sides, and those keys' values by side."""
+        sides = [n for n in SIDES if n not in ("buy", "rent", "api") and f"{n}_tco" in data]
+        rest, found = dict(data), {}
+        for side in sides:
+            found[side] = {k: rest.pop(key.format(side=side), None) for k, key in cls.KEYS.items()}
+        return rest, found
+
+    @classmethod
+    def written(cls, data: dict[str, Any], versus: Mapping[str, Any]) -> dict[str, Any]:
+        """``data`` with each further side's keys, before ``cheapest_share`` (or the keys that
+        follow it)."""
+        if not versus:
+            return data
+        keys = {}
+        for side, v in versus.items():
+            dumped = cls().dump(v)
+            keys |= {key.format(side=side): dumped[k] for k, key in cls.KEYS.items()}
+        after = ("cheapest_share", "availability", "carbon", "rivals", "warnings")
+        at = next((list(data).index(k) for k in after if k in data), len(data))
+        items = list(data.items())
+        return dict(items[:at] + list(keys.items()) + items[at:])
+
+
 class ResultSchema(ResultBase):
     """The result contract, ``schema_version`` 1. Money in USD at present value; null marks
-    no value (a percentile on "never", a unit cost at u = 0)."""
+    no value (a percentile on "never", a unit cost at u = 0). Buying against a further side
+    (beyond buy, rent and api) is written as the API's figures are (:class:`VersusSchema`)."""
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        data = super().dump(obj, many=many)
+        return data if many else VersusSchema.written(data, getattr(obj, "versus", {}))
+
+    def load(self, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return super().load(data, **kwargs)
+        rest, found = VersusSchema.taken(data)
+        result = super().load(rest, **kwargs)
+        if not found:
+            return result
+        try:
+            versus = {side: VersusSchema().load(v) for side, v in found.items()}
+        except ValidationError as exc:
+            raise ValidationError({"versus": exc.messages}) from None
+        return dataclasses.replace(result, versus=versus)
 
     utilisation = floats("levels [-]", nullable=False)
     buy_tco = fields.Nested(StatsSchema, required=True)

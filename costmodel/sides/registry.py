@@ -35,6 +35,12 @@ class Side:
     ``emissions(draws, values, own, inst, life_years, horizon)`` its emissions [kg CO2e] as
     a line likewise (``None``: the side's emissions are not known by the engine's carbon
     inputs). ``owned`` marks the side every other is compared with.
+
+    A further side (one a scenario holds beside ``buy``, ``rent`` and ``api``,
+    :attr:`~costmodel.inputs.ModelInputs.further`) gives as well ``by_month(draws, own,
+    terms)``: its cumulative cost by month m = 0..H [USD, present value, after tax] as a line
+    in utilisation, ``(fixed, per_u)`` each of shape ``(H + 1,)`` or ``(H + 1, S)`` (for
+    payback and the cumulative-cost chart); its TCO ``line`` must then have no kink.
     """
 
     name: str
@@ -48,6 +54,7 @@ class Side:
     line: Callable[[Any, Value, Value, Terms], BuyLine | RentLine]
     emissions: Callable[..., CarbonLine] | None = None
     owned: bool = False
+    by_month: Callable[[Any, Value, Terms], tuple[Any, Any]] | None = None
 
 
 #: Every kind of side by name, in the order a question lists them (``buy`` first: the side

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from costmodel.plan_result import PlanResult
-from costmodel.result import Advice, Bands, Breakeven, Column, Payback, Quantity, Result
+from costmodel.result import Advice, Breakeven, Column, Payback, Quantity, Result
 from costmodel.sides import side as side_of
 from costmodel.units import unit as unit_of
 
@@ -85,11 +85,6 @@ def sensitivity_table(result: Result, top: int = 8) -> Table | None:
     return Table(("Input", "Spearman ρ", "A higher value…"), rows, (False, True, False))
 
 
-def _tco(result: Result, side: str) -> Bands:
-    """The TCO bands [USD] of ``side`` (one of ``result.sides``)."""
-    return {"buy": result.buy_tco, "rent": result.rent_tco, "api": result.api_tco}[side]
-
-
 def unit_cost_text(result: Result) -> Callable[[float | None], str]:
     """The formatter of the result's unit costs: as money (:func:`fmt_usd`) per reference
     GPU-hour, to three significant figures per M tokens (a tenth of a cent per million tokens
@@ -108,7 +103,9 @@ def cheapest(result: Result, i: int) -> tuple[str, float]:
 def buy_wins(result: Result) -> tuple[bool, ...]:
     """Per level: buying is cheaper than renting in at least half of the draws, or with a
     hosted API the cheapest of the three sides in at least half."""
-    shares = result.prob_buy_cheaper if result.api_tco is None else result.cheapest_share["buy"]
+    shares = (
+        result.prob_buy_cheaper if result.cheapest_share is None else result.cheapest_share["buy"]
+    )
     return tuple(bool(p >= 0.5) for p in shares)
 
 
@@ -131,7 +128,7 @@ def per_utilisation_table(result: Result) -> Table:
     api = result.api_tco is not None
     cols = [("Utilisation", [fmt_utilisation(u, none=DASH) for u in result.utilisation])]
     for side in result.sides:
-        bands = _tco(result, side)
+        bands = result.tco(side)
         cols += [
             (f"{side_of(side).label} TCO {s.upper()}", [fmt_usd(v) for v in getattr(bands, s)])
             for s in ("p10", "p50", "p90")
@@ -139,6 +136,10 @@ def per_utilisation_table(result: Result) -> Table:
     vs = " than rent" if api else ""
     cols.append((f"P(buy cheaper{vs})", [fmt_share(p) for p in result.prob_buy_cheaper]))
     cols += _api_columns(result) if api else []
+    cols += [
+        (f"P(buy cheaper than {side_of(side).label})", [fmt_share(p) for p in v.prob_buy_cheaper])
+        for side, v in result.versus.items()
+    ]
     cols += [
         (f"{name} P50 [months]", [fmt_months(t) for t in pb.p50])
         for name, pb in _paybacks(result, short=True)
@@ -207,13 +208,17 @@ def carbon_note(result: Result) -> str:
 def _paybacks(result: Result, *, short: bool) -> list[tuple[str, Payback]]:
     """Each payback [month] with its name: "Payback" alone, or with a hosted API the payback
     against renting and against the API ("vs rent", "vs API" when ``short``)."""
-    if result.payback_vs_api_months is None:
+    further = [
+        (f"Payback vs {side_of(side).option if short else side_of(side).doing}", v.payback)
+        for side, v in result.versus.items()
+    ]
+    if result.payback_vs_api_months is None and not further:
         return [("Payback", result.payback_months)]
     rent, api = ("rent", "API") if short else ("renting", "the API")
-    return [
-        (f"Payback vs {rent}", result.payback_months),
-        (f"Payback vs {api}", result.payback_vs_api_months),
-    ]
+    out = [(f"Payback vs {rent}", result.payback_months)]
+    if result.payback_vs_api_months is not None:
+        out.append((f"Payback vs {api}", result.payback_vs_api_months))
+    return out + further
 
 
 def cumulative_payback(
