@@ -50,6 +50,7 @@ from costmodel.inputs import (
     financing_problems,
     input_fields,
 )
+from costmodel.sides import SIDES, Side
 from pricing.vocabulary import (
     GPU_LIMITS,
     INSTANCE_LIMITS,
@@ -68,6 +69,8 @@ __all__ = [
     "CARBON_KEYS",
     "DistField",
     "GridField",
+    "further_schema",
+    "further_sides",
     "PlanSchema",
     "SCHEMA_VERSION",
     "ScenarioSchema",
@@ -730,8 +733,32 @@ CARBON_KEYS = {
 }
 
 
+def further_schema(side: Side) -> type[Schema]:
+    """The block schema of a further kind of side (beyond buy, rent and api): one key per
+    field of its engine inputs, each from the field's metadata (unit, range, default)."""
+    declared = {name: _input(side.inputs, name) for name in input_fields(side.inputs)}
+    return _Base.from_dict(declared, name=f"{side.label.replace(' ', '')}Schema")
+
+
 class ScenarioSchema(_Base):
-    """A whole rent-versus-buy scenario, version 1."""
+    """A whole rent-versus-buy scenario, version 1; beside ``buy``, ``rent`` and ``api`` a
+    block for each further kind of side registered (:data:`costmodel.sides.SIDES`), at its
+    name, left out of the resolved document when not given."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        extra = [name for name in further_sides() if name not in self.declared_fields]
+        if extra:
+            for name in extra:
+                text = f"a further side: {SIDES[name].option}"
+                self.declared_fields[name] = fields.Nested(
+                    further_schema(SIDES[name]), load_default=None, metadata={"description": text}
+                )
+            self._init_fields()
+
+    @post_dump
+    def _drop_further(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(data, further_sides())
 
     version = _version()
     name = _name()
@@ -767,6 +794,11 @@ class ScenarioSchema(_Base):
                     raise ValidationError(f"only for {kind} work (workload.kind: {kind})", block)
 
     unset = ("api",)
+
+
+def further_sides() -> tuple[str, ...]:
+    """The names of the registered kinds of side beyond buy, rent and api."""
+    return tuple(name for name in SIDES if name not in ("buy", "rent", "api"))
 
 
 #: Hours of a named GPU a month [GPU-hours/month], in the range of reference GPU-hours.

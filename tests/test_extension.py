@@ -169,6 +169,39 @@ def test_the_engine_compares_the_new_side_in_the_new_unit(result) -> None:
     assert result.carbon is None
 
 
+def _document(**dedicated: Any) -> dict:
+    """A scenario of the lab build against the rented instance and a dedicated server."""
+    return {
+        "version": 1,
+        "name": "with-a-dedicated-server",
+        "horizon_months": 12,
+        "discount_rate": 0.0,
+        "utilisation": [0.5, 1.0],
+        "simulation": {"samples": 200, "seed": 1},
+        "buy": {"gpu": "rtx-2080-ti", "gpu_count": 4},
+        "rent": {"instance": "aws/p3.8xlarge"},
+        "dedicated": dedicated,
+    }
+
+
+def test_a_document_with_the_new_side_loads_and_resolves() -> None:
+    import scenarios
+
+    doc = scenarios.load_mapping(_document(monthly_fee_usd=1500, setup_usd=500))
+    got = scenarios.evaluate(doc)
+    # No discounting, no tax: 500 + 12 * 1,500 at every level.
+    assert got.versus["dedicated"].tco.p50 == pytest.approx([18_500.0] * 2, rel=1e-12)
+    assert got.scenario["dedicated"] == {"monthly_fee_usd": 1500.0, "setup_usd": 500.0}
+    keys = {a.key: a.origin for a in got.assumptions}
+    assert keys["dedicated.monthly_fee_usd"] == "given"
+    with pytest.raises(scenarios.ScenarioError) as exc:
+        scenarios.load_mapping(_document(monthly_fee_usd=1500))
+    assert "dedicated.setup_usd" in str(exc.value)
+    with pytest.raises(scenarios.ScenarioError) as exc:
+        scenarios.load_mapping(_document(monthly_fee_usd=1500, setup_usd=500, colour=1))
+    assert "dedicated.colour" in str(exc.value)
+
+
 def test_its_json_round_trips(result) -> None:
     data = to_dict(result)
     assert data["cost_per_unit"]["unit"] == "image"
