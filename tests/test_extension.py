@@ -243,3 +243,22 @@ def test_the_openapi_document_names_it() -> None:
     for name in ("UnitCost", "Cumulative", "Cheapest", "Carbon", "CarbonPerUnit"):
         assert "dedicated" in schemas[name]["properties"], name
     assert "image" in schemas["UnitCost"]["properties"]["unit"]["enum"]
+
+
+def test_the_structure_page_names_the_files_this_test_stands_for() -> None:
+    """docs/structure.md says a new side is a module of costmodel/sides registered in its
+    __init__, and a new unit a record registered in costmodel/units.py: the registries this
+    test fills are there."""
+    from pathlib import Path
+
+    import costmodel.sides
+    import costmodel.units
+
+    root = Path(__file__).resolve().parents[1]
+    page = (root / "docs" / "structure.md").read_text()
+    where = page.split("## Where to add things", 1)[1]
+    for name in ("costmodel/sides/", "costmodel/sides/__init__.py", "costmodel/units.py"):
+        assert f"`{name}`" in where, name
+    assert Path(costmodel.sides.__file__) == root / "costmodel" / "sides" / "__init__.py"
+    assert Path(costmodel.units.__file__) == root / "costmodel" / "units.py"
+    assert costmodel.sides.SIDES is SIDES and costmodel.units.UNITS is UNITS
