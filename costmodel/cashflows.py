@@ -42,6 +42,7 @@ __all__ = [
     "Lines",
     "cumulative_cost",
     "gap",
+    "metered",
     "instance_hours",
     "owned_power_kw",
     "RentDraws",
@@ -201,21 +202,28 @@ class ApiDraws:
             self.cached_input_usd_per_mtok,
             self.cached_input_share,
         )
-        return RentDraws(
-            gpu_count=1,
-            pricing="on_demand",
-            price_usd_per_hour=price if np.ndim(price) else float(price),
-            on_demand_price_usd_per_hour=None,
-            committed_instances=None,
-            price_annual_change=self.price_annual_change,
-            spot_interruption_overhead=0.0,
-            storage_usd_per_month=0.0,
-            egress_usd_per_month=0.0,
-            admin_usd_per_month=0.0,
-            relative_throughput=1.0,
-            tokens_per_s_per_gpu=None,
-            scaling_efficiency=1.0,
-        )
+        return metered(price if np.ndim(price) else float(price), self.price_annual_change)
+
+
+def metered(price: Value, annual_change: Value) -> RentDraws:
+    """A rented side billed for the work it does: an "instance" doing one unit of work an
+    hour at ``price`` [USD/unit], changing at ``annual_change`` [1/year], on demand, with no
+    extras (the hosted API's form; at price 0, a side that costs nothing)."""
+    return RentDraws(
+        gpu_count=1,
+        pricing="on_demand",
+        price_usd_per_hour=price,
+        on_demand_price_usd_per_hour=None,
+        committed_instances=None,
+        price_annual_change=annual_change,
+        spot_interruption_overhead=0.0,
+        storage_usd_per_month=0.0,
+        egress_usd_per_month=0.0,
+        admin_usd_per_month=0.0,
+        relative_throughput=1.0,
+        tokens_per_s_per_gpu=None,
+        scaling_efficiency=1.0,
+    )
 
 
 def depreciation_schedule(method: str, years: int, horizon: int) -> np.ndarray:

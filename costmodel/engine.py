@@ -36,6 +36,7 @@ from .cashflows import (
     Workspace,
     cumulative_cost,
     gap,
+    metered,
     rented_cumulative,
 )
 from .inputs import MAX_SAMPLES, ModelInputs
@@ -382,21 +383,7 @@ def _paybacks(
 
 
 #: A rented side that costs nothing: the gap of buying against it is buying's cumulative cost.
-_NOTHING = RentDraws(
-    gpu_count=1,
-    pricing="on_demand",
-    price_usd_per_hour=0.0,
-    on_demand_price_usd_per_hour=None,
-    committed_instances=None,
-    price_annual_change=0.0,
-    spot_interruption_overhead=0.0,
-    storage_usd_per_month=0.0,
-    egress_usd_per_month=0.0,
-    admin_usd_per_month=0.0,
-    relative_throughput=1.0,
-    tokens_per_s_per_gpu=None,
-    scaling_efficiency=1.0,
-)
+_NOTHING = metered(0.0, 0.0)
 
 
 def _with_further(inputs: ModelInputs, values: dict[str, Value], lines: Lines) -> Lines:
