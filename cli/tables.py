@@ -17,9 +17,10 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING
 
 from cli.plain import PlainConsole, PlainTable
+from costmodel.sides import side as side_of
+from costmodel.units import unit as unit_of
 from present.answer import Answer
 from present.formatting import (
-    UNIT_WORDS,
     fmt_grams,
     fmt_months,
     fmt_number,
@@ -217,15 +218,16 @@ def _emissions(result: Result, console: Console) -> None:
     j, c = result.level(result.cumulative_cost.utilisation), result.carbon
     if j is None or c is None:
         return
-    names = {"buy": "buy", "rent": "rent", "api": "API"}
     parts = []
     for side in result.sides:
-        bands, per = getattr(c, side), getattr(c.per_unit, side)
+        bands, per, name = c.get(side), c.per_unit.get(side), side_of(side).option
         if bands is None:
-            parts.append(f"{names[side]} unknown")
+            parts.append(f"{name} unknown")
             continue
-        grams = "" if per is None else f" ({fmt_grams(per.p50[j])} per {UNIT_WORDS[result.unit]})"
-        parts.append(f"{names[side]} {fmt_tonnes(bands.p50[j])}{grams}")
+        grams = (
+            "" if per is None else f" ({fmt_grams(per.p50[j])} per {unit_of(result.unit).words})"
+        )
+        parts.append(f"{name} {fmt_tonnes(bands.p50[j])}{grams}")
     u = fmt_utilisation(result.cumulative_cost.utilisation)
     console.print(f"Emissions at {u} utilisation (P50, CO2e): {', '.join(parts)}", highlight=False)
 
@@ -242,13 +244,16 @@ def _level_columns(result: Result) -> list[Column]:
         Column("Rent TCO\nP50 [USD]", [fmt_usd(rent.p50[j]) for j in levels]),
         Column("Rent\nP10–P90", [_band(rent.p10[j], rent.p90[j]) for j in levels], priority=2),
     ]
-    if result.api_tco is not None:
-        api = result.api_tco
-        columns.append(Column("API TCO\nP50 [USD]", [fmt_usd(api.p50[j]) for j in levels]))
+    for side in result.sides[2:]:  # the API and any further side
+        tco, label = result.tco(side), side_of(side).label
+        columns.append(Column(f"{label} TCO\nP50 [USD]", [fmt_usd(tco.p50[j]) for j in levels]))
     columns.append(Column("P(buy\ncheaper)", [fmt_share(p) for p in result.prob_buy_cheaper]))
     if result.prob_buy_cheaper_than_api is not None:
         shares = [fmt_share(p) for p in result.prob_buy_cheaper_than_api]
         columns.append(Column("P(buy <\nAPI)", shares, priority=1))
+    for side, v in result.versus.items():
+        shares = [fmt_share(p) for p in v.prob_buy_cheaper]
+        columns.append(Column(f"P(buy <\n{side_of(side).label})", shares, priority=1))
     columns.append(
         Column("Payback P50\n[months]", [fmt_months(pay.p50[j]) for j in levels], priority=1)
     )
@@ -267,6 +272,8 @@ def print_result(result: Answer[Result], console: Console) -> None:
         _breakeven_line("Break-even vs the API ", result.breakeven_vs_api, console)
     for text in words.shares:
         console.print(text, highlight=False)
+    for side, v in result.versus.items():
+        _breakeven_line(f"Break-even vs {side_of(side).doing}", v.breakeven, console)
     console.print()
     console.print(fitted_table(_level_columns(result), console))
     if words.cost:

@@ -1,5 +1,10 @@
 """The Monte Carlo rent-versus-buy engine: inputs, distributions, sampling, equations, results.
 
+One entry per question: a comparison of sides over utilisation levels
+(``summarise(simulate(inputs))``, inputs a :class:`ModelInputs`), a plan over candidates
+(``summarise_plan(simulate_plan(inputs))``, inputs a :class:`PlanInputs`) and the figures of
+options ranked on shared draws (:func:`evaluate_options`).
+
 >>> from costmodel import simulate, summarise
 >>> result = summarise(simulate(inputs))      # inputs: a ModelInputs
 >>> result.breakeven_utilisation.p50          # [-]
@@ -17,7 +22,9 @@ from .distributions import (
     Uniform,
 )
 from .engine import simulate, summarise
-from .inputs import BuyInputs, Financing, InputError, ModelInputs, RentInputs
+from .fleet import simulate_plan, summarise_plan
+from .inputs import BuyInputs, Financing, InputError, ModelInputs, PlanInputs, RentInputs
+from .options import OptionInputs, evaluate_options
 from .result import Result
 
 __all__ = [
@@ -31,11 +38,16 @@ __all__ = [
     "LogNormal",
     "ModelInputs",
     "Normal",
+    "OptionInputs",
     "Pert",
+    "PlanInputs",
     "RentInputs",
     "Result",
     "Triangular",
     "Uniform",
+    "evaluate_options",
     "simulate",
+    "simulate_plan",
     "summarise",
+    "summarise_plan",
 ]

@@ -286,7 +286,8 @@ def priced_gap(
     """The cumulative buy-minus-``against`` gap of :func:`~costmodel.cashflows.gap` (for
     payback) with carbon's price by month, in place: p*E_emb from month 0 on, the owned
     operational carbon to month m after tax, less the other side's (``"rent"`` or ``"api"``; an
-    API of unknown emissions adds none). ``g`` as it is when carbon has no price."""
+    API of unknown emissions, or a further side, adds none). ``g`` as it is when carbon has no
+    price."""
     if inputs.carbon is None or not inputs.carbon.priced:
         return g
     r, owned, rented, flat = _month_parts(inputs, values, own, inst, terms)
@@ -296,7 +297,7 @@ def priced_gap(
     slope += r.owned_per_u * owned
     if against == "rent":
         slope -= r.rented_power * rented + r.rented_embodied * flat
-    elif r.api is not None:
+    elif against == "api" and r.api is not None:
         slope -= r.api * flat
     return dataclasses.replace(g, capex=g.capex + start)
 

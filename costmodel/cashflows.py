@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,8 @@ from .api_price import blended_price
 from .discounting import Value, discount_factors, growth_sum
 from .downtime import availability
 from .financing import FinancingDraws, lease_cost, loan_by_month, loan_cost
-from .inputs import MTOK_PER_GPU_HOUR, ApiInputs, BuyInputs, ModelInputs, RentInputs
+from .inputs import ApiInputs, BuyInputs, ModelInputs, RentInputs
+from .units import rates
 
 __all__ = [
     "HOURS_PER_MONTH",
@@ -40,6 +42,7 @@ __all__ = [
     "Lines",
     "cumulative_cost",
     "gap",
+    "metered",
     "instance_hours",
     "owned_power_kw",
     "RentDraws",
@@ -199,21 +202,28 @@ class ApiDraws:
             self.cached_input_usd_per_mtok,
             self.cached_input_share,
         )
-        return RentDraws(
-            gpu_count=1,
-            pricing="on_demand",
-            price_usd_per_hour=price if np.ndim(price) else float(price),
-            on_demand_price_usd_per_hour=None,
-            committed_instances=None,
-            price_annual_change=self.price_annual_change,
-            spot_interruption_overhead=0.0,
-            storage_usd_per_month=0.0,
-            egress_usd_per_month=0.0,
-            admin_usd_per_month=0.0,
-            relative_throughput=1.0,
-            tokens_per_s_per_gpu=None,
-            scaling_efficiency=1.0,
-        )
+        return metered(price if np.ndim(price) else float(price), self.price_annual_change)
+
+
+def metered(price: Value, annual_change: Value) -> RentDraws:
+    """A rented side billed for the work it does: an "instance" doing one unit of work an
+    hour at ``price`` [USD/unit], changing at ``annual_change`` [1/year], on demand, with no
+    extras (the hosted API's form; at price 0, a side that costs nothing)."""
+    return RentDraws(
+        gpu_count=1,
+        pricing="on_demand",
+        price_usd_per_hour=price,
+        on_demand_price_usd_per_hour=None,
+        committed_instances=None,
+        price_annual_change=annual_change,
+        spot_interruption_overhead=0.0,
+        storage_usd_per_month=0.0,
+        egress_usd_per_month=0.0,
+        admin_usd_per_month=0.0,
+        relative_throughput=1.0,
+        tokens_per_s_per_gpu=None,
+        scaling_efficiency=1.0,
+    )
 
 
 def depreciation_schedule(method: str, years: int, horizon: int) -> np.ndarray:
@@ -242,11 +252,14 @@ def throughput(count: int, per_gpu: Value, efficiency: Value, derate: Value = 1.
 
 
 def _per_gpu(side: BuyDraws | RentDraws) -> Value:
-    """Work of one GPU of a side per hour [units of work/GPU-hour]: ``relative_throughput``, or
-    thr = tokens_per_s_per_gpu * 3600 / 1e6 [M tokens/GPU-hour] when given in tokens."""
-    if side.tokens_per_s_per_gpu is None:
-        return side.relative_throughput
-    return side.tokens_per_s_per_gpu * MTOK_PER_GPU_HOUR
+    """Work of one GPU of a side per hour [units of work/GPU-hour]: the rate the side gives,
+    scaled as its unit of work says (:func:`costmodel.units.rates`: a relative throughput as
+    it is, tokens per second times 3600 / 1e6)."""
+    for rate, scale in rates().items():
+        value = getattr(side, rate)
+        if value is not None:
+            return value if scale == 1.0 else value * scale
+    raise ValueError("a side without a throughput")
 
 
 def owned_availability(b: BuyDraws) -> Value:
@@ -503,7 +516,8 @@ class Lines:
     """The sides' TCO lines for a set of draws, and the capacities they rest on [units of
     work/hour]: ``own`` of the owned build, ``instance`` of one instance. ``api`` is the hosted
     API's line (a rent line: :meth:`ApiDraws.as_rented`), ``None`` without one;
-    ``availability`` [-] the share of the owned GPUs up (1.0 without downtime)."""
+    ``availability`` [-] the share of the owned GPUs up (1.0 without downtime); ``further``
+    the line of each further side by name (:attr:`ModelInputs.further`)."""
 
     buy: BuyLine
     rent: RentLine
@@ -511,6 +525,7 @@ class Lines:
     instance: Value
     api: RentLine | None = None
     availability: Value = 1.0
+    further: Mapping[str, RentLine] = field(default_factory=dict)
 
 
 def model_lines(inputs: ModelInputs, values: dict[str, Value]) -> Lines:

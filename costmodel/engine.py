@@ -17,7 +17,7 @@ import dataclasses
 import math
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,6 +36,7 @@ from .cashflows import (
     Workspace,
     cumulative_cost,
     gap,
+    metered,
     rented_cumulative,
 )
 from .inputs import MAX_SAMPLES, ModelInputs
@@ -55,9 +56,11 @@ from .result import (
     Sensitivity,
     UnitCost,
     ValueOfInformation,
+    Versus,
     frozen_array,
 )
 from .sampling import Sample, Sampler, average_ranks, correlate, sample
+from .sides import SIDES
 from .stats import (
     LevelBands,
     input_bins,
@@ -142,7 +145,9 @@ class Simulation:
     ``api`` is its TCO line and ``payback_api`` (U, S), ``breakeven_api`` (S,) those of buying
     against it; all three are ``None`` without one. ``availability`` [-] is the share of the
     owned GPUs up, a float or (S,) (1.0 without downtime). ``carbon`` holds every side's
-    emissions line [kg CO2e] (``None`` without carbon inputs).
+    emissions line [kg CO2e] (``None`` without carbon inputs). Each further side
+    (:attr:`ModelInputs.further`) has its TCO line, break-even, payback and cumulative cost
+    by name in ``further``, ``breakeven_further``, ``payback_further`` and ``cum_further``.
     """
 
     inputs: ModelInputs
@@ -163,6 +168,10 @@ class Simulation:
     availability: Value = 1.0
     carbon: carbon.Emissions | None = None
     cum_api: np.ndarray | None = None
+    further: Mapping[str, RentLine] = field(default_factory=dict)
+    breakeven_further: Mapping[str, np.ndarray] = field(default_factory=dict)
+    payback_further: Mapping[str, np.ndarray] = field(default_factory=dict)
+    cum_further: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def buy_tco(self, u: float) -> np.ndarray:
         """TCO_buy [USD] of every draw at utilisation ``u``, a new ``(S,)`` array."""
@@ -172,10 +181,17 @@ class Simulation:
         """TCO_rent [USD] of every draw at utilisation ``u``, a new ``(S,)`` array."""
         return _per_draw(self.rent.tco(u), self.inputs.samples)
 
+    def cumulative(self) -> dict[str, np.ndarray]:
+        """Every side's cumulative cost by month [USD] by side name (``cum_buy``, ...)."""
+        out = {"buy": self.cum_buy, "rent": self.cum_rent}
+        out = out if self.cum_api is None else {**out, "api": self.cum_api}
+        return {**out, **self.cum_further}
+
     def lines(self) -> dict[str, BuyLine | RentLine]:
         """Every side's TCO line by side name (``buy``, ``rent`` and, with one, ``api``)."""
         out: dict[str, BuyLine | RentLine] = {"buy": self.buy, "rent": self.rent}
-        return out if self.api is None else {**out, "api": self.api}
+        out = out if self.api is None else {**out, "api": self.api}
+        return {**out, **self.further}
 
 
 def _per_draw(x: Value, draws: int) -> np.ndarray:
@@ -219,8 +235,9 @@ def _lines(inputs: ModelInputs, values: dict[str, Value]) -> tuple[Lines, dict[s
     """The TCO lines of the draws ``values`` (a carbon price folded in) and each draw's
     break-even utilisation against each rival side: ``"rent"`` and, with a hosted API,
     ``"api"``."""
-    lines = carbon.priced_lines(inputs, values)
+    lines = _with_further(inputs, values, carbon.priced_lines(inputs, values))
     rivals = {"rent": lines.rent} if lines.api is None else {"rent": lines.rent, "api": lines.api}
+    rivals |= lines.further
     s = inputs.samples
     return lines, {
         side: np.array(breakeven_utilisation(lines.buy, line, s)) for side, line in rivals.items()
@@ -277,6 +294,7 @@ def simulate(
     t_own = lines.own
     levels = np.asarray(inputs.utilisation, dtype=float)
     paid, paid_api = _paybacks(inputs, values, lines, terms, levels, progress)
+    paid_further = _further_paybacks(inputs, values, lines, terms, levels)
     level = _report_level(inputs)
     cum = _cumulative_draws(inputs, values, lines, terms, level)
     phases.mark("payback")
@@ -299,6 +317,10 @@ def simulate(
         breakeven_api=breakevens.get("api"),
         availability=lines.availability,
         carbon=carbon.emissions(inputs, values, lines),
+        further=lines.further,
+        breakeven_further={name: breakevens[name] for name in lines.further},
+        payback_further=paid_further,
+        cum_further={name: cum[name] for name in lines.further},
     )
 
 
@@ -319,6 +341,10 @@ def _cumulative_draws(
     carbon.priced_cumulative(
         cum_buy, cum_rent, inputs, part, own_head, inst_head, terms, level, out.get("api")
     )
+    for name, obj in inputs.further:
+        kind = SIDES[name]
+        fixed, per_u = kind.by_month(kind.drawn(obj, part, name), own_head, terms)
+        out[name] = np.array(np.broadcast_to(_by_draw(fixed + level * per_u), cum_buy.shape))
     return out
 
 
@@ -354,6 +380,63 @@ def _paybacks(
         if progress is not None:
             progress(rows.stop / s)
     return paid, paid_api
+
+
+#: A rented side that costs nothing: the gap of buying against it is buying's cumulative cost.
+_NOTHING = metered(0.0, 0.0)
+
+
+def _with_further(inputs: ModelInputs, values: dict[str, Value], lines: Lines) -> Lines:
+    """``lines`` with the TCO line of each further side (its registered kind's
+    :attr:`~costmodel.sides.Side.line`, doing the owned build's work)."""
+    if not inputs.further:
+        return lines
+    terms = Terms(inputs.horizon_months, inputs.discount_rate, inputs.tax_rate)
+    further = {}
+    for name, obj in inputs.further:
+        kind = SIDES[name]
+        d = kind.drawn(obj, values, name)
+        further[name] = kind.line(d, lines.own, kind.capacity(d), terms)
+    return dataclasses.replace(lines, further=further)
+
+
+def _by_draw(x: np.ndarray) -> np.ndarray:
+    """A month-major ``(H + 1,)`` or ``(H + 1, S)`` array as ``(H + 1, 1)`` or itself."""
+    x = np.asarray(x, dtype=float)
+    return x[:, None] if x.ndim == 1 else x
+
+
+def _further_paybacks(
+    inputs: ModelInputs,
+    values: dict[str, Value],
+    lines: Lines,
+    terms: Terms,
+    levels: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Each draw's payback month at every level against each further side, by name: the gap
+    of buying against a side that costs nothing, less the side's cumulative cost by month
+    (:attr:`~costmodel.sides.Side.by_month`), one chunk of draws at a time."""
+    if not inputs.further:
+        return {}
+    s = inputs.samples
+    chunk = max(1, _CHUNK_ELEMENTS // inputs.horizon_months)
+    out = {name: np.empty((levels.size, s)) for name, _ in inputs.further}
+    work = Workspace()
+    for start in range(0, s, chunk):
+        rows = slice(start, min(s, start + chunk))
+        part = {k: _rows(v, rows) for k, v in values.items()}
+        bp, t_own = BuyDraws.sampled(inputs.buy, part), _rows(lines.own, rows)
+        for name, obj in inputs.further:
+            kind = SIDES[name]
+            g = gap(bp, _NOTHING, t_own, 1.0, terms, rows.stop - start, work)
+            g = carbon.priced_gap(g, inputs, part, t_own, 1.0, terms, against=name)
+            monthly = kind.by_month(kind.drawn(obj, part, name), t_own, terms)
+            fixed, per_u = (_by_draw(x) for x in monthly)
+            np.subtract(g.net0, fixed[1:], out=g.net0)  # the gap's own buffers
+            np.subtract(g.slope, per_u[1:], out=g.slope)
+            capex = np.broadcast_to(g.capex - fixed[0], g.capex.shape)
+            out[name][:, rows] = payback(dataclasses.replace(g, capex=capex), levels)
+    return out
 
 
 def _by_input(
@@ -463,7 +546,8 @@ class _Levels:
     of the mean gap TCO_buy - TCO_<side> [USD] per level and every draw's gap at the
     sensitivity level, by rival side (rent and, with one, the API); with a hosted API also
     P(TCO_buy < TCO_api) and the share of draws in which each side is the cheapest (``None``
-    without one)."""
+    without one); P(TCO_buy < TCO_<side>) of each further side by name.
+    """
 
     tco: dict[str, Bands]
     unit: UnitCost
@@ -472,6 +556,7 @@ class _Levels:
     sens_gap: dict[str, np.ndarray]
     prob_api: np.ndarray | None = None
     cheapest: Cheapest | None = None
+    prob_further: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def _tco_at(line: BuyLine | RentLine, u: float, out: np.ndarray) -> np.ndarray:
@@ -487,12 +572,20 @@ def _tco_at(line: BuyLine | RentLine, u: float, out: np.ndarray) -> np.ndarray:
 
 def _cheapest_into(shares: np.ndarray, j: int, tco: list[np.ndarray], s: int) -> None:
     """Level ``j`` of ``shares`` (sides, levels): the share of draws in which each side of
-    ``tco`` (buy, rent, api) is the cheapest, a tie going to the first."""
-    b, r, a = tco
-    buy = (b <= r) & (b <= a)
-    rent = ~buy & (r <= a)
-    n_buy, n_rent = np.count_nonzero(buy), np.count_nonzero(rent)
-    shares[:, j] = (n_buy / s, n_rent / s, (s - n_buy - n_rent) / s)
+    ``tco`` (buy, rent, then the others) is the cheapest, a tie going to the first."""
+    if len(tco) == 3:  # buy, rent, api: two comparisons a draw
+        b, r, a = tco
+        buy = (b <= r) & (b <= a)
+        rent = ~buy & (r <= a)
+        n_buy, n_rent = np.count_nonzero(buy), np.count_nonzero(rent)
+        shares[:, j] = (n_buy / s, n_rent / s, (s - n_buy - n_rent) / s)
+        return
+    best, first = tco[0].copy(), np.zeros(s, dtype=np.intp)
+    for i, values in enumerate(tco[1:], start=1):
+        cheaper = values < best
+        first[cheaper] = i
+        np.minimum(best, values, out=best)
+    shares[:, j] = np.bincount(first, minlength=len(tco)) / s
 
 
 def _proportional(lines: dict[str, BuyLine | RentLine], s: int) -> dict[str, LevelBands]:
@@ -519,8 +612,9 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     unit = {side: LevelBands(grid.size, mean=False) for side in lines}
     buf = {side: np.empty(s) for side in lines}
     prob, prob_api = np.empty(grid.size), np.empty(grid.size) if sim.api else None
-    shares = np.empty((len(lines), grid.size)) if sim.api else None
-    rivals = [side for side in lines if side != "buy"]
+    prob_further = {side: np.empty(grid.size) for side in sim.further}
+    shares = np.empty((len(lines), grid.size)) if len(lines) > 2 else None
+    rivals = [side for side in lines if side in ("rent", "api")]
     gap_se = {side: _gap_se(sim, grid, side) for side in rivals}
     per_level_se = [side for side in rivals if gap_se[side] is None]
     for side in per_level_se:
@@ -534,9 +628,12 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         for side in per_level_se:
             gap_se[side][j] = _se(np.subtract(b, at[side], out=scratch))
         if j == sens_level:
-            sens_gap = {side: b - values for side, values in at.items() if side != "buy"}
-        if shares is not None:
+            sens_gap = {side: b - at[side] for side in rivals}
+        if prob_api is not None:
             prob_api[j] = np.count_nonzero(b < at["api"]) / s
+        for side, p in prob_further.items():
+            p[j] = np.count_nonzero(b < at[side]) / s
+        if shares is not None:
             _cheapest_into(shares, j, list(at.values()), s)
         work = u * 730.0 * h * np.asarray(sim.own_throughput)  # units of work
         for side, values in at.items():
@@ -550,12 +647,15 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
                 unit[side].scaled(j, tco[side], float(np.max(work)))
     return _Levels(
         tco={side: bands.bands() for side, bands in tco.items()},
-        unit=UnitCost(sim.inputs.unit, **{side: bands.bands() for side, bands in unit.items()}),
+        unit=UnitCost(sim.inputs.unit, {side: bands.bands() for side, bands in unit.items()}),
         prob=frozen_array(prob),
         gap_se=gap_se,
         sens_gap=sens_gap,
         prob_api=None if prob_api is None else frozen_array(prob_api),
-        cheapest=None if shares is None else Cheapest(*(frozen_array(x) for x in shares)),
+        cheapest=None
+        if shares is None
+        else Cheapest({side: frozen_array(x) for side, x in zip(lines, shares, strict=True)}),
+        prob_further={side: frozen_array(p) for side, p in prob_further.items()},
     )
 
 
@@ -579,9 +679,7 @@ def _cumulative(sim: Simulation) -> CumulativeCost:
     return CumulativeCost(
         utilisation=sim.report_utilisation,
         months=frozen_array(np.arange(sim.inputs.horizon_months + 1)),
-        buy=LevelBands.of_rows(np.array(sim.cum_buy)),
-        rent=LevelBands.of_rows(np.array(sim.cum_rent)),
-        api=None if sim.cum_api is None else LevelBands.of_rows(np.array(sim.cum_api)),
+        sides={side: LevelBands.of_rows(np.array(cum)) for side, cum in sim.cumulative().items()},
     )
 
 
@@ -651,6 +749,8 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
         availability=_availability(sim),
         carbon=None if sim.carbon is None else _carbon(sim.carbon, inputs, sim.own_throughput),
         rivals=_rivals(sim, levels, by_side),
+        versus=_versus(sim, levels),
+        cheapest_share=levels.cheapest,
         **_api_outcomes(sim, levels),
     )
     phases.mark("summary")
@@ -675,7 +775,20 @@ def _api_outcomes(sim: Simulation, levels: _Levels) -> dict[str, object]:
         "prob_buy_cheaper_than_api": levels.prob_api,
         "breakeven_vs_api": summarise_breakeven(sim.breakeven_api),
         "payback_vs_api_months": _payback_months(sim.payback_api),
-        "cheapest_share": levels.cheapest,
+    }
+
+
+def _versus(sim: Simulation, levels: _Levels) -> dict[str, Versus]:
+    """Buying against each further side: its TCO bands, P(buy cheaper), break-even and
+    payback."""
+    return {
+        side: Versus(
+            tco=levels.tco[side],
+            prob_buy_cheaper=levels.prob_further[side],
+            breakeven=summarise_breakeven(sim.breakeven_further[side]),
+            payback=_payback_months(sim.payback_further[side]),
+        )
+        for side in sim.further
     }
 
 
@@ -722,6 +835,7 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
             kg[...] = line.kg(u)
             _carbon_level(tonnes[side], per[side], j, kg, u * full, scratch)
     bands = {side: b.bands() for side, b in tonnes.items()}
-    unit = UnitCost(inputs.unit, **{side: b.bands() for side, b in per.items()})
+    unit = UnitCost(inputs.unit, {side: b.bands() for side, b in per.items()})
     unknown = ("api",) if inputs.api is not None and e.api is None else ()
-    return Carbon(per_unit=unit, unknown=unknown, **bands)
+    unknown += tuple(inputs.further_sides)
+    return Carbon(sides=bands, per_unit=unit, unknown=unknown)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection
 from dataclasses import MISSING, Field, dataclass, field, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from pricing.vocabulary import (
     CARBON_LIMITS,
@@ -25,12 +25,14 @@ from pricing.vocabulary import (
     INSTANCE_LIMITS,
     PLATFORM_LIMITS,
     PRICING_MODELS,
-    SERVING_LIMITS,
+    RESERVED_PRICINGS,
     Bound,
 )
 
 from .distributions import Distribution, Fixed
 from .sampling import METHODS
+from .units import MTOK_PER_GPU_HOUR, PER_GPU_HOUR, UNITS, rates
+from .units import unit as unit_of
 
 __all__ = [
     "ApiInputs",
@@ -70,9 +72,6 @@ MAX_SAMPLES = 1_000_000
 #: TCO(u) / (u * 730 * H * T), which overflows floating point for u as small as 1e-310; a
 #: millionth of the hours (2.6 s a month) is far below any real use and keeps it in range.
 MIN_UTILISATION = 1e-6
-#: The units of work a throughput may count: an hour of the reference GPU's training work, or
-#: a million tokens (input + output) of requests of the workload's shape.
-UNITS = ("reference_gpu_hour", "million_tokens")
 
 
 class InputError(ValueError):
@@ -122,73 +121,67 @@ def _validate(obj: Any, prefix: str) -> None:
     """Check every field of ``obj`` against its ``bound`` or ``choices`` metadata."""
     for f in fields(obj):
         value, path = getattr(obj, f.name), f"{prefix}{f.name}"
-        bound: Bound | None = f.metadata.get("bound")
         choices = f.metadata.get("choices")
         if value is None:
             continue
         if choices is not None and value not in choices:
             raise InputError(path, f"unknown value {value!r}; valid: {', '.join(choices)}")
-        if bound is None:
-            continue
-        if isinstance(value, Distribution):
-            lo, hi = value.support()
-            if bound.problem(lo) or bound.problem(hi):
-                raise InputError(
-                    path,
-                    f"values must lie in {bound.text()}, but the distribution spans "
-                    f"[{lo:g}, {hi:g}]",
-                )
-            continue
-        for item in value if isinstance(value, tuple) else (value,):
-            if bound.integer and (isinstance(item, bool) or not isinstance(item, int)):
-                raise InputError(path, f"must be an integer, got {item!r}")
-            problem = bound.problem(item)
-            if problem:
-                raise InputError(path, problem)
+        bound: Bound | None = f.metadata.get("bound")
+        if bound is not None:
+            _check_bound(value, path, bound)
 
 
-_THROUGHPUT = "[reference GPU-hours/GPU-hour]"
-#: A GPU does between a thousandth and a thousand times the reference GPU's work: wider ratios
-#: are typing errors, and would let costs overflow.
-_SPEED = Bound(0.001, 1000, _THROUGHPUT)
-#: Shares of throughput kept (scaling, cooling): at least 1 %, for the same reasons.
+def _check_bound(value: Any, path: str, bound: Bound) -> None:
+    """Check a number, a tuple of them or a distribution's support against ``bound``."""
+    if isinstance(value, Distribution):
+        lo, hi = value.support()
+        if bound.problem(lo) or bound.problem(hi):
+            raise InputError(
+                path,
+                f"values must lie in {bound.text()}, but the distribution spans [{lo:g}, {hi:g}]",
+            )
+        return
+    for item in value if isinstance(value, tuple) else (value,):
+        if bound.integer and (isinstance(item, bool) or not isinstance(item, int)):
+            raise InputError(path, f"must be an integer, got {item!r}")
+        problem = bound.problem(item)
+        if problem:
+            raise InputError(path, problem)
+
+
+#: Shares of throughput kept (scaling, cooling): at least 1 %, so that costs cannot overflow.
 _SHARE_KEPT = Bound(0.01, 1, "[-]")
 
 
-#: M tokens per GPU-hour in one token per second [M tokens/GPU-hour per token/s]: 3600 / 1e6.
-MTOK_PER_GPU_HOUR = 3600 / 1e6
-
-
-def _relative_throughput() -> Any:
-    return _input(
-        _THROUGHPUT,
-        "work of one GPU per hour, in units of work (reference GPU-hours for training); "
-        "give it or tokens_per_s_per_gpu",
-        bound=_SPEED,
-        default=None,
-    )
-
-
-def _tokens_per_s() -> Any:
-    return _input(
-        "[tokens/s per GPU]",
-        "serving throughput of one GPU, input + output tokens (inference work: "
-        "M tokens per GPU-hour = tokens/s * 3600 / 1e6); give it or relative_throughput",
-        bound=SERVING_LIMITS["tokens_per_s_per_gpu"],
-        default=None,
-    )
+def _rate(unit_id: str) -> Any:
+    """One GPU's rate in the terms of unit ``unit_id`` (:class:`~costmodel.units.Unit`),
+    optional: a side gives its throughput in one unit's rate."""
+    u = UNITS[unit_id]
+    return _input(u.rate_unit, u.rate_text, bound=u.rate_bound, default=None)
 
 
 def _one_throughput(side: Any, prefix: str) -> None:
-    """A side's per-GPU throughput is given once: in units of work or in tokens per second."""
-    names = ("relative_throughput", "tokens_per_s_per_gpu")
+    """A side's per-GPU throughput is given once, in one unit's rate (:func:`units.rates`)."""
+    names = [n for n in rates() if hasattr(side, n)]
     given = [n for n in names if getattr(side, n) is not None]
     if len(given) != 1:
         raise InputError(
-            f"{prefix}relative_throughput",
-            "give exactly one of relative_throughput and tokens_per_s_per_gpu, got "
-            + (" and ".join(given) or "neither"),
+            f"{prefix}{names[0]}",
+            f"give exactly one of {' and '.join(names)}, got " + (" and ".join(given) or "neither"),
         )
+
+
+def _other_rates(sides: dict[str, Any], unit_id: str, needs: str) -> None:
+    """No side gives its throughput in another unit's rate than ``unit_id``'s; ``needs`` says
+    what the question would need for it."""
+    own = (UNITS[unit_id].rate, PER_GPU_HOUR)
+    for name, side in sides.items():
+        for rate in rates():
+            if rate not in own and side is not None and getattr(side, rate, None) is not None:
+                other = next(u for u in UNITS.values() if u.rate == rate)
+                raise InputError(
+                    f"{name}.{rate}", f"counts {other.words}: {needs.format(unit=other)}"
+                )
 
 
 #: How the owned hardware is paid for.
@@ -295,8 +288,8 @@ class BuyInputs:
     platform_power_w: Distribution = _input(
         "[W]", "host draw without the GPUs", bound=PLATFORM_LIMITS["power_w"]
     )
-    relative_throughput: Distribution | None = _relative_throughput()
-    tokens_per_s_per_gpu: Distribution | None = _tokens_per_s()
+    relative_throughput: Distribution | None = _rate("reference_gpu_hour")
+    tokens_per_s_per_gpu: Distribution | None = _rate("million_tokens")
     scaling_efficiency: Distribution = _input(
         "[-]", "multi-GPU scaling efficiency", bound=_SHARE_KEPT, default=1.0
     )
@@ -419,8 +412,8 @@ class RentInputs:
         "price under the pricing model",
         bound=INSTANCE_LIMITS["usd_per_hour"],
     )
-    relative_throughput: Distribution | None = _relative_throughput()
-    tokens_per_s_per_gpu: Distribution | None = _tokens_per_s()
+    relative_throughput: Distribution | None = _rate("reference_gpu_hour")
+    tokens_per_s_per_gpu: Distribution | None = _rate("million_tokens")
     on_demand_price_usd_per_hour: Distribution | None = _input(
         "[USD/instance-hour]",
         "price of hours above a reservation",
@@ -468,7 +461,7 @@ class RentInputs:
     def __post_init__(self) -> None:
         _validate(self, "rent.")
         _one_throughput(self, "rent.")
-        reserved = self.pricing.startswith("reserved")
+        reserved = self.pricing in RESERVED_PRICINGS
         if reserved and self.on_demand_price_usd_per_hour is None:
             raise InputError(
                 "rent.on_demand_price_usd_per_hour",
@@ -522,6 +515,9 @@ class ApiInputs:
         default=0.0,
         origin="flat API prices",
     )
+
+    #: The unit of work an API bills: a million tokens.
+    unit: ClassVar[str] = "million_tokens"
 
     def __post_init__(self) -> None:
         _validate(self, "api.")
@@ -814,7 +810,7 @@ class ModelInputs:
         default=None, metadata={"text": "a hosted API doing the same work (inference only)"}
     )
     unit: str = _choice(
-        "the unit of work the throughputs count, per GPU-hour", UNITS, default=UNITS[0]
+        "the unit of work the throughputs count, per GPU-hour", UNITS, default="reference_gpu_hour"
     )
     discount_rate: float = _discount_rate()
     tax_rate: float = _tax_rate()
@@ -848,10 +844,20 @@ class ModelInputs:
     carbon: CarbonInputs | None = field(
         default=None, metadata={"text": "emissions beside cost, and a carbon price"}
     )
+    further: tuple[tuple[str, Any], ...] = field(
+        default=(),
+        metadata={
+            "text": "further sides compared with buying: (registered side name, its frozen "
+            "inputs) pairs (costmodel.sides.SIDES)"
+        },
+    )
 
     def __post_init__(self) -> None:
         _validate(self, "")
         self._check_carbon()
+        for name in self.further_sides:
+            if name in ("buy", "rent", "api"):
+                raise InputError(name, "is not a further side: give it as its own field")
         if not self.utilisation:
             raise InputError("utilisation", "needs at least one level")
         if len(self.utilisation) > MAX_LEVELS:
@@ -864,27 +870,25 @@ class ModelInputs:
                 "utilisation",
                 f"a level above 0 must be at least {MIN_UTILISATION:g}, got {tiny[0]:g}",
             )
-        if self.unit != "million_tokens":
-            if self.api is not None:
-                raise InputError(
-                    "api", "a hosted API bills tokens: the unit must be million_tokens"
-                )
-            for name, side in (("buy", self.buy), ("rent", self.rent)):
-                if side.tokens_per_s_per_gpu is not None:
-                    raise InputError(
-                        f"{name}.tokens_per_s_per_gpu",
-                        "counts tokens: the unit must be million_tokens",
-                    )
+        if self.api is not None and self.unit != ApiInputs.unit:
+            raise InputError("api", f"a hosted API bills tokens: the unit must be {ApiInputs.unit}")
+        _other_rates({"buy": self.buy, "rent": self.rent}, self.unit, "the unit must be {unit.id}")
         _check_lease(self.buy, "buy", self.horizon_months)
         _check_correlations(self.correlations, self.distributions())
 
     def distributions(self) -> dict[str, Distribution]:
         """Every distribution-valued input by its dotted name (``"buy.pue"``); the carbon
         inputs among them only when carbon has a price (:attr:`CarbonInputs.priced`)."""
-        out = _distributions({"buy": self.buy, "rent": self.rent, "api": self.api})
+        sides = {"buy": self.buy, "rent": self.rent, "api": self.api, **self.further_sides}
+        out = _distributions(sides)
         if self.carbon is not None and self.carbon.priced:
             out |= self.carbon.distributions()
         return out
+
+    @property
+    def further_sides(self) -> dict[str, Any]:
+        """The further sides' inputs by side name, in order."""
+        return dict(self.further)
 
     def _check_carbon(self) -> None:
         """API emissions need an API; an unpriced carbon input is drawn apart from the costs,
@@ -918,28 +922,19 @@ OBJECTIVES = ("mean", "p90", "cvar95")
 MAX_FLEET = 1000
 
 
-#: The work fields of a demand, one of which is given: training counts reference GPU-hours,
-#: inference millions of tokens (input + output).
-_WORK_FIELDS = ("reference_gpu_hours_per_month", "million_tokens_per_month")
-
-
 @dataclass(frozen=True, kw_only=True)
 class Demand:
-    """The work to be done: in month 1 either ``reference_gpu_hours_per_month`` (training) or
-    ``million_tokens_per_month`` (inference), exactly one of them, growing at ``annual_growth``
-    (month m: W_1 * (1 + g_w)^((m - 1)/12)). Within each month the load is a daily sinusoid
-    whose peak hour is ``peak_to_mean`` times the mean hour (1: flat, :mod:`costmodel.load`).
+    """The work to be done: ``work_per_month`` W_1 [units of work/month] in month 1, counted in
+    ``unit`` (a :class:`~costmodel.units.Unit` id), growing at ``annual_growth`` (month m:
+    W_1 * (1 + g_w)^((m - 1)/12)). Within each month the load is a daily sinusoid whose peak
+    hour is ``peak_to_mean`` times the mean hour (1: flat, :mod:`costmodel.load`). The amount
+    is named in sampling by its unit's demand key (``"demand.million_tokens_per_month"``), as
+    documents write it (:meth:`document_fields`).
     """
 
-    reference_gpu_hours_per_month: Distribution | None = _input(
-        "[reference GPU-hours/month]", "work in month 1 (training)", 0, 1e9, default=None
-    )
-    million_tokens_per_month: Distribution | None = _input(
-        "[M tokens/month]",
-        "work in month 1 (inference), input + output tokens",
-        0,
-        1e12,
-        default=None,
+    unit: str = _choice("the unit of work of the demand", UNITS, default="reference_gpu_hour")
+    work_per_month: Distribution = field(
+        metadata={"text": "work in month 1, in the unit's demand key [units of work/month]"}
     )
     annual_growth: Distribution = _input(
         "[1/year]", "annual growth of the work", -0.99, 10, default=0.0, origin="no growth"
@@ -955,22 +950,52 @@ class Demand:
 
     def __post_init__(self) -> None:
         _validate(self, "demand.")
-        given = [name for name in _WORK_FIELDS if getattr(self, name) is not None]
-        if not given:
-            raise InputError("demand", f"needs the work in month 1: {' or '.join(_WORK_FIELDS)}")
-        if len(given) > 1:
-            raise InputError(f"demand.{given[1]}", f"give one of {' and '.join(given)}, not both")
+        path = f"demand.{self.work_field}"
+        if self.work_per_month is None:
+            raise InputError("demand", f"needs the work in month 1: {path}")
+        _check_bound(self.work_per_month, path, unit_of(self.unit).demand_bound)
 
     @property
     def work_field(self) -> str:
-        """The name of the field that holds the work: ``reference_gpu_hours_per_month`` or
-        ``million_tokens_per_month``."""
-        return next(name for name in _WORK_FIELDS if getattr(self, name) is not None)
+        """The document key of the work, its unit's (``reference_gpu_hours_per_month``,
+        ``million_tokens_per_month``)."""
+        return unit_of(self.unit).demand
 
-    @property
-    def work_per_month(self) -> Distribution:
-        """W_1, the work in month 1 [units of work/month], whichever unit it is given in."""
-        return getattr(self, self.work_field)
+    def distributions(self) -> dict[str, Distribution]:
+        """Every distribution of the demand by its name in sampling, the work first."""
+        rest = _distributions({"demand": self})
+        del rest["demand.work_per_month"]
+        return {f"demand.{self.work_field}": self.work_per_month, **rest}
+
+    @classmethod
+    def given(cls, **keys: Any) -> Demand:
+        """A demand from the keys a document writes: exactly one unit's amount key
+        (``million_tokens_per_month=...``) and any other field."""
+        amounts = {u.demand: u.id for u in UNITS.values()}
+        named = [k for k in keys if k in amounts and keys[k] is not None]
+        if not named:
+            raise InputError("demand", f"needs the work in month 1: {' or '.join(amounts)}")
+        if len(named) > 1:
+            raise InputError(f"demand.{named[1]}", f"give one of {' and '.join(named)}, not both")
+        rest = {k: v for k, v in keys.items() if k not in amounts}
+        return cls(unit=amounts[named[0]], work_per_month=keys[named[0]], **rest)
+
+    def document(self) -> dict[str, Any]:
+        """The demand by the keys a document writes (:meth:`given` takes them back)."""
+        rest = {f.name: getattr(self, f.name) for f in fields(self)}
+        del rest["unit"], rest["work_per_month"]
+        return {self.work_field: self.work_per_month, **rest}
+
+    @staticmethod
+    def document_fields() -> dict[str, Field]:
+        """The demand's keys as documents write them, with their metadata: one amount key per
+        unit of work (optional: the document gives the one of its unit) and the rest."""
+        amounts = {
+            u.demand: _input(u.demand_unit, u.demand_text, bound=u.demand_bound, default=None)
+            for u in UNITS.values()
+        }
+        rest = {f.name: f for f in fields(Demand) if f.name not in ("unit", "work_per_month")}
+        return amounts | rest
 
 
 def _counts(text: str) -> Any:
@@ -1037,10 +1062,10 @@ class PlanInputs:
                 raise InputError(f"{name}.min", f"min {low} exceeds max {high}")
         if self.reserve is None and self.instances != (0, 0):
             raise InputError("instances", "reserved instances need a reserve block")
-        if self.reserve is not None and not self.reserve.pricing.startswith("reserved"):
+        if self.reserve is not None and self.reserve.pricing not in RESERVED_PRICINGS:
             raise InputError(
                 "reserve.pricing",
-                f"must be reserved_1y or reserved_3y, got {self.reserve.pricing!r}",
+                f"must be {' or '.join(sorted(RESERVED_PRICINGS))}, got {self.reserve.pricing!r}",
             )
         if not isinstance(self.burst, ApiInputs) and self.burst.pricing not in (
             "on_demand",
@@ -1049,23 +1074,19 @@ class PlanInputs:
             raise InputError(
                 "burst.pricing", f"must be on_demand or spot, got {self.burst.pricing!r}"
             )
-        if self.demand.million_tokens_per_month is None:
-            self._check_counts_hours()
+        self._check_units()
         _check_lease(self.own, "own", self.horizon_months)
         _check_correlations(self.correlations, self.distributions())
 
-    def _check_counts_hours(self) -> None:
-        """A demand in reference GPU-hours takes no side that counts tokens."""
-        if isinstance(self.burst, ApiInputs):
-            raise InputError(
-                "burst", "an API bills tokens: the demand needs million_tokens_per_month"
-            )
-        for name, side in (("own", self.own), ("reserve", self.reserve), ("burst", self.burst)):
-            if side is not None and side.tokens_per_s_per_gpu is not None:
-                raise InputError(
-                    f"{name}.tokens_per_s_per_gpu",
-                    "counts tokens: the demand needs million_tokens_per_month",
-                )
+    def _check_units(self) -> None:
+        """Every side counts the demand's unit: an API burst needs the unit it bills, and no
+        side gives its throughput in another unit's rate."""
+        unit = self.demand.unit
+        if isinstance(self.burst, ApiInputs) and unit != ApiInputs.unit:
+            demand = unit_of(ApiInputs.unit).demand
+            raise InputError("burst", f"an API bills tokens: the demand needs {demand}")
+        sides = {"own": self.own, "reserve": self.reserve, "burst": self.burst}
+        _other_rates(sides, unit, "the demand needs {unit.demand}")
 
     @property
     def candidates(self) -> int:
@@ -1080,8 +1101,8 @@ class PlanInputs:
     def distributions(self) -> dict[str, Distribution]:
         """Every distribution-valued input by its dotted name (``"own.pue"``; an API burst's
         as ``"burst.api.<field>"``, its key path in a plan)."""
-        sides = {"demand": self.demand, "own": self.own, "reserve": self.reserve}
-        out = _distributions({**sides, self.burst_side: self.burst})
+        sides = {"own": self.own, "reserve": self.reserve, self.burst_side: self.burst}
+        out = self.demand.distributions() | _distributions(sides)
         if self.carbon is not None and self.carbon.priced:
             out |= self.carbon.distributions()
         return out
@@ -1105,5 +1126,8 @@ class PlanInputs:
 
 def input_fields(cls: type) -> dict[str, Field]:
     """The dataclass fields of an inputs class by name, with their ``unit``/``text``/``bound``
-    or ``choices`` metadata."""
+    or ``choices`` metadata; a :class:`Demand`'s by the keys documents write
+    (:meth:`Demand.document_fields`)."""
+    if cls is Demand:
+        return Demand.document_fields()
     return {f.name: f for f in fields(cls)}

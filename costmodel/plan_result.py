@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .result import SCHEMA_VERSION, Z95, InputValue
+from .result import SCHEMA_VERSION, Z95, Column, InputValue, Quantity
 
 if TYPE_CHECKING:
     import pandas
@@ -193,25 +193,33 @@ class PlanResult:
 
         return pandas.DataFrame(dict(self.columns()))
 
-    def columns(self) -> list[tuple[str, list[Any]]]:
-        """The candidates' table as ``(column name, values)`` pairs, one value per candidate:
-        counts as ``int``, money [USD] and shares [-] as ``float``."""
-        cs = self.candidates
+    def columns(self) -> list[Column]:
+        """The candidates' table as :class:`~costmodel.result.Column` pairs ``(column name,
+        values)``, one value per candidate: counts as ``int``, money [USD] and shares [-] as
+        ``float``, each column declaring what it counts."""
+        cs, share = self.candidates, Quantity.SHARE
         return [
-            ("servers", [c.servers for c in cs]),
-            ("instances", [c.instances for c in cs]),
-            *((f"cost_{s}", [getattr(c.cost, s) for c in cs]) for s in _STATS),
-            ("share_owned", [c.share_owned for c in cs]),
-            ("owned_utilisation", [c.owned_utilisation for c in cs]),
-            ("prob_cheaper_than_cloud", [c.prob_cheaper_than_cloud for c in cs]),
-            *([("availability", [c.availability for c in cs])] if self.downtime else []),
+            Column("servers", [c.servers for c in cs]),
+            Column("instances", [c.instances for c in cs]),
+            *(Column(f"cost_{s}", [getattr(c.cost, s) for c in cs], Quantity.USD) for s in _STATS),
+            Column("share_owned", [c.share_owned for c in cs], share),
+            Column("owned_utilisation", [c.owned_utilisation for c in cs], share),
+            Column("prob_cheaper_than_cloud", [c.prob_cheaper_than_cloud for c in cs], share),
+            *([Column("availability", [c.availability for c in cs])] if self.downtime else []),
             *(self._carbon_columns() if self.counts_carbon else []),
         ]
 
-    def _carbon_columns(self) -> list[tuple[str, list[float]]]:
+    def _carbon_columns(self) -> list[Column]:
         cs = [c.carbon for c in self.candidates]
         nan = float("nan")
-        return [(f"carbon_{s}", [nan if c is None else getattr(c, s) for c in cs]) for s in _CARBON]
+        return [
+            Column(
+                f"carbon_{s}",
+                [nan if c is None else getattr(c, s) for c in cs],
+                Quantity.GRAMS_PER_UNIT if s == "per_unit" else Quantity.TONNES,
+            )
+            for s in _CARBON
+        ]
 
     @property
     def counts_carbon(self) -> bool:

@@ -10,10 +10,13 @@ work (``Result.unit``: a reference GPU-hour, or a million tokens). Arrays are al
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from .units import unit as unit_of
 
 if TYPE_CHECKING:
     import pandas
@@ -24,15 +27,18 @@ __all__ = [
     "Availability",
     "Bands",
     "Breakeven",
+    "BySide",
     "Carbon",
     "CatalogRef",
     "Cheapest",
+    "Column",
     "Convergence",
     "CumulativeCost",
     "Driver",
     "Origin",
     "InputValue",
     "Payback",
+    "Quantity",
     "Result",
     "Rival",
     "SCHEMA_VERSION",
@@ -41,6 +47,7 @@ __all__ = [
     "TornadoBar",
     "UnitCost",
     "ValueOfInformation",
+    "Versus",
     "Z95",
 ]
 
@@ -55,6 +62,33 @@ def frozen_array(values: Any) -> np.ndarray:
     out = np.array(values, dtype=float)
     out.flags.writeable = False
     return out
+
+
+class Quantity(enum.StrEnum):
+    """What a column of a table of figures counts, by its unit: how a report shows it."""
+
+    USD = "[USD]"
+    SHARE = "[-]"
+    MONTH = "[month]"
+    USD_PER_UNIT = "[USD/unit of work]"
+    TONNES = "[t CO2e]"
+    GRAMS_PER_UNIT = "[g CO2e/unit of work]"
+    WORK = "[units of work/month]"
+
+
+class Column(tuple):
+    """A ``(name, values)`` pair (it unpacks and makes a dict as one) that declares what its
+    values count: ``quantity`` (``None`` for counts, flags and text)."""
+
+    quantity: Quantity | None
+
+    def __new__(cls, name: str, values: Any, quantity: Quantity | None = None) -> Column:
+        self = super().__new__(cls, (name, values))
+        self.quantity = quantity
+        return self
+
+    def __getnewargs__(self) -> tuple[Any, ...]:
+        return (*self, self.quantity)
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,51 +137,79 @@ class Payback:
     prob_never: np.ndarray
 
 
+class BySide:
+    """A figure of each side of a question, by side name in the question's order (``buy``,
+    ``rent``, then any further side): ``x["rent"]``, ``x.get("api")``, ``for side in x``."""
+
+    sides: Mapping[str, Any]
+
+    def __getitem__(self, side: str) -> Any:
+        return self.sides[side]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.sides)
+
+    def __contains__(self, side: object) -> bool:
+        return side in self.sides
+
+    def get(self, side: str) -> Any:
+        """The figure of ``side``, or ``None`` without that side."""
+        return self.sides.get(side)
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        """(side name, figure) pairs in the question's order."""
+        return iter(self.sides.items())
+
+
 @dataclass(frozen=True, eq=False)
-class UnitCost:
-    """Each side's cost per unit of work [USD per ``unit``], NaN at u = 0; the API's is
-    ``None`` without one. ``unit`` is ``reference_gpu_hour`` or ``million_tokens``."""
+class UnitCost(BySide):
+    """Each side's cost per unit of work [USD per ``unit``], NaN at u = 0, by side name.
+    ``unit`` is the id of a unit of work (:data:`costmodel.units.UNITS`)."""
 
     unit: str
-    buy: Bands
-    rent: Bands
-    api: Bands | None = None
+    sides: Mapping[str, Bands]
 
 
 @dataclass(frozen=True, eq=False)
-class Carbon:
-    """Each side's emissions over the horizon per level [t CO2e] (mean and percentiles) and
-    per unit of work (``per_unit``, [g CO2e per ``per_unit.unit``], NaN at u = 0). ``unknown``
-    names the sides whose emissions are not known (an API without ``g_co2e_per_mtok``): their
-    bands are ``None``, never zeros."""
+class Carbon(BySide):
+    """Each side's emissions over the horizon per level [t CO2e] (mean and percentiles), by
+    side name, and per unit of work (``per_unit``, [g CO2e per ``per_unit.unit``], NaN at
+    u = 0). ``unknown`` names the sides whose emissions are not known (an API without
+    ``g_co2e_per_mtok``): they have no bands, never zeros."""
 
-    buy: Bands
-    rent: Bands
+    sides: Mapping[str, Bands]
     per_unit: UnitCost
-    api: Bands | None = None
     unknown: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
-class Cheapest:
-    """The share of draws in which each side is the cheapest, per level [-]; a tie goes to the
-    first of buy, rent, api."""
+class Cheapest(BySide):
+    """The share of draws in which each side is the cheapest, per level [-], by side name; a
+    tie goes to the side first in the question's order."""
 
-    buy: np.ndarray
-    rent: np.ndarray
-    api: np.ndarray
+    sides: Mapping[str, np.ndarray]
 
 
 @dataclass(frozen=True, eq=False)
-class CumulativeCost:
-    """Cumulative discounted after-tax cost by month 0..H at one utilisation [USD], no resale;
-    ``api`` is the hosted API's (``None`` without one)."""
+class CumulativeCost(BySide):
+    """Cumulative discounted after-tax cost by month 0..H at one utilisation [USD], no resale,
+    of each side by side name."""
 
     utilisation: float
     months: np.ndarray
-    buy: Bands
-    rent: Bands
-    api: Bands | None = None
+    sides: Mapping[str, Bands]
+
+
+@dataclass(frozen=True, eq=False)
+class Versus:
+    """Buying against one further side (a side beyond buy, rent and api): the side's TCO
+    bands [USD], P(TCO_buy < TCO_<side>) per level [-], the break-even utilisation of buying
+    against it and the payback of buying against it [month]."""
+
+    tco: Bands
+    prob_buy_cheaper: np.ndarray
+    breakeven: Breakeven
+    payback: Payback
 
 
 @dataclass(frozen=True)
@@ -312,7 +374,8 @@ class Result:
     emissions where the
     inputs have carbon figures (``None`` otherwise). ``sensitivity``, ``tornado`` and
     ``value_of_information`` are of buying against renting; ``rivals`` holds the same against
-    each further side (the API), empty without one.
+    each further side (the API), empty without one. ``versus`` holds buying against each
+    side beyond buy, rent and api (a registered kind of side, :mod:`costmodel.sides`) by name.
     """
 
     utilisation: np.ndarray
@@ -339,6 +402,7 @@ class Result:
     schema_version: int = SCHEMA_VERSION
     carbon: Carbon | None = None
     rivals: tuple[Rival, ...] = ()
+    versus: Mapping[str, Versus] = field(default_factory=dict)
 
     def level(self, u: float) -> int | None:
         """Index of utilisation level ``u`` in :attr:`utilisation`, or ``None``."""
@@ -361,8 +425,14 @@ class Result:
 
     @property
     def sides(self) -> tuple[str, ...]:
-        """The sides compared: ``("buy", "rent")``, and ``"api"`` with a hosted API."""
-        return ("buy", "rent", "api") if self.api_tco is not None else ("buy", "rent")
+        """The sides compared, in order: ``("buy", "rent")``, then any further side (``"api"``
+        with a hosted API)."""
+        return tuple(self.cost_per_unit)
+
+    def tco(self, side: str) -> Bands:
+        """The TCO bands [USD] of ``side`` (one of :attr:`sides`)."""
+        fixed = {"buy": self.buy_tco, "rent": self.rent_tco, "api": self.api_tco}
+        return fixed[side] if side in fixed else self.versus[side].tco
 
     def to_frame(self) -> pandas.DataFrame:
         """One row per utilisation level: TCO bands, P(buy cheaper), payback and unit cost.
@@ -383,54 +453,56 @@ class Result:
         index = pandas.Index(columns.pop("utilisation"), name="utilisation")
         return pandas.DataFrame(columns, index=index)
 
-    def columns(self) -> list[tuple[str, np.ndarray]]:
-        """The per-level table as ``(column name, values)`` pairs, ``utilisation`` first."""
-        tco = {"buy": self.buy_tco, "rent": self.rent_tco, "api": self.api_tco}
-        cols: list[tuple[str, np.ndarray]] = [("utilisation", self.utilisation)]
+    def columns(self) -> list[Column]:
+        """The per-level table as :class:`Column` pairs ``(name, values)``, ``utilisation``
+        first, each declaring what it counts."""
+        usd, share = Quantity.USD, Quantity.SHARE
+        cols = [Column("utilisation", self.utilisation, share)]
         for side in self.sides:
-            cols += [(f"{side}_tco_{s}", getattr(tco[side], s)) for s in _STATS]
-        cols.append(("prob_buy_cheaper", self.prob_buy_cheaper))
+            cols += [Column(f"{side}_tco_{s}", getattr(self.tco(side), s), usd) for s in _STATS]
+        cols.append(Column("prob_buy_cheaper", self.prob_buy_cheaper, share))
         if self.prob_buy_cheaper_than_api is not None:
-            cols.append(("prob_buy_cheaper_than_api", self.prob_buy_cheaper_than_api))
+            cols.append(Column("prob_buy_cheaper_than_api", self.prob_buy_cheaper_than_api, share))
+        for side, v in self.versus.items():
+            cols.append(Column(f"prob_buy_cheaper_than_{side}", v.prob_buy_cheaper, share))
         cols += _payback_columns("payback", self.payback_months)
         if self.payback_vs_api_months is not None:
             cols += _payback_columns("payback_vs_api", self.payback_vs_api_months)
-        name = _UNIT_COLUMN[self.unit]
-        for side in self.sides:
-            bands = getattr(self.cost_per_unit, side)
-            cols += [(f"{name}_{side}_{s}", getattr(bands, s)) for s in _STATS[1:]]
+        for side, v in self.versus.items():
+            cols += _payback_columns(f"payback_vs_{side}", v.payback)
+        per = unit_of(self.unit).column
+        for side, bands in self.cost_per_unit.items():
+            cols += [
+                Column(f"cost_per_{per}_{side}_{s}", getattr(bands, s), Quantity.USD_PER_UNIT)
+                for s in _STATS[1:]
+            ]
         if self.cheapest_share is not None:
             cols += [
-                (f"cheapest_{side}", getattr(self.cheapest_share, side)) for side in self.sides
+                Column(f"cheapest_{side}", v, share) for side, v in self.cheapest_share.items()
             ]
         if self.carbon is not None:
-            cols += _carbon_columns(self.carbon, name.replace("cost_per", "g_per"))
+            cols += _carbon_columns(self.carbon, f"g_per_{per}")
         return cols
 
 
 _STATS = ("mean", "p10", "p50", "p90")
-#: The stem of the unit-cost columns of the per-level table, by unit of work.
-_UNIT_COLUMN = {
-    "reference_gpu_hour": "cost_per_ref_gpu_hour",
-    "million_tokens": "cost_per_million_tokens",
-}
 
 
-def _carbon_columns(c: Carbon, per: str) -> list[tuple[str, np.ndarray]]:
+def _carbon_columns(c: Carbon, per: str) -> list[Column]:
     """``carbon_<side>_t_mean`` .. ``_p90`` [t CO2e] and ``carbon_<side>_<per>_p10`` .. ``_p90``
     [g CO2e per unit of work] of each side whose emissions are known."""
-    sides = [side for side in ("buy", "rent", "api") if getattr(c, side) is not None]
+    t, g = Quantity.TONNES, Quantity.GRAMS_PER_UNIT
     cols = [
-        (f"carbon_{side}_t_{s}", getattr(getattr(c, side), s)) for side in sides for s in _STATS
+        Column(f"carbon_{side}_t_{s}", getattr(b, s), t) for side, b in c.items() for s in _STATS
     ]
     return cols + [
-        (f"carbon_{side}_{per}_{s}", getattr(getattr(c.per_unit, side), s))
-        for side in sides
+        Column(f"carbon_{side}_{per}_{s}", getattr(b, s), g)
+        for side, b in c.per_unit.items()
         for s in _STATS[1:]
     ]
 
 
-def _payback_columns(stem: str, pb: Payback) -> list[tuple[str, np.ndarray]]:
-    """``<stem>_months_p10`` .. ``_p90`` and ``<stem>_prob_never``."""
-    cols = [(f"{stem}_months_{s}", getattr(pb, s)) for s in ("p10", "p50", "p90")]
-    return [*cols, (f"{stem}_prob_never", pb.prob_never)]
+def _payback_columns(stem: str, pb: Payback) -> list[Column]:
+    """``<stem>_months_p10`` .. ``_p90`` [month] and ``<stem>_prob_never`` [-]."""
+    cols = [Column(f"{stem}_months_{s}", getattr(pb, s), Quantity.MONTH) for s in _STATS[1:]]
+    return [*cols, Column(f"{stem}_prob_never", pb.prob_never, Quantity.SHARE)]

@@ -16,10 +16,11 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from costmodel.units import unit as unit_of
+
 __all__ = [
     "DASH",
     "NEVER",
-    "UNIT_WORDS",
     "fmt_margin",
     "fmt_grams",
     "fmt_months",
@@ -39,8 +40,6 @@ __all__ = [
 
 DASH = "—"
 NEVER = "never"
-#: Each unit of work in words: what a cost per unit is "per".
-UNIT_WORDS = {"reference_gpu_hour": "reference GPU-hour", "million_tokens": "M tokens"}
 #: What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection").
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -145,7 +144,7 @@ def fmt_unit_cost(x: float | None) -> str:
 
 def fmt_per_unit(x: float | None, unit: str) -> str:
     """A cost per unit of work with its unit: "$0.33 per M tokens"; no value -> "—"."""
-    return DASH if missing(x) else f"{fmt_unit_cost(x)} per {UNIT_WORDS[unit]}"
+    return DASH if missing(x) else f"{fmt_unit_cost(x)} per {unit_of(unit).words}"
 
 
 def fmt_tonnes(x: float | None) -> str:

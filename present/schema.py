@@ -12,8 +12,9 @@ In JSON, "no value" is ``null``; in the :class:`Result` it is ``NaN``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -28,7 +29,6 @@ from marshmallow import (
     validates_schema,
 )
 
-from costmodel.inputs import UNITS
 from costmodel.result import (
     SCHEMA_VERSION,
     Advice,
@@ -36,6 +36,7 @@ from costmodel.result import (
     Availability,
     Bands,
     Breakeven,
+    BySide,
     Carbon,
     CatalogRef,
     Cheapest,
@@ -52,9 +53,12 @@ from costmodel.result import (
     TornadoBar,
     UnitCost,
     ValueOfInformation,
+    Versus,
     frozen_array,
 )
 from costmodel.sampling import METHODS
+from costmodel.sides import SIDES
+from costmodel.units import UNITS
 
 from .answer import Answer
 from .wording import Wording
@@ -250,7 +254,46 @@ class PaybackSchema(BandsSchema):
     make = Payback
 
 
-class UnitCostSchema(Strict):
+class BySideSchema(Strict):
+    """Figures by side: one key per side of the question (``buy``, ``rent``, ``api``, or any
+    registered side, :data:`costmodel.sides.SIDES`), read from and made into the result's
+    by-side mapping (:class:`~costmodel.result.BySide`); a side the question lacks has no key.
+    ``side_field`` makes the field of a side registered after the class was written."""
+
+    side_field: ClassVar[Callable[[], fields.Field]]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        extra = [name for name in SIDES if name not in self.declared_fields]
+        if extra:
+            self.declared_fields.update({name: self.side_field() for name in extra})
+            self._init_fields()
+
+    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
+        if attr in SIDES and isinstance(obj, BySide):
+            return obj.get(attr)
+        return super().get_attribute(obj, attr, default)
+
+    @post_dump
+    def _drop_absent(self, data: dict, **kwargs: Any) -> dict:
+        for name in SIDES:
+            if name in data and data[name] is None:
+                del data[name]
+        return data
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Any:
+        by_side = {name: data.pop(name) for name in SIDES if data.get(name) is not None}
+        for name in SIDES:
+            data.pop(name, None)
+        return self.make(**data, sides=by_side)
+
+
+def _side_bands() -> fields.Field:
+    return fields.Nested(BandsSchema, load_default=None, metadata={"description": "[USD]"})
+
+
+class UnitCostSchema(BySideSchema):
     """Each side's cost per unit of work [USD per unit]; null at u = 0."""
 
     unit = fields.String(
@@ -265,14 +308,18 @@ class UnitCostSchema(Strict):
     )
 
     make = UnitCost
-    absent = ("api",)
+    side_field = staticmethod(_side_bands)
 
 
 class CarbonPerUnitSchema(UnitCostSchema):
     """Each side's emissions per unit of work [g CO2e per unit]; null at u = 0."""
 
 
-class CarbonSchema(Strict):
+def _side_tonnes() -> fields.Field:
+    return fields.Nested(StatsSchema, load_default=None, metadata={"description": "[t CO2e]"})
+
+
+class CarbonSchema(BySideSchema):
     """Each side's emissions over the horizon [t CO2e] per level, and per unit of work."""
 
     buy = fields.Nested(StatsSchema, required=True, metadata={"description": "[t CO2e]"})
@@ -286,15 +333,15 @@ class CarbonSchema(Strict):
         CarbonPerUnitSchema, required=True, metadata={"description": "[g CO2e per unit of work]"}
     )
     unknown = fields.List(
-        fields.String(validate=validate.OneOf(("api",))),
+        fields.String(validate=validate.OneOf(SIDES)),
         load_default=(),
         metadata={"description": "sides whose emissions are unknown (reported so, never as 0)"},
     )
 
-    absent = ("api",)
+    side_field = staticmethod(_side_tonnes)
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> Carbon:
+    @staticmethod
+    def make(**data: Any) -> Carbon:
         return Carbon(**{**data, "unknown": tuple(data["unknown"])})
 
 
@@ -306,18 +353,23 @@ class TrainingUnitCostSchema(Strict):
     rent = fields.Nested(BandsSchema, required=True)
 
 
-class CheapestSchema(Strict):
+def _side_share() -> fields.Field:
+    return Floats(nullable=False, load_default=None, metadata={"description": "cheapest [-]"})
+
+
+class CheapestSchema(BySideSchema):
     """The share of draws in which each side is the cheapest, per level [-] (a tie goes to the
     first of buy, rent, api)."""
 
     buy = floats("buy cheapest [-]", nullable=False)
     rent = floats("rent cheapest [-]", nullable=False)
-    api = floats("API cheapest [-]", nullable=False)
+    api = Floats(nullable=False, load_default=None, metadata={"description": "API cheapest [-]"})
 
     make = Cheapest
+    side_field = staticmethod(_side_share)
 
 
-class CumulativeSchema(Strict):
+class CumulativeSchema(BySideSchema):
     """Cumulative discounted after-tax cost by month at one utilisation [USD], no resale."""
 
     utilisation = fields.Float(required=True, metadata={"description": "level [-]"})
@@ -328,13 +380,13 @@ class CumulativeSchema(Strict):
         BandsSchema, load_default=None, metadata={"description": "with a hosted API only"}
     )
 
-    absent = ("api",)
+    side_field = staticmethod(_side_bands)
 
     @validates_schema
     def _aligned(self, data: dict, **kwargs: Any) -> None:
         n = len(data["months"])
-        for side in ("buy", "rent", "api"):
-            if data[side] is None:
+        for side in SIDES:
+            if data.get(side) is None:
                 continue
             for s in ("p10", "p50", "p90"):
                 if len(getattr(data[side], s)) != n:
@@ -342,15 +394,9 @@ class CumulativeSchema(Strict):
                         f"{n} months but {len(getattr(data[side], s))} values", f"{side}.{s}"
                     )
 
-    @post_load
-    def _make(self, data: dict, **kwargs: Any) -> CumulativeCost:
-        return CumulativeCost(
-            data["utilisation"],
-            frozen_array(data["months"]),
-            data["buy"],
-            data["rent"],
-            data["api"],
-        )
+    @staticmethod
+    def make(**data: Any) -> CumulativeCost:
+        return CumulativeCost(**{**data, "months": frozen_array(data["months"])})
 
 
 class CatalogRefSchema(Strict):
@@ -640,27 +686,39 @@ _ADDED = (
     "wording",
 )
 
+
+def _walk(data: Any, paths: tuple[tuple[str, ...], ...]) -> Iterator[tuple[str, Any]]:
+    """(dotted path, value) of every key path of ``paths`` that ``data`` holds; ``"*"`` stands
+    for every side of a by-side figure, and a key without a value (a side the question
+    lacks, an API's key without one) ends its path."""
+    for path in paths:
+        nodes: list[tuple[str, Any]] = [("", data)]
+        for key in path:
+            step = []
+            for where, node in nodes:
+                if key == "*":
+                    step += [(f"{where}.{side}", value) for side, value in node.items()]
+                    continue
+                value = node[key] if isinstance(node, Mapping) else getattr(node, key)
+                if value is not None:
+                    step.append((f"{where}.{key}", value))
+            nodes = step
+        yield from ((where[1:], node) for where, node in nodes)
+
+
 #: Lists aligned with ``utilisation``, by key path.
 _ALIGNED = (
     *(("buy_tco", s) for s in ("mean", "p10", "p50", "p90")),
     *(("rent_tco", s) for s in ("mean", "p10", "p50", "p90")),
     ("prob_buy_cheaper",),
     *(("payback_months", s) for s in ("p10", "p50", "p90", "prob_never")),
-    *(("cost_per_unit", side, s) for side in ("buy", "rent", "api") for s in ("p10", "p50", "p90")),
+    *(("cost_per_unit", "*", s) for s in ("p10", "p50", "p90")),
     *(("api_tco", s) for s in ("mean", "p10", "p50", "p90")),
     ("prob_buy_cheaper_than_api",),
     *(("payback_vs_api_months", s) for s in ("p10", "p50", "p90", "prob_never")),
-    *(("cheapest_share", side) for side in ("buy", "rent", "api")),
-    *(
-        ("carbon", side, s)
-        for side in ("buy", "rent", "api")
-        for s in ("mean", "p10", "p50", "p90")
-    ),
-    *(
-        ("carbon", "per_unit", side, s)
-        for side in ("buy", "rent", "api")
-        for s in ("p10", "p50", "p90")
-    ),
+    ("cheapest_share", "*"),
+    *(("carbon", "*", s) for s in ("mean", "p10", "p50", "p90")),
+    *(("carbon", "per_unit", "*", s) for s in ("p10", "p50", "p90")),
 )
 
 
@@ -711,9 +769,76 @@ class ResultBase(Strict):
         return Answer(make(**data), **words)
 
 
+class VersusSchema(Strict):
+    """Buying against a further side (beyond buy, rent and api), written in a result as the
+    API's figures are: ``<side>_tco``, ``prob_buy_cheaper_than_<side>``, ``breakeven_vs_<side>``
+    and ``payback_vs_<side>_months``."""
+
+    tco = fields.Nested(StatsSchema, required=True)
+    prob_buy_cheaper = floats("P(TCO_buy < TCO_side) per level [-]", nullable=False)
+    breakeven = fields.Nested(BreakevenSchema, required=True)
+    payback = fields.Nested(PaybackSchema, required=True)
+
+    make = Versus
+
+    #: The result's key of each field, for a side named ``{side}``.
+    KEYS: ClassVar[dict[str, str]] = {
+        "tco": "{side}_tco",
+        "prob_buy_cheaper": "prob_buy_cheaper_than_{side}",
+        "breakeven": "breakeven_vs_{side}",
+        "payback": "payback_vs_{side}_months",
+    }
+
+    @classmethod
+    def taken(cls, data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``data`` without the keys of further sides, and those keys' values by side."""
+        sides = [n for n in SIDES if n not in ("buy", "rent", "api") and f"{n}_tco" in data]
+        rest, found = dict(data), {}
+        for side in sides:
+            found[side] = {k: rest.pop(key.format(side=side), None) for k, key in cls.KEYS.items()}
+        return rest, found
+
+    @classmethod
+    def written(cls, data: dict[str, Any], versus: Mapping[str, Any]) -> dict[str, Any]:
+        """``data`` with each further side's keys, before ``cheapest_share`` (or the keys that
+        follow it)."""
+        if not versus:
+            return data
+        keys = {}
+        for side, v in versus.items():
+            dumped = cls().dump(v)
+            keys |= {key.format(side=side): dumped[k] for k, key in cls.KEYS.items()}
+        after = ("cheapest_share", "availability", "carbon", "rivals", "warnings")
+        at = next((list(data).index(k) for k in after if k in data), len(data))
+        items = list(data.items())
+        return dict(items[:at] + list(keys.items()) + items[at:])
+
+
 class ResultSchema(ResultBase):
     """The result contract, ``schema_version`` 1. Money in USD at present value; null marks
-    no value (a percentile on "never", a unit cost at u = 0)."""
+    no value (a percentile on "never", a unit cost at u = 0). Buying against a further side
+    (beyond buy, rent and api) is written as the API's figures are (:class:`VersusSchema`)."""
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        data = super().dump(obj, many=many)
+        return data if many else VersusSchema.written(data, getattr(obj, "versus", {}))
+
+    def load(self, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return super().load(data, **kwargs)
+        rest, found = VersusSchema.taken(data)
+        result = super().load(rest, **kwargs)
+        if not found:
+            return result
+        try:
+            versus = {side: VersusSchema().load(v) for side, v in found.items()}
+        except ValidationError as exc:
+            raise ValidationError({"versus": exc.messages}) from None
+        if isinstance(result, Answer):  # the schema loads an answer; versus is its result's
+            return dataclasses.replace(
+                result, result=dataclasses.replace(result.result, versus=versus)
+            )
+        return dataclasses.replace(result, versus=versus)
 
     utilisation = floats("levels [-]", nullable=False)
     buy_tco = fields.Nested(StatsSchema, required=True)
@@ -821,14 +946,9 @@ class ResultSchema(ResultBase):
     def _aligned(self, data: dict, **kwargs: Any) -> None:
         n = len(data["utilisation"])
         errors = {}
-        for path in _ALIGNED:
-            node: Any = data
-            for key in path:
-                node = node[key] if isinstance(node, Mapping) else getattr(node, key)
-                if node is None:  # a side or key of the API, absent without one
-                    break
-            if node is not None and len(node) != n:
-                errors[".".join(path)] = [f"{len(node)} values for {n} utilisation levels"]
+        for path, node in _walk(data, _ALIGNED):
+            if len(node) != n:
+                errors[path] = [f"{len(node)} values for {n} utilisation levels"]
         precision = {"convergence": data.get("convergence")}
         for i, rival in enumerate(data.get("rivals") or ()):
             precision[f"rivals.{i}.convergence"] = rival.convergence

@@ -8,6 +8,7 @@ import math
 
 from costmodel.plan_result import Candidate, PlanResult
 from costmodel.result import Breakeven, Result
+from costmodel.sides import side as side_of
 
 from .formatting import fmt_margin, fmt_share, fmt_usd, fmt_usd_margin, fmt_utilisation, missing
 
@@ -67,10 +68,6 @@ def _breakeven(be: Breakeven, against: str) -> str:
     return f"breaks even with {against} at {fmt_utilisation(be.p50)}{_spread(be)}"
 
 
-#: How the verdict names each side.
-_OPTION = {"buy": "buying", "rent": "renting", "api": "the API"}
-
-
 def _three_sides(result: Result) -> str:
     """The option cheapest in most draws at the report utilisation, with the others' shares,
     then where buying breaks even with renting and with the API."""
@@ -80,12 +77,12 @@ def _three_sides(result: Result) -> str:
     j = result.level(result.cumulative_cost.utilisation)
     if j is None:
         return tail[0].upper() + tail[1:] + "."
-    shares = {side: float(getattr(result.cheapest_share, side)[j]) for side in _OPTION}
+    shares = {side: float(share[j]) for side, share in result.cheapest_share.items()}
     best = max(shares, key=lambda side: shares[side])  # the first of buy, rent, api on ties
-    others = ", ".join(f"{_OPTION[s]} {fmt_share(v)}" for s, v in shares.items() if s != best)
+    others = ", ".join(f"{side_of(s).doing} {fmt_share(v)}" for s, v in shares.items() if s != best)
     level = fmt_utilisation(result.cumulative_cost.utilisation)
     head = (
-        f"At {level} utilisation {_OPTION[best]} is the cheapest option in "
+        f"At {level} utilisation {side_of(best).doing} is the cheapest option in "
         f"{fmt_share(shares[best])} of draws ({others})"
     )
     return f"{head}; {tail}."

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from costmodel.result import Breakeven, Result
+from costmodel.sides import side as side_of
 
 from .formatting import fmt_per_unit, fmt_share, fmt_utilisation, missing
 from .reports.uncertainty import api_voi_sentence, voi_sentence, worth_naming
@@ -29,8 +30,6 @@ PAYBACK_NOTE = (
     "Payback counts no resale: buying can cost less over the horizon (its TCO credits resale) "
     'and still not pay back in cash within it (payback "never").'
 )
-#: How the sentences name each side.
-_SIDE_WORDS = {"buy": "buy", "rent": "rent", "api": "API"}
 
 
 @dataclass(frozen=True)
@@ -72,9 +71,8 @@ def _cost(result: Result) -> str:
     if j is None:
         return ""
     cost = ", ".join(
-        f"{_SIDE_WORDS[side]} "
-        f"{fmt_per_unit(getattr(result.cost_per_unit, side).p50[j], result.unit)}"
-        for side in result.sides
+        f"{side_of(side).option} {fmt_per_unit(bands.p50[j], result.unit)}"
+        for side, bands in result.cost_per_unit.items()
     )
     u = fmt_utilisation(result.cumulative_cost.utilisation)
     return f"Cost at {u} utilisation (P50): {cost}"
@@ -106,6 +104,8 @@ def wording(result: Result) -> Wording:
     shares = [_shares(result.breakeven_utilisation, "renting")]
     if result.breakeven_vs_api is not None:
         shares.append(_shares(result.breakeven_vs_api, "the API"))
+    for side, v in result.versus.items():
+        shares.append(_shares(v.breakeven, side_of(side).doing))
     voi = (voi_sentence(result), api_voi_sentence(result))
     return Wording(
         shares=tuple(shares),

@@ -27,6 +27,7 @@ from .vocabulary import (
     PRECISIONS,
     PRICING_MODELS,
     RESERVATION_MONTHS,
+    RESERVED_PRICINGS,
     SERVING_PRECISIONS,
     Bound,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "PRECISIONS",
     "PRICING_MODELS",
     "RESERVATION_MONTHS",
+    "RESERVED_PRICINGS",
     "SERVING_PRECISIONS",
     "ApiOffer",
     "Bound",

@@ -142,6 +142,8 @@ class GPU:
     estimated_fields: tuple[str, ...] = ()
     tf32_tflops: float | None = None
     form_factor: str = "pcie"
+    #: Described inline by a scenario (:meth:`inline`), not a catalog row.
+    is_inline: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _GPU_ID.match(self.id):
@@ -243,6 +245,7 @@ class GPU:
                 price_estimated=False,
                 cooling=cooling,
                 source="inline (scenario)",
+                is_inline=True,
             )
         except CatalogError as exc:
             raise exc.located(file="<inline GPU>", row_id=str(name)) from None
@@ -456,6 +459,8 @@ class Model:
     precisions: tuple[str, ...]
     source: str
     note: str = ""
+    #: Described inline by a scenario (:meth:`inline`), not a catalog row.
+    is_inline: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _GPU_ID.match(self.id):
@@ -500,6 +505,7 @@ class Model:
             active_params_b=None,
             precisions=SERVING_PRECISIONS,
             source=f"scenario: inline model {name!r}",
+            is_inline=True,
         )
 
     def weights_gb(self, precision: str) -> float:

@@ -26,6 +26,7 @@ __all__ = [
     "PRECISIONS",
     "PRICING_MODELS",
     "RESERVATION_MONTHS",
+    "RESERVED_PRICINGS",
     "SERVING_LIMITS",
     "SERVING_PRECISIONS",
     "TIERS",
@@ -44,6 +45,8 @@ INTERCONNECTS: tuple[str, ...] = ("nvlink", "pcie-x16", "pcie-x8", "pcie-x4")
 PRICING_MODELS: tuple[str, ...] = ("on_demand", "spot", "reserved_1y", "reserved_3y")
 #: Term of each reservation [month].
 RESERVATION_MONTHS: dict[str, int] = {"reserved_1y": 12, "reserved_3y": 36}
+#: The pricings that reserve instances for a term: the keys of :data:`RESERVATION_MONTHS`.
+RESERVED_PRICINGS: frozenset[str] = frozenset(RESERVATION_MONTHS)
 #: Kinds of cloud provider: hyperscalers (AWS, GCP, Azure), GPU neoclouds (Lambda, CoreWeave, ...),
 #: and marketplaces whose prices are offers of many independent hosts (Vast.ai).
 TIERS: tuple[str, ...] = ("hyperscaler", "neocloud", "marketplace")

@@ -412,7 +412,7 @@ def price_far_from_catalog(side: Owned | Rented, q: Question) -> Iterator[Advice
 
 def _far_owned(o: Owned) -> Iterator[Advice]:
     gpu, n, p, tier = o.gpu, o.inputs.gpu_count, o.path, o.platform
-    if gpu.id.startswith("inline:") or gpu.price_usd is None:
+    if gpu.is_inline or gpu.price_usd is None:
         return
     price = o.inputs.gpu_price_usd.median()
     if _given_source(o, "gpu_price_usd") is not None:

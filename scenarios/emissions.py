@@ -83,7 +83,9 @@ class _Block:
     problems: list[dict]
     source: str  # what a given value's origin says: "scenario" or "plan"
 
-    def take(self, key: str, default: Callable[[], tuple[Any, str]]) -> None:
+    def take(
+        self, key: str, default: Callable[[], tuple[Any, str]], kind: Origin = Origin.CATALOG
+    ) -> None:
         """``key`` as the block gives it, else ``default()``: (value or grid id, origin);
         a grid id resolves to its intensity, a catalog gap is a problem at the key."""
         given = self.block.get(key)
@@ -99,7 +101,7 @@ class _Block:
         dist = number if isinstance(number, Distribution) else Fixed(float(number))
         self.values[key] = dist
         self.filled[key] = value if isinstance(value, str) else dist
-        kind = Origin.GIVEN if given is not None else _kind(origin)
+        kind = Origin.GIVEN if given is not None else kind
         unit = input_fields(self.cls)[key].metadata["unit"]
         self.notes.append(Assumption(where, to_spec(dist), unit, origin, kind))
 
@@ -113,10 +115,6 @@ def _field_default(cls: type, key: str) -> Callable[[], tuple[float, str]]:
     return lambda: (f.default.support()[0], f"default: {f.metadata['origin']}")
 
 
-def _kind(origin: str) -> Origin:
-    return Origin.DEFAULT if origin.startswith("default:") else Origin.CATALOG
-
-
 def _grid_text(catalog: Catalog, grid_id: str) -> str:
     g = catalog.grid(grid_id)
     est = ", estimated" if g.estimated else ""
@@ -125,7 +123,7 @@ def _grid_text(catalog: Catalog, grid_id: str) -> str:
 
 def _gpu_kg(catalog: Catalog, gpu: GPU) -> tuple[float, str]:
     """Embodied carbon of one GPU [kg CO2e] and where it comes from."""
-    if gpu.id.startswith("inline:"):
+    if gpu.is_inline:
         return GENERIC_GPU_KG, f"inline GPU {gpu.name!r} at {GENERIC_GPU_KG:g} kg (estimated)"
     row = catalog.gpu_embodied(gpu.id)
     return row.kg_co2e, f"{gpu.id} at {row.kg_co2e:g} kg{_est(row)}"
@@ -152,8 +150,12 @@ def _block(path: str, block: Mapping[str, Any], cls: type, catalog: Catalog, sou
 
 def _owned(o: Owned, catalog: Catalog, source: str = "scenario") -> _Block:
     b = _block(o.path, o.block, OwnedCarbon, catalog, source)
-    b.take("grid", lambda: (DEFAULT_GRID, "default: the US average, as for the electricity price"))
-    b.take("grid_annual_change", _field_default(OwnedCarbon, "grid_annual_change"))
+    b.take(
+        "grid",
+        lambda: (DEFAULT_GRID, "default: the US average, as for the electricity price"),
+        Origin.DEFAULT,
+    )
+    b.take("grid_annual_change", _field_default(OwnedCarbon, "grid_annual_change"), Origin.DEFAULT)
 
     def embodied() -> tuple[float, str]:
         n = o.inputs.gpu_count + (o.block.get("spare_gpus") or 0)
@@ -173,13 +175,21 @@ def _rented(r: Rented, catalog: Catalog, source: str = "scenario") -> _Block:
     region = catalog.region(catalog.instance(offer.id)) if offer.id else None
     where = f"{offer.id} in {region.provider} {region.region}" if region else ""
     if region is None:
-        b.take("grid", lambda: (DEFAULT_GRID, "default: an inline instance names no region"))
-        b.take("pue", lambda: (INLINE_PUE, "default: the public-cloud average (IDC, 2025)"))
+        b.take(
+            "grid",
+            lambda: (DEFAULT_GRID, "default: an inline instance names no region"),
+            Origin.DEFAULT,
+        )
+        b.take(
+            "pue",
+            lambda: (INLINE_PUE, "default: the public-cloud average (IDC, 2025)"),
+            Origin.DEFAULT,
+        )
     else:
         b.take("grid", lambda: (region.grid, f"catalog: {where}"))
         est = " (estimated)" if "pue" in region.estimated_fields else ""
         b.take("pue", lambda: (region.pue, f"catalog: the PUE of {where}{est}"))
-    b.take("grid_annual_change", _field_default(RentedCarbon, "grid_annual_change"))
+    b.take("grid_annual_change", _field_default(RentedCarbon, "grid_annual_change"), Origin.DEFAULT)
 
     def power() -> tuple[float, str]:
         count, tier, times = _hosts(catalog, n)

@@ -22,6 +22,7 @@ from costmodel.engine import Progress
 from costmodel.inputs import Demand, InputError, PlanInputs, input_fields
 from costmodel.plan_result import PlanResult
 from costmodel.result import Advice, Assumption, CatalogRef, Origin
+from costmodel.units import unit as unit_of
 from present.answer import Answer
 from present.verdict import plan_verdict
 from pricing import Catalog, CatalogError
@@ -105,15 +106,16 @@ def _named_gpu_hours(block: Mapping[str, Any], w: Work) -> tuple[Distribution, s
 
 
 def _demand(data: Mapping[str, Any], w: Work) -> tuple[Demand, list[Assumption]]:
-    """The demand block with its defaults (from the engine's fields) and their assumptions; a
-    field without a default left out (the work in the unit not used) is neither. Hours of a
-    named GPU become reference GPU-hours."""
+    """The demand block with its defaults (from the engine's fields) and their assumptions: the
+    work in the workload's unit (hours of a named GPU become reference GPU-hours), then each
+    other key given or defaulted."""
     values: dict[str, Distribution] = {}
     notes = []
     named = _named_gpu_hours(data["demand"], w)
+    amount = unit_of(w.unit).demand
     for name, f in input_fields(Demand).items():
         given = data["demand"].get(name)
-        if name == "reference_gpu_hours_per_month" and named is not None:
+        if name == amount and named is not None:
             values[name], origin = named[0], (named[1], Origin.GIVEN)
         elif given is not None:
             values[name], origin = given, ("plan", Origin.GIVEN)
@@ -124,7 +126,8 @@ def _demand(data: Mapping[str, Any], w: Work) -> tuple[Demand, list[Assumption]]
         notes.append(
             Assumption(f"demand.{name}", to_spec(values[name]), f.metadata["unit"], *origin)
         )
-    return Demand(**values), notes
+    work = values.pop(amount, None)
+    return Demand(unit=w.unit, work_per_month=work, **values), notes
 
 
 def _burst(block: Mapping[str, Any], w: Work) -> Rented | Hosted:
@@ -229,7 +232,9 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
     assumptions = notes + [*own.assumptions, *pool_notes]
     assumptions += [a for side in (burst, reserve) if side for a in side.assumptions]
     assumptions += emit.assumptions if emit else ()
-    document = PlanSchema().dump({**data, "demand": demand, **_blocks(own, reserve, burst, emit)})
+    document = PlanSchema().dump(
+        {**data, "demand": demand.document(), **_blocks(own, reserve, burst, emit)}
+    )
     warnings = advise(Question(inputs.horizon_months, w, sides)) + (emit.advice if emit else ())
     return Plan(source, inputs, document, tuple(assumptions), warnings, catalog)
 

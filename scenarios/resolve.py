@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass
 from typing import Any
 
-from costmodel.inputs import InputError, ModelInputs
-from costmodel.result import Assumption
+from costmodel.distributions import Distribution
+from costmodel.inputs import InputError, ModelInputs, input_fields
+from costmodel.result import Assumption, Origin
+from costmodel.sides import SIDES
 from pricing import Catalog, PriceEntry
 
 from .advice import Question
+from .distspec import to_spec
 from .emissions import Emitting, emitting
 from .errors import ScenarioError
-from .schema import ScenarioSchema
+from .schema import ScenarioSchema, further_sides
 from .sides import Hosted, Owned, Rented, Work, gathered, hosted, owned, rented, work
 
 __all__ = ["Keyed", "Resolved", "resolve", "with_sampling"]
@@ -69,6 +72,45 @@ _SCENARIO_PATH = {
 }
 
 
+@dataclass(frozen=True)
+class Further:
+    """A further kind of side resolved at its key path: its engine inputs, the block with
+    every default filled in and the assumptions (each value given, or its field's default)."""
+
+    path: str
+    inputs: Any
+    block: dict[str, Any]
+    assumptions: tuple[Assumption, ...]
+
+
+def further(block: Mapping[str, Any], path: str) -> Further:
+    """The further side of kind ``path`` (:data:`costmodel.sides.SIDES`) of a validated
+    block: each input given, or its field's documented default; a :class:`ScenarioError` at
+    the block's keys for one missing or one the engine rejects."""
+    cls, values, notes, problems = SIDES[path].inputs, {}, [], []
+    for name, f in input_fields(cls).items():
+        given, meta = block.get(name), f.metadata
+        if given is not None:
+            values[name], origin = given, ("scenario", Origin.GIVEN)
+        elif f.default is not MISSING:
+            values[name] = f.default
+            origin = (f"default: {meta.get('origin', 'none')}", Origin.DEFAULT)
+        else:
+            problems.append({"path": f"{path}.{name}", "message": "required"})
+            continue
+        if isinstance(values[name], Distribution):
+            spec = to_spec(values[name])
+            notes.append(Assumption(f"{path}.{name}", spec, meta.get("unit", ""), *origin))
+    if problems:
+        raise ScenarioError(None, problems)
+    try:
+        inputs = cls(**values)
+    except InputError as exc:
+        where = exc.path if exc.path.startswith(f"{path}.") else f"{path}.{exc.path}"
+        raise ScenarioError(None, [{"path": where, "message": exc.message}]) from None
+    return Further(path, inputs, {**block, **values}, tuple(notes))
+
+
 def _inputs(
     data: Mapping[str, Any],
     w: Work,
@@ -76,6 +118,7 @@ def _inputs(
     rent: Rented,
     api: Hosted | None,
     emit: Emitting | None = None,
+    more: tuple[Further, ...] = (),
 ) -> ModelInputs:
     sim = data["simulation"]
     try:
@@ -96,6 +139,7 @@ def _inputs(
             api=api and api.inputs,
             unit=w.unit,
             carbon=emit and emit.inputs,
+            further=tuple((f.path, f.inputs) for f in more),
         )
     except InputError as exc:
         path = _SCENARIO_PATH.get(exc.path, exc.path)
@@ -116,8 +160,9 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
             lambda: rented(data["rent"], "rent", w),
             lambda: data["api"] and hosted(data["api"], "api", w),
         )
+        more = gathered(*(_further(data, name) for name in further_sides() if data.get(name)))
         emit = emitting(data, catalog, (buy, rent, api))
-        inputs = _inputs(data, w, buy, rent, api, emit)
+        inputs = _inputs(data, w, buy, rent, api, emit, more)
     except ScenarioError as exc:
         raise ScenarioError(source, exc.errors) from None
     blocks = {
@@ -125,6 +170,7 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
         "rent": {**rent.block, **emit.blocks["rent"]},
         "api": api and api.block,
         "carbon": emit.blocks["carbon"],
+        **{f.path: f.block for f in more},
     }
     document = ScenarioSchema().dump({**data, **blocks})
     return Resolved(
@@ -133,6 +179,7 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
         assumptions=(
             *(a for side in (buy, rent, api) if side for a in side.assumptions),
             *emit.assumptions,
+            *(a for f in more for a in f.assumptions),
         ),
         catalog=catalog,
         work=w,
@@ -141,6 +188,10 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
         api=api,
         emitting=emit,
     )
+
+
+def _further(data: Mapping[str, Any], name: str) -> Callable[[], Further]:
+    return lambda: further(data[name], name)
 
 
 def with_sampling(document: Mapping[str, Any], samples: int, seed: int) -> dict[str, Any]:

@@ -50,12 +50,14 @@ from costmodel.inputs import (
     financing_problems,
     input_fields,
 )
+from costmodel.sides import SIDES, Side
 from pricing.vocabulary import (
     GPU_LIMITS,
     INSTANCE_LIMITS,
     INTERCONNECTS,
     MODEL_LIMITS,
     PRECISIONS,
+    RESERVED_PRICINGS,
     SERVING_LIMITS,
     SERVING_PRECISIONS,
     Bound,
@@ -67,6 +69,8 @@ __all__ = [
     "CARBON_KEYS",
     "DistField",
     "GridField",
+    "further_schema",
+    "further_sides",
     "PlanSchema",
     "SCHEMA_VERSION",
     "ScenarioSchema",
@@ -729,8 +733,32 @@ CARBON_KEYS = {
 }
 
 
+def further_schema(side: Side) -> type[Schema]:
+    """The block schema of a further kind of side (beyond buy, rent and api): one key per
+    field of its engine inputs, each from the field's metadata (unit, range, default)."""
+    declared = {name: _input(side.inputs, name) for name in input_fields(side.inputs)}
+    return _Base.from_dict(declared, name=f"{side.label.replace(' ', '')}Schema")
+
+
 class ScenarioSchema(_Base):
-    """A whole rent-versus-buy scenario, version 1."""
+    """A whole rent-versus-buy scenario, version 1; beside ``buy``, ``rent`` and ``api`` a
+    block for each further kind of side registered (:data:`costmodel.sides.SIDES`), at its
+    name, left out of the resolved document when not given."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        extra = [name for name in further_sides() if name not in self.declared_fields]
+        if extra:
+            for name in extra:
+                text = f"a further side: {SIDES[name].option}"
+                self.declared_fields[name] = fields.Nested(
+                    further_schema(SIDES[name]), load_default=None, metadata={"description": text}
+                )
+            self._init_fields()
+
+    @post_dump
+    def _drop_further(self, data: dict, **kwargs: Any) -> dict:
+        return _drop_none(data, further_sides())
 
     version = _version()
     name = _name()
@@ -766,6 +794,11 @@ class ScenarioSchema(_Base):
                     raise ValidationError(f"only for {kind} work (workload.kind: {kind})", block)
 
     unset = ("api",)
+
+
+def further_sides() -> tuple[str, ...]:
+    """The names of the registered kinds of side beyond buy, rent and api."""
+    return tuple(name for name in SIDES if name not in ("buy", "rent", "api"))
 
 
 #: Hours of a named GPU a month [GPU-hours/month], in the range of reference GPU-hours.
@@ -873,7 +906,7 @@ class _PlanRented(_Base):
 
 ReserveSchema = _PlanRented.from_dict(
     {
-        **_rent_keys(("reserved_1y", "reserved_3y"), "reserved_1y", ()),
+        **_rent_keys(tuple(sorted(RESERVED_PRICINGS)), "reserved_1y", ()),
         "instances": fields.Nested(
             CountRangeSchema, required=True, metadata={"description": "reserved instances"}
         ),

@@ -37,6 +37,7 @@ from costmodel.result import Assumption, Origin
 from pricing import (
     GPU,
     PRICING_MODELS,
+    RESERVED_PRICINGS,
     ApiOffer,
     Catalog,
     CatalogError,
@@ -163,7 +164,7 @@ class Inference(Work):
     def per_gpu(self, gpu: GPU) -> ServingThroughput:
         """The measured serving throughput of one ``gpu`` [tokens/s per GPU]."""
         for what, ref in (("model", self.model), ("GPU", gpu)):
-            if ref.id.startswith("inline:"):
+            if ref.is_inline:
                 raise CatalogError(f"the catalog has no serving rows for an inline {what}")
         return tokens_per_s(
             self.catalog,
@@ -238,7 +239,7 @@ class _Context:
         gpu, offer = self.gpu, self.offer
         labels = {
             **self.work.labels(),
-            "gpu": gpu.id if not gpu.id.startswith("inline:") else f"inline GPU {gpu.name!r}",
+            "gpu": f"inline GPU {gpu.name!r}" if gpu.is_inline else gpu.id,
             "price_note": " (estimated)" if gpu.price_estimated else "",
             "idle_note": " (estimated: 10 % of TDP)" if gpu.idle_w_estimated else "",
             "tier": self.tier.name if self.tier else "",
@@ -270,7 +271,9 @@ class Source:
     catalog price the value is, as ``(id, pricing)``, for a price the user may lay over the
     catalog (:mod:`pricing.prices`); the origin is then the user's. A ``quiet`` input, added
     after the first results were stored, is among the assumptions only when given: left out,
-    its default changes nothing (a build always up), and results keep their form.
+    its default changes nothing (a build always up), and results keep their form. ``kind``
+    is where the default comes from when the user's prices do not cover it: a catalog row
+    (or tier, or table), or a documented constant.
     """
 
     key: str
@@ -281,6 +284,7 @@ class Source:
     price: Callable[[_Context], tuple[str, str] | None] | None = None
     when: str = ""
     quiet: bool = False
+    kind: Origin = Origin.CATALOG
 
     def overlaid(self, c: _Context) -> PriceEntry | None:
         """The user's price this default is, when the catalog carries one."""
@@ -290,11 +294,6 @@ class Source:
     def resolve(self, c: _Context) -> float | None:
         """The default value in this context."""
         return self.value(c) if callable(self.value) else float(self.value)
-
-    @property
-    def kind(self) -> Origin:
-        """Where the default comes from when the user's prices do not cover it."""
-        return Origin.DEFAULT if self.origin.startswith("default:") else Origin.CATALOG
 
 
 def _defaults(cls: type, quiet: Collection[str] = ()) -> tuple[Source, ...]:
@@ -307,6 +306,7 @@ def _defaults(cls: type, quiet: Collection[str] = ()) -> tuple[Source, ...]:
             float(f.default.support()[0]),
             f"default: {f.metadata['origin']}",
             quiet=name in quiet,
+            kind=Origin.DEFAULT,
         )
         for name, f in input_fields(cls).items()
         if f.metadata.get("origin")
@@ -343,6 +343,7 @@ _WORK_ROWS = (
         "default: the measured serving throughput already includes its tensor-parallel group",
         applies=_serves,
         when="inference",
+        kind=Origin.DEFAULT,
     ),
 )
 
@@ -375,7 +376,7 @@ OWNED: tuple[Source, ...] = (
 
 
 def _reserved(c: _Context) -> bool:
-    return c.pricing.startswith("reserved")
+    return c.pricing in RESERVED_PRICINGS
 
 
 #: Every input a rented block may leave out, in the order of the result's assumptions.
@@ -459,6 +460,18 @@ class Owned:
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
 
+    @property
+    def cited(self) -> tuple[float | None, tuple[str, str, str] | None]:
+        """The measured serving throughput [tokens/s per GPU] and the (row id, as-of date,
+        source) it rests on; ``(None, None)`` unless it was a catalog serving row."""
+        return _cited(self.throughput)
+
+
+def _cited(t: Throughput | ServingThroughput | None) -> tuple[float | None, Any]:
+    if not isinstance(t, ServingThroughput):
+        return None, None
+    return t.value, (t.row.id, t.row.as_of, t.row.source)
+
 
 @dataclass(frozen=True)
 class Rented:
@@ -477,6 +490,12 @@ class Rented:
     @property
     def gpu(self) -> GPU:
         return self.offer.gpu
+
+    @property
+    def cited(self) -> tuple[float | None, tuple[str, str, str] | None]:
+        """The measured serving throughput [tokens/s per GPU] and the (row id, as-of date,
+        source) it rests on; ``(None, None)`` unless it was a catalog serving row."""
+        return _cited(self.throughput)
 
 
 def _model(catalog: Catalog, ref: str | Mapping, path: str) -> Model:
@@ -812,6 +831,13 @@ class Hosted:
     @property
     def label(self) -> str:
         return self.offer.id if self.offer else "inline API prices"
+
+    @property
+    def cited(self) -> tuple[None, tuple[str, str, str] | None]:
+        """No throughput (an API's is its offer's), and the (offer id, as-of date, source)
+        its prices rest on; ``None`` for inline prices."""
+        o = self.offer
+        return None, None if o is None else (o.id, o.as_of, o.source)
 
 
 def hosted(block: Mapping[str, Any], path: str, w: Work) -> Hosted:

@@ -171,8 +171,8 @@ def _check_cumulative_end(res) -> None:
     cum = res.cumulative_cost
     j = res.level(cum.utilisation)
     for s in ("p10", "p50", "p90"):
-        assert getattr(cum.api, s)[-1] == pytest.approx(getattr(res.api_tco, s)[j], rel=1e-9)
-    assert cum.api.p50[0] == 0.0
+        assert getattr(cum["api"], s)[-1] == pytest.approx(getattr(res.api_tco, s)[j], rel=1e-9)
+    assert cum["api"].p50[0] == 0.0
 
 
 def test_the_api_cumulative_line_ends_at_its_tco():
@@ -194,7 +194,7 @@ def test_the_api_cumulative_line_carries_its_priced_carbon():
     res = _result(m)
     _check_cumulative_end(res)
     unpriced = _result(dataclasses.replace(m, carbon=None))
-    assert res.cumulative_cost.api.p50[-1] > unpriced.cumulative_cost.api.p50[-1]
+    assert res.cumulative_cost["api"].p50[-1] > unpriced.cumulative_cost["api"].p50[-1]
     assert simulate(m).carbon.api is not None
 
 

@@ -122,9 +122,9 @@ def test_the_options_carbon_is_the_scenario_models_for_the_same_sides():
         {"gpu": "ref", "gpu_count": 1}, {"instance": "cloud/one", "pricing": "on_demand"},
         REQUEST.utilisation, catalog,
     )  # fmt: skip
-    assert options[("ref", "purchase")].carbon.p50 == pytest.approx(per.buy.p50[0], rel=SAME)
+    assert options[("ref", "purchase")].carbon.p50 == pytest.approx(per["buy"].p50[0], rel=SAME)
     assert options[("cloud/one", "on_demand")].carbon.p50 == pytest.approx(
-        per.rent.p50[0], rel=SAME
+        per["rent"].p50[0], rel=SAME
     )
     # the shipped catalog, on another grid and at another utilisation
     request = CompareRequest(utilisation=0.3, samples=16, grid="camx")
@@ -133,9 +133,10 @@ def test_the_options_carbon_is_the_scenario_models_for_the_same_sides():
         {"gpu": "rtx-4090", "gpu_count": 4, "grid": "CAMX"},
         {"instance": "aws/p3.8xlarge", "pricing": "reserved_1y"}, 0.3, samples=16,
     )  # fmt: skip
-    assert shipped[("rtx-4090", "purchase")].carbon.p50 == pytest.approx(per.buy.p50[0], rel=SAME)
+    owned = shipped[("rtx-4090", "purchase")].carbon.p50
+    assert owned == pytest.approx(per["buy"].p50[0], rel=SAME)
     rented = shipped[("aws/p3.8xlarge", "reserved_1y")].carbon.p50
-    assert rented == pytest.approx(per.rent.p50[0], rel=SAME)
+    assert rented == pytest.approx(per["rent"].p50[0], rel=SAME)
 
 
 def test_an_owned_option_on_a_cleaner_grid_emits_less_and_costs_the_same():

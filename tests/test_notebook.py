@@ -149,7 +149,7 @@ def test_an_inference_result_shows_the_api_beside_buying_and_renting(shell):
     assert [row[5] for row in levels[1:]] == [fmt_share(api[i]) for i in shown]
     # tinted: the levels where buying is the cheapest of the three in at least half the draws
     wins = [
-        r for r, i in zip(levels[1:], shown, strict=True) if result.cheapest_share.buy[i] >= 0.5
+        r for r, i in zip(levels[1:], shown, strict=True) if result.cheapest_share["buy"][i] >= 0.5
     ]
     assert page.tinted == wins and wins
     assert all(row[6].startswith("buy ") for row in wins)

@@ -144,7 +144,7 @@ def test_one_server_doing_all_the_work_emits_what_the_scenario_says():
     buy = {k: v for k, v in WORKED["buy"].items() if k != "spare_gpus"}
     buy |= {"grid": "DE", "grid_annual_change": -0.03, "embodied_kg_co2e": 600}
     scenario = {**copy.deepcopy(WORKED), "buy": buy, "utilisation": [u]}
-    expected = scenarios.evaluate(scenarios.load_mapping(scenario)).carbon.buy.mean[0]
+    expected = scenarios.evaluate(scenarios.load_mapping(scenario)).carbon["buy"].mean[0]
     plan = copy.deepcopy(PLAN_WORKED)
     plan["own"] = {**buy, "servers": {"min": 1, "max": 1}}
     plan["reserve"] = None

@@ -40,7 +40,7 @@ def _plan(peak_to_mean: float = 1.6, **changes) -> PlanInputs:
     fields = {
         "horizon_months": 36,
         "discount_rate": 0.08,
-        "demand": Demand(
+        "demand": Demand.given(
             million_tokens_per_month=Fixed(20_000),
             annual_growth=Fixed(1.0),
             peak_to_mean=Fixed(peak_to_mean),
@@ -177,7 +177,9 @@ def test_a_peak_just_above_one_gives_the_flat_plan(example):
 
 def test_no_work_costs_nothing_to_serve_at_any_peak():
     # W_1 = 0: every month's work is 0, so the split is 0 (no 0/0) and the cost is the fixed one
-    plan = _plan(2.0, demand=Demand(million_tokens_per_month=Fixed(0.0), peak_to_mean=Fixed(2)))
+    plan = _plan(
+        2.0, demand=Demand.given(million_tokens_per_month=Fixed(0.0), peak_to_mean=Fixed(2))
+    )
     sim = simulate_plan(plan)
     assert np.all(np.isfinite(sim.cost)) and np.all(sim.share_owned == 0)
     assert np.all(sim.owned_utilisation == 0) and np.all(sim.cloud == 0)
@@ -226,20 +228,20 @@ def test_the_api_is_sampled_under_burst():
 )
 def test_bad_demand_is_refused_at_its_path(fields, path, words):
     with pytest.raises(InputError) as exc:
-        Demand(**fields)
+        Demand.given(**fields)
     assert exc.value.path == path and words in exc.value.message
 
 
 def test_the_work_per_month_whichever_unit():
-    tokens = Demand(million_tokens_per_month=Fixed(5))
-    hours = Demand(reference_gpu_hours_per_month=Fixed(7))
+    tokens = Demand.given(million_tokens_per_month=Fixed(5))
+    hours = Demand.given(reference_gpu_hours_per_month=Fixed(7))
     assert (tokens.work_field, tokens.work_per_month) == ("million_tokens_per_month", Fixed(5))
     assert (hours.work_field, hours.work_per_month) == ("reference_gpu_hours_per_month", Fixed(7))
     assert tokens.peak_to_mean == Fixed(1.0)
 
 
 def test_sides_in_tokens_need_demand_in_tokens():
-    hours = Demand(reference_gpu_hours_per_month=Fixed(100))
+    hours = Demand.given(reference_gpu_hours_per_month=Fixed(100))
     with pytest.raises(InputError) as exc:
         _plan(demand=hours)
     assert exc.value.path == "burst" and "million_tokens_per_month" in exc.value.message

@@ -137,6 +137,7 @@ def test_public_api_matches_contract():
             "PRECISIONS",
             "PRICING_MODELS",
             "RESERVATION_MONTHS",
+            "RESERVED_PRICINGS",
             "Throughput",
             "Catalog",
             "GPU",

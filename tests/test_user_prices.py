@@ -195,7 +195,7 @@ def test_plan_demand_in_hours_of_a_named_gpu():
     # 1,000 H100 SXM5 hours a month at fp32 = 1,000 x 8.157 = 8,157 reference (V100) GPU-hours
     named = scenarios.load_mapping(_plan(gpu_hours_per_month=1000, gpu="h100-sxm5-80gb"))
     plain = scenarios.load_mapping(_plan(reference_gpu_hours_per_month=8157))
-    assert named.inputs.demand.reference_gpu_hours_per_month.value == pytest.approx(8157, 1e-12)
+    assert named.inputs.demand.work_per_month.value == pytest.approx(8157, 1e-12)
     (note,) = [a for a in named.assumptions if a.key == "demand.reference_gpu_hours_per_month"]
     assert note.source == (
         "plan: demand.gpu_hours_per_month of h100-sxm5-80gb x its fp32 throughput 8.157 relative "
@@ -209,7 +209,7 @@ def test_plan_demand_in_hours_of_a_named_gpu():
     # a distribution keeps its form: triangular(500, 1,000, 2,000) H100-hours
     ranged = _plan(gpu_hours_per_month={"dist": "triangular", "low": 500, "mode": 1000,
                                         "high": 2000}, gpu="h100-sxm5-80gb")  # fmt: skip
-    demand = scenarios.load_mapping(ranged).inputs.demand.reference_gpu_hours_per_month
+    demand = scenarios.load_mapping(ranged).inputs.demand.work_per_month
     assert (demand.low, demand.mode, demand.high) == pytest.approx((4078.5, 8157, 16314))
 
 

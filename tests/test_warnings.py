@@ -95,7 +95,7 @@ def test_a_scenario_at_zero_and_at_the_floor_runs_silently():
     # (the worked example is fixed), so cost(u1) * u1 / (cost(u2) * u2) = TCO(u1) / TCO(u2)
     doc = scenarios.load_file(WORKED).document
     result = scenarios.evaluate({**doc, "utilisation": [0.0, MIN_UTILISATION, 0.5]})
-    unit, tco = result.cost_per_unit.buy.p50, result.buy_tco.p50
+    unit, tco = result.cost_per_unit["buy"].p50, result.buy_tco.p50
     assert unit[1] * MIN_UTILISATION / (unit[2] * 0.5) == pytest.approx(tco[1] / tco[2], rel=1e-9)
     assert unit[1] > 1e4 * unit[2]
     assert unit[0] != unit[0]  # NaN (null) at u = 0

@@ -42,9 +42,9 @@ import scenarios
 from api import create_app
 from api.service import get_catalog, get_store
 from cli.tables import print_compare
+from costmodel.units import unit as unit_of
 from present import to_dict
 from present.formatting import (
-    UNIT_WORDS,
     fmt_grams,
     fmt_months,
     fmt_number,
@@ -1317,7 +1317,7 @@ def _shows_emissions(page: Page, server: Server) -> dict[str, Any]:
     status, result = server.api("POST", "/v1/evaluate", page.document())
     assert status == 200, result
     assert _emissions_rows(page) == _emissions_of(result)
-    unit = UNIT_WORDS[result["carbon"]["per_unit"]["unit"]]
+    unit = unit_of(result["carbon"]["per_unit"]["unit"]).words
     heads = page.js(
         "return [...document.querySelectorAll('#scenario-carbon thead th')]"
         ".map((h) => h.textContent)"

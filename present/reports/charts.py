@@ -27,9 +27,10 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, PercentFormatter
 
 from costmodel.result import Bands, Breakeven, Result
+from costmodel.sides import side as side_of
 
 from ..formatting import fmt_months, fmt_utilisation, missing
-from .colours import API, BUY, HIGH, LOW, MARK, RENT
+from .colours import API, BUY, HIGH, LOW, MARK, side_colour
 from .tables import cumulative_payback
 from .uncertainty import RIVAL_WORDS, rival_tornado
 
@@ -133,12 +134,19 @@ class _Rival:
 
 
 def _rivals(result: Result) -> list[_Rival]:
-    """Renting, and with a hosted API the API too."""
+    """Renting, and with a hosted API the API too, then any further side."""
     be, prob = result.breakeven_utilisation, result.prob_buy_cheaper
-    if result.api_tco is None:
+    further = [
+        _Rival(side_of(side).doing, v.prob_buy_cheaper, v.breakeven, side_colour(side), ":")
+        for side, v in result.versus.items()
+    ]
+    if result.api_tco is None and not further:
         return [_Rival("", prob, be, MARK, "--")]
-    api = _Rival("the API", result.prob_buy_cheaper_than_api, result.breakeven_vs_api, API, "-.")
-    return [_Rival("renting", prob, be, MARK, "--"), api]
+    out = [_Rival("renting", prob, be, MARK, "--")]
+    if result.api_tco is not None:
+        be_api = result.breakeven_vs_api
+        out.append(_Rival("the API", result.prob_buy_cheaper_than_api, be_api, API, "-."))
+    return out + further
 
 
 def _percent(p: float) -> str:
@@ -167,10 +175,8 @@ def breakeven_figure(result: Result) -> Figure:
     a hosted API) marked."""
     fig, ax = figure()
     x = result.utilisation * 100
-    _band(ax, x, result.buy_tco, BUY, "Buy")
-    _band(ax, x, result.rent_tco, RENT, "Rent")
-    if result.api_tco is not None:
-        _band(ax, x, result.api_tco, API, "API")
+    for side in result.sides:
+        _band(ax, x, result.tco(side), side_colour(side), side_of(side).label)
     for line, rival in enumerate(_rivals(result)):
         _mark_breakeven(ax, rival, line)
     ax.set_xlim(0, 100)
@@ -178,7 +184,8 @@ def breakeven_figure(result: Result) -> Figure:
     ax.yaxis.set_major_formatter(FuncFormatter(usd_tick))
     ax.set_xlabel("Utilisation of the owned GPUs [% of wall-clock hours]")
     ax.set_ylabel("Total cost of ownership [USD, present value]")
-    sides = " vs ".join(("Buy", "rent", "API")[: len(result.sides)])
+    sides = " vs ".join(side_of(s).option for s in result.sides)
+    sides = sides[0].upper() + sides[1:]
     ax.set_title(f"{sides}: total cost over the horizon", loc="left", fontsize=11)
     legend(fig, ax)
     return fig
@@ -190,7 +197,7 @@ def prob_chart(result: Result) -> bytes:
     fig, ax = figure()
     x = result.utilisation * 100
     rivals = _rivals(result)
-    for rival, colour in zip(rivals, (BUY, API), strict=False):
+    for rival, colour in zip(rivals, (BUY, API, *(r.colour for r in rivals[2:])), strict=False):
         y = rival.prob * 100
         if colour == BUY:  # one shaded area: two would blur into each other
             ax.fill_between(x, 0, y, color=colour, alpha=0.12, linewidth=0)
@@ -236,15 +243,14 @@ def cumulative_chart(result: Result) -> bytes:
     cum = result.cumulative_cost
     fig, ax = figure()
     months = cum.months
-    _band(ax, months, cum.buy, BUY, "Buy (capex + running cost)")
-    _band(ax, months, cum.rent, RENT, "Rent")
-    if cum.api is not None:
-        _band(ax, months, cum.api, API, "API")
+    for side, bands in cum.items():
+        running = " (capex + running cost)" if side == "buy" else ""
+        _band(ax, months, bands, side_colour(side), side_of(side).label + running)
     right = float(np.nanmax(months)) if months.size else 1.0
     payback = cumulative_payback(result)
     if payback is None:
         nan = float("nan")
-        payback = (nan, _crossing(months, cum.buy.p50, cum.rent.p50), nan)
+        payback = (nan, _crossing(months, cum["buy"].p50, cum["rent"].p50), nan)
     p10, p50, p90 = payback
     rival = "" if result.api_tco is None else " against renting"
     _mark_span(
@@ -257,7 +263,7 @@ def cumulative_chart(result: Result) -> bytes:
         lambda t: fmt_months(t) + ("" if missing(t) else " mo"),
     )
     if not missing(p50):
-        y = float(np.interp(p50, months, cum.rent.p50))
+        y = float(np.interp(p50, months, cum["rent"].p50))
         ax.plot([p50], [y], marker="o", color=MARK, markersize=6, zorder=5)
     else:
         ax.text(

@@ -11,6 +11,7 @@ from typing import Any
 
 from costmodel.plan_result import PlanResult
 from costmodel.result import Result
+from costmodel.units import unit as unit_of
 
 from ..answer import Answer
 from ..formatting import fmt_number, fmt_utilisation
@@ -173,11 +174,6 @@ _WORDS = {
         "the draws",
     },
 }
-#: The per-utilisation table's note on its unit costs, by unit of work.
-_UNIT_NOTES = {
-    "reference_gpu_hour": "unit cost per reference GPU-hour of work",
-    "million_tokens": "unit cost per M tokens (input + output) served",
-}
 
 
 def _figure_notes(words: Wording) -> list[str]:
@@ -193,7 +189,7 @@ def report_context(result: Answer[Result], images: Mapping[str, str]) -> dict[st
         **_common(result, images),
         **_WORDS[api],
         "api": api,
-        "unit_note": _UNIT_NOTES[result.unit],
+        "unit_note": unit_of(result.unit).note,
         "facts": _facts(result),
         "horizon": f"{len(result.cumulative_cost.months) - 1} months",
         "key_figures": key_figures_table(result),

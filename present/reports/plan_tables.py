@@ -9,9 +9,8 @@ its work is burst.
 
 from __future__ import annotations
 
-from typing import Any
-
 from costmodel.plan_result import Candidate, PlanResult
+from costmodel.result import Column, Quantity
 
 from ..answer import Answer
 from ..formatting import fmt_share, fmt_usd
@@ -140,7 +139,7 @@ def best_plan_table(result: PlanResult) -> Table:
     return Table(("Figure", "Value"), rows, (False, True))
 
 
-def candidate_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
+def candidate_columns(result: PlanResult) -> list[Column]:
     """One value per candidate, in ``result.candidates`` order: the columns of
     :meth:`~costmodel.plan_result.PlanResult.columns` and the ``best``, ``frontier`` (and in a
     plan that counts carbon ``carbon_frontier``) flags as ``bool``."""
@@ -149,60 +148,68 @@ def candidate_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
     green = {_key(f) for f in result.carbon_frontier or ()}
     return [
         *result.columns(),
-        ("best", [_key(c) == _key(result.best) for c in cs]),
-        ("frontier", [_key(c) in frontier for c in cs]),
-        *([("carbon_frontier", [_key(c) in green for c in cs])] if result.counts_carbon else []),
+        Column("best", [_key(c) == _key(result.best) for c in cs]),
+        Column("frontier", [_key(c) in frontier for c in cs]),
+        *(
+            [Column("carbon_frontier", [_key(c) in green for c in cs])]
+            if result.counts_carbon
+            else []
+        ),
     ]
 
 
-def frontier_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
+def frontier_columns(result: PlanResult) -> list[Column]:
     """The frontier's candidates, cheapest mean first (then lowest P90), with the columns of
     :func:`candidate_columns` but its ``frontier`` flag."""
     at = {_key(c): i for i, c in enumerate(result.candidates)}
     front = sorted(result.frontier, key=lambda c: (c.cost.mean, c.cost.p90))
     rows = [at[_key(c)] for c in front]
     return [
-        (name, [values[i] for i in rows])
-        for name, values in candidate_columns(result)
-        if name != "frontier"
+        Column(col[0], [col[1][i] for i in rows], col.quantity)
+        for col in candidate_columns(result)
+        if col[0] != "frontier"
     ]
 
 
-def work_split_columns(result: PlanResult) -> list[tuple[str, list[Any]]]:
+def work_split_columns(result: PlanResult) -> list[Column]:
     """The best plan's mean work of each month m = 1..H [reference GPU-hours/month]."""
     split = result.work_split
     layers = (split.owned, split.reserved, split.burst)
     return [
-        ("month", list(range(1, len(split.owned) + 1))),
-        *((name, v.tolist()) for (name, _), v in zip(WORK_LAYERS, layers, strict=True)),
+        Column("month", list(range(1, len(split.owned) + 1))),
+        *(
+            Column(name, v.tolist(), Quantity.WORK)
+            for (name, _), v in zip(WORK_LAYERS, layers, strict=True)
+        ),
     ]
 
 
-def plan_summary_items(result: Answer[PlanResult]) -> list[tuple[str, Any]]:
+def plan_summary_items(result: Answer[PlanResult]) -> list[Column]:
     """The XLSX summary sheet of a plan: raw values (money [USD], fractions [-], counts)."""
     b, cloud = result.best, result.all_cloud
-    items: list[tuple[str, Any]] = [
-        ("verdict", result.verdict),
-        ("objective", result.objective),
-        ("best_servers", b.servers),
-        ("best_instances", b.instances),
+    usd, share = Quantity.USD, Quantity.SHARE
+    items = [
+        Column("verdict", result.verdict),
+        Column("objective", result.objective),
+        Column("best_servers", b.servers),
+        Column("best_instances", b.instances),
     ]
-    items += [(f"best_cost_{s}", getattr(b.cost, s)) for s in _STATS]
+    items += [Column(f"best_cost_{s}", getattr(b.cost, s), usd) for s in _STATS]
     items += [
-        ("best_share_owned", b.share_owned),
-        ("best_owned_utilisation", b.owned_utilisation),
-        ("best_prob_cheaper_than_cloud", b.prob_cheaper_than_cloud),
+        Column("best_share_owned", b.share_owned, share),
+        Column("best_owned_utilisation", b.owned_utilisation, share),
+        Column("best_prob_cheaper_than_cloud", b.prob_cheaper_than_cloud, share),
     ]
-    items += [(f"all_cloud_cost_{s}", getattr(cloud.cost, s)) for s in _STATS]
+    items += [Column(f"all_cloud_cost_{s}", getattr(cloud.cost, s), usd) for s in _STATS]
     items += [
-        ("candidates_count", len(result.candidates)),
-        ("frontier_count", len(result.frontier)),
+        Column("candidates_count", len(result.candidates)),
+        Column("frontier_count", len(result.frontier)),
     ]
     if result.counts_carbon:
         known = result.best.carbon is not None
         items += [
-            (f"best_carbon_t_{s}", getattr(b.carbon, s) if known else None)
+            Column(f"best_carbon_t_{s}", getattr(b.carbon, s) if known else None, Quantity.TONNES)
             for s in ("mean", "p10", "p50", "p90")
         ]
-        items.append(("carbon_frontier_count", len(result.carbon_frontier or ())))
+        items.append(Column("carbon_frontier_count", len(result.carbon_frontier or ())))
     return items + run_items(result)

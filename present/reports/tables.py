@@ -13,12 +13,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from costmodel.result import Advice, Bands, Breakeven, Payback, Result
+from costmodel.result import Advice, Breakeven, Column, Payback, Quantity, Result
+from costmodel.sides import side as side_of
+from costmodel.units import unit as unit_of
 
 from ..answer import Answer
 from ..formatting import (
     DASH,
-    UNIT_WORDS,
     fmt_grams,
     fmt_months,
     fmt_number,
@@ -32,10 +33,7 @@ from ..formatting import (
 )
 
 __all__ = [
-    "OPTION_WORDS",
-    "SIDE_LABELS",
     "Table",
-    "UNIT_HEADERS",
     "assumption_rows",
     "buy_wins",
     "carbon_note",
@@ -87,30 +85,17 @@ def sensitivity_table(result: Result, top: int = 8) -> Table | None:
     return Table(("Input", "Spearman ρ", "A higher value…"), rows, (False, True, False))
 
 
-#: How a table header names each unit of work, in brackets after a unit cost.
-UNIT_HEADERS = {"reference_gpu_hour": "$/ref GPU-h", "million_tokens": "$/M tokens"}
-#: How the tables name each side.
-SIDE_LABELS = {"buy": "Buy", "rent": "Rent", "api": "API"}
-#: How the reports name each side as an option.
-OPTION_WORDS = {"buy": "buy", "rent": "rent", "api": "API"}
-
-
-def _tco(result: Result, side: str) -> Bands:
-    """The TCO bands [USD] of ``side`` (one of ``result.sides``)."""
-    return {"buy": result.buy_tco, "rent": result.rent_tco, "api": result.api_tco}[side]
-
-
 def unit_cost_text(result: Result) -> Callable[[float | None], str]:
     """The formatter of the result's unit costs: as money (:func:`fmt_usd`) per reference
     GPU-hour, to three significant figures per M tokens (a tenth of a cent per million tokens
     tells the options apart; :func:`~present.formatting.fmt_per_unit` says it so)."""
-    return fmt_usd if result.unit == "reference_gpu_hour" else fmt_unit_cost
+    return fmt_unit_cost if unit_of(result.unit).fine else fmt_usd
 
 
 def cheapest(result: Result, i: int) -> tuple[str, float]:
     """The side cheapest in most draws at level ``i`` and that share [-] (a tie goes to the
     first of buy, rent, api); needs a hosted API (``cheapest_share``)."""
-    shares = {side: float(getattr(result.cheapest_share, side)[i]) for side in result.sides}
+    shares = {side: float(share[i]) for side, share in result.cheapest_share.items()}
     best = max(shares, key=lambda side: shares[side])
     return best, shares[best]
 
@@ -118,7 +103,9 @@ def cheapest(result: Result, i: int) -> tuple[str, float]:
 def buy_wins(result: Result) -> tuple[bool, ...]:
     """Per level: buying is cheaper than renting in at least half of the draws, or with a
     hosted API the cheapest of the three sides in at least half."""
-    shares = result.prob_buy_cheaper if result.api_tco is None else result.cheapest_share.buy
+    shares = (
+        result.prob_buy_cheaper if result.cheapest_share is None else result.cheapest_share["buy"]
+    )
     return tuple(bool(p >= 0.5) for p in shares)
 
 
@@ -127,7 +114,7 @@ def _api_columns(result: Result) -> list[tuple[str, list[str]]]:
     best = [cheapest(result, i) for i in range(len(result.utilisation))]
     return [
         ("P(buy cheaper than API)", [fmt_share(p) for p in result.prob_buy_cheaper_than_api]),
-        ("Cheapest (share of draws)", [f"{OPTION_WORDS[s]} {fmt_share(v)}" for s, v in best]),
+        ("Cheapest (share of draws)", [f"{side_of(s).option} {fmt_share(v)}" for s, v in best]),
     ]
 
 
@@ -141,32 +128,29 @@ def per_utilisation_table(result: Result) -> Table:
     api = result.api_tco is not None
     cols = [("Utilisation", [fmt_utilisation(u, none=DASH) for u in result.utilisation])]
     for side in result.sides:
-        bands = _tco(result, side)
+        bands = result.tco(side)
         cols += [
-            (f"{SIDE_LABELS[side]} TCO {s.upper()}", [fmt_usd(v) for v in getattr(bands, s)])
+            (f"{side_of(side).label} TCO {s.upper()}", [fmt_usd(v) for v in getattr(bands, s)])
             for s in ("p10", "p50", "p90")
         ]
     vs = " than rent" if api else ""
     cols.append((f"P(buy cheaper{vs})", [fmt_share(p) for p in result.prob_buy_cheaper]))
     cols += _api_columns(result) if api else []
     cols += [
+        (f"P(buy cheaper than {side_of(side).label})", [fmt_share(p) for p in v.prob_buy_cheaper])
+        for side, v in result.versus.items()
+    ]
+    cols += [
         (f"{name} P50 [months]", [fmt_months(t) for t in pb.p50])
         for name, pb in _paybacks(result, short=True)
     ]
-    unit, text = UNIT_HEADERS[result.unit], unit_cost_text(result)
+    unit, text = unit_of(result.unit).header, unit_cost_text(result)
     cols += [
-        (
-            f"{SIDE_LABELS[side]} P50 [{unit}]",
-            [text(v) for v in getattr(result.cost_per_unit, side).p50],
-        )
-        for side in result.sides
+        (f"{side_of(side).label} P50 [{unit}]", [text(v) for v in bands.p50])
+        for side, bands in result.cost_per_unit.items()
     ]
     rows = tuple(zip(*(cells for _, cells in cols), strict=True))
     return Table(tuple(h for h, _ in cols), rows, (True,) * len(cols), buy_wins(result))
-
-
-#: How a table header names the unit of emissions per unit of work.
-CARBON_UNIT_HEADERS = {"reference_gpu_hour": "g/ref GPU-h", "million_tokens": "g/M tokens"}
 
 
 def carbon_table(result: Result) -> Table | None:
@@ -178,22 +162,22 @@ def carbon_table(result: Result) -> Table | None:
         return None
     cols = [("Utilisation", [fmt_utilisation(u, none=DASH) for u in result.utilisation])]
     for side in result.sides:
-        bands = getattr(c, side)
-        label = f"{SIDE_LABELS[side]} [t CO2e]"
+        bands = c.get(side)
+        label = f"{side_of(side).label} [t CO2e]"
         if bands is None:
             cols.append((f"{label} P50", ["unknown"] * len(result.utilisation)))
             continue
         cols.append((f"{label} P50", [fmt_tonnes(v) for v in bands.p50]))
         spans = zip(bands.p10, bands.p90, strict=True)
-        cols.append((f"{SIDE_LABELS[side]} P10–P90", [f"{fmt_tonnes(a)} – {fmt_tonnes(b)}"
+        cols.append((f"{side_of(side).label} P10–P90", [f"{fmt_tonnes(a)} – {fmt_tonnes(b)}"
                                                        for a, b in spans]))  # fmt: skip
-    unit = CARBON_UNIT_HEADERS[result.unit]
+    unit = unit_of(result.unit).carbon_header
     for side in result.sides:
-        bands = getattr(c.per_unit, side)
+        bands = c.per_unit.get(side)
         cells = (
             [fmt_grams(v) for v in bands.p50] if bands else ["unknown"] * len(result.utilisation)
         )
-        cols.append((f"{SIDE_LABELS[side]} P50 [{unit}]", cells))
+        cols.append((f"{side_of(side).label} P50 [{unit}]", cells))
     rows = tuple(zip(*(cells for _, cells in cols), strict=True))
     return Table(tuple(h for h, _ in cols), rows, (True,) * len(cols))
 
@@ -224,13 +208,17 @@ def carbon_note(result: Answer[Result]) -> str:
 def _paybacks(result: Result, *, short: bool) -> list[tuple[str, Payback]]:
     """Each payback [month] with its name: "Payback" alone, or with a hosted API the payback
     against renting and against the API ("vs rent", "vs API" when ``short``)."""
-    if result.payback_vs_api_months is None:
+    further = [
+        (f"Payback vs {side_of(side).option if short else side_of(side).doing}", v.payback)
+        for side, v in result.versus.items()
+    ]
+    if result.payback_vs_api_months is None and not further:
         return [("Payback", result.payback_months)]
     rent, api = ("rent", "API") if short else ("renting", "the API")
-    return [
-        (f"Payback vs {rent}", result.payback_months),
-        (f"Payback vs {api}", result.payback_vs_api_months),
-    ]
+    out = [(f"Payback vs {rent}", result.payback_months)]
+    if result.payback_vs_api_months is not None:
+        out.append((f"Payback vs {api}", result.payback_vs_api_months))
+    return out + further
 
 
 def cumulative_payback(
@@ -268,14 +256,13 @@ def _at_report_level(result: Result) -> list[tuple[str, str]]:
          " / ".join(fmt_months(t) for t in cumulative_payback(result, pb)))
         for name, pb in _paybacks(result, short=False)
     ]  # fmt: skip
-    if result.unit == "reference_gpu_hour":
+    if not unit_of(result.unit).fine:
         return rows
-    words, text = UNIT_WORDS[result.unit], unit_cost_text(result)
-    for side in result.sides:
-        bands = getattr(result.cost_per_unit, side)
+    words, text = unit_of(result.unit).words, unit_cost_text(result)
+    for side, bands in result.cost_per_unit.items():
         costs = " / ".join(text(getattr(bands, s)[i]) for s in ("p10", "p50", "p90"))
         rows.append(
-            (f"{SIDE_LABELS[side]} cost per {words} at {u} utilisation P10 / P50 / P90", costs)
+            (f"{side_of(side).label} cost per {words} at {u} utilisation P10 / P50 / P90", costs)
         )
     return rows
 
@@ -327,43 +314,37 @@ def reproducibility(result: Answer) -> list[tuple[str, Any]]:
     ]
 
 
-def _breakeven_items(stem: str, be: Breakeven) -> list[tuple[str, Any]]:
-    """``<stem>_p10`` .. ``_mean`` [-] (``None``: never) of a break-even."""
-    return [
-        (f"{stem}_{k}", None if missing(getattr(be, k)) else getattr(be, k))
-        for k in ("p10", "p50", "p90", "mean")
+def _breakeven_items(stem: str, be: Breakeven) -> list[Column]:
+    """``<stem>_p10`` .. ``_mean``, ``<stem>_prob_always``, ``_prob_never`` [-] (``None``:
+    never) of a break-even."""
+    values = [(k, getattr(be, k)) for k in ("p10", "p50", "p90", "mean")]
+    items = [Column(f"{stem}_{k}", None if missing(v) else v, Quantity.SHARE) for k, v in values]
+    stem = "breakeven" if stem == "breakeven_utilisation" else stem
+    return items + [
+        Column(f"{stem}_prob_always", be.prob_always, Quantity.SHARE),
+        Column(f"{stem}_prob_never", be.prob_never, Quantity.SHARE),
     ]
 
 
-def summary_items(result: Answer[Result]) -> list[tuple[str, Any]]:
+def summary_items(result: Answer[Result]) -> list[Column]:
     """The XLSX summary sheet: raw values (fractions [-], counts), ``None`` for no value; with
     a hosted API also the break-even against it (``breakeven_vs_api_...``)."""
-    be = result.breakeven_utilisation
-    items: list[tuple[str, Any]] = [("verdict", result.verdict)]
-    items += _breakeven_items("breakeven_utilisation", be)
-    items += [
-        ("breakeven_prob_always", be.prob_always),
-        ("breakeven_prob_never", be.prob_never),
-    ]
-    api = result.breakeven_vs_api
-    if api is not None:
-        items += _breakeven_items("breakeven_vs_api", api)
-        items += [
-            ("breakeven_vs_api_prob_always", api.prob_always),
-            ("breakeven_vs_api_prob_never", api.prob_never),
-        ]
+    items = [Column("verdict", result.verdict)]
+    items += _breakeven_items("breakeven_utilisation", result.breakeven_utilisation)
+    if result.breakeven_vs_api is not None:
+        items += _breakeven_items("breakeven_vs_api", result.breakeven_vs_api)
     return items + run_items(result)
 
 
-def run_items(result: Answer) -> list[tuple[str, Any]]:
+def run_items(result: Answer) -> list[Column]:
     """The XLSX summary sheet's closing rows: how the run was made, its name, its warnings."""
     cat = result.catalog
     return [
-        ("seed", result.seed),
-        ("samples", result.samples),
-        ("method", result.method),
-        ("catalog_version", cat.version if cat else None),
-        ("catalog_as_of", cat.as_of if cat else None),
-        ("scenario_name", scenario_name(result)),
-        ("warnings_count", len(result.warnings)),
+        Column("seed", result.seed),
+        Column("samples", result.samples),
+        Column("method", result.method),
+        Column("catalog_version", cat.version if cat else None),
+        Column("catalog_as_of", cat.as_of if cat else None),
+        Column("scenario_name", scenario_name(result)),
+        Column("warnings_count", len(result.warnings)),
     ]

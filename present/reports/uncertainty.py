@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from costmodel.plan_result import PlanResult
-from costmodel.result import Result, Tornado
+from costmodel.result import Column, Quantity, Result, Tornado
 
 from ..formatting import fmt_number, fmt_usd, fmt_utilisation, missing
 from ..verdict import precision_text
@@ -284,34 +284,35 @@ def tornado_rows(result: Result, versus: str = "rent") -> list[tuple[Any, ...]]:
 
 #: The XLSX ``tornado`` sheet's header.
 TORNADO_HEADER = (
-    "input",
-    "low_p10",
-    "high_p90",
-    "breakeven_utilisation_at_low",
-    "breakeven_utilisation_at_high",
-    "gap_cost_at_low",
-    "gap_cost_at_high",
-    "utilisation",
-    "evppi_cost_usd",
+    Column("input", ()),
+    Column("low_p10", ()),
+    Column("high_p90", ()),
+    Column("breakeven_utilisation_at_low", (), Quantity.SHARE),
+    Column("breakeven_utilisation_at_high", (), Quantity.SHARE),
+    Column("gap_cost_at_low", (), Quantity.USD),
+    Column("gap_cost_at_high", (), Quantity.USD),
+    Column("utilisation", (), Quantity.SHARE),
+    Column("evppi_cost_usd", (), Quantity.USD),
 )
 
 
-def uncertainty_items(result: Result) -> list[tuple[str, Any]]:
+def uncertainty_items(result: Result) -> list[Column]:
     """The XLSX summary sheet's rows on precision and the value of information (raw values;
     none for results stored before these existed)."""
-    items: list[tuple[str, Any]] = []
-    c = result.convergence
+    items: list[Column] = []
+    c, SHARE = result.convergence, Quantity.SHARE
     if c is not None:
         lo, hi = c.breakeven_p50_ci95
         items += [
-            ("breakeven_utilisation_p50_ci95_low", None if missing(lo) else lo),
-            ("breakeven_utilisation_p50_ci95_high", None if missing(hi) else hi),
-            ("samples_asked", c.initial_samples),
+            Column("breakeven_utilisation_p50_ci95_low", None if missing(lo) else lo, SHARE),
+            Column("breakeven_utilisation_p50_ci95_high", None if missing(hi) else hi, SHARE),
+            Column("samples_asked", c.initial_samples),
         ]
         if c.met is not None:
-            items.append(("target_halfwidth_met", c.met))
+            items.append(Column("target_halfwidth_met", c.met))
     if result.value_of_information is not None:
-        items.append(("evpi_cost_usd", result.value_of_information.evpi))
+        items.append(Column("evpi_cost_usd", result.value_of_information.evpi, Quantity.USD))
     for rival in result.rivals:
-        items.append((f"evpi_vs_{rival.versus}_cost_usd", rival.value_of_information.evpi))
+        evpi = rival.value_of_information.evpi
+        items.append(Column(f"evpi_vs_{rival.versus}_cost_usd", evpi, Quantity.USD))
     return items

@@ -28,11 +28,13 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
 
 from costmodel.plan_result import PlanResult
-from costmodel.result import Result
+from costmodel.result import Column, Quantity, Result
+from costmodel.sides import side as side_of
+from costmodel.units import unit as unit_of
 
 from ..answer import Answer
 from ..formatting import text_cell
-from .colours import API, BUY, LAYERS, MARK, OTHER, RENT
+from .colours import BUY, LAYERS, MARK, OTHER, RENT, side_colour
 from .plan_tables import (
     WORK_LAYERS,
     candidate_columns,
@@ -53,25 +55,25 @@ _TOKEN_COST = "$#,##0.000"  # a cost per M tokens, to a tenth of a cent
 _WORK = "#,##0.0"
 
 
-def _number_format(column: str) -> str | None:
-    """The display format of a column or summary item, by its name."""
-    if column.startswith("carbon_"):  # [t CO2e] to the kilogram, [g CO2e] per unit whole
-        return "#,##0.000" if "_t_" in column else "#,##0"
-    if column.startswith("cost_per_million_tokens"):
-        return _TOKEN_COST
-    if column.startswith("cost_per_"):
-        return _UNIT_COST
-    if "utilisation" in column or "prob" in column or "share" in column:
-        return _PERCENT
-    if column.startswith(("breakeven", "cheapest_")):  # the break-even vs an API, cheapest shares
-        return _PERCENT
-    if column.startswith(("buy_tco", "rent_tco", "api_tco")) or "cost_" in column:
-        return _MONEY
-    if column.startswith(("payback_months", "payback_vs_api_months")):
-        return _MONTHS
-    if column.endswith("_gpu_hours"):
-        return _WORK
-    return None
+#: The display format of each quantity a column declares ([t CO2e] to the kilogram, [g CO2e]
+#: per unit of work whole).
+_FORMATS = {
+    Quantity.USD: _MONEY,
+    Quantity.SHARE: _PERCENT,
+    Quantity.MONTH: _MONTHS,
+    Quantity.TONNES: "#,##0.000",
+    Quantity.GRAMS_PER_UNIT: "#,##0",
+    Quantity.WORK: _WORK,
+}
+
+
+def _number_format(column: Column, unit: str | None = None) -> str | None:
+    """The display format of a column or summary item, by the quantity it declares; a cost
+    per unit of work by its unit (``unit``: to the cent, or a tenth of a cent when the
+    unit's costs are fractions of a cent apart)."""
+    if column.quantity is Quantity.USD_PER_UNIT:
+        return _TOKEN_COST if unit is not None and unit_of(unit).fine else _UNIT_COST
+    return _FORMATS.get(column.quantity)
 
 
 def _value(v: Any) -> Any:
@@ -109,23 +111,23 @@ def _sheet(ws: Worksheet, headers: Sequence[str], rows: Sequence[Sequence[Any]])
         ws.column_dimensions[letter].width = min(max(longest, len(header), 8) + 2, 80)
 
 
-def _summary(ws: Worksheet, items: Sequence[tuple[str, Any]]) -> None:
+def _summary(ws: Worksheet, items: Sequence[Column]) -> None:
     _sheet(ws, ("item", "value"), items)
-    for row, (key, _) in enumerate(items, start=2):
-        fmt = _number_format(key)
+    for row, item in enumerate(items, start=2):
+        key, fmt = item[0], _number_format(item)
         if fmt:
             ws.cell(row, 2).number_format = fmt
         ws.cell(row, 2).alignment = Alignment(horizontal="left", wrap_text=key == "verdict")
     ws.column_dimensions["B"].width = 90
 
 
-def _columns(ws: Worksheet, cols: Sequence[tuple[str, Sequence[Any]]]) -> int:
-    """A table given as ``(column, values)`` pairs, each column in its display format; returns
-    the number of rows."""
+def _columns(ws: Worksheet, cols: Sequence[Column], unit: str | None = None) -> int:
+    """A table given as :class:`Column` pairs, each column in the display format of what it
+    counts (:func:`_number_format`); returns the number of rows."""
     rows = list(zip(*(list(values) for _, values in cols), strict=True))
     _sheet(ws, [name for name, _ in cols], rows)
-    for i, (name, _) in enumerate(cols, start=1):
-        fmt = _number_format(name)
+    for i, col in enumerate(cols, start=1):
+        fmt = _number_format(col, unit)
         if fmt:
             for (cell,) in ws.iter_rows(min_row=2, min_col=i, max_col=i):
                 cell.number_format = fmt
@@ -134,7 +136,7 @@ def _columns(ws: Worksheet, cols: Sequence[tuple[str, Sequence[Any]]]) -> int:
 
 def _per_utilisation(ws: Worksheet, result: Result) -> None:
     cols = result.columns()
-    n = _columns(ws, [(name, values.tolist()) for name, values in cols])
+    n = _columns(ws, [Column(c[0], c[1].tolist(), c.quantity) for c in cols], result.unit)
     chart = _breakeven_chart(ws, [name for name, _ in cols], n, result.sides)
     ws.add_chart(chart, f"B{n + 4}")
 
@@ -158,30 +160,21 @@ def _column(ws: Worksheet, names: list[str], name: str, n: int) -> Reference:
     return Reference(ws, min_col=col, min_row=2, max_row=n + 1)
 
 
-#: The break-even chart's lines: column, title and colour of each side's TCO P50.
-_TCO_LINES = {
-    "buy": ("buy_tco_p50", "Buy P50", BUY),
-    "rent": ("rent_tco_p50", "Rent P50", RENT),
-    "api": ("api_tco_p50", "API P50", API),
-}
-#: How the break-even chart's title names each side.
-_SIDE_WORDS = {"buy": "buying", "rent": "renting", "api": "the API"}
-
-
 def _breakeven_chart(ws: Worksheet, names: list[str], n: int, sides: Sequence[str]) -> ScatterChart:
     """Each side's TCO P50 [USD] against utilisation [%]: buying's line crosses each of the
     others at the break-even against it."""
     chart = ScatterChart()
     _axes(
         chart,
-        "Total cost of ownership (P50): " + " vs ".join(_SIDE_WORDS[s] for s in sides),
+        "Total cost of ownership (P50): " + " vs ".join(side_of(s).doing for s in sides),
         ("Utilisation of the owned GPUs", _PERCENT),
         ("TCO [USD, present value]", _MONEY),
     )
     x = _column(ws, names, "utilisation", n)
-    for column, title, colour in (_TCO_LINES[side] for side in sides):
-        y = _column(ws, names, column, n)
-        chart.series.append(_points(x, y, title, colour, "circle", line=True))
+    for side in sides:
+        y = _column(ws, names, f"{side}_tco_p50", n)
+        title = f"{side_of(side).label} P50"
+        chart.series.append(_points(x, y, title, side_colour(side), "circle", line=True))
     return chart
 
 
@@ -288,9 +281,9 @@ def _tornado(ws: Worksheet, result: Result, versus: str = "rent") -> None:
     """Each uncertain input from its P10 to its P90 (others at their medians), largest swing
     first, with its EVPPI, against side ``versus``; empty for results stored before the
     tornado existed."""
-    _sheet(ws, TORNADO_HEADER, tornado_rows(result, versus))
-    for i, name in enumerate(TORNADO_HEADER, start=1):
-        fmt = _number_format(name)
+    _sheet(ws, [name for name, _ in TORNADO_HEADER], tornado_rows(result, versus))
+    for i, col in enumerate(TORNADO_HEADER, start=1):
+        fmt = _number_format(col)
         if fmt:
             for (cell,) in ws.iter_rows(min_row=2, min_col=i, max_col=i):
                 cell.number_format = fmt

@@ -51,25 +51,14 @@ from typing import Any
 import numpy as np
 
 from costmodel.api_price import blended_price
-from costmodel.carbon import G_PER_KG, CarbonLine, owned_emissions, rented_emissions
-from costmodel.cashflows import (
-    ApiDraws,
-    BuyDraws,
-    BuyLine,
-    RentDraws,
-    RentLine,
-    Terms,
-    buy_line,
-    capacity,
-    rent_line,
-)
-from costmodel.distributions import Distribution, Fixed, Triangular, draws_at
-from costmodel.inputs import ApiInputs, BuyInputs, RentInputs, input_fields
-from costmodel.outcomes import breakeven_utilisation
+from costmodel.cashflows import BuyLine, RentLine
+from costmodel.distributions import draws_at
+from costmodel.inputs import ApiInputs
+from costmodel.options import Evaluated, OptionInputs, breakeven_between, evaluate_options
 from costmodel.result import Advice, CatalogRef
-from costmodel.sampling import sample
-from costmodel.stats import breakeven, percentiles
-from pricing import PRICING_MODELS, Catalog, CatalogError, ServingThroughput, load_catalog
+from costmodel.sides import side as side_of
+from costmodel.stats import percentiles
+from pricing import PRICING_MODELS, Catalog, CatalogError, load_catalog
 from pricing.carbon import GridIntensity
 from pricing.serving import gpus_with_rows
 
@@ -306,7 +295,7 @@ def _carbon_of(r: _Resolved | LeftOut | str, catalog: Catalog, grid: str) -> _Ca
     """A resolved owned or rented option's carbon inputs, the owned on ``grid``; ``None``
     for an API offer (not published), for an option not resolved, and for one the catalog
     lacks a carbon figure of."""
-    if not isinstance(r, _Resolved) or isinstance(r.side, Hosted):
+    if not isinstance(r, _Resolved) or side_of(r.side.path).emissions is None:
         return None
     try:
         found = side_carbon(r.side, catalog, grid)
@@ -351,32 +340,6 @@ def _basis(r: CompareRequest) -> CompareRequest:
     )
 
 
-def _widened(dist: Distribution, spread: float, bound: Any) -> Distribution:
-    """A fixed value ``v`` as triangular(v - spread*v, v, v + spread*v), kept in ``bound``."""
-    if not isinstance(dist, Fixed) or spread <= 0 or dist.value == 0:
-        return dist
-    v = float(dist.value)
-    low = max(v - spread * abs(v), bound.low)
-    high = min(v + spread * abs(v), bound.high)
-    return Triangular(low, v, high) if low < high else dist
-
-
-_Inputs = BuyInputs | RentInputs | ApiInputs
-
-
-def _uncertain(side: Owned | Rented | Hosted, spreads: Mapping[str, float]) -> _Inputs:
-    """The side's inputs with the default uncertainty on each value the catalog gave."""
-    obj = side.inputs
-    meta = input_fields(type(obj))
-    changes = {}
-    for key, spread in spreads.items():
-        prefix, name = key.split(".")
-        value = getattr(obj, name, None) if prefix == side.path else None
-        if value is not None:
-            changes[name] = _widened(value, spread, meta[name].metadata["bound"])
-    return replace(obj, **changes) if changes else obj
-
-
 def _median(spec: Any) -> float:
     """The median of an assumption's value (a number or a distribution mapping)."""
     if isinstance(spec, int | float):
@@ -401,42 +364,11 @@ def _blended(api: ApiInputs) -> float:
     )
 
 
-#: The assumption whose source an option's price is, by side.
-_PRICE_KEYS = {"buy": "gpu_price_usd", "rent": "price_usd_per_hour", "api": "input_usd_per_mtok"}
-
-
-def _unit_lines(
-    side: Owned | Rented | Hosted, inputs: _Inputs, values: dict, h: int, carbon: _Carbon
-) -> tuple[BuyLine | RentLine, CarbonLine | None]:
-    """The side's TCO line per unit of its capacity, TCO / (730 * H * T), undiscounted and
-    before tax (a comparison of hourly costs), and its emissions line [kg CO2e] per unit of
-    capacity likewise (``None`` without ``carbon``, its carbon inputs). Owned: the
-    build; rented: one instance doing the work, so a reservation is a reservation of one; an
-    API: a rented "instance" doing one unit an hour at its blended price
-    (:meth:`~costmodel.cashflows.ApiDraws.as_rented`)."""
-    terms = Terms(h, 0.0, 0.0)
-    if carbon is not None:
-        values = {**values, **carbon}
-    if isinstance(side, Owned):
-        b = BuyDraws.sampled(inputs, values)
-        t = capacity(b)
-        kg = carbon and owned_emissions(b, values, SERVICE_LIFE_YEARS, h)
-        return buy_line(b, terms).per_unit(t, h), kg and kg.per_unit(t, h)
-    if isinstance(side, Rented):
-        r = RentDraws.sampled(inputs, values)
-    else:
-        r = ApiDraws.sampled(inputs, values).as_rented()
-    t = capacity(r)
-    kg = carbon and rented_emissions(r, values, t, t, PROVIDER_SERVICE_LIFE_YEARS, h)
-    return rent_line(r, t, t, terms).per_unit(t, h), kg and kg.per_unit(t, h)
-
-
-def _grams(kg: CarbonLine | None, u: float, samples: int) -> Grams | None:
-    """Emissions per unit of work at ``u`` [g CO2e/unit] from the line per unit of capacity
-    ``kg``: kg(u) / u * 1000, P10/P50/P90 over the draws (one value when fixed)."""
-    if kg is None:
+def _grams(g: np.ndarray | None, samples: int) -> Grams | None:
+    """Emissions per unit of work [g CO2e/unit], P10/P50/P90 over the draws of ``g`` (one
+    value when fixed); ``None`` when unknown."""
+    if g is None:
         return None
-    g = np.asarray(kg.kg(u), dtype=float) / u * G_PER_KG
     if g.ndim == 0:
         return Grams(float(g), float(g), float(g))
     out = np.empty(samples)
@@ -446,13 +378,8 @@ def _grams(kg: CarbonLine | None, u: float, samples: int) -> Grams | None:
 
 def _citation(side: Owned | Rented | Hosted) -> tuple[float | None, Citation | None]:
     """By model, the measured throughput [tokens/s per GPU] and what the option rests on."""
-    if isinstance(side, Hosted):
-        o = side.offer
-        return None, Citation(o.id, o.as_of, o.source)
-    t = side.throughput
-    if not isinstance(t, ServingThroughput):
-        return None, None
-    return t.value, Citation(t.row.id, t.row.as_of, t.row.source)
+    measured, row = side.cited
+    return measured, row and Citation(*row)
 
 
 @dataclass(frozen=True, eq=False)
@@ -462,25 +389,13 @@ class _Evaluated:
 
 
 def _evaluate(
-    c: _Candidate,
-    resolved: _Resolved,
-    request: CompareRequest,
-    q: Mapping[str, np.ndarray],
-    spreads: Mapping[str, float],
-    carbon: _Carbon = None,
+    c: _Candidate, resolved: _Resolved, request: CompareRequest, fig: Evaluated
 ) -> _Evaluated:
-    """One option's cost and carbon per unit of work over the shared draws ``q``, with
-    ``spreads`` of uncertainty on the values the catalog gave (:func:`_unit_lines`);
-    ``carbon`` its carbon inputs (``None``: unknown)."""
+    """One option with the engine's figures of it (:func:`costmodel.evaluate_options`): its
+    cost and carbon per unit of work, its price and where that came from, and its source."""
     side = resolved.side
-    key = f"{side.path}.{_PRICE_KEYS[c.side]}"
+    key = f"{side.path}.{side_of(c.side).price}"
     price = next(a for a in side.assumptions if a.key == key)
-    inputs = _uncertain(side, spreads)
-    values = draws_at({f"{side.path}.{k}": v for k, v in vars(inputs).items()}, q)
-    unit, kg = _unit_lines(side, inputs, values, request.horizon_months, carbon)
-    u = request.utilisation
-    cost = np.empty(request.samples)
-    cost[...] = np.asarray(unit.tco(u), dtype=float) / u
     throughput, source = _citation(side)
     option = Option(
         id=c.id,
@@ -488,7 +403,7 @@ def _evaluate(
         pricing=c.pricing,
         gpu=c.gpu,
         gpu_count=c.gpu_count,
-        cost=Cost(**percentiles(cost)),
+        cost=Cost(**percentiles(fig.cost)),
         price_usd=_blended(side.inputs) if c.side == "api" else _median(price.value),
         price_source=price.source,
         price_origin=price.origin,
@@ -496,19 +411,18 @@ def _evaluate(
         unit=request.unit,
         tokens_per_s_per_gpu=throughput,
         source=source,
-        carbon=_grams(kg, u, request.samples),
+        carbon=_grams(fig.grams, request.samples),
     )
-    return _Evaluated(option, unit)
+    return _Evaluated(option, fig.line)
 
 
 def _breakeven(buy: _Evaluated | None, other: _Evaluated | None, samples: int):
-    """Break-even utilisation per draw between an owned option and a rented one (or an API),
-    from their lines per unit of capacity (equal cost per unit of capacity means equal cost
-    per unit of work); ``None`` without both."""
+    """Break-even utilisation per draw between an owned option and a rented one (or an API)
+    (:func:`costmodel.options.breakeven_between`); ``None`` without both."""
     if buy is None or other is None:
         return None
     assert isinstance(buy.line, BuyLine) and isinstance(other.line, RentLine)
-    return breakeven(np.array(breakeven_utilisation(buy.line, other.line, samples), dtype=float))
+    return breakeven_between(buy.line, other.line, samples)
 
 
 def _rank(e: _Evaluated) -> tuple:
@@ -587,12 +501,18 @@ def compare(
         uncertainty = UNCERTAINTY if served is None else {**UNCERTAINTY, **API_UNCERTAINTY}
     candidates = _candidates_asked(catalog, request, tuple(counts), grid is not None)
     kept = [(c, r, k) for c, r, k in candidates if _big_enough(c, request)]
-    names = sorted(k for k, v in uncertainty.items() if v > 0)
-    q = sample(names, request.samples, request.seed, "lhs").q if names else {}
     middle = time.perf_counter()
-    evaluated = [
-        _evaluate(c, r, request, q, uncertainty, k) for c, r, k in kept if isinstance(r, _Resolved)
-    ]
+    chosen = [(c, r, k) for c, r, k in kept if isinstance(r, _Resolved)]
+    figures = evaluate_options(
+        [OptionInputs(c.side, r.side.inputs, k) for c, r, k in chosen],
+        utilisation=request.utilisation,
+        horizon=request.horizon_months,
+        samples=request.samples,
+        seed=request.seed,
+        spreads=uncertainty,
+        lives=(SERVICE_LIFE_YEARS, PROVIDER_SERVICE_LIFE_YEARS),
+    )
+    evaluated = [_evaluate(c, r, request, f) for (c, r, _), f in zip(chosen, figures, strict=True)]
     resolve_s, engine_s = middle - start, time.perf_counter() - middle
     evaluated.sort(key=_rank)
     best = {

@@ -98,10 +98,11 @@ def _carbon_words(result: Comparison) -> str:
     g = result.grid
     if g is None or all(o.carbon is None for o in result.options):
         return ""
-    from present.formatting import UNIT_WORDS, fmt_utilisation
+    from costmodel.units import unit as unit_of
+    from present.formatting import fmt_utilisation
 
     return (
-        f"Carbon [g CO2e per {UNIT_WORDS[result.unit]}] at "
+        f"Carbon [g CO2e per {unit_of(result.unit).words}] at "
         f"{fmt_utilisation(result.request.utilisation)} utilisation: owned on grid {g.id} "
         f"({g.name}, {g.g_co2e_per_kwh:g} g/kWh) at the build's PUE, with its embodied carbon "
         f"spread over {SERVICE_LIFE_YEARS:g} years; rented on the instance's region grid at "

@@ -1,0 +1,78 @@
+"""The protocol of a kind of side, and the registry of them (:data:`SIDES`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..carbon import CarbonLine
+from ..cashflows import BuyLine, RentLine, Terms, Value
+
+__all__ = ["SIDES", "Side", "SideError", "register", "side"]
+
+
+class SideError(ValueError):
+    """A side that is not registered, or registered twice."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Side:
+    """One kind of side, by ``name`` (its key in a scenario and a result: ``"buy"``).
+
+    Words: ``label`` is how a table heads its columns ("Buy"), ``option`` how a list of
+    options names it ("buy", "API") and ``doing`` how a sentence names choosing it ("buying",
+    "the API").
+
+    Numbers: ``inputs`` is the class of its frozen engine inputs and ``price`` the input that
+    is its price (the one a comparison of options quotes). ``drawn(inputs, values, path)``
+    gives its inputs for a set of draws (``values`` by ``"<path>.<field>"``, floats or
+    ``(S,)`` arrays) in the engine's terms: a :class:`~costmodel.cashflows.BuyDraws` for the
+    owned side, a :class:`~costmodel.cashflows.RentDraws` for a side paid as it is used;
+    ``capacity(draws)`` the units of work one unit of the side does per hour [units of
+    work/hour]; ``line(draws, own, inst, terms)`` its TCO [USD] as a line in utilisation
+    doing the work of an owned build of capacity ``own`` on units of capacity ``inst``;
+    ``emissions(draws, values, own, inst, life_years, horizon)`` its emissions [kg CO2e] as
+    a line likewise (``None``: the side's emissions are not known by the engine's carbon
+    inputs). ``owned`` marks the side every other is compared with.
+
+    A further side (one a scenario holds beside ``buy``, ``rent`` and ``api``,
+    :attr:`~costmodel.inputs.ModelInputs.further`) gives as well ``by_month(draws, own,
+    terms)``: its cumulative cost by month m = 0..H [USD, present value, after tax] as a line
+    in utilisation, ``(fixed, per_u)`` each of shape ``(H + 1,)`` or ``(H + 1, S)`` (for
+    payback and the cumulative-cost chart); its TCO ``line`` must then have no kink.
+    """
+
+    name: str
+    label: str
+    option: str
+    doing: str
+    inputs: type
+    price: str
+    drawn: Callable[[Any, dict[str, Value], str], Any]
+    capacity: Callable[[Any], Value]
+    line: Callable[[Any, Value, Value, Terms], BuyLine | RentLine]
+    emissions: Callable[..., CarbonLine] | None = None
+    owned: bool = False
+    by_month: Callable[[Any, Value, Terms], tuple[Any, Any]] | None = None
+
+
+#: Every kind of side by name, in the order a question lists them (``buy`` first: the side
+#: every other is compared with).
+SIDES: dict[str, Side] = {}
+
+
+def register(record: Side) -> Side:
+    """Add ``record`` to :data:`SIDES`."""
+    if record.name in SIDES:
+        raise SideError(f"side {record.name!r} is registered already")
+    SIDES[record.name] = record
+    return record
+
+
+def side(name: str) -> Side:
+    """The record of side ``name``; an error lists the registered ones."""
+    try:
+        return SIDES[name]
+    except KeyError:
+        raise SideError(f"unknown side {name!r}; valid: {', '.join(SIDES)}") from None

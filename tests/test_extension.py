@@ -1,0 +1,265 @@
+"""The proof of the structure: a fourth kind of side and a third unit of work, defined in this
+file alone, registered, and taken through the engine, the JSON form, the CLI table, the HTML
+and XLSX reports and the OpenAPI document without a change to the packages.
+
+The side is a dedicated server rented by the month: a fixed monthly fee and a setup fee,
+whatever the utilisation. The unit is an image generated, a GPU's rate given in images per
+GPU-hour. Both are registered for this module only (:func:`registered`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+import pytest
+from openpyxl import load_workbook
+from rich.console import Console
+
+from costmodel import Fixed, simulate, summarise
+from costmodel.cashflows import RentLine, Terms, Value
+from costmodel.discounting import growth_sum
+from costmodel.distributions import Distribution
+from costmodel.result import CatalogRef
+from costmodel.sides import SIDES, Side
+from costmodel.units import UNITS, Unit
+from present import from_dict, to_dict
+from present.answer import Answer
+from present.reports import render
+from pricing.vocabulary import Bound
+from tests.helpers import buy, model, rent
+
+# --- the new side, in this file alone -----------------------------------------------------
+
+
+def _usd(text: str) -> Any:
+    bound = Bound(0, 1e7, "[USD]")
+    return field(metadata={"unit": "[USD]", "text": text, "bound": bound, "dist": True})
+
+
+@dataclass(frozen=True, kw_only=True)
+class DedicatedInputs:
+    """A dedicated server rented by the month: ``monthly_fee_usd`` [USD/month] and a one-off
+    ``setup_usd`` [USD], whatever the utilisation."""
+
+    monthly_fee_usd: Distribution = _usd("fee a month")
+    setup_usd: Distribution = _usd("one-off setup fee")
+
+
+@dataclass(frozen=True)
+class DedicatedDraws:
+    """Its inputs for a set of draws [USD/month], [USD]."""
+
+    monthly_fee_usd: Value
+    setup_usd: Value
+
+
+def _drawn(inputs: DedicatedInputs, values: dict, path: str) -> DedicatedDraws:
+    return DedicatedDraws(
+        *(values.get(f"{path}.{f.name}", getattr(inputs, f.name)) for f in fields(inputs))
+    )
+
+
+def _line(d: DedicatedDraws, own: Value, inst: Value, terms: Terms) -> RentLine:
+    """TCO = (1 - tau) * (setup + fee * sum_m d_m), flat in utilisation."""
+    flat = growth_sum(0.0, terms.discount_rate, terms.horizon)
+    return RentLine((1 - terms.tax_rate) * (d.setup_usd + d.monthly_fee_usd * flat), 0.0, 0.0)
+
+
+def _by_month(d: DedicatedDraws, own: Value, terms: Terms) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulative cost to month m = 0..H: (1 - tau) * (setup + fee * sum_{j<=m} d_j)."""
+    flat = growth_sum(0.0, terms.discount_rate, np.arange(terms.horizon + 1))
+    fixed = (1 - terms.tax_rate) * (d.setup_usd + d.monthly_fee_usd * flat)
+    return np.asarray(fixed, dtype=float), np.zeros(terms.horizon + 1)
+
+
+DEDICATED = Side(
+    name="dedicated",
+    label="Dedicated",
+    option="dedicated server",
+    doing="the dedicated server",
+    inputs=DedicatedInputs,
+    price="monthly_fee_usd",
+    drawn=_drawn,
+    capacity=lambda d: 1.0,
+    line=_line,
+    by_month=_by_month,
+)
+
+IMAGE = Unit(
+    id="image",
+    words="image",
+    header="$/image",
+    carbon_header="g/image",
+    column="image",
+    note="unit cost per image generated",
+    rate="relative_throughput",
+    rate_unit="[images/GPU-hour]",
+    rate_text="images one GPU generates an hour",
+    rate_bound=Bound(0.001, 1e6, "[images/GPU-hour]"),
+    demand="images_per_month",
+    demand_unit="[images/month]",
+    demand_text="images in month 1",
+    demand_bound=Bound(0, 1e12, "[images/month]"),
+    fine=True,
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered() -> Iterator[None]:
+    """The side and the unit registered for this module's tests, and removed after."""
+    SIDES[DEDICATED.name] = DEDICATED
+    UNITS[IMAGE.id] = IMAGE
+    yield
+    del SIDES[DEDICATED.name], UNITS[IMAGE.id]
+
+
+# --- a question that uses them --------------------------------------------------------------
+
+#: One GPU generating 120 images an hour, bought at 15,000 USD (nothing resold, no power);
+#: on-demand instances at 2 USD/h doing the same 120 images an hour; a dedicated server at
+#: 1,500 USD a month plus 500 USD setup; 12 months, no discounting, no tax.
+LEVELS = (0.25, 0.5, 1.0)
+
+
+def _inputs() -> Any:
+    return model(
+        buy(gpu_price_usd=15_000.0, relative_throughput=120.0),
+        rent(price_usd_per_hour=2.0, relative_throughput=120.0),
+        unit="image",
+        utilisation=LEVELS,
+        report_utilisation=0.5,
+        further=(
+            ("dedicated", DedicatedInputs(monthly_fee_usd=Fixed(1500), setup_usd=Fixed(500))),
+        ),
+    )
+
+
+@pytest.fixture(scope="module")
+def result() -> Any:
+    """The engine's result in an answer, with the catalog the scenario layer names."""
+    return Answer(summarise(simulate(_inputs())), catalog=CatalogRef("test", "2026-01-01"))
+
+
+def test_the_engine_compares_the_new_side_in_the_new_unit(result) -> None:
+    # TCO_dedicated = 500 + 12 * 1500 = 18,500 at every level; TCO_buy = 15,000;
+    # TCO_rent(u) = u * 730 * 12 * 2 = 17,520 u.
+    v = result.versus["dedicated"]
+    assert v.tco.p50 == pytest.approx([18_500.0] * 3, rel=1e-12)
+    assert result.rent_tco.p50 == pytest.approx([4380.0, 8760.0, 17_520.0], rel=1e-12)
+    # Buying (15,000) is cheaper than the dedicated server at every level: "always".
+    assert list(v.prob_buy_cheaper) == [1.0, 1.0, 1.0]
+    assert v.breakeven.p50 == 0.0 and v.breakeven.prob_always == 1.0
+    # Payback: 15,000 = 500 + 1,500 t -> t = 9 + (15,000 - 14,000) / 1,500 = 9.6667 months.
+    assert v.payback.p50 == pytest.approx([9 + 1000 / 1500] * 3, rel=1e-12)
+    # Per image at u = 0.5: 18,500 / (0.5 * 730 * 12 * 120) = 18,500 / 525,600.
+    assert result.unit == "image" and result.sides == ("buy", "rent", "dedicated")
+    assert result.cost_per_unit["dedicated"].p50[1] == pytest.approx(18_500 / 525_600, rel=1e-12)
+    # Cheapest at u = 0.5: renting (8,760); at u = 1: buying (15,000 < 17,520 < 18,500).
+    shares = result.cheapest_share
+    assert [shares[s][1] for s in result.sides] == [0.0, 1.0, 0.0]
+    assert [shares[s][2] for s in result.sides] == [1.0, 0.0, 0.0]
+    # Cumulative cost at the report utilisation: 500 at month 0, 18,500 at month 12.
+    cum = result.cumulative_cost["dedicated"]
+    assert (cum.p50[0], cum.p50[-1]) == pytest.approx((500.0, 18_500.0), rel=1e-12)
+    # No carbon figures for the new side: unknown, never zero.
+    assert result.carbon is None
+
+
+def _document(**dedicated: Any) -> dict:
+    """A scenario of the lab build against the rented instance and a dedicated server."""
+    return {
+        "version": 1,
+        "name": "with-a-dedicated-server",
+        "horizon_months": 12,
+        "discount_rate": 0.0,
+        "utilisation": [0.5, 1.0],
+        "simulation": {"samples": 200, "seed": 1},
+        "buy": {"gpu": "rtx-2080-ti", "gpu_count": 4},
+        "rent": {"instance": "aws/p3.8xlarge"},
+        "dedicated": dedicated,
+    }
+
+
+def test_a_document_with_the_new_side_loads_and_resolves() -> None:
+    import scenarios
+
+    doc = scenarios.load_mapping(_document(monthly_fee_usd=1500, setup_usd=500))
+    got = scenarios.evaluate(doc)
+    # No discounting, no tax: 500 + 12 * 1,500 at every level.
+    assert got.versus["dedicated"].tco.p50 == pytest.approx([18_500.0] * 2, rel=1e-12)
+    assert got.document["dedicated"] == {"monthly_fee_usd": 1500.0, "setup_usd": 500.0}
+    keys = {a.key: a.origin for a in got.assumptions}
+    assert keys["dedicated.monthly_fee_usd"] == "given"
+    with pytest.raises(scenarios.ScenarioError) as exc:
+        scenarios.load_mapping(_document(monthly_fee_usd=1500))
+    assert "dedicated.setup_usd" in str(exc.value)
+    with pytest.raises(scenarios.ScenarioError) as exc:
+        scenarios.load_mapping(_document(monthly_fee_usd=1500, setup_usd=500, colour=1))
+    assert "dedicated.colour" in str(exc.value)
+
+
+def test_its_json_round_trips(result) -> None:
+    data = to_dict(result)
+    assert data["cost_per_unit"]["unit"] == "image"
+    assert list(data["cost_per_unit"]) == ["unit", "buy", "rent", "dedicated"]
+    assert data["dedicated_tco"]["p50"] == pytest.approx([18_500.0] * 3)
+    assert data["breakeven_vs_dedicated"]["prob_always"] == 1.0
+    assert "payback_vs_dedicated_months" in data and "prob_buy_cheaper_than_dedicated" in data
+    text = json.dumps(data)
+    assert json.dumps(to_dict(from_dict(json.loads(text)))) == text
+
+
+def test_the_cli_table_shows_it(result) -> None:
+    from cli.tables import print_result
+
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    print_result(result, console)
+    out = console.file.getvalue()
+    assert "Dedicated TCO" in out and "Break-even vs the dedicated server" in out
+    assert "dedicated server $0.0352 per image" in out  # 18,500 / 525,600 to 3 figures
+
+
+def test_the_html_and_xlsx_reports_show_it(result) -> None:
+    html = render(result, "html").decode()
+    assert "Dedicated" in html and "$/image" in html
+    book = load_workbook(io.BytesIO(render(result, "xlsx")))
+    sheet = book["per_utilisation"]
+    header = [c.value for c in sheet[1]]
+    col = header.index("cost_per_image_dedicated_p50") + 1
+    cell = sheet.cell(3, col)
+    assert cell.value == pytest.approx(18_500 / 525_600) and cell.number_format == "$#,##0.000"
+    assert "dedicated_tco_p50" in header and "payback_vs_dedicated_months_p50" in header
+
+
+def test_the_openapi_document_names_it() -> None:
+    from api import create_app
+
+    spec = create_app({"TESTING": True}).test_client().get("/openapi.json").get_json()
+    schemas = spec["components"]["schemas"]
+    for name in ("UnitCost", "Cumulative", "Cheapest", "Carbon", "CarbonPerUnit"):
+        assert "dedicated" in schemas[name]["properties"], name
+    assert "image" in schemas["UnitCost"]["properties"]["unit"]["enum"]
+
+
+def test_the_structure_page_names_the_files_this_test_stands_for() -> None:
+    """docs/structure.md says a new side is a module of costmodel/sides registered in its
+    __init__, and a new unit a record registered in costmodel/units.py: the registries this
+    test fills are there."""
+    from pathlib import Path
+
+    import costmodel.sides
+    import costmodel.units
+
+    root = Path(__file__).resolve().parents[1]
+    page = (root / "docs" / "structure.md").read_text()
+    where = page.split("## Where to add things", 1)[1]
+    for name in ("costmodel/sides/", "costmodel/sides/__init__.py", "costmodel/units.py"):
+        assert f"`{name}`" in where, name
+    assert Path(costmodel.sides.__file__) == root / "costmodel" / "sides" / "__init__.py"
+    assert Path(costmodel.units.__file__) == root / "costmodel" / "units.py"
+    assert costmodel.sides.SIDES is SIDES and costmodel.units.UNITS is UNITS
