@@ -196,12 +196,24 @@ class PrecisionSchema(Strict):
         metadata={
             "description": "standard error of the difference [USD, present value]: s/sqrt(n) "
             "of the per-draw difference for the mean, a bootstrap of 200 replicates for p90 "
-            "and cvar95; null from one draw of uncertain inputs"
+            "and cvar95, or from the spread between replicates (see replicates); null from "
+            "one draw of uncertain inputs"
         },
     )
     prob_first_cheaper = share("share of draws in which the best costs less than the runner-up [-]")
+    replicates = fields.Integer(
+        strict=True,
+        load_default=None,
+        validate=validate.Range(2),
+        metadata={
+            "description": "[-] independent replicates difference_se comes from (lhs and sobol "
+            "with enough draws; its 95 % interval is then +- t(0.975, R - 1) of it); absent "
+            "for independent draws"
+        },
+    )
 
     make = Precision
+    absent = ("replicates",)
 
 
 class PlanResultSchema(ResultBase):

@@ -487,11 +487,31 @@ class ConvergenceSchema(Strict):
     )
     gap_mean_se = floats("[USD] standard error of the mean of TCO_buy - TCO_rent per level")
     prob_buy_cheaper_se = floats("[-] standard error of P(buy cheaper) per level")
+    prob_buy_cheaper_ci95 = fields.List(
+        Floats(nullable=False, validate=validate.Length(equal=2)),
+        load_default=None,
+        metadata={
+            "description": "[-] 95 % Wilson interval [lo, hi] of P(buy cheaper) per level; "
+            "absent in runs stored before it existed"
+        },
+    )
+    replicates = fields.Integer(
+        strict=True,
+        load_default=None,
+        validate=validate.Range(2),
+        metadata={
+            "description": "[-] independent replicates the break-even interval and gap_mean_se "
+            "come from (lhs and sobol with enough draws); absent for independent draws"
+        },
+    )
+    absent = ("prob_buy_cheaper_ci95", "replicates")
 
     @post_load
     def _make(self, data: dict, **kwargs: Any) -> Convergence:
         lo, hi = (float(x) for x in data.pop("breakeven_p50_ci95"))
-        return Convergence(breakeven_p50_ci95=(lo, hi), **data)
+        ci = data.pop("prob_buy_cheaper_ci95")
+        ci = None if ci is None else frozen_array(np.reshape(ci, (-1, 2)))
+        return Convergence(breakeven_p50_ci95=(lo, hi), prob_buy_cheaper_ci95=ci, **data)
 
 
 class TornadoBarSchema(Strict):
@@ -769,10 +789,10 @@ class ResultSchema(ResultBase):
         for i, rival in enumerate(data.get("rivals") or ()):
             precision[f"rivals.{i}.convergence"] = rival.convergence
         for path, convergence in precision.items():
-            for name in ("gap_mean_se", "prob_buy_cheaper_se"):
-                if convergence is not None and len(getattr(convergence, name)) != n:
-                    count = len(getattr(convergence, name))
-                    errors[f"{path}.{name}"] = [f"{count} values for {n} utilisation levels"]
+            for name in ("gap_mean_se", "prob_buy_cheaper_se", "prob_buy_cheaper_ci95"):
+                values = None if convergence is None else getattr(convergence, name)
+                if values is not None and len(values) != n:
+                    errors[f"{path}.{name}"] = [f"{len(values)} values for {n} utilisation levels"]
         if errors:
             raise ValidationError(errors)
 
