@@ -34,6 +34,7 @@ from .schema import (
     ResultSchema,
     Strict,
     floats,
+    replicate_count,
     share,
 )
 
@@ -201,16 +202,7 @@ class PrecisionSchema(Strict):
         },
     )
     prob_first_cheaper = share("share of draws in which the best costs less than the runner-up [-]")
-    replicates = fields.Integer(
-        strict=True,
-        load_default=None,
-        validate=validate.Range(2),
-        metadata={
-            "description": "[-] independent replicates difference_se comes from (lhs and sobol "
-            "with enough draws; its 95 % interval is then +- t(0.975, R - 1) of it); absent "
-            "for independent draws"
-        },
-    )
+    replicates = replicate_count("difference_se comes from")
 
     make = Precision
     absent = ("replicates",)

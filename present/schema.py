@@ -161,6 +161,21 @@ def floats(description: str, **kwargs: Any) -> Floats:
     return Floats(required=True, metadata={"description": description}, **kwargs)
 
 
+def replicate_count(what: str) -> fields.Integer:
+    """The number of independent replicates [-] that ``what`` (a phrase) rests on: ``lhs``
+    and ``sobol`` with enough draws; absent (``None``) for independent draws."""
+    return fields.Integer(
+        strict=True,
+        load_default=None,
+        validate=validate.Range(2),
+        metadata={
+            "description": f"[-] independent replicates {what} (lhs and sobol with enough "
+            "draws; a 95 % interval is then +- t(0.975, R - 1) standard errors); absent for "
+            "independent draws"
+        },
+    )
+
+
 def share(description: str) -> fields.Float:
     return fields.Float(
         required=True,
@@ -495,15 +510,7 @@ class ConvergenceSchema(Strict):
             "absent in runs stored before it existed"
         },
     )
-    replicates = fields.Integer(
-        strict=True,
-        load_default=None,
-        validate=validate.Range(2),
-        metadata={
-            "description": "[-] independent replicates the break-even interval and gap_mean_se "
-            "come from (lhs and sobol with enough draws); absent for independent draws"
-        },
-    )
+    replicates = replicate_count("the break-even interval and gap_mean_se come from")
     absent = ("prob_buy_cheaper_ci95", "replicates")
 
     @post_load
