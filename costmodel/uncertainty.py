@@ -171,6 +171,11 @@ def mean_se(values: np.ndarray, blocks: tuple[int, ...] = ()) -> float:
     return float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
 
 
+#: t(0.975, 15) [-], the 95 % multiple for the 16 replicates a sampler draws, kept so that a
+#: run need not import scipy (tests/test_coverage.py checks it against scipy.stats.t).
+_T975_15 = 2.131449545559776
+
+
 @lru_cache(maxsize=8)
 def critical(replicates: int | None = None) -> float:
     """The multiple of a standard error that makes a 95 % interval [-]: the normal 1.96 for
@@ -178,6 +183,8 @@ def critical(replicates: int | None = None) -> float:
     for R replicates (2.131 for 16), whose standard errors are estimated from R values."""
     if replicates is None or replicates < 2:
         return Z95
+    if replicates == 16:
+        return _T975_15
     from scipy.stats import t
 
     return float(t.ppf(0.5 + CONFIDENCE / 2.0, replicates - 1))

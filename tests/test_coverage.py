@@ -176,6 +176,12 @@ def test_wilson_by_hand_and_against_scipy():
     assert hi[3] == pytest.approx(1 - poisson[2], rel=1e-12)
 
 
+def test_the_t_multiple_of_16_replicates_is_scipys():
+    assert critical(16) == pytest.approx(stats.t.ppf(0.975, 15), rel=1e-12)
+    assert critical(8) == pytest.approx(stats.t.ppf(0.975, 7), rel=1e-12)
+    assert critical(None) == critical(1) == pytest.approx(stats.norm.ppf(0.975), rel=1e-12)
+
+
 def test_the_audit_case_is_covered():
     # p = 0.9997 at 2,000 draws: 0.6 failures on average; the Wilson interval (with the
     # Poisson bounds) covers unless there are 3 or more, P = 1 - e^-0.6 (1 + 0.6 + 0.18) = 2.3 %
