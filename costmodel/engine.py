@@ -497,6 +497,13 @@ def _cheapest_into(shares: np.ndarray, j: int, tco: list[np.ndarray], s: int) ->
     shares[:, j] = (n_buy / s, n_rent / s, (s - n_buy - n_rent) / s)
 
 
+def _cheapest(shares: np.ndarray, s: int) -> Cheapest:
+    """The :class:`Cheapest` of ``shares`` (buy, rent, api by level) [-] of ``s`` draws, with
+    the Wilson interval of each share."""
+    ci = (frozen_array(np.column_stack(wilson(np.rint(x * s), s))) for x in shares)
+    return Cheapest(*(frozen_array(x) for x in shares), *ci)
+
+
 def _proportional(lines: dict[str, BuyLine | RentLine], s: int) -> dict[str, LevelBands]:
     """The summary at u = 1 of each rent line through the origin (TCO(u) = (slope + per_u) * u
     in every draw: the hosted API's), whose bands at any u >= 0 are those times u."""
@@ -557,7 +564,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         gap_se=gap_se,
         sens_gap=sens_gap,
         prob_api=None if prob_api is None else frozen_array(prob_api),
-        cheapest=None if shares is None else Cheapest(*(frozen_array(x) for x in shares)),
+        cheapest=None if shares is None else _cheapest(shares, s),
     )
 
 

@@ -132,11 +132,15 @@ class Carbon:
 @dataclass(frozen=True, eq=False)
 class Cheapest:
     """The share of draws in which each side is the cheapest, per level [-]; a tie goes to the
-    first of buy, rent, api."""
+    first of buy, rent, api. ``buy_ci95``, ``rent_ci95``, ``api_ci95`` [-]: the 95 % Wilson
+    interval of each share, shape ``(levels, 2)`` (``None`` in results stored before them)."""
 
     buy: np.ndarray
     rent: np.ndarray
     api: np.ndarray
+    buy_ci95: np.ndarray | None = None
+    rent_ci95: np.ndarray | None = None
+    api_ci95: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -213,6 +213,7 @@ def wilson(count: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     reach = Z95 * np.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
     scale = 1.0 + z2 / n
     lo, hi = np.maximum((centre - reach) / scale, 0.0), np.minimum((centre + reach) / scale, 1.0)
+    lo, hi = np.where(k == 0, 0.0, lo), np.where(k == n, 1.0, hi)  # exactly, not to rounding
     for events, poisson in enumerate(_POISSON_LOW, start=1):
         lo = np.where(k == events, np.minimum(lo, poisson / n), lo)
         hi = np.where(n - k == events, np.maximum(hi, 1.0 - poisson / n), hi)

@@ -161,6 +161,19 @@ def floats(description: str, **kwargs: Any) -> Floats:
     return Floats(required=True, metadata={"description": description}, **kwargs)
 
 
+def wilson_intervals(what: str) -> fields.List:
+    """The 95 % Wilson intervals [lo, hi] [-] of a share of draws (``what``), one per level;
+    absent in results stored before them."""
+    return fields.List(
+        Floats(nullable=False, validate=validate.Length(equal=2)),
+        load_default=None,
+        metadata={
+            "description": f"[-] 95 % Wilson interval [lo, hi] of {what}; absent in runs "
+            "stored before it existed"
+        },
+    )
+
+
 def replicate_count(what: str) -> fields.Integer:
     """The number of independent replicates [-] that ``what`` (a phrase) rests on: ``lhs``
     and ``sobol`` with enough draws; absent (``None``) for independent draws."""
@@ -322,8 +335,17 @@ class CheapestSchema(Strict):
     buy = floats("buy cheapest [-]", nullable=False)
     rent = floats("rent cheapest [-]", nullable=False)
     api = floats("API cheapest [-]", nullable=False)
+    buy_ci95 = wilson_intervals("buy's share per level")
+    rent_ci95 = wilson_intervals("rent's share per level")
+    api_ci95 = wilson_intervals("the API's share per level")
+    absent = ("buy_ci95", "rent_ci95", "api_ci95")
 
-    make = Cheapest
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Cheapest:
+        for key in self.absent:
+            if data.get(key) is not None:
+                data[key] = frozen_array(np.reshape(data[key], (-1, 2)))
+        return Cheapest(**data)
 
 
 class CumulativeSchema(Strict):
@@ -502,14 +524,7 @@ class ConvergenceSchema(Strict):
     )
     gap_mean_se = floats("[USD] standard error of the mean of TCO_buy - TCO_rent per level")
     prob_buy_cheaper_se = floats("[-] standard error of P(buy cheaper) per level")
-    prob_buy_cheaper_ci95 = fields.List(
-        Floats(nullable=False, validate=validate.Length(equal=2)),
-        load_default=None,
-        metadata={
-            "description": "[-] 95 % Wilson interval [lo, hi] of P(buy cheaper) per level; "
-            "absent in runs stored before it existed"
-        },
-    )
+    prob_buy_cheaper_ci95 = wilson_intervals("P(buy cheaper) per level")
     replicates = replicate_count("the break-even interval and gap_mean_se come from")
     absent = ("prob_buy_cheaper_ci95", "replicates")
 
@@ -638,6 +653,7 @@ _ALIGNED = (
     ("prob_buy_cheaper_than_api",),
     *(("payback_vs_api_months", s) for s in ("p10", "p50", "p90", "prob_never")),
     *(("cheapest_share", side) for side in ("buy", "rent", "api")),
+    *(("cheapest_share", f"{side}_ci95") for side in ("buy", "rent", "api")),
     *(
         ("carbon", side, s)
         for side in ("buy", "rent", "api")

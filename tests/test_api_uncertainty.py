@@ -13,7 +13,7 @@ from costmodel import Fixed, simulate, summarise
 from costmodel.distributions import Discrete, Uniform
 from costmodel.inputs import ApiInputs, CarbonInputs, HostedCarbon, OwnedCarbon, RentedCarbon
 from costmodel.result import CatalogRef
-from costmodel.uncertainty import median_interval
+from costmodel.uncertainty import median_interval, wilson
 from present import from_dict, to_dict
 from present.formatting import fmt_margin
 from tests.helpers import buy, model, rent
@@ -315,3 +315,16 @@ def test_reports_show_the_swings_against_the_api_only_with_one():
     assert text.index(top, text.index('class="tornado-api"')) > 0
     without = render(scenarios.evaluate("tests/fixtures/golden.yaml", samples=500), "html")
     assert b"Against the API" not in without and b"tornado-api" not in without
+
+
+def test_the_cheapest_shares_carry_wilson_intervals():
+    # each share k/n of n = 800 draws with its Wilson interval, written and read back as it was
+    res = _result(_model(api_price=Uniform(0.5, 1.5), rent_price=Uniform(0.5, 1.5), samples=800))
+    shares = res.cheapest_share
+    for side in ("buy", "rent", "api"):
+        lo, hi = wilson(np.rint(getattr(shares, side) * 800), 800)
+        ci = getattr(shares, f"{side}_ci95")
+        np.testing.assert_array_equal(ci, np.column_stack((lo, hi)))
+        assert np.all((ci[:, 0] <= getattr(shares, side)) & (getattr(shares, side) <= ci[:, 1]))
+    again = from_dict(to_dict(res)).cheapest_share
+    np.testing.assert_array_equal(again.api_ci95, shares.api_ci95)

@@ -166,9 +166,11 @@ def test_wilson_by_hand_and_against_scipy():
         want = stats.binomtest(k, n).proportion_ci(method="wilson")
         got = wilson(np.array([k]), n)
         assert (got[0][0], got[1][0]) == pytest.approx((want.low, want.high), rel=1e-9)
-    # every draw agreeing: [n/(n + z^2), 1], not the point 1 of p +- z sqrt(p(1 - p)/n)
-    lo, hi = wilson(np.array([2000]), 2000)
+    # every draw agreeing: [n/(n + z^2), 1], not the point 1 of p +- z sqrt(p(1 - p)/n), and
+    # none: [0, z^2/(n + z^2)], each end exactly (the rounding of centre - reach left 4e-19)
+    lo, hi = wilson(np.array([2000, 0]), 2000)
     assert (lo[0], hi[0]) == pytest.approx((2000 / (2000 + 1.959964**2), 1.0), rel=1e-6)
+    assert lo[1] == 0.0 and hi[0] == 1.0
     # 1, 2, 3 from an end: the exact Poisson bound, chi2(0.025, 2x)/2 over n
     lo, hi = wilson(np.array([1, 2, 3, 1997]), 2000)
     poisson = stats.chi2.ppf(0.025, [2, 4, 6]) / 2 / 2000
