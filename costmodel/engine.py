@@ -59,7 +59,7 @@ from .result import (
     Versus,
     frozen_array,
 )
-from .sampling import Sample, Sampler, average_ranks, correlate, sample
+from .sampling import Sample, Sampler, average_ranks, gaussian_copula, sample
 from .sides import SIDES
 from .stats import (
     LevelBands,
@@ -75,8 +75,10 @@ from .uncertainty import (
     expected_value_of_information,
     halfwidth,
     mean_gap_se,
+    mean_se,
     median_interval,
     tornado,
+    wilson,
 )
 
 __all__ = [
@@ -206,18 +208,18 @@ def draw(inputs: ModelInputs, sampler: Sampler | None = None) -> tuple[dict[str,
     go once mapped). A fixed input (a point mass, such as a discrete with one non-zero weight)
     is its one value, a float, without going through ppf. ``sampler``, when given, holds the
     percentiles (a sample that can grow); else they are drawn afresh. The correlations are
-    imposed on the independent percentiles (:func:`~costmodel.sampling.correlate`: a Gaussian
-    copula for ``random``, Iman-Conover for ``lhs`` and ``sobol``)."""
+    imposed on the independent percentiles, draw by draw, through a Gaussian copula
+    (:func:`~costmodel.sampling.gaussian_copula`)."""
     dists = inputs.distributions()
     if sampler is None:
         drawn = sample(uncertain(inputs), inputs.samples, inputs.seed, inputs.method)
     else:
         drawn = sampler.sample
-    drawn = correlate(drawn, inputs.correlations, inputs.seed, inputs.method)
+    drawn = gaussian_copula(drawn, inputs.correlations)
     values: dict[str, Value] = {}
     for name, dist in dists.items():  # each percentile array is let go once mapped
         values[name] = dist.ppf(drawn.q.pop(name)) if name in drawn.q else dist.support()[0]
-    return values, Sample({}, drawn.ranks)
+    return values, Sample({}, drawn.ranks, drawn.blocks)
 
 
 def _report_level(inputs: ModelInputs) -> float:
@@ -262,7 +264,9 @@ def _converge(
         values, drawn = draw(inputs, sampler)
         phases.mark("sample")
         lines, breakevens = _lines(inputs, values)
-        widest = max(halfwidth(*median_interval(np.array(be))) for be in breakevens.values())
+        widest = max(
+            halfwidth(*median_interval(np.array(be), drawn.blocks)) for be in breakevens.values()
+        )
         phases.mark("lines")
         if widest <= target or 2 * inputs.samples > cap:
             return inputs, values, drawn, lines, breakevens
@@ -495,13 +499,8 @@ def _gap_se(sim: Simulation, grid: np.ndarray, side: str) -> np.ndarray | None:
         float(other.kink),
         grid,
         sim.inputs.samples,
+        sim.sample.blocks,
     )
-
-
-def _se(values: np.ndarray) -> float:
-    """Standard error of the mean of ``values`` (sample standard deviation / sqrt(n))."""
-    n = values.shape[0]
-    return float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
 
 
 def _convergence(
@@ -509,11 +508,12 @@ def _convergence(
 ) -> Convergence:
     """The precision of the run against one rival side, from every draw's ``breakeven``
     against it, the standard errors of the mean gap ``gap_se`` [USD] and P(buy cheaper)
-    ``prob`` [-] per level: the break-even P50 interval (NaN for "never") and the standard
-    errors; whether the target half-width, when there is one, was met."""
-    inputs = sim.inputs
+    ``prob`` [-] per level: the break-even P50 interval (NaN for "never"), the standard
+    errors and Wilson intervals of P(buy cheaper); whether the target half-width, when there
+    is one, was met."""
+    inputs, blocks = sim.inputs, sim.sample.blocks
     n = inputs.samples
-    ci = median_interval(np.array(breakeven))
+    ci = median_interval(np.array(breakeven), blocks)
     width = halfwidth(*ci)
     target = inputs.target_halfwidth
     if uncertain(inputs) and n < 2:
@@ -530,6 +530,8 @@ def _convergence(
         breakeven_p50_halfwidth=width if math.isfinite(width) else math.nan,
         gap_mean_se=frozen_array(gap_se),
         prob_buy_cheaper_se=frozen_array(prob_se),
+        prob_buy_cheaper_ci95=frozen_array(np.column_stack(wilson(np.rint(prob * n), n))),
+        replicates=len(blocks) or None,
     )
 
 
@@ -626,7 +628,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         b = at["buy"]
         prob[j] = np.count_nonzero(b < at["rent"]) / s
         for side in per_level_se:
-            gap_se[side][j] = _se(np.subtract(b, at[side], out=scratch))
+            gap_se[side][j] = mean_se(np.subtract(b, at[side], out=scratch), sim.sample.blocks)
         if j == sens_level:
             sens_gap = {side: b - at[side] for side in rivals}
         if prob_api is not None:

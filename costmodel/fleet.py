@@ -95,7 +95,7 @@ from .stats import (
     row_stats,
     uncertain,
 )
-from .uncertainty import evppi, expected_value_of_information
+from .uncertainty import evppi, expected_value_of_information, replicate_se
 
 __all__ = ["FleetSimulation", "simulate_plan", "summarise_plan", "work_split"]
 
@@ -485,17 +485,21 @@ def _precision(sim: FleetSimulation, order: list[int], objective: np.ndarray) ->
     The difference is objective(second) - objective(first) over the draws. Its standard error
     for the mean is s / sqrt(n), s the sample standard deviation (n - 1) of the per-draw
     difference; for a P90 or a CVaR95 the bootstrap of :func:`bootstrap_difference_se` on
-    the stream keyed by the plan's seed and :data:`_PRECISION_STREAM`. With a single draw it
-    is 0 when every input is fixed, and unknown (NaN) otherwise.
+    the stream keyed by the plan's seed and :data:`_PRECISION_STREAM`. Draws in replicates
+    (``lhs`` and ``sobol`` with enough draws) give it from the difference in each replicate
+    instead (:func:`~costmodel.uncertainty.replicate_se`). With a single draw it is 0 when
+    every input is fixed, and unknown (NaN) otherwise.
     """
     if len(order) < 2:
         return None
     first, second = order[0], order[1]
     a, b = sim.cost[first], sim.cost[second]
-    inputs = sim.inputs
+    inputs, blocks = sim.inputs, sim.sample.blocks
     n = a.size
     if n < 2:
         se = math.nan if uncertain(inputs) else 0.0
+    elif blocks:
+        se = replicate_se(_block_differences(a, b, inputs.objective, blocks), blocks)
     elif inputs.objective == "mean":
         se = float(np.std(b - a, ddof=1)) / math.sqrt(n)
     else:
@@ -509,6 +513,21 @@ def _precision(sim: FleetSimulation, order: list[int], objective: np.ndarray) ->
         difference=float(objective[second] - objective[first]),
         difference_se=se,
         prob_first_cheaper=float(np.count_nonzero(a < b)) / n,
+        replicates=len(blocks) or None,
+    )
+
+
+def _block_differences(
+    first: np.ndarray, second: np.ndarray, objective: str, blocks: tuple[int, ...]
+) -> np.ndarray:
+    """objective(``second``) - objective(``first``) [USD] in each replicate of sizes
+    ``blocks`` (consecutive draws), the statistic as :func:`row_stats` computes it."""
+    starts = np.cumsum((0, *blocks))
+    return np.array(
+        [
+            np.diff(row_stats(np.vstack((first[lo:hi], second[lo:hi])))[objective])[0]
+            for lo, hi in zip(starts[:-1], starts[1:], strict=True)
+        ]
     )
 
 

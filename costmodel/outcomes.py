@@ -8,18 +8,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cashflows import BuyLine, Gap, RentLine
+from .cashflows import BuyLine, Gap, RentLine, Value
 
-__all__ = ["breakeven_utilisation", "payback", "payback_by_scan"]
+__all__ = ["TIE_RTOL", "breakeven_utilisation", "payback", "payback_by_scan"]
+
+
+#: Relative tolerance of a tie between two TCOs [-], of the larger of them.
+TIE_RTOL = 1e-9
 
 
 def breakeven_utilisation(buy: BuyLine, rent: RentLine, draws: int) -> np.ndarray:
-    """The smallest u in [0, 1] with TCO_buy(u) <= TCO_rent(u), per draw, shape ``(draws,)``.
+    """The smallest u in [0, 1] such that TCO_buy(v) <= TCO_rent(v) for every v in [u, 1] (buying
+    no dearer from u upward), per draw, shape ``(draws,)``; 0 ("always") when that holds from
+    u = 0, ``inf`` ("never") when renting is cheaper at u = 1.
 
-    TCO_buy is linear in u and TCO_rent is linear with at most one kink (at the utilisation that
-    fills a reservation), so the difference is piecewise linear on [0, k] and [k, 1] and its first
-    zero is found exactly by linear interpolation on the first segment whose end is <= 0. The
-    rent line's own ``per_u`` (a priced carbon) moves with the buy line's: only the gap counts.
+    "No dearer" compares with a tolerance of :data:`TIE_RTOL` of the larger TCO, so that a tie
+    broken only by rounding counts as a tie. TCO_buy is linear in u and TCO_rent is linear with
+    at most one kink k (where the reservation is filled), so the gap d = TCO_buy - TCO_rent is
+    piecewise linear on [0, k] and [k, 1] and is compared at u = 0, k and 1: when buying is
+    dearer at k, the answer lies on [k, 1] (d crosses 0 between k and 1); else, when it is
+    dearer at 0, on [0, k]; else it is 0. The crossing is d's own zero by linear interpolation,
+    kept inside its segment (a tie within the tolerance sits at the segment's end). A tie at
+    u = 0 with buying dearer above it is therefore not "always". The rent line's own ``per_u``
+    (a priced carbon) moves with the buy line's: only the gap counts.
     """
     b0, b1 = buy.at_zero, buy.per_u - rent.per_u
     r0, s = rent.at_zero, rent.slope
@@ -28,10 +39,17 @@ def breakeven_utilisation(buy: BuyLine, rent: RentLine, draws: int) -> np.ndarra
     dk = b0 + b1 * k - r0
     d1 = b0 + b1 - r0 - s * np.maximum(0.0, 1.0 - rent.kink)
     with np.errstate(divide="ignore", invalid="ignore"):
-        first = k * d0 / (d0 - dk)
-        second = k + (1.0 - k) * dk / (dk - d1)
-    out = np.where(d0 <= 0, 0.0, np.where(dk <= 0, first, np.where(d1 <= 0, second, np.inf)))
+        first = np.clip(k * d0 / (d0 - dk), 0.0, k)
+        second = np.clip(k + (1.0 - k) * dk / (dk - d1), k, 1.0)
+    dearer = [_dearer(d, buy, rent, u) for d, u in ((d0, 0.0), (dk, k), (d1, 1.0))]
+    out = np.where(dearer[2], np.inf, np.where(dearer[1], second, np.where(dearer[0], first, 0.0)))
     return np.broadcast_to(out, (draws,))
+
+
+def _dearer(d: Value, buy: BuyLine, rent: RentLine, u: Value) -> np.ndarray:
+    """Whether buying is dearer at ``u``, where the gap TCO_buy - TCO_rent is ``d`` [USD]: ``d``
+    above :data:`TIE_RTOL` times the larger of the two TCOs' magnitudes."""
+    return d > TIE_RTOL * np.maximum(np.abs(buy.tco(u)), np.abs(rent.tco(u)))
 
 
 def _interpolate(month: np.ndarray, here: np.ndarray, prev: np.ndarray) -> np.ndarray:

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .result import SCHEMA_VERSION, Z95, Column, InputValue, Quantity
+from .result import SCHEMA_VERSION, Column, InputValue, Quantity
+from .uncertainty import critical
 
 if TYPE_CHECKING:
     import pandas
@@ -116,8 +117,10 @@ class Precision:
     (``second``) by ``objective``, each ``(servers, instances)``, the pair of the value of
     information: ``difference`` [USD] = objective(second) - objective(first) on the draws
     (never negative), ``difference_se`` [USD] its standard error (NaN from a single draw of
-    uncertain inputs), and ``prob_first_cheaper`` [-] the share of draws in which the first
-    costs less than the second."""
+    uncertain inputs), ``prob_first_cheaper`` [-] the share of draws in which the first
+    costs less than the second, and ``replicates`` [-] the number of independent replicates
+    the standard error comes from (``lhs`` and ``sobol`` with enough draws; ``None`` when it
+    comes from the draws as independent draws)."""
 
     first: tuple[int, int]
     second: tuple[int, int]
@@ -125,12 +128,14 @@ class Precision:
     difference: float
     difference_se: float
     prob_first_cheaper: float
+    replicates: int | None = None
 
     @property
     def halfwidth(self) -> float:
         """Half the width of the 95 % interval of the difference [USD]: 1.96 x its standard
-        error (NaN when that is unknown)."""
-        return Z95 * self.difference_se
+        error, or t(0.975, R - 1) x it when it comes from R replicates (NaN when it is
+        unknown)."""
+        return critical(self.replicates) * self.difference_se
 
     @property
     def close_call(self) -> bool:

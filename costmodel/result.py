@@ -236,11 +236,17 @@ class Convergence:
     ``samples`` [draw] used and ``initial_samples`` [draw] asked for (more when the draws were
     doubled toward ``target_halfwidth`` [-], at most ``max_samples`` [draw]; both ``None``
     without a target); ``met``: the half-width is at most the target (``None`` without one).
-    ``breakeven_p50_ci95`` [-]: the distribution-free 95 % interval (lo, hi) of the break-even
-    P50 from two order statistics (NaN: "never", or no interval with 5 draws or fewer) and
+    ``breakeven_p50_ci95`` [-]: the 95 % interval (lo, hi) of the break-even P50, from two
+    order statistics for independent draws, from the spread between replicates for draws in
+    replicates (NaN: "never", or no interval with 5 draws or fewer), and
     ``breakeven_p50_halfwidth`` [-] = (hi - lo)/2 (NaN when unbounded). Per utilisation level:
-    ``gap_mean_se`` [USD], the standard error of the mean of TCO_buy - TCO_rent, and
-    ``prob_buy_cheaper_se`` [-], that of P(buy cheaper).
+    ``gap_mean_se`` [USD], the standard error of the mean of TCO_buy - TCO_rent,
+    ``prob_buy_cheaper_se`` [-], that of P(buy cheaper) as for independent draws,
+    sqrt(p(1 - p)/n), and ``prob_buy_cheaper_ci95`` [-], its 95 % Wilson interval, shape
+    ``(levels, 2)`` (``None`` in results stored before it). ``replicates`` [-]: the number of
+    independent replicates the interval of the break-even and the standard error of the gap
+    come from (a 95 % interval of the mean gap is then +- t(0.975, R - 1) of it), ``None`` when
+    they come from the draws as independent draws.
     """
 
     samples: int
@@ -252,6 +258,8 @@ class Convergence:
     breakeven_p50_halfwidth: float
     gap_mean_se: np.ndarray
     prob_buy_cheaper_se: np.ndarray
+    prob_buy_cheaper_ci95: np.ndarray | None = None
+    replicates: int | None = None
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,18 @@ distributions map through ``ppf``, and, where the sampler knows it without sorti
 each draw (a Latin hypercube's stratum permutation is its rank). The sensitivity analysis reuses
 those ranks instead of ranking the draws again.
 
-Correlations (:func:`correlate`) are imposed in one of two ways. ``random`` draws go through a
-Gaussian copula (:func:`gaussian_copula`): each draw's correlated percentiles come from that
-draw's own independent ones, so the draws stay independent draws of the correlated inputs and
-the precision figures made for independent draws hold. ``lhs`` and ``sobol`` are re-paired by
-Iman-Conover (:func:`induce_rank_correlation`), which keeps each input's stratified or balanced
-values and only reorders them.
+``lhs`` and ``sobol`` samples of at least ``REPLICATES * MIN_REPLICATE`` draws are drawn as
+:data:`REPLICATES` independent replicates (:func:`replicates`): contiguous blocks of draws, each
+a Latin hypercube of its own or a Sobol' sequence with its own scrambling, so that the spread
+of an estimate between the blocks measures its precision (the random-group method; the
+stratified or balanced draws of one block are not independent of one another, so the formulas
+of independent draws would overstate it). :attr:`Sample.blocks` gives their sizes.
+
+Correlations are imposed through a Gaussian copula (:func:`gaussian_copula`) whatever the
+sampler: each draw's correlated percentiles come from that draw's own independent ones, so every
+draw has exactly the joint distribution asked for and the estimates of a replicate are unbiased
+(a re-pairing of a whole sample, as Iman-Conover's, gets the joint distribution right only as the
+draws grow: of the order of 1/m off in m draws, which replicates of a few hundred draws show).
 """
 
 from __future__ import annotations
@@ -29,13 +35,14 @@ import numpy as np
 
 __all__ = [
     "METHODS",
+    "MIN_REPLICATE",
+    "REPLICATES",
     "Sample",
     "Sampler",
     "SamplingError",
     "average_ranks",
-    "correlate",
     "gaussian_copula",
-    "induce_rank_correlation",
+    "replicates",
     "sample",
     "stream",
 ]
@@ -43,6 +50,11 @@ __all__ = [
 METHODS = ("random", "lhs", "sobol")
 
 _EPS = 2.0**-53
+#: Independent replicates of an ``lhs`` or ``sobol`` sample with enough draws [-].
+REPLICATES = 16
+#: The fewest draws of one replicate [draw]: a sample of fewer than REPLICATES times this many
+#: draws is one replicate.
+MIN_REPLICATE = 32
 
 
 class SamplingError(ValueError):
@@ -52,11 +64,29 @@ class SamplingError(ValueError):
 @dataclass(frozen=True)
 class Sample:
     """Percentiles in (0, 1) by input name, shape ``(n,)`` each, and the 0-based rank of each
-    draw for the inputs whose ranks the sampler knows (Latin hypercube, inputs re-paired by
-    Iman-Conover)."""
+    draw for the inputs whose ranks the sampler knows (a Latin hypercube of one replicate).
+    ``blocks`` [draw]: the sizes of the independent replicates the draws are made of,
+    consecutive in draw order, or ``()`` when the draws are one sample (``random``, whose draws
+    are independent, or too few draws to split)."""
 
     q: dict[str, np.ndarray]
     ranks: dict[str, np.ndarray] = field(default_factory=dict)
+    blocks: tuple[int, ...] = ()
+
+
+def replicates(n: int, method: str) -> int:
+    """The number of independent replicates a sample of ``n`` draws of ``method`` is drawn in:
+    :data:`REPLICATES` for ``lhs`` and ``sobol`` with at least ``REPLICATES * MIN_REPLICATE``
+    draws, else 1."""
+    if method == "random" or n < REPLICATES * MIN_REPLICATE:
+        return 1
+    return REPLICATES
+
+
+def _block_sizes(n: int, count: int) -> list[int]:
+    """``count`` sizes adding up to ``n`` that differ by at most one, the larger first."""
+    small, extra = divmod(n, count)
+    return [small + 1] * extra + [small] * (count - extra)
 
 
 def _name_key(name: str) -> tuple[int, ...]:
@@ -84,32 +114,18 @@ def sample(names: Sequence[str], n: int, seed: int, method: str) -> Sample:
     (the construction of ``scipy.stats.qmc.LatinHypercube``, kept per name so that draws are
     name-keyed); the permutation is each draw's rank. ``sobol``: scrambled Sobol' points
     (``scipy.stats.qmc.Sobol``), one dimension per name in sorted order; balance is best when
-    ``n`` is a power of two.
+    ``n`` is a power of two. With enough draws (:func:`replicates`) ``lhs`` and ``sobol`` draw
+    :data:`REPLICATES` independent replicates of n/R draws each, one after the other: a Latin
+    hypercube of its own in each (from the same name-keyed stream, replicate after replicate),
+    or a Sobol' sequence scrambled by its own stream (the first by the one a single sequence
+    uses). The sample of a :class:`Sampler` of ``n`` draws.
     """
-    if method not in METHODS:
-        raise SamplingError(f"unknown sampling method {method!r}; valid: {', '.join(METHODS)}")
-    if n < 1:
-        raise SamplingError(f"samples must be at least 1, got {n}")
-    if method == "random":
-        return Sample({name: _open_unit(stream(seed, name), n) for name in names})
-    if method == "lhs":
-        q, ranks = {}, {}
-        for name in names:
-            rng = stream(seed, name)
-            perm = rng.permutation(n)
-            q[name] = (perm + _open_unit(rng, n)) / n
-            ranks[name] = perm.astype(np.int32) if n < 2**31 else perm
-        return Sample(q, ranks)
-    ordered = sorted(names)
-    if not ordered:
-        return Sample({})
-    from scipy.stats import qmc
+    return Sampler(names, n, seed, method).sample
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # balance warning for n not a power of 2
-        points = qmc.Sobol(len(ordered), scramble=True, rng=stream(seed, "__sobol__")).random(n)
-    points = np.clip(points, _EPS, 1.0 - _EPS)
-    return Sample({name: points[:, i] for i, name in enumerate(ordered)})
+
+def _sobol_key(block: int) -> str:
+    """The name keying the scrambling of replicate ``block`` of a Sobol' sample."""
+    return "__sobol__" if block == 0 else f"__sobol__:{block}"
 
 
 class Sampler:
@@ -117,13 +133,15 @@ class Sampler:
     made so far, so that a run can stop as soon as its answer is precise enough.
 
     ``random`` draws the new percentiles from the same name-keyed streams, so the first 2n are
-    the draws of a plain run of 2n; ``sobol`` continues its sequence (the same property);
-    ``lhs`` fills the unused halves of its strata: each of the n strata of width 1/n splits in
-    two, the old draw lies in one half, and the n new draws take the other halves in a random
-    order, so the union is a Latin hypercube of 2n (one draw in each stratum of width 1/(2n)).
-    :attr:`sample` is the current :class:`Sample` of independent percentiles; correlations are
-    imposed afterwards (:func:`correlate`): draw by draw for ``random``, so the first n
-    correlated draws stay as they were, and on the whole sample for ``lhs`` and ``sobol``.
+    the draws of a plain run of 2n; ``sobol`` continues the sequence of each replicate;
+    ``lhs`` fills the unused halves of each replicate's strata: each of its m strata of width
+    1/m splits in two, the old draw lies in one half, and the m new draws take the other halves
+    in a random order, so the union is a Latin hypercube of 2m (one draw in each stratum of
+    width 1/(2m)). The replicates keep their number and each its new draws after its old ones,
+    so a Sobol' sample doubled from n is the plain one of 2n when n is a multiple of the
+    replicates. :attr:`sample` is the current :class:`Sample` of independent percentiles;
+    correlations are imposed afterwards (:func:`gaussian_copula`), draw by draw, so the
+    draws made so far keep their correlated values.
     """
 
     def __init__(self, names: Sequence[str], n: int, seed: int, method: str) -> None:
@@ -132,64 +150,88 @@ class Sampler:
         if n < 1:
             raise SamplingError(f"samples must be at least 1, got {n}")
         self.method, self.n = method, n
-        self._q: dict[str, np.ndarray] = {}
-        self._strata: dict[str, np.ndarray] = {}
+        self.sizes = _block_sizes(n, replicates(n, method))
+        # each input's percentiles (and, for lhs, strata) replicate by replicate
+        self._q: dict[str, list[np.ndarray]] = {}
+        self._strata: dict[str, list[np.ndarray]] = {}
         self._streams: dict[str, np.random.Generator] = {}
+        self._names = sorted(names) if method == "sobol" else list(names)
         if method == "sobol":
-            self._names = sorted(names)
-            self._sobol = None
+            self._sobol = []
             if self._names:
                 from scipy.stats import qmc
 
-                self._sobol = qmc.Sobol(
-                    len(self._names), scramble=True, rng=stream(seed, "__sobol__")
-                )
-                self._q = dict(zip(self._names, self._sobol_points(n).T, strict=True))
+                self._sobol = [
+                    qmc.Sobol(len(self._names), scramble=True, rng=stream(seed, _sobol_key(b)))
+                    for b in range(len(self.sizes))
+                ]
+                points = [self._sobol_points(b, m) for b, m in enumerate(self.sizes)]
+                self._q = {name: [p[:, i] for p in points] for i, name in enumerate(self._names)}
             return
-        self._names = list(names)
         self._streams = {name: stream(seed, name) for name in self._names}
         for name, rng in self._streams.items():
             if method == "random":
-                self._q[name] = _open_unit(rng, n)
-            else:
-                perm = rng.permutation(n)
-                self._q[name] = (perm + _open_unit(rng, n)) / n
-                self._strata[name] = perm
+                self._q[name] = [_open_unit(rng, n)]
+                continue
+            self._q[name], self._strata[name] = [], []
+            for m in self.sizes:
+                perm = rng.permutation(m)
+                self._q[name].append((perm + _open_unit(rng, m)) / m)
+                self._strata[name].append(perm)
 
-    def _sobol_points(self, n: int) -> np.ndarray:
+    def _sobol_points(self, block: int, n: int) -> np.ndarray:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # balance warning for n not a power of 2
-            points = self._sobol.random(n)
+            points = self._sobol[block].random(n)
         return np.clip(points, _EPS, 1.0 - _EPS)
 
     @property
     def sample(self) -> Sample:
-        """The percentiles drawn so far (and, for ``lhs``, each draw's stratum as its rank)."""
-        ranks = {
-            name: s.astype(np.int32) if self.n < 2**31 else s for name, s in self._strata.items()
+        """The percentiles drawn so far, replicate after replicate (and, for ``lhs`` of one
+        replicate, each draw's stratum as its rank)."""
+        q = {
+            name: np.concatenate(parts) if len(parts) > 1 else parts[0]
+            for name, parts in self._q.items()
         }
-        return Sample(dict(self._q), ranks)
+        if len(self.sizes) > 1:
+            return Sample(q, {}, tuple(self.sizes))
+        ranks = {
+            name: s[0].astype(np.int32) if self.n < 2**31 else s[0]
+            for name, s in self._strata.items()
+        }
+        return Sample(q, ranks)
 
     def double(self) -> None:
-        """Add n new draws to the n there are."""
-        n = self.n
-        if self.method == "sobol" and self._names:
-            points = self._sobol_points(n)
-            for i, name in enumerate(self._names):
-                self._q[name] = np.concatenate((self._q[name], points[:, i]))
+        """Add as many new draws as there are, in each replicate."""
+        if self.method == "sobol":
+            for b, m in enumerate(self.sizes if self._names else ()):
+                points = self._sobol_points(b, m)
+                for i, name in enumerate(self._names):
+                    self._q[name][b] = np.concatenate((self._q[name][b], points[:, i]))
         for name, rng in self._streams.items():
             if self.method == "random":
-                self._q[name] = np.concatenate((self._q[name], _open_unit(rng, n)))
+                self._q[name] = [np.concatenate((self._q[name][0], _open_unit(rng, self.n)))]
                 continue
-            q, old = self._q[name], self._strata[name]
-            # the half of its stratum each old draw lies in; clipped so that rounding never
-            # moves a draw out of the stratum it was drawn in
-            half = np.clip(np.floor(q * (2 * n)).astype(np.int64), 2 * old, 2 * old + 1)
-            free = (half ^ 1)[rng.permutation(n)]  # the other halves, in a random order
-            fresh = (free + _open_unit(rng, n)) / (2 * n)
-            self._q[name] = np.concatenate((q, fresh))
-            self._strata[name] = np.concatenate((half, free))
-        self.n = 2 * n
+            for b, m in enumerate(self.sizes):
+                self._q[name][b], self._strata[name][b] = _split_strata(
+                    self._q[name][b], self._strata[name][b], m, rng
+                )
+        self.sizes = [2 * m for m in self.sizes]
+        self.n = 2 * self.n
+
+
+def _split_strata(
+    q: np.ndarray, old: np.ndarray, m: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """A Latin hypercube of ``m`` percentiles ``q`` in strata ``old`` of width 1/m doubled to
+    one of 2m: each stratum split in two, the m new draws in the halves the old ones left
+    free, in a random order. Returns the 2m percentiles and their strata of width 1/(2m)."""
+    # the half of its stratum each old draw lies in; clipped so that rounding never moves a
+    # draw out of the stratum it was drawn in
+    half = np.clip(np.floor(q * (2 * m)).astype(np.int64), 2 * old, 2 * old + 1)
+    free = (half ^ 1)[rng.permutation(m)]  # the other halves, in a random order
+    fresh = (free + _open_unit(rng, m)) / (2 * m)
+    return np.concatenate((q, fresh)), np.concatenate((half, free))
 
 
 def _correlation_factor(pairs: Sequence[tuple[str, str, float]]) -> tuple[list[str], np.ndarray]:
@@ -212,17 +254,6 @@ def _correlation_factor(pairs: Sequence[tuple[str, str, float]]) -> tuple[list[s
         ) from None
 
 
-def correlate(
-    drawn: Sample, pairs: Sequence[tuple[str, str, float]], seed: int, method: str
-) -> Sample:
-    """``drawn`` (independent percentiles of ``method``) with the Spearman rank correlations
-    ``pairs``: a Gaussian copula for ``random`` (:func:`gaussian_copula`), Iman-Conover for
-    ``lhs`` and ``sobol`` (:func:`induce_rank_correlation`, seeded by ``seed``)."""
-    if method == "random":
-        return gaussian_copula(drawn, pairs)
-    return induce_rank_correlation(drawn, pairs, seed)
-
-
 def gaussian_copula(drawn: Sample, pairs: Sequence[tuple[str, str, float]]) -> Sample:
     """Correlated percentiles, draw by draw, from independent ones through a Gaussian copula.
 
@@ -231,8 +262,11 @@ def gaussian_copula(drawn: Sample, pairs: Sequence[tuple[str, str, float]]) -> S
     factor L of the target correlation (Pearson 2*sin(pi*rho/6) per pair, so that the
     Spearman correlation of the result is rho) and mapped back through the normal CDF:
     q' = Phi(L z), clipped to [2^-53, 1 - 2^-53]. Each draw depends only on its own
-    percentiles, so the draws stay independent and identically distributed, every marginal
-    stays uniform, and the first n draws of a larger sample are those of n. Inputs not named
+    percentiles, so each has exactly the correlated joint distribution (independent draws of
+    it for ``random``; for ``lhs`` and ``sobol`` the replicates stay independent, and an
+    input correlated with none before it in name order keeps its strata or balance), every
+    marginal stays uniform, and the draws made so far keep their values as a sample grows
+    (:class:`Sampler`). Inputs not named
     in ``pairs`` are returned as they were; the ranks of the correlated ones are left unknown.
     Raises :class:`SamplingError` for a target matrix that is not positive definite.
     """
@@ -249,48 +283,7 @@ def gaussian_copula(drawn: Sample, pairs: Sequence[tuple[str, str, float]]) -> S
             mixed += lower[i, j] * z[j]
         q[name] = np.clip(ndtr(mixed), _EPS, 1.0 - _EPS)
         ranks.pop(name, None)
-    return Sample(q, ranks)
-
-
-def induce_rank_correlation(
-    drawn: Sample, pairs: Sequence[tuple[str, str, float]], seed: int
-) -> Sample:
-    """Reorder draws so that named pairs get the target Spearman rank correlations.
-
-    Iman & Conover (1982): van der Waerden scores, randomly permuted per column, are
-    decorrelated with the Cholesky factor of their own correlation and recorrelated with
-    the target's (:func:`_correlation_factor`); each input's draws are then rearranged to the
-    ranks of its score column. Marginals are untouched (values are only permuted), which keeps
-    a Latin hypercube's strata and a Sobol sequence's balance; but the reordering ties the
-    draws to one another (the mean of each input over the sample is that of its own stream,
-    whatever the correlation), so the sample is no longer one of independent draws. Inputs not
-    named in ``pairs`` are returned as they were. Raises :class:`SamplingError` for a target
-    matrix that is not positive definite.
-    """
-    if not pairs:
-        return drawn
-    from scipy.special import ndtri
-
-    names, p_target = _correlation_factor(pairs)
-    index = {name: i for i, name in enumerate(names)}
-    n = len(next(iter(drawn.q.values())))
-    base = ndtri(np.arange(1, n + 1) / (n + 1))
-    rng = stream(seed, "__iman_conover__")
-    scores = np.column_stack([rng.permutation(base) for _ in names])
-    current = np.corrcoef(scores, rowvar=False) if n > 2 else np.eye(len(names))
-    try:
-        q_current = np.linalg.cholesky(np.atleast_2d(current))
-    except np.linalg.LinAlgError:
-        raise SamplingError("too few samples to induce rank correlations") from None
-    adjusted = scores @ np.linalg.inv(q_current).T @ p_target.T
-    q, ranks = dict(drawn.q), dict(drawn.ranks)
-    for name in names:
-        order = np.argsort(adjusted[:, index[name]], kind="stable")
-        rank = np.empty(n, dtype=order.dtype)
-        rank[order] = np.arange(n)  # the inverse permutation: each draw's rank
-        ranks[name] = rank
-        q[name] = np.sort(drawn.q[name])[rank]
-    return Sample(q, ranks)
+    return Sample(q, ranks, drawn.blocks)
 
 
 def average_ranks(values: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:

@@ -43,6 +43,7 @@ from .schema import (
     ResultSchema,
     Strict,
     floats,
+    replicate_count,
     share,
 )
 
@@ -213,12 +214,15 @@ class PrecisionSchema(Strict):
         metadata={
             "description": "standard error of the difference [USD, present value]: s/sqrt(n) "
             "of the per-draw difference for the mean, a bootstrap of 200 replicates for p90 "
-            "and cvar95; null from one draw of uncertain inputs"
+            "and cvar95, or from the spread between replicates (see replicates); null from "
+            "one draw of uncertain inputs"
         },
     )
     prob_first_cheaper = share("share of draws in which the best costs less than the runner-up [-]")
+    replicates = replicate_count("difference_se comes from")
 
     make = Precision
+    absent = ("replicates",)
 
 
 class PlanResultSchema(ResultBase):

@@ -171,6 +171,34 @@ def floats(description: str, **kwargs: Any) -> Floats:
     return Floats(required=True, metadata={"description": description}, **kwargs)
 
 
+def wilson_intervals(what: str) -> fields.List:
+    """The 95 % Wilson intervals [lo, hi] [-] of a share of draws (``what``), one per level;
+    absent in results stored before them."""
+    return fields.List(
+        Floats(nullable=False, validate=validate.Length(equal=2)),
+        load_default=None,
+        metadata={
+            "description": f"[-] 95 % Wilson interval [lo, hi] of {what}; absent in runs "
+            "stored before it existed"
+        },
+    )
+
+
+def replicate_count(what: str) -> fields.Integer:
+    """The number of independent replicates [-] that ``what`` (a phrase) rests on: ``lhs``
+    and ``sobol`` with enough draws; absent (``None``) for independent draws."""
+    return fields.Integer(
+        strict=True,
+        load_default=None,
+        validate=validate.Range(2),
+        metadata={
+            "description": f"[-] independent replicates {what} (lhs and sobol with enough "
+            "draws; a 95 % interval is then +- t(0.975, R - 1) standard errors); absent for "
+            "independent draws"
+        },
+    )
+
+
 def share(description: str) -> fields.Float:
     return fields.Float(
         required=True,
@@ -539,11 +567,16 @@ class ConvergenceSchema(Strict):
     )
     gap_mean_se = floats("[USD] standard error of the mean of TCO_buy - TCO_rent per level")
     prob_buy_cheaper_se = floats("[-] standard error of P(buy cheaper) per level")
+    prob_buy_cheaper_ci95 = wilson_intervals("P(buy cheaper) per level")
+    replicates = replicate_count("the break-even interval and gap_mean_se come from")
+    absent = ("prob_buy_cheaper_ci95", "replicates")
 
     @post_load
     def _make(self, data: dict, **kwargs: Any) -> Convergence:
         lo, hi = (float(x) for x in data.pop("breakeven_p50_ci95"))
-        return Convergence(breakeven_p50_ci95=(lo, hi), **data)
+        ci = data.pop("prob_buy_cheaper_ci95")
+        ci = None if ci is None else frozen_array(np.reshape(ci, (-1, 2)))
+        return Convergence(breakeven_p50_ci95=(lo, hi), prob_buy_cheaper_ci95=ci, **data)
 
 
 class TornadoBarSchema(Strict):
@@ -953,10 +986,10 @@ class ResultSchema(ResultBase):
         for i, rival in enumerate(data.get("rivals") or ()):
             precision[f"rivals.{i}.convergence"] = rival.convergence
         for path, convergence in precision.items():
-            for name in ("gap_mean_se", "prob_buy_cheaper_se"):
-                if convergence is not None and len(getattr(convergence, name)) != n:
-                    count = len(getattr(convergence, name))
-                    errors[f"{path}.{name}"] = [f"{count} values for {n} utilisation levels"]
+            for name in ("gap_mean_se", "prob_buy_cheaper_se", "prob_buy_cheaper_ci95"):
+                values = None if convergence is None else getattr(convergence, name)
+                if values is not None and len(values) != n:
+                    errors[f"{path}.{name}"] = [f"{len(values)} values for {n} utilisation levels"]
         if errors:
             raise ValidationError(errors)
 

@@ -16,6 +16,7 @@ from dataclasses import fields, replace
 from typing import Any
 
 from costmodel.distributions import Distribution, Fixed, LogNormal
+from costmodel.outcomes import TIE_RTOL
 
 from .errors import ScenarioError
 
@@ -93,7 +94,9 @@ def platform_price(
 
     Raises :class:`ScenarioError` at ``path.server_price_usd`` when the block also gives the
     platform's price, when the GPU price is a distribution, when the server costs less than
-    its GPUs, or for a lognormal server price (which a shift would not keep lognormal).
+    its GPUs (by more than a part in 1e9, :data:`~costmodel.outcomes.TIE_RTOL`: within it the
+    platform is free), or for a lognormal server price (which a shift would not keep
+    lognormal).
     """
     key = f"{path}.{SERVER_KEY}"
     _both(block, path, SERVER_KEY, "platform_price_usd", "the platform is the server less its GPUs")
@@ -115,7 +118,9 @@ def platform_price(
         raise ScenarioError(None, [{"path": key, "message": problem}])
     gpus = gpu_count * float(gpu_price.value)
     low = server.support()[0]
-    if low < gpus:
+    # a server priced at exactly its GPUs is a free platform: N x G is rounded (6 x 29,266.81
+    # is 175,600.86 + 2.9e-11 in floating point), so "below" allows TIE_RTOL of the larger
+    if low < gpus - TIE_RTOL * max(gpus, abs(low)):
         lowest = "" if server.is_fixed else "as low as "
         problem = (
             f"the server's price ({lowest}{low:,.2f} USD) is below its {gpu_count} GPUs at "
@@ -124,4 +129,4 @@ def platform_price(
             f"GPU as {path}.gpu_price_usd"
         )
         raise ScenarioError(None, [{"path": key, "message": problem}])
-    return _affine(server, 1.0, -gpus)
+    return _affine(server, 1.0, -min(gpus, low))

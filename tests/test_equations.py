@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from costmodel import simulate, summarise
-from costmodel.cashflows import MACRS5, depreciation_schedule
+from costmodel.cashflows import MACRS5, BuyLine, RentLine, depreciation_schedule
+from costmodel.outcomes import breakeven_utilisation
 from present import to_dict
 from tests.helpers import buy, model, rent
 
@@ -278,6 +279,42 @@ def test_breakeven_after_the_kink():
     )
     got = to_dict(summarise(simulate(model(buy(2, platform_price_usd=8760), r))))
     assert got["breakeven_utilisation"]["p50"] == pytest.approx(0.75, rel=REL)
+
+
+def test_a_tie_at_zero_with_buying_dearer_above_it_is_not_always():
+    # TCO_buy(u) = 0 + 100 u against an API TCO_api(u) = 0 + 80 u: equal at u = 0, the API
+    # cheaper at every u > 0, so buying is never no dearer on all of [u, 1]: "never" (it read
+    # "always", 0, because d(0) = 0 <= 0); with the API at 120 u buying is cheaper above 0 and
+    # no dearer at 0: "always"
+    buy = BuyLine(capex=0.0, at_zero=0.0, per_u=100.0)
+    assert breakeven_utilisation(buy, RentLine(at_zero=0.0, slope=80.0, kink=0.0), 1)[0] == np.inf
+    assert breakeven_utilisation(buy, RentLine(at_zero=0.0, slope=120.0, kink=0.0), 1)[0] == 0.0
+
+
+def test_a_tie_broken_by_rounding_is_a_tie():
+    # TCO_buy(u) = (0.1 + 0.2) u = 0.30000000000000004 u against TCO_rent(u) = 0.3 u: at u = 1
+    # buying is dearer by 5.6e-17, far within 1e-9 x 0.3 = 3e-10, so the two tie on all of
+    # [0, 1]: "always" (it was "never")
+    buy = BuyLine(capex=0.0, at_zero=0.0, per_u=0.1 + 0.2)
+    rent = RentLine(at_zero=0.0, slope=0.3, kink=0.0)
+    assert buy.tco(1.0) > rent.tco(1.0)
+    assert breakeven_utilisation(buy, rent, 1)[0] == 0.0
+    # dearer by 1e-9 at u = 1 (more than 1e-9 x 0.3): "never"
+    rent = RentLine(at_zero=0.0, slope=0.3 - 1e-9, kink=0.0)
+    assert breakeven_utilisation(buy, rent, 1)[0] == np.inf
+
+
+def test_buying_cheaper_idle_but_dearer_at_the_reservation_breaks_even_after_it():
+    # rent: a reservation of 4380 USD covering u <= 0.5, then 17520 USD per unit of u:
+    # TCO_rent(u) = 4380 + 17520 max(0, u - 0.5); buy: TCO_buy(u) = 4000 + 2000 u.
+    # d(0) = -380 (buying cheaper idle), d(0.5) = 4000 + 1000 - 4380 = 620 (dearer),
+    # d(1) = 6000 - 13140 = -7140: buying no dearer on [u, 1] from the crossing on [0.5, 1],
+    # u = 0.5 + 0.5 x 620 / (620 + 7140) = 0.5399484536 (it read "always", 0, from d(0) < 0)
+    buy = BuyLine(capex=4000.0, at_zero=4000.0, per_u=2000.0)
+    rent = RentLine(at_zero=4380.0, slope=17520.0, kink=0.5)
+    got = breakeven_utilisation(buy, rent, 1)[0]
+    assert got == pytest.approx(0.5 + 0.5 * 620 / 7760, rel=REL)
+    assert got == pytest.approx(0.5399484536082474, rel=REL)
 
 
 def test_payback_linear_inside_month():

@@ -19,7 +19,7 @@ from costmodel.distributions import (
     Uniform,
 )
 from costmodel.engine import draw
-from costmodel.sampling import induce_rank_correlation, sample
+from costmodel.sampling import gaussian_copula, sample
 from present import to_dict
 from tests.helpers import buy, model, rent
 
@@ -106,12 +106,19 @@ def test_adding_an_uncertain_input_leaves_other_draws_unchanged(method):
 
 
 def test_lhs_strata_hold_one_draw_each():
-    drawn = sample(["a", "b"], 1000, seed=3, method="lhs")
+    drawn = sample(["a", "b"], 500, seed=3, method="lhs")
     for name, values in drawn.q.items():
         assert np.all((values > 0) & (values < 1))
-        np.testing.assert_array_equal(np.sort(np.floor(values * 1000)), np.arange(1000))
+        np.testing.assert_array_equal(np.sort(np.floor(values * 500)), np.arange(500))
         # the stratum permutation is each draw's rank
         np.testing.assert_array_equal(np.argsort(np.argsort(values)), drawn.ranks[name])
+    # 1,000 draws: 16 replicates, 8 of 63 and 8 of 62, each a Latin hypercube of its own
+    drawn = sample(["a", "b"], 1000, seed=3, method="lhs")
+    assert drawn.blocks == (63,) * 8 + (62,) * 8
+    for values in drawn.q.values():
+        for part in np.split(values, np.cumsum(drawn.blocks)[:-1]):
+            m = part.size
+            np.testing.assert_array_equal(np.sort(np.floor(part * m)), np.arange(m))
 
 
 @pytest.mark.parametrize(
@@ -179,15 +186,15 @@ def test_one_monotone_input_quantiles_map_through():
         )
 
 
-def test_rank_correlation_is_induced_without_touching_marginals():
-    q = sample(["a", "b", "c"], 5000, seed=5, method="lhs").q
-    out = induce_rank_correlation(
-        sample(["a", "b", "c"], 5000, seed=5, method="lhs"), [("a", "b", 0.6), ("b", "c", -0.3)], 5
+def test_rank_correlation_is_induced_in_a_latin_hypercube():
+    # the copula on 5,000 LHS draws (16 replicates): the targets within 0.03, marginals uniform
+    out = gaussian_copula(
+        sample(["a", "b", "c"], 5000, seed=5, method="lhs"), [("a", "b", 0.6), ("b", "c", -0.3)]
     ).q
     assert stats.spearmanr(out["a"], out["b"]).statistic == pytest.approx(0.6, abs=0.03)
     assert stats.spearmanr(out["b"], out["c"]).statistic == pytest.approx(-0.3, abs=0.03)
-    for k in q:
-        np.testing.assert_array_equal(np.sort(out[k]), np.sort(q[k]))
+    for k in out:
+        assert stats.kstest(out[k], "uniform").pvalue > 0.001
 
 
 @pytest.mark.parametrize("rho", [0.6, 0.95, -0.5])
@@ -195,9 +202,7 @@ def test_rank_correlation_hits_the_requested_spearman(rho):
     # The target is Spearman rho; used as the Pearson r of the normal scores it would come out
     # as (6/pi)*asin(rho/2): 0.582, 0.945, -0.483. The standard error of Spearman's rho at
     # n = 200,000 is about (1 - rho^2)/sqrt(n) < 0.0023, so 0.005 is two standard errors.
-    out = induce_rank_correlation(
-        sample(["a", "b"], 200_000, seed=11, method="lhs"), [("a", "b", rho)], seed=11
-    ).q
+    out = gaussian_copula(sample(["a", "b"], 200_000, seed=11, method="lhs"), [("a", "b", rho)]).q
     assert stats.spearmanr(out["a"], out["b"]).statistic == pytest.approx(rho, abs=0.005)
 
 

@@ -95,13 +95,24 @@ def test_the_interval_covers_the_true_p50_in_95_percent_of_runs():
     assert abs(hits / 200 - nominal) <= 3 * sd, hits  # measured: 186 of 200 (93.0 %)
 
 
-def test_latin_hypercube_intervals_are_conservative():
-    # The interval assumes independent draws; a Latin hypercube's median varies less, so the
-    # interval covers at least as often (every one of these 40 runs).
-    truth = summarise(simulate(_four_inputs(200_000, 1, "lhs"))).breakeven_utilisation.p50
-    for seed in range(40):
-        lo, hi = summarise(simulate(_four_inputs(2000, seed, "lhs"))).convergence.breakeven_p50_ci95
-        assert lo <= truth <= hi
+def test_latin_hypercube_precision_comes_from_its_replicates():
+    # 2,048 LHS draws are 16 Latin hypercubes of 128: the standard error of the mean gap is
+    # the standard deviation of the 16 replicates' mean gaps over sqrt(16) (equal sizes), and
+    # the break-even interval is Woodruff's from the replicates' shares below the median
+    sim = simulate(_four_inputs(2048, 5, "lhs"))
+    c = summarise(sim).convergence
+    assert sim.sample.blocks == (128,) * 16 and c.replicates == 16
+    gap = sim.buy_tco(0.5) - sim.rent_tco(0.5)
+    means = gap.reshape(16, 128).mean(axis=1)
+    assert c.gap_mean_se[0] == pytest.approx(means.std(ddof=1) / 4, rel=1e-9)
+    be = np.array(sim.breakeven)
+    median = np.sort(be)[1023]  # the lower middle of 2,048
+    shares = (be.reshape(16, 128) < median).mean(axis=1)
+    h = stats.t.ppf(0.975, 15) * shares.std(ddof=1) / 4
+    j = math.floor(2048 * (0.5 - h))  # 1-based rank of the lower end
+    assert c.breakeven_p50_ci95 == (np.sort(be)[j - 1], np.sort(be)[2048 - j])
+    # far narrower than the formulas of independent draws (about 8x here)
+    assert c.gap_mean_se[0] < gap.std(ddof=1) / math.sqrt(2048) / 4
 
 
 def test_standard_errors_are_those_of_independent_draws():
@@ -130,12 +141,25 @@ def test_standard_errors_with_a_reservation_are_taken_level_by_level():
         ),
         samples=3000,
         utilisation=(0.2, 0.6, 1.0),
+        method="random",
     )
     sim = simulate(m)
     se = summarise(sim).convergence.gap_mean_se
     for j, u in enumerate(m.utilisation):
         gap = sim.buy_tco(u) - sim.rent_tco(u)
         assert se[j] == pytest.approx(gap.std(ddof=1) / math.sqrt(3000), rel=1e-9)
+    # LHS in 16 replicates of 187 or 188 draws (3,000 = 8 x 188 + 8 x 187): the random-group
+    # standard error of the replicates' mean gaps, sizes as weights
+    sim = simulate(dataclasses.replace(m, method="lhs"))
+    se = summarise(sim).convergence.gap_mean_se
+    sizes = np.array([188] * 8 + [187] * 8)
+    assert sim.sample.blocks == tuple(sizes)
+    for j, u in enumerate(m.utilisation):
+        gap = sim.buy_tco(u) - sim.rent_tco(u)
+        means = np.array([part.mean() for part in np.split(gap, np.cumsum(sizes)[:-1])])
+        spread = means - sizes @ means / 3000
+        want = math.sqrt(sizes @ spread**2 / (15 * 3000))
+        assert se[j] == pytest.approx(want, rel=1e-9)
 
 
 # --------------------------------------------------------------------------- doubling
@@ -151,13 +175,36 @@ def test_doubling_keeps_every_draw(method):
         assert np.array_equal(first[name], start.q[name])
     sampler.double()
     sampler.double()
-    assert sampler.n == 2000
+    assert sampler.n == 2000 and sampler.sample.blocks == ()  # 500 draws: one replicate
     for name in names:
         assert np.array_equal(sampler.sample.q[name][:500], first[name])
-    if method != "lhs":  # the same streams or sequence: the draws of a plain run of 2,000
+    if method == "random":  # the same streams: the draws of a plain run of 2,000
         plain = sample(names, 2000, 9, method)
         for name in names:
             assert np.array_equal(sampler.sample.q[name], plain.q[name])
+
+
+@pytest.mark.parametrize("method", ["lhs", "sobol"])
+def test_doubling_keeps_every_draw_of_each_replicate(method):
+    # 512 draws are 16 replicates of 32; doubled twice, 16 of 128, each replicate's first 32
+    # draws its old ones; Sobol' continues each replicate's sequence: a plain run of 2,048
+    names = ["a", "b", "c"]
+    sampler = Sampler(names, 512, 9, method)
+    first = sampler.sample
+    assert first.blocks == (32,) * 16
+    sampler.double()
+    sampler.double()
+    drawn = sampler.sample
+    assert drawn.blocks == (128,) * 16
+    plain = sample(names, 2048, 9, method)
+    for name in names:
+        by_replicate = drawn.q[name].reshape(16, 128)
+        assert np.array_equal(by_replicate[:, :32], first.q[name].reshape(16, 32))
+        if method == "sobol":
+            assert np.array_equal(drawn.q[name], plain.q[name])
+        else:  # each replicate a Latin hypercube of 128
+            strata = np.sort(np.floor(by_replicate * 128).astype(int), axis=1)
+            assert np.array_equal(strata, np.tile(np.arange(128), (16, 1)))
 
 
 def test_doubled_latin_hypercube_is_a_latin_hypercube():
@@ -241,9 +288,16 @@ def test_correlations_hold_on_the_extended_sample():
         sim.draws["buy.electricity_usd_per_kwh"], sim.draws["rent.price_usd_per_hour"]
     ).statistic
     assert rho == pytest.approx(0.6, abs=0.03)
-    for name in ("buy.electricity_usd_per_kwh", "buy.gpu_price_usd"):  # still one per stratum
-        ranks = np.sort(sim.sample.ranks[name])
-        assert np.array_equal(ranks, np.arange(sim.inputs.samples))
+    # still one draw per stratum in each replicate: the uncorrelated input, and the first
+    # correlated one in name order, whose percentiles the copula keeps
+    lows = {"buy.electricity_usd_per_kwh": (0.1, 0.2), "buy.gpu_price_usd": (800, 400)}
+    start = 0
+    for m_b in sim.sample.blocks:
+        for name, (low, width) in lows.items():
+            q = (sim.draws[name][start : start + m_b] - low) / width
+            assert np.array_equal(np.sort(np.floor(q * m_b).astype(int)), np.arange(m_b))
+        start += m_b
+    assert start == sim.inputs.samples and len(sim.sample.blocks) == 16
 
 
 # --------------------------------------------------------------------------- tornado
@@ -331,10 +385,12 @@ def test_evpi_by_hand_on_a_two_point_input():
     # gap(0.5) = 1000 + 4380*(0.2 - p): +1000 at p = 0.20 (rent is cheaper), -2504 at p = 1.00.
     # Not knowing p one buys: E gap = 0.4*1000 - 0.6*2504 = -1102.4. Knowing it one rents when
     # p = 0.20 and saves 1000 there: EVPI = -1102.4 - (0.6*-2504) = 0.4*1000 = 400 USD. A Latin
-    # hypercube of 1,000 draws puts exactly 400 of them at p = 0.20.
+    # hypercube of 500 draws (one replicate) puts exactly 200 of them at p = 0.20.
     m = _tornado_model(electricity_usd_per_kwh=0.2)
     m = dataclasses.replace(
-        m, rent=dataclasses.replace(m.rent, price_usd_per_hour=Discrete((0.2, 1.0), (0.4, 0.6)))
+        m,
+        samples=500,
+        rent=dataclasses.replace(m.rent, price_usd_per_hour=Discrete((0.2, 1.0), (0.4, 0.6))),
     )
     voi = summarise(simulate(m)).value_of_information
     assert voi.evpi == pytest.approx(400.0, rel=1e-12)

@@ -36,6 +36,7 @@ def _numbers(doc: dict) -> dict:
 
 
 H100 = {"gpu": "h100-sxm5-80gb", "gpu_count": 8, "gpu_price_usd": 25_000}
+RENT = {"instance": "aws/p5.48xlarge"}
 
 
 def test_a_server_price_is_its_gpus_and_its_platform():
@@ -51,6 +52,19 @@ def test_a_server_price_is_its_gpus_and_its_platform():
     # the resolved document gives the split, so that it loads again as the same scenario
     assert "server_price_usd" not in server.document["buy"]
     assert server.document["buy"]["platform_price_usd"] == 100_000
+
+
+def test_a_server_priced_at_its_gpus_has_a_free_platform():
+    # 6 x 29,266.81 = 175,600.86 on paper, but 175,600.86000000003 in floating point: the server
+    # at 175,600.86 lies 2.9e-11 "below" its GPUs, within 1e-9 x 175,600.86 = 1.8e-4 USD, so it
+    # is a tie and the platform is free (it was refused: "the platform would cost -0.00 USD")
+    assert 6 * 29_266.81 > 175_600.86
+    gpus = {"gpu": "h100-sxm5-80gb", "gpu_count": 6, "gpu_price_usd": 29_266.81}
+    sc = scenarios.load_mapping(_doc({**gpus, "server_price_usd": 175_600.86}, RENT))
+    assert sc.resolved.inputs.buy.platform_price_usd.value == 0.0
+    # a server a cent below its GPUs is still refused
+    with pytest.raises(ScenarioError, match="would cost -0.01 USD"):
+        scenarios.load_mapping(_doc({**gpus, "server_price_usd": 175_600.85}, RENT))
 
 
 def test_a_server_price_distribution_keeps_its_form():
