@@ -80,6 +80,7 @@ def test_csv_has_the_data_files_columns(capsys):
         (["models", "--model", "qwen3-8b"], "--provider and --model keep API offers"),
         (["api-offers", "--tier", "neocloud"], "--tier keeps instances"),
         (["api-offers", "--model", "llama-5"], "--model: unknown model id 'llama-5'; closest"),
+        (["api-offers", "--model", "llama-5"], "; see 'costmodel catalog models'"),
         (["api-offers", "--provider", "grok"], "unknown provider 'grok'; valid: anthropic"),
         (["gpus", "--model", "qwen3-8b"], "--model keeps the offers of one model"),
     ],
