@@ -39,7 +39,7 @@ def test_llama_3_1_8b_counts_8_030e9():
     # embeddings, untied: 128,256 x 4,096 x 2 = 1,050,673,152
     # per layer: attention 4,096 x 32 x 128 x 2 + 2 x 4,096 x 8 x 128 = 41,943,040
     #            MLP 3 x 4,096 x 14,336 = 176,160,768; x 32 layers = 6,979,321,856
-    # in all 8,029,995,008 (DESIGN's 8.030e9; 8,030,261,248 with the norms)
+    # in all 8,029,995,008 (8.030e9; 8,030,261,248 with the norms)
     assert arch.params_b * 1e9 == pytest.approx(8_029_995_008, abs=0.5)
     assert arch.active_params_b is None
     assert round(arch.params_b, 2) == load_catalog().model("llama-3.1-8b").params_b
@@ -315,3 +315,23 @@ def test_an_inline_model_without_architecture_keeps_its_document():
     doc["workload"]["model"] = {"name": "my 13B", "params_b": 13}
     scenario = scenarios.load_mapping(doc)
     assert scenario.document["workload"]["model"] == {"name": "my 13B", "params_b": 13}
+
+
+def test_the_json_schema_states_the_same_rule():
+    import jsonschema
+
+    from scenarios.jsonschema import scenario_json_schema
+
+    validator = jsonschema.Draft202012Validator(scenario_json_schema())
+    doc = copy.deepcopy(WORKED)
+    for model, valid in [
+        ({"name": "m", "params_b": 8}, True),
+        ({"name": "m", "config": "config.json"}, True),
+        ({"name": "m", "config": "config.json", "layers": 32, "kv_dim_per_layer": 576}, True),
+        ({"name": "m"}, False),
+        ({"name": "m", "params_b": None}, False),
+        ({"name": "m", "params_b": 8, "layers": 0}, False),
+        ({"name": "m", "params_b": 8, "head_dim": 12.5}, False),
+    ]:
+        doc["workload"]["model"] = model
+        assert validator.is_valid(doc) == valid, model
