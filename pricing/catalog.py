@@ -25,7 +25,7 @@ from .carbon import CloudRegion, Embodied, GridIntensity
 from .errors import CatalogError, UnknownIdError
 from .models import GPU, ApiOffer, Instance, Model, PlatformTier, PriceRecord, ServingPoint
 from .suggest import closest, closest_hint, closest_instances
-from .vocabulary import INTERCONNECTS, PRECISIONS, SERVING_PRECISIONS
+from .vocabulary import ARCHITECTURE, INTERCONNECTS, PRECISIONS, SERVING_PRECISIONS
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -116,7 +116,17 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
         "note",
     ),
     "scaling": ("interconnect", "gpu_count", "efficiency", "estimated", "source", "note"),
-    "models": ("id", "name", "params_b", "active_params_b", "precisions", "source", "note"),
+    "models": (
+        "id",
+        "name",
+        "params_b",
+        "active_params_b",
+        "precisions",
+        "source",
+        "note",
+        *ARCHITECTURE,
+        "arch_source",
+    ),
     "serving": (
         "id",
         "model",
@@ -256,6 +266,14 @@ class Catalog:
     def model(self, model_id: str) -> Model:
         """Served model by id (case-insensitive), e.g. ``"llama-3.3-70b"``."""
         return _lookup(self.models, model_id, "model")
+
+    def measured_on(self, model_id: str) -> dict[str, list[str]]:
+        """The GPU ids with a measured serving row of a model, sorted, by precision (in the
+        model's order; precisions without rows left out)."""
+        model = self.model(model_id)
+        rows = [r for r in self.serving if r.model == model.id]
+        gpus = {p: sorted({r.gpu for r in rows if r.precision == p}) for p in model.precisions}
+        return {p: ids for p, ids in gpus.items() if ids}
 
     def api_offer(self, offer_id: str) -> ApiOffer:
         """API offer by ``provider/model`` id (case-insensitive), e.g.
@@ -703,6 +721,9 @@ def _read_models(data_dir: Traversable, file: str) -> dict[str, Model]:
             precisions=row.names("precisions"),
             source=row.text("source"),
             note=row.text("note", required=False),
+            layers=row.integer("layers"),
+            **{c: row.integer(c, required=False) for c in ARCHITECTURE if c != "layers"},
+            arch_source=row.text("arch_source"),
         )
         _unique(models, model.id, row, "id")
         models[model.id] = model
@@ -749,13 +770,15 @@ def _read_serving(
 def _check_served_precisions(
     models: Mapping[str, Model], serving: tuple[ServingPoint, ...], files: Mapping[str, str]
 ) -> None:
-    """Each model lists exactly the precisions the serving rows measure it at."""
+    """Each model lists every precision the serving rows measure it at (and may list more:
+    the precisions it is commonly served at)."""
     for model in models.values():
         measured = {p.precision for p in serving if p.model == model.id}
-        if set(model.precisions) != measured:
-            found = ";".join(p for p in SERVING_PRECISIONS if p in measured) or "nothing"
+        if not measured <= set(model.precisions):
+            found = ";".join(p for p in SERVING_PRECISIONS if p in measured)
             raise CatalogError(
-                f"lists {';'.join(model.precisions)} but {files['serving']} measures {found}",
+                f"lists {';'.join(model.precisions)} but {files['serving']} measures {found}: "
+                "list every measured precision",
                 file=files["models"],
                 row_id=model.id,
                 column="precisions",

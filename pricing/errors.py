@@ -18,8 +18,8 @@ _KINDS: dict[str, tuple[str, str | None]] = {
     "interconnect": ("interconnect", None),
     "pricing": ("pricing", None),
     "precision": ("precision", None),
-    "model": ("model id", None),
-    "api_offer": ("API offer id", None),
+    "model": ("model id", "see 'costmodel catalog models'"),
+    "api_offer": ("API offer id", "see 'costmodel catalog api-offers'"),
     "grid": ("grid id", "see 'costmodel catalog grids'"),
 }
 

@@ -19,6 +19,7 @@ from .errors import CatalogError, UnknownIdError
 from .suggest import closest
 from .vocabulary import (
     API_LIMITS,
+    ARCHITECTURE,
     BYTES_PER_PARAMETER,
     COOLING,
     FORM_FACTORS,
@@ -440,16 +441,24 @@ class PlatformTier:
 
 @dataclass(frozen=True)
 class Model:
-    """A model the serving catalog measures.
+    """A served model and its architecture.
 
     Attributes:
         id: stable catalog id, lowercase (``"llama-3.3-70b"``). name: display name.
         params_b: parameters [billions]; every expert of a mixture of experts (what the GPU
             memory must hold). active_params_b: parameters active per token [billions] for a
             mixture of experts, None for a dense model.
-        precisions: the serving precisions the catalog has rows for, in
+        precisions: the serving precisions the model is commonly served at (the catalog's
+            measured rows are at some of them), in
             :data:`~pricing.vocabulary.SERVING_PRECISIONS` order.
         source, note: citations and remarks.
+        layers: transformer layers [-]. kv_heads: key/value heads [-]. head_dim: values per
+            head [-]. kv_dim_per_layer: values cached per token and layer by compressed
+            attention (DeepSeek's MLA: kv_lora_rank + qk_rope_head_dim = 576), given instead of
+            kv_heads and head_dim. sliding_window_layers: layers that attend to the last
+            ``sliding_window`` tokens only [-]; sliding_window [tokens]. All None when the
+            architecture is not known (an inline model given by its parameters alone).
+        arch_source: where the architecture values come from (required with them).
     """
 
     id: str
@@ -461,6 +470,13 @@ class Model:
     note: str = ""
     #: Described inline by a scenario (:meth:`inline`), not a catalog row.
     is_inline: bool = False
+    layers: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    kv_dim_per_layer: int | None = None
+    sliding_window_layers: int | None = None
+    sliding_window: int | None = None
+    arch_source: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _GPU_ID.match(self.id):
@@ -488,11 +504,63 @@ class Model:
                 f"must list each served precision once, in the order {order}", column="precisions"
             )
         _check_text(self.source, "source")
+        self._check_architecture()
+
+    def _check_architecture(self) -> None:
+        """Each architecture value in range; given at all, the layers, one form of the KV
+        cache (heads and head dim, or a compressed width), a window with its layers, and the
+        source."""
+        given = [c for c in ARCHITECTURE if getattr(self, c) is not None]
+        for column in given:
+            _check_number(getattr(self, column), column, MODEL_LIMITS[column])
+        if not given:
+            return
+        if self.layers is None:
+            raise CatalogError("is required with the other architecture values", column="layers")
+        heads = (self.kv_heads is not None, self.head_dim is not None)
+        if self.kv_dim_per_layer is not None and any(heads):
+            raise CatalogError(
+                "compressed attention caches kv_dim_per_layer values per layer instead of "
+                "kv_heads x head_dim: give one or the other",
+                column="kv_heads" if heads[0] else "head_dim",
+            )
+        if self.kv_dim_per_layer is None and not all(heads):
+            missing = "kv_heads" if not heads[0] else "head_dim"
+            raise CatalogError(
+                "is required: the KV cache needs kv_heads and head_dim, or kv_dim_per_layer "
+                "for compressed attention",
+                column=missing,
+            )
+        self._check_window()
+        _check_text(self.arch_source, "arch_source")
+
+    def _check_window(self) -> None:
+        window = (self.sliding_window_layers, self.sliding_window)
+        if (window[0] is None) != (window[1] is None):
+            raise CatalogError(
+                "sliding_window_layers and sliding_window go together (both or neither)",
+                column="sliding_window" if window[1] is None else "sliding_window_layers",
+            )
+        if window[0] is not None and self.layers is not None and window[0] > self.layers:
+            raise CatalogError(
+                f"must be <= layers ({self.layers}), got {window[0]}",
+                column="sliding_window_layers",
+            )
 
     @classmethod
-    def inline(cls, name: str, params_b: float) -> Model:
-        """A model described inline by a scenario: ``params_b`` parameters [billions]. The
-        catalog has no serving rows for it, so a scenario gives each side's throughput.
+    def inline(
+        cls,
+        name: str,
+        params_b: float,
+        active_params_b: float | None = None,
+        *,
+        source: str = "",
+        **architecture: int | str | None,
+    ) -> Model:
+        """A model described inline by a scenario: ``params_b`` parameters [billions] (and
+        ``active_params_b`` of a mixture of experts), and where known the architecture values
+        (:data:`~pricing.vocabulary.ARCHITECTURE` and ``arch_source``). The catalog has no
+        serving rows for it, so a scenario gives each side's throughput.
 
         Raises:
             CatalogError: a value is out of range (the message names the field).
@@ -502,11 +570,23 @@ class Model:
             id=f"inline:{slug}",
             name=str(name),
             params_b=params_b,
-            active_params_b=None,
+            active_params_b=active_params_b,
             precisions=SERVING_PRECISIONS,
-            source=f"scenario: inline model {name!r}",
+            source=source or f"scenario: inline model {name!r}",
             is_inline=True,
+            **architecture,
         )
+
+    @property
+    def kv_values_per_token(self) -> int | None:
+        """Values the KV cache holds per token over every layer [-] (keys and values:
+        2 x layers x kv_heads x head_dim, or layers x kv_dim_per_layer when compressed),
+        without sliding windows; None when the architecture is not known."""
+        if self.layers is None:
+            return None
+        if self.kv_dim_per_layer is not None:
+            return self.layers * self.kv_dim_per_layer
+        return 2 * self.layers * self.kv_heads * self.head_dim
 
     def weights_gb(self, precision: str) -> float:
         """Memory the weights take at ``precision`` [GB]: params_b * bytes per parameter."""

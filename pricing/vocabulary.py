@@ -13,6 +13,7 @@ from dataclasses import dataclass
 __all__ = [
     "BYTES_PER_PARAMETER",
     "API_LIMITS",
+    "ARCHITECTURE",
     "Bound",
     "COOLING",
     "FORM_FACTORS",
@@ -136,6 +137,12 @@ PLATFORM_LIMITS: dict[str, Bound] = {
 #: Model columns (the serving catalog's models).
 MODEL_LIMITS: dict[str, Bound] = {
     "params_b": Bound(0, 100_000, "[billion parameters]", low_open=True),
+    "layers": Bound(1, 1000, "[layers]", integer=True),
+    "kv_heads": Bound(1, 1024, "[heads]", integer=True),
+    "head_dim": Bound(1, 4096, "[values per head]", integer=True),
+    "kv_dim_per_layer": Bound(1, 100_000, "[values per token and layer]", integer=True),
+    "sliding_window_layers": Bound(1, 1000, "[layers]", integer=True),
+    "sliding_window": Bound(1, 100_000_000, "[tokens]", integer=True),
 }
 
 #: Serving columns: one measured operating point of a model on a GPU.
@@ -147,6 +154,16 @@ SERVING_LIMITS: dict[str, Bound] = {
     "tokens_per_s_per_gpu": Bound(0, 10_000_000, "[tokens/s]", low_open=True),
     "tokens_per_s_per_user": Bound(0, 1_000_000, "[tokens/s]", low_open=True),
 }
+
+#: The architecture columns of a model (``models.csv`` and inline models), in file order.
+ARCHITECTURE: tuple[str, ...] = (
+    "layers",
+    "kv_heads",
+    "head_dim",
+    "kv_dim_per_layer",
+    "sliding_window_layers",
+    "sliding_window",
+)
 
 #: Hosted API prices [USD per million tokens].
 API_LIMITS: dict[str, Bound] = {

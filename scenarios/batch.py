@@ -49,6 +49,7 @@ from pricing import Catalog, PriceEntry, apply_prices, load_catalog
 
 from .executor import BatchError, Done, Job, one_line, run_jobs, write_error, write_reports
 from .loader import KINDS, load_documents
+from .modelconfig import names_config
 from .plan import Plan
 from .scenario import Scenario, load_document
 from .store import RunStore
@@ -222,8 +223,10 @@ def _load(path: Path, catalog: Catalog | None = None) -> list[_Entry]:
         entry.kind = kind if kind in KINDS else ""
         try:
             # load_files() does exactly this for every item; per item, a bad one fails alone.
-            entry.scenario = load_document(data, source, lines, catalog)
-            entry.document = (data, source, lines)
+            entry.scenario = load_document(data, source, lines, catalog, path.parent)
+            # a worker resolves the document again, where the config file may not be
+            portable = entry.scenario.document if names_config(data) else data
+            entry.document = (portable, source, lines)
             entry.name = entry.scenario.name
         except Exception as exc:  # ScenarioError, or a defect: either fails this item alone
             entry.fail(one_line(exc))

@@ -327,15 +327,24 @@ def _api_rule() -> dict[str, Any]:
     }
 
 
+def _inline_model_rule() -> dict[str, Any]:
+    """An inline model gives its parameters, or a config.json to count them from."""
+    return {
+        "anyOf": [{"required": [key], "properties": {key: _SET}} for key in ("params_b", "config")]
+    }
+
+
 def _add_rules(defs: dict[str, Any]) -> None:
     """The rules between keys the marshmallow schemas check in code, as ``if``/``then`` in
-    ``allOf`` of the definitions they bind: those of the kind of work, and the API's prices."""
+    ``allOf`` of the definitions they bind: those of the kind of work, the API's prices and an
+    inline model's parameters."""
     default = defs["Workload"]["properties"]["kind"]["default"]
     rules = {
         "Workload": _workload_rules(default),
         "Scenario": _document_rules(defs, "Scenario", default),
         "Plan": _document_rules(defs, "Plan", default),
         "Api": [_api_rule()],
+        "InlineModel": [_inline_model_rule()],
     }
     for name, added in rules.items():
         defs[name]["allOf"] = [*defs[name].get("allOf", []), *added]

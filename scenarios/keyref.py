@@ -73,6 +73,10 @@ _DEFAULT_TEXT = {
     "rent.embodied_kg_co2e": "catalog: n x the GPU's embodied carbon + n/8 of the 8-GPU "
     "server's (a cloud host shared by the GPUs in use)",
     "api.g_co2e_per_mtok": "none: the API's emissions are reported unknown, never 0",
+    "workload.model.params_b": "**required**, unless `config` names a config.json: then the "
+    "catalog's figure for a model of that name, else the count from the file",
+    "workload.model.arch_source": "the scenario, or the config file named",
+    "workload.model.config": "none: the architecture keys, where given, are typed",
     "own.embodied_kg_co2e": "catalog: `own.gpu_count` x the GPU's embodied carbon + the "
     "platform tier's, per server (each pooled spare adds the GPU's)",
 }

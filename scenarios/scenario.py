@@ -14,6 +14,7 @@ import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from costmodel.engine import Progress, simulate, summarise
@@ -27,6 +28,7 @@ from pricing import Catalog, load_catalog
 from .advice import advise, convergence_advice
 from .errors import ScenarioError, by_line
 from .loader import load_documents, validate, with_lines
+from .modelconfig import with_model_config
 from .plan import Plan, evaluate_plan, resolve_plan
 from .resolve import Keyed, Resolved, resolve, with_sampling
 from .sides import unknown_ids
@@ -80,9 +82,12 @@ def load_document(
     source: str,
     lines: dict[str, int] | None = None,
     catalog: Catalog | None = None,
+    base_dir: str | os.PathLike | None = None,
 ) -> Scenario | Plan:
     """Validate and resolve one parsed document, a scenario or a plan (``kind: plan``);
     ``lines`` maps key paths to YAML lines. ``catalog`` defaults to the shipped one.
+    ``base_dir`` is the folder of the document's file, which an inline model's ``config``
+    is read relative to (``None``: a document without a file, which cannot name one).
     """
     catalog = catalog or load_catalog()
     try:
@@ -91,6 +96,7 @@ def load_document(
         errors = exc.errors + with_lines(unknown_ids(data, catalog, exc.errors), lines)
         raise ScenarioError(source, by_line(errors)) from None
     try:
+        valid = with_model_config(valid, base_dir, catalog)
         if valid.get("kind") == "plan":
             return resolve_plan(valid, source, catalog)
         resolved = resolve(valid, source, catalog)
@@ -109,8 +115,10 @@ def load_mapping(
 
 def load_files(path: str | os.PathLike, catalog: Catalog | None = None) -> list[Scenario | Plan]:
     """Every scenario or plan of a YAML file holding one document or a list of them."""
+    folder = Path(path).parent
     return [
-        load_document(data, source, lines, catalog) for source, data, lines in load_documents(path)
+        load_document(data, source, lines, catalog, folder)
+        for source, data, lines in load_documents(path)
     ]
 
 
@@ -121,7 +129,7 @@ def load_file(path: str | os.PathLike, catalog: Catalog | None = None) -> Scenar
         message = f"expected one scenario, found a list of {len(docs)}; use 'costmodel batch'"
         raise ScenarioError(str(path), [{"path": "", "message": message}])
     source, data, lines = docs[0]
-    return load_document(data, source, lines, catalog)
+    return load_document(data, source, lines, catalog, Path(path).parent)
 
 
 def evaluate(

@@ -52,6 +52,7 @@ from costmodel.inputs import (
 )
 from costmodel.sides import SIDES, Side
 from pricing.vocabulary import (
+    ARCHITECTURE,
     GPU_LIMITS,
     INSTANCE_LIMITS,
     INTERCONNECTS,
@@ -164,6 +165,12 @@ class Ref(fields.Field):
         raise ValidationError(
             f"must be a catalog id (string) or an inline mapping, got {type(value).__name__}"
         )
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any):
+        """An inline mapping without the keys of its schema's ``unset`` left out."""
+        if isinstance(value, dict):
+            return _drop_none(dict(value), getattr(self.schema_cls, "unset", ()))
+        return value
 
 
 def _bounded(
@@ -412,15 +419,76 @@ class SimulationSchema(DrawsSchema):
     unset = _OPTIONAL_SIMULATION
 
 
+#: The keys of an inline model besides its name and parameters, left out of a dumped document
+#: when not given (documents written before them keep their cache keys).
+_INLINE_MODEL_UNSET = ("active_params_b", *ARCHITECTURE, "arch_source", "config")
+
+
 class InlineModelSchema(_Base):
-    """A model the catalog lacks: without serving rows, every side gives its throughput."""
+    """A model the catalog lacks: its parameters, and where known its architecture (typed, or
+    read from a Hugging Face ``config.json`` named by ``config``, a path relative to the
+    scenario file). Without serving rows, every side gives its throughput."""
 
     name = fields.String(
         required=True,
         validate=validate.Length(min=1, max=200),
         metadata={"description": "the model's name"},
     )
-    params_b = _limit(MODEL_LIMITS, "params_b", "parameters, every expert counted", required=True)
+    params_b = _limit(
+        MODEL_LIMITS,
+        "params_b",
+        "parameters, every expert counted (default: counted from config)",
+        load_default=None,
+    )
+    active_params_b = _limit(
+        MODEL_LIMITS,
+        "params_b",
+        "parameters active per token of a mixture of experts",
+        load_default=None,
+    )
+    layers = _limit(MODEL_LIMITS, "layers", "transformer layers", load_default=None)
+    kv_heads = _limit(MODEL_LIMITS, "kv_heads", "key/value heads", load_default=None)
+    head_dim = _limit(MODEL_LIMITS, "head_dim", "values per head", load_default=None)
+    kv_dim_per_layer = _limit(
+        MODEL_LIMITS,
+        "kv_dim_per_layer",
+        "values cached per token and layer by compressed attention (MLA), instead of kv_heads "
+        "and head_dim",
+        load_default=None,
+    )
+    sliding_window_layers = _limit(
+        MODEL_LIMITS,
+        "sliding_window_layers",
+        "layers that attend to a sliding window only",
+        load_default=None,
+    )
+    sliding_window = _limit(MODEL_LIMITS, "sliding_window", "that window", load_default=None)
+    arch_source = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1, max=2000),
+        metadata={"description": "where the architecture values come from"},
+    )
+    config = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1, max=4096),
+        metadata={
+            "description": "a Hugging Face config.json to read the architecture from (a path "
+            "relative to the scenario file); the keys given here win over it"
+        },
+    )
+
+    unset = _INLINE_MODEL_UNSET
+
+    @validates_schema
+    def _parameters(self, data: dict, **kwargs: Any) -> None:
+        if data.get("params_b") is None and data.get("config") is None:
+            raise ValidationError(
+                "required, unless config names a config.json to count them from", "params_b"
+            )
+        active, total = data.get("active_params_b"), data.get("params_b")
+        if active is not None and total is not None and active > total:
+            message = f"must be <= params_b ({total:g}), got {active:g}"
+            raise ValidationError(message, "active_params_b")
 
 
 #: The kinds of work, and the unit each counts.

@@ -50,6 +50,7 @@ from pricing import (
     relative_throughput,
     tokens_per_s,
 )
+from pricing.vocabulary import ARCHITECTURE
 
 from .errors import ScenarioError
 from .userprices import GPU_HOUR_KEY, SERVER_KEY, instance_price, platform_price
@@ -500,7 +501,14 @@ class Rented:
 
 def _model(catalog: Catalog, ref: str | Mapping, path: str) -> Model:
     if isinstance(ref, Mapping):
-        return Model.inline(**ref)
+        given = {k: v for k, v in ref.items() if v is not None and k != "config"}
+        if any(k in given for k in ARCHITECTURE) and "arch_source" not in given:
+            given["arch_source"] = f"scenario: inline model {ref['name']!r}"
+        try:
+            return Model.inline(**given)
+        except CatalogError as exc:
+            where = f"{path}.{exc.column}" if exc.column else path
+            raise ScenarioError(None, [{"path": where, "message": exc.problem}]) from None
     try:
         return catalog.model(ref)
     except CatalogError as exc:

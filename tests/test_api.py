@@ -318,23 +318,31 @@ def test_catalog_instances(client: FlaskClient) -> None:
 
 
 def test_catalog_models(client: FlaskClient) -> None:
-    """Every served model with the GPUs measured serving it at each of its precisions: the
-    GPUs of the serving rows (serving.csv holds Llama 3.3 70B at FP4 on a B200 only)."""
+    """Every served model with its architecture and the GPUs measured serving it at each
+    precision that has rows: the GPUs of the serving rows (serving.csv holds Llama 3.3 70B at
+    FP4 on a B200 only; Qwen3 8B has no rows)."""
     body = client.get("/v1/catalog/models").get_json()
     assert body["version"] and body["as_of"]
     models = {m["id"]: m for m in body["items"]}
     assert {"llama-3.3-70b", "llama-3.1-8b", "deepseek-r1"} <= set(models)
     llama = models["llama-3.3-70b"]
-    assert llama["params_b"] == 70 and llama["active_params_b"] is None and llama["source"]
+    assert llama["params_b"] == 70.56 and llama["active_params_b"] is None and llama["source"]
+    assert (llama["layers"], llama["kv_heads"], llama["head_dim"]) == (80, 8, 128)
+    assert llama["kv_dim_per_layer"] is None and "https://" in llama["arch_source"]
     assert llama["precisions"] == ["fp8", "fp4"] == list(llama["measured_on"])
     assert llama["measured_on"]["fp4"] == ["b200"]
     assert "h100-sxm5-80gb" in llama["measured_on"]["fp8"]
     assert models["deepseek-r1"]["active_params_b"] == 37
+    assert models["deepseek-r1"]["kv_dim_per_layer"] == 576
+    assert models["qwen3-8b"]["precisions"] == ["fp16", "fp8"]
+    assert models["qwen3-8b"]["measured_on"] == {}
     serving = load_catalog().serving
     for model in body["items"]:
         for precision, gpus in model["measured_on"].items():
             rows = {r.gpu for r in serving if (r.model, r.precision) == (model["id"], precision)}
             assert gpus == sorted(rows) != [], (model["id"], precision)
+        measured = {r.precision for r in serving if r.model == model["id"]}
+        assert set(model["measured_on"]) == measured, model["id"]
     assert client.get("/v1/catalog/models/Llama-3.3-70B").get_json() == llama
 
 

@@ -264,7 +264,7 @@ def test_request_keys_of_a_comparison_by_model():
     ("change", "path", "says"),
     [
         ({"model": "m-15"}, "model", "unknown model id 'm-15'; closest: m-15b"),
-        ({"precision": "fp16"}, "precision", "the catalog measures m-15b at fp8, not fp16"),
+        ({"precision": "fp16"}, "precision", "the catalog serves m-15b at fp8, not fp16"),
     ],
 )
 def test_an_unknown_model_or_unmeasured_precision_names_the_choices(change, path, says):
@@ -355,7 +355,7 @@ def test_compare_by_model_prints_tokens(capsys):
     ("args", "says"),
     [
         (["--model", "llama-70b"], "--model: unknown model id 'llama-70b'; closest: llama-3.3-70b"),
-        (["--model", "llama-3.3-70b", "--precision", "fp16"], "--precision: the catalog measu"),
+        (["--model", "llama-3.3-70b", "--precision", "fp16"], "--precision: the catalog serve"),
         (["--input-tokens", "10"], "--input-tokens: only with a model"),
         (["--model", "llama-3.3-70b", "--output-tokens", "0"], "--output-tokens: must be >= 1"),
         (["--precision", "fp4"], "--precision: training work is measured at fp32, fp16, int8"),

@@ -164,8 +164,8 @@ def test_public_api_matches_contract():
 
 def test_catalog_is_dated_versioned_and_cached(cat):
     assert cat is load_catalog()
-    assert cat.version == "2026.12.03"
-    assert cat.as_of == "2026-12-03"
+    assert cat.version == "2026.12.05"
+    assert cat.as_of == "2026-12-05"
     assert cat.reference_gpu == "v100-sxm2-16gb"
     assert cat.reference.measured == {"fp32": 1.0, "fp16": 1.0}
 
@@ -666,7 +666,7 @@ def _append_copy(path: Path, key: str, **changes: str):
 
 
 def test_copied_data_loads(data_dir):
-    assert read_catalog(data_dir).version == "2026.12.03"
+    assert read_catalog(data_dir).version == "2026.12.05"
 
 
 @pytest.mark.parametrize(

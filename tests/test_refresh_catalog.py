@@ -43,7 +43,7 @@ def sky(tmp_path: Path) -> list[str]:
 
 
 def _run(data: Path, paths: list[str], *extra: str) -> int:
-    argv = ["--from", "skypilot", *paths, "--data", str(data), "--version", "2026.12.04"]
+    argv = ["--from", "skypilot", *paths, "--data", str(data), "--version", "2026.12.14"]
     return refresh_catalog.main([*argv, *extra])
 
 
@@ -114,7 +114,7 @@ def test_the_changelog_lists_each_moved_price_and_the_unmapped_rows(data, sky):
     changes = (data / "CHANGES.md").read_text(encoding="utf-8")
     old = (DATA / "CHANGES.md").read_text(encoding="utf-8")
     head, first = old.split("\n## ", 1)
-    assert changes.startswith(head + "\n## 2026.12.04 — prices refreshed")
+    assert changes.startswith(head + "\n## 2026.12.14 — prices refreshed")
     assert changes.endswith("## " + first)  # the earlier entries follow, unchanged
     section = changes[len(head) : -len(first)]
     for (item, pricing), (before, after, change, folder) in MOVED.items():
@@ -132,7 +132,7 @@ def test_the_changelog_lists_each_moved_price_and_the_unmapped_rows(data, sky):
 def test_the_new_version_loads_with_the_new_prices(data, sky):
     assert _run(data, sky) == 0
     catalog = read_catalog(data)
-    assert (catalog.version, catalog.as_of) == ("2026.12.04", "2026-12-04")
+    assert (catalog.version, catalog.as_of) == ("2026.12.14", "2026-12-14")
     assert catalog.instances["aws/p3.2xlarge"].spot_usd_per_hour == 0.3644
     assert catalog.instances["lambda/gpu_8x_a100"].on_demand_usd_per_hour == 15.92
     meta_before = (DATA / "catalog.json").read_text().splitlines()
@@ -147,9 +147,9 @@ def test_a_second_refresh_replaces_its_own_source_prefix(data, sky):
     assert _run(data, sky) == 0
     first = _rows(data / "instances.csv")["aws/p3.2xlarge"]["source"]
     assert refresh_catalog.main(["--from", "skypilot", sky[0], "--data", str(data),
-                                 "--version", "2026.12.05"]) == 0  # fmt: skip
+                                 "--version", "2026.12.15"]) == 0  # fmt: skip
     assert _rows(data / "instances.csv")["aws/p3.2xlarge"]["source"] == first
-    assert "## 2026.12.05" in (data / "CHANGES.md").read_text(encoding="utf-8")
+    assert "## 2026.12.15" in (data / "CHANGES.md").read_text(encoding="utf-8")
 
 
 def test_check_prints_the_changes_and_writes_nothing(data, sky, capsys):
@@ -182,6 +182,6 @@ def test_a_bad_file_leaves_the_catalog_untouched(data, sky, capsys, edit, says):
 def test_a_version_not_after_the_current_one_is_refused(data, sky, capsys):
     before = _snapshot(data)
     assert refresh_catalog.main(["--from", "skypilot", *sky, "--data", str(data),
-                                 "--version", "2026.12.03"]) == 2  # fmt: skip
-    assert "is not after the catalog's version 2026.12.03" in capsys.readouterr().err
+                                 "--version", "2026.12.05"]) == 2  # fmt: skip
+    assert "is not after the catalog's version 2026.12.05" in capsys.readouterr().err
     assert _snapshot(data) == before

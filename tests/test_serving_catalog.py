@@ -79,11 +79,11 @@ def test_the_build_refuses_a_name_it_does_not_map(tmp_path):
 
 
 def test_catalog_sizes(cat):
-    assert len(cat.models) == 7
+    assert len(cat.models) == 30
     assert len(cat.serving) == 45
-    assert len(cat.api_offers) == 37
-    assert len({o.provider for o in cat.api_offers.values()}) == 12
-    assert cat.version == "2026.12.03"
+    assert len(cat.api_offers) == 111
+    assert len({o.provider for o in cat.api_offers.values()}) == 13
+    assert cat.version == "2026.12.05"
 
 
 def test_contract_model_ids_and_offer_ids_exist(cat):
@@ -112,6 +112,8 @@ def test_every_row_is_sourced_dated_and_explains_its_estimates(cat):
             assert "as_of estimated" in offer.note, offer.id
     for model in cat.models.values():
         assert "https://huggingface.co/" in model.source, model.id
+        assert "https://" in model.arch_source, model.id
+        assert "params_b: " in model.source, model.id  # the basis of the figure
 
 
 def test_rows_carry_the_reference_figures(cat):
@@ -142,14 +144,58 @@ def test_rows_carry_the_reference_figures(cat):
 def test_models_list_the_precisions_they_are_served_at(cat):
     assert cat.model("llama-3.3-70b").precisions == ("fp8", "fp4")
     assert cat.model("llama-3.1-8b").precisions == ("fp16", "fp8")
+    assert cat.model("qwen3-8b").precisions == ("fp16", "fp8")  # served at, not measured
     assert cat.model("deepseek-r1").params_b == 671
     assert cat.model("deepseek-r1").active_params_b == 37
     assert cat.model("llama-3.3-70b").active_params_b is None
+    # precise figures: 70,562,938,880 and 8,030,261,248 parameters (thamada/modelQuery)
+    assert (cat.model("llama-3.3-70b").params_b, cat.model("llama-3.1-8b").params_b) == (
+        70.56,
+        8.03,
+    )
+    gpt = cat.model("gpt-oss-120b")
+    assert (gpt.params_b, gpt.active_params_b) == (116.83, 5.13)  # OpenAI's model card
+
+
+def test_the_models_span_what_teams_serve(cat):
+    """At least 25 models, dense and mixtures of experts, from 1B to over 400B parameters, each
+    with its architecture."""
+    models = cat.models.values()
+    assert len(models) >= 25
+    moe = [m for m in models if m.active_params_b is not None]
+    assert 8 <= len(moe) < len(models)
+    assert min(m.params_b for m in models) < 2 and max(m.params_b for m in models) > 400
+    for m in models:
+        assert m.layers and m.kv_values_per_token, m.id
+        assert (m.kv_dim_per_layer is None) == (m.kv_heads is not None), m.id
+
+
+def test_architectures_carry_the_configs_values(cat):
+    # Llama 3.1 8B: 32 layers x 8 KV heads x 128 -> K and V: 2 x 32 x 8 x 128 = 65,536 values
+    # per token, the worked example's 65,536 B at one byte per value
+    llama = cat.model("llama-3.1-8b")
+    assert (llama.layers, llama.kv_heads, llama.head_dim) == (32, 8, 128)
+    assert llama.kv_values_per_token == 65_536
+    # DeepSeek's MLA: kv_lora_rank 512 + qk_rope_head_dim 64 = 576 per layer, x 61 = 35,136
+    r1 = cat.model("deepseek-r1")
+    assert (r1.kv_dim_per_layer, r1.kv_heads, r1.head_dim) == (576, None, None)
+    assert r1.kv_values_per_token == 61 * 576 == 35_136
+    # sliding windows: gpt-oss alternates (18 of 36 layers, 128 tokens), Gemma 3 has five local
+    # layers in six (62 - 62 // 6 = 52, 1024 tokens), Mistral 7B v0.1 slides on all 32 (4096)
+    ids = ("gpt-oss-120b", "gemma-3-27b", "gemma-2-9b", "mistral-7b-v0.1", "llama-3.3-70b")
+    windows = {i: (cat.model(i).sliding_window_layers, cat.model(i).sliding_window) for i in ids}
+    assert windows == {
+        "gpt-oss-120b": (18, 128),
+        "gemma-3-27b": (52, 1024),
+        "gemma-2-9b": (21, 4096),
+        "mistral-7b-v0.1": (32, 4096),
+        "llama-3.3-70b": (None, None),
+    }
 
 
 def test_open_model_offers_point_to_catalog_models(cat):
     offers = cat.api_offers.values()
-    assert {o.model for o in offers} == set(cat.models) - {"llama-3.1-70b", "llama-3-8b"} | {""}
+    assert {o.model for o in offers} == set(cat.models) - {"llama-3-8b", "qwen2.5-14b"} | {""}
     assert sum(o.model == "llama-3.3-70b" for o in offers) == 8
     assert cat.api_offer("anthropic/claude-opus-4-6").model == ""
     groq = cat.api_offer("groq/gpt-oss-120b")
@@ -218,7 +264,15 @@ _FIREWORKS = "fireworks/gpt-oss-120b"
         ("models.csv", "deepseek-r1", "active_params_b", "700", "must be <= params_b (671)"),
         ("models.csv", "deepseek-r1", "precisions", "fp4;fp8", "in the order fp16, fp8, fp4"),
         ("models.csv", "deepseek-r1", "precisions", "int8", "unknown precision 'int8'"),
-        ("models.csv", "deepseek-r1", "precisions", "fp16;fp8;fp4", "serving.csv measures fp8;fp4"),
+        ("models.csv", "deepseek-r1", "precisions", "fp8", "serving.csv measures fp8;fp4"),
+        ("models.csv", "deepseek-r1", "layers", "", "is required"),
+        ("models.csv", "deepseek-r1", "layers", "61.5", "'61.5' is not an integer"),
+        ("models.csv", "deepseek-r1", "layers", "0", "must be >= 1 [layers], got 0"),
+        ("models.csv", "deepseek-r1", "kv_heads", "128", "give one or the other"),
+        ("models.csv", "deepseek-r1", "arch_source", "", "is required"),
+        ("models.csv", "gpt-oss-120b", "sliding_window_layers", "40", "must be <= layers (36)"),
+        ("models.csv", "gpt-oss-120b", "sliding_window", "", "go together (both or neither)"),
+        ("models.csv", "gpt-oss-120b", "head_dim", "", "needs kv_heads and head_dim"),
         ("models.csv", "deepseek-r1", "id", "DeepSeek-R1", "invalid model id"),
         ("api_offers.csv", _FIREWORKS, "cached_input_usd_per_mtok", "0.2", "must be <= input"),
         ("api_offers.csv", _FIREWORKS, "output_usd_per_mtok", "-0.6", "must be >= 0"),

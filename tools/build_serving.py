@@ -4,9 +4,10 @@ Usage::
 
     python tools/build_serving.py [--reference DIR] [--out DIR] [--check]
 
-Reads the team's sourced tables ``tools/reference/serving.csv`` (measured operating points) and
-``tools/reference/api_prices.csv`` (hosted API prices), kept in the repository so the build is
-reproducible from it alone, and writes ``models.csv``, ``serving.csv`` and ``api_offers.csv``
+Reads the team's sourced tables ``tools/reference/models.csv`` (served models: parameters,
+architecture, common precisions), ``tools/reference/serving.csv`` (measured operating points)
+and ``tools/reference/api_prices.csv`` (hosted API prices), kept in the repository so the build
+is reproducible from it alone, and writes ``models.csv``, ``serving.csv`` and ``api_offers.csv``
 into ``pricing/data``. ``--check`` writes nothing and fails when the committed files differ.
 
 The mapping is explicit: every model, precision, GPU, framework and provider name of the
@@ -27,7 +28,7 @@ import sys
 from pathlib import Path
 
 from pricing.catalog import file_columns
-from pricing.vocabulary import SERVING_PRECISIONS
+from pricing.vocabulary import ARCHITECTURE, SERVING_PRECISIONS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_REFERENCE = REPO_ROOT / "tools" / "reference"
@@ -45,51 +46,6 @@ MODEL_IDS: dict[str, str] = {
     "gpt-oss-120b": "gpt-oss-120b",
     "Qwen3-235B-A22B": "qwen3-235b",
 }
-_HF = "https://huggingface.co/"
-_PARAMS = "params_b as listed with the measurements in the team's reference serving table"
-# Catalog model id -> (name, active parameters [billions] or None, source, note).
-MODELS: dict[str, tuple[str, float | None, str, str]] = {
-    "llama-3.3-70b": (
-        "Llama 3.3 70B Instruct",
-        None,
-        f"{_HF}meta-llama/Llama-3.3-70B-Instruct",
-        "",
-    ),
-    "llama-3.1-70b": (
-        "Llama 3.1 70B Instruct",
-        None,
-        f"{_HF}meta-llama/Llama-3.1-70B-Instruct",
-        "same architecture and size as llama-3.3-70b, so its rows say what that model would do "
-        "on these GPUs; kept apart because the measurements name 3.1",
-    ),
-    "llama-3.1-8b": ("Llama 3.1 8B Instruct", None, f"{_HF}meta-llama/Llama-3.1-8B-Instruct", ""),
-    "llama-3-8b": (
-        "Llama 3 8B",
-        None,
-        f"{_HF}meta-llama/Meta-Llama-3-8B",
-        "measured only by llama.cpp at batch 1 (single stream): far below what batched serving "
-        "does on the same GPU",
-    ),
-    "deepseek-r1": (
-        "DeepSeek-R1-0528",
-        37,
-        f"{_HF}deepseek-ai/DeepSeek-R1-0528",
-        "mixture of experts: 671B parameters, 37B active per token",
-    ),
-    "gpt-oss-120b": (
-        "gpt-oss-120b",
-        5.1,
-        f"{_HF}openai/gpt-oss-120b",
-        "mixture of experts: 117B parameters, 5.1B active per token; MXFP4 weights",
-    ),
-    "qwen3-235b": (
-        "Qwen3-235B-A22B",
-        22,
-        f"{_HF}Qwen/Qwen3-235B-A22B",
-        "mixture of experts: 235B parameters, 22B active per token",
-    ),
-}
-
 # Reference precision -> serving precision; None leaves the row out.
 PRECISIONS: dict[str, str | None] = {
     "FP16": "fp16",
@@ -174,6 +130,7 @@ PROVIDERS: dict[str, str] = {
     "Nebius": "nebius",
     "SambaNova": "sambanova",
     "Novita": "novita",
+    "Azure AI": "azure",
 }
 
 # Reference API model name -> catalog model id ("" when the serving rows do not measure it).
@@ -208,6 +165,57 @@ API_MODELS: dict[str, str] = {
     "Qwen3-235B-A22B-fp8-tput": "qwen3-235b",
     "openai/gpt-oss-120b": "gpt-oss-120b",
     "gpt-oss-120b": "gpt-oss-120b",
+    # The LiteLLM key's last part names the offers added with the catalog's wider model list.
+    "llama-v3p2-1b-instruct": "llama-3.2-1b",
+    "Meta-Llama-3.2-1B-Instruct": "llama-3.2-1b",
+    "Llama-3.2-3B-Instruct": "llama-3.2-3b",
+    "llama-v3p2-3b-instruct": "llama-3.2-3b",
+    "llama-3.2-3b-instruct": "llama-3.2-3b",
+    "Meta-Llama-3.2-3B-Instruct": "llama-3.2-3b",
+    "Meta-Llama-3.1-70B-Instruct-Turbo": "llama-3.1-70b",
+    "Meta-Llama-3.1-70B-Instruct": "llama-3.1-70b",
+    "llama-v3p1-70b-instruct": "llama-3.1-70b",
+    "Meta-Llama-3.1-405B-Instruct-Turbo": "llama-3.1-405b",
+    "llama-v3p1-405b-instruct": "llama-3.1-405b",
+    "Meta-Llama-3.1-405B-Instruct": "llama-3.1-405b",
+    "Llama-4-Scout-17B-16E-Instruct": "llama-4-scout",
+    "llama-4-scout-17b-16e-instruct": "llama-4-scout",
+    "Llama-4-Maverick-17B-128E-Instruct-FP8": "llama-4-maverick",
+    "llama-4-maverick-17b-128e-instruct": "llama-4-maverick",
+    "llama-4-maverick-17b-128e-instruct-fp8": "llama-4-maverick",
+    "Llama-4-Maverick-17B-128E-Instruct": "llama-4-maverick",
+    "Qwen2.5-7B-Instruct": "qwen2.5-7b",
+    "qwen2p5-7b-instruct": "qwen2.5-7b",
+    "qwen2.5-7b-instruct": "qwen2.5-7b",
+    "Qwen2.5-32B-Instruct": "qwen2.5-32b",
+    "qwen2p5-32b-instruct": "qwen2.5-32b",
+    "Qwen2.5-72B-Instruct": "qwen2.5-72b",
+    "qwen2p5-72b-instruct": "qwen2.5-72b",
+    "qwen3-8b": "qwen3-8b",
+    "qwen3-8b-fp8": "qwen3-8b",
+    "Qwen3-32B": "qwen3-32b",
+    "qwen3-32b": "qwen3-32b",
+    "qwen3-32b-fp8": "qwen3-32b",
+    "Qwen3-30B-A3B": "qwen3-30b-a3b",
+    "qwen3-30b-a3b": "qwen3-30b-a3b",
+    "qwen3-30b-a3b-fp8": "qwen3-30b-a3b",
+    "mistral-7b-instruct-4k": "mistral-7b-v0.1",
+    "Mistral-Small-24B-Instruct-2501": "mistral-small-24b",
+    "mistral-small-24b-instruct-2501": "mistral-small-24b",
+    "Mixtral-8x7B-Instruct-v0.1": "mixtral-8x7b",
+    "mixtral-8x7b-instruct": "mixtral-8x7b",
+    "mixtral-8x22b-instruct": "mixtral-8x22b",
+    "gemma2-9b-it": "gemma-2-9b",
+    "gemini-gemma-2-9b-it": "gemma-2-9b",
+    "gemini-gemma-2-27b-it": "gemma-2-27b",
+    "gemma-3-12b-it": "gemma-3-12b",
+    "gemma-3-27b-it": "gemma-3-27b",
+    "DeepSeek-V3": "deepseek-v3",
+    "DeepSeek-V3-0324": "deepseek-v3",
+    "deepseek-v3-0324": "deepseek-v3",
+    "gpt-oss-20b": "gpt-oss-20b",
+    "phi-4": "phi-4",
+    "Phi-4": "phi-4",
 }
 # The model slug of an offer is the last part of its LiteLLM key ("key ..." in the source); the
 # one row sourced from a provider's page alone takes the key its note names.
@@ -341,25 +349,30 @@ def build_serving(records: list[dict[str, str]]) -> tuple[list[dict], list[tuple
     return rows, left_out
 
 
-def build_models(records: list[dict[str, str]], serving: list[dict]) -> list[dict]:
-    """One row per model the serving rows measure, in the order of ``MODELS``."""
-    params = {MODEL_IDS[r["model"]]: r["params_b"] for r in records}
+def build_models(reference: list[dict[str, str]], serving: list[dict]) -> list[dict]:
+    """One row per model of the reference table ``models.csv``, in its order: parameters with
+    the basis of the figure, architecture with its source, and the precisions the model is
+    commonly served at together with every one the serving rows measure it at."""
+    known = {rec["id"] for rec in reference}
+    unlisted = sorted({r["model"] for r in serving} - known)
+    if unlisted:
+        raise SystemExit(f"build_serving: measured models {unlisted} are not in models.csv")
     out = []
-    for model_id, (name, active, source, note) in MODELS.items():
-        served = {r["precision"] for r in serving if r["model"] == model_id}
-        if not served:
-            continue
-        out.append(
-            {
-                "id": model_id,
-                "name": name,
-                "params_b": _number(params[model_id]),
-                "active_params_b": _number(str(active)) if active is not None else "",
-                "precisions": ";".join(p for p in SERVING_PRECISIONS if p in served),
-                "source": f"{source} (model card); {_PARAMS}",
-                "note": note,
-            }
-        )
+    for rec in reference:
+        served = set(rec["precisions"].split(";"))
+        served |= {r["precision"] for r in serving if r["model"] == rec["id"]}
+        row = {
+            "id": rec["id"],
+            "name": rec["name"],
+            "params_b": _number(rec["params_b"]),
+            "active_params_b": _number(rec["active_params_b"]),
+            "precisions": ";".join(p for p in SERVING_PRECISIONS if p in served),
+            "source": f"{rec['card']} (model card); params_b: {rec['params_basis']}",
+            "note": rec["note"],
+            "arch_source": rec["arch_source"],
+        }
+        row.update({c: rec[c] for c in ARCHITECTURE})
+        out.append(row)
     return out
 
 
@@ -408,7 +421,7 @@ def build(reference: Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
     """file name -> CSV text of the three catalog files, and the serving rows left out."""
     serving_ref = _read(reference / "serving.csv")
     serving, left_out = build_serving(serving_ref)
-    models = build_models(serving_ref, serving)
+    models = build_models(_read(reference / "models.csv"), serving)
     offers = [_api_row(r) for r in _read(reference / "api_prices.csv")]
     ids = [o["id"] for o in offers]
     if len(set(ids)) != len(ids):

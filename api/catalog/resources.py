@@ -12,7 +12,6 @@ from typing import Any
 from flask_smorest import Blueprint, abort
 
 from pricing import Catalog, Model, UnknownIdError
-from pricing.serving import gpus_with_rows
 
 from ..openapi import error_responses
 from ..service import get_catalog
@@ -89,16 +88,15 @@ def get_instance(instance_id: str) -> Any:
 
 
 def _served(cat: Catalog, model: Model) -> dict[str, Any]:
-    """A model with the GPUs measured serving it, by precision."""
-    measured = {p: list(gpus_with_rows(cat, model.id, p)) for p in model.precisions}
-    return {**asdict(model), "measured_on": measured}
+    """A model with the GPUs measured serving it, by precision (the precisions with rows)."""
+    return {**asdict(model), "measured_on": cat.measured_on(model.id)}
 
 
 @blp.route("/models", methods=["GET"])
 @blp.response(200, ModelListSchema)
 @blp.doc(operationId="listModels", summary="List catalog served models")
 def list_models() -> dict[str, Any]:
-    """Every model the serving catalog measures, with the GPUs it is measured on, and the
+    """Every served model with its architecture and the GPUs it is measured on, and the
     catalog version."""
     cat = get_catalog()
     return _listed([_served(cat, m) for m in cat.models.values()])

@@ -81,27 +81,44 @@ class InstanceSchema(Schema):
     note = fields.String(allow_none=True)
 
 
+def _int(description: str) -> fields.Integer:
+    return fields.Integer(allow_none=True, metadata={"description": description})
+
+
 class ModelSchema(Schema):
-    """One model the serving catalog measures, and where: the GPUs with a measured operating
-    point at each precision (a scenario of the model on another GPU gives its throughput)."""
+    """One served model: its parameters and architecture, each with its source, and where the
+    catalog measures it: the GPUs with a measured operating point at each precision (a scenario
+    of the model on another GPU gives its throughput)."""
 
     id = fields.String(required=True, metadata={"example": "llama-3.3-70b"})
     name = fields.String()
     params_b = _num("parameters, every expert counted [billion]")
     active_params_b = _num("parameters active per token of a mixture of experts [billion]")
     precisions = fields.List(
-        fields.String(), metadata={"description": "the precisions the catalog measures it at"}
+        fields.String(), metadata={"description": "the precisions it is commonly served at"}
     )
     measured_on = fields.Dict(
         keys=fields.String(),
         values=fields.List(fields.String()),
         metadata={
-            "description": "catalog GPU ids with a measured operating point, by precision",
+            "description": "catalog GPU ids with a measured operating point, by precision (only "
+            "the precisions the catalog measures it at)",
             "example": {"fp8": ["h100-sxm5-80gb", "h200-sxm-141gb"]},
         },
     )
     source = fields.String(allow_none=True)
     note = fields.String(allow_none=True)
+    layers = _int("transformer layers [-]")
+    kv_heads = _int("key/value heads [-]; null for compressed attention")
+    head_dim = _int("values per head [-]; null for compressed attention")
+    kv_dim_per_layer = _int(
+        "values cached per token and layer by compressed attention (DeepSeek's MLA: 576) [-]"
+    )
+    sliding_window_layers = _int("layers that attend to a sliding window only [-]")
+    sliding_window = _int("that window [tokens]")
+    arch_source = fields.String(
+        allow_none=True, metadata={"description": "where the architecture values come from"}
+    )
 
 
 class ApiOfferSchema(Schema):

@@ -184,8 +184,9 @@ def _big_enough(c: _Candidate, r: CompareRequest) -> bool:
 
 
 def _work(r: CompareRequest, catalog: Catalog) -> Work:
-    """The work the request compares; a :class:`ScenarioError` at its key paths for an unknown
-    model, or a precision the catalog does not measure the model at."""
+    """The work the request compares (by default at the first precision the catalog measures
+    the model at, else the first it is served at); a :class:`ScenarioError` at its key paths
+    for an unknown model, or a precision the catalog does not serve the model at."""
     if r.model is None:
         training = {"precision": r.precision or TRAINING_PRECISION}
         return work({**training, "reference_gpu": catalog.reference_gpu}, catalog)
@@ -193,11 +194,11 @@ def _work(r: CompareRequest, catalog: Catalog) -> Work:
         model = catalog.model(r.model)
     except CatalogError as exc:
         raise ScenarioError(None, [{"path": "model", "message": exc.problem}]) from None
-    precision = r.precision or model.precisions[0]
+    measured = {p.precision for p in catalog.serving if p.model == model.id}
+    first = next((p for p in model.precisions if p in measured), model.precisions[0])
+    precision = r.precision or first
     if precision not in model.precisions:
-        message = (
-            f"the catalog measures {model.id} at {', '.join(model.precisions)}, not {precision}"
-        )
+        message = f"the catalog serves {model.id} at {', '.join(model.precisions)}, not {precision}"
         raise ScenarioError(None, [{"path": "precision", "message": message}])
     return Inference(
         catalog=catalog,

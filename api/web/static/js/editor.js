@@ -494,11 +494,14 @@ export class Editor {
     const field = this.fields.find((f) => f.path === "workload.precision");
     const precision = getPath(this.doc, "workload.precision") || field.root.dataset.default;
     const gpus = model ? model.measured_on[precision] || [] : [];
+    const measured = model ? Object.keys(model.measured_on).join(", ") : "";
     note.textContent = !model
       ? ""
       : gpus.length
         ? `Measured at ${precision} on: ${gpus.join(", ")}.`
-        : `Not measured at ${precision} (measured at ${model.precisions.join(", ")}).`;
+        : measured
+          ? `Not measured at ${precision} (measured at ${measured}).`
+          : "Not measured on any GPU: each side gives its throughput.";
   }
 
   placeholders(field, shown) {
