@@ -116,7 +116,22 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
         "note",
     ),
     "scaling": ("interconnect", "gpu_count", "efficiency", "estimated", "source", "note"),
-    "models": ("id", "name", "params_b", "active_params_b", "precisions", "source", "note"),
+    "models": (
+        "id",
+        "name",
+        "params_b",
+        "active_params_b",
+        "precisions",
+        "source",
+        "note",
+        "layers",
+        "kv_heads",
+        "head_dim",
+        "kv_dim_per_layer",
+        "sliding_window_layers",
+        "sliding_window",
+        "arch_source",
+    ),
     "serving": (
         "id",
         "model",
@@ -703,6 +718,13 @@ def _read_models(data_dir: Traversable, file: str) -> dict[str, Model]:
             precisions=row.names("precisions"),
             source=row.text("source"),
             note=row.text("note", required=False),
+            layers=row.integer("layers", required=False),
+            kv_heads=row.integer("kv_heads", required=False),
+            head_dim=row.integer("head_dim", required=False),
+            kv_dim_per_layer=row.integer("kv_dim_per_layer", required=False),
+            sliding_window_layers=row.integer("sliding_window_layers", required=False) or 0,
+            sliding_window=row.integer("sliding_window", required=False),
+            arch_source=row.text("arch_source", required=False),
         )
         _unique(models, model.id, row, "id")
         models[model.id] = model

@@ -447,6 +447,15 @@ class Model:
         precisions: the serving precisions the catalog has rows for, in
             :data:`~pricing.vocabulary.SERVING_PRECISIONS` order.
         source, note: citations and remarks.
+        layers: transformer layers [layers]; None when the architecture is not known (then the
+            throughput estimate cannot run, and the other architecture fields are None too).
+        kv_heads, head_dim: key/value heads per layer [heads] and values per head [values]
+            (grouped-query attention); None for compressed attention.
+        kv_dim_per_layer: values cached per token per layer under compressed attention
+            (DeepSeek's MLA: kv_lora_rank 512 + rope dims 64 = 576) [values]; None otherwise.
+        sliding_window_layers, sliding_window: layers that attend only to the last
+            ``sliding_window`` tokens [layers], [tokens]; 0 and None without such layers.
+        arch_source: citation of the architecture figures.
     """
 
     id: str
@@ -456,6 +465,13 @@ class Model:
     precisions: tuple[str, ...]
     source: str
     note: str = ""
+    layers: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    kv_dim_per_layer: int | None = None
+    sliding_window_layers: int = 0
+    sliding_window: int | None = None
+    arch_source: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not _GPU_ID.match(self.id):
@@ -483,6 +499,35 @@ class Model:
                 f"must list each served precision once, in the order {order}", column="precisions"
             )
         _check_text(self.source, "source")
+        self._check_architecture()
+
+    def _check_architecture(self) -> None:
+        """Either no architecture at all, or layers with a KV width and a source."""
+        arch = ("kv_heads", "head_dim", "kv_dim_per_layer", "sliding_window")
+        if self.layers is None:
+            given = [c for c in arch if getattr(self, c) is not None]
+            if given or self.sliding_window_layers:
+                raise CatalogError(f"needs layers to go with {', '.join(given)}", column="layers")
+            return
+        for column in ("layers", *arch, "sliding_window_layers"):
+            optional = column != "layers" and column != "sliding_window_layers"
+            _check_number(getattr(self, column), column, MODEL_LIMITS[column], optional=optional)
+        if self.kv_dim_per_layer is None and (self.kv_heads is None or self.head_dim is None):
+            raise CatalogError(
+                "needs kv_heads and head_dim, or kv_dim_per_layer for compressed attention",
+                column="kv_heads",
+            )
+        if self.sliding_window_layers > self.layers:
+            raise CatalogError(
+                f"must be <= layers ({self.layers}), got {self.sliding_window_layers}",
+                column="sliding_window_layers",
+            )
+        if (self.sliding_window_layers > 0) != (self.sliding_window is not None):
+            raise CatalogError(
+                "sliding_window_layers > 0 needs a sliding_window, and a window needs its layers",
+                column="sliding_window",
+            )
+        _check_text(self.arch_source, "arch_source")
 
     @classmethod
     def inline(cls, name: str, params_b: float) -> Model:

@@ -133,6 +133,12 @@ PLATFORM_LIMITS: dict[str, Bound] = {
 #: Model columns (the serving catalog's models).
 MODEL_LIMITS: dict[str, Bound] = {
     "params_b": Bound(0, 100_000, "[billion parameters]", low_open=True),
+    "layers": Bound(1, 10_000, "[layers]", integer=True),
+    "kv_heads": Bound(1, 10_000, "[heads]", integer=True),
+    "head_dim": Bound(1, 100_000, "[values]", integer=True),
+    "kv_dim_per_layer": Bound(1, 1_000_000, "[values]", integer=True),
+    "sliding_window_layers": Bound(0, 10_000, "[layers]", integer=True),
+    "sliding_window": Bound(1, 100_000_000, "[tokens]", integer=True),
 }
 
 #: Serving columns: one measured operating point of a model on a GPU.

@@ -46,7 +46,17 @@ MODEL_IDS: dict[str, str] = {
     "Qwen3-235B-A22B": "qwen3-235b",
 }
 _HF = "https://huggingface.co/"
-_PARAMS = "params_b as listed with the measurements in the team's reference serving table"
+_PARAMS = "params_b and active_params_b as arch_source gives them"
+# Catalog model id -> (layers attending to a window only, the window [tokens], source); the
+# reference architecture table counts every layer as full attention.
+SLIDING: dict[str, tuple[int, int, str]] = {
+    "gpt-oss-120b": (
+        18,
+        128,
+        "sliding window: alternate layers attend to the last 128 tokens (config.json "
+        "layer_types, sliding_window 128): https://huggingface.co/openai/gpt-oss-120b",
+    ),
+}
 # Catalog model id -> (name, active parameters [billions] or None, source, note).
 MODELS: dict[str, tuple[str, float | None, str, str]] = {
     "llama-3.3-70b": (
@@ -341,23 +351,43 @@ def build_serving(records: list[dict[str, str]]) -> tuple[list[dict], list[tuple
     return rows, left_out
 
 
-def build_models(records: list[dict[str, str]], serving: list[dict]) -> list[dict]:
+def _architecture(arch: dict[str, str], model_id: str) -> dict[str, str]:
+    """The architecture columns of one model from its reference row (and ``SLIDING``)."""
+    mla = arch["mla_kv_dim"] not in ("", "0")
+    window, size, why = SLIDING.get(model_id, (0, 0, ""))
+    dense = arch["params_active_b"] == arch["params_total_b"]
+    return {
+        "params_b": _number(arch["params_total_b"]),
+        "active_params_b": "" if dense else _number(arch["params_active_b"]),
+        "layers": arch["layers"],
+        "kv_heads": "" if mla else arch["kv_heads"],
+        "head_dim": "" if mla else arch["head_dim"],
+        "kv_dim_per_layer": arch["mla_kv_dim"] if mla else "",
+        "sliding_window_layers": str(window) if window else "",
+        "sliding_window": str(size) if window else "",
+        "arch_source": "; ".join(t for t in (cite(arch["source"]), why) if t),
+    }
+
+
+def build_models(arches: list[dict[str, str]], serving: list[dict]) -> list[dict]:
     """One row per model the serving rows measure, in the order of ``MODELS``."""
-    params = {MODEL_IDS[r["model"]]: r["params_b"] for r in records}
+    by_id = {r["model"]: r for r in arches}
     out = []
     for model_id, (name, active, source, note) in MODELS.items():
         served = {r["precision"] for r in serving if r["model"] == model_id}
         if not served:
             continue
+        arch = _architecture(_lookup(by_id, model_id, "model architecture"), model_id)
+        if arch["active_params_b"] != (_number(str(active)) if active is not None else ""):
+            raise SystemExit(f"build_serving: {model_id}'s active parameters disagree")
         out.append(
             {
                 "id": model_id,
                 "name": name,
-                "params_b": _number(params[model_id]),
-                "active_params_b": _number(str(active)) if active is not None else "",
                 "precisions": ";".join(p for p in SERVING_PRECISIONS if p in served),
                 "source": f"{source} (model card); {_PARAMS}",
                 "note": note,
+                **arch,
             }
         )
     return out
@@ -408,7 +438,7 @@ def build(reference: Path) -> tuple[dict[str, str], list[tuple[int, str]]]:
     """file name -> CSV text of the three catalog files, and the serving rows left out."""
     serving_ref = _read(reference / "serving.csv")
     serving, left_out = build_serving(serving_ref)
-    models = build_models(serving_ref, serving)
+    models = build_models(_read(reference / "model_arch.csv"), serving)
     offers = [_api_row(r) for r in _read(reference / "api_prices.csv")]
     ids = [o["id"] for o in offers]
     if len(set(ids)) != len(ids):
