@@ -38,11 +38,15 @@ __all__ = [
     "Architecture",
     "Calibration",
     "Estimate",
+    "Replica",
     "Targets",
     "estimate",
+    "kv_bytes",
+    "max_batch",
     "operating_point",
     "serve",
     "tensor_flops",
+    "weights_bytes",
 ]
 
 #: Bytes of one cached key or value at each serving precision [byte] (fp8 and fp4 cache at fp8).
@@ -178,10 +182,15 @@ def kv_bytes(arch: Architecture, tokens, precision, cal: Calibration):
     return per_layer * ((arch.layers - arch.window_layers) * tokens + arch.window_layers * windowed)
 
 
+def weights_bytes(arch: Architecture, precision):
+    """W: the weights of the model at ``precision`` [bytes], params * 1e9 * bytes per parameter."""
+    return arch.params_b * 1e9 * per_precision(BYTES_PER_PARAMETER, precision)
+
+
 def max_batch(arch: Architecture, memory_gb, gpus, precision: str, tokens, cal: Calibration):
     """n_max: whole requests of ``tokens`` tokens whose KV cache fits beside the weights of a
     replica of ``gpus`` GPUs of ``memory_gb`` [GB] each [requests] (0 when nothing fits)."""
-    weights = arch.params_b * 1e9 * per_precision(BYTES_PER_PARAMETER, precision)
+    weights = weights_bytes(arch, precision)
     room = MEMORY_SHARE * np.asarray(gpus) * np.asarray(memory_gb) * 1e9 - weights
     return np.maximum(np.floor(room / kv_bytes(arch, tokens, precision, cal)), 0.0)
 
@@ -224,7 +233,7 @@ def serve(arch, gpus, bandwidth_gbs, flops, precision, input_tokens, output_toke
     bandwidth = np.asarray(gpus) * cal.eta_b * np.asarray(bandwidth_gbs) * 1e9
     compute = np.asarray(gpus) * cal.eta_f * np.asarray(flops)
     flop_per_token = 2.0 * arch.active_params_b * 1e9
-    weights = arch.params_b * 1e9 * per_precision(BYTES_PER_PARAMETER, precision)
+    weights = weights_bytes(arch, precision)
     memory = (weights + n * kv_bytes(arch, i + o / 2, precision, cal)) / bandwidth
     if "moe_efficiency" in cal.terms:
         memory = memory / np.where(arch.active_params_b < arch.params_b, cal.eta_moe, 1.0)
