@@ -52,6 +52,8 @@ class Question:
             [requests], None: as many as fit (or the targets allow).
         targets: per-user floor, TPOT and TTFT ceilings. params_b: parameters [billions]
             overriding the catalog's count, None: the catalog's.
+        estimate_only: estimate every build, also where a measured row holds (to set the
+            estimate beside the measurement).
     """
 
     model: str
@@ -63,6 +65,7 @@ class Question:
     concurrency: int | None = None
     targets: Targets = field(default_factory=Targets)
     params_b: float | None = None
+    estimate_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,12 @@ def _builds(catalog: Catalog, gpu: GPU, gpu_count: int | None) -> tuple[int, ...
 
 def _row(catalog: Catalog, q: Question, model: str, precision: str, gpu: str, n: int):
     """The best measured row that holds for this build, or None."""
-    if q.concurrency is not None or q.targets.max_tpot_ms or q.targets.max_ttft_ms:
+    if (
+        q.estimate_only
+        or q.concurrency is not None
+        or q.targets.max_tpot_ms
+        or q.targets.max_ttft_ms
+    ):
         return None
     floor = q.targets.min_tokens_per_s_per_user
 

@@ -63,6 +63,10 @@ class ThroughputQuerySchema(Schema):
     max_ttft_ms = _positive("time to first token ceiling [ms]")
     max_tpot_ms = _positive("time per output token ceiling [ms]")
     params_b = _ranged(MODEL_LIMITS["params_b"], "parameters in place of the catalog's count")
+    estimate_only = fields.Boolean(
+        load_default=False,
+        metadata={"description": "estimate every build, also where a measurement holds"},
+    )
 
 
 class _Percentiles(Schema):

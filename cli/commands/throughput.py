@@ -84,6 +84,11 @@ def add_parser(sub) -> None:
         metavar="P",
         help="parameters [billions] in place of the catalog's count",
     )
+    p.add_argument(
+        "--estimate",
+        action="store_true",
+        help="estimate every build, also where a catalog measurement holds",
+    )
     add_format(p, ("table", "json"), "table for people (default) or json", default="table")
     p.set_defaults(func=execute)
 
@@ -107,6 +112,7 @@ def _question(args: argparse.Namespace):
         model=args.model.strip(),
         gpus=tuple(g.strip() for g in args.gpu or ()),
         targets=targets,
+        estimate_only=args.estimate,
         **{k: v for k, v in given.items() if v is not None},
     )
 
