@@ -32,7 +32,16 @@ from .models import GPU, ServingPoint
 from .suggest import closest
 from .vocabulary import INSTANCE_LIMITS, MODEL_LIMITS, SERVING_LIMITS, SERVING_PRECISIONS, Bound
 
-__all__ = ["Answer", "LeftOut", "Option", "Question", "answer", "calibration_dict", "to_dict"]
+__all__ = [
+    "Answer",
+    "LeftOut",
+    "Option",
+    "Question",
+    "answer",
+    "calibration_dict",
+    "calibration_report",
+    "to_dict",
+]
 
 #: z of the 90th percentile of a standard normal [-].
 Z90 = 1.2815515655446004
@@ -308,6 +317,16 @@ def calibration_dict(fit: Fit) -> dict:
         "sigma_dense": fit.sigma_dense,
         "sigma_moe": fit.sigma_moe,
     }
+
+
+def calibration_report(fit: Fit) -> dict:
+    """:func:`calibration_dict` with each row's in-sample and leave-one-out ratio
+    (``costmodel throughput --calibration``, ``GET /v1/throughput/calibration``)."""
+    rows = [
+        {"id": i, "in_sample": a, "loo": b}
+        for i, a, b in zip(fit.row_ids, fit.in_sample, fit.loo, strict=True)
+    ]
+    return {**calibration_dict(fit), "row_ratios": rows}
 
 
 def _option_dict(o: Option) -> dict:

@@ -10,7 +10,7 @@ from flask_smorest import Blueprint, abort
 from pricing import CatalogError, UnknownIdError
 from pricing.calibration import published
 from pricing.estimate import Targets
-from pricing.serving_options import Question, answer, calibration_dict, to_dict
+from pricing.serving_options import Question, answer, calibration_report, to_dict
 
 from ..openapi import error_responses
 from ..service import get_catalog
@@ -85,9 +85,4 @@ def throughput(model: str, gpu: list[str], **given: Any) -> Any:
 )
 def calibration() -> Any:
     """The published calibration."""
-    fit = published()
-    rows = [
-        {"id": i, "in_sample": a, "loo": b}
-        for i, a, b in zip(fit.row_ids, fit.in_sample, fit.loo, strict=True)
-    ]
-    return {**calibration_dict(fit), "row_ratios": rows}
+    return calibration_report(published())

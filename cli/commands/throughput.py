@@ -120,16 +120,12 @@ def _question(args: argparse.Namespace):
 def execute(args: argparse.Namespace) -> int:
     from pricing import CatalogError, load_catalog
     from pricing.calibration import published
-    from pricing.serving_options import answer, calibration_dict, to_dict
+    from pricing.serving_options import answer, calibration_report, to_dict
 
     if args.calibration:
         fit = published()
         if args.format == "json":
-            rows = [
-                {"id": i, "in_sample": a, "loo": b}
-                for i, a, b in zip(fit.row_ids, fit.in_sample, fit.loo, strict=True)
-            ]
-            _write({**calibration_dict(fit), "row_ratios": rows})
+            _write(calibration_report(fit))
         else:
             print_rendered(lambda console: _print_calibration(fit, console))
         return 0
