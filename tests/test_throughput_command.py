@@ -9,6 +9,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import pricing.serving_options as serving_options
@@ -168,3 +169,23 @@ def test_api_errors_are_in_the_one_shape(tmp_path: Path):
     assert "do not fit" in body["message"]
     spec = client.get("/openapi.json").get_json()
     assert {"/v1/throughput", "/v1/throughput/calibration"} <= set(spec["paths"])
+
+
+def test_chart_curves_run_from_batch_one_to_the_operating_point(tmp_path: Path, capsys):
+    from pricing.serving_chart import curves
+
+    cat = load_catalog()
+    a = answer(Question("llama-3.3-70b", "fp8", gpus=("l40s",), gpu_count=8), cat)
+    (label,) = curves(a, cat)
+    user, per_gpu = curves(a, cat)[label]
+    best = a.options[0]
+    assert label == f"l40s x8 (G {best.gpus_per_replica})"
+    # the last point is the option itself; the first serves one request per replica
+    assert per_gpu[-1] == pytest.approx(best.p50, rel=1e-12)
+    assert user[-1] == pytest.approx(best.tokens_per_s_per_user, rel=1e-12)
+    assert (np.diff(per_gpu) > 0).all() and (np.diff(user) < 0).all()
+    path = tmp_path / "chart.svg"
+    assert main(["throughput", "llama-3.3-70b", "--gpu", "l40s", "--chart", str(path)]) == 0
+    assert path.read_text(encoding="utf-8").startswith("<?xml")
+    assert main(["throughput", "llama-3.3-70b", "--chart", str(tmp_path / "c.gif")]) == 2
+    assert "written as .png or .svg" in capsys.readouterr().err

@@ -89,6 +89,11 @@ def add_parser(sub) -> None:
         action="store_true",
         help="estimate every build, also where a catalog measurement holds",
     )
+    p.add_argument(
+        "--chart",
+        metavar="FILE",
+        help="also draw tokens/s per GPU against per-user speed, one curve per GPU (.png, .svg)",
+    )
     add_format(p, ("table", "json"), "table for people (default) or json", default="table")
     p.set_defaults(func=execute)
 
@@ -139,6 +144,8 @@ def execute(args: argparse.Namespace) -> int:
     if not result.options:
         reasons = "; ".join(f"{x.gpu} x{x.gpus}: {_left(x)}" for x in result.left_out)
         raise UsageError(f"no GPU can serve {result.model} as asked: {reasons}")
+    if args.chart:
+        _chart(args, result)
     if args.format == "json":
         _write(to_dict(result))
     else:
@@ -229,3 +236,20 @@ def _print_calibration(fit, console) -> None:
         f"sigma of ln ratios {fit.sigma:.3f} ({groups})",
         highlight=False,
     )
+
+
+def _chart(args: argparse.Namespace, result) -> None:
+    from pathlib import Path
+
+    from cli.common import check_output
+    from pricing import load_catalog
+    from pricing.serving_chart import write_throughput_chart
+
+    if Path(args.chart).suffix.lower() not in (".png", ".svg"):
+        raise UsageError(f"{args.chart}: a chart is written as .png or .svg")
+    check_output(args.chart, Path(args.chart).suffix.lstrip("."))
+    try:
+        written = write_throughput_chart(args.chart, result, load_catalog(), args.params_b)
+    except OSError as exc:
+        raise UsageError(f"{args.chart}: cannot write the chart: {exc.strerror or exc}") from None
+    print(written, file=sys.stderr)
