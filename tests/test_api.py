@@ -325,7 +325,7 @@ def test_catalog_models(client: FlaskClient) -> None:
     models = {m["id"]: m for m in body["items"]}
     assert {"llama-3.3-70b", "llama-3.1-8b", "deepseek-r1"} <= set(models)
     llama = models["llama-3.3-70b"]
-    assert llama["params_b"] == 70 and llama["active_params_b"] is None and llama["source"]
+    assert llama["params_b"] == 70.56 and llama["active_params_b"] is None and llama["source"]
     assert llama["precisions"] == ["fp8", "fp4"] == list(llama["measured_on"])
     assert llama["measured_on"]["fp4"] == ["b200"]
     assert "h100-sxm5-80gb" in llama["measured_on"]["fp8"]
