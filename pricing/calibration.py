@@ -27,7 +27,15 @@ from scipy.optimize import least_squares
 
 from .catalog import Catalog
 from .errors import CatalogError
-from .estimate import REPLICA_SIZES, Architecture, Calibration, max_batch, serve, tensor_flops
+from .estimate import (
+    REPLICA_SIZES,
+    Architecture,
+    Calibration,
+    max_batch,
+    pcie,
+    serve,
+    tensor_flops,
+)
 
 __all__ = ["Fit", "RowSet", "evaluate", "fit", "leave_one_out", "published", "rows_of"]
 
@@ -35,10 +43,9 @@ __all__ = ["Fit", "RowSet", "evaluate", "fit", "leave_one_out", "published", "ro
 FILE = "serving_calibration.json"
 #: The terms the published calibration uses beyond the reference form (each lowers the
 #: leave-one-out error on the catalog's rows; docs/model.md gives the numbers).
-FORM: tuple[str, ...] = ("sliding_window", "moe_efficiency")
+FORM: tuple[str, ...] = ("sliding_window", "moe_efficiency", "pcie_tp")
 #: Least group of rows whose own sigma is published [rows].
 MIN_GROUP = 10
-_STARTS = ((0.45, 0.48, 0.0, 0.037, 0.8), (0.8, 0.3, 0.005, 0.01, 0.5), (0.3, 0.8, 0.0, 0.1, 1.0))
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,7 @@ class RowSet:
         input_tokens, output_tokens: (rows, 1). gpus: replica sizes (1, 5): 1, 2, 4, 8, 16.
         concurrency: per replica [requests], inf when not stated (rows, 1).
         allowed: (rows, 5) the replica sizes a row may run at.
+        pcie: (rows, 1) the row's GPU is a PCIe card.
     """
 
     ids: tuple[str, ...]
@@ -67,6 +75,7 @@ class RowSet:
     gpus: np.ndarray
     concurrency: np.ndarray
     allowed: np.ndarray
+    pcie: np.ndarray
 
     def subset(self, keep: np.ndarray) -> RowSet:
         """The rows where ``keep`` (a boolean mask over rows) holds."""
@@ -124,6 +133,7 @@ def rows_of(catalog: Catalog) -> RowSet:
         gpus=sizes,
         concurrency=column([p.concurrency or np.inf for p in rows]),
         allowed=unstated | (stated == sizes),
+        pcie=np.asarray([pcie(g) for g in gpus])[:, None],
     )
 
 
@@ -143,34 +153,53 @@ def predict(rows: RowSet, cal: Calibration) -> np.ndarray:
         rows.output_tokens,
         n,
         cal,
+        rows.pcie,
     )
     best = np.where(ok, point.tokens_per_s_per_gpu, -np.inf).max(axis=1)
     return np.where(np.isfinite(best), best, np.nan)
 
 
+#: Each fitted constant: (low, high, scale, three starting values); the term that fits it.
+_PARAMETERS: dict[str, tuple[float, float, float, tuple[float, float, float]]] = {
+    "eta_b": (1e-3, 1.0, 0.1, (0.45, 0.8, 0.3)),
+    "eta_f": (1e-3, 1.0, 0.1, (0.48, 0.3, 0.8)),
+    "o_dec_s": (0.0, 10.0, 0.01, (0.0, 0.005, 0.0)),
+    "o_pre_s": (0.0, 10.0, 0.01, (0.037, 0.01, 0.1)),
+    "eta_moe": (1e-3, 1.0, 0.1, (0.8, 0.5, 1.0)),
+    "o_tp_s": (0.0, 1.0, 0.001, (0.0, 0.001, 0.01)),
+}
+_TERM_PARAMETER = {"moe_efficiency": "eta_moe", "pcie_tp": "o_tp_s"}
+
+
+def _names(terms: tuple[str, ...]) -> list[str]:
+    """The constants a fit with ``terms`` adjusts."""
+    return ["eta_b", "eta_f", "o_dec_s", "o_pre_s"] + [
+        _TERM_PARAMETER[t] for t in terms if t in _TERM_PARAMETER
+    ]
+
+
 def _calibration(x: np.ndarray, terms: tuple[str, ...]) -> Calibration:
-    eta_moe = float(x[4]) if "moe_efficiency" in terms else 1.0
-    return Calibration(float(x[0]), float(x[1]), float(x[2]), float(x[3]), terms, eta_moe)
+    return Calibration(terms=terms, **{n: float(v) for n, v in zip(_names(terms), x, strict=True)})
 
 
 def fit(rows: RowSet, terms: tuple[str, ...] = ()) -> Calibration:
     """The calibration minimising sum ln^2(predicted / measured) over ``rows``.
 
-    Bounded least squares (eta in [1e-3, 1], offsets in [0, 10] s) from each start of
-    ``_STARTS``; the least sum of squares wins. With the ``moe_efficiency`` term eta_moe
-    (in [1e-3, 1]) is fitted too.
+    Bounded least squares (bounds in ``_PARAMETERS``: eta in [1e-3, 1], offsets in [0, 10] s)
+    from each of three starts; the least sum of squares wins. A term's own constant (eta_moe,
+    o_tp) is fitted with it.
     """
     target = np.log(rows.measured)
-    size = 5 if "moe_efficiency" in terms else 4
+    spec = [_PARAMETERS[n] for n in _names(terms)]
 
     def residuals(x: np.ndarray) -> np.ndarray:
         return np.log(predict(rows, _calibration(x, terms))) - target
 
-    bounds = ([1e-3, 1e-3, 0.0, 0.0, 1e-3][:size], [1.0, 1.0, 10.0, 10.0, 1.0][:size])
+    bounds = ([p[0] for p in spec], [p[1] for p in spec])
     best = None
-    for start in _STARTS:
+    for k in range(3):
         result = least_squares(
-            residuals, start[:size], bounds=bounds, x_scale=[0.1, 0.1, 0.01, 0.01, 0.1][:size]
+            residuals, [p[3][k] for p in spec], bounds=bounds, x_scale=[p[2] for p in spec]
         )
         if best is None or result.cost < best.cost:
             best = result

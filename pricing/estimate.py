@@ -44,6 +44,7 @@ __all__ = [
     "kv_bytes",
     "max_batch",
     "operating_point",
+    "pcie",
     "serve",
     "tensor_flops",
     "weights_bytes",
@@ -63,7 +64,7 @@ LOW_PRECISION_ARCHS: dict[str, tuple[str, ...]] = {
 }
 _SPEEDUP = {"fp16": 1.0, "fp8": 2.0, "fp4": 4.0}
 #: Terms a calibration may switch on beyond the reference form (docs/model.md says which are).
-TERMS: tuple[str, ...] = ("sliding_window", "moe_efficiency")
+TERMS: tuple[str, ...] = ("sliding_window", "moe_efficiency", "pcie_tp")
 
 
 def tensor_flops(gpu: GPU, precision: str) -> float:
@@ -84,6 +85,11 @@ def tensor_flops(gpu: GPU, precision: str) -> float:
     return base * 1e12
 
 
+def pcie(gpu: GPU) -> bool:
+    """Whether ``gpu`` is a PCIe card (its replicas exchange over PCIe, no GPU-to-GPU fabric)."""
+    return gpu.form_factor == "pcie"
+
+
 @dataclass(frozen=True)
 class Calibration:
     """The fitted constants of the form and the terms it uses.
@@ -97,6 +103,9 @@ class Calibration:
         eta_moe: with the ``moe_efficiency`` term, the share of the dense bandwidth efficiency
             a mixture of experts' decode step reaches [-], (0, 1] (grouped expert products,
             routing); 1 otherwise.
+        o_tp_s: with the ``pcie_tp`` term, the time each layer adds to a decode step of a
+            replica of more than one PCIe card (tensor-parallel exchanges without NVLink or
+            Infinity Fabric) [s], >= 0; 0 otherwise.
     """
 
     eta_b: float
@@ -105,13 +114,14 @@ class Calibration:
     o_pre_s: float
     terms: tuple[str, ...] = field(default=())
     eta_moe: float = 1.0
+    o_tp_s: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("eta_b", "eta_f", "eta_moe"):
             value = getattr(self, name)
             if not 0 < value <= 1:
                 raise CatalogError(f"must be in (0, 1], got {value!r}", column=name)
-        for name in ("o_dec_s", "o_pre_s"):
+        for name in ("o_dec_s", "o_pre_s", "o_tp_s"):
             if not getattr(self, name) >= 0:
                 raise CatalogError(f"must be >= 0 [s], got {getattr(self, name)!r}", column=name)
         unknown = [t for t in self.terms if t not in TERMS]
@@ -217,7 +227,9 @@ class Replica:
     memory_bound: np.ndarray
 
 
-def serve(arch, gpus, bandwidth_gbs, flops, precision, input_tokens, output_tokens, n, cal):
+def serve(
+    arch, gpus, bandwidth_gbs, flops, precision, input_tokens, output_tokens, n, cal, pcie=False
+):
     """The operating point of replicas of ``gpus`` GPUs at batch ``n`` (all broadcast).
 
     Args:
@@ -226,7 +238,9 @@ def serve(arch, gpus, bandwidth_gbs, flops, precision, input_tokens, output_toke
         precision: ``"fp16" | "fp8" | "fp4"``. input_tokens, output_tokens: I, O [tokens].
         n: requests in flight per replica [requests], > 0. cal: the calibration.
 
-    The ``moe_efficiency`` term divides a mixture of experts' memory time by eta_moe.
+    The ``moe_efficiency`` term divides a mixture of experts' memory time by eta_moe; the
+    ``pcie_tp`` term adds o_tp * layers to each decode step where ``pcie`` (the GPUs are PCIe
+    cards, broadcast) and the replica has more than one GPU.
     """
     i, o = np.asarray(input_tokens, float), np.asarray(output_tokens, float)
     n = np.asarray(n, float)
@@ -239,6 +253,10 @@ def serve(arch, gpus, bandwidth_gbs, flops, precision, input_tokens, output_toke
         memory = memory / np.where(arch.active_params_b < arch.params_b, cal.eta_moe, 1.0)
     math_s = flop_per_token * n / compute
     step = np.maximum(memory, math_s) + cal.o_dec_s
+    if "pcie_tp" in cal.terms:
+        step = step + np.where(np.asarray(pcie) & (np.asarray(gpus) > 1), cal.o_tp_s, 0.0) * (
+            arch.layers
+        )
     prefill = flop_per_token * i / compute + cal.o_pre_s
     cycle = n * prefill + o * step
     return Replica(
@@ -292,7 +310,7 @@ def operating_point(arch, gpus, gpu: GPU, precision, i, o, n_max: int, targets, 
     flops = tensor_flops(gpu, precision)
 
     def ok(n: int) -> bool:
-        point = serve(arch, gpus, gpu.bandwidth_gbs, flops, precision, i, o, n, cal)
+        point = serve(arch, gpus, gpu.bandwidth_gbs, flops, precision, i, o, n, cal, pcie(gpu))
         return bool(targets.met(point))
 
     if n_max < 1 or not ok(1):
@@ -351,15 +369,17 @@ def _replica(arch, gpu, gpus, g, precision, i, o, targets, cal, concurrency):
     if n_max < 1:
         return None, None
     flops = tensor_flops(gpu, precision)
-    single = serve(arch, g, gpu.bandwidth_gbs, flops, precision, i, o, 1, cal)
+    card = pcie(gpu)
+    single = serve(arch, g, gpu.bandwidth_gbs, flops, precision, i, o, 1, cal, card)
     if concurrency is not None:
         n = min(concurrency * g / gpus, n_max)
-        point = serve(arch, g, gpu.bandwidth_gbs, flops, precision, i, o, n, cal)
+        point = serve(arch, g, gpu.bandwidth_gbs, flops, precision, i, o, n, cal, card)
         met = bool(targets.met(point))
     else:
         n = operating_point(arch, g, gpu, precision, i, o, n_max, targets, cal)
         met = n >= 1
-        point = serve(arch, g, gpu.bandwidth_gbs, flops, precision, i, o, n, cal) if met else None
+        point = serve(arch, g, gpu.bandwidth_gbs, flops, precision, i, o, n, cal, card)
+        point = point if met else None
     best = _record(gpus, g, n_max, point, True) if met else None
     return best, _record(gpus, g, n_max, single, False)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .catalog import Catalog
-from .estimate import Architecture, serve, tensor_flops
+from .estimate import Architecture, pcie, serve, tensor_flops
 from .serving_options import Answer
 
 __all__ = ["curves", "write_throughput_chart"]
@@ -47,6 +47,7 @@ def curves(a: Answer, catalog: Catalog, params_b: float | None = None) -> dict[s
             a.output_tokens,
             n,
             cal,
+            pcie(gpu),
         )
         out[f"{o.gpu} x{o.gpus} (G {o.gpus_per_replica})"] = (
             point.tokens_per_s_per_user,

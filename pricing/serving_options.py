@@ -309,6 +309,7 @@ def calibration_dict(fit: Fit) -> dict:
         "o_dec_s": cal.o_dec_s,
         "o_pre_s": cal.o_pre_s,
         "eta_moe": cal.eta_moe,
+        "o_tp_s": cal.o_tp_s,
         "terms": list(cal.terms),
         "rows": len(fit.row_ids),
         "as_of": fit.as_of,

@@ -43,7 +43,7 @@ def test_published_calibration_is_a_refit(refit):
     assert shipped.as_of == load_catalog().as_of
     assert shipped.row_ids == refit.row_ids
     assert shipped.calibration.terms == FORM
-    for name in ("eta_b", "eta_f", "o_dec_s", "o_pre_s", "eta_moe"):
+    for name in ("eta_b", "eta_f", "o_dec_s", "o_pre_s", "eta_moe", "o_tp_s"):
         got, want = getattr(shipped.calibration, name), getattr(refit.calibration, name)
         assert got == pytest.approx(want, rel=1e-4, abs=1e-7), name
     for name in ("loo_median_pct", "sigma", "sigma_dense", "sigma_moe"):
@@ -87,10 +87,10 @@ def test_leave_one_out_predicts_each_row_without_it(rows):
 
 def test_the_fit_recovers_known_constants(rows):
     # measurements made by the form itself at known constants: the fit returns them
-    known = Calibration(0.6, 0.4, 0.002, 0.02, ("sliding_window", "moe_efficiency"), 0.5)
+    known = Calibration(0.6, 0.4, 0.002, 0.02, FORM, eta_moe=0.5, o_tp_s=0.001)
     synthetic = dataclasses.replace(rows, measured=predict(rows, known))
     got = fit(synthetic, known.terms)
-    for name in ("eta_b", "eta_f", "o_pre_s", "eta_moe"):
+    for name in ("eta_b", "eta_f", "o_pre_s", "eta_moe", "o_tp_s"):
         assert getattr(got, name) == pytest.approx(getattr(known, name), rel=1e-3), name
     assert got.o_dec_s == pytest.approx(0.002, abs=1e-5)
 

@@ -210,6 +210,22 @@ def test_moe_efficiency_slows_only_a_mixture_of_experts(cat, llama8):
     assert b.decode_s == pytest.approx(2 * a.decode_s, rel=1e-12)
 
 
+def test_pcie_tensor_parallel_time_per_layer(cat, llama70):
+    tp = dataclasses.replace(EXAMPLE, terms=("pcie_tp",), o_tp_s=0.001)
+    args = (3350, 1978.8e12, "fp8", 1000, 1000, 100)
+    base = serve(llama70, 4, *args, EXAMPLE, True)
+    # PCIe cards in a replica of 4: 80 layers x 1 ms = 80 ms more per decode step
+    assert serve(llama70, 4, *args, tp, True).decode_s == pytest.approx(base.decode_s + 0.080)
+    # modules (NVLink) and single-card replicas: nothing added
+    assert serve(llama70, 4, *args, tp, False).decode_s == base.decode_s
+    assert serve(llama70, 1, *args, tp, True).decode_s == serve(llama70, 1, *args, EXAMPLE).decode_s
+    # estimate() reads the form factor from the catalog: an L40S is a card
+    l40s = cat.gpu("l40s")
+    e = estimate(llama70, l40s, 4, "fp8", 1000, 1000, Targets(), tp)
+    point = serve(llama70, 4, 864, 724e12, "fp8", 1000, 1000, e.batch, tp, True)
+    assert e.tpot_ms == pytest.approx(float(point.decode_s) * 1e3, rel=1e-12)
+
+
 def test_functions_broadcast_over_arrays(llama8):
     n = np.array([1, 37, 268])
     p = serve(llama8, 1, 864, 724e12, "fp8", 1000, 1000, n, EXAMPLE)

@@ -9,8 +9,9 @@ Fits eta_B, eta_F, o_dec, o_pre (and eta_moe) of ``pricing.estimate`` with the t
 has an architecture, computes each row's in-sample and leave-one-out ratio, and writes
 ``pricing/data/serving_calibration.json`` dated with the catalog's ``as_of``. ``--check`` writes
 nothing and fails when the committed file differs from a refit. ``--terms`` prints the
-leave-one-out error of the reference form, of each term alone and of the published form, the
-comparison that decides which terms the form keeps. ``tests/test_calibration.py`` refits.
+leave-one-out error of the reference form, of each term alone, of the published form without
+each of its terms and of the published form: the comparison that decides which terms it keeps.
+``tests/test_calibration.py`` refits.
 """
 
 from __future__ import annotations
@@ -37,13 +38,15 @@ def compare_terms() -> list[str]:
     catalog = load_catalog()
     rows = rows_of(catalog)
     lines = []
-    for terms in ((), *((t,) for t in TERMS), FORM):
+    drop_one = (tuple(t for t in FORM if t != left) for left in FORM)
+    for terms in ((), *((t,) for t in TERMS), *drop_one, FORM):
         result = evaluate(rows, terms, catalog.as_of)
         cal = result.calibration
         lines.append(
             f"{' + '.join(terms) or 'reference form':36} LOO median {result.loo_median_pct:5.1f} % "
             f"sigma {result.sigma:.3f} (eta_B {cal.eta_b:.3f}, eta_F {cal.eta_f:.3f}, "
-            f"o_dec {cal.o_dec_s:.4f} s, o_pre {cal.o_pre_s:.4f} s, eta_moe {cal.eta_moe:.3f})"
+            f"o_dec {cal.o_dec_s:.4f} s, o_pre {cal.o_pre_s:.4f} s, eta_moe {cal.eta_moe:.3f}, "
+            f"o_tp {cal.o_tp_s * 1e3:.2f} ms)"
         )
     return lines
 

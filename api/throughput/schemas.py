@@ -112,6 +112,9 @@ class _CalibrationSchema(Schema):
     o_dec_s = fields.Float(metadata={"description": "fixed time per decode step [s]"})
     o_pre_s = fields.Float(metadata={"description": "fixed time per prefill [s]"})
     eta_moe = fields.Float(metadata={"description": "mixture-of-experts bandwidth share [-]"})
+    o_tp_s = fields.Float(
+        metadata={"description": "per layer per decode step, PCIe tensor parallel [s]"}
+    )
     terms = fields.List(fields.String())
     rows = fields.Integer(metadata={"description": "measured rows fitted"})
     as_of = fields.String()

@@ -215,7 +215,9 @@ def _print_calibration(fit, console) -> None:
     console.print(
         f"serving estimate calibration ({fit.as_of}, {len(fit.row_ids)} measured rows, terms: "
         f"{', '.join(c.terms) or 'none'}): eta_B {c.eta_b:.3f}, eta_F {c.eta_f:.3f}, "
-        f"o_dec {c.o_dec_s * 1e3:.2f} ms, o_pre {c.o_pre_s * 1e3:.1f} ms, eta_moe {c.eta_moe:.3f}",
+        f"o_dec {c.o_dec_s * 1e3:.2f} ms, o_pre {c.o_pre_s * 1e3:.1f} ms, "
+        f"eta_moe {c.eta_moe:.3f}, "
+        f"o_tp {c.o_tp_s * 1e3:.2f} ms per layer",
         style="bold",
         highlight=False,
     )
