@@ -27,6 +27,7 @@ from .query import check_query
 from .runs import blp as runs_blp
 from .runs.jobs import JobRunner
 from .service import ResultCache, keep_freed_memory, priced_catalog, store_unavailable
+from .throughput import blp as throughput_blp
 from .web import blp as web_blp
 
 __all__ = ["create_app"]
@@ -116,7 +117,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         StoreError, lambda exc: api.handle_http_exception(store_unavailable(exc))
     )
     register_openapi(api, app.config)
-    for blp in (evaluate_blp, plans_blp, compare_blp, runs_blp, catalog_blp, health_blp):
+    blps = (evaluate_blp, plans_blp, compare_blp, throughput_blp, runs_blp, catalog_blp, health_blp)
+    for blp in blps:
         api.register_blueprint(blp)
     write_limits(api.spec.components.schemas, app.config)  # the schemas the views added
     app.register_blueprint(web_blp)  # GET / and /assets/: the web page, not in the OpenAPI

@@ -318,7 +318,7 @@ def test_the_shipped_catalog_by_model_cites_every_option():
 
 
 def test_a_70b_model_at_fp16_does_not_fit_one_80_gb_gpu():
-    # 70 B parameters x 2 bytes = 140 GB > 0.9 x 80 GB: one A100 80 GB does not hold it, two
+    # 70.56 B parameters x 2 bytes = 141.12 GB > 0.9 x 80 GB: one A100 80 GB does not hold it, two
     # do, but two SXM modules need a 4- or 8-GPU baseboard (the form_factor advice rules it out)
     result = compare(CompareRequest(utilisation=0.5, model="llama-3.1-70b", samples=50))
     assert result.request.precision == "fp16"  # the first precision the catalog measures

@@ -17,6 +17,7 @@ COMMANDS = (
     "catalog",
     "prices",
     "compare",
+    "throughput",
     "schema",
     "serve",
 )
