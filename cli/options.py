@@ -132,6 +132,16 @@ def add_prices(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_serving(p: argparse.ArgumentParser) -> None:
+    """``--serving FILE``: the user's serving measurements laid over the catalog's."""
+    p.add_argument(
+        "--serving",
+        metavar="FILE",
+        help="your own serving measurements (a CSV written by 'costmodel serving import') "
+        "used before the catalog's; see docs/serving-benchmarks.md",
+    )
+
+
 def add_format(p: argparse.ArgumentParser, choices: tuple[str, ...], help: str, **kw: Any) -> None:
     """``--format`` among ``choices`` (``kw``: a default, or ``nargs`` for several)."""
     p.add_argument("--format", choices=choices, help=help, **kw)
@@ -153,13 +163,14 @@ def add_evaluation(
     document: tuple[str, str],
 ) -> None:
     """A command that evaluates one document (``run``, ``plan``): FILE, the sampling
-    overrides, --prices, --format table|json and --verbose; ``document`` is what FILE is and
-    the block the overrides replace."""
+    overrides, --prices, --serving, --format table|json and --verbose; ``document`` is what
+    FILE is and the block the overrides replace."""
     p = command(sub, name, help=help, description=description, examples=examples)
     what, block = document
     p.add_argument("file", metavar="FILE", help=what)
     add_overrides(p, block)
     add_prices(p)
+    add_serving(p)
     add_format(
         p,
         ("table", "json"),

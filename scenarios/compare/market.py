@@ -448,11 +448,12 @@ def _citation(side: Owned | Rented | Hosted) -> tuple[float | None, Citation | N
     """By model, the measured throughput [tokens/s per GPU] and what the option rests on."""
     if isinstance(side, Hosted):
         o = side.offer
-        return None, Citation(o.id, o.as_of, o.source)
+        return None, Citation(o.id, o.as_of, o.source, "published")
     t = side.throughput
     if not isinstance(t, ServingThroughput):
         return None, None
-    return t.value, Citation(t.row.id, t.row.as_of, t.row.source)
+    row = t.row
+    return t.value, Citation(row.id, row.as_of, row.source, t.origin, t.conditions, t.caveats)
 
 
 @dataclass(frozen=True, eq=False)
