@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from .catalog import Catalog
 from .errors import CatalogError, ServingUnavailableError, UnknownIdError
@@ -211,7 +212,7 @@ def _how(row: ServingPoint, differs: bool, input_tokens: float, output_tokens: f
         if row.tokens_per_s_per_user is not None
         else "interactivity not measured"
     )
-    where = f"row {row.id}" + (f" of {row.file}" if row.file else "")
+    where = f"row {row.id}" + (f" of {PurePath(row.file).name}" if row.file else "")
     return (
         f"{row.tokens_per_s_per_gpu:g} tokens/s per GPU measured at {shape}; {row.framework}, "
         f"{_replica(row)}, {load}, {user} ({where}, {row.as_of})"

@@ -189,6 +189,8 @@ def read_serving(path: str | os.PathLike[str]) -> tuple[ServingPoint, ...]:
     points: dict[str, tuple[ServingPoint, str]] = {}
     for cells in _rows(file, text):
         point = _point(cells)
+        if point.id in points and not cells.text("id"):  # a made id: told apart by its line
+            point = dataclasses.replace(point, id=f"{point.id}-{cells.row.replace(' ', '')}")
         if point.id in points:
             raise cells.error("id", f"a second row {point.id!r} (first at {points[point.id][1]})")
         points[point.id] = (point, cells.row)

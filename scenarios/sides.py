@@ -426,8 +426,10 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "interconnect": "`buy.interconnect`",
         "gpu_count": "`buy.gpu_count`",
         "throughput": "measured, else scaled or peak ratios",
-        "serving": "the measured operating point at the request shape nearest the workload's "
-        "that meets `workload.min_tokens_per_s_per_user`",
+        "serving": "the measured operating point (a `--serving` file's first) on a replica size "
+        "`buy.gpu_count` is a multiple of, at the request shape nearest the workload's, that "
+        "meets `workload.min_tokens_per_s_per_user`",
+        "serving_origin": "catalog",
     },
     "rent": {
         "gpu": "the instance's GPU",
@@ -440,8 +442,10 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "instance_source": "catalog: `rent.instance`",
         "pricing": "`rent.pricing` price",
         "throughput": "measured, else scaled or peak ratios",
-        "serving": "the measured operating point at the request shape nearest the workload's "
-        "that meets `workload.min_tokens_per_s_per_user`",
+        "serving": "the measured operating point (a `--serving` file's first) on a replica size "
+        "the instance's GPU count is a multiple of, at the request shape nearest the "
+        "workload's, that meets `workload.min_tokens_per_s_per_user`",
+        "serving_origin": "catalog",
         "available": "",
     },
     "api": {"offer": "`api.model`", "as_of": "its date"},
