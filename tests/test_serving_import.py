@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import scenarios
 from api import create_app
 from cli.commands.serving import IMPORT_TOOLS
 from cli.main import main
@@ -391,3 +392,43 @@ def test_the_server_lays_costmodel_serving_over_its_catalog(tmp_path):
     Path(bad).write_text(path.read_text().replace(H100, "h10"))
     with pytest.raises(ValueError, match=r"^COSTMODEL_SERVING: .*unknown gpu id 'h10'"):
         create_app({"TESTING": True, "DB": str(tmp_path / "r.sqlite3"), "SERVING": str(bad)})
+
+
+def _a100_doc(gpu_count):
+    """Llama 3.1 70B at fp16 on ``gpu_count`` A100s, throughput from the catalog, against a
+    rented 8x A100: the catalog measures it offline on 4 and on 8 GPUs per replica."""
+    return {
+        "version": 1,
+        "name": "a100",
+        "horizon_months": 36,
+        "simulation": {"samples": 20},
+        "workload": {
+            "kind": "inference",
+            "model": "llama-3.1-70b",
+            "precision": "fp16",
+            "input_tokens": 1000,
+            "output_tokens": 1000,
+        },  # fmt: skip
+        "buy": {"gpu": "a100-sxm4-80gb", "gpu_count": gpu_count},
+        "rent": {"instance": "lambda/gpu_8x_a100_80gb_sxm4"},
+    }
+
+
+def test_a_scenario_on_an_offline_row_says_so():
+    result = scenarios.evaluate(_a100_doc(8))
+    notes = {a.key: a for a in result.assumptions}
+    assert notes["buy.tokens_per_s_per_gpu"].value == 960.88  # 4 GPUs per replica, x2
+    assert (
+        "4 GPUs per replica, offline (max throughput)" in notes["buy.tokens_per_s_per_gpu"].source
+    )
+    found = [w for w in result.warnings if w.code == "serving_conditions_differ"]
+    assert [w.side for w in found] == ["buy", "rent"]
+    assert "offline: no latency bound" in found[0].message
+
+
+def test_a_scenario_whose_count_no_row_holds_for_is_an_error_at_its_key():
+    with pytest.raises(scenarios.ScenarioError) as caught:
+        scenarios.evaluate(_a100_doc(2))
+    (problem,) = caught.value.errors
+    assert problem["path"] == "buy.tokens_per_s_per_gpu"
+    assert "measured on 4 or 8 GPUs per replica" in problem["message"]
