@@ -22,8 +22,10 @@ __all__ = [
     "add_prices",
     "add_samples",
     "add_seed",
+    "add_serving",
     "add_tier",
     "add_verbose",
+    "bounded_int",
     "command",
     "epilog",
 ]
@@ -96,6 +98,12 @@ def _count(text: str, what: str, low: int, high: int) -> int:
     if not low <= value <= high:
         raise argparse.ArgumentTypeError(f"{what} must be in [{low}, {high:,}], got {value}")
     return value
+
+
+def bounded_int(what: str, low: int, high: int):
+    """An argparse ``type``: an integer from ``low`` to ``high``, else an error naming
+    ``what``."""
+    return lambda text: _count(text, what, low, high)
 
 
 def _samples(text: str) -> int:

@@ -35,6 +35,7 @@ from .errors import CatalogError
 from .models import ServingPoint
 from .suggest import closest, closest_hint
 from .vocabulary import SERVING_PRECISIONS
+from .wholefile import write_whole
 
 __all__ = ["MAX_SERVING_BYTES", "SERVING_COLUMNS", "apply_serving", "read_serving", "write_serving"]
 
@@ -212,8 +213,6 @@ def write_serving(path: str | os.PathLike[str], points: Iterable[ServingPoint]) 
     Raises:
         OSError: the file cannot be written (``path`` is then unchanged).
     """
-    import tempfile  # here, not at the top: a run needs it not
-
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(SERVING_COLUMNS)
@@ -222,17 +221,7 @@ def write_serving(path: str | os.PathLike[str], points: Iterable[ServingPoint]) 
         values["concurrency"] = _OFFLINE if p.offline else p.concurrency
         values["estimated_fields"] = ";".join(p.estimated_fields)
         writer.writerow(_cell(values[c]) for c in SERVING_COLUMNS)
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    try:
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(out.getvalue())
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_whole(path, out.getvalue())
 
 
 def _known(point: ServingPoint, column: str, ids: Iterable[str], listing: str) -> None:

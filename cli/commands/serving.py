@@ -7,23 +7,13 @@ from __future__ import annotations
 import argparse
 
 from cli.common import check_output
-from cli.options import command
+from cli.options import bounded_int, command
 
 __all__ = ["add_parser", "execute"]
 
 #: The tools of ``import --from`` (pricing.benchmarks.TOOLS, kept here so that ``--help``
 #: imports nothing; tests/test_serving_import.py checks that the two agree).
 IMPORT_TOOLS = ("vllm", "guidellm", "genai-perf")
-
-
-def _gpus(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of GPUs, got {text!r}") from None
-    if not 1 <= value <= 1024:
-        raise argparse.ArgumentTypeError(f"must be in [1, 1,024] GPUs, got {value}")
-    return value
 
 
 def _add_import(sub) -> None:
@@ -49,7 +39,7 @@ def _add_import(sub) -> None:
                    help="the tool that saved the files")  # fmt: skip
     p.add_argument("paths", nargs="+", metavar="FILE", help="the saved results to read")
     p.add_argument("--gpu", required=True, metavar="ID", help="catalog GPU id of the server")
-    p.add_argument("--gpus", required=True, type=_gpus, metavar="N",
+    p.add_argument("--gpus", required=True, type=bounded_int("--gpus", 1, 1024), metavar="N",
                    help="GPUs of the server (one replica over N GPUs)")  # fmt: skip
     p.add_argument("--model", metavar="M",
                    help="catalog model id (default: the model the file names)")  # fmt: skip
