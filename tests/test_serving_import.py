@@ -432,3 +432,18 @@ def test_a_scenario_whose_count_no_row_holds_for_is_an_error_at_its_key():
     (problem,) = caught.value.errors
     assert problem["path"] == "buy.tokens_per_s_per_gpu"
     assert "measured on 4 or 8 GPUs per replica" in problem["message"]
+
+
+def test_a_job_worker_lays_the_servers_serving_rows_over_its_catalog(tmp_path):
+    from scenarios.executor import Job, run_jobs
+
+    points = read_serving(_serving_csv(tmp_path, [["llama-3.1-70b", "fp16", "a100-sxm4-80gb",
+                                                   "2", *_ROW[4:]]]))  # fmt: skip
+    doc = _a100_doc(2)  # no catalog row holds for 2 A100s; the server's 2-GPU row does
+    key = scenarios.load_mapping(doc, catalog=apply_serving(load_catalog(), points)).key(20, 0)
+    job = Job(key, (doc, "<request>", {}), None, 20, 0, serving=points)
+    ((_, done),) = run_jobs([job], 1, None)
+    speed = {a.key: a for a in done.result.assumptions}["buy.tokens_per_s_per_gpu"]
+    assert speed.value == 1500 and speed.source.startswith("yours (serving.csv)")
+    with pytest.raises(scenarios.ScenarioError):  # without them, the worker cannot resolve it
+        scenarios.load_mapping(doc)
