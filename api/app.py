@@ -91,12 +91,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(DEFAULTS)
     app.config.from_prefixed_env(ENV_PREFIX)
     check_config(app.config, config or {})
-    catalog, prices = priced_catalog(app.config["PRICES"])  # COSTMODEL_PRICES, read once
+    # COSTMODEL_PRICES and COSTMODEL_SERVING, read once
+    catalog, prices, serving = priced_catalog(app.config["PRICES"], app.config["SERVING"])
     app.extensions["costmodel"] = {
         "store": None,
         "cache": ResultCache(app.config["RESULT_CACHE"], app.config["RESULT_CACHE_BYTES"]),
         "catalog": catalog,
         "prices": prices,
+        "serving": serving,
         "jobs": JobRunner(app),
     }
     _configure_logging()

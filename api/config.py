@@ -12,7 +12,9 @@ PostgreSQL connections of each worker process; SQLite ignores it.
 
 ``PRICES`` is the path of the operator's own prices file (CSV or YAML, see docs/prices.md), laid
 over the shipped catalog for every request; it is read once, at start-up, and a file that cannot
-be read or names an unknown id stops the server there.
+be read or names an unknown id stops the server there. ``SERVING`` is likewise the path of the
+operator's own serving measurements (a CSV written by ``costmodel serving import``, see
+docs/serving-benchmarks.md), whose rows come before the catalog's.
 
 ======================= ================================== ==================================
 app config key          environment variable               default
@@ -32,6 +34,7 @@ app config key          environment variable               default
 ``RESULT_CACHE_BYTES``  ``COSTMODEL_RESULT_CACHE_BYTES``   64 MiB [byte per process]
 ``DEADLINE``            ``COSTMODEL_DEADLINE``             20 [s per request]
 ``PRICES``              ``COSTMODEL_PRICES``               none (the catalog's prices)
+``SERVING``             ``COSTMODEL_SERVING``              none (the catalog's measurements)
 ``MAX_JOB_WORK``        ``COSTMODEL_MAX_JOB_WORK``         5e10 [unit of work of a job]
 ``MAX_MEMORY``          ``COSTMODEL_MAX_MEMORY``           1 GiB [byte a plan's draws hold]
 ``JOB_WORKERS``         ``COSTMODEL_JOB_WORKERS``          1 [jobs per process at once]; 0: off
@@ -150,8 +153,9 @@ def check_config(config: MutableMapping[str, Any], overrides: Mapping[str, Any])
     except ValueError as exc:
         raise ValueError(f"{ENV_PREFIX}_DB: {exc}") from None
     config["API_KEYS"] = parse_api_keys(config.get("API_KEYS"))
-    prices = config.get("PRICES")
-    prices = os.fspath(prices) if isinstance(prices, os.PathLike) else prices
-    config["PRICES"] = str(prices).strip() if prices is not None and str(prices).strip() else None
+    for key in ("PRICES", "SERVING"):  # a file's path, or None
+        path = config.get(key)
+        path = os.fspath(path) if isinstance(path, os.PathLike) else path
+        config[key] = str(path).strip() if path is not None and str(path).strip() else None
     dask = config.get("DASK_SCHEDULER")
     config["DASK_SCHEDULER"] = str(dask).strip() if dask is not None and str(dask).strip() else None

@@ -16,7 +16,17 @@ from flask_smorest import abort
 from werkzeug.exceptions import HTTPException, ServiceUnavailable
 
 from present import Answer, to_dict
-from pricing import Catalog, CatalogError, PriceEntry, apply_prices, load_catalog, read_prices
+from pricing import (
+    Catalog,
+    CatalogError,
+    PriceEntry,
+    ServingPoint,
+    apply_prices,
+    apply_serving,
+    load_catalog,
+    read_prices,
+    read_serving,
+)
 from scenarios import Plan, Scenario, ScenarioError, evaluate, load_mapping
 from scenarios.store import RunStore, StoreError
 
@@ -108,18 +118,25 @@ def store_write_problem(app: Flask | None = None) -> StoreError | None:
     return probed[1]
 
 
-def priced_catalog(prices: str | None) -> tuple[Catalog, tuple[PriceEntry, ...]]:
-    """The shipped catalog with the operator's prices file (``COSTMODEL_PRICES``) laid over it,
-    and the prices of that file (which a job's worker lays over its own catalog); read at
-    start-up. Raises ``ValueError`` naming the setting, the file and the row when the file
-    cannot be used, so that a misconfigured server does not start."""
-    if not prices:
-        return load_catalog(), ()
+def priced_catalog(
+    prices: str | None, serving: str | None = None
+) -> tuple[Catalog, tuple[PriceEntry, ...], tuple[ServingPoint, ...]]:
+    """The shipped catalog with the operator's prices file (``COSTMODEL_PRICES``) and serving
+    file (``COSTMODEL_SERVING``, its rows before the catalog's) laid over it, and the entries
+    of those files (which a job's worker lays over its own catalog); read at start-up. Raises
+    ``ValueError`` naming the setting, the file and the row when a file cannot be used, so
+    that a misconfigured server does not start."""
     try:
-        entries = read_prices(prices)
-        return apply_prices(load_catalog(), entries), entries
+        entries = read_prices(prices) if prices else ()
+        catalog = apply_prices(load_catalog(), entries)
     except CatalogError as exc:
         raise ValueError(f"COSTMODEL_PRICES: {exc}") from None
+    try:
+        points = read_serving(serving) if serving else ()
+        catalog = apply_serving(catalog, points)
+    except CatalogError as exc:
+        raise ValueError(f"COSTMODEL_SERVING: {exc}") from None
+    return catalog, entries, points
 
 
 def get_catalog(app: Flask | None = None) -> Catalog:

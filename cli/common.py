@@ -79,17 +79,19 @@ def show_evaluation(args, result, draw, timings: dict[str, float], size: str) ->
         )
 
 
-def catalog(prices: str | None):
-    """The shipped catalog, with the user's prices file (``--prices``) laid over it."""
-    from pricing import apply_prices, load_catalog, read_prices
+def catalog(prices: str | None, serving: str | None = None):
+    """The shipped catalog, with the user's prices file (``--prices``) and serving file
+    (``--serving``, its rows before the catalog's) laid over it."""
+    from pricing import apply_prices, apply_serving, load_catalog, read_prices, read_serving
 
-    return apply_prices(load_catalog(), read_prices(prices)) if prices else load_catalog()
+    found = apply_prices(load_catalog(), read_prices(prices)) if prices else load_catalog()
+    return apply_serving(found, read_serving(serving)) if serving else found
 
 
-def load(path: str, kind: str, prices: str | None = None):
+def load(path: str, kind: str, prices: str | None = None, serving: str | None = None):
     """The scenario or plan of ``path``, which must be of ``kind`` (the command's), resolved
-    with the user's ``prices`` file laid over the catalog. A bare name that is no file (no
-    folder, no ``.yaml``) is the shipped example of that name."""
+    with the user's ``prices`` and ``serving`` files laid over the catalog. A bare name that is
+    no file (no folder, no ``.yaml``) is the shipped example of that name."""
     import scenarios
 
     source = Path(path)
@@ -99,7 +101,7 @@ def load(path: str, kind: str, prices: str | None = None):
             source = scenarios.example(path)
         except scenarios.ScenarioError as exc:
             raise UsageError(f"{path}: file not found, and {exc.errors[0]['message']}") from None
-    loaded = scenarios.load_file(source, catalog=catalog(prices))
+    loaded = scenarios.load_file(source, catalog=catalog(prices, serving))
     found = "plan" if isinstance(loaded, scenarios.Plan) else "scenario"
     if found != kind:
         command = "plan" if found == "plan" else "run"

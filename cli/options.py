@@ -22,8 +22,10 @@ __all__ = [
     "add_prices",
     "add_samples",
     "add_seed",
+    "add_serving",
     "add_tier",
     "add_verbose",
+    "bounded_int",
     "command",
     "epilog",
 ]
@@ -98,6 +100,12 @@ def _count(text: str, what: str, low: int, high: int) -> int:
     return value
 
 
+def bounded_int(what: str, low: int, high: int):
+    """An argparse ``type``: an integer from ``low`` to ``high``, else an error naming
+    ``what``."""
+    return lambda text: _count(text, what, low, high)
+
+
 def _samples(text: str) -> int:
     return _count(text, "samples", 1, MAX_SAMPLES)
 
@@ -132,6 +140,16 @@ def add_prices(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_serving(p: argparse.ArgumentParser) -> None:
+    """``--serving FILE``: the user's serving measurements laid over the catalog's."""
+    p.add_argument(
+        "--serving",
+        metavar="FILE",
+        help="your own serving measurements (a CSV written by 'costmodel serving import') "
+        "used before the catalog's; see docs/serving-benchmarks.md",
+    )
+
+
 def add_format(p: argparse.ArgumentParser, choices: tuple[str, ...], help: str, **kw: Any) -> None:
     """``--format`` among ``choices`` (``kw``: a default, or ``nargs`` for several)."""
     p.add_argument("--format", choices=choices, help=help, **kw)
@@ -153,13 +171,14 @@ def add_evaluation(
     document: tuple[str, str],
 ) -> None:
     """A command that evaluates one document (``run``, ``plan``): FILE, the sampling
-    overrides, --prices, --format table|json and --verbose; ``document`` is what FILE is and
-    the block the overrides replace."""
+    overrides, --prices, --serving, --format table|json and --verbose; ``document`` is what
+    FILE is and the block the overrides replace."""
     p = command(sub, name, help=help, description=description, examples=examples)
     what, block = document
     p.add_argument("file", metavar="FILE", help=what)
     add_overrides(p, block)
     add_prices(p)
+    add_serving(p)
     add_format(
         p,
         ("table", "json"),

@@ -550,6 +550,10 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
     console.print(fitted_table(_compare_columns(result, shown), console))
     if any(from_peaks(o) for o in shown):
         console.print(words.peaks_note, highlight=False)
+    caveats = sorted({c for o in shown if o.source for c in o.source.caveats})
+    if caveats:
+        console.print(f"{_DIFFERS} measured under other conditions than asked: "
+                      f"{'; '.join(caveats)}", markup=False, highlight=False)  # fmt: skip
     if any(o.carbon is None for o in shown):
         console.print(words.unknown_carbon_note, highlight=False)
     if limit is not None and len(result.options) > limit:
@@ -590,7 +594,7 @@ def _compare_columns(result: Comparison, shown: list) -> list[Column]:
         Column("#", [str(i) for i in range(1, len(shown) + 1)]),
         Column(
             "Option",
-            [option_name(o) + (" †" if from_peaks(o) else "") for o in shown],
+            [option_name(o) + (" †" if from_peaks(o) else "") + _differs(o) for o in shown],
             numeric=False,
         ),
         Column("Pricing", [pricing_name(o) for o in shown], numeric=False),
@@ -608,9 +612,7 @@ def _compare_columns(result: Comparison, shown: list) -> list[Column]:
         Column("Price", [_option_price(o) for o in shown], priority=2),
     ]
     if result.model is not None:
-        speeds = [
-            fmt_number(o.tokens_per_s_per_gpu) if o.tokens_per_s_per_gpu else "" for o in shown
-        ]
+        speeds = [_speed(o) for o in shown]
         columns.append(Column("Tokens/s\nper GPU", speeds, priority=2))
     columns.append(
         Column(
@@ -622,9 +624,33 @@ def _compare_columns(result: Comparison, shown: list) -> list[Column]:
         )
     )
     if result.model is not None:
-        sources = [f"{o.source.id} ({o.source.as_of})" if o.source else "" for o in shown]
+        sources = [_cited(o.source) if o.source else "" for o in shown]
         columns.append(Column("Source", sources, priority=4, numeric=False))
     return columns
+
+
+#: The mark of a throughput measured under other conditions than the question's.
+_DIFFERS = "‡"
+
+
+def _differs(o) -> str:
+    """The mark of an option whose throughput was measured under other conditions than asked."""
+    return f" {_DIFFERS}" if o.source and o.source.caveats else ""
+
+
+def _speed(o) -> str:
+    """An option's tokens/s per GPU, ``yours`` when from the user's serving file."""
+    if not o.tokens_per_s_per_gpu:
+        return ""
+    mine = " yours" if o.source and o.source.origin == "yours" else ""
+    return f"{fmt_number(o.tokens_per_s_per_gpu)}{mine}"
+
+
+def _cited(c) -> str:
+    """A citation in the table: its origin, the row's conditions, id and date."""
+    if c.origin == "published":
+        return f"{c.id} ({c.as_of})"
+    return f"{c.origin}: {c.conditions}; {c.id} ({c.as_of})"
 
 
 #: Columns of ``costmodel compare --format csv``, and the columns a comparison by model adds.
@@ -632,7 +658,10 @@ COMPARE_COLUMNS = (
     "rank", "id", "side", "pricing", "gpu", "gpu_count", "cost_p10", "cost_p50", "cost_p90",
     "price_usd", "price_source", "warnings",
 )  # fmt: skip
-SERVING_COLUMNS = ("unit", "tokens_per_s_per_gpu", "source_id", "source_as_of", "source")
+SERVING_COLUMNS = (
+    "unit", "tokens_per_s_per_gpu", "source_id", "source_as_of", "source", "source_origin",
+    "source_conditions", "source_caveats",
+)  # fmt: skip
 #: The last columns: each option's emissions [g CO2e/unit of work], empty when not known.
 CARBON_COLUMNS = ("carbon_g_p10", "carbon_g_p50", "carbon_g_p90")
 
@@ -664,7 +693,12 @@ def compare_csv(result: Comparison) -> str:
         ]
         if by_model:
             speed = o.tokens_per_s_per_gpu
-            cited = (o.source.id, o.source.as_of, o.source.source) if o.source else ("",) * 3
+            c = o.source
+            cited = (
+                (c.id, c.as_of, c.source, c.origin, c.conditions, ";".join(c.caveats))
+                if c
+                else ("",) * 6
+            )
             row += [result.unit, "" if speed is None else f"{speed:.6g}", *map(text_cell, cited)]
         g = o.carbon
         row += ("",) * 3 if g is None else [f"{v:.6g}" for v in (g.p10, g.p50, g.p90)]

@@ -21,6 +21,7 @@ from .models import GPU, ApiOffer, Instance, Model, PlatformTier, PriceRecord, S
 from .prices import PriceEntry, apply_prices, read_prices
 from .serving import ServingThroughput, tokens_per_s
 from .throughput import Throughput, relative_throughput
+from .userserving import apply_serving, read_serving
 from .vocabulary import (
     COOLING,
     INTERCONNECTS,
@@ -55,9 +56,11 @@ __all__ = [
     "Throughput",
     "UnknownIdError",
     "apply_prices",
+    "apply_serving",
     "load_catalog",
     "read_catalog",
     "read_prices",
+    "read_serving",
     "relative_throughput",
     "tokens_per_s",
 ]

@@ -611,6 +611,9 @@ class ServingPoint:
             measured.
         as_of: ISO date of the measurement (data/NOTES.md says how undated sources are dated).
         source, note: citations and remarks. estimated_fields: derived or estimated fields.
+        ttft_ms, tpot_ms: median time to first token and per output token [ms], None when not
+            measured (the catalog's rows do not carry them; an imported benchmark does).
+        file: the user's serving file the row was read from; ``""`` for the catalog's rows.
     """
 
     id: str
@@ -629,12 +632,21 @@ class ServingPoint:
     source: str
     note: str = ""
     estimated_fields: tuple[str, ...] = ()
+    ttft_ms: float | None = None
+    tpot_ms: float | None = None
+    file: str = ""
 
     def __post_init__(self) -> None:
         _check_choice(self.precision, "precision", "precision", SERVING_PRECISIONS)
         for column in ("input_tokens", "output_tokens", "tokens_per_s_per_gpu"):
             _check_number(getattr(self, column), column, SERVING_LIMITS[column])
-        for column in ("gpus_per_replica", "concurrency", "tokens_per_s_per_user"):
+        for column in (
+            "gpus_per_replica",
+            "concurrency",
+            "tokens_per_s_per_user",
+            "ttft_ms",
+            "tpot_ms",
+        ):
             _check_number(getattr(self, column), column, SERVING_LIMITS[column], optional=True)
         if self.offline and self.concurrency is not None:
             raise CatalogError("an offline run has no concurrency", column="concurrency")

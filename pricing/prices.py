@@ -42,6 +42,7 @@ from .errors import CatalogError
 from .suggest import closest, closest_hint, closest_instances, did_you_mean
 from .text import text_problem
 from .vocabulary import PRICING_MODELS
+from .wholefile import write_whole
 
 __all__ = [
     "MAX_PRICES_BYTES",
@@ -397,8 +398,6 @@ def write_prices(path: str | os.PathLike[str], entries: Iterable[PriceEntry]) ->
     Raises:
         OSError: the file cannot be written (``path`` is then unchanged).
     """
-    import tempfile  # here, not at the top: it imports shutil and random, which a run needs not
-
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(_COLUMNS)
@@ -406,17 +405,7 @@ def write_prices(path: str | os.PathLike[str], entries: Iterable[PriceEntry]) ->
         instance = (e.id, e.pricing, repr(e.value), "", "") if e.kind == "instance" else None
         cells = instance or ("", "", "", e.id, repr(e.value))
         writer.writerow((*cells, e.as_of, e.source, e.note))
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    try:
-        os.fchmod(fd, 0o644)  # as an ordinary file, not mkstemp's owner-only mode
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(out.getvalue())
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_whole(path, out.getvalue())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,7 +3,12 @@
 One rule, :func:`tokens_per_s`, answers "how many tokens per second does one GPU serve of this
 model at this precision, for requests of I input and O output tokens":
 
-1. take the catalog's rows of (model, precision, GPU);
+1. take the catalog's rows of (model, precision, GPU) that hold for a build or instance of
+   ``gpus`` GPUs: a row measured on G GPUs per replica holds where ``gpus`` is a multiple of G
+   (a build of N GPUs then runs N/G replicas of the measured one); a row that does not state
+   its replica size holds at any count, and says so. The user's own rows (laid over the
+   catalog from a serving file, :mod:`pricing.userserving`) come first: where any of them
+   holds, the catalog's rows of that GPU are not used;
 2. with an interactivity floor ``min_tokens_per_s_per_user``, keep the rows whose measured
    interactivity meets it (a row without one does not count); without a floor, keep every row;
 3. of those, keep the rows at the measured request shape nearest the workload's, by
@@ -11,6 +16,12 @@ model at this precision, for requests of I input and O output tokens":
    are pooled; ln 0 = -inf, so a zero-token side is nearest only to zero);
 4. the answer is the row with the highest ``tokens_per_s_per_gpu`` (ties: the first row in the
    file), with ``shape_differs`` when its shape is not the workload's.
+
+Every answer says where it comes from (:attr:`ServingThroughput.origin`: ``"measured"`` for a
+catalog row, ``"yours"`` for a row of the user's file), under which conditions it was measured
+(:attr:`ServingThroughput.conditions`) and which of them differ from the question
+(:attr:`ServingThroughput.caveats`: another request shape, an offline run without a latency
+bound, a single stream, a replica size not stated).
 
 The floor is applied before the shape (step 2 before step 3): a floor is the user's requirement
 and the shape an approximation, so a row one shape away that serves users fast enough beats an
@@ -23,6 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from .catalog import Catalog
 from .errors import CatalogError, ServingUnavailableError, UnknownIdError
@@ -30,7 +42,7 @@ from .models import ServingPoint
 from .suggest import closest
 from .vocabulary import SERVING_PRECISIONS
 
-__all__ = ["ServingThroughput", "gpus_with_rows", "tokens_per_s"]
+__all__ = ["ServingThroughput", "conditions", "gpus_with_rows", "holds", "tokens_per_s"]
 
 #: Shape distances closer than this are a tie [-].
 _TIE = 1e-9
@@ -51,6 +63,56 @@ class ServingThroughput:
     row: ServingPoint
     shape_differs: bool
     how: str
+
+    @property
+    def origin(self) -> str:
+        """``"yours"`` for a row of the user's serving file, ``"measured"`` for the catalog's."""
+        return "yours" if self.row.file else "measured"
+
+    @property
+    def conditions(self) -> str:
+        """The row's conditions in a few words: replica size, load, framework and shape, e.g.
+        ``"2 GPUs per replica, offline, TensorRT-LLM, 1000/1000 tokens"``."""
+        return conditions(self.row)
+
+    @property
+    def caveats(self) -> tuple[str, ...]:
+        """The row's conditions that differ from a serving question, in words (empty when
+        none): another request shape, no latency bound (offline), a single stream, a replica
+        size not stated."""
+        row = self.row
+        found = [f"measured at {row.input_tokens}/{row.output_tokens} tokens"] * self.shape_differs
+        if row.offline:
+            found.append("offline: no latency bound")
+        if row.concurrency == 1:
+            found.append("a single stream")
+        if row.gpus_per_replica is None:
+            found.append("replica size not stated")
+        return tuple(found)
+
+
+def conditions(row: ServingPoint) -> str:
+    """A row's conditions in a few words: GPUs per replica, load, framework and request shape."""
+    shape = f"{row.input_tokens}/{row.output_tokens} tokens"
+    return f"{_replica(row)}, {_load(row)}, {row.framework}, {shape}"
+
+
+def _replica(row: ServingPoint) -> str:
+    g = row.gpus_per_replica
+    return "replica size not stated" if g is None else f"{g} GPU{'s' * (g != 1)} per replica"
+
+
+def _load(row: ServingPoint) -> str:
+    if row.offline:
+        return "offline"
+    return "concurrency not stated" if row.concurrency is None else f"concurrency {row.concurrency}"
+
+
+def holds(row: ServingPoint, gpus: int | None) -> bool:
+    """Whether ``row`` holds for a build or instance of ``gpus`` GPUs: ``gpus`` is a multiple
+    of the row's GPUs per replica (always when either is not known)."""
+    g = row.gpus_per_replica
+    return gpus is None or g is None or gpus % g == 0
 
 
 def _log_gap(a: float, b: float) -> float:
@@ -144,20 +206,40 @@ def _how(row: ServingPoint, differs: bool, input_tokens: float, output_tokens: f
     shape = f"{row.input_tokens} input / {row.output_tokens} output tokens"
     if differs:
         shape += f", the measured shape nearest the workload's {input_tokens:g} / {output_tokens:g}"
-    if row.offline:
-        load = "offline (max throughput)"
-    elif row.concurrency is not None:
-        load = f"concurrency {row.concurrency}"
-    else:
-        load = "concurrency not stated"
+    load = "offline (max throughput)" if row.offline else _load(row)
     user = (
         f"{row.tokens_per_s_per_user:g} tokens/s per user"
         if row.tokens_per_s_per_user is not None
         else "interactivity not measured"
     )
+    where = f"row {row.id}" + (f" of {PurePath(row.file).name}" if row.file else "")
     return (
         f"{row.tokens_per_s_per_gpu:g} tokens/s per GPU measured at {shape}; {row.framework}, "
-        f"{load}, {user} (row {row.id}, {row.as_of})"
+        f"{_replica(row)}, {load}, {user} ({where}, {row.as_of})"
+    )
+
+
+def _unheld(rows: list[ServingPoint], gpus: int | None) -> str:
+    """Why the rows of a GPU do not hold at ``gpus`` GPUs; ``""`` when some do or none exist."""
+    if not rows or any(holds(p, gpus) for p in rows):
+        return ""
+    sizes = sorted({p.gpus_per_replica for p in rows if p.gpus_per_replica is not None})
+    listed = " or ".join(str(g) for g in sizes)
+    return f"measured on {listed} GPUs per replica, which holds for multiples of it, not {gpus}"
+
+
+def _nearest(
+    rows: list[ServingPoint], input_tokens: float, output_tokens: float
+) -> ServingThroughput:
+    """Steps 3 and 4 of the rule over ``rows`` (not empty): the highest throughput among the
+    rows at the shape nearest the workload's."""
+    distances = [_distance(p, input_tokens, output_tokens) for p in rows]
+    nearest = min(distances)
+    pool = [p for p, d in zip(rows, distances, strict=True) if d == nearest or d - nearest <= _TIE]
+    best = max(pool, key=lambda p: p.tokens_per_s_per_gpu)  # max keeps the first of equals
+    differs = (best.input_tokens, best.output_tokens) != (input_tokens, output_tokens)
+    return ServingThroughput(
+        best.tokens_per_s_per_gpu, best, differs, _how(best, differs, input_tokens, output_tokens)
     )
 
 
@@ -169,15 +251,18 @@ def tokens_per_s(
     input_tokens: float,
     output_tokens: float,
     min_tokens_per_s_per_user: float | None = None,
+    gpus: int | None = None,
 ) -> ServingThroughput:
     """The measured serving throughput of one ``gpu`` for ``model`` at ``precision``.
 
     Args:
-        catalog: the catalog to read.
+        catalog: the catalog to read (with the user's rows first, when laid over it).
         model: catalog model id; gpu: catalog GPU id (both case-insensitive).
         precision: ``"fp16" | "fp8" | "fp4"``.
         input_tokens, output_tokens: the workload's tokens per request [tokens], >= 0 and >= 1.
         min_tokens_per_s_per_user: interactivity floor [output tokens/s per request], or None.
+        gpus: the GPUs of the build or instance [GPU]; only rows measured on a replica size it
+            is a multiple of apply. None: every row applies.
 
     Returns:
         The :class:`ServingThroughput` chosen by the rule of the module docstring.
@@ -185,7 +270,7 @@ def tokens_per_s(
     Raises:
         UnknownIdError: unknown model, GPU or precision (closest ids listed).
         ServingUnavailableError: no row fits; it names the GPUs that have rows for the model and
-            precision (meeting the floor, when one is given).
+            precision (meeting the floor, when one is given), and why this GPU's do not apply.
         CatalogError: token counts or floor out of range.
     """
     model_id = catalog.model(model).id
@@ -195,14 +280,8 @@ def tokens_per_s(
     _check_tokens(input_tokens, output_tokens)
     rows = _rows(catalog, model_id, precision, floor)
     mine = [p for p in rows if p.gpu == gpu_id]
-    if not mine:
-        detail = _shortfall(catalog, model_id, precision, gpu_id, floor)
+    held = [p for p in mine if holds(p, gpus)]
+    if not held:
+        detail = _unheld(mine, gpus) or _shortfall(catalog, model_id, precision, gpu_id, floor)
         raise ServingUnavailableError(model_id, precision, gpu_id, floor, _gpus(rows), detail)
-    distances = [_distance(p, input_tokens, output_tokens) for p in mine]
-    nearest = min(distances)
-    pool = [p for p, d in zip(mine, distances, strict=True) if d == nearest or d - nearest <= _TIE]
-    best = max(pool, key=lambda p: p.tokens_per_s_per_gpu)  # max keeps the first of equals
-    differs = (best.input_tokens, best.output_tokens) != (input_tokens, output_tokens)
-    return ServingThroughput(
-        best.tokens_per_s_per_gpu, best, differs, _how(best, differs, input_tokens, output_tokens)
-    )
+    return _nearest([p for p in held if p.file] or held, input_tokens, output_tokens)

@@ -153,6 +153,8 @@ SERVING_LIMITS: dict[str, Bound] = {
     "concurrency": Bound(1, 10_000_000, "[requests]", integer=True),
     "tokens_per_s_per_gpu": Bound(0, 10_000_000, "[tokens/s]", low_open=True),
     "tokens_per_s_per_user": Bound(0, 1_000_000, "[tokens/s]", low_open=True),
+    "ttft_ms": Bound(0, 86_400_000, "[ms]", low_open=True),
+    "tpot_ms": Bound(0, 3_600_000, "[ms]", low_open=True),
 }
 
 #: The architecture columns of a model (``models.csv`` and inline models), in file order.

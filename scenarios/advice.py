@@ -315,6 +315,27 @@ def serving_shape_differs(q: Question) -> Iterator[Advice]:
             )
 
 
+def serving_conditions_differ(q: Question) -> Iterator[Advice]:
+    """Once, where a side's serving throughput rests on a row measured under other conditions
+    than serving the workload: offline (no latency bound), a single stream, or a replica size
+    not stated (the shape has :func:`serving_shape_differs`)."""
+    if not isinstance(q.work, Inference):
+        return
+    for side in q.sides:
+        t = getattr(side, "throughput", None)
+        caveats = [c for c in getattr(t, "caveats", ()) if not c.startswith("measured at ")]
+        if caveats:
+            yield Advice(
+                "serving_conditions_differ",
+                "info",
+                f"{side.path}: the throughput of {side.gpu.name} rests on a measurement that "
+                f"may not hold for serving this workload: {'; '.join(caveats)} (row "
+                f"{t.row.id}); give {side.path}.tokens_per_s_per_gpu or your own measurement "
+                "(--serving) to override",
+                side.path,
+            )
+
+
 def api_model_differs(api: Hosted, q: Question) -> Iterator[Advice]:
     """An API offer of another model than the workload's does other work."""
     w, offer = q.work, api.offer
@@ -528,6 +549,7 @@ RULES: tuple[tuple[str, Callable[..., Iterator[Advice]]], ...] = (
     ("question", throughput_estimated),
     ("side", model_does_not_fit),
     ("question", serving_shape_differs),
+    ("question", serving_conditions_differ),
     ("hosted", api_model_differs),
     ("owned", price_estimated),
     ("side", price_far_from_catalog),

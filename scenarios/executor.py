@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from present.answer import Answer
-from pricing import PriceEntry, apply_prices, load_catalog
+from pricing import PriceEntry, ServingPoint, apply_prices, apply_serving, load_catalog
 
 from .errors import ScenarioError
 from .scenario import evaluate, load_document
@@ -84,7 +84,8 @@ class Job:
     ``document`` is ``(data, source, lines)`` of the scenario or plan, or ``None`` with
     ``result`` set for a stored result whose reports are missing. ``write`` lists ``(format,
     path)`` the worker writes (same filesystem); ``render`` the formats it returns as bytes
-    (Dask). ``prices`` are the user's prices the scenario is resolved with.
+    (Dask). ``prices`` are the user's prices and ``serving`` the user's serving measurements
+    the scenario is resolved with.
     """
 
     key: str
@@ -95,6 +96,7 @@ class Job:
     write: tuple[tuple[str, str], ...] = ()
     render: tuple[str, ...] = ()
     prices: tuple[PriceEntry, ...] = ()
+    serving: tuple[ServingPoint, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,9 @@ def _execute(job: Job, progress: Callable[[float], None] | None = None) -> Done:
     result = job.result
     if job.document is not None:
         data, source, lines = job.document
-        catalog = apply_prices(load_catalog(), job.prices) if job.prices else None
+        catalog = None
+        if job.prices or job.serving:
+            catalog = apply_serving(apply_prices(load_catalog(), job.prices), job.serving)
         scenario = load_document(data, source, lines, catalog)
         if scenario.key(job.samples, job.seed) != job.key:
             raise BatchError(

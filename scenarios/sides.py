@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, ClassVar
 
 from costmodel.distributions import Distribution, Fixed
@@ -98,8 +99,9 @@ class Work:
     precision: str
     min_memory_gb: float | None = None
 
-    def per_gpu(self, gpu: GPU) -> Throughput | ServingThroughput:
-        """Throughput of one ``gpu`` [in the unit of ``throughput_key``] and how it was found."""
+    def per_gpu(self, gpu: GPU, gpus: int | None = None) -> Throughput | ServingThroughput:
+        """Throughput of one ``gpu`` of a build or instance of ``gpus`` GPUs [in the unit of
+        ``throughput_key``] and how it was found."""
         raise NotImplementedError
 
     def labels(self) -> dict[str, str]:
@@ -139,8 +141,9 @@ class Training(Work):
     throughput_key: ClassVar[str] = "relative_throughput"
     reference: GPU
 
-    def per_gpu(self, gpu: GPU) -> Throughput:
-        """Throughput of one ``gpu`` [reference GPU-hours per GPU-hour] and how it was found."""
+    def per_gpu(self, gpu: GPU, gpus: int | None = None) -> Throughput:
+        """Throughput of one ``gpu`` [reference GPU-hours per GPU-hour] and how it was found
+        (the same at any ``gpus``: scaling is its own input)."""
         return relative_throughput(gpu, self.reference, self.precision)
 
     def labels(self) -> dict[str, str]:
@@ -162,8 +165,10 @@ class Inference(Work):
     output_tokens: int
     min_tokens_per_s_per_user: float | None = None
 
-    def per_gpu(self, gpu: GPU) -> ServingThroughput:
-        """The measured serving throughput of one ``gpu`` [tokens/s per GPU]."""
+    def per_gpu(self, gpu: GPU, gpus: int | None = None) -> ServingThroughput:
+        """The measured serving throughput of one ``gpu`` [tokens/s per GPU] of a build or
+        instance of ``gpus`` GPUs (rows measured on a replica size ``gpus`` is no multiple of
+        do not apply)."""
         for what, ref in (("model", self.model), ("GPU", gpu)):
             if ref.is_inline:
                 raise CatalogError(f"the catalog has no serving rows for an inline {what}")
@@ -175,6 +180,7 @@ class Inference(Work):
             self.input_tokens,
             self.output_tokens,
             self.min_tokens_per_s_per_user,
+            gpus,
         )
 
     def labels(self) -> dict[str, str]:
@@ -217,6 +223,13 @@ class Offer:
         return self.id or f"inline instance {self.name!r}"
 
 
+def _serving_origin(t: Throughput | ServingThroughput | None) -> str:
+    """Whose a serving row is: the catalog's, or the user's serving file's."""
+    if isinstance(t, ServingThroughput) and t.row.file:
+        return f"yours ({Path(t.row.file).name})"
+    return "catalog"
+
+
 @dataclass
 class _Context:
     """What the default of a left-out input of one side may depend on."""
@@ -232,7 +245,7 @@ class _Context:
 
     def per_gpu(self) -> float:
         """Throughput of one GPU of the side; remembered for the origin."""
-        self.throughput = self.work.per_gpu(self.gpu)
+        self.throughput = self.work.per_gpu(self.gpu, self.gpu_count)
         return self.throughput.value
 
     def labels(self) -> dict[str, str]:
@@ -250,6 +263,7 @@ class _Context:
             "pricing": self.pricing,
             "throughput": self.throughput.how if self.throughput else "",
             "serving": self.throughput.how if self.throughput else "",
+            "serving_origin": _serving_origin(self.throughput),
         }
         if offer is not None:
             labels |= {
@@ -316,7 +330,7 @@ def _defaults(cls: type, quiet: Collection[str] = ()) -> tuple[Source, ...]:
 
 _NO_TIER = "no platform tier of the catalog holds {gpu_count} GPUs (tiers: {tiers})"
 _THROUGHPUT = "catalog: {precision} throughput of {gpu} relative to {reference_gpu} ({throughput})"
-_SERVING = "catalog: {model} at {precision} on {gpu}: {serving}"
+_SERVING = "{serving_origin}: {model} at {precision} on {gpu}: {serving}"
 
 
 def _trains(c: _Context) -> bool:
@@ -414,8 +428,10 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "interconnect": "`buy.interconnect`",
         "gpu_count": "`buy.gpu_count`",
         "throughput": "measured, else scaled or peak ratios",
-        "serving": "the measured operating point at the request shape nearest the workload's "
-        "that meets `workload.min_tokens_per_s_per_user`",
+        "serving": "the measured operating point (a `--serving` file's first) on a replica size "
+        "`buy.gpu_count` is a multiple of, at the request shape nearest the workload's, that "
+        "meets `workload.min_tokens_per_s_per_user`",
+        "serving_origin": "catalog",
     },
     "rent": {
         "gpu": "the instance's GPU",
@@ -428,8 +444,10 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "instance_source": "catalog: `rent.instance`",
         "pricing": "`rent.pricing` price",
         "throughput": "measured, else scaled or peak ratios",
-        "serving": "the measured operating point at the request shape nearest the workload's "
-        "that meets `workload.min_tokens_per_s_per_user`",
+        "serving": "the measured operating point (a `--serving` file's first) on a replica size "
+        "the instance's GPU count is a multiple of, at the request shape nearest the "
+        "workload's, that meets `workload.min_tokens_per_s_per_user`",
+        "serving_origin": "catalog",
         "available": "",
     },
     "api": {"offer": "`api.model`", "as_of": "its date"},

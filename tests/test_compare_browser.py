@@ -97,10 +97,17 @@ def test_compare_by_model_in_chromium(driver, tmp_path):
             ".map((c) => c.textContent)"
         )
         best = answer["options"][0]
-        assert first[1] == best["name"]
+        cited = best["source"]
+        # marked ‡ when its serving row was measured under other conditions than asked
+        assert first[1] == best["name"] + (" \u2021" if cited["caveats"] else "")
         assert first[3] == fmt_unit_cost(best["cost_per_unit"]["p50"])
         assert first[5] == fmt_grams(best["carbon_per_unit"]["p50"])
-        assert first[8] == f"{best['source']['id']} ({best['source']['as_of']})"
+        where = f"{cited['id']} ({cited['as_of']})"
+        assert first[8] == f"{cited['origin']}: {cited['conditions']}; {where}"
+        caveats = sorted({c for o in answer["options"][:25] for c in o["source"]["caveats"]})
+        assert f"\u2021 measured under other conditions than asked: {'; '.join(caveats)}" in (
+            page.text("compare-notes")
+        )
         tags = page.js(
             "return [...document.querySelectorAll('#compare-table .side-tag')]"
             ".map((c) => c.textContent)"
@@ -134,7 +141,9 @@ def test_compare_by_model_in_chromium(driver, tmp_path):
         by_carbon = _answer(server, body)
         page.by_id("compare-show-all").click()
         page.wait(lambda: len(_cells(page, 1)) == len(by_carbon["options"]), "every option")
-        assert _cells(page, 1) == [o["name"] for o in by_carbon["options"]]
+        assert [c.removesuffix(" \u2021") for c in _cells(page, 1)] == [
+            o["name"] for o in by_carbon["options"]
+        ]
         grams = _cells(page, 5)
         assert grams[-1] == "—" and grams[0] != "—"  # the unknown (the APIs) last
         assert "FR (France" in page.text("compare-carbon")

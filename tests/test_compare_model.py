@@ -319,13 +319,14 @@ def test_the_shipped_catalog_by_model_cites_every_option():
 
 def test_a_70b_model_at_fp16_does_not_fit_one_80_gb_gpu():
     # 70.56 B parameters x 2 bytes = 141.12 GB > 0.9 x 80 GB: one A100 80 GB does not hold it, two
-    # do, but two SXM modules need a 4- or 8-GPU baseboard (the form_factor advice rules it out)
+    # would hold it, but its rows measure replicas of 4 and 8 GPUs, which do not hold for 2
     result = compare(CompareRequest(utilisation=0.5, model="llama-3.1-70b", samples=50))
     assert result.request.precision == "fp16"  # the first precision the catalog measures
     owned = {o.gpu_count for o in result.options if o.side == "buy" and o.gpu == "a100-sxm4-80gb"}
     assert owned == {4, 8} and result.unserved.does_not_fit_servers == 1
     ruled = {(r.id, r.gpu_count): r.reason for r in result.ruled_out}
-    assert "SXM module" in ruled[("a100-sxm4-80gb", 2)]
+    # its rows are measured on 4 and 8 GPUs per replica, which a 2-GPU build is no multiple of
+    assert "measured on 4 or 8 GPUs per replica" in ruled[("a100-sxm4-80gb", 2)]
 
 
 # ---------------------------------------------------------------------------- command line

@@ -289,7 +289,7 @@ def test_the_writer_leaves_the_old_file_when_it_fails(tmp_path, monkeypatch):
     def refuse(*args):
         raise OSError("disk full")
 
-    monkeypatch.setattr("pricing.prices.os.replace", refuse)
+    monkeypatch.setattr("pricing.wholefile.os.replace", refuse)
     with pytest.raises(OSError):
         write_prices(out, [entry])
     assert out.read_text() == "old\n"

@@ -225,6 +225,7 @@ class _Loop:
             seed=request["seed"],
             render=("json",),
             prices=self.app.extensions["costmodel"]["prices"],
+            serving=self.app.extensions["costmodel"]["serving"],
         )
         try:
             if self.workers is None:

@@ -16,6 +16,7 @@ COMMANDS = (
     "report",
     "catalog",
     "prices",
+    "serving",
     "compare",
     "throughput",
     "schema",

@@ -13,6 +13,7 @@ from cli.options import (
     add_prices,
     add_samples,
     add_seed,
+    add_serving,
     add_tier,
     add_verbose,
     command,
@@ -99,6 +100,7 @@ def add_parser(sub) -> None:
     )
     _add_serving(p)
     add_prices(p)
+    add_serving(p)
     add_samples(p, "Monte Carlo draws per option (default 2,000)")
     add_seed(p, "random seed (default 0)")
     add_format(
@@ -148,7 +150,7 @@ def execute(args: argparse.Namespace) -> int:
     request = _request(args)
     if args.top is not None and args.top < 0:
         raise UsageError("--top must be 0 (all) or more")
-    market = catalog(args.prices)
+    market = catalog(args.prices, args.serving)
     start = time.perf_counter()
     try:
         result = compare(request, market)

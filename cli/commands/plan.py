@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
 def execute(args: argparse.Namespace) -> int:
     from cli.tables import print_plan
 
-    document = load(args.file, "plan", args.prices)
+    document = load(args.file, "plan", args.prices, args.serving)
     timings: dict[str, float] = {}
     result = evaluate(document, args, timings)
     show_evaluation(args, result, print_plan, timings, f"{len(result.candidates)} candidates")

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from cli.common import UsageError, catalog, check_output
-from cli.options import FORMATS, add_format, add_overrides, add_prices, command
+from cli.options import FORMATS, add_format, add_overrides, add_prices, add_serving, command
 
 __all__ = ["add_parser", "execute"]
 
@@ -33,6 +33,7 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="report file to write")
     add_overrides(p, "the scenario's simulation block; scenarios only")
     add_prices(p)
+    add_serving(p)
     p.set_defaults(func=execute)
 
 
@@ -40,17 +41,21 @@ def execute(args: argparse.Namespace) -> int:
     import scenarios
     from present.reports import write
 
-    check_output(args.output, args.format, (args.input, args.prices))
+    check_output(args.output, args.format, (args.input, args.prices, args.serving))
     out, fmt = Path(args.output), _format(args.output, args.format)
     source = Path(args.input)
     result = _read_result(source) if source.suffix.lower() == ".json" else None
     if result is None:
         result = scenarios.evaluate(
-            source, samples=args.samples, seed=args.seed, catalog=catalog(args.prices)
+            source,
+            samples=args.samples,
+            seed=args.seed,
+            catalog=catalog(args.prices, args.serving),
         )
-    elif args.samples is not None or args.seed is not None or args.prices is not None:
+    elif any(v is not None for v in (args.samples, args.seed, args.prices, args.serving)):
         raise UsageError(
-            "--samples/--seed/--prices apply to a scenario or a plan, not to a result JSON"
+            "--samples/--seed/--prices/--serving apply to a scenario or a plan, not to a result "
+            "JSON"
         )
     try:
         written = write(result, fmt, out)

@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
 def execute(args: argparse.Namespace) -> int:
     from cli.tables import print_result
 
-    document = load(args.file, "scenario", args.prices)
+    document = load(args.file, "scenario", args.prices, args.serving)
     timings: dict[str, float] = {}
     result = evaluate(document, args, timings)
     show_evaluation(

@@ -66,7 +66,18 @@ from ..advice import WEIGHTS_SHARE, Question, advise
 from ..emissions import side_carbon
 from ..errors import ScenarioError
 from ..schema import ApiSchema, BuySchema, RentSchema
-from ..sides import Hosted, Inference, Owned, Rented, Work, hosted, owned, rented, work
+from ..sides import (
+    Hosted,
+    Inference,
+    Owned,
+    Rented,
+    ServingThroughput,
+    Work,
+    hosted,
+    owned,
+    rented,
+    work,
+)
 from .request import DEFAULT_TOKENS, TRAINING_PRECISION, CompareRequest
 from .result import (
     PER_TOKEN,
@@ -379,8 +390,14 @@ def _grams(g: np.ndarray | None, samples: int) -> Grams | None:
 
 def _citation(side: Owned | Rented | Hosted) -> tuple[float | None, Citation | None]:
     """By model, the measured throughput [tokens/s per GPU] and what the option rests on."""
-    measured, row = side.cited
-    return measured, row and Citation(*row)
+    if isinstance(side, Hosted):
+        o = side.offer
+        return None, Citation(o.id, o.as_of, o.source, "published")
+    t = side.throughput
+    if not isinstance(t, ServingThroughput):
+        return None, None
+    row = t.row
+    return t.value, Citation(row.id, row.as_of, row.source, t.origin, t.conditions, t.caveats)
 
 
 @dataclass(frozen=True, eq=False)

@@ -75,11 +75,17 @@ class OwnedGrid:
 @dataclass(frozen=True)
 class Citation:
     """What an option of a comparison by model rests on: the serving row (owned and rented)
-    or the API offer, by catalog ``id``, its date ``as_of`` and its ``source``."""
+    or the API offer, by catalog ``id``, its date ``as_of`` and its ``source``; ``origin``:
+    ``"measured"`` (a catalog serving row), ``"yours"`` (a row of the user's serving file) or
+    ``"published"`` (an API offer's price list); a serving row's ``conditions`` in words and
+    the ``caveats``: those of its conditions that differ from the question."""
 
     id: str
     as_of: str
     source: str
+    origin: str = "measured"
+    conditions: str = ""
+    caveats: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,27 @@ class CitationSchema(Schema):
     )
     as_of = fields.String(required=True, metadata={"description": "its date"})
     source = fields.String(required=True, metadata={"description": "its citation"})
+    origin = fields.String(
+        required=True,
+        validate=validate.OneOf(("measured", "yours", "published")),
+        metadata={
+            "description": "measured: a catalog serving row; yours: a row of your serving "
+            "file; published: an API offer's price list"
+        },
+    )
+    conditions = fields.String(
+        metadata={
+            "description": "a serving row's conditions: GPUs per replica, load, framework, "
+            "request shape"
+        }
+    )
+    caveats = fields.List(
+        fields.String(),
+        metadata={
+            "description": "the row's conditions that differ from the question (another "
+            "request shape, offline, a single stream, replica size not stated)"
+        },
+    )
 
 
 #: The option keys of a comparison by model only, and of training work only.

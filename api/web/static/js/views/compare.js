@@ -30,6 +30,11 @@ function fromCatalog(o) {
   return o.price_origin !== "prices";
 }
 
+/** The conditions of an option's serving row that differ from the question (none for an API). */
+function caveats(o) {
+  return (o.source && o.source.caveats) || [];
+}
+
 function price(o) {
   const per = { rent: "/h", api: "/M" }[o.side];
   const text = per ? `${fmtUnitCost(o.price_usd)}${per}` : `${fmtUsd(o.price_usd)}/GPU`;
@@ -243,7 +248,11 @@ class Compare {
     const c = cost(o);
     const cells = [
       el("td", { class: "num" }, String(i + 1)),
-      el("th", { scope: "row", class: "option" }, o.name + (o.from_peaks ? " \u2020" : "")),
+      el(
+        "th",
+        { scope: "row", class: "option" },
+        o.name + (o.from_peaks ? " \u2020" : "") + (caveats(o).length ? " \u2021" : ""),
+      ),
       el(
         "td",
         { class: "side" },
@@ -257,8 +266,11 @@ class Compare {
     ];
     if (result.model) {
       const speed = o.tokens_per_s_per_gpu;
-      const source = o.source ? `${o.source.id} (${o.source.as_of})` : "";
-      cells.push(el("td", { class: "num" }, speed ? fmtNumber(speed) : ""));
+      const s = o.source;
+      const cited = s ? `${s.id} (${s.as_of})` : "";
+      const source = s && s.conditions ? `${s.origin}: ${s.conditions}; ${cited}` : cited;
+      const yours = s && s.origin === "yours" ? " yours" : "";
+      cells.push(el("td", { class: "num" }, speed ? fmtNumber(speed) + yours : ""));
       cells.push(el("td", { class: "source", title: o.source ? o.source.source : null }, source));
     }
     return el("tr", { class: `side-${o.side}${best ? " best" : ""}` }, ...cells);
@@ -298,6 +310,9 @@ class Compare {
     if ((result.ruled_out || []).length)
       notes.push(`${fmtNumber(result.ruled_out.length)} ruled out (listed below)`);
     if (shown.some((o) => !fromCatalog(o))) notes.push("* price from the service's prices file");
+    const differ = [...new Set(shown.flatMap(caveats))].sort();
+    if (differ.length)
+      notes.push(`\u2021 measured under other conditions than asked: ${differ.join("; ")}`);
     const left = result.wording.left_out;
     return `${notes.join("; ")}.${left ? ` ${left}` : ""}`;
   }
