@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from costmodel.cashflows import term_end
 from costmodel.inputs import MAX_SAMPLES
 from costmodel.plan_result import Precision
@@ -210,9 +212,11 @@ def pcie_lanes(o: Owned, q: Question) -> Iterator[Advice]:
 
 
 def loud_hot(o: Owned, q: Question) -> Iterator[Advice]:
-    """A four-GPU office box is loud and hot and needs a workstation platform."""
+    """A four-GPU office box is loud and hot and needs a workstation platform (a baseboard
+    server, which takes no PCIe cards, is a data-centre machine that has one)."""
     n = o.inputs.gpu_count
-    if n >= 4 and not _hosted(o):
+    server = o.platform is not None and "pcie" not in o.platform.form_factors
+    if n >= 4 and not _hosted(o) and not server:
         yield Advice(
             "loud_hot",
             "info",
@@ -447,17 +451,23 @@ def _far_owned(o: Owned) -> Iterator[Advice]:
     )
 
 
+def _middle(value: Any) -> float:
+    """The median of a number or a distribution (read from its ``ppf``: a lognormal given by
+    its median holds ``median`` as a number, not the method)."""
+    if hasattr(value, "ppf"):
+        return float(value.ppf(np.array([0.5]))[0])
+    return float(value)
+
+
 def _typed(side: Owned | Rented | Hosted, key: str) -> float | None:
     """The median of input ``key`` where the block gives it (a grid intensity as a number),
     else None."""
     if key == "grid":
         value = side.block.get("grid")
-        if value is None or isinstance(value, str):
-            return None
-        return float(value.median()) if hasattr(value, "median") else float(value)
+        return None if value is None or isinstance(value, str) else _middle(value)
     if not hasattr(side.inputs, key) or _given_source(side, key) is None:
         return None
-    return float(getattr(side.inputs, key).median())
+    return _middle(getattr(side.inputs, key))
 
 
 def input_far_from_typical(side: Owned | Rented | Hosted, q: Question) -> Iterator[Advice]:

@@ -85,7 +85,11 @@ def _doc(gpu: str, count: int) -> dict:
 
 def test_a_module_build_is_not_a_workstation():
     """The 4x A100 SXM4 build of the issue: a baseboard server, not the 3,500 USD, 300 W
-    workstation; its office circuit warning stands (3,100 W is data-centre power)."""
+    workstation; its office circuit warning stands (3,100 W is data-centre power), the
+    workstation advice goes."""
     codes = {w.code: w.severity for w in _warnings("a100-sxm4-80gb", 4)}
     assert "form_factor" not in codes and not POWER_SUPPLY & set(codes)
     assert codes["office_circuit"] == "warning"
+    # a baseboard server has the workstation parts loud_hot asks for; 4 PCIe cards still get it
+    assert "loud_hot" not in codes
+    assert "loud_hot" in {w.code for w in _warnings("rtx-6000-ada", 4)}

@@ -63,8 +63,10 @@ def test_cents_typed_as_dollars_says_what_they_would_be():
 
 
 def test_a_distribution_is_read_at_its_median_and_the_rent_side_is_checked():
-    # uniform 6-10 USD/kWh: median 8
+    # uniform 6-10 USD/kWh: median 8; a lognormal given by its median 3.0 (PUE)
     assert len(_far({"electricity_usd_per_kwh": {"dist": "uniform", "low": 6, "high": 10}})) == 1
+    pue = {"dist": "lognormal", "median": 3.0, "p90": 3.5, "low": 1.0, "high": 5.0}
+    assert len(_far({"pue": pue})) == 1
     (advice,) = _far(rent={"admin_usd_per_month": 50_000})
     assert advice.side == "rent" and advice.message.startswith("rent.admin_usd_per_month")
 
