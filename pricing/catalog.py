@@ -203,7 +203,7 @@ class Catalog:
         version: catalog version, ``"YYYY.MM.DD"``. as_of: ISO date the data describe.
         reference_gpu: id of the GPU that measured throughput is relative to.
         gpus, instances: id -> record (read-only mappings, ids lowercase).
-        tiers: platform tiers, ascending GPU count.
+        tiers: platform tiers, ascending GPU count (tiers of one count in the file's order).
         scaling: (interconnect, gpu_count) -> :class:`ScalingPoint`.
         bridge_factors: precision -> factor from the V100 32GB to the V100 16GB baseline [-].
         files: role -> file name, as listed in ``catalog.json``.
@@ -280,21 +280,36 @@ class Catalog:
         ``"together/llama-3.3-70b-instruct-turbo"``."""
         return _lookup(self.api_offers, offer_id, "api_offer")
 
-    def platform_tier(self, gpu_count: int) -> PlatformTier:
-        """Smallest platform tier holding ``gpu_count`` GPUs (3 GPUs -> the 4-GPU tier).
+    def platform_tier(self, gpu_count: int, gpu: GPU | None = None) -> PlatformTier:
+        """The platform tier of a default build of ``gpu_count`` GPUs: of the smallest size
+        holding them (3 GPUs -> a 4-GPU tier), the first listed; given the ``gpu``, the first
+        listed that takes its form factor (an SXM module goes on a baseboard server) and whose
+        power supply holds the build's peak, ``gpu_count`` x its TDP + the platform's draw
+        [W] (else, of those that take it, the one with the largest supply; else the first
+        listed, on which the form factor advice refuses the module).
 
         Raises:
             CatalogError: ``gpu_count`` is not a positive integer or exceeds the largest tier.
         """
         _require_count(gpu_count)
-        for tier in self.tiers:
-            if tier.gpu_count >= gpu_count:
-                return tier
-        largest = self.tiers[-1].gpu_count
-        raise CatalogError(
-            f"no platform tier holds {gpu_count} GPUs; the largest tier holds {largest} "
-            f"(tiers: {', '.join(str(t.gpu_count) for t in self.tiers)})"
-        )
+        size = next((t.gpu_count for t in self.tiers if t.gpu_count >= gpu_count), None)
+        if size is None:
+            counts = ", ".join(str(n) for n in self.tier_counts)
+            raise CatalogError(
+                f"no platform tier holds {gpu_count} GPUs; the largest tier holds "
+                f"{self.tiers[-1].gpu_count} (tiers: {counts})"
+            )
+        sized = [t for t in self.tiers if t.gpu_count == size]
+        taking = [t for t in sized if gpu is not None and t.takes(gpu)]
+        if not taking:
+            return sized[0]
+        fits = (t for t in taking if t.psu_w >= gpu_count * gpu.tdp_w + t.power_w)
+        return next(fits, max(taking, key=lambda t: t.psu_w))
+
+    @property
+    def tier_counts(self) -> tuple[int, ...]:
+        """The GPU counts the platform tiers hold, ascending, each once."""
+        return tuple(sorted({t.gpu_count for t in self.tiers}))
 
     def scaling_efficiency(self, interconnect: str, gpu_count: int) -> float:
         """Multi-GPU scaling efficiency [-] for ``gpu_count`` GPUs on ``interconnect``.
@@ -623,8 +638,8 @@ def _read_instances(
 
 
 def _read_tiers(data_dir: Traversable, file: str) -> tuple[PlatformTier, ...]:
-    tiers: dict[int, PlatformTier] = {}
-    for row in _read_rows(data_dir, file, _COLUMNS["platforms"], lambda v: v["gpu_count"]):
+    tiers: dict[str, PlatformTier] = {}
+    for row in _read_rows(data_dir, file, _COLUMNS["platforms"], lambda v: v["name"]):
         estimated = row.names("estimated_fields")
         tier = row.build(
             PlatformTier,
@@ -645,11 +660,11 @@ def _read_tiers(data_dir: Traversable, file: str) -> tuple[PlatformTier, ...]:
             estimated_fields=estimated,
             note=row.text("note", required=False),
         )
-        _unique(tiers, tier.gpu_count, row, "gpu_count")
-        tiers[tier.gpu_count] = tier
-    if 1 not in tiers:
+        _unique(tiers, tier.name, row, "name")
+        tiers[tier.name] = tier
+    if not any(t.gpu_count == 1 for t in tiers.values()):
         raise CatalogError("needs a tier for 1 GPU", file=file, column="gpu_count")
-    return tuple(tiers[n] for n in sorted(tiers))
+    return tuple(sorted(tiers.values(), key=lambda t: t.gpu_count))  # stable: file order
 
 
 def _read_scaling(data_dir: Traversable, file: str) -> dict[tuple[str, int], ScalingPoint]:

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from costmodel.cashflows import term_end
 from costmodel.inputs import MAX_SAMPLES
 from costmodel.plan_result import Precision
@@ -30,6 +32,7 @@ from present.verdict import OBJECTIVE_WORDS
 from pricing import RESERVATION_MONTHS
 from pricing.prices import STALE_AFTER_MONTHS
 
+from .plausible import TYPICAL
 from .sides import Hosted, Inference, Owned, Rented, Training, Work
 from .userprices import FAR, GPU_HOUR_KEY, SERVER_KEY
 
@@ -103,8 +106,10 @@ def gpu_memory(side: Owned | Rented, q: Question) -> Iterator[Advice]:
 
 
 def gpu_power_high(o: Owned, q: Question) -> Iterator[Advice]:
-    """Consumer cards above ~350 W peak need a power supply sized for their peak."""
-    if _consumer(o) and _busy_w(o) > _PEAK_GPU_W:
+    """Consumer cards above ~350 W peak need a power supply sized for their peak (said where
+    the build's tier has none that holds it)."""
+    sized = o.platform is not None and _peak_w(o) <= o.platform.psu_w
+    if _consumer(o) and _busy_w(o) > _PEAK_GPU_W and not sized:
         yield Advice(
             "gpu_power_high",
             "info",
@@ -182,8 +187,8 @@ def form_factor(o: Owned, q: Question) -> Iterator[Advice]:
     tier, gpu = o.platform, o.gpu
     if tier is None or tier.takes(gpu):
         return
-    boards = [str(t.gpu_count) for t in q.work.catalog.tiers if t.takes(gpu)]
-    fits = f"give {o.path}.gpu_count {' or '.join(boards)}, or " if boards else ""
+    boards = sorted({t.gpu_count for t in q.work.catalog.tiers if t.takes(gpu)})
+    fits = f"give {o.path}.gpu_count {' or '.join(map(str, boards))}, or " if boards else ""
     takes = " and ".join(f"{_FORM_NAMES[f]}s" for f in tier.form_factors)
     yield Advice(
         "form_factor",
@@ -207,9 +212,11 @@ def pcie_lanes(o: Owned, q: Question) -> Iterator[Advice]:
 
 
 def loud_hot(o: Owned, q: Question) -> Iterator[Advice]:
-    """A four-GPU office box is loud and hot and needs a workstation platform."""
+    """A four-GPU office box is loud and hot and needs a workstation platform (a baseboard
+    server, which takes no PCIe cards, is a data-centre machine that has one)."""
     n = o.inputs.gpu_count
-    if n >= 4 and not _hosted(o):
+    server = o.platform is not None and "pcie" not in o.platform.form_factors
+    if n >= 4 and not _hosted(o) and not server:
         yield Advice(
             "loud_hot",
             "info",
@@ -465,6 +472,44 @@ def _far_owned(o: Owned) -> Iterator[Advice]:
     )
 
 
+def _middle(value: Any) -> float:
+    """The median of a number or a distribution (read from its ``ppf``: a lognormal given by
+    its median holds ``median`` as a number, not the method)."""
+    if hasattr(value, "ppf"):
+        return float(value.ppf(np.array([0.5]))[0])
+    return float(value)
+
+
+def _typed(side: Owned | Rented | Hosted, key: str) -> float | None:
+    """The median of input ``key`` where the block gives it (a grid intensity as a number),
+    else None."""
+    if key == "grid":
+        value = side.block.get("grid")
+        return None if value is None or isinstance(value, str) else _middle(value)
+    if not hasattr(side.inputs, key) or _given_source(side, key) is None:
+        return None
+    return _middle(getattr(side.inputs, key))
+
+
+def input_far_from_typical(side: Owned | Rented | Hosted, q: Question) -> Iterator[Advice]:
+    """An input the scenario gives far outside the range the reference data gives
+    (:data:`scenarios.plausible.TYPICAL`): cents typed as dollars, a percent as a share, a
+    year's cost as a month's."""
+    for row in TYPICAL:
+        value = _typed(side, row.key)
+        if value is None or not row.far(value):
+            continue
+        unit = f" {row.unit}" if row.unit else ""
+        hint = row.reading(value) or "check the value and its unit"
+        yield Advice(
+            "input_far_from_typical",
+            "warning",
+            f"{side.path}.{row.key} = {value:,.6g}{unit} is far outside the typical "
+            f"{row.low:,.6g}-{row.high:,.6g}{unit}, from {row.source}; {hint}",
+            side.path,
+        )
+
+
 def spot_overhead(r: Rented, q: Question) -> Iterator[Advice]:
     """Spot work is interrupted and partly redone."""
     if r.inputs.pricing == "spot" and r.inputs.spot_interruption_overhead.median() == 0:
@@ -533,8 +578,8 @@ def stale_price(side: Owned | Rented, q: Question, today: dt.date | None = None)
 
 
 #: Every rule in the order warnings are reported, with what it looks at: ``"owned"``,
-#: ``"rented"`` or ``"hosted"`` (API) sides, ``"side"`` (owned or rented) or the whole
-#: ``"question"``.
+#: ``"rented"`` or ``"hosted"`` (API) sides, ``"side"`` (owned or rented), ``"any"`` side or the
+#: whole ``"question"``.
 RULES: tuple[tuple[str, Callable[..., Iterator[Advice]]], ...] = (
     ("side", gpu_memory),
     ("owned", gpu_power_high),
@@ -553,6 +598,7 @@ RULES: tuple[tuple[str, Callable[..., Iterator[Advice]]], ...] = (
     ("hosted", api_model_differs),
     ("owned", price_estimated),
     ("side", price_far_from_catalog),
+    ("any", input_far_from_typical),
     ("rented", spot_overhead),
     ("rented", reservation_outlives_horizon),
     ("question", short_horizon),
@@ -564,6 +610,7 @@ _KINDS = {
     "rented": (Rented,),
     "hosted": (Hosted,),
     "side": (Owned, Rented),
+    "any": (Owned, Rented, Hosted),
 }
 
 

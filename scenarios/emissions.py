@@ -133,13 +133,13 @@ def _est(row: Embodied) -> str:
     return " (estimated)" if row.estimated else ""
 
 
-def _hosts(catalog: Catalog, n: int) -> tuple[int, PlatformTier, str]:
-    """The platform tier of ``n`` GPUs: the smallest that holds them, else as many of the
-    largest as it takes (count, tier, words)."""
+def _hosts(catalog: Catalog, n: int, gpu: GPU | None = None) -> tuple[int, PlatformTier, str]:
+    """The platform tier of ``n`` GPUs (of ``gpu``'s form factor, when given): the smallest
+    that holds them, else as many of the largest as it takes (count, tier, words)."""
     try:
-        return 1, catalog.platform_tier(n), ""
+        return 1, catalog.platform_tier(n, gpu), ""
     except CatalogError:
-        largest = catalog.tiers[-1]
+        largest = catalog.platform_tier(catalog.tier_counts[-1], gpu)
         count = -(-n // largest.gpu_count)
         return count, largest, f"{count} x "
 
@@ -160,7 +160,7 @@ def _owned(o: Owned, catalog: Catalog, source: str = "scenario") -> _Block:
     def embodied() -> tuple[float, str]:
         n = o.inputs.gpu_count + (o.block.get("spare_gpus") or 0)
         gpu, how = _gpu_kg(catalog, o.gpu)
-        count, tier, times = _hosts(catalog, o.inputs.gpu_count)
+        count, tier, times = _hosts(catalog, o.inputs.gpu_count, o.gpu)
         host = catalog.platform_embodied(tier.gpu_count)
         text = f"{n} x {how} + {times}platform tier {tier.name} {host.kg_co2e:g} kg{_est(host)}"
         return n * gpu + count * host.kg_co2e, f"catalog: {text}"

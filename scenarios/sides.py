@@ -257,7 +257,7 @@ class _Context:
             "price_note": " (estimated)" if gpu.price_estimated else "",
             "idle_note": " (estimated: 10 % of TDP)" if gpu.idle_w_estimated else "",
             "tier": self.tier.name if self.tier else "",
-            "tiers": ", ".join(str(t.gpu_count) for t in self.work.catalog.tiers),
+            "tiers": ", ".join(str(n) for n in self.work.catalog.tier_counts),
             "interconnect": self.interconnect,
             "gpu_count": str(self.gpu_count),
             "pricing": self.pricing,
@@ -700,7 +700,7 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
     if problems:
         raise ScenarioError(None, problems)
     try:
-        tier = w.catalog.platform_tier(block["gpu_count"])
+        tier = w.catalog.platform_tier(block["gpu_count"], gpu)
     except CatalogError:  # more GPUs than the largest tier: its figures must be given
         tier = None
     default_link = tier.interconnect if tier else "pcie-x16"

@@ -57,7 +57,7 @@ def test_sizes_and_kinds(cat):
         28,
         83,
     )
-    assert len(cat.embodied) == len(cat.gpus) + len(cat.tiers)
+    assert len(cat.embodied) == len(cat.gpus) + len(cat.tier_counts)  # one per size
     assert len(cat.regions) == 13
 
 

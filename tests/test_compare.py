@@ -226,18 +226,20 @@ def test_options_that_cannot_be_built_are_ruled_out_with_the_reason():
 
 
 def test_the_shipped_catalog_builds_modules_only_on_their_baseboards():
-    # SXM and OAM modules at 1 and 2 per server are ruled out by the form_factor advice; at 4
-    # and 8 they are ranked. A single MI300X was the cheapest owned option at 1.95x the H100.
+    # SXM and OAM modules at 1 and 2 per server (and the MI300X, an OAM module of 8-module
+    # baseboards, at 4) are ruled out by the form_factor advice; on their baseboards they are
+    # ranked. A single MI300X was the cheapest owned option at 1.95x the H100.
     result = compare(CompareRequest(utilisation=0.5, samples=200))
     cat = load_catalog()
     modules = {g.id for g in cat.gpus.values() if g.form_factor != "pcie" and g.price_usd}
+    boards = {(g, n) for g in modules for n in (4, 8)} - {("mi300x", 4)}
     owned = {(o.id, o.gpu_count) for o in result.options if o.side == "buy"}
-    assert {(g, n) for g in modules for n in (4, 8)} <= owned
-    assert not {(g, n) for g in modules for n in (1, 2)} & owned
+    assert boards <= owned
+    off = {(g, n) for g in modules for n in (1, 2)} | {("mi300x", 4)}
+    assert not off & owned
     ruled = {(r.id, r.gpu_count): r.reason for r in result.ruled_out}
-    for gpu in modules:
-        for n in (1, 2):
-            assert "mounts only on a baseboard of modules" in ruled[(gpu, n)], (gpu, n)
+    for gpu, n in off:
+        assert "mounts only on a baseboard of modules" in ruled[(gpu, n)], (gpu, n)
     assert result.cheapest_buy.id != "mi300x"
 
 

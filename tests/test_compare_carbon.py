@@ -207,7 +207,8 @@ def test_the_table_has_a_carbon_column_within_100_columns(capsys, monkeypatch):
     assert dashes and all("per token" in lines[i] for i in dashes)
     rows = lines[head + 2 : dashes[-1] + 1]  # the table's body, ranked by carbon
     grams = [float(r.split()[-2].replace(",", "")) for r in rows if r.endswith(" g")]
-    assert grams == sorted(grams) and len(grams) + len(dashes) == len(rows) == 63
+    # 62 ranked: 4 x mi300x is ruled out (its OAM modules come on boards of 8)
+    assert grams == sorted(grams) and len(grams) + len(dashes) == len(rows) == 62
 
 
 def test_json_and_csv_carry_each_options_carbon(capsys):

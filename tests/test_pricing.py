@@ -158,6 +158,9 @@ def test_public_api_matches_contract():
             "ApiOffer",
             "ServingThroughput",
             "tokens_per_s",
+            # the user's own serving measurements (pricing.userserving)
+            "read_serving",
+            "apply_serving",
         ]
     )
 
@@ -187,7 +190,8 @@ def test_catalog_sizes(cat):
     assert set(cat.gpus) == set(CONTRACT_GPUS)
     assert set(CONTRACT_INSTANCES) <= set(cat.instances)
     assert len(cat.instances) == 77
-    assert [t.gpu_count for t in cat.tiers] == [1, 2, 4, 8]
+    assert [t.gpu_count for t in cat.tiers] == [1, 1, 2, 2, 4, 4, 4, 8, 8, 8]
+    assert cat.tier_counts == (1, 2, 4, 8)
 
 
 @pytest.mark.parametrize(
@@ -269,16 +273,17 @@ def test_form_factors_of_gpus_and_tiers(cat):
     assert cat.gpu("mi300x").form_factor == "oam"
     assert cat.gpu("h100-sxm5-80gb").form_factor == "sxm"
     assert cat.gpu("h100-pcie-80gb").form_factor == "pcie"
-    # SXM and OAM modules only on the 4- and 8-GPU baseboards
-    takes = {t.gpu_count: t.form_factors for t in cat.tiers}
-    assert takes == {
-        1: ("pcie",),
-        2: ("pcie",),
-        4: ("pcie", "sxm", "oam"),
-        8: ("pcie", "sxm", "oam"),
-    }
-    assert not cat.platform_tier(2).takes(cat.gpu("mi300x"))
-    assert cat.platform_tier(8).takes(cat.gpu("mi300x"))
+    # SXM and OAM modules only on the baseboard servers: SXM on 4- and 8-GPU boards, OAM on
+    # the universal baseboard of 8; every other tier takes PCIe cards only
+    takes = {t.name: t.form_factors for t in cat.tiers if t.form_factors != ("pcie",)}
+    assert takes == {"4-GPU baseboard server": ("sxm",), "8-GPU baseboard server": ("sxm", "oam")}
+    mi300x, h100 = cat.gpu("mi300x"), cat.gpu("h100-sxm5-80gb")
+    assert not cat.platform_tier(2, mi300x).takes(mi300x)
+    assert not cat.platform_tier(4, mi300x).takes(mi300x)
+    assert cat.platform_tier(8, mi300x).name == "8-GPU baseboard server"
+    assert cat.platform_tier(3, h100).name == "4-GPU baseboard server"
+    # without a GPU, the first tier of the size (the one the file lists first)
+    assert cat.platform_tier(8).name == "8-GPU server"
     # TF32 from Ampere on, half the FP16 tensor rate (A100 156 of 312), marked derived
     assert cat.gpu("a100-sxm4-80gb").tf32_tflops == 156
     assert cat.gpu("v100-sxm2-16gb").tf32_tflops is None

@@ -169,9 +169,10 @@ def test_a_gpu_or_server_price_far_from_the_catalog():
         "buy.gpu_price_usd gives 250,000, 6.8 times the catalog's 36,718.75 USD for one "
         "h100-sxm5-80gb; read as buy.server_price_usd, 250,000 / 8 = 31,250 is near it"
     )
-    # a 1,200,000 server of 8 GPUs at 25,000: catalog 8 x 36,718.75 + 14,525 = 308,275 -> 3.9x
+    # a 1,200,000 server of 8 GPUs at 25,000: catalog 8 x 36,718.75 + 32,010 (the 8-GPU
+    # baseboard server) = 325,760 -> 3.7x
     (message,) = _far({**H100, "server_price_usd": 1_200_000}, rent)
-    assert message.startswith("buy.server_price_usd gives 1,200,000, 3.9 times the catalog's")
+    assert message.startswith("buy.server_price_usd gives 1,200,000, 3.7 times the catalog's")
     assert "check the price and its unit" in message
     # prices that the catalog fills in, or near it, get none
     assert not _far({"gpu": "h100-sxm5-80gb", "gpu_count": 8}, rent)
