@@ -33,7 +33,7 @@ app config key          environment variable               default
 ``DEADLINE``            ``COSTMODEL_DEADLINE``             20 [s per request]
 ``PRICES``              ``COSTMODEL_PRICES``               none (the catalog's prices)
 ``MAX_JOB_WORK``        ``COSTMODEL_MAX_JOB_WORK``         5e10 [unit of work of a job]
-``MAX_MEMORY``          ``COSTMODEL_MAX_MEMORY``           1 GiB [byte a plan's draws hold]
+``MAX_MEMORY``          ``COSTMODEL_MAX_MEMORY``           1 GiB [byte an evaluation holds]
 ``JOB_WORKERS``         ``COSTMODEL_JOB_WORKERS``          1 [jobs per process at once]; 0: off
 ``JOB_LEASE``           ``COSTMODEL_JOB_LEASE``            30 [s without a heartbeat]
 ``DASK_SCHEDULER``      ``COSTMODEL_DASK_SCHEDULER``       none (jobs run in local processes)
