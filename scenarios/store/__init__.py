@@ -34,7 +34,7 @@ Storage rules:
   with an owner is visible only to that owner; a run stored without one only to ``owner=None``.
 """
 
-from .jobs import Claim
+from .jobs import Claim, QueueFull
 from .location import StoreError, parse_location
 from .pricehistory import PriceObservation
 from .records import STATUSES, RunRecord
@@ -47,6 +47,7 @@ __all__ = [
     "MIGRATIONS",
     "STATUSES",
     "PriceObservation",
+    "QueueFull",
     "RunRecord",
     "RunStore",
     "StoreError",

@@ -13,7 +13,7 @@ import contextlib
 import logging
 import os
 import secrets
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,6 +77,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """,
     ),
     jobs.MIGRATION,
+    jobs.CLIENT_MIGRATION,
 )
 
 SCHEMA_VERSION: int = len(MIGRATIONS)
@@ -85,7 +86,7 @@ SCHEMA_VERSION: int = len(MIGRATIONS)
 # (odds 2**-128) the id.
 _INSERT = (
     f"INSERT INTO runs ({COLUMNS}, idempotency_key, request_hash, status, progress, "
-    "request_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"
+    "request_json, client) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"
 )
 
 
@@ -125,7 +126,8 @@ class Dialect(Protocol):
 
     def transaction(self, conn: Any, *, exclusive: bool = False) -> AbstractContextManager[None]:
         """A transaction that commits on success and rolls back on any exception; writers are
-        serialised where needed, and ``exclusive`` holds off every other migration."""
+        serialised where needed, and ``exclusive`` ones with each other (migrations, and the
+        admissions and claims of jobs that count the jobs of others first)."""
         ...
 
     def schema_version(self, conn: Any) -> int:
@@ -313,25 +315,33 @@ class RunStore(jobs.JobQueue):
         )
         cache_key = check_opt_str(cache_key, "cache_key")
         stored = (dumps(scenario, "scenario"), dumps(result, "result"))
-        return self._insert(fields, cache_key, stored, ("done", 1.0, None))
+        return self._insert(fields, cache_key, stored, ("done", 1.0, None, None))
 
     def _insert(
         self,
         fields: NewRun,
         cache_key: str | None,
         stored: tuple[str, str],
-        state: tuple[str, float, str | None],
+        state: tuple[str, float, str | None, str | None],
+        admit: Callable[[Any], None] | None = None,
     ) -> RunRecord:
         """Insert a run of ``fields`` with its scenario and result JSON (``stored``) and its
-        ``(status, progress, request JSON)``; or return the run already stored under its cache
-        or idempotency key."""
+        ``(status, progress, request JSON, client)``; or return the run already stored under
+        its cache or idempotency key. ``admit``, given the connection, may refuse the insert
+        by raising; it runs inside the insert's transaction, serialised with every other
+        admission (PostgreSQL: under an advisory lock)."""
         dialect = self._dialect
         owner, key, request_hash = fields.owner, fields.idempotency_key, fields.request_hash
         for _attempt in range(_MAX_INSERT_ATTEMPTS):
             now = _utcnow()
             row = (secrets.token_urlsafe(_ID_BYTES), owner, fields.name, cache_key, *stored,
                    fields.seed, fields.samples, fields.catalog_version, now, now)  # fmt: skip
-            with self._use(dialect.connection()) as conn, dialect.transaction(conn):
+            with (
+                self._use(dialect.connection()) as conn,
+                dialect.transaction(conn, exclusive=admit is not None),
+            ):
+                if admit is not None:
+                    admit(conn)
                 insert = (*row, key, request_hash, *state)
                 inserted = self._execute(conn, _INSERT, insert).rowcount == 1
                 existing = None
@@ -396,7 +406,7 @@ class RunStore(jobs.JobQueue):
         now = _utcnow()
         probe = "probe." + secrets.token_hex(8)
         row = (probe, None, None, None, "{}", "{}", 0, 1, "probe", now, now,
-               None, None, "done", 1.0, None)  # fmt: skip
+               None, None, "done", 1.0, None, None)  # fmt: skip
         dialect = self._dialect
         with self._use(dialect.connection()) as conn, dialect.transaction(conn):
             if self._execute(conn, _INSERT, row).rowcount != 1:
