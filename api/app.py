@@ -29,7 +29,7 @@ from .runs.jobs import JobRunner
 from .service import ResultCache, keep_freed_memory, priced_catalog, store_unavailable
 from .web import blp as web_blp
 
-__all__ = ["create_app"]
+__all__ = ["SECURITY_HEADERS", "create_app"]
 
 API_VERSION = "1"
 
@@ -44,24 +44,31 @@ _SPEC_CONFIG: dict[str, Any] = {
             "description": "Monte Carlo rent-versus-buy model for deep-learning GPU compute. "
             "Money is in USD at present value; units are given in square brackets in each "
             "field's description. Every error is answered as {code, status, message, errors} "
-            "with errors a list of {path, message}.",
+            "with errors a list of {path, message}, also those of the HTTP server itself: a "
+            "request line (method, path and query) longer than 8,190 bytes is 414, a header "
+            "field longer than 8,190 bytes or more than 100 of them 431, a request it cannot "
+            "parse 400.",
         },
         "servers": [{"url": "/"}],
     },
 }
 
 
-#: The Content-Security-Policy of every answer that sets none of its own (JSON loads nothing).
-_CSP = "default-src 'none'; frame-ancestors 'none'"
+#: The headers of every answer: not sniffed as another type, never framed, no referrer, and a
+#: Content-Security-Policy (JSON loads nothing) unless the view set its own (the web page, HTML
+#: reports). gunicorn's own answers carry them too (:mod:`api.gunicorn_conf`).
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+}
 
 
 def _secure(response: Response) -> Response:
-    """Headers of every answer: not sniffed as another type, never framed, no referrer, and a
-    Content-Security-Policy unless the view set its own (the web page, HTML reports)."""
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("X-Frame-Options", "DENY")
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
-    response.headers.setdefault("Content-Security-Policy", _CSP)
+    """:data:`SECURITY_HEADERS` on every answer, each unless the view set it."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
     return response
 
 
