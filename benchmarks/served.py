@@ -34,7 +34,8 @@ def gunicorn(folder: str, workers: int = 2, **settings: str) -> Iterator[tuple[i
     and process id, and stops it (TERM, then KILL) at the end."""
     port = free_port()
     env = {**os.environ, "COSTMODEL_DB": f"{folder}/runs.sqlite3", "COSTMODEL_API_KEYS": "",
-           "PYTHONPATH": str(ROOT), **{f"COSTMODEL_{k}": v for k, v in settings.items()}}  # fmt: skip
+           "PYTHONPATH": str(ROOT)}  # fmt: skip
+    env.update({f"COSTMODEL_{k}": v for k, v in settings.items()})
     command = [sys.executable, "-m", "gunicorn", "-c", "python:api.gunicorn_conf", "--bind",
                f"127.0.0.1:{port}", "--workers", str(workers), "--timeout", "120",
                "api:create_app()"]  # fmt: skip
@@ -48,7 +49,9 @@ def gunicorn(folder: str, workers: int = 2, **settings: str) -> Iterator[tuple[i
                     break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"gunicorn did not start; see {folder}/gunicorn.log")
+                    raise RuntimeError(
+                        f"gunicorn did not start; see {folder}/gunicorn.log"
+                    ) from None
                 time.sleep(0.2)
         yield port, proc.pid
     finally:
