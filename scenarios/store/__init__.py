@@ -35,7 +35,7 @@ Storage rules:
 """
 
 from .jobs import Claim, QueueFull
-from .location import StoreError, parse_location
+from .location import MaybeStored, StoreError, parse_location
 from .pricehistory import PriceObservation
 from .records import STATUSES, RunRecord
 from .runstore import DEFAULT_POOL_SIZE, MIGRATIONS, KeyReused, RunStore
@@ -45,6 +45,7 @@ __all__ = [
     "Claim",
     "KeyReused",
     "MIGRATIONS",
+    "MaybeStored",
     "STATUSES",
     "PriceObservation",
     "QueueFull",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from . import jobs, pricehistory
-from .location import ENV_VAR, StoreError, parse_location
+from .location import ENV_VAR, MaybeStored, StoreError, parse_location
 from .records import COLUMNS, SELECTED, NewRun, RunRecord, check_int, check_opt_str, dumps
 from .sqlite import SQLiteDialect
 
@@ -336,17 +336,23 @@ class RunStore(jobs.JobQueue):
             now = _utcnow()
             row = (secrets.token_urlsafe(_ID_BYTES), owner, fields.name, cache_key, *stored,
                    fields.seed, fields.samples, fields.catalog_version, now, now)  # fmt: skip
-            with (
-                self._use(dialect.connection()) as conn,
-                dialect.transaction(conn, exclusive=admit is not None),
-            ):
-                if admit is not None:
-                    admit(conn)
-                insert = (*row, key, request_hash, *state)
-                inserted = self._execute(conn, _INSERT, insert).rowcount == 1
-                existing = None
-                if not inserted:
-                    existing = self._taken(conn, owner, cache_key, key, request_hash)
+            sent = False
+            try:
+                with (
+                    self._use(dialect.connection()) as conn,
+                    dialect.transaction(conn, exclusive=admit is not None),
+                ):
+                    if admit is not None:
+                        admit(conn)
+                    insert = (*row, key, request_hash, *state)
+                    inserted = self._execute(conn, _INSERT, insert).rowcount == 1
+                    sent, existing = inserted, None
+                    if not inserted:
+                        existing = self._taken(conn, owner, cache_key, key, request_hash)
+            except StoreError as exc:
+                if not sent:
+                    raise
+                existing = self._landed(row[0], exc)  # the commit may have landed all the same
             if existing is not None:
                 return existing
             if inserted:
@@ -354,6 +360,25 @@ class RunStore(jobs.JobQueue):
                 return RunRecord.from_row((*row, *state[:2], None))
             # Nothing inserted and no run under the key: the random id collided; draw another.
         raise StoreError(f"could not insert a run into {self._shown} after repeated id conflicts")
+
+    def _landed(self, run_id: str, failure: StoreError) -> RunRecord:
+        """The run ``run_id`` whose write failed with ``failure``, when its commit landed all
+        the same (looked up through a new connection); else ``failure`` again, or
+        :class:`MaybeStored` when the store cannot be asked."""
+        try:
+            with self._use(self._dialect.reader()) as conn:
+                row = self._execute(
+                    conn, f"SELECT {SELECTED} FROM runs WHERE id = ?", (run_id,)
+                ).fetchone()
+        except StoreError:
+            raise MaybeStored(
+                f"{failure}; the run may have been stored as {run_id} before the failure",
+                run_id,
+            ) from failure
+        if row is None:
+            raise failure
+        _log.warning("run %s was stored although its commit reported: %s", run_id, failure)
+        return RunRecord.from_row(row)
 
     def _taken(
         self,
