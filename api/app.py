@@ -21,7 +21,7 @@ from .evaluate import blp as evaluate_blp
 from .health import blp as health_blp
 from .jsonio import StrictJSONProvider, decode_content_encoding
 from .limits import write_limits
-from .openapi import register_openapi
+from .openapi import register_openapi, write_choices
 from .plans import blp as plans_blp
 from .query import check_query
 from .runs import blp as runs_blp
@@ -126,6 +126,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for blp in (evaluate_blp, plans_blp, compare_blp, runs_blp, catalog_blp, health_blp):
         api.register_blueprint(blp)
     write_limits(api.spec.components.schemas, app.config)  # the schemas the views added
+    write_choices(api.spec.components.schemas, catalog)
     app.register_blueprint(web_blp)  # GET / and /assets/: the web page, not in the OpenAPI
     app.register_blueprint(docs_blp)  # GET /docs: the OpenAPI document in Swagger UI
     return app

@@ -437,6 +437,25 @@ def test_the_spec_refuses_what_the_server_refuses(tmp_path):
     assert not compare_spec.is_valid({"utilisation": 0.5, "samples": 200_001})
 
 
+def test_the_spec_bounds_discrete_weights_and_the_compare_model(tmp_path):
+    # Both were unbounded in the spec and refused by the server: a negative weight, more
+    # values than a document may hold, a model id the catalog does not have.
+    spec = _spec(tmp_path)
+    client = make_app(tmp_path).test_client()
+    scenario = _validator(spec, "Scenario")
+    refused = [([1.1, 1.2], [1, -1]), ([1.1] * 50_001, [1] * 50_001)]
+    for values, weights in [([1.1, 1.2], [1, 0]), *refused]:
+        doc = copy.deepcopy(WORKED)
+        doc["buy"]["pue"] = {"dist": "discrete", "values": values, "weights": weights}
+        status = client.post("/v1/evaluate", json=doc).status_code
+        assert scenario.is_valid(doc) == (status == 200), (len(values), weights[:2], status)
+    compare_spec = _validator(spec, "Compare")
+    for model, ok in (("llama-3.3-70b", True), ("no-such-model", False), (None, True)):
+        request = {"utilisation": 1.0, "model": model, "samples": 100}
+        assert compare_spec.is_valid(request) is ok
+        assert (client.post("/v1/compare", json=request).status_code == 200) is ok
+
+
 def test_a_retry_after_a_503_stores_the_run_once(tmp_path, monkeypatch, clock):
     client = make_app(tmp_path, DEADLINE=20).test_client()
     headers = {"Idempotency-Key": "4a7c1f0e-retry"}
