@@ -1,6 +1,7 @@
 """Jobs admitted, queued and bounded server-wide: the unfinished jobs of a key (or, on an open
 service, of an address) are capped with 429, the jobs running on one server are capped in the
-run store whatever process claims them, and a queued job shows its place in the queue."""
+run store whatever process claims them, a queued job shows its place in the queue, and every
+run its phase beside its progress."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from api.runs.jobs import JobRunner
+from api.service import get_store
 from scenarios.store import QueueFull, RunStore
 from tests.test_api import assert_error, make_app
 from tests.test_api_jobs import ASYNC, _job
@@ -125,3 +127,33 @@ def test_a_full_queue_is_answered_429_with_retry_after(
         "/v1/runs", json=PLAN, headers=ASYNC, environ_base={"REMOTE_ADDR": "10.1.2.3"}
     )
     assert other.status_code == 202
+
+
+def test_a_job_reports_its_phase_with_its_progress(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # progress 1.0 while running read as done (the statistics and the writing follow the
+    # draws), and a job taken back and claimed again read running/0.0 without a word why
+    monkeypatch.setattr(JobRunner, "wake", lambda self: None)
+    app = make_app(tmp_path)
+    client = app.test_client()
+    location = client.post("/v1/runs", json=PLAN, headers=ASYNC).headers["Location"]
+    store = get_store(app)
+
+    def seen() -> tuple[str, float, str, Any]:
+        run = client.get(location).get_json()
+        return run["status"], run["progress"], run["phase"], run["queue_position"]
+
+    assert seen() == ("queued", 0.0, "queued", 1)
+    claim = store.claim_job("w1")
+    assert seen() == ("running", 0.0, "starting", None)
+    store.set_progress(claim.run_id, "w1", 0.5)
+    assert seen() == ("running", 0.5, "drawing", None)
+    store.set_progress(claim.run_id, "w1", 1.0)
+    assert seen() == ("running", 1.0, "summarising", None)
+    store.requeue_job(claim.run_id, "w1")  # its process stopped
+    assert seen() == ("queued", 0.0, "queued", 1)
+    store.claim_job("w2")
+    assert seen() == ("running", 0.0, "starting", None)
+    listed = client.get("/v1/runs").get_json()["items"][0]
+    assert (listed["status"], listed["phase"]) == ("running", "starting")
