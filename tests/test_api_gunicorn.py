@@ -185,9 +185,14 @@ def poll(port: int, location: str, until: tuple[str, ...] = ("done", "failed")) 
         time.sleep(0.1)
 
 
-def test_gunicorn_workers_run_each_job_once(server: int, store_location: str) -> None:
-    """Eight jobs posted at once to two workers: each claimed once, each done with the result
-    of the run answered at once."""
+def test_gunicorn_workers_run_each_job_once(tmp_path: Path, store_location: str) -> None:
+    """Eight jobs posted at once to two workers (one client, allowed 8 unfinished jobs): each
+    claimed once, each done with the result of the run answered at once."""
+    with gunicorn(tmp_path, store_location, MAX_QUEUED_JOBS="8") as (server, _):
+        _run_each_job_once(server, store_location)
+
+
+def _run_each_job_once(server: int, store_location: str) -> None:
     status, _, body = request(server, "POST", "/v1/runs", WORKED)
     assert status == 201, body
     expected = json.loads(body)["result"]
