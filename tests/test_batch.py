@@ -14,6 +14,7 @@ import sqlite3
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -648,9 +649,23 @@ def _wait_for_children(proc, count: int) -> list[int]:
     return found
 
 
-def test_killing_a_batch_stops_its_workers(tmp_path):
+def _orphans_after_kill(command: list[str], workers: int, **popen: Any) -> list[int]:
+    """Start ``command``, wait for its ``workers``, ``kill -9`` it: the workers still running
+    :data:`_ORPHAN_S` seconds later."""
     import signal
     import subprocess
+
+    proc = subprocess.Popen(command, cwd=_ROOT, **popen)
+    try:
+        started = _wait_for_children(proc, workers)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        return _gone_within(started, _ORPHAN_S)
+    finally:
+        proc.kill()
+
+
+def test_killing_a_batch_stops_its_workers(tmp_path):
 
     slow = yaml.safe_load((EXAMPLES / "worked-example.yaml").read_text("utf-8"))
     slow.update(horizon_months=240, simulation={"samples": 200_000, "seed": 1})
@@ -658,14 +673,7 @@ def test_killing_a_batch_stops_its_workers(tmp_path):
         (tmp_path / f"s{i}.yaml").write_text(yaml.safe_dump({**slow, "name": f"slow-{i}"}))
     command = [sys.executable, "-m", "cli", "batch", str(tmp_path), "--out",
                str(tmp_path / "out"), "--workers", "2", "-q"]  # fmt: skip
-    proc = subprocess.Popen(command, cwd=_ROOT)
-    try:
-        workers = _wait_for_children(proc, 2)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-        assert _gone_within(workers, _ORPHAN_S) == []
-    finally:
-        proc.kill()
+    assert _orphans_after_kill(command, 2) == []
 
 
 _HOLDS_THE_GIL = r"""
@@ -687,17 +695,8 @@ if __name__ == "__main__":
 def test_a_worker_holding_the_gil_dies_with_its_parent(tmp_path):
     # A thread that looks for the parent every half second never runs in a worker stuck in
     # one C call; the kernel's parent-death signal ends it all the same.
-    import signal
-    import subprocess
 
     script = tmp_path / "parent.py"
     script.write_text(_HOLDS_THE_GIL)
-    proc = subprocess.Popen([sys.executable, str(script)], cwd=_ROOT,
-                            env={"PYTHONPATH": str(_ROOT), "PATH": ""})  # fmt: skip
-    try:
-        workers = _wait_for_children(proc, 1)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-        assert _gone_within(workers, _ORPHAN_S) == []
-    finally:
-        proc.kill()
+    command = [sys.executable, str(script)]
+    assert _orphans_after_kill(command, 1, env={"PYTHONPATH": str(_ROOT), "PATH": ""}) == []
