@@ -33,4 +33,4 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=4)"]
 
-CMD ["gunicorn", "api:create_app()"]
+CMD ["gunicorn", "-c", "python:api.gunicorn_conf", "api:create_app()"]

@@ -21,7 +21,7 @@ from .evaluate import blp as evaluate_blp
 from .health import blp as health_blp
 from .jsonio import StrictJSONProvider, decode_content_encoding
 from .limits import write_limits
-from .openapi import register_openapi
+from .openapi import register_openapi, write_choices
 from .plans import blp as plans_blp
 from .query import check_query
 from .runs import blp as runs_blp
@@ -30,7 +30,7 @@ from .service import ResultCache, keep_freed_memory, priced_catalog, store_unava
 from .throughput import blp as throughput_blp
 from .web import blp as web_blp
 
-__all__ = ["create_app"]
+__all__ = ["SECURITY_HEADERS", "create_app"]
 
 API_VERSION = "1"
 
@@ -45,24 +45,31 @@ _SPEC_CONFIG: dict[str, Any] = {
             "description": "Monte Carlo rent-versus-buy model for deep-learning GPU compute. "
             "Money is in USD at present value; units are given in square brackets in each "
             "field's description. Every error is answered as {code, status, message, errors} "
-            "with errors a list of {path, message}.",
+            "with errors a list of {path, message}, also those of the HTTP server itself: a "
+            "request line (method, path and query) longer than 8,190 bytes is 414, a header "
+            "field longer than 8,190 bytes or more than 100 of them 431, a request it cannot "
+            "parse 400.",
         },
         "servers": [{"url": "/"}],
     },
 }
 
 
-#: The Content-Security-Policy of every answer that sets none of its own (JSON loads nothing).
-_CSP = "default-src 'none'; frame-ancestors 'none'"
+#: The headers of every answer: not sniffed as another type, never framed, no referrer, and a
+#: Content-Security-Policy (JSON loads nothing) unless the view set its own (the web page, HTML
+#: reports). gunicorn's own answers carry them too (:mod:`api.gunicorn_conf`).
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+}
 
 
 def _secure(response: Response) -> Response:
-    """Headers of every answer: not sniffed as another type, never framed, no referrer, and a
-    Content-Security-Policy unless the view set its own (the web page, HTML reports)."""
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("X-Frame-Options", "DENY")
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
-    response.headers.setdefault("Content-Security-Policy", _CSP)
+    """:data:`SECURITY_HEADERS` on every answer, each unless the view set it."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
     return response
 
 
@@ -123,6 +130,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for blp in blps:
         api.register_blueprint(blp)
     write_limits(api.spec.components.schemas, app.config)  # the schemas the views added
+    write_choices(api.spec.components.schemas, catalog)
     app.register_blueprint(web_blp)  # GET / and /assets/: the web page, not in the OpenAPI
     app.register_blueprint(docs_blp)  # GET /docs: the OpenAPI document in Swagger UI
     return app

@@ -36,8 +36,10 @@ app config key          environment variable               default
 ``PRICES``              ``COSTMODEL_PRICES``               none (the catalog's prices)
 ``SERVING``             ``COSTMODEL_SERVING``              none (the catalog's measurements)
 ``MAX_JOB_WORK``        ``COSTMODEL_MAX_JOB_WORK``         5e10 [unit of work of a job]
-``MAX_MEMORY``          ``COSTMODEL_MAX_MEMORY``           1 GiB [byte a plan's draws hold]
+``MAX_MEMORY``          ``COSTMODEL_MAX_MEMORY``           1 GiB [byte an evaluation holds]
 ``JOB_WORKERS``         ``COSTMODEL_JOB_WORKERS``          1 [jobs per process at once]; 0: off
+``JOB_CONCURRENCY``     ``COSTMODEL_JOB_CONCURRENCY``      1 [jobs per server at once]
+``MAX_QUEUED_JOBS``     ``COSTMODEL_MAX_QUEUED_JOBS``      4 [unfinished jobs per key or address]
 ``JOB_LEASE``           ``COSTMODEL_JOB_LEASE``            30 [s without a heartbeat]
 ``DASK_SCHEDULER``      ``COSTMODEL_DASK_SCHEDULER``       none (jobs run in local processes)
 ======================= ================================== ==================================
@@ -79,6 +81,8 @@ DEFAULTS: dict[str, int] = {
     "MAX_JOB_WORK": 50_000_000_000,
     "MAX_MEMORY": 1024**3,
     "JOB_WORKERS": 1,
+    "JOB_CONCURRENCY": 1,
+    "MAX_QUEUED_JOBS": 4,
 }
 #: The deadline of a request [s], below gunicorn's default timeout of 30 s.
 DEFAULT_DEADLINE_S = 20.0

@@ -21,11 +21,10 @@ piece of work is counted as the units it takes, as ``benchmarks/bench_limits.py`
 
 ``COSTMODEL_MAX_WORK`` bounds the sum, so the largest request the defaults allow takes about
 1.5 s of CPU and well under 1 GiB. A run (``POST /v1/runs``) asking for more is a job instead, up
-to ``COSTMODEL_MAX_JOB_WORK``. A plan is also held to ``COSTMODEL_MAX_CANDIDATES``, to the size
-its result may reach (``COSTMODEL_MAX_RESULT_BYTES``) and to the memory its draws hold
-(:func:`plan_memory`, ``COSTMODEL_MAX_MEMORY``), all known before anything is evaluated; a
-scenario's memory is bounded by its draws (some 2.3 KB each, at 101 levels). Every 422 names the
-setting that refused the request.
+to ``COSTMODEL_MAX_JOB_WORK``. A plan is also held to ``COSTMODEL_MAX_CANDIDATES`` and to the size
+its result may reach (``COSTMODEL_MAX_RESULT_BYTES``), and a scenario or plan to the memory its
+whole evaluation holds (:mod:`api.memory`, ``COSTMODEL_MAX_MEMORY``), all known before anything
+is evaluated. Every 422 names the setting that refused the request.
 """
 
 from __future__ import annotations
@@ -37,17 +36,25 @@ from typing import Any
 from flask import current_app
 from flask_smorest import abort
 
+from costmodel.engine import CUMULATIVE_DRAWS
 from scenarios import Plan, Scenario
+
+from .memory import (
+    CHUNK_ARRAYS,
+    PLAN_SAMPLE_BYTES,
+    PROCESS_BYTES,
+    SCENARIO_DRAW_BYTES,
+    SCENARIO_LEVEL_BYTES,
+    held,
+    plan_memory,
+    scenario_memory,
+)
 
 __all__ = [
     "COMPARE_OPTION_WORK",
     "LIMITS",
-    "PLAN_CANDIDATE_BYTES",
     "PLAN_CANDIDATE_WORK",
-    "PLAN_CARBON_CANDIDATE_BYTES",
-    "PLAN_CARBON_DRAW_BYTES",
     "PLAN_CARBON_MONTH_WORK",
-    "PLAN_DRAW_BYTES",
     "PLAN_DRAW_WORK",
     "PLAN_MONTH_WORK",
     "PLAN_PEAK_MONTH_WORK",
@@ -67,6 +74,7 @@ __all__ = [
     "plan_result_bytes",
     "plan_work",
     "query_maxima",
+    "scenario_memory",
     "scenario_work",
     "write_limits",
 ]
@@ -103,12 +111,6 @@ RESULT_BYTE_WORK = 8
 #: 17 bytes; more for the time a first comparison spends resolving the options).
 COMPARE_OPTION_WORK = 40
 
-#: Memory of one candidate's outcomes over one draw: cost, owned share, utilisation [byte].
-PLAN_DRAW_BYTES = 24
-#: Memory of one candidate whatever the draws: its summary and its share of the result
-#: [byte] (measured: 2,800 over 10,201 candidates).
-PLAN_CANDIDATE_BYTES = 3_000
-
 #: The most bytes one candidate takes in a plan's JSON result: two counts, eight numbers of
 #: 24 characters at most (``-1.2345678901234567e-100``) and the keys [byte].
 _CANDIDATE_BYTES = 340
@@ -117,12 +119,6 @@ _CANDIDATE_BYTES = 340
 #: one draw and month: its carbon and priced cost in one product with its burst cost [unit]
 #: (measured: 1.4, 5.5 s of CPU against 4.4 s at 200,000 draws x 39 candidates x 36 months).
 PLAN_CARBON_MONTH_WORK = 2
-#: Memory of one candidate's emissions over one draw [byte].
-PLAN_CARBON_DRAW_BYTES = 8
-#: Memory of one candidate's carbon whatever the draws: its figures, their JSON, its place in
-#: the carbon frontier [byte] (measured: 7.6 MiB more for 10,000 candidates at 10 draws,
-#: 10,000 x (10 x 8 + 720)).
-PLAN_CARBON_CANDIDATE_BYTES = 800
 #: The most bytes a candidate's carbon adds to its JSON: five numbers of 24 characters at most
 #: and the keys (52 bytes) [byte] (measured: 150 bytes a candidate).
 _CARBON_BYTES = 5 * 24 + 52
@@ -216,24 +212,6 @@ def _month_work(peaked: bool, carbon: bool) -> int:
     return month + PLAN_CARBON_MONTH_WORK if carbon else month
 
 
-def plan_memory(samples: int, candidates: int, *, carbon: bool = False) -> int:
-    """The memory a plan's evaluation holds at most [byte] (measured: 962 MiB for 4,000 draws
-    of 10,201 candidates, counted as 4,000 x 10,201 x 24 + 10,201 x 3,000 = 1,009,899,000),
-    counting ``carbon``: each candidate's emissions per draw and its carbon figures."""
-    draw, candidate = _held(carbon)
-    return samples * candidates * draw + candidates * candidate
-
-
-def _held(carbon: bool) -> tuple[int, int]:
-    """The bytes a plan holds per draw and candidate, and per candidate."""
-    if carbon:
-        return (
-            PLAN_DRAW_BYTES + PLAN_CARBON_DRAW_BYTES,
-            PLAN_CANDIDATE_BYTES + PLAN_CARBON_CANDIDATE_BYTES,
-        )
-    return PLAN_DRAW_BYTES, PLAN_CANDIDATE_BYTES
-
-
 def compare_work(samples: int, options: int) -> int:
     """The work of a comparison of ``options`` over ``samples`` draws [unit]."""
     return samples * options * COMPARE_OPTION_WORK
@@ -262,6 +240,14 @@ def compare_checks(samples: int, months: int, options: int) -> list[Check]:
     ]
 
 
+def _held_text(terms: str) -> str:
+    """What a memory check counts: the process, one chunk's arrays, then ``terms``."""
+    return (
+        f"bytes of memory ({PROCESS_BYTES // 2**20} MiB for the process + {CHUNK_ARRAYS} "
+        f"arrays of a chunk of draws x months x 8 + {terms})"
+    )
+
+
 def _plan_checks(plan: Plan, draws: int, work_limit: str) -> list[Check]:
     inputs = plan.inputs
     months, candidates = inputs.horizon_months, inputs.candidates
@@ -270,18 +256,26 @@ def _plan_checks(plan: Plan, draws: int, work_limit: str) -> list[Check]:
     peaked = inputs.demand.peak_to_mean.support() != (1.0, 1.0)
     work = plan_work(draws, candidates, months, peaked=peaked, carbon=carbon)
     month = _month_work(peaked, carbon)
-    draw, candidate = _held(carbon)
+    draw, candidate = held(carbon)
     counted = (
         f"units of work (samples x candidates x months x {month} + samples x "
         f"candidates x {PLAN_DRAW_WORK} + {PLAN_CANDIDATE_WORK:,} per candidate + "
         f"{RESULT_BYTE_WORK} per byte of result)"
     )
-    held = f"bytes of memory (samples x candidates x {draw} + {candidate:,} per candidate)"
+    memory = plan_memory(draws, candidates, months, carbon=carbon)
     return [
         Check("own.servers", candidates, "MAX_CANDIDATES", "candidates (servers x reservations)"),
         Check("own.servers", size, "MAX_RESULT_BYTES", "bytes of result at most"),
         Check("own.servers", work, work_limit, counted),
-        Check("own.servers", plan_memory(draws, candidates, carbon=carbon), "MAX_MEMORY", held),
+        Check(
+            "own.servers",
+            memory,
+            "MAX_MEMORY",
+            _held_text(
+                f"samples x {PLAN_SAMPLE_BYTES} + samples x candidates x {draw} + {candidate:,} "
+                "per candidate"
+            ),
+        ),
     ]
 
 
@@ -313,6 +307,15 @@ def _document_checks(
             work_limit,
             f"units of work (samples x (months x {month} + levels x {level} + "
             f"{SCENARIO_DRAW_WORK:,}))",
+        ),
+        Check(
+            samples_check.path,
+            scenario_memory(draws, levels, horizon),
+            "MAX_MEMORY",
+            _held_text(
+                f"months x 8 for each of the first {CUMULATIVE_DRAWS:,} samples + samples x "
+                f"({SCENARIO_DRAW_BYTES} + levels x {SCENARIO_LEVEL_BYTES})"
+            ),
         ),
     ]
 

@@ -17,6 +17,7 @@ import yaml
 from apispec import BasePlugin
 from flask_smorest import Api, Blueprint
 
+from pricing import Catalog
 from scenarios import PlanSchema, ScenarioSchema
 from scenarios.jsonschema import distribution_components, field_schema
 
@@ -31,6 +32,7 @@ __all__ = [
     "request_body",
     "scenario_examples",
     "scenario_request_body",
+    "write_choices",
 ]
 
 SCENARIO_REF = {"$ref": "#/components/schemas/Scenario"}
@@ -122,3 +124,12 @@ def error_responses(blp: Blueprint, *codes: int) -> Callable[[Any], Any]:
         return func
 
     return decorator
+
+
+def write_choices(schemas: Mapping[str, dict[str, Any]], catalog: Catalog) -> None:
+    """State in the OpenAPI ``schemas`` the choices the server takes from ``catalog``: the
+    comparison's ``model`` is one of the catalog's model ids (or null), as the server refuses
+    any other."""
+    model = schemas.get("Compare", {}).get("properties", {}).get("model")
+    if model is not None:
+        model["enum"] = [*sorted(catalog.models), None]

@@ -4,6 +4,12 @@ A mistyped ``?sample=100`` would otherwise be ignored and the scenario run with 
 samples, and ``GET /v1/catalog/instances?provider=aws`` answered with every provider's: a
 silent guess. The parameters a route takes are those its OpenAPI document lists (its query
 schema); the web page and the documentation pages, which are not the API, are not checked.
+
+One rule holds for every query parameter: a value outside the range the OpenAPI document states
+for it is 400, whether the range is the parameter's own (``samples`` from 1) or a limit of the
+service (``samples`` up to ``COSTMODEL_MAX_SAMPLES``, ``page_size`` up to
+``COSTMODEL_MAX_PAGE_SIZE``). A request whose parameters are in range but whose work or memory
+is over a limit is 422, like a document over one.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from flask import current_app, request
 from flask_smorest import abort
 
 from pricing.suggest import did_you_mean
+
+from .limits import LIMITS
 
 __all__ = ["check_query", "query_names"]
 
@@ -50,6 +58,7 @@ def check_query() -> None:
         return
     unknown = next((name for name in request.args if name not in valid), None)
     if unknown is None:
+        _check_maxima()
         return
     if valid:
         hint = did_you_mean(unknown, sorted(valid), sep=" (")
@@ -60,3 +69,18 @@ def check_query() -> None:
         problem = f"{request.method} {request.url_rule} takes no query parameters{where}"
     errors = [{"path": f"query.{unknown}", "message": problem}]
     abort(400, message=f"invalid request parameters: query.{unknown}: {problem}", errors=errors)
+
+
+def _check_maxima() -> None:
+    """400 naming the first integer query parameter above the limit the service sets on it."""
+    for setting, limit in LIMITS.items():
+        for component, name in limit.places:
+            text = request.args.get(name) if component == "query" else None
+            if text is None or not text.strip().lstrip("+").isdigit():
+                continue  # absent, or not an integer: the view's schema says what is wrong
+            maximum = int(current_app.config[setting])
+            if int(text) > maximum:
+                problem = f"must be at most {maximum:,} (COSTMODEL_{setting}), got {int(text):,}"
+                errors = [{"path": f"query.{name}", "message": problem}]
+                abort(400, message=f"invalid request parameters: query.{name}: {problem}",
+                      errors=errors)  # fmt: skip

@@ -28,7 +28,7 @@ from pricing import (
     read_serving,
 )
 from scenarios import Plan, Scenario, ScenarioError, evaluate, load_mapping
-from scenarios.store import RunStore, StoreError
+from scenarios.store import MaybeStored, RunStore, StoreError
 
 from .deadline import RETRY_AFTER_S, check_deadline, engine_progress
 from .jsonio import parse_json_body, request_body, require_json_content_type
@@ -152,9 +152,16 @@ def store_unavailable(exc: StoreError) -> HTTPException:
     """
     _log.error("run store unavailable on %s %s: %s", request.method, request.path, exc)
     error = ServiceUnavailable()
+    message = "the run store is unavailable, so the request was not completed; try again later"
+    if isinstance(exc, MaybeStored):
+        message = (
+            "the run store failed while committing the run and could not be asked afterwards "
+            f"whether it took it: the run may be stored as {exc.run_id}. GET "
+            f"/v1/runs/{exc.run_id} before sending the request again, or send it again with "
+            "the same Idempotency-Key, which stores it once"
+        )
     error.data = {  # type: ignore[attr-defined]  # read by ApiWithErrors, as abort() sets it
-        "message": "the run store is unavailable, so the request was not completed; try again "
-        "later",
+        "message": message,
         "headers": {"Retry-After": str(RETRY_AFTER_S)},
     }
     return error

@@ -79,11 +79,11 @@ class Bound:
         """What is wrong with ``value`` against this range, or ``None``."""
         unit = f" {self.unit}" if self.unit else ""
         if self.low_open and value <= self.low:
-            return f"must be > {self.low:g}{unit}, got {_shown(value)}"
+            return f"must be > {_shown(self.low)}{unit}, got {_shown(value)}"
         if value < self.low:
-            return f"must be >= {self.low:g}{unit}, got {_shown(value)}"
+            return f"must be >= {_shown(self.low)}{unit}, got {_shown(value)}"
         if value > self.high:
-            return f"must be <= {self.high:g}{unit}, got {_shown(value)}"
+            return f"must be <= {_shown(self.high)}{unit}, got {_shown(value)}"
         return None
 
     def text(self) -> str:
@@ -93,12 +93,17 @@ class Bound:
         return f"{left}{self.low:g}, {self.high:g}]{unit}"
 
 
+#: The most digits an integer is shown with in a message; a longer one is shown by its count.
+_MAX_DIGITS = 30
+
+
 def _shown(value: float) -> str:
-    """``value`` as ``%g`` writes it; an integer too large for a float by its digits."""
-    try:
-        return f"{value:g}"
-    except OverflowError:  # an int beyond the float range, e.g. 400 digits
-        return f"an integer of {len(str(abs(value)))} digits"
+    """``value`` as ``%g`` writes it; an integer exactly (a bound of 2**63 - 1 and a value of
+    2**63 must not read alike), or by its digits when it has more than :data:`_MAX_DIGITS`."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        digits = len(str(abs(value)))
+        return str(value) if digits <= _MAX_DIGITS else f"an integer of {digits} digits"
+    return f"{value:g}"
 
 
 #: GPU columns (catalog rows and inline GPUs of scenarios).

@@ -15,9 +15,12 @@ ended with it (or on the Dask cluster), and reports the share of its draws done 
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import secrets
+import signal
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -185,13 +188,36 @@ def run_jobs(
         yield from _run_pool(jobs, workers)
 
 
+#: ``prctl`` option (linux/prctl.h): the signal a process gets when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> bool:
+    """Have the kernel kill this process when the thread that started it dies (Linux
+    ``prctl(PR_SET_PDEATHSIG, SIGKILL)``); whether it took the setting."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def _exit_with_parent(parent: int) -> None:
     """Worker initializer: end this worker when the batch process dies (e.g. ``kill -9``).
 
-    Workers of a killed :class:`ProcessPoolExecutor` would otherwise run on as orphans.
+    Workers of a killed :class:`ProcessPoolExecutor` would otherwise run on as orphans. On
+    Linux the kernel kills the worker with its parent, whatever the worker is doing; elsewhere
+    (and for a parent that died before the setting was made) a thread looks every half second,
+    which a worker holding the GIL in one long C call does not let run.
     """
     import threading
     import time
+
+    _die_with_parent()
+    if os.getppid() != parent:  # died before the kernel was told
+        os._exit(1)
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -24,6 +24,7 @@ from typing import Any
 from marshmallow import fields, validate
 
 from .distspec import DIST_FORMS
+from .loader import MAX_VALUES
 from .schema import (
     API_PRICES,
     WORK_BLOCKS,
@@ -78,7 +79,14 @@ def _form(name: str, required: tuple[str, ...], optional: tuple[str, ...], examp
     props: dict[str, Any] = {"dist": {"type": "string", "enum": [name]}}
     for param in required + optional:
         if param in ("values", "weights"):
-            props[param] = {"type": "array", "items": {"type": "number"}, "minItems": 1}
+            # as many as a document may hold (both lists count), each weight >= 0
+            item = {"type": "number", **({"minimum": 0} if param == "weights" else {})}
+            props[param] = {
+                "type": "array",
+                "items": item,
+                "minItems": 1,
+                "maxItems": MAX_VALUES // 2,
+            }
         else:
             props[param] = {"type": "number"}
         props[param]["description"] = _PARAM_TEXT[param]

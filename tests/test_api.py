@@ -634,10 +634,16 @@ def test_scenario_that_is_not_a_mapping_is_422(client: FlaskClient) -> None:
     assert paths(assert_error(client.post("/v1/evaluate", json=[1, 2]), 422)) == {""}
 
 
-def test_samples_over_the_limit_is_422_naming_the_limit(client: FlaskClient) -> None:
-    err = assert_error(client.post("/v1/evaluate?samples=200001", json=WORKED), 422)
-    assert "200,000" in err["message"] and "COSTMODEL_MAX_SAMPLES" in err["message"]
-    assert paths(err) == {"query.samples"}
+def test_samples_over_the_limit_is_refused_naming_the_limit(client: FlaskClient) -> None:
+    # a query parameter out of its stated range is 400, like samples=0 or page_size above its
+    # limit; the same number in the document is 422, like any invalid document
+    for route in ("/v1/evaluate", "/v1/plans", "/v1/runs"):
+        err = assert_error(client.post(f"{route}?samples=200001", json=WORKED), 400)
+        assert err["errors"][0]["message"] == (
+            "must be at most 200,000 (COSTMODEL_MAX_SAMPLES), got 200,001"
+        )
+        assert paths(err) == {"query.samples"}
+    assert_error(client.post("/v1/evaluate?samples=0", json=WORKED), 400)
     body = scenario(simulation={"samples": 250_000, "seed": 1})
     err = assert_error(client.post("/v1/runs", json=body), 422)
     assert paths(err) == {"simulation.samples"}
@@ -646,7 +652,9 @@ def test_samples_over_the_limit_is_422_naming_the_limit(client: FlaskClient) -> 
 
 def test_configured_limits_name_themselves(tmp_path: Path) -> None:
     client = make_app(tmp_path, MAX_SAMPLES=10, MAX_HORIZON=24, MAX_LEVELS=3).test_client()
-    err = assert_error(client.post("/v1/evaluate?samples=11", json=WORKED), 422)
+    err = assert_error(client.post("/v1/evaluate?samples=11", json=WORKED), 400)
+    assert "must be at most 10 (COSTMODEL_MAX_SAMPLES)" in err["message"]
+    err = assert_error(client.post("/v1/evaluate", json=scenario(simulation={"samples": 11})), 422)
     assert "limit of 10 samples" in err["message"]
     err = assert_error(client.post("/v1/evaluate", json=WORKED), 422)  # 36 months, 4 levels
     assert paths(err) == {"horizon_months", "utilisation"}

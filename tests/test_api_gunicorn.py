@@ -67,8 +67,9 @@ def gunicorn(tmp_path: Path, location: str, **settings: str) -> Iterator[tuple[i
         **{f"COSTMODEL_{k}": v for k, v in settings.items()},
     }
     log = (tmp_path / "gunicorn.log").open("ab")
-    command = [sys.executable, "-m", "gunicorn", "--bind", f"{HOST}:{port}", "--workers", "2",
-               "--timeout", "120", "api:create_app()"]  # fmt: skip
+    command = [sys.executable, "-m", "gunicorn", "-c", "python:api.gunicorn_conf", "--bind",
+               f"{HOST}:{port}", "--workers", "2", "--timeout", "120",
+               "api:create_app()"]  # fmt: skip
     proc = subprocess.Popen(
         command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
@@ -126,6 +127,26 @@ def test_gunicorn_serves_runs(server: int) -> None:
     assert status == 200 and json.loads(body)["openapi"].startswith("3.")
 
 
+def test_every_answer_is_the_services_own(server: int) -> None:
+    # A request line of 5,000 bytes, over gunicorn's default limit of 4,094, reaches the API
+    # (which names the unknown parameter); one over 8,190 bytes is refused by gunicorn itself,
+    # in the error shape with the security headers rather than as its HTML page.
+    status, _, body = request(server, "GET", "/v1/runs?" + "x" * 5000 + "=1")
+    assert status == 400 and "unknown query parameter" in json.loads(body)["message"]
+    status, headers, body = request(server, "GET", "/v1/runs?" + "x" * 9000 + "=1")
+    assert status == 414
+    error = json.loads(body)
+    assert error["code"] == 414 and error["status"] == "Request-URI Too Long"
+    assert "exceeds the limit of 8,190 bytes" in error["message"]
+    assert error["errors"] == [{"path": "", "message": error["message"]}]
+    assert headers["Content-Type"] == "application/json"
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Content-Security-Policy"] == "default-src 'none'; frame-ancestors 'none'"
+    status, headers, body = request(server, "GET", "/health", headers={"X-Big": "x" * 9000})
+    assert status == 431 and json.loads(body)["code"] == 431
+    assert headers["X-Frame-Options"] == "DENY"
+
+
 def test_gunicorn_workers_store_concurrent_runs(server: int) -> None:
     """16 concurrent POSTs across two worker processes: all stored once, all readable."""
 
@@ -164,9 +185,14 @@ def poll(port: int, location: str, until: tuple[str, ...] = ("done", "failed")) 
         time.sleep(0.1)
 
 
-def test_gunicorn_workers_run_each_job_once(server: int, store_location: str) -> None:
-    """Eight jobs posted at once to two workers: each claimed once, each done with the result
-    of the run answered at once."""
+def test_gunicorn_workers_run_each_job_once(tmp_path: Path, store_location: str) -> None:
+    """Eight jobs posted at once to two workers (one client, allowed 8 unfinished jobs): each
+    claimed once, each done with the result of the run answered at once."""
+    with gunicorn(tmp_path, store_location, MAX_QUEUED_JOBS="8") as (server, _):
+        _run_each_job_once(server, store_location)
+
+
+def _run_each_job_once(server: int, store_location: str) -> None:
     status, _, body = request(server, "POST", "/v1/runs", WORKED)
     assert status == 201, body
     expected = json.loads(body)["result"]

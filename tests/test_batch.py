@@ -14,6 +14,7 @@ import sqlite3
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -606,3 +607,96 @@ def test_report_command_writes_a_plan_from_yaml_and_from_its_result_json(
         f"error: {bad}: schema_version: unsupported schema_version 2; this release reads 1\n"
     )
     assert not (out / "x.html").exists() and not (out / "y.html").exists()
+
+
+# ------------------------------------------------------------------ workers die with the batch
+
+_ROOT = EXAMPLES.parents[1]
+#: The longest a worker may outlive its killed batch [s].
+_ORPHAN_S = 3.0
+
+
+def _children(pid: int) -> list[int]:
+    import psutil
+
+    return [p.pid for p in psutil.Process(pid).children(recursive=True)
+            if "resource_tracker" not in " ".join(p.cmdline())]  # fmt: skip
+
+
+def _gone_within(pids: list[int], seconds: float) -> list[int]:
+    """The processes of ``pids`` still running after ``seconds``."""
+    import time
+
+    import psutil
+
+    deadline = time.monotonic() + seconds
+    alive = pids
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.1)
+        alive = [p for p in alive if psutil.pid_exists(p) and
+                 psutil.Process(p).status() != psutil.STATUS_ZOMBIE]  # fmt: skip
+    return alive
+
+
+def _wait_for_children(proc, count: int) -> list[int]:
+    import time
+
+    deadline = time.monotonic() + 60
+    while len(found := _children(proc.pid)) < count:
+        assert proc.poll() is None and time.monotonic() < deadline, "no workers started"
+        time.sleep(0.1)
+    time.sleep(1.0)  # past their start-up, into their work
+    return found
+
+
+def _orphans_after_kill(command: list[str], workers: int, **popen: Any) -> list[int]:
+    """Start ``command``, wait for its ``workers``, ``kill -9`` it: the workers still running
+    :data:`_ORPHAN_S` seconds later."""
+    import signal
+    import subprocess
+
+    proc = subprocess.Popen(command, cwd=_ROOT, **popen)
+    try:
+        started = _wait_for_children(proc, workers)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        return _gone_within(started, _ORPHAN_S)
+    finally:
+        proc.kill()
+
+
+def test_killing_a_batch_stops_its_workers(tmp_path):
+
+    slow = yaml.safe_load((EXAMPLES / "worked-example.yaml").read_text("utf-8"))
+    slow.update(horizon_months=240, simulation={"samples": 200_000, "seed": 1})
+    for i in range(4):
+        (tmp_path / f"s{i}.yaml").write_text(yaml.safe_dump({**slow, "name": f"slow-{i}"}))
+    command = [sys.executable, "-m", "cli", "batch", str(tmp_path), "--out",
+               str(tmp_path / "out"), "--workers", "2", "-q"]  # fmt: skip
+    assert _orphans_after_kill(command, 2) == []
+
+
+_HOLDS_THE_GIL = r"""
+import ctypes, multiprocessing, sys, time
+from scenarios.executor import _exit_with_parent
+
+def work(parent):
+    _exit_with_parent(parent)
+    ctypes.PyDLL(None).sleep(60)  # one C call that keeps the GIL: no thread of Python runs
+
+if __name__ == "__main__":
+    import os
+    child = multiprocessing.get_context("spawn").Process(target=work, args=(os.getpid(),))
+    child.start()
+    time.sleep(60)
+"""
+
+
+def test_a_worker_holding_the_gil_dies_with_its_parent(tmp_path):
+    # A thread that looks for the parent every half second never runs in a worker stuck in
+    # one C call; the kernel's parent-death signal ends it all the same.
+
+    script = tmp_path / "parent.py"
+    script.write_text(_HOLDS_THE_GIL)
+    command = [sys.executable, str(script)]
+    assert _orphans_after_kill(command, 1, env={"PYTHONPATH": str(_ROOT), "PATH": ""}) == []

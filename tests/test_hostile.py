@@ -78,7 +78,12 @@ HOSTILE = [
     (
         "seed-400-digits",
         _worked("seed: 1,", "seed: " + "9" * 400 + ","),
-        "simulation.seed: must be <= 9.22337e+18 [-], got an integer of 400 digits",
+        "simulation.seed: must be <= 9223372036854775807 [-], got an integer of 400 digits",
+    ),
+    (  # the bound and the value were both shown as 9.22337e+18
+        "seed-one-past-the-bound",
+        _worked("seed: 1,", "seed: 9223372036854775808,"),
+        "simulation.seed: must be <= 9223372036854775807 [-], got 9223372036854775808",
     ),
     (
         "dist-bound-400-digits",

@@ -61,7 +61,8 @@ def errors_by_setting(body: dict[str, Any]) -> dict[str, str]:
 def test_the_reported_plan_is_refused_naming_its_limits(tmp_path):
     # The report: 1001 x 1001 candidates, 1 draw, 12 months was counted as 1 x 1,002,001 x 12
     # = 12,024,012 (2.4 % of the limit) and then took 98.7 s and 2.36 GB.
-    # Its memory: 1,002,001 x (1 x 24 + 3,000) = 3,030,051,024 bytes > 1 GiB (2.36 GB measured).
+    # Its memory: the process 83,886,080 + a chunk 7 x 8 x 1 x 12 = 672 + 1 x 32
+    # + 1,002,001 x (1 x 24 + 3,000) = 3,113,937,808 bytes > 1 GiB (2.36 GB measured).
     # A run of it would be a job (its work is within COSTMODEL_MAX_JOB_WORK): the rest refuse it.
     client = make_app(tmp_path).test_client()
     limits_of_route = {"/v1/plans": {"MAX_WORK"}, "/v1/runs": set()}
@@ -72,9 +73,38 @@ def test_the_reported_plan_is_refused_naming_its_limits(tmp_path):
         problems = errors_by_setting(body)
         assert set(problems) == {"MAX_CANDIDATES", "MAX_RESULT_BYTES", "MAX_MEMORY"} | work
         assert "1,002,001 exceeds the limit of 10,201 candidates" in problems["MAX_CANDIDATES"]
-        assert "3,030,051,024 exceeds the limit of 1,073,741,824" in problems["MAX_MEMORY"]
+        assert "3,113,937,808 exceeds the limit of 1,073,741,824" in problems["MAX_MEMORY"]
         assert {e["path"] for e in body["errors"]} == {"own.servers"}
     assert client.get("/v1/runs").get_json()["total"] == 0
+
+
+def test_a_job_is_counted_the_memory_of_its_whole_process(tmp_path):
+    # The probe's job: 4,000 draws of 101 x 101 candidates over 12 months peaked at 1,079 MiB
+    # in its process, while only its draws were counted (4,000 x 10,201 x 24 + 10,201 x 3,000
+    # = 1,009,899,000 < 1 GiB). Counted whole:
+    # 83,886,080 (the process) + 7 x 8 x 4,000 x 12 = 2,688,000 (a chunk) + 4,000 x 32
+    # + 979,296,000 + 30,603,000 = 1,096,601,080 > 1,073,741,824: refused, even as a job.
+    client = make_app(tmp_path).test_client()
+    doc = plan(100, 100, 12)
+    body = assert_error(client.post("/v1/runs?samples=4000", json=doc), 422)
+    assert set(errors_by_setting(body)) == {"MAX_MEMORY"}
+    assert "1,096,601,080 exceeds the limit of 1,073,741,824 bytes" in body["message"]
+    assert limits.plan_memory(3_000, 101 * 101, 12) < 2**30  # 3,000 draws are a job
+
+
+def test_a_scenario_is_held_to_the_memory_limit(tmp_path):
+    # 200,000 draws x 101 levels x 240 months (measured peak 432 MiB):
+    # 83,886,080 + 7 x 8 x 8,333 x 240 = 111,995,520 (a chunk of 2,000,000 // 240 draws)
+    # + 20,000 x 240 x 8 = 38,400,000 + 200,000 x (256 + 101 x 10) = 253,200,000
+    # = 487,481,600 bytes
+    assert limits.scenario_memory(200_000, 101, 240) == 487_481_600
+    client = make_app(tmp_path, MAX_MEMORY=487_481_599, MAX_WORK=10**12).test_client()
+    doc = {**WORKED, "horizon_months": 240, "utilisation": [i / 100 for i in range(101)]}
+    doc.pop("report_utilisation", None)
+    body = assert_error(client.post("/v1/evaluate?samples=200000", json=doc), 422)
+    assert set(errors_by_setting(body)) == {"MAX_MEMORY"}
+    assert body["errors"][0]["path"] == "query.samples"
+    assert "487,481,600 exceeds the limit of 487,481,599 bytes" in body["message"]
 
 
 def test_the_work_of_a_plan_counts_each_candidate_and_its_result(tmp_path):
@@ -409,6 +439,25 @@ def test_the_spec_refuses_what_the_server_refuses(tmp_path):
     assert client.post("/v1/evaluate", json=bounded).status_code == 200
     compare_spec = _validator(spec, "Compare")
     assert not compare_spec.is_valid({"utilisation": 0.5, "samples": 200_001})
+
+
+def test_the_spec_bounds_discrete_weights_and_the_compare_model(tmp_path):
+    # Both were unbounded in the spec and refused by the server: a negative weight, more
+    # values than a document may hold, a model id the catalog does not have.
+    spec = _spec(tmp_path)
+    client = make_app(tmp_path).test_client()
+    scenario = _validator(spec, "Scenario")
+    refused = [([1.1, 1.2], [1, -1]), ([1.1] * 50_001, [1] * 50_001)]
+    for values, weights in [([1.1, 1.2], [1, 0]), *refused]:
+        doc = copy.deepcopy(WORKED)
+        doc["buy"]["pue"] = {"dist": "discrete", "values": values, "weights": weights}
+        status = client.post("/v1/evaluate", json=doc).status_code
+        assert scenario.is_valid(doc) == (status == 200), (len(values), weights[:2], status)
+    compare_spec = _validator(spec, "Compare")
+    for model, ok in (("llama-3.3-70b", True), ("no-such-model", False), (None, True)):
+        request = {"utilisation": 1.0, "model": model, "samples": 100}
+        assert compare_spec.is_valid(request) is ok
+        assert (client.post("/v1/compare", json=request).status_code == 200) is ok
 
 
 def test_a_retry_after_a_503_stores_the_run_once(tmp_path, monkeypatch, clock):

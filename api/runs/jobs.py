@@ -7,8 +7,10 @@ exceeds ``COSTMODEL_MAX_WORK`` (up to ``COSTMODEL_MAX_JOB_WORK``), or when the c
 has one :class:`JobRunner`: a thread, started with the process's first job or its first look at
 an unfinished run, that
 
-* claims queued jobs from the run store, at most ``COSTMODEL_JOB_WORKERS`` at a time; a claim
-  is a transaction, so each job runs once however many processes and servers share the store;
+* claims queued jobs from the run store, at most ``COSTMODEL_JOB_WORKERS`` at a time and only
+  while fewer than ``COSTMODEL_JOB_CONCURRENCY`` jobs run on its server (every process of the
+  machine, counted in the store); a claim is a transaction, so each job runs once however many
+  processes and servers share the store;
 * runs each in a process of its own (:class:`scenarios.executor.Workers`), or on the Dask
   cluster at ``COSTMODEL_DASK_SCHEDULER``, writes its progress to the run at most every
   :data:`PROGRESS_EVERY_S` and stores its result: the document, seed, samples and catalog a
@@ -18,6 +20,10 @@ an unfinished run, that
   restart): each is queued again, and failed (503 in the error shape) once it has been claimed
   :data:`ATTEMPTS` times. A process that exits normally puts its running jobs back in the queue
   at once, without counting the attempt.
+
+A job is admitted only while its API key (on an open service, its client's address) has fewer
+than ``COSTMODEL_MAX_QUEUED_JOBS`` jobs queued or running; beyond, ``POST /v1/runs`` is
+answered 429 with ``Retry-After`` (:data:`QUEUE_RETRY_AFTER_S`).
 """
 
 from __future__ import annotations
@@ -32,20 +38,30 @@ import socket
 import threading
 import time
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, NoReturn
 
 from flask import Flask, current_app
+from flask import request as flask_request
+from flask_smorest import abort
 
 from scenarios import Plan, Scenario
 from scenarios.executor import BatchError, Done, Job, JobError, Workers, one_line
-from scenarios.store import Claim, RunRecord, StoreError
+from scenarios.store import Claim, QueueFull, RunRecord, StoreError
 
 from ..errors import error_body, unexpected_error
 from ..jsonio import parse_json_body, request_body
 from ..limits import check_document
 from ..service import get_store
 
-__all__ = ["ATTEMPTS", "PROGRESS_EVERY_S", "JobRunner", "job_runner", "queue_run"]
+__all__ = [
+    "ATTEMPTS",
+    "PROGRESS_EVERY_S",
+    "QUEUE_RETRY_AFTER_S",
+    "JobRunner",
+    "job_runner",
+    "queue_run",
+    "server_name",
+]
 
 _log = logging.getLogger("api")
 
@@ -55,6 +71,8 @@ ATTEMPTS = 2
 PROGRESS_EVERY_S = 0.5
 #: How often an idle runner looks for queued jobs that no process has taken [s].
 POLL_S = 1.0
+#: How long a client whose queue is full is asked to wait before it sends a job again [s].
+QUEUE_RETRY_AFTER_S = 10
 #: The source name of a request's document in messages.
 _SOURCE = "<request>"
 
@@ -63,6 +81,12 @@ def job_runner(app: Flask | None = None) -> JobRunner:
     """The app's :class:`JobRunner` (one per process)."""
     app = app or current_app._get_current_object()  # type: ignore[attr-defined]
     return app.extensions["costmodel"]["jobs"]
+
+
+def server_name() -> str:
+    """This machine's name in the claims of its processes: the jobs running on one server are
+    those claimed under it."""
+    return socket.gethostname() + ":"
 
 
 def _inputs(document: Scenario | Plan) -> Any:
@@ -89,18 +113,39 @@ def queue_run(
         "key": document.key(samples, seed),
     }
     name = document.document.get("name")
-    record = get_store().add_job(
-        request=request,
-        name=name if isinstance(name, str) else None,
-        seed=inputs.seed if seed is None else seed,
-        samples=samples or inputs.samples,
-        catalog_version=document.catalog.version,
-        owner=owner,
-        idempotency_key=idempotency_key,
-        request_hash=request_hash,
-    )
+    try:
+        record = get_store().add_job(
+            request=request,
+            name=name if isinstance(name, str) else None,
+            seed=inputs.seed if seed is None else seed,
+            samples=samples or inputs.samples,
+            catalog_version=document.catalog.version,
+            owner=owner,
+            idempotency_key=idempotency_key,
+            request_hash=request_hash,
+            client=flask_request.remote_addr,
+            max_unfinished=current_app.config["MAX_QUEUED_JOBS"],
+        )
+    except QueueFull as exc:
+        _queue_full(exc, owner)
     job_runner().wake()
     return record
+
+
+def _queue_full(exc: QueueFull, owner: str | None) -> NoReturn:
+    """429: the key (or the address) already has as many unfinished jobs as it may."""
+    whose = "this API key" if owner is not None else "this client address"
+    message = (
+        f"{whose} already has {exc.unfinished} jobs queued or running, the most "
+        f"COSTMODEL_MAX_QUEUED_JOBS ({exc.limit}) allows; poll them at their Location and send "
+        f"this one again once one is done (in {QUEUE_RETRY_AFTER_S} s, Retry-After)"
+    )
+    abort(
+        429,
+        message=message,
+        errors=[{"path": "", "message": message}],
+        headers={"Retry-After": str(QUEUE_RETRY_AFTER_S)},
+    )
 
 
 class JobRunner:
@@ -157,8 +202,10 @@ class _Loop:
     def __init__(self, app: Flask, events: queue.Queue[tuple[Any, ...]]) -> None:
         self.app = app
         self.events = events
-        self.worker = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.server = server_name()
+        self.worker = f"{self.server}{os.getpid()}:{secrets.token_hex(4)}"
         self.capacity = app.config["JOB_WORKERS"]
+        self.concurrency = app.config["JOB_CONCURRENCY"]
         self.lease = app.config["JOB_LEASE"]
         self.workers: Workers | None = None
         self.running: dict[str, Claim] = {}
@@ -209,7 +256,7 @@ class _Loop:
                 )
             self.next_beat = now + self.lease / 3
         while len(self.running) < self.capacity:
-            claim = store.claim_job(self.worker)
+            claim = store.claim_job(self.worker, self.server, self.concurrency)
             if claim is None:
                 break
             self._start(claim)

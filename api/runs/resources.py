@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Response, current_app, url_for
+from flask import Response, url_for
 from flask_smorest import Blueprint, abort
 
 from present import from_dict, reports
@@ -42,6 +42,7 @@ from .schemas import (
     RunListSchema,
     RunQuerySchema,
     RunSchema,
+    phase,
 )
 
 __all__ = ["blp"]
@@ -88,6 +89,10 @@ def _full(record: RunRecord, result: Mapping[str, Any] | None = None) -> dict[st
         "name": record.name,
         "status": record.status,
         "progress": record.progress,
+        "phase": phase(record.status, record.progress),
+        "queue_position": get_store().queue_position(record.id)
+        if record.status == "queued"
+        else None,
         "seed": record.seed,
         "samples": record.samples,
         "catalog_version": record.catalog_version,
@@ -186,7 +191,7 @@ def _created(record: RunRecord, async_applied: bool = False) -> Any:
         },
     },
 )
-@error_responses(blp, 400, 401, 409, 413, 415, 422, 503)
+@error_responses(blp, 400, 401, 409, 413, 415, 422, 429, 503)
 @blp.doc(
     operationId="createRun",
     summary="Evaluate a scenario and store the run",
@@ -201,7 +206,9 @@ def _created(record: RunRecord, async_applied: bool = False) -> Any:
     "with `Prefer: respond-async`, is stored as a job and answered 202 at once with "
     "`Location: /v1/runs/<id>`; GET it (every `Retry-After` seconds) for its status (queued, "
     "running, done, failed) and progress, then its result, the same a synchronous run would "
-    "have. A failed job holds its error in the one error shape.",
+    "have. A failed job holds its error in the one error shape. A key (on an open service, a "
+    "client address) with COSTMODEL_MAX_QUEUED_JOBS jobs queued or running is answered 429 "
+    "with `Retry-After`.",
     requestBody=request_body(
         "A version-1 scenario, or a plan (kind: plan)",
         {"oneOf": [SCENARIO_REF, PLAN_REF]},
@@ -263,19 +270,18 @@ def create_run(
 @blp.doc(operationId="listRuns", summary="List stored runs, newest first", security=_SECURITY)
 def list_runs(page: int = 1, page_size: int = 20) -> dict[str, Any]:
     """The caller's runs, newest first, ``page_size`` per page, with the total count."""
-    owner = require_owner()
-    limit = current_app.config["MAX_PAGE_SIZE"]
-    if page_size > limit:
-        abort(
-            400,
-            message=f"page_size {page_size} exceeds the limit of {limit} (COSTMODEL_MAX_PAGE_SIZE)",
-            errors=[{"path": "query.page_size", "message": f"must be at most {limit}"}],
-        )
+    owner = require_owner()  # page_size is within COSTMODEL_MAX_PAGE_SIZE (api.query)
     store = get_store()
     total = store.count(owner=owner)
     records = store.list(owner=owner, limit=page_size, offset=(page - 1) * page_size)
     items = [
-        {**r.summary(), "status": r.status, "progress": r.progress, "links": _links(r.id)}
+        {
+            **r.summary(),
+            "status": r.status,
+            "progress": r.progress,
+            "phase": phase(r.status, r.progress),
+            "links": _links(r.id),
+        }
         for r in records
     ]
     return {

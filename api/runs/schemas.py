@@ -16,6 +16,7 @@ from ..evaluate.schemas import EvaluateQuerySchema
 
 __all__ = [
     "DISPOSITIONS",
+    "PHASES",
     "REPORT_MEDIA_TYPES",
     "ReportQuerySchema",
     "RunHeadersSchema",
@@ -24,6 +25,7 @@ __all__ = [
     "RunQuerySchema",
     "RunSchema",
     "RunSummarySchema",
+    "phase",
 ]
 
 #: Content-Type of each report format.
@@ -84,7 +86,32 @@ _STATUS = {
     "see error)",
     "enum": list(STATUSES),
 }
-_PROGRESS = {"description": "share of a job's Monte Carlo draws evaluated [-]; 1 once done"}
+_PROGRESS = {
+    "description": "share of a job's Monte Carlo draws evaluated [-]: 1 once the draws are "
+    "done, while the job is still summarising them (see phase), and once done"
+}
+#: What a run is doing, by its status and progress.
+PHASES = ("queued", "starting", "drawing", "summarising", "done", "failed")
+_PHASE = {
+    "description": "queued; starting (claimed, its process starting, no draws done yet: also "
+    "a job taken back from a stopped process and claimed again); drawing (progress is the "
+    "share of draws done); summarising (every draw done: its statistics, result and storage "
+    "follow); done; failed",
+    "enum": list(PHASES),
+}
+_POSITION = {
+    "description": "a queued job's place in the queue of the server's run store (1: the next "
+    "to run); null otherwise"
+}
+
+
+def phase(status: str, progress: float) -> str:
+    """The :data:`PHASES` entry of a run of ``status`` and ``progress`` [-]."""
+    if status != "running":
+        return status
+    if progress <= 0:
+        return "starting"
+    return "drawing" if progress < 1 else "summarising"
 
 
 class RunSummarySchema(Schema):
@@ -103,6 +130,7 @@ class RunSummarySchema(Schema):
     )
     status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata=_STATUS)
     progress = fields.Float(required=True, validate=validate.Range(0, 1), metadata=_PROGRESS)
+    phase = fields.String(required=True, validate=validate.OneOf(PHASES), metadata=_PHASE)
     breakeven_p50 = fields.Float(
         allow_none=True,
         metadata={"description": "median break-even utilisation [-]; null means never"},
@@ -141,6 +169,10 @@ class RunSchema(Schema):
     name = fields.String(allow_none=True, required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata=_STATUS)
     progress = fields.Float(required=True, validate=validate.Range(0, 1), metadata=_PROGRESS)
+    phase = fields.String(required=True, validate=validate.OneOf(PHASES), metadata=_PHASE)
+    queue_position = fields.Integer(
+        required=True, allow_none=True, validate=validate.Range(min=1), metadata=_POSITION
+    )
     seed = fields.Integer(required=True)
     samples = fields.Integer(
         required=True,

@@ -16,7 +16,7 @@ def add_parser(sub) -> None:
         "serve",
         help="serve the HTTP API (development server)",
         description="Serve the HTTP API with Flask's development server. In production run "
-        'gunicorn "api:create_app()".',
+        'gunicorn -c python:api.gunicorn_conf "api:create_app()".',
         examples=("costmodel serve", "costmodel serve --port 5000 --debug"),
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")

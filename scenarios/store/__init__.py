@@ -34,8 +34,8 @@ Storage rules:
   with an owner is visible only to that owner; a run stored without one only to ``owner=None``.
 """
 
-from .jobs import Claim
-from .location import StoreError, parse_location
+from .jobs import Claim, QueueFull
+from .location import MaybeStored, StoreError, parse_location
 from .pricehistory import PriceObservation
 from .records import STATUSES, RunRecord
 from .runstore import DEFAULT_POOL_SIZE, MIGRATIONS, KeyReused, RunStore
@@ -45,8 +45,10 @@ __all__ = [
     "Claim",
     "KeyReused",
     "MIGRATIONS",
+    "MaybeStored",
     "STATUSES",
     "PriceObservation",
+    "QueueFull",
     "RunRecord",
     "RunStore",
     "StoreError",

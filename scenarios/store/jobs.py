@@ -14,11 +14,18 @@ server process claims them first.
   of the one that took it over.
 * A job whose heartbeat is older than a lease (its process stopped: a restart, a crash) is put
   back in the queue, or failed once it has used up its attempts (:meth:`JobQueue.recover`).
+
+Two bounds hold across every process sharing the store, each checked inside the transaction
+that would break it (SQLite serialises writers; PostgreSQL takes the store's advisory lock):
+a job is admitted only while its owner (or, without one, its client's address) has fewer
+unfinished jobs than a limit (:class:`QueueFull` otherwise), and claimed only while fewer jobs
+than a limit run on the claimant's server (the jobs whose ``claimed_by`` starts with its name).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,9 +34,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from .records import NewRun, RunRecord, dumps
+from .records import NewRun, RunRecord, check_int, check_opt_str, dumps
 
-__all__ = ["MIGRATION", "Claim", "JobQueue"]
+__all__ = ["CLIENT_MIGRATION", "MIGRATION", "Claim", "JobQueue", "QueueFull"]
 
 #: The schema step that adds the state of a run (appended to the store's migrations): every
 #: run stored before it is ``done``.
@@ -44,6 +51,10 @@ MIGRATION: tuple[str, ...] = (
     "CREATE INDEX runs_status ON runs (status, created_at, id)",
 )
 
+#: The schema step that keeps the address of the client that queued a job (an open service
+#: bounds the unfinished jobs of each address).
+CLIENT_MIGRATION: tuple[str, ...] = ("ALTER TABLE runs ADD COLUMN client TEXT NULL",)
+
 #: Claims tried in a row when other processes take the oldest job first.
 _CLAIM_TRIES = 8
 _OLDEST = "SELECT id FROM runs WHERE status = 'queued' ORDER BY created_at, id LIMIT 1"
@@ -54,6 +65,14 @@ _CLAIM = (
 _MINE = "id = ? AND claimed_by = ? AND status = 'running'"
 #: What a finished job leaves behind of its claim and request.
 _RELEASED = "request_json = NULL, claimed_by = NULL, heartbeat_at = NULL"
+
+
+class QueueFull(ValueError):
+    """A job refused because its owner (or client) already has ``limit`` unfinished jobs."""
+
+    def __init__(self, unfinished: int, limit: int) -> None:
+        super().__init__(f"{unfinished} jobs are queued or running, the most allowed is {limit}")
+        self.unfinished, self.limit = unfinished, limit
 
 
 @dataclass(frozen=True)
@@ -94,31 +113,62 @@ class JobQueue:
         owner: str | None = None,
         idempotency_key: str | None = None,
         request_hash: str | None = None,
+        client: str | None = None,
+        max_unfinished: int | None = None,
     ) -> RunRecord:
         """Store a queued job and return it once it is committed and read back.
 
         ``request`` (strict JSON) is what the claimant gets to run it; ``seed``, ``samples``
         [count] and ``catalog_version`` are those asked for, replaced by the result's when the
         job is done. Idempotency keys work as for :meth:`RunStore.add`: a retry returns the run
-        stored first, whatever its state.
+        stored first, whatever its state. ``client`` is the address that sent the request.
+        With ``max_unfinished``, raises :class:`QueueFull` when ``owner`` (or, with no owner,
+        ``client``) already has that many jobs queued or running.
         """
         if not isinstance(request, Mapping):
             raise ValueError(f"request must be a mapping, got {type(request).__name__}")
         fields = NewRun.checked(
             name, seed, samples, catalog_version, owner, idempotency_key, request_hash
         )
-        state = ("queued", 0.0, dumps(request, "request"))
-        return self._insert(fields, None, ("null", "null"), state)
+        client = check_opt_str(client, "client")
+        state = ("queued", 0.0, dumps(request, "request"), client)
+        admit = None
+        if max_unfinished is not None:
+            limit = check_int(max_unfinished, "max_unfinished", 1)
+            admit = functools.partial(self._admit, owner=fields.owner, client=client, limit=limit)
+        return self._insert(fields, None, ("null", "null"), state, admit)
 
-    def claim_job(self, worker: str) -> Claim | None:
+    def _admit(self, conn: Any, *, owner: str | None, client: str | None, limit: int) -> None:
+        """:class:`QueueFull` when ``owner`` (else ``client``) has ``limit`` unfinished jobs."""
+        if owner is not None:
+            whose, params = "owner = ?", (owner,)
+        elif client is not None:
+            whose, params = "owner IS NULL AND client = ?", (client,)
+        else:
+            return
+        unfinished = self._execute(
+            conn,
+            f"SELECT COUNT(*) FROM runs WHERE status IN ('queued', 'running') AND {whose}",
+            params,
+        ).fetchone()[0]
+        if unfinished >= limit:
+            raise QueueFull(int(unfinished), limit)
+
+    def claim_job(self, worker: str, server: str = "", limit: int | None = None) -> Claim | None:
         """Claim the oldest queued job for ``worker`` (a name unique to the claiming process),
-        or ``None`` when no job is queued. Looking costs one read; only a claim writes."""
+        or ``None`` when no job is queued. With ``limit``, ``None`` also while ``limit`` jobs
+        are running on ``server`` (those whose claimant's name starts with it, ``worker``
+        included). Looking costs one read; only a claim writes."""
+        if limit is not None and not worker.startswith(server):
+            raise ValueError(f"worker {worker!r} is not named after its server {server!r}")
         for _ in range(_CLAIM_TRIES):
             with self._use(self._dialect.connection()) as conn:
                 row = self._execute(conn, _OLDEST).fetchone()
             if row is None:
                 return None
-            with self._write() as conn:
+            with self._write(exclusive=limit is not None) as conn:
+                if limit is not None and self._running_on(conn, server) >= limit:
+                    return None
                 now = self._now()
                 if self._execute(conn, _CLAIM, (worker, now, now, row[0])).rowcount == 1:
                     request, attempts = self._execute(
@@ -127,6 +177,30 @@ class JobQueue:
                     return Claim(row[0], json.loads(request), int(attempts))
             # another process claimed it first: look again
         return None
+
+    def _running_on(self, conn: Any, server: str) -> int:
+        """How many jobs run on ``server`` (claimed by a name starting with it)."""
+        return int(
+            self._execute(
+                conn,
+                "SELECT COUNT(*) FROM runs WHERE status = 'running' "
+                "AND substr(claimed_by, 1, ?) = ?",
+                (len(server), server),
+            ).fetchone()[0]
+        )
+
+    def queue_position(self, run_id: str) -> int | None:
+        """Where the queued job ``run_id`` stands in the queue (1: the next to be claimed), or
+        ``None`` when it is not queued."""
+        with self._use(self._dialect.connection()) as conn:
+            row = self._execute(
+                conn,
+                "SELECT COUNT(*) FROM runs q JOIN runs r ON r.id = ? AND r.status = 'queued' "
+                "WHERE q.status = 'queued' AND (q.created_at < r.created_at "
+                "OR (q.created_at = r.created_at AND q.id <= r.id))",
+                (run_id,),
+            ).fetchone()
+        return int(row[0]) or None
 
     def heartbeat(self, worker: str, run_ids: Sequence[str]) -> int:
         """Renew the heartbeat of ``worker``'s jobs ``run_ids`` (those still its own); returns
@@ -240,10 +314,14 @@ class JobQueue:
     # ------------------------------------------------------------------ plumbing
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[Any]:
-        """A connection inside a write transaction, committed when the block ends."""
+    def _write(self, exclusive: bool = False) -> Iterator[Any]:
+        """A connection inside a write transaction (``exclusive``: serialised with the other
+        exclusive ones), committed when the block ends."""
         dialect = self._dialect
-        with self._use(dialect.connection()) as conn, dialect.transaction(conn):
+        with (
+            self._use(dialect.connection()) as conn,
+            dialect.transaction(conn, exclusive=exclusive),
+        ):
             yield conn
 
     def _update(self, query: str, params: tuple[Any, ...]) -> int:

@@ -50,6 +50,15 @@ class StoreError(ValueError):
     a closed store."""
 
 
+class MaybeStored(StoreError):
+    """A write of run ``run_id`` failed at its commit and the store could not be asked after
+    whether the row is there: the run may exist under that id."""
+
+    def __init__(self, message: str, run_id: str) -> None:
+        super().__init__(message)
+        self.run_id = run_id
+
+
 @dataclass(frozen=True)
 class Location:
     """A checked run-store location.

@@ -122,7 +122,8 @@ class PostgresDialect:
         self, conn: psycopg.Connection[Any], *, exclusive: bool = False
     ) -> Iterator[None]:
         """``BEGIN`` ... ``COMMIT`` (``ROLLBACK`` on any exception); ``exclusive`` also takes the
-        migration advisory lock until the transaction ends."""
+        store's advisory lock (of migrations, and of job admissions and claims, which count
+        other transactions' rows) until the transaction ends."""
         with conn.transaction():
             if exclusive:
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK_KEY,))

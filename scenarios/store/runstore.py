@@ -13,14 +13,14 @@ import contextlib
 import logging
 import os
 import secrets
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from . import jobs, pricehistory
-from .location import ENV_VAR, StoreError, parse_location
+from .location import ENV_VAR, MaybeStored, StoreError, parse_location
 from .records import COLUMNS, SELECTED, NewRun, RunRecord, check_int, check_opt_str, dumps
 from .sqlite import SQLiteDialect
 
@@ -77,6 +77,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """,
     ),
     jobs.MIGRATION,
+    jobs.CLIENT_MIGRATION,
 )
 
 SCHEMA_VERSION: int = len(MIGRATIONS)
@@ -85,7 +86,7 @@ SCHEMA_VERSION: int = len(MIGRATIONS)
 # (odds 2**-128) the id.
 _INSERT = (
     f"INSERT INTO runs ({COLUMNS}, idempotency_key, request_hash, status, progress, "
-    "request_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"
+    "request_json, client) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"
 )
 
 
@@ -125,7 +126,8 @@ class Dialect(Protocol):
 
     def transaction(self, conn: Any, *, exclusive: bool = False) -> AbstractContextManager[None]:
         """A transaction that commits on success and rolls back on any exception; writers are
-        serialised where needed, and ``exclusive`` holds off every other migration."""
+        serialised where needed, and ``exclusive`` ones with each other (migrations, and the
+        admissions and claims of jobs that count the jobs of others first)."""
         ...
 
     def schema_version(self, conn: Any) -> int:
@@ -313,30 +315,44 @@ class RunStore(jobs.JobQueue):
         )
         cache_key = check_opt_str(cache_key, "cache_key")
         stored = (dumps(scenario, "scenario"), dumps(result, "result"))
-        return self._insert(fields, cache_key, stored, ("done", 1.0, None))
+        return self._insert(fields, cache_key, stored, ("done", 1.0, None, None))
 
     def _insert(
         self,
         fields: NewRun,
         cache_key: str | None,
         stored: tuple[str, str],
-        state: tuple[str, float, str | None],
+        state: tuple[str, float, str | None, str | None],
+        admit: Callable[[Any], None] | None = None,
     ) -> RunRecord:
         """Insert a run of ``fields`` with its scenario and result JSON (``stored``) and its
-        ``(status, progress, request JSON)``; or return the run already stored under its cache
-        or idempotency key."""
+        ``(status, progress, request JSON, client)``; or return the run already stored under
+        its cache or idempotency key. ``admit``, given the connection, may refuse the insert
+        by raising; it runs inside the insert's transaction, serialised with every other
+        admission (PostgreSQL: under an advisory lock)."""
         dialect = self._dialect
         owner, key, request_hash = fields.owner, fields.idempotency_key, fields.request_hash
         for _attempt in range(_MAX_INSERT_ATTEMPTS):
             now = _utcnow()
             row = (secrets.token_urlsafe(_ID_BYTES), owner, fields.name, cache_key, *stored,
                    fields.seed, fields.samples, fields.catalog_version, now, now)  # fmt: skip
-            with self._use(dialect.connection()) as conn, dialect.transaction(conn):
-                insert = (*row, key, request_hash, *state)
-                inserted = self._execute(conn, _INSERT, insert).rowcount == 1
-                existing = None
-                if not inserted:
-                    existing = self._taken(conn, owner, cache_key, key, request_hash)
+            sent = False
+            try:
+                with (
+                    self._use(dialect.connection()) as conn,
+                    dialect.transaction(conn, exclusive=admit is not None),
+                ):
+                    if admit is not None:
+                        admit(conn)
+                    insert = (*row, key, request_hash, *state)
+                    inserted = self._execute(conn, _INSERT, insert).rowcount == 1
+                    sent, existing = inserted, None
+                    if not inserted:
+                        existing = self._taken(conn, owner, cache_key, key, request_hash)
+            except StoreError as exc:
+                if not sent:
+                    raise
+                existing = self._landed(row[0], exc)  # the commit may have landed all the same
             if existing is not None:
                 return existing
             if inserted:
@@ -344,6 +360,25 @@ class RunStore(jobs.JobQueue):
                 return RunRecord.from_row((*row, *state[:2], None))
             # Nothing inserted and no run under the key: the random id collided; draw another.
         raise StoreError(f"could not insert a run into {self._shown} after repeated id conflicts")
+
+    def _landed(self, run_id: str, failure: StoreError) -> RunRecord:
+        """The run ``run_id`` whose write failed with ``failure``, when its commit landed all
+        the same (looked up through a new connection); else ``failure`` again, or
+        :class:`MaybeStored` when the store cannot be asked."""
+        try:
+            with self._use(self._dialect.reader()) as conn:
+                row = self._execute(
+                    conn, f"SELECT {SELECTED} FROM runs WHERE id = ?", (run_id,)
+                ).fetchone()
+        except StoreError:
+            raise MaybeStored(
+                f"{failure}; the run may have been stored as {run_id} before the failure",
+                run_id,
+            ) from failure
+        if row is None:
+            raise failure
+        _log.warning("run %s was stored although its commit reported: %s", run_id, failure)
+        return RunRecord.from_row(row)
 
     def _taken(
         self,
@@ -396,7 +431,7 @@ class RunStore(jobs.JobQueue):
         now = _utcnow()
         probe = "probe." + secrets.token_hex(8)
         row = (probe, None, None, None, "{}", "{}", 0, 1, "probe", now, now,
-               None, None, "done", 1.0, None)  # fmt: skip
+               None, None, "done", 1.0, None, None)  # fmt: skip
         dialect = self._dialect
         with self._use(dialect.connection()) as conn, dialect.transaction(conn):
             if self._execute(conn, _INSERT, row).rowcount != 1:

@@ -1,0 +1,101 @@
+"""What an evaluation holds in memory: the whole process of a job, counted before it runs.
+
+A job runs in a process of its own, so what it costs the machine is that process's peak
+resident memory: the interpreter with numpy, scipy and the catalog, the engine's arrays of one
+chunk of draws x months, each draw's sampled inputs and outcomes, a plan's outcomes of every
+candidate over every draw, and the result. ``benchmarks/bench_memory.py`` measures the peak of
+each shape in a process of its own and prints it beside the count of this module; the
+constants are fitted to those figures (least squares, rounded up), and the count stays within
+10 % of the measured peak for the large shapes that come near ``COSTMODEL_MAX_MEMORY``.
+
+A request answered at once is counted the same way, though the server process it runs in is
+already there: one rule for what an evaluation may hold.
+"""
+
+from __future__ import annotations
+
+from costmodel.engine import CUMULATIVE_DRAWS
+
+__all__ = [
+    "CHUNK_ARRAYS",
+    "PLAN_CANDIDATE_BYTES",
+    "PLAN_CARBON_CANDIDATE_BYTES",
+    "PLAN_CARBON_DRAW_BYTES",
+    "PLAN_DRAW_BYTES",
+    "PLAN_SAMPLE_BYTES",
+    "PROCESS_BYTES",
+    "SCENARIO_DRAW_BYTES",
+    "SCENARIO_LEVEL_BYTES",
+    "held",
+    "plan_memory",
+    "scenario_memory",
+]
+
+#: The memory of a job's process before its draws: the interpreter with numpy and scipy, the
+#: catalog and the document [byte] (measured: 71 MiB for a scenario of one draw).
+PROCESS_BYTES = 80 * 2**20
+#: Elements of one chunk of draws x months, the most the engine evaluates at once [-].
+CHUNK_ELEMENTS = 2_000_000
+#: Arrays of one chunk the engine holds at once, 8 bytes an element [-] (fitted: 7.0 for a
+#: scenario, 4.8 for a plan).
+CHUNK_ARRAYS = 7
+#: Memory of one draw of a scenario whatever its levels: its sampled inputs, costs and
+#: summaries [byte] (fitted: 251).
+SCENARIO_DRAW_BYTES = 256
+#: Memory of one utilisation level's outcomes over one draw [byte] (fitted: 9.2).
+SCENARIO_LEVEL_BYTES = 10
+#: Memory of one draw of a plan whatever its candidates: its sampled inputs [byte] (fitted: 29).
+PLAN_SAMPLE_BYTES = 32
+#: Memory of one candidate's outcomes over one draw: cost, owned share, utilisation [byte].
+PLAN_DRAW_BYTES = 24
+#: Memory of one candidate whatever the draws: its summary and its share of the result
+#: [byte] (measured: 2,800 over 10,201 candidates).
+PLAN_CANDIDATE_BYTES = 3_000
+#: Memory of one candidate's emissions over one draw [byte].
+PLAN_CARBON_DRAW_BYTES = 8
+#: Memory of one candidate's carbon whatever the draws: its figures, their JSON, its place in
+#: the carbon frontier [byte] (measured: 7.6 MiB more for 10,000 candidates at 10 draws,
+#: 10,000 x (10 x 8 + 720)).
+PLAN_CARBON_CANDIDATE_BYTES = 800
+
+
+def _chunk(samples: int, months: int) -> int:
+    """The bytes of the arrays of one chunk of ``samples`` draws over ``months``."""
+    return CHUNK_ARRAYS * 8 * min(samples, max(1, CHUNK_ELEMENTS // months)) * months
+
+
+def scenario_memory(samples: int, levels: int, months: int) -> int:
+    """The peak memory of a job evaluating a scenario of ``levels`` utilisation levels over
+    ``months`` [byte]: the process, one chunk's arrays, the cumulative cost by month of the
+    first :data:`~costmodel.engine.CUMULATIVE_DRAWS` draws and each draw's inputs and
+    outcomes (measured: 432 MiB for 200,000 draws x 101 levels x 240 months, counted as
+    83,886,080 + 111,995,520 + 38,400,000 + 253,200,000 = 487,481,600 bytes, 465 MiB)."""
+    cumulative = min(samples, CUMULATIVE_DRAWS) * months * 8
+    per_draw = SCENARIO_DRAW_BYTES + levels * SCENARIO_LEVEL_BYTES
+    return PROCESS_BYTES + _chunk(samples, months) + cumulative + samples * per_draw
+
+
+def plan_memory(samples: int, candidates: int, months: int, *, carbon: bool = False) -> int:
+    """The peak memory of a job evaluating a plan of ``candidates`` over ``months`` [byte],
+    counting ``carbon``: the process, one chunk's arrays, each draw's inputs, every
+    candidate's outcomes over every draw and its summary (measured: 1,013 MiB for 4,000 draws
+    of 10,201 candidates over 12 months, counted as 83,886,080 + 2,688,000 + 128,000 +
+    979,296,000 + 30,603,000 = 1,096,601,080 bytes, 1,046 MiB)."""
+    draw, candidate = held(carbon)
+    return (
+        PROCESS_BYTES
+        + _chunk(samples, months)
+        + samples * PLAN_SAMPLE_BYTES
+        + samples * candidates * draw
+        + candidates * candidate
+    )
+
+
+def held(carbon: bool) -> tuple[int, int]:
+    """The bytes a plan holds per draw and candidate, and per candidate, counting ``carbon``."""
+    if carbon:
+        return (
+            PLAN_DRAW_BYTES + PLAN_CARBON_DRAW_BYTES,
+            PLAN_CANDIDATE_BYTES + PLAN_CARBON_CANDIDATE_BYTES,
+        )
+    return PLAN_DRAW_BYTES, PLAN_CANDIDATE_BYTES
