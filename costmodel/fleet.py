@@ -76,12 +76,15 @@ from .engine import Progress, draw
 from .fleet_carbon import FleetEmissions, Tally, fleet_emissions, weighted_rows, weighted_sum
 from .inputs import Addition, ApiInputs, PlanInputs
 from .plan_result import (
+    Added,
     Candidate,
     CarbonStats,
     Choice,
     CostStats,
     PlanResult,
     Precision,
+    ServiceMonth,
+    StagingSaving,
     WorkSplit,
 )
 from .result import InputValue
@@ -94,6 +97,7 @@ from .stats import (
     input_ranks,
     percentiles,
     row_stats,
+    significant,
     uncertain,
 )
 from .uncertainty import evppi, expected_value_of_information
@@ -560,9 +564,12 @@ def simulate_plan(inputs: PlanInputs, progress: Progress | None = None) -> Fleet
     )  # fmt: skip
 
 
-def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
+def work_split(
+    sim: FleetSimulation, servers: int, instances: int, added: int = 0, trigger: float = 0.0
+) -> WorkSplit:
     """Mean owned, reserved and burst work [units of work/month] of each month for the
-    candidate (``servers``, ``instances``)."""
+    candidate (``servers``, ``instances``), which adds ``added`` servers at ``trigger`` (a
+    share of the first servers' capacity, or a month for ``at_month``)."""
     inputs, values = sim.inputs, sim.draws
     n, h = inputs.samples, inputs.horizon_months
     sums = np.zeros((3, h))
@@ -571,9 +578,30 @@ def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
         rows = slice(start, min(n, start + step))
         c = _chunk(inputs, {k: _rows(v, rows) for k, v in values.items()}, rows.stop - start, False)
         owned = c.owned(servers)[0]
+        if added:
+            bought = _bought(c, inputs.add, owned, trigger)
+            later = np.arange(1, h + 1)[:, None] >= bought + inputs.add.lead_time_months + 1
+            owned = np.where(later, c.grown(servers, added)[0], owned)
         sums += c.load.split(owned, instances * np.asarray(c.instance_capacity))
     mean = sums / n
     return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
+
+
+def _pair(sim: FleetSimulation, j: int) -> tuple:
+    """Candidate ``j`` as the value of information and the precision name it: (servers,
+    instances), and for one that adds servers later (servers, instances, added,
+    when_demand_above, at_month), the trigger's other form ``None``."""
+    pair = (int(sim.servers[j]), int(sim.instances[j]))
+    if sim.added is None or not sim.added[j]:
+        return pair
+    trigger = float(sim.trigger[j])
+    by_month = sim.inputs.add.by_month
+    return (
+        *pair,
+        int(sim.added[j]),
+        None if by_month else trigger,
+        int(trigger) if by_month else None,
+    )
 
 
 def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
@@ -591,7 +619,7 @@ def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
         bins, k = input_bins(sim, name, input_ranks(sim, name), count)
         worth.append(InputValue(name, min(evpi, evppi(gap, bins, k, best))))
     worth.sort(key=lambda v: (-v.evppi, v.input))
-    pair = lambda j: (int(sim.servers[j]), int(sim.instances[j]))  # noqa: E731
+    pair = lambda j: _pair(sim, j)  # noqa: E731
     return Choice(pair(first), pair(second), evpi, count, tuple(worth))
 
 
@@ -623,7 +651,7 @@ def _precision(sim: FleetSimulation, order: list[int], objective: np.ndarray) ->
     else:
         rng = stream(inputs.seed, _PRECISION_STREAM)
         se = bootstrap_difference_se(a, b, inputs.objective, rng)
-    pair = lambda j: (int(sim.servers[j]), int(sim.instances[j]))  # noqa: E731
+    pair = lambda j: _pair(sim, j)  # noqa: E731
     return Precision(
         first=pair(first),
         second=pair(second),
@@ -666,11 +694,45 @@ def _candidates(
         cheaper.tolist(),
         [None] * n_candidates if sim.availability is None else sim.availability.tolist(),
         carbon,
+        _additions(sim),
     )
     return [
-        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob, up, kg)
-        for s, k, mean, p10, p50, p90, cvar, share, util, prob, up, kg in zip(*columns, strict=True)
+        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob, up, kg, add)
+        for s, k, mean, p10, p50, p90, cvar, share, util, prob, up, kg, add in zip(
+            *columns, strict=True
+        )
     ]
+
+
+def _additions(sim: FleetSimulation) -> list[Added | None]:
+    """Each candidate's later purchase: its count, trigger and first month of service over
+    the draws (:class:`~costmodel.plan_result.ServiceMonth`); ``None`` where it adds nothing."""
+    out: list[Added | None] = [None] * sim.servers.size
+    if sim.start is None:
+        return out
+    first = sim.servers.size - sim.start.shape[0]
+    adds = np.isfinite(sim.start)
+    never = 1.0 - np.mean(adds, axis=1)
+    count = adds.sum(axis=1)
+    total = np.where(adds, sim.start, 0.0).sum(axis=1)
+    mean = np.full(count.size, math.nan)  # the mean of the draws that add, NaN without any
+    np.divide(total, count, out=mean, where=count > 0)
+    pct = percentiles(sim.start.copy())
+    by_month = sim.inputs.add.by_month
+    for i in range(sim.start.shape[0]):
+        j = first + i
+        trigger = float(sim.trigger[j])
+        month = ServiceMonth(
+            float(mean[i]), float(pct["p10"][i]), float(pct["p50"][i]), float(pct["p90"][i]),
+            float(never[i]),
+        )  # fmt: skip
+        out[j] = Added(
+            int(sim.added[j]),
+            None if by_month else trigger,
+            int(trigger) if by_month else None,
+            month,
+        )
+    return out
 
 
 def saving(sim: FleetSimulation, best: Candidate) -> float:
@@ -679,8 +741,57 @@ def saving(sim: FleetSimulation, best: Candidate) -> float:
     cloud = sim.cloud
     if not np.all(cloud > 0):
         return math.nan
-    j = int(np.flatnonzero((sim.servers == best.servers) & (sim.instances == best.instances))[0])
+    j = _index(sim, best)
     return percentiles(1.0 - sim.cost[j] / cloud)["p50"]
+
+
+def _index(sim: FleetSimulation, c: Candidate) -> int:
+    """The row of candidate ``c`` in the simulation."""
+    added, trigger = (0, np.nan) if c.add is None else (c.add.servers, c.key[3])
+    same = (sim.servers == c.servers) & (sim.instances == c.instances)
+    if sim.added is not None:
+        same &= sim.added == added
+        same &= np.isnan(sim.trigger) if c.add is None else sim.trigger == trigger
+    return int(np.flatnonzero(same)[0])
+
+
+def _ranked(sim: FleetSimulation, objective: np.ndarray) -> list[int]:
+    """The candidates by the objective [USD], ties going to fewer first servers, then fewer
+    added, fewer reservations and the lower trigger (or earlier month)."""
+    trigger = np.nan_to_num(sim.trigger, nan=-1.0) if sim.trigger is not None else None
+    if sim.start is None:
+        return np.lexsort((sim.instances, sim.servers, objective)).tolist()
+    keys = (trigger, sim.instances, sim.added, sim.servers, objective)
+    return np.lexsort(keys).tolist()
+
+
+def _duplicates(stats: dict[str, np.ndarray], order: list[int]) -> np.ndarray:
+    """Whether each candidate has the mean and P90 cost (to 12 significant digits) of one
+    placed before it in ``order``: a later purchase that never happens repeats its plan."""
+    seen: set[tuple[float, float]] = set()
+    out = np.zeros(len(order), dtype=bool)
+    mean, p90 = significant(stats["mean"]), significant(stats["p90"])
+    for j in order:
+        key = (float(mean[j]), float(p90[j]))
+        out[j] = key in seen
+        seen.add(key)
+    return out
+
+
+def _plan_of(sim: FleetSimulation, j: int) -> tuple[int, int, int, float]:
+    """Candidate ``j`` as (servers, instances, added, trigger) for :func:`work_split`."""
+    added = 0 if sim.added is None else int(sim.added[j])
+    trigger = float(sim.trigger[j]) if added else 0.0
+    return int(sim.servers[j]), int(sim.instances[j]), added, trigger
+
+
+def _staging_saving(sim: FleetSimulation, order: list[int]) -> StagingSaving:
+    """Per draw, the cost of the best candidate that adds nothing less that of the best
+    [USD]: its mean, P10 and P90."""
+    plain = next(j for j in order if sim.added[j] == 0)
+    saved = sim.cost[plain] - sim.cost[order[0]]
+    pct = percentiles(saved.copy())
+    return StagingSaving(float(saved.mean()), float(pct["p10"]), float(pct["p90"]))
 
 
 def summarise_plan(sim: FleetSimulation) -> PlanResult:
@@ -692,15 +803,17 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
     known = sim.carbon is not None
     carbon = _carbon_stats(sim.carbon, sim.work) if known else [None] * sim.servers.size
     candidates = _candidates(sim, stats, carbon)
-    # the objective, ties to fewer servers, then fewer reservations
-    order = np.lexsort((sim.instances, sim.servers, stats[inputs.objective])).tolist()
+    order = _ranked(sim, stats[inputs.objective])
     best_index = order[0]
     best = candidates[best_index]
     cloud_stats = {k: float(v[0]) for k, v in row_stats(cloud[None, :]).items()}
     up = None if sim.availability is None else 1.0  # no servers: nothing is missing
     cloud_carbon = _carbon_stats(sim.cloud_carbon[None, :], sim.work)[0] if known else None
     all_cloud = Candidate(0, 0, CostStats(**cloud_stats), 0.0, 0.0, 0.0, up, cloud_carbon)
-    on_frontier = frontier(stats["mean"], stats["p90"]).tolist()
+    on_frontier = frontier(stats["mean"], stats["p90"])
+    if sim.start is not None:
+        on_frontier &= ~_duplicates(stats, order)
+    on_frontier = on_frontier.tolist()
     green = None
     if known:  # the candidates no other beats on both mean cost and mean emissions
         kept = frontier(stats["mean"], np.array([c.mean for c in carbon]), ties=True).tolist()
@@ -711,11 +824,12 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
         frontier=tuple(c for c, kept in zip(candidates, on_frontier, strict=True) if kept),
         all_cloud=all_cloud,
         objective=inputs.objective,
-        work_split=work_split(sim, best.servers, best.instances),
+        work_split=work_split(sim, *_plan_of(sim, best_index)),
         value_of_information=_choice(sim, order),
         precision=_precision(sim, order, stats[inputs.objective]),
         carbon_frontier=green,
         carbon_unknown=sim.carbon_unknown,
+        staging_saving=None if sim.start is None else _staging_saving(sim, order),
         seed=inputs.seed,
         samples=inputs.samples,
         method=inputs.method,

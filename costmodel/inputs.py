@@ -45,6 +45,9 @@ __all__ = [
     "financing_problems",
     "InputError",
     "MAX_FLEET",
+    "MAX_HORIZON",
+    "MAX_TRIGGER",
+    "MAX_TRIGGERS",
     "MAX_LEVELS",
     "MAX_SAMPLES",
     "MIN_UTILISATION",
@@ -688,8 +691,14 @@ class PlanCarbon(_Priced):
         return {**sides, "burst.api": self.api}
 
 
+#: The longest horizon [month].
+MAX_HORIZON = 240
+
+
 def _horizon() -> Any:
-    return _input("[month]", "months compared", 1, 240, integer=True, default=36, dist=False)
+    return _input(
+        "[month]", "months compared", 1, MAX_HORIZON, integer=True, default=36, dist=False
+    )
 
 
 def _discount_rate() -> Any:
@@ -980,6 +989,8 @@ def _counts(text: str) -> Any:
 
 #: The share of the first servers' capacity a trigger may name, at most [-].
 MAX_TRIGGER = 10.0
+#: The most candidate triggers (or months) of a later purchase [count].
+MAX_TRIGGERS = 24
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -1002,7 +1013,7 @@ class Addition:
         dist=False,
     )
     at_month: tuple[int, ...] = _input(
-        "[month]", "candidate months of the purchase, instead of a trigger", 1, 240,
+        "[month]", "candidate months of the purchase, instead of a trigger", 1, MAX_HORIZON,
         default=(), integer=True, dist=False,
     )  # fmt: skip
     lead_time_months: int = _input(
@@ -1010,10 +1021,11 @@ class Addition:
         "months from the order (the end of the trigger month) to the first month of service, "
         "less one",
         0,
-        240,
+        MAX_HORIZON,
         default=1,
         integer=True,
         dist=False,
+        origin="ordered at the end of the trigger month, in service from the second month after",
     )
     price_annual_change: Distribution = _input(
         "[1/year]",

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import pandas
 
 __all__ = [
+    "Added",
     "Candidate",
     "CarbonStats",
     "Choice",
@@ -27,6 +28,8 @@ __all__ = [
     "KIND",
     "PlanResult",
     "Precision",
+    "ServiceMonth",
+    "StagingSaving",
     "WorkSplit",
 ]
 
@@ -66,6 +69,43 @@ _CARBON = tuple(f.name for f in fields(CarbonStats))
 
 
 @dataclass(frozen=True)
+class ServiceMonth:
+    """The first month of service of the servers a candidate adds [month] over the draws:
+    percentiles counting "never" (nothing added within the horizon) as +inf, NaN where they
+    land there; ``mean`` over the draws that add (NaN when none does); ``prob_never`` [-] the
+    share of draws that add nothing."""
+
+    mean: float
+    p10: float
+    p50: float
+    p90: float
+    prob_never: float
+
+
+@dataclass(frozen=True)
+class Added:
+    """A candidate's later purchase: ``servers`` S1 added when the month's work passes
+    ``when_demand_above`` [-] of the first servers' capacity, or at ``at_month`` [month] (the
+    other ``None``), in service from ``month``."""
+
+    servers: int
+    when_demand_above: float | None
+    at_month: int | None
+    month: ServiceMonth
+
+
+@dataclass(frozen=True)
+class StagingSaving:
+    """What adding servers later saves [USD, present value] over the draws: the cost of the
+    best candidate that buys every server at month 0 less that of ``best`` (0 in every draw
+    when ``best`` adds nothing)."""
+
+    mean: float
+    p10: float
+    p90: float
+
+
+@dataclass(frozen=True)
 class Candidate:
     """One mix: ``servers`` owned, ``instances`` reserved, the rest burst.
 
@@ -74,7 +114,10 @@ class Candidate:
     ``prob_cheaper_than_cloud`` [-] the share of draws in which it costs less than renting all
     the work as burst; ``availability`` [-] the mean share of its GPUs in service (1 without
     servers), ``None`` for a plan without downtime; ``carbon`` its emissions, ``None`` for a
-    plan that counts no carbon or whose burst's emissions are unknown.
+    plan that counts no carbon or whose burst's emissions are unknown; ``add`` its later
+    purchase (``None`` for a candidate that buys every server at month 0). ``share_owned`` is
+    then the mean of sum A_m / sum W_m and ``owned_utilisation`` of sum A_m / sum C_m, the
+    capacity C_m growing when the added servers arrive.
     """
 
     servers: int
@@ -85,6 +128,15 @@ class Candidate:
     prob_cheaper_than_cloud: float
     availability: float | None = None
     carbon: CarbonStats | None = None
+    add: Added | None = None
+
+    @property
+    def key(self) -> tuple[int, int, int, float | None]:
+        """(servers, instances, servers added, trigger or month), unique among candidates."""
+        if self.add is None:
+            return (self.servers, self.instances, 0, None)
+        a = self.add
+        return (self.servers, self.instances, a.servers, a.when_demand_above or a.at_month)
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,8 +204,9 @@ class PlanResult:
     emissions (``None`` when the emissions are unknown, or not counted) and ``carbon_unknown``
     the sides of unknown emissions (``"burst.api"``). ``precision`` says how far the draws
     tell the best from the runner-up (``None`` with one candidate, or in results stored before
-    it). The scenario layer adds ``scenario``, ``catalog``, ``warnings`` and
-    ``assumptions``."""
+    it). For a plan that adds servers later (``own.add``), ``staging_saving`` is what that saves
+    against the best plan that buys every server at month 0 (``None`` otherwise). The scenario
+    layer adds ``scenario``, ``catalog``, ``warnings`` and ``assumptions``."""
 
     candidates: tuple[Candidate, ...]
     best: Candidate
@@ -169,6 +222,7 @@ class PlanResult:
     precision: Precision | None = None
     carbon_frontier: tuple[Candidate, ...] | None = None
     carbon_unknown: tuple[str, ...] = ()
+    staging_saving: StagingSaving | None = None
     scenario: Mapping[str, Any] = field(default_factory=dict)
     catalog: CatalogRef | None = None
     warnings: tuple[Advice, ...] = ()
@@ -182,16 +236,24 @@ class PlanResult:
         return str(self.scenario.get("name") or "")
 
     def candidate(self, servers: int, instances: int) -> Candidate | None:
-        """The candidate with ``servers`` and ``instances``, or ``None``."""
+        """The candidate with ``servers`` and ``instances`` that adds nothing later, or
+        ``None``."""
         return next(
-            (c for c in self.candidates if (c.servers, c.instances) == (servers, instances)), None
+            (
+                c
+                for c in self.candidates
+                if (c.servers, c.instances) == (servers, instances) and c.add is None
+            ),
+            None,
         )
 
     def to_frame(self) -> pandas.DataFrame:
         """One row per candidate, in :attr:`candidates` order.
 
-        Columns: ``servers`` and ``instances`` [count], ``cost_mean``, ``cost_p10``,
-        ``cost_p50``, ``cost_p90``, ``cost_cvar95`` [USD, present value], ``share_owned``,
+        Columns: ``servers`` and ``instances`` [count] (for a plan that adds servers later,
+        then ``added`` [count], the trigger, ``added_month_p50`` [month] and
+        ``added_prob_never`` [-]), ``cost_mean``, ``cost_p10``, ``cost_p50``, ``cost_p90``,
+        ``cost_cvar95`` [USD, present value], ``share_owned``,
         ``owned_utilisation`` and ``prob_cheaper_than_cloud`` [-], ``availability`` [-] for a
         plan with downtime, and for a plan that counts carbon ``carbon_mean``, ``carbon_p10``,
         ``carbon_p50``, ``carbon_p90`` [t CO2e] and ``carbon_per_unit`` [g CO2e per unit of
@@ -208,6 +270,7 @@ class PlanResult:
         return [
             ("servers", [c.servers for c in cs]),
             ("instances", [c.instances for c in cs]),
+            *(self._added_columns() if self.stages else []),
             *((f"cost_{s}", [getattr(c.cost, s) for c in cs]) for s in _STATS),
             ("share_owned", [c.share_owned for c in cs]),
             ("owned_utilisation", [c.owned_utilisation for c in cs]),
@@ -215,6 +278,26 @@ class PlanResult:
             *([("availability", [c.availability for c in cs])] if self.downtime else []),
             *(self._carbon_columns() if self.counts_carbon else []),
         ]
+
+    def _added_columns(self) -> list[tuple[str, list[Any]]]:
+        """``added`` [count], the trigger (``when_demand_above`` [-] or ``at_month``
+        [month]; NaN for a candidate that adds nothing), and the first month of service's
+        ``added_month_p50`` [month] and ``added_prob_never`` [-]."""
+        nan = float("nan")
+        adds = [c.add for c in self.candidates]
+        by_month = any(a is not None and a.at_month is not None for a in adds)
+        trigger = "at_month" if by_month else "when_demand_above"
+        return [
+            ("added", [0 if a is None else a.servers for a in adds]),
+            (trigger, [nan if a is None else getattr(a, trigger) for a in adds]),
+            ("added_month_p50", [nan if a is None else a.month.p50 for a in adds]),
+            ("added_prob_never", [nan if a is None else a.month.prob_never for a in adds]),
+        ]
+
+    @property
+    def stages(self) -> bool:
+        """Whether some candidate adds servers later (a plan with ``own.add``)."""
+        return self.staging_saving is not None
 
     def _carbon_columns(self) -> list[tuple[str, list[float]]]:
         cs = [c.carbon for c in self.candidates]
