@@ -136,7 +136,8 @@ class Candidate:
         if self.add is None:
             return (self.servers, self.instances, 0, None)
         a = self.add
-        return (self.servers, self.instances, a.servers, a.when_demand_above or a.at_month)
+        trigger = a.at_month if a.when_demand_above is None else a.when_demand_above
+        return (self.servers, self.instances, a.servers, trigger)
 
 
 @dataclass(frozen=True, eq=False)
