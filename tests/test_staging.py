@@ -209,7 +209,7 @@ def test_uncertain_staged_plans_repeat_with_their_seed_and_round_trip():
     assert to_dict(from_dict(to_dict(a))) == to_dict(a)
     frame = a.to_frame()
     assert {"added", "when_demand_above", "added_month_p50"} <= set(frame.columns)
-    assert any("own.add.price_annual_change" == x.key for x in a.assumptions)
+    assert any(x.key == "own.add.price_annual_change" for x in a.assumptions)
 
 
 @pytest.mark.parametrize(
