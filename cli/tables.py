@@ -29,6 +29,7 @@ from present.formatting import (
     fmt_unit_cost,
     fmt_usd,
     fmt_utilisation,
+    missing,
 )
 from present.wording import Wording, words_of
 
@@ -302,21 +303,21 @@ def print_plan(result: Answer[PlanResult], console: Console) -> None:
     draws tell the best from the runner-up, the value of information and warnings."""
     result = Answer.of(result)
     _heading(result, console)
-    best = (result.best.servers, result.best.instances)
-    frontier = {(c.servers, c.instances) for c in result.frontier}
+    best = result.best.key
+    frontier = {c.key for c in result.frontier}
     rows = [result.all_cloud] if result.candidate(0, 0) is None else []
     rows += list(result.candidates)
 
-    green = {(c.servers, c.instances) for c in result.carbon_frontier or ()}
+    green = {c.key for c in result.carbon_frontier or ()}
 
     def mark(c) -> str:
-        key = (c.servers, c.instances)
-        role = "best" if key == best else "frontier" if key in frontier else ""
-        return ", ".join(filter(None, (role, "carbon" if key in green else "")))
+        role = "best" if c.key == best else "frontier" if c.key in frontier else ""
+        return ", ".join(filter(None, (role, "carbon" if c.key in green else "")))
 
     rank = _OBJECTIVE_PRIORITY.get(result.objective, _OBJECTIVE_PRIORITY["mean"])
     columns = [
-        Column("Servers", [str(c.servers) for c in rows]),
+        Column("Servers", [_servers_cell(c) for c in rows]),
+        *([_added_column(rows)] if result.stages else []),
         Column("Reserved", [str(c.instances) for c in rows]),
         Column("Cost P50\n[USD]", [fmt_usd(c.cost.p50) for c in rows]),
         Column("Mean\n[USD]", [fmt_usd(c.cost.mean) for c in rows], rank["mean"]),
@@ -350,6 +351,26 @@ def print_plan(result: Answer[PlanResult], console: Console) -> None:
         console.print()
         console.print(sentence, highlight=False)
     _warnings(result, console)
+
+
+def _servers_cell(c) -> str:
+    """ "3", or for a candidate that adds servers later "3 + 2 at 90 %" (when the work
+    passes 90 % of the first servers' capacity) or "3 + 2 in m24" (bought in month 24)."""
+    a = c.add
+    if a is None:
+        return str(c.servers)
+    when = f"in m{a.at_month}" if a.at_month is not None else f"at {fmt_share(a.when_demand_above)}"
+    return f"{c.servers} + {a.servers} {when}"
+
+
+def _added_column(rows: list) -> Column:
+    """The median first month of service of the servers added ("m22"; "never" when the
+    median draw adds nothing; blank for a candidate that adds nothing)."""
+    cells = [
+        "" if c.add is None else "never" if missing(c.add.month.p50) else f"m{c.add.month.p50:.0f}"
+        for c in rows
+    ]
+    return Column("Added\nfrom P50", cells, 1)
 
 
 def _carbon_column(rows: list) -> Column:

@@ -38,8 +38,10 @@ __all__ = [
     "ApiDraws",
     "BuyDraws",
     "BuyLine",
+    "BuyParts",
     "Gap",
     "Lines",
+    "buy_parts",
     "cumulative_cost",
     "gap",
     "metered",
@@ -292,8 +294,9 @@ def term_end(term: int, horizon: int) -> int:
 
 
 @dataclass(frozen=True)
-class _BuyParts:
-    """The pieces of the buy side shared by the TCO line and the cumulative cost."""
+class BuyParts:
+    """The pieces of the buy side shared by the TCO line, the cumulative cost and the servers a
+    plan adds later."""
 
     hardware: Value  # HW = N*G + P + s*G, spares included [USD]
     capex: Value  # C0 = HW + setup [USD]
@@ -303,7 +306,7 @@ class _BuyParts:
     fixed_month: Value  # hosting, maintenance, failures, admin [USD/month]
 
 
-def _buy_parts(b: BuyDraws) -> _BuyParts:
+def buy_parts(b: BuyDraws) -> BuyParts:
     n = b.gpu_count
     hardware = n * b.gpu_price_usd + b.platform_price_usd
     if b.spare_gpus:  # on the shelf: resold and maintained, but drawing no power, not failing
@@ -320,7 +323,7 @@ def _buy_parts(b: BuyDraws) -> _BuyParts:
         + b.gpu_annual_failure_rate * n * b.gpu_price_usd / 12.0
         + b.admin_usd_per_month
     )
-    return _BuyParts(
+    return BuyParts(
         hardware=hardware,
         capex=hardware + b.setup_usd,
         kw_idle=kw_idle,
@@ -333,14 +336,14 @@ def _buy_parts(b: BuyDraws) -> _BuyParts:
 def busy_energy_month(b: BuyDraws) -> Value:
     """Cost [USD/month] of the power that grows with utilisation, at u = 1 in month 1:
     kW_per_u * 730 * PUE * e (the idle draw of a powered build is not in it)."""
-    p = _buy_parts(b)
+    p = buy_parts(b)
     return p.kw_per_u * p.energy_month
 
 
 def owned_power_kw(b: BuyDraws) -> tuple[Value, Value]:
     """IT power of the build [kW] as a line in u: (draw at u = 0, added draw per unit of u);
     powered when idle (N*W_idle + W_platform, N*(W_busy - W_idle)), else (0, peak)."""
-    p = _buy_parts(b)
+    p = buy_parts(b)
     return p.kw_idle, p.kw_per_u
 
 
@@ -374,7 +377,7 @@ class _Funding:
     resold: Value
 
 
-def _funding(b: BuyDraws, p: _BuyParts, terms: Terms) -> _Funding:
+def _funding(b: BuyDraws, p: BuyParts, terms: Terms) -> _Funding:
     """Cash: C0, on basis C0, HW resold. Loan: C0 times :func:`~costmodel.financing.loan_cost`,
     depreciation and resale as cash. Operating lease: setup plus the lease's payments
     rho*HW*(1-tau)*d_m to the term's end, on basis setup (the hardware is not the lessee's:
@@ -401,7 +404,7 @@ def buy_line(b: BuyDraws, terms: Terms) -> BuyLine:
     basis and the hardware resold are the financing's.
     """
     h, r, tau = terms.horizon, terms.discount_rate, terms.tax_rate
-    p = _buy_parts(b)
+    p = buy_parts(b)
     paid = _funding(b, p, terms)
     energy = growth_sum(b.electricity_annual_change, r, h)
     flat = growth_sum(0.0, r, h)
@@ -653,7 +656,7 @@ class _Capital:
     start: Value
 
 
-def _capital(b: BuyDraws, p: _BuyParts, terms: Terms, kept: np.ndarray) -> _Capital:
+def _capital(b: BuyDraws, p: BuyParts, terms: Terms, kept: np.ndarray) -> _Capital:
     """Cash: C0 * kept_m. Loan: C0 * (kept_m - 1 + owed_m), owed_m the loan's cost by month m
     per USD of capex, its balance counted (:func:`~costmodel.financing.loan_by_month`).
     Lease: setup * kept_m plus every payment to the term's end, rho*HW*(1-tau)*sum d_j,
@@ -690,7 +693,7 @@ def gap(
     """
     work = work or Workspace()
     tau = terms.tax_rate
-    p = _buy_parts(b)
+    p = buy_parts(b)
     q = _rent_parts(r, own_throughput, instance_throughput)
     flat, kept = _months(terms, b)
     capital = _capital(b, p, terms, kept)
@@ -763,7 +766,7 @@ def cumulative_cost(
     from the capex at month 0, or what a loan or lease owes) and without a reservation's months
     after the horizon."""
     tau, h, rate = terms.tax_rate, terms.horizon, terms.discount_rate
-    p = _buy_parts(b)
+    p = buy_parts(b)
     flat, kept = _months(terms, b)
     capital = _capital(b, p, terms, kept)
     power = (1.0 - tau) * (p.kw_idle + u * p.kw_per_u) * p.energy_month

@@ -74,18 +74,22 @@ from .cashflows import (
 from .downtime import availability
 from .engine import Progress, draw
 from .fleet_carbon import FleetEmissions, Tally, fleet_emissions, weighted_rows, weighted_sum
-from .inputs import ApiInputs, PlanInputs
+from .inputs import Addition, ApiInputs, PlanInputs
 from .plan_result import (
+    Added,
     Candidate,
     CarbonStats,
     Choice,
     CostStats,
     PlanResult,
     Precision,
+    ServiceMonth,
+    StagingSaving,
     WorkSplit,
 )
 from .result import InputValue
 from .sampling import Sample, stream
+from .staging import Cohort, first_month_above
 from .stats import (
     bootstrap_difference_se,
     frontier,
@@ -93,6 +97,7 @@ from .stats import (
     input_ranks,
     percentiles,
     row_stats,
+    significant,
     uncertain,
 )
 from .uncertainty import evppi, expected_value_of_information, replicate_se
@@ -134,6 +139,9 @@ class FleetSimulation:
     cloud_carbon: np.ndarray | None = None
     work: np.ndarray | None = None
     carbon_unknown: tuple[str, ...] = ()
+    added: np.ndarray | None = None
+    trigger: np.ndarray | None = None
+    start: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -152,10 +160,12 @@ class _Pool:
         """s = ceil(share * S * N) [GPU], within rounding (0.05 * 160 GPUs is 8 spares)."""
         return max(0, math.ceil(self.share * servers * self.gpus - 1e-9))
 
-    def availability(self, servers: int) -> Value:
-        """A(S) [-]: the share of the S servers' GPUs in service, their spares pooled."""
-        n = servers * self.gpus
-        return availability(n, self.afr, self.repair_days, self.spares(servers))
+    def availability(self, servers: int, added: int = 0) -> Value:
+        """A(S) [-]: the share of the S servers' GPUs in service, their spares pooled; with
+        ``added`` S1 servers bought later, of the S + S1 servers with both pools together."""
+        n = (servers + added) * self.gpus
+        spares = self.spares(servers) + self.spares(added)
+        return availability(n, self.afr, self.repair_days, spares)
 
 
 @dataclass(frozen=True)
@@ -228,6 +238,8 @@ class _Chunk:
     k_burst: Value  # (1 - tau) k_O
     pool: _Pool  # downtime and the pooled spares
     emits: FleetEmissions | None  # the emissions per unit of work, None without carbon
+    cohort: Cohort | None = None  # one added server's terms, None without ``add``
+    price_change: Value = 0.0  # g_hw, the added servers' price change [1/year]
 
     def owned(self, servers: int) -> tuple[Value, Value, Value, Value]:
         """For ``servers`` S: the owned capacity C = S 730 T_srv A(S) [units of work/month],
@@ -240,6 +252,14 @@ class _Chunk:
         if np.ndim(up) == 0 and up == 1.0:
             return capacity, self.k_owned, pool_cost, up
         return capacity * up, self.k_owned / up, pool_cost, up
+
+    def grown(self, servers: int, added: int) -> tuple[Value, Value, Value]:
+        """For ``servers`` S0 and ``added`` S1 in service together: their capacity
+        [units of work/month], the energy cost of a unit of owned work k_A / A [USD/unit] and
+        A [-], both pools of spares together."""
+        up = self.pool.availability(servers, added)
+        capacity = (servers + added) * np.asarray(self.server_capacity, dtype=float)
+        return capacity * up, self.k_owned / up, up
 
 
 def _swing(peak_to_mean: Value, work: np.ndarray) -> np.ndarray | None:
@@ -285,9 +305,10 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int, emits: bool = T
     work = np.empty((h, n))  # W_m = W_1 (1 + g_w)^((m - 1)/12), month-major
     work[...] = (1.0 + growth) ** (np.arange(h)[:, None] / 12.0)
     work *= values[f"demand.{inputs.demand.work_field}"]
+    energy = _discounted_growth(own.electricity_annual_change, d)
     return _Chunk(
         load=_Load(work, _swing(values["demand.peak_to_mean"], work)),
-        energy=_discounted_growth(own.electricity_annual_change, d),
+        energy=energy,
         burst=_discounted_growth(burst.price_annual_change, d),
         server_capacity=HOURS_PER_MONTH * t_srv,
         instance_capacity=reserved,
@@ -310,6 +331,8 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int, emits: bool = T
             1.0 + overhead,
             (d, tau),
         ),
+        cohort=None if inputs.add is None else Cohort.of(own, h, rate, tau, energy),
+        price_change=values.get("own.add.price_annual_change", 0.0),
     )
 
 
@@ -329,9 +352,10 @@ class _Out:
     carbon: np.ndarray | None
     cloud_carbon: np.ndarray | None
     work: np.ndarray | None
+    start: np.ndarray | None  # (staged candidates, n): first month of service, inf = never
 
 
-def _out(inputs: PlanInputs, candidates: int) -> _Out:
+def _out(inputs: PlanInputs, candidates: int, staged: int) -> _Out:
     n = inputs.samples
     counted = inputs.carbon is not None
     return _Out(
@@ -341,6 +365,7 @@ def _out(inputs: PlanInputs, candidates: int) -> _Out:
         np.empty((candidates, n)) if counted else None,
         np.empty(n) if counted else None,
         np.empty(n) if counted else None,
+        np.empty((staged, n)) if staged else None,
     )
 
 
@@ -403,6 +428,102 @@ def _fill_chunk(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice) -> None:
             j += 1
 
 
+@dataclass(frozen=True)
+class _Grid:
+    """The candidates, one entry each (C,): ``servers`` S0, ``instances`` K, ``added`` S1 and
+    ``trigger`` (a share theta, or a month for ``at_month``; NaN when nothing is added). The
+    (S0, K) pairs come first, in section 8's order, then the staged ones by (S0, K, S1,
+    trigger)."""
+
+    servers: np.ndarray
+    instances: np.ndarray
+    added: np.ndarray
+    trigger: np.ndarray
+
+
+def _grid(inputs: PlanInputs) -> _Grid:
+    s_lo, s_hi = inputs.servers
+    k_lo, k_hi = inputs.instances
+    s = np.arange(s_lo, s_hi + 1)
+    k = np.arange(k_lo, k_hi + 1)
+    servers, instances = np.repeat(s, k.size), np.tile(k, s.size)
+    added, trigger = np.zeros(servers.size, dtype=int), np.full(servers.size, np.nan)
+    add = inputs.add
+    if add is None or not add.counts:
+        return _Grid(servers, instances, added, trigger)
+    per_pair = len(add.counts) * len(add.triggers)
+    more = _Grid(
+        np.repeat(servers, per_pair),
+        np.repeat(instances, per_pair),
+        np.tile(np.repeat(add.counts, len(add.triggers)), servers.size),
+        np.tile(np.asarray(add.triggers, dtype=float), servers.size * len(add.counts)),
+    )
+    return _Grid(
+        *(np.concatenate((a, b)) for a, b in zip(
+            (servers, instances, added, trigger),
+            (more.servers, more.instances, more.added, more.trigger),
+            strict=True,
+        ))
+    )  # fmt: skip
+
+
+def _bought(c: _Chunk, add: Addition, capacity: Value, trigger: float) -> np.ndarray:
+    """The month a [month] each draw buys the added servers: the first whose work passes
+    ``trigger`` times the first servers' ``capacity``, or the trigger itself for ``at_month``;
+    H + 1 where none does."""
+    if add.by_month:
+        return np.full(c.load.work.shape[1], int(trigger))
+    return first_month_above(c.load.work, trigger * np.asarray(capacity))
+
+
+def _fill_staged(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice, first: int) -> None:
+    """Every staged candidate's outcomes for the draws ``rows`` of chunk ``c``: they follow
+    the ``first`` candidates that add nothing, in (S0, K, S1, trigger) order."""
+    add = inputs.add
+    s_lo, s_hi = inputs.servers
+    k_lo, k_hi = inputs.instances
+    counts, triggers = add.counts, add.triggers
+    h, work = inputs.horizon_months, c.load.work
+    total = work.sum(axis=0)
+    months = np.arange(1, h + 1)[:, None]
+    for s0 in range(s_lo, s_hi + 1):
+        cap0, k0, pool_cost, up0 = c.owned(s0)
+        for t, trigger in enumerate(triggers):
+            bought = _bought(c, add, cap0, trigger)
+            start = bought + add.lead_time_months + 1
+            later = months >= start  # (H, n): the added servers are in service
+            for i, s1 in enumerate(counts):
+                cap1, k1, up1 = c.grown(s0, s1)
+                capacity = np.where(later, cap1, cap0)
+                owned, above = c.load.served(capacity)
+                cohort = c.cohort.priced(s1, c.pool.spares(s1), bought, start, c.price_change)
+                fixed = (
+                    s0 * c.server_cost
+                    + pool_cost
+                    + weighted_sum(c.energy, owned * np.where(later, k1, k0))
+                    + cohort
+                )
+                owned_total = owned.sum(axis=0)
+                held = capacity.sum(axis=0) if capacity.ndim == 2 else h * capacity
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    share = np.clip(np.where(total > 0, owned_total / total, 0.0), 0.0, 1.0)
+                    util = np.clip(np.where(held > 0, owned_total / held, 0.0), 0.0, 1.0)
+                up = np.where(later, up1, up0).mean(axis=0)
+                for k in range(k_lo, k_hi + 1):
+                    if k == 0 and above is not None:
+                        rest, above = above, None
+                    else:
+                        rest = c.load.excess(capacity + k * np.asarray(c.instance_capacity))
+                    j = ((s0 - s_lo) * (k_hi - k_lo + 1) + k - k_lo) * len(counts) + i
+                    j = j * len(triggers) + t
+                    out.cost[first + j, rows] = (
+                        fixed + k * c.instance_cost + c.k_burst * weighted_sum(c.burst, rest)
+                    )
+                    out.share[first + j, rows], out.util[first + j, rows] = share, util
+                    out.up[first + j] += up.sum()
+                    out.start[j, rows] = np.where(start <= h, start, np.inf)
+
+
 def simulate_plan(inputs: PlanInputs, progress: Progress | None = None) -> FleetSimulation:
     """Sample every input once and evaluate every candidate on the same draws; the carbon
     inputs of an unpriced carbon are drawn on their own streams (:func:`carbon_values`).
@@ -412,35 +533,43 @@ def simulate_plan(inputs: PlanInputs, progress: Progress | None = None) -> Fleet
     """
     values, drawn = draw(inputs)
     apart = carbon_values(inputs)
-    s_lo, s_hi = inputs.servers
-    k_lo, k_hi = inputs.instances
-    servers = np.repeat(np.arange(s_lo, s_hi + 1), k_hi - k_lo + 1)
-    instances = np.tile(np.arange(k_lo, k_hi + 1), s_hi - s_lo + 1)
+    grid = _grid(inputs)
+    pairs = int(np.count_nonzero(grid.added == 0))
     n, h = inputs.samples, inputs.horizon_months
-    out = _out(inputs, servers.size)
+    out = _out(inputs, grid.servers.size, grid.servers.size - pairs)
     step = max(1, _CHUNK_ELEMENTS // h)
     for start in range(0, n, step):
         rows = slice(start, min(n, start + step))
         part = {k: _rows(v, rows) for k, v in {**values, **apart}.items()}
-        _fill_chunk(_chunk(inputs, part, rows.stop - start), inputs, out, rows)
+        chunk = _chunk(inputs, part, rows.stop - start)
+        _fill_chunk(chunk, inputs, out, rows)
+        if inputs.add is not None:
+            _fill_staged(chunk, inputs, out, rows, pairs)
         if progress is not None:
             progress(rows.stop / n)
     downtime = inputs.own.repair_days.support()[1] > 0.0
     c = inputs.carbon
     unknown = ("burst.api",) if c is not None and c.burst is None and c.api is None else ()
     return FleetSimulation(
-        inputs, servers, instances, out.cost, out.share, out.util, out.cloud, values, drawn,
+        inputs, grid.servers, grid.instances, out.cost, out.share, out.util, out.cloud, values,
+        drawn,
         availability=out.up / n if downtime else None,
         carbon=None if unknown else out.carbon,
         cloud_carbon=None if unknown else out.cloud_carbon,
         work=out.work,
         carbon_unknown=unknown,
+        added=grid.added,
+        trigger=grid.trigger,
+        start=out.start,
     )  # fmt: skip
 
 
-def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
+def work_split(
+    sim: FleetSimulation, servers: int, instances: int, added: int = 0, trigger: float = 0.0
+) -> WorkSplit:
     """Mean owned, reserved and burst work [units of work/month] of each month for the
-    candidate (``servers``, ``instances``)."""
+    candidate (``servers``, ``instances``), which adds ``added`` servers at ``trigger`` (a
+    share of the first servers' capacity, or a month for ``at_month``)."""
     inputs, values = sim.inputs, sim.draws
     n, h = inputs.samples, inputs.horizon_months
     sums = np.zeros((3, h))
@@ -449,9 +578,30 @@ def work_split(sim: FleetSimulation, servers: int, instances: int) -> WorkSplit:
         rows = slice(start, min(n, start + step))
         c = _chunk(inputs, {k: _rows(v, rows) for k, v in values.items()}, rows.stop - start, False)
         owned = c.owned(servers)[0]
+        if added:
+            bought = _bought(c, inputs.add, owned, trigger)
+            later = np.arange(1, h + 1)[:, None] >= bought + inputs.add.lead_time_months + 1
+            owned = np.where(later, c.grown(servers, added)[0], owned)
         sums += c.load.split(owned, instances * np.asarray(c.instance_capacity))
     mean = sums / n
     return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
+
+
+def _pair(sim: FleetSimulation, j: int) -> tuple:
+    """Candidate ``j`` as the value of information and the precision name it: (servers,
+    instances), and for one that adds servers later (servers, instances, added,
+    when_demand_above, at_month), the trigger's other form ``None``."""
+    pair = (int(sim.servers[j]), int(sim.instances[j]))
+    if sim.added is None or not sim.added[j]:
+        return pair
+    trigger = float(sim.trigger[j])
+    by_month = sim.inputs.add.by_month
+    return (
+        *pair,
+        int(sim.added[j]),
+        None if by_month else trigger,
+        int(trigger) if by_month else None,
+    )
 
 
 def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
@@ -469,7 +619,7 @@ def _choice(sim: FleetSimulation, order: list[int]) -> Choice | None:
         bins, k = input_bins(sim, name, input_ranks(sim, name), count)
         worth.append(InputValue(name, min(evpi, evppi(gap, bins, k, best))))
     worth.sort(key=lambda v: (-v.evppi, v.input))
-    pair = lambda j: (int(sim.servers[j]), int(sim.instances[j]))  # noqa: E731
+    pair = lambda j: _pair(sim, j)  # noqa: E731
     return Choice(pair(first), pair(second), evpi, count, tuple(worth))
 
 
@@ -505,7 +655,7 @@ def _precision(sim: FleetSimulation, order: list[int], objective: np.ndarray) ->
     else:
         rng = stream(inputs.seed, _PRECISION_STREAM)
         se = bootstrap_difference_se(a, b, inputs.objective, rng)
-    pair = lambda j: (int(sim.servers[j]), int(sim.instances[j]))  # noqa: E731
+    pair = lambda j: _pair(sim, j)  # noqa: E731
     return Precision(
         first=pair(first),
         second=pair(second),
@@ -563,11 +713,45 @@ def _candidates(
         cheaper.tolist(),
         [None] * n_candidates if sim.availability is None else sim.availability.tolist(),
         carbon,
+        _additions(sim),
     )
     return [
-        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob, up, kg)
-        for s, k, mean, p10, p50, p90, cvar, share, util, prob, up, kg in zip(*columns, strict=True)
+        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob, up, kg, add)
+        for s, k, mean, p10, p50, p90, cvar, share, util, prob, up, kg, add in zip(
+            *columns, strict=True
+        )
     ]
+
+
+def _additions(sim: FleetSimulation) -> list[Added | None]:
+    """Each candidate's later purchase: its count, trigger and first month of service over
+    the draws (:class:`~costmodel.plan_result.ServiceMonth`); ``None`` where it adds nothing."""
+    out: list[Added | None] = [None] * sim.servers.size
+    if sim.start is None:
+        return out
+    first = sim.servers.size - sim.start.shape[0]
+    adds = np.isfinite(sim.start)
+    never = 1.0 - np.mean(adds, axis=1)
+    count = adds.sum(axis=1)
+    total = np.where(adds, sim.start, 0.0).sum(axis=1)
+    mean = np.full(count.size, math.nan)  # the mean of the draws that add, NaN without any
+    np.divide(total, count, out=mean, where=count > 0)
+    pct = percentiles(sim.start.copy())
+    by_month = sim.inputs.add.by_month
+    for i in range(sim.start.shape[0]):
+        j = first + i
+        trigger = float(sim.trigger[j])
+        month = ServiceMonth(
+            float(mean[i]), float(pct["p10"][i]), float(pct["p50"][i]), float(pct["p90"][i]),
+            float(never[i]),
+        )  # fmt: skip
+        out[j] = Added(
+            int(sim.added[j]),
+            None if by_month else trigger,
+            int(trigger) if by_month else None,
+            month,
+        )
+    return out
 
 
 def _saving(sim: FleetSimulation, best: Candidate) -> float:
@@ -576,8 +760,57 @@ def _saving(sim: FleetSimulation, best: Candidate) -> float:
     cloud = sim.cloud
     if not np.all(cloud > 0):
         return math.nan
-    j = int(np.flatnonzero((sim.servers == best.servers) & (sim.instances == best.instances))[0])
+    j = _index(sim, best)
     return percentiles(1.0 - sim.cost[j] / cloud)["p50"]
+
+
+def _index(sim: FleetSimulation, c: Candidate) -> int:
+    """The row of candidate ``c`` in the simulation."""
+    added, trigger = (0, np.nan) if c.add is None else (c.add.servers, c.key[3])
+    same = (sim.servers == c.servers) & (sim.instances == c.instances)
+    if sim.added is not None:
+        same &= sim.added == added
+        same &= np.isnan(sim.trigger) if c.add is None else sim.trigger == trigger
+    return int(np.flatnonzero(same)[0])
+
+
+def _ranked(sim: FleetSimulation, objective: np.ndarray) -> list[int]:
+    """The candidates by the objective [USD], ties going to fewer first servers, then fewer
+    added, fewer reservations and the lower trigger (or earlier month)."""
+    trigger = np.nan_to_num(sim.trigger, nan=-1.0) if sim.trigger is not None else None
+    if sim.start is None:
+        return np.lexsort((sim.instances, sim.servers, objective)).tolist()
+    keys = (trigger, sim.instances, sim.added, sim.servers, objective)
+    return np.lexsort(keys).tolist()
+
+
+def _duplicates(stats: dict[str, np.ndarray], order: list[int]) -> np.ndarray:
+    """Whether each candidate has the mean and P90 cost (to 12 significant digits) of one
+    placed before it in ``order``: a later purchase that never happens repeats its plan."""
+    seen: set[tuple[float, float]] = set()
+    out = np.zeros(len(order), dtype=bool)
+    mean, p90 = significant(stats["mean"]), significant(stats["p90"])
+    for j in order:
+        key = (float(mean[j]), float(p90[j]))
+        out[j] = key in seen
+        seen.add(key)
+    return out
+
+
+def _plan_of(sim: FleetSimulation, j: int) -> tuple[int, int, int, float]:
+    """Candidate ``j`` as (servers, instances, added, trigger) for :func:`work_split`."""
+    added = 0 if sim.added is None else int(sim.added[j])
+    trigger = float(sim.trigger[j]) if added else 0.0
+    return int(sim.servers[j]), int(sim.instances[j]), added, trigger
+
+
+def _staging_saving(sim: FleetSimulation, order: list[int]) -> StagingSaving:
+    """Per draw, the cost of the best candidate that adds nothing less that of the best
+    [USD]: its mean, P10 and P90."""
+    plain = next(j for j in order if sim.added[j] == 0)
+    saved = sim.cost[plain] - sim.cost[order[0]]
+    pct = percentiles(saved.copy())
+    return StagingSaving(float(saved.mean()), float(pct["p10"]), float(pct["p90"]))
 
 
 def summarise_plan(sim: FleetSimulation) -> PlanResult:
@@ -589,15 +822,17 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
     known = sim.carbon is not None
     carbon = _carbon_stats(sim.carbon, sim.work) if known else [None] * sim.servers.size
     candidates = _candidates(sim, stats, carbon)
-    # the objective, ties to fewer servers, then fewer reservations
-    order = np.lexsort((sim.instances, sim.servers, stats[inputs.objective])).tolist()
+    order = _ranked(sim, stats[inputs.objective])
     best_index = order[0]
     best = candidates[best_index]
     cloud_stats = {k: float(v[0]) for k, v in row_stats(cloud[None, :]).items()}
     up = None if sim.availability is None else 1.0  # no servers: nothing is missing
     cloud_carbon = _carbon_stats(sim.cloud_carbon[None, :], sim.work)[0] if known else None
     all_cloud = Candidate(0, 0, CostStats(**cloud_stats), 0.0, 0.0, 0.0, up, cloud_carbon)
-    on_frontier = frontier(stats["mean"], stats["p90"]).tolist()
+    on_frontier = frontier(stats["mean"], stats["p90"])
+    if sim.start is not None:
+        on_frontier &= ~_duplicates(stats, order)
+    on_frontier = on_frontier.tolist()
     green = None
     if known:  # the candidates no other beats on both mean cost and mean emissions
         kept = frontier(stats["mean"], np.array([c.mean for c in carbon]), ties=True).tolist()
@@ -608,12 +843,13 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
         frontier=tuple(c for c, kept in zip(candidates, on_frontier, strict=True) if kept),
         all_cloud=all_cloud,
         objective=inputs.objective,
-        work_split=work_split(sim, best.servers, best.instances),
+        work_split=work_split(sim, *_plan_of(sim, best_index)),
         saving=_saving(sim, best),
         value_of_information=_choice(sim, order),
         precision=_precision(sim, order, stats[inputs.objective]),
         carbon_frontier=green,
         carbon_unknown=sim.carbon_unknown,
+        staging_saving=None if sim.start is None else _staging_saving(sim, order),
         seed=inputs.seed,
         samples=inputs.samples,
         method=inputs.method,

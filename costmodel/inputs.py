@@ -35,6 +35,7 @@ from .units import MTOK_PER_GPU_HOUR, PER_GPU_HOUR, UNITS, rates
 from .units import unit as unit_of
 
 __all__ = [
+    "Addition",
     "ApiInputs",
     "BuyInputs",
     "CarbonInputs",
@@ -46,6 +47,9 @@ __all__ = [
     "financing_problems",
     "InputError",
     "MAX_FLEET",
+    "MAX_HORIZON",
+    "MAX_TRIGGER",
+    "MAX_TRIGGERS",
     "MAX_LEVELS",
     "MAX_SAMPLES",
     "MIN_UTILISATION",
@@ -683,8 +687,14 @@ class PlanCarbon(_Priced):
         return {**sides, "burst.api": self.api}
 
 
+#: The longest horizon [month].
+MAX_HORIZON = 240
+
+
 def _horizon() -> Any:
-    return _input("[month]", "months compared", 1, 240, integer=True, default=36, dist=False)
+    return _input(
+        "[month]", "months compared", 1, MAX_HORIZON, integer=True, default=36, dist=False
+    )
 
 
 def _discount_rate() -> Any:
@@ -1002,6 +1012,82 @@ def _counts(text: str) -> Any:
     return _input("[count]", text, 0, MAX_FLEET, integer=True, dist=False)
 
 
+#: The share of the first servers' capacity a trigger may name, at most [-].
+MAX_TRIGGER = 10.0
+#: The most candidate triggers (or months) of a later purchase [count].
+MAX_TRIGGERS = 24
+
+
+@dataclass(frozen=True, kw_only=True)
+class Addition:
+    """One later purchase of a fleet plan (``own.add``): ``servers`` (min, max) S1, the candidate
+    counts of servers added, bought at the end of the first month a whose work passes a share
+    ``when_demand_above`` theta of the first servers' capacity (candidate shares), or at the
+    fixed months ``at_month`` (one or the other), in service from month a + L + 1
+    (``lead_time_months`` L), at the server's purchase price times
+    (1 + ``price_annual_change``)^(a/12). Sampled as ``"own.add.<field>"``.
+    """
+
+    servers: tuple[int, int] = _counts("servers added later, (min, max)")
+    when_demand_above: tuple[float, ...] = _input(
+        "[-]",
+        "candidate triggers: shares of the first servers' capacity the month's work passes",
+        0,
+        MAX_TRIGGER,
+        default=(),
+        dist=False,
+    )
+    at_month: tuple[int, ...] = _input(
+        "[month]", "candidate months of the purchase, instead of a trigger", 1, MAX_HORIZON,
+        default=(), integer=True, dist=False,
+    )  # fmt: skip
+    lead_time_months: int = _input(
+        "[month]",
+        "months from the order (the end of the trigger month) to the first month of service, "
+        "less one",
+        0,
+        MAX_HORIZON,
+        default=1,
+        integer=True,
+        dist=False,
+        origin="ordered at the end of the trigger month, in service from the second month after",
+    )
+    price_annual_change: Distribution = _input(
+        "[1/year]",
+        "annual change of the server's purchase price until it is bought",
+        -0.99,
+        10,
+        default=0.0,
+        origin="no change",
+    )
+
+    def __post_init__(self) -> None:
+        _validate(self, "own.add.")
+        low, high = self.servers
+        if low > high:
+            raise InputError("own.add.servers.min", f"min {low} exceeds max {high}")
+        if bool(self.when_demand_above) == bool(self.at_month):
+            raise InputError(
+                "own.add", "give when_demand_above (candidate shares) or at_month, one of them"
+            )
+
+    @property
+    def triggers(self) -> tuple[float, ...]:
+        """The candidate triggers: shares theta, or months (:attr:`by_month`)."""
+        return self.when_demand_above or tuple(float(m) for m in self.at_month)
+
+    @property
+    def by_month(self) -> bool:
+        """Whether the purchase is at fixed months (``at_month``) rather than triggered."""
+        return bool(self.at_month)
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """The candidate numbers of servers added, 0 left out (the plans that add nothing are
+        always candidates) [count]."""
+        return tuple(range(max(1, self.servers[0]), self.servers[1] + 1))
+
+
 @dataclass(frozen=True, kw_only=True)
 class PlanInputs:
     """A fleet plan: which mix of owned servers, reserved instances and burst capacity serves a
@@ -1045,10 +1131,14 @@ class PlanInputs:
     carbon: PlanCarbon | None = field(
         default=None, metadata={"text": "emissions beside cost, and a carbon price"}
     )
+    add: Addition | None = field(
+        default=None, metadata={"text": "one later purchase of servers, when the work arrives"}
+    )
 
     def __post_init__(self) -> None:
         _validate(self, "")
         self._check_carbon()
+        self._check_add()
         if self.own.spare_gpus:
             raise InputError("own.spare_gpus", "a plan pools its spares: give spare_share")
         for name, pair in (("servers", self.servers), ("instances", self.instances)):
@@ -1090,8 +1180,32 @@ class PlanInputs:
 
     @property
     def candidates(self) -> int:
-        """Number of (servers, instances) candidates [count]."""
-        return (self.servers[1] - self.servers[0] + 1) * (self.instances[1] - self.instances[0] + 1)
+        """Number of candidates [count]: every (servers, instances) pair, and with a later
+        purchase each of them again for every count added and trigger."""
+        pairs = (self.servers[1] - self.servers[0] + 1) * (
+            self.instances[1] - self.instances[0] + 1
+        )
+        if self.add is None:
+            return pairs
+        return pairs * (1 + len(self.add.counts) * len(self.add.triggers))
+
+    def _check_add(self) -> None:
+        """A purchase month lies within the horizon."""
+        a = self.add
+        if a is None:
+            return
+        if self.carbon is not None:
+            raise InputError(
+                "own.add",
+                "a plan that counts carbon cannot add servers later yet: leave out own.add, "
+                "or the carbon block and every carbon key",
+            )
+        for month in a.at_month:
+            if month > self.horizon_months:
+                raise InputError(
+                    "own.add.at_month",
+                    f"month {month} is past the horizon of {self.horizon_months} months",
+                )
 
     @property
     def burst_side(self) -> str:
@@ -1102,7 +1216,7 @@ class PlanInputs:
         """Every distribution-valued input by its dotted name (``"own.pue"``; an API burst's
         as ``"burst.api.<field>"``, its key path in a plan)."""
         sides = {"own": self.own, "reserve": self.reserve, self.burst_side: self.burst}
-        out = self.demand.distributions() | _distributions(sides)
+        out = self.demand.distributions() | _distributions({**sides, "own.add": self.add})
         if self.carbon is not None and self.carbon.priced:
             out |= self.carbon.distributions()
         return out

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import pandas
 
 __all__ = [
+    "Added",
     "Candidate",
     "CarbonStats",
     "Choice",
@@ -27,6 +28,8 @@ __all__ = [
     "KIND",
     "PlanResult",
     "Precision",
+    "ServiceMonth",
+    "StagingSaving",
     "WorkSplit",
 ]
 
@@ -66,6 +69,43 @@ _CARBON = tuple(f.name for f in fields(CarbonStats))
 
 
 @dataclass(frozen=True)
+class ServiceMonth:
+    """The first month of service of the servers a candidate adds [month] over the draws:
+    percentiles counting "never" (nothing added within the horizon) as +inf, NaN where they
+    land there; ``mean`` over the draws that add (NaN when none does); ``prob_never`` [-] the
+    share of draws that add nothing."""
+
+    mean: float
+    p10: float
+    p50: float
+    p90: float
+    prob_never: float
+
+
+@dataclass(frozen=True)
+class Added:
+    """A candidate's later purchase: ``servers`` S1 added when the month's work passes
+    ``when_demand_above`` [-] of the first servers' capacity, or at ``at_month`` [month] (the
+    other ``None``), in service from ``month``."""
+
+    servers: int
+    when_demand_above: float | None
+    at_month: int | None
+    month: ServiceMonth
+
+
+@dataclass(frozen=True)
+class StagingSaving:
+    """What adding servers later saves [USD, present value] over the draws: the cost of the
+    best candidate that buys every server at month 0 less that of ``best`` (0 in every draw
+    when ``best`` adds nothing)."""
+
+    mean: float
+    p10: float
+    p90: float
+
+
+@dataclass(frozen=True)
 class Candidate:
     """One mix: ``servers`` owned, ``instances`` reserved, the rest burst.
 
@@ -74,7 +114,10 @@ class Candidate:
     ``prob_cheaper_than_cloud`` [-] the share of draws in which it costs less than renting all
     the work as burst; ``availability`` [-] the mean share of its GPUs in service (1 without
     servers), ``None`` for a plan without downtime; ``carbon`` its emissions, ``None`` for a
-    plan that counts no carbon or whose burst's emissions are unknown.
+    plan that counts no carbon or whose burst's emissions are unknown; ``add`` its later
+    purchase (``None`` for a candidate that buys every server at month 0). ``share_owned`` is
+    then the mean of sum A_m / sum W_m and ``owned_utilisation`` of sum A_m / sum C_m, the
+    capacity C_m growing when the added servers arrive.
     """
 
     servers: int
@@ -85,6 +128,16 @@ class Candidate:
     prob_cheaper_than_cloud: float
     availability: float | None = None
     carbon: CarbonStats | None = None
+    add: Added | None = None
+
+    @property
+    def key(self) -> tuple[int, int, int, float | None]:
+        """(servers, instances, servers added, trigger or month), unique among candidates."""
+        if self.add is None:
+            return (self.servers, self.instances, 0, None)
+        a = self.add
+        trigger = a.at_month if a.when_demand_above is None else a.when_demand_above
+        return (self.servers, self.instances, a.servers, trigger)
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,8 +211,10 @@ class PlanResult:
     emissions (``None`` when the emissions are unknown, or not counted) and ``carbon_unknown``
     the sides of unknown emissions (``"burst.api"``). ``precision`` says how far the draws
     tell the best from the runner-up (``None`` with one candidate, or in results stored before
-    it). The words, document, catalog, warnings and assumptions are the answer's that carries
-    the result (:class:`present.answer.Answer`)."""
+    it). For a plan that adds servers later (``own.add``), ``staging_saving`` is what that saves
+    against the best plan that buys every server at month 0 (``None`` otherwise). The words,
+    document, catalog, warnings and assumptions are the answer's that carries the result
+    (:class:`present.answer.Answer`)."""
 
     candidates: tuple[Candidate, ...]
     best: Candidate
@@ -175,20 +230,29 @@ class PlanResult:
     precision: Precision | None = None
     carbon_frontier: tuple[Candidate, ...] | None = None
     carbon_unknown: tuple[str, ...] = ()
+    staging_saving: StagingSaving | None = None
     schema_version: int = SCHEMA_VERSION
     kind: str = KIND
 
     def candidate(self, servers: int, instances: int) -> Candidate | None:
-        """The candidate with ``servers`` and ``instances``, or ``None``."""
+        """The candidate with ``servers`` and ``instances`` that adds nothing later, or
+        ``None``."""
         return next(
-            (c for c in self.candidates if (c.servers, c.instances) == (servers, instances)), None
+            (
+                c
+                for c in self.candidates
+                if (c.servers, c.instances) == (servers, instances) and c.add is None
+            ),
+            None,
         )
 
     def to_frame(self) -> pandas.DataFrame:
         """One row per candidate, in :attr:`candidates` order.
 
-        Columns: ``servers`` and ``instances`` [count], ``cost_mean``, ``cost_p10``,
-        ``cost_p50``, ``cost_p90``, ``cost_cvar95`` [USD, present value], ``share_owned``,
+        Columns: ``servers`` and ``instances`` [count] (for a plan that adds servers later,
+        then ``added`` [count], the trigger, ``added_month_p50`` [month] and
+        ``added_prob_never`` [-]), ``cost_mean``, ``cost_p10``, ``cost_p50``, ``cost_p90``,
+        ``cost_cvar95`` [USD, present value], ``share_owned``,
         ``owned_utilisation`` and ``prob_cheaper_than_cloud`` [-], ``availability`` [-] for a
         plan with downtime, and for a plan that counts carbon ``carbon_mean``, ``carbon_p10``,
         ``carbon_p50``, ``carbon_p90`` [t CO2e] and ``carbon_per_unit`` [g CO2e per unit of
@@ -206,6 +270,7 @@ class PlanResult:
         return [
             Column("servers", [c.servers for c in cs]),
             Column("instances", [c.instances for c in cs]),
+            *(self._added_columns() if self.stages else []),
             *(Column(f"cost_{s}", [getattr(c.cost, s) for c in cs], Quantity.USD) for s in _STATS),
             Column("share_owned", [c.share_owned for c in cs], share),
             Column("owned_utilisation", [c.owned_utilisation for c in cs], share),
@@ -213,6 +278,30 @@ class PlanResult:
             *([Column("availability", [c.availability for c in cs])] if self.downtime else []),
             *(self._carbon_columns() if self.counts_carbon else []),
         ]
+
+    def _added_columns(self) -> list[Column]:
+        """``added`` [count], the trigger (``when_demand_above`` [-] or ``at_month``
+        [month]; NaN for a candidate that adds nothing), and the first month of service's
+        ``added_month_p50`` [month] and ``added_prob_never`` [-]."""
+        nan = float("nan")
+        adds = [c.add for c in self.candidates]
+        by_month = any(a is not None and a.at_month is not None for a in adds)
+        trigger = "at_month" if by_month else "when_demand_above"
+        return [
+            Column("added", [0 if a is None else a.servers for a in adds]),
+            Column(trigger, [nan if a is None else getattr(a, trigger) for a in adds]),
+            Column("added_month_p50", [nan if a is None else a.month.p50 for a in adds]),
+            Column(
+                "added_prob_never",
+                [nan if a is None else a.month.prob_never for a in adds],
+                Quantity.SHARE,
+            ),
+        ]
+
+    @property
+    def stages(self) -> bool:
+        """Whether some candidate adds servers later (a plan with ``own.add``)."""
+        return self.staging_saving is not None
 
     def _carbon_columns(self) -> list[Column]:
         cs = [c.carbon for c in self.candidates]

@@ -35,6 +35,7 @@ __all__ = [
     "pearson",
     "percentiles",
     "row_stats",
+    "significant",
     "uncertain",
 ]
 
@@ -409,7 +410,7 @@ def bootstrap_difference_se(
         reach *= 2
 
 
-def _significant(x: np.ndarray, digits: int = 12) -> np.ndarray:
+def significant(x: np.ndarray, digits: int = 12) -> np.ndarray:
     """``x`` rounded to ``digits`` significant digits (0, inf and NaN as they are)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         scale = 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(x))))
@@ -426,7 +427,7 @@ def frontier(mean: np.ndarray, p90: np.ndarray, ties: bool = False) -> np.ndarra
     other (ties in 12 significant digits, below rounding noise; equal candidates both stay):
     of candidates of equal emissions only the cheapest is on a cost-versus-carbon frontier."""
     if ties:
-        mean, p90 = _significant(mean), _significant(p90)
+        mean, p90 = significant(mean), significant(p90)
     order = np.lexsort((p90, mean)) if ties else np.argsort(mean, kind="stable")
     m, p = mean[order], p90[order]
     least = np.concatenate(([np.inf], np.fmin.accumulate(p)))  # least[i]: min of p[:i]

@@ -23,6 +23,7 @@ __all__ = [
     "NEVER",
     "fmt_margin",
     "fmt_grams",
+    "fmt_mix",
     "fmt_months",
     "fmt_number",
     "fmt_per_unit",
@@ -290,3 +291,16 @@ def text_cell(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(_FORMULA_START):
         return "'" + value
     return value
+
+
+def fmt_mix(pair: tuple) -> str:
+    """A plan's candidate as its precision and value of information name it: (servers,
+    instances) as "3 servers, 0 reserved"; with a later purchase, (servers, instances, added,
+    when_demand_above, at_month) as "3 + 2 servers at 90 %, 0 reserved" or "3 + 2 servers in
+    month 24, 0 reserved"."""
+    servers, instances = pair[0], pair[1]
+    if len(pair) > 2 and pair[2]:
+        added, share, month = pair[2:5]
+        when = f"in month {month}" if month is not None else f"at {fmt_share(share)}"
+        return f"{servers} + {added} servers {when}, {instances} reserved"
+    return f"{servers} server{'s' if servers != 1 else ''}, {instances} reserved"

@@ -23,12 +23,15 @@ from marshmallow import (
 
 from costmodel.plan_result import (
     KIND,
+    Added,
     Candidate,
     CarbonStats,
     Choice,
     CostStats,
     PlanResult,
     Precision,
+    ServiceMonth,
+    StagingSaving,
     WorkSplit,
 )
 
@@ -97,6 +100,53 @@ class CarbonStatsSchema(Strict):
     make = CarbonStats
 
 
+class ServiceMonthSchema(Strict):
+    """The first month of service of the servers a candidate adds, over the draws; a
+    percentile that lands on "never" (nothing added within the horizon) is null."""
+
+    mean = Number(required=True, metadata={"description": "[month] mean over the draws that add"})
+    p10 = Number(required=True, metadata={"description": "[month] 10th percentile"})
+    p50 = Number(required=True, metadata={"description": "[month] median"})
+    p90 = Number(required=True, metadata={"description": "[month] 90th percentile"})
+    prob_never = share("share of draws that add nothing within the horizon [-]")
+
+    make = ServiceMonth
+
+
+class AddedSchema(Strict):
+    """A candidate's later purchase: how many servers, at which trigger (a share of the first
+    servers' capacity) or month, and when they enter service."""
+
+    servers = fields.Integer(required=True, strict=True, validate=validate.Range(1))
+    when_demand_above = fields.Float(
+        load_default=None,
+        allow_nan=False,
+        validate=validate.Range(0),
+        metadata={"description": "[-] share of the first servers' capacity that triggers it"},
+    )
+    at_month = fields.Integer(
+        load_default=None,
+        strict=True,
+        validate=validate.Range(1),
+        metadata={"description": "[month] the month it is bought, instead of a trigger"},
+    )
+    month = fields.Nested(ServiceMonthSchema, required=True)
+
+    make = Added
+    absent = ("when_demand_above", "at_month")
+
+
+class StagingSavingSchema(Strict):
+    """What adding servers later saves against the best plan that buys every server at
+    month 0, per draw."""
+
+    mean = _money("mean")
+    p10 = _money("10th percentile")
+    p90 = _money("90th percentile")
+
+    make = StagingSaving
+
+
 class CandidateSchema(Strict):
     """One mix of owned servers and reserved instances; the rest of the work is burst."""
 
@@ -119,9 +169,14 @@ class CandidateSchema(Strict):
         allow_none=True,
         metadata={"description": "emissions; only in plans that count carbon, null when unknown"},
     )
+    add = fields.Nested(
+        AddedSchema,
+        load_default=None,
+        metadata={"description": "the later purchase; only for candidates that add servers"},
+    )
 
     make = Candidate
-    absent = ("availability",)
+    absent = ("availability", "add")
 
 
 class WorkSplitSchema(Strict):
@@ -141,29 +196,47 @@ class WorkSplitSchema(Strict):
                 raise ValidationError(f"{len(data[key])} months, owned has {n}", key)
 
 
+#: The keys of a candidate that adds servers later, beside its servers and instances.
+_ADDED = ("added", "when_demand_above", "at_month")
+
+
 class _Pair(fields.Field):
-    """A candidate as ``{servers, instances}`` in JSON, ``(servers, instances)`` in Python."""
+    """A candidate as ``{servers, instances}`` in JSON, ``(servers, instances)`` in Python;
+    one that adds servers later as ``{servers, instances, added, when_demand_above |
+    at_month}``, ``(servers, instances, added, when_demand_above, at_month)``."""
 
-    def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> dict[str, int]:
-        return {"servers": int(value[0]), "instances": int(value[1])}
+    def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> dict[str, Any]:
+        out = {"servers": int(value[0]), "instances": int(value[1])}
+        extra = dict(zip(_ADDED, value[2:], strict=False))
+        return out | {k: v for k, v in extra.items() if v is not None}
 
-    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> tuple[int, int]:
-        pair = (
-            tuple(value.get(k) for k in ("servers", "instances"))
-            if isinstance(value, Mapping)
-            else ()
-        )
-        if len(pair) != 2 or not all(type(v) is int and v >= 0 for v in pair):
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> tuple:
+        if not isinstance(value, Mapping) or set(value) - {"servers", "instances", *_ADDED}:
             raise ValidationError("expected {servers, instances}, two counts")
-        return pair  # type: ignore[return-value]
+        pair = tuple(value.get(k) for k in ("servers", "instances"))
+        if not all(type(v) is int and v >= 0 for v in pair):
+            raise ValidationError("expected {servers, instances}, two counts")
+        if "added" not in value:
+            return pair
+        added, share, month = (value.get(k) for k in _ADDED)
+        if type(added) is not int or added < 1 or (share is None) == (month is None):
+            raise ValidationError("expected added servers with when_demand_above or at_month")
+        return (*pair, added, share, month)
 
     def json_schema(self, openapi: tuple[int, int]) -> dict[str, Any]:
         """The OpenAPI/JSON Schema of this field."""
         count = {"type": "integer", "minimum": 0}
         return {
             "type": "object",
-            "properties": {"servers": count, "instances": count},
+            "properties": {
+                "servers": count,
+                "instances": count,
+                "added": {"type": "integer", "minimum": 1},
+                "when_demand_above": {"type": "number", "minimum": 0},
+                "at_month": {"type": "integer", "minimum": 1},
+            },
             "required": ["servers", "instances"],
+            "additionalProperties": False,
         }
 
 
@@ -271,8 +344,16 @@ class PlanResultSchema(ResultBase):
         load_default=(),
         metadata={"description": "sides of unknown emissions; only in plans that count carbon"},
     )
+    staging_saving = fields.Nested(
+        StagingSavingSchema,
+        load_default=None,
+        metadata={
+            "description": "what adding servers later saves against the best plan that buys "
+            "every server at month 0; only in plans with own.add"
+        },
+    )
 
-    absent = ("precision",)
+    absent = ("precision", "staging_saving")
 
     @post_dump(pass_original=True)
     def _no_carbon(self, data: dict, original: Answer, **kwargs: Any) -> dict:

@@ -10,7 +10,15 @@ from costmodel.plan_result import Candidate, PlanResult
 from costmodel.result import Breakeven, Result
 from costmodel.sides import side as side_of
 
-from .formatting import fmt_margin, fmt_share, fmt_usd, fmt_usd_margin, fmt_utilisation, missing
+from .formatting import (
+    fmt_margin,
+    fmt_mix,
+    fmt_share,
+    fmt_usd,
+    fmt_usd_margin,
+    fmt_utilisation,
+    missing,
+)
 
 __all__ = ["OBJECTIVE_WORDS", "plan_precision_text", "plan_verdict", "precision_text", "verdict"]
 
@@ -88,14 +96,40 @@ def _three_sides(result: Result) -> str:
     return f"{head}; {tail}."
 
 
+def _servers(count: int) -> str:
+    return f"{count} server{'s' if count != 1 else ''}"
+
+
 def _mix(best: Candidate) -> str:
     parts = []
     if best.servers:
-        parts.append(f"own {best.servers} server{'s' if best.servers != 1 else ''}")
+        parts.append(f"own {_servers(best.servers)}{' now' if best.add else ''}")
+    if best.add:
+        parts.append(_added(best))
     if best.instances:
         parts.append(f"reserve {best.instances} instance{'s' if best.instances != 1 else ''}")
     plan = " and ".join(parts)
     return plan[0].upper() + plan[1:]
+
+
+def _added(best: Candidate) -> str:
+    """ "add 2 when the work passes 90 % of their capacity, in month 14 in the median draw"
+    (the first month of service), or the month they are bought for ``at_month``."""
+    a = best.add
+    verb = "add" if best.servers else "buy"
+    if a.at_month is not None:
+        when = f"in month {a.at_month}"
+    elif best.servers:
+        when = f"when the work passes {fmt_share(a.when_demand_above)} of their capacity"
+    else:
+        when = "when the work arrives"
+    month = a.month.p50
+    served = (
+        f"in service from month {month:.0f} in the median draw"
+        if not missing(month)
+        else "which in the median draw does not happen within the horizon"
+    )
+    return f"{verb} {_servers(a.servers)} {when}, {served}"
 
 
 #: How a plan's verdict says where the work beyond the fleet goes: all of it, and the rest.
@@ -203,8 +237,7 @@ def plan_precision_text(result: PlanResult) -> str | None:
     p = result.precision
     if p is None:
         return None
-    servers, instances = p.second
-    runner_up = f"{servers} server{'s' if servers != 1 else ''}, {instances} reserved"
+    runner_up = fmt_mix(p.second)
     what = OBJECTIVE_WORDS.get(p.objective, f"{p.objective} cost")
     draws = f"{result.samples:,} draw{'s' if result.samples != 1 else ''}"
     if missing(p.difference_se):

@@ -22,6 +22,7 @@ from costmodel.plan_result import Precision
 from costmodel.result import Advice, Convergence, Origin
 from present.formatting import (
     fmt_margin,
+    fmt_mix,
     fmt_share,
     fmt_usd,
     fmt_usd_margin,
@@ -656,11 +657,6 @@ def convergence_advice(c: Convergence | None, versus: str = "rent") -> tuple[Adv
     )
 
 
-def _mix(pair: tuple[int, int]) -> str:
-    servers, instances = pair
-    return f"{servers} server{'s' if servers != 1 else ''}, {instances} reserved"
-
-
 def close_call_advice(p: Precision | None, samples: int, best: float) -> tuple[Advice, ...]:
     """After a plan's run of ``samples`` draws: a ``plan_close_call`` warning when the 95 %
     interval of the difference between the best candidate and the runner-up reaches 0 (or is
@@ -686,7 +682,7 @@ def close_call_advice(p: Precision | None, samples: int, best: float) -> tuple[A
         Advice(
             "plan_close_call",
             "warning",
-            f"the best plan ({_mix(p.first)}) and the runner-up ({_mix(p.second)}) are not "
+            f"the best plan ({fmt_mix(p.first)}) and the runner-up ({fmt_mix(p.second)}) are not "
             f"told apart by {draws}: their {OBJECTIVE_WORDS.get(p.objective, p.objective)} "
             f"differs by {differs}; {advice}",
         ),

@@ -59,6 +59,12 @@ _DEFAULT_TEXT = {
     "`horizon_months`)",
     "buy.financing.down_payment_share": "`0`: no down payment",
     "own.spare_share": "`0`: no spares",
+    "own.add": "none: every server is bought at month 0",
+    "own.add.when_demand_above": "one of it and `at_month` is **required**",
+    "own.add.at_month": "one of it and `when_demand_above` is **required**",
+    "own.add.lead_time_months": "`1`: ordered at the end of the trigger month, in service from "
+    "the second month after",
+    "own.add.price_annual_change": "`0`: the price of month 0",
     "own.financing": "`{kind: cash}`: paid at once; its keys are those of `buy.financing`",
     "buy.grid": "`US`: the United States average (Ember 2024, lifecycle, 383.6 g/kWh), as for "
     "the electricity price",
@@ -99,7 +105,8 @@ _PLAN_SECTIONS = {
     "": "Plan: top level",
     "demand": "Plan `demand`: the work to plan for",
     "own": "Plan `own`: one owned server (the keys of `buy`) and the counts considered",
-    "own.servers": "Plan `own.servers`, `reserve.instances`: candidate counts",
+    "own.servers": "Plan `own.servers`, `reserve.instances`, `own.add.servers`: candidate counts",
+    "own.add": "Plan `own.add`: one later purchase of servers, when the work arrives",
     "reserve": "Plan `reserve`: reserved instances (the keys of `rent` that apply)",
     "burst": "Plan `burst`: the instances that take the rest (the keys of `rent` that apply)",
 }
@@ -107,7 +114,8 @@ _PLAN_SECTIONS = {
 _PLAN_AS = {"own": "buy", "reserve": "rent", "burst": "rent"}
 #: Mappings a plan shares with scenarios, documented there.
 _PLAN_SHARED = {"simulation", "workload", "own.gpu", "own.financing", "reserve.instance",
-                "burst.instance", "burst.api", "reserve.instances", "carbon"}  # fmt: skip
+                "burst.instance", "burst.api", "reserve.instances", "own.add.servers",
+                "carbon"}  # fmt: skip
 #: Where each left-out input's default comes from, by key: one row, or one per kind of work.
 _SOURCES: dict[str, list[tuple[Source, dict[str, str]]]] = {}
 for _side, _table in (("buy", OWNED), ("rent", RENTED), ("api", HOSTED)):

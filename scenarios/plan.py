@@ -19,7 +19,7 @@ from typing import Any
 
 from costmodel.distributions import Distribution
 from costmodel.engine import Progress
-from costmodel.inputs import Demand, InputError, PlanInputs, input_fields
+from costmodel.inputs import Addition, Demand, InputError, PlanInputs, input_fields
 from costmodel.plan_result import PlanResult
 from costmodel.result import Advice, Assumption, CatalogRef, Origin
 from costmodel.units import unit as unit_of
@@ -147,6 +147,34 @@ def _pool(own: Mapping[str, Any]) -> tuple[dict[str, float], list[Assumption]]:
     return {"spare_share": share}, [Assumption("own.spare_share", share, unit, "plan")]
 
 
+def _addition(own: Mapping[str, Any]) -> tuple[Addition | None, list[Assumption], dict]:
+    """The later purchase of ``own.add`` with its defaults, their assumptions and the block
+    filled in; ``None`` (and nothing) when the plan buys every server at month 0."""
+    block = own.get("add")
+    if block is None:
+        return None, [], {}
+    meta = input_fields(Addition)
+    filled, notes = dict(block), []
+    for name in ("lead_time_months", "price_annual_change"):
+        f = meta[name]
+        if block.get(name) is not None:
+            origin = ("plan", Origin.GIVEN)
+        else:
+            filled[name] = f.default
+            origin = (f"default: {f.metadata['origin']}", Origin.DEFAULT)
+        value = filled[name]
+        value = to_spec(value) if isinstance(value, Distribution) else value
+        notes.append(Assumption(f"own.add.{name}", value, f.metadata["unit"], *origin))
+    add = Addition(
+        servers=(block["servers"]["min"], block["servers"]["max"]),
+        when_demand_above=tuple(block.get("when_demand_above") or ()),
+        at_month=tuple(block.get("at_month") or ()),
+        lead_time_months=filled["lead_time_months"],
+        price_annual_change=filled["price_annual_change"],
+    )
+    return add, notes, {"add": filled}
+
+
 def _counts(block: Mapping[str, Any] | None, key: str) -> tuple[int, int]:
     return (block[key]["min"], block[key]["max"]) if block else (0, 0)
 
@@ -204,6 +232,7 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
         emit = _emitting(data, catalog, own, reserve, burst)
         demand, notes = _demand(data, w)
         pool, pool_notes = _pool(data["own"])
+        add, add_notes, add_block = _addition(data["own"])
         sim = data["simulation"]
         inputs = PlanInputs(
             horizon_months=data["horizon_months"],
@@ -221,6 +250,7 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
             correlations=tuple(tuple(x) for x in data["correlations"]),
             objective=data["objective"],
             carbon=emit and emit.inputs,
+            add=add,
             **pool,
         )
     except ScenarioError as exc:
@@ -229,12 +259,12 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
         path = _PLAN_PATH.get(exc.path, exc.path)
         raise ScenarioError(source, [{"path": path, "message": exc.message}]) from None
     sides = (own, reserve, burst) if reserve else (own, burst)
-    assumptions = notes + [*own.assumptions, *pool_notes]
+    assumptions = notes + [*own.assumptions, *pool_notes, *add_notes]
     assumptions += [a for side in (burst, reserve) if side for a in side.assumptions]
     assumptions += emit.assumptions if emit else ()
-    document = PlanSchema().dump(
-        {**data, "demand": demand.document(), **_blocks(own, reserve, burst, emit)}
-    )
+    blocks = _blocks(own, reserve, burst, emit)
+    blocks["own"] |= add_block
+    document = PlanSchema().dump({**data, "demand": demand.document(), **blocks})
     warnings = advise(Question(inputs.horizon_months, w, sides)) + (emit.advice if emit else ())
     return Plan(source, inputs, document, tuple(assumptions), warnings, catalog)
 

@@ -33,9 +33,13 @@ from costmodel.distributions import DistributionError
 from costmodel.inputs import (
     FINANCING_KEYS,
     MAX_FLEET,
+    MAX_HORIZON,
     MAX_LEVELS,
+    MAX_TRIGGER,
+    MAX_TRIGGERS,
     MIN_UTILISATION,
     UTILISATION,
+    Addition,
     ApiInputs,
     BuyInputs,
     CarbonInputs,
@@ -932,6 +936,49 @@ class CountRangeSchema(_Base):
             raise ValidationError(f"min {data['min']} exceeds max {data['max']}", "min")
 
 
+_TRIGGER = Bound(0, MAX_TRIGGER, "[-]")
+_MONTH = Bound(1, MAX_HORIZON, "[month]", integer=True)
+
+
+class AddSchema(_Base):
+    """One later purchase of servers (``own.add``): how many, when the work passes a share
+    of the first servers' capacity (or at which months), how long they take to arrive and how
+    their price moves meanwhile."""
+
+    servers = fields.Nested(
+        CountRangeSchema, required=True, metadata={"description": "servers added"}
+    )
+    when_demand_above = fields.List(
+        _bounded(fields.Float, _TRIGGER, "a share of the first servers' capacity"),
+        validate=validate.Length(min=1, max=MAX_TRIGGERS),
+        load_default=None,
+        metadata={
+            "description": "candidate triggers: the servers are bought at the end of the first "
+            "month whose work passes this share of the first servers' capacity"
+        },
+    )
+    at_month = fields.List(
+        _bounded(fields.Integer, _MONTH, "a month of the horizon"),
+        validate=validate.Length(min=1, max=MAX_TRIGGERS),
+        load_default=None,
+        metadata={"description": "candidate months of the purchase, instead of a trigger"},
+    )
+    lead_time_months = _input(Addition, "lead_time_months", load_default=None)
+    price_annual_change = _input(Addition, "price_annual_change")
+
+    unset = ("when_demand_above", "at_month")
+
+    @validates_schema
+    def _one_trigger(self, data: dict, **kwargs: Any) -> None:
+        given = [k for k in ("when_demand_above", "at_month") if data.get(k) is not None]
+        if len(given) != 1:
+            raise ValidationError(
+                "give when_demand_above (shares of the first servers' capacity) or at_month "
+                "(months), one of them",
+                "when_demand_above",
+            )
+
+
 class OwnSchema(BuySchema):
     """One owned server (every ``buy`` key but ``spare_gpus``: a fleet pools its spares,
     ``spare_share`` of its GPUs) and the server counts to consider. The carbon keys are left
@@ -942,8 +989,13 @@ class OwnSchema(BuySchema):
 
     servers = fields.Nested(CountRangeSchema, required=True, metadata={"description": "servers"})
     spare_share = _input(PlanInputs, "spare_share", load_default=None)
+    add = fields.Nested(
+        AddSchema,
+        load_default=None,
+        metadata={"description": "one later purchase of servers, when the work arrives"},
+    )
 
-    unset = (*BuySchema.unset, "spare_share", *CARBON_KEYS["buy"])
+    unset = (*BuySchema.unset, "spare_share", "add", *CARBON_KEYS["buy"])
 
 
 def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -> dict:

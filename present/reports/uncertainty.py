@@ -13,7 +13,7 @@ from typing import Any
 from costmodel.plan_result import PlanResult
 from costmodel.result import Column, Quantity, Result, Tornado
 
-from ..formatting import fmt_number, fmt_usd, fmt_utilisation, missing
+from ..formatting import fmt_mix, fmt_number, fmt_usd, fmt_utilisation, missing
 from ..verdict import precision_text
 from .tables import Table
 
@@ -186,7 +186,7 @@ def plan_voi_sentence(result: PlanResult) -> str | None:
     voi = result.value_of_information
     if voi is None:
         return None
-    pair = " and ".join(f"{s} servers with {k} reserved" for s, k in (voi.first, voi.second))
+    pair = " and ".join(fmt_mix(c) for c in (voi.first, voi.second))
     if voi.evpi <= 0:
         return f"Between {pair}, the same one is cheaper in every draw: no study would change it."
     text = (
