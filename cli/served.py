@@ -20,7 +20,8 @@ __all__ = ["offer_record", "model_record", "print_api_offers", "print_models"]
 def model_record(catalog: Catalog, model: Model) -> dict:
     """Every field of a model, and ``measured_on``: the GPUs with a measured serving row, by
     precision (as the HTTP API answers)."""
-    return {**asdict(model), "measured_on": catalog.measured_on(model.id)}
+    record = {k: v for k, v in asdict(model).items() if k != "is_inline"}  # catalog rows only
+    return {**record, "measured_on": catalog.measured_on(model.id)}
 
 
 def offer_record(catalog: Catalog, offer: ApiOffer) -> dict:

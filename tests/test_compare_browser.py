@@ -157,7 +157,7 @@ def test_compare_by_model_in_chromium(driver, tmp_path):
         _choose(page, "compare-precision", "fp16")
         assert page.settled("compare") == "invalid"
         error = page.by_id("compare-precision-error")
-        assert error.is_displayed() and "measures llama-3.3-70b at fp8, fp4" in error.text
+        assert error.is_displayed() and "serves llama-3.3-70b at fp8, fp4" in error.text
         _choose(page, "compare-precision", "")
         assert page.settled("compare") == "idle"
         assert page.by_id("compare-precision-error").is_displayed() is False

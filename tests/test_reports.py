@@ -1184,17 +1184,18 @@ def test_plan_html_shows_the_plan(plan_source, plan):
     rows = rows[: len(_shown(plan))]
     for row, c in zip(rows, _shown(plan), strict=True):
         got = dict(zip(header, row, strict=True))
-        assert (got["Servers"], got["Reserved"]) == (str(c["servers"]), str(c["instances"]))
+        # a candidate that adds servers later reads "3 + 2 at 100 %"
+        assert (got["Servers"].split(" ")[0], got["Reserved"]) == (
+            str(c["servers"]),
+            str(c["instances"]),
+        )
         assert got["Cost mean"] == fmt_usd(c["cost"]["mean"])
         assert got["Cost P90"] == fmt_usd(c["cost"]["p90"])
         assert got["CVaR95"] == fmt_usd(c["cost"]["cvar95"])
         assert got["Owned share"] == fmt_share(c["share_owned"])
         assert got["P(cheaper than cloud)"] == fmt_share(c["prob_cheaper_than_cloud"])
-        key = (c["servers"], c["instances"])
-        assert ("best" in got["Plan"]) == (
-            key == (plan["best"]["servers"], plan["best"]["instances"])
-        )
-        on_frontier = key in {(f["servers"], f["instances"]) for f in plan["frontier"]}
+        assert ("best" in got["Plan"]) == (_candidate_key(c) == _candidate_key(plan["best"]))
+        on_frontier = _candidate_key(c) in {_candidate_key(f) for f in plan["frontier"]}
         marks = got["Plan"].replace("carbon frontier", "")  # the carbon frontier's own mark
         assert ("frontier" in marks) == on_frontier
     assert "best" in page.classes  # the best row is highlighted
@@ -1248,24 +1249,37 @@ def test_plan_csv_round_trips_the_candidates(plan_source, plan):
     header = list(rows[0])  # a plan that counts carbon adds its carbon columns
     assert [h for h in header if h in PLAN_HEADERS] == PLAN_HEADERS
     extra = [h for h in header if h not in PLAN_HEADERS]
-    assert all(h.startswith("carbon_") for h in extra)
-    assert bool(extra) == (plan.get("carbon_frontier") is not None)
+    assert all(h.startswith("carbon_") or h in _ADDED_COLUMNS for h in extra)
+    carbon = [h for h in extra if h.startswith("carbon_")]
+    assert bool(carbon) == (plan.get("carbon_frontier") is not None)
     assert len(rows) == len(plan["candidates"])  # the candidates only, in order
-    best = (plan["best"]["servers"], plan["best"]["instances"])
-    frontier = {(f["servers"], f["instances"]) for f in plan["frontier"]}
+    best = _candidate_key(plan["best"])
+    frontier = {_candidate_key(f) for f in plan["frontier"]}
     for row, c in zip(rows, plan["candidates"], strict=True):
         assert (int(row["servers"]), int(row["instances"])) == (c["servers"], c["instances"])
         for s in ("mean", "p10", "p50", "p90", "cvar95"):
             assert float(row[f"cost_{s}"]) == c["cost"][s]  # exact: repr precision
         for k in ("share_owned", "owned_utilisation", "prob_cheaper_than_cloud"):
             assert float(row[k]) == c[k]
-        key = (c["servers"], c["instances"])
+        key = _candidate_key(c)
         assert row["best"] == str(key == best) and row["frontier"] == str(key in frontier)
 
 
 def _cost_columns(header) -> list[str]:
-    """A candidates table's columns without the carbon ones a plan that counts carbon adds."""
-    return [h for h in header if not h.startswith("carbon_")]
+    """A candidates table's columns without the carbon ones a plan that counts carbon adds and
+    the later purchase's of a plan that adds servers."""
+    return [h for h in header if not h.startswith("carbon_") and h not in _ADDED_COLUMNS]
+
+
+def _candidate_key(c: dict) -> tuple:
+    """A plan candidate in JSON as a key: its servers, instances and later purchase."""
+    add = c.get("add") or {}
+    return (c["servers"], c["instances"], add.get("servers"), add.get("when_demand_above"),
+            add.get("at_month"))  # fmt: skip
+
+
+#: The columns of a plan that adds servers later (``own.add``).
+_ADDED_COLUMNS = ("added", "when_demand_above", "at_month", "added_month_p50", "added_prob_never")
 
 
 def test_plan_xlsx_sheets_and_numbers(plan_source, plan):

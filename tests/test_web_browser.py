@@ -610,8 +610,15 @@ def test_inference_in_chromium(driver, tmp_path):
         }
         assert page.document() == doc
         error = page.by_id("scenario-buy-tokens-per-s-per-gpu-error")
-        assert error.is_displayed() and "h100-sxm5-80gb" in error.text
-        assert "h100-sxm5-80gb" in page.text("scenario-workload-model-hint")  # measured on
+        assert error.is_displayed() and "rtx-2080-ti" in error.text
+        assert "tokens_per_s_per_gpu" in error.text
+        assert "Not measured on any GPU" in page.text("scenario-workload-model-hint")
+
+        # A model the catalog measures on the H100: its hint names the GPU.
+        page.choose("scenario-workload-model", "llama-3.3-70b")
+        page.choose("scenario-workload-precision", "fp8")
+        assert "h100-sxm5-80gb" in page.text("scenario-workload-model-hint")
+        doc["workload"].update(model="llama-3.3-70b", precision="fp8")
 
         # An owned and a rented 8x H100 and a hosted API of the model, all from the form.
         page.choose("scenario-buy-gpu", H100["buy"][0])

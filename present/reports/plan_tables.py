@@ -37,8 +37,21 @@ WORK_LAYERS = (
 )
 
 
-def _key(c: Candidate) -> tuple[int, int]:
-    return (c.servers, c.instances)
+def _key(c: Candidate) -> tuple:
+    return c.key
+
+
+def _servers(c: Candidate) -> str:
+    """ "3", or "3 + 2 at 90 %" / "3 + 2 in month 24" for a candidate that adds servers later."""
+    a = c.add
+    if a is None:
+        return str(c.servers)
+    when = (
+        f"in month {a.at_month}"
+        if a.at_month is not None
+        else f"at {fmt_share(a.when_demand_above)}"
+    )
+    return f"{c.servers} + {a.servers} {when}"
 
 
 def _marks(result: PlanResult, c: Candidate) -> str:
@@ -48,7 +61,7 @@ def _marks(result: PlanResult, c: Candidate) -> str:
         ("best", _key(c) == _key(result.best)),
         ("frontier", _key(c) in {_key(f) for f in result.frontier}),
         ("carbon frontier", _key(c) in {_key(f) for f in result.carbon_frontier or ()}),
-        ("all-cloud", _key(c) == (0, 0)),
+        ("all-cloud", _key(c) == (0, 0, 0, None)),
     ]
     return ", ".join(label for label, yes in found if yes)
 
@@ -82,7 +95,7 @@ def candidates_table(result: PlanResult) -> Table:
     )
     cells = tuple(
         (
-            str(c.servers),
+            _servers(c),
             str(c.instances),
             *(fmt_usd(getattr(c.cost, s)) for s in _STATS),
             fmt_share(c.share_owned),
