@@ -24,6 +24,7 @@ from present.formatting import (
     fmt_grams,
     fmt_months,
     fmt_number,
+    fmt_servers,
     fmt_share,
     fmt_tonnes,
     fmt_unit_cost,
@@ -316,7 +317,7 @@ def print_plan(result: Answer[PlanResult], console: Console) -> None:
 
     rank = _OBJECTIVE_PRIORITY.get(result.objective, _OBJECTIVE_PRIORITY["mean"])
     columns = [
-        Column("Servers", [_servers_cell(c) for c in rows]),
+        Column("Servers", [fmt_servers(c, "m") for c in rows]),
         *([_added_column(rows)] if result.stages else []),
         Column("Reserved", [str(c.instances) for c in rows]),
         Column("Cost P50\n[USD]", [fmt_usd(c.cost.p50) for c in rows]),
@@ -351,16 +352,6 @@ def print_plan(result: Answer[PlanResult], console: Console) -> None:
         console.print()
         console.print(sentence, highlight=False)
     _warnings(result, console)
-
-
-def _servers_cell(c) -> str:
-    """ "3", or for a candidate that adds servers later "3 + 2 at 90 %" (when the work
-    passes 90 % of the first servers' capacity) or "3 + 2 in m24" (bought in month 24)."""
-    a = c.add
-    if a is None:
-        return str(c.servers)
-    when = f"in m{a.at_month}" if a.at_month is not None else f"at {fmt_share(a.when_demand_above)}"
-    return f"{c.servers} + {a.servers} {when}"
 
 
 def _added_column(rows: list) -> Column:

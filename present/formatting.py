@@ -24,6 +24,7 @@ __all__ = [
     "fmt_margin",
     "fmt_grams",
     "fmt_mix",
+    "fmt_servers",
     "fmt_months",
     "fmt_number",
     "fmt_per_unit",
@@ -304,3 +305,15 @@ def fmt_mix(pair: tuple) -> str:
         when = f"in month {month}" if month is not None else f"at {fmt_share(share)}"
         return f"{servers} + {added} servers {when}, {instances} reserved"
     return f"{servers} server{'s' if servers != 1 else ''}, {instances} reserved"
+
+
+def fmt_servers(candidate: Any, month: str = "month ") -> str:
+    """A plan candidate's servers: "3", or for one that adds servers later "3 + 2 at 90 %"
+    (when the work passes 90 % of the first servers' capacity) or "3 + 2 in month 24"
+    (bought in month 24; ``month="m"`` writes "in m24", for narrow tables)."""
+    a = candidate.add
+    if a is None:
+        return str(candidate.servers)
+    if a.at_month is not None:
+        return f"{candidate.servers} + {a.servers} in {month}{a.at_month}"
+    return f"{candidate.servers} + {a.servers} at {fmt_share(a.when_demand_above)}"

@@ -479,18 +479,6 @@ class Owned:
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
 
-    @property
-    def cited(self) -> tuple[float | None, tuple[str, str, str] | None]:
-        """The measured serving throughput [tokens/s per GPU] and the (row id, as-of date,
-        source) it rests on; ``(None, None)`` unless it was a catalog serving row."""
-        return _cited(self.throughput)
-
-
-def _cited(t: Throughput | ServingThroughput | None) -> tuple[float | None, Any]:
-    if not isinstance(t, ServingThroughput):
-        return None, None
-    return t.value, (t.row.id, t.row.as_of, t.row.source)
-
 
 @dataclass(frozen=True)
 class Rented:
@@ -509,12 +497,6 @@ class Rented:
     @property
     def gpu(self) -> GPU:
         return self.offer.gpu
-
-    @property
-    def cited(self) -> tuple[float | None, tuple[str, str, str] | None]:
-        """The measured serving throughput [tokens/s per GPU] and the (row id, as-of date,
-        source) it rests on; ``(None, None)`` unless it was a catalog serving row."""
-        return _cited(self.throughput)
 
 
 def _model(catalog: Catalog, ref: str | Mapping, path: str) -> Model:
@@ -857,13 +839,6 @@ class Hosted:
     @property
     def label(self) -> str:
         return self.offer.id if self.offer else "inline API prices"
-
-    @property
-    def cited(self) -> tuple[None, tuple[str, str, str] | None]:
-        """No throughput (an API's is its offer's), and the (offer id, as-of date, source)
-        its prices rest on; ``None`` for inline prices."""
-        o = self.offer
-        return None, None if o is None else (o.id, o.as_of, o.source)
 
 
 def hosted(block: Mapping[str, Any], path: str, w: Work) -> Hosted:

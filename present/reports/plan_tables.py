@@ -13,7 +13,7 @@ from costmodel.plan_result import Candidate, PlanResult
 from costmodel.result import Column, Quantity
 
 from ..answer import Answer
-from ..formatting import fmt_share, fmt_usd
+from ..formatting import fmt_servers, fmt_share, fmt_usd
 from .tables import Table, run_items
 
 __all__ = [
@@ -39,19 +39,6 @@ WORK_LAYERS = (
 
 def _key(c: Candidate) -> tuple:
     return c.key
-
-
-def _servers(c: Candidate) -> str:
-    """ "3", or "3 + 2 at 90 %" / "3 + 2 in month 24" for a candidate that adds servers later."""
-    a = c.add
-    if a is None:
-        return str(c.servers)
-    when = (
-        f"in month {a.at_month}"
-        if a.at_month is not None
-        else f"at {fmt_share(a.when_demand_above)}"
-    )
-    return f"{c.servers} + {a.servers} {when}"
 
 
 def _marks(result: PlanResult, c: Candidate) -> str:
@@ -95,7 +82,7 @@ def candidates_table(result: PlanResult) -> Table:
     )
     cells = tuple(
         (
-            _servers(c),
+            fmt_servers(c),
             str(c.instances),
             *(fmt_usd(getattr(c.cost, s)) for s in _STATS),
             fmt_share(c.share_owned),
