@@ -486,6 +486,7 @@ def _fill_staged(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice, first: i
     h, work = inputs.horizon_months, c.load.work
     total = work.sum(axis=0)
     months = np.arange(1, h + 1)[:, None]
+    tally = None if c.emits is None else Tally.of(c.emits, work, c.burst, c.k_burst)
     for s0 in range(s_lo, s_hi + 1):
         cap0, k0, pool_cost, up0 = c.owned(s0)
         for t, trigger in enumerate(triggers):
@@ -509,6 +510,10 @@ def _fill_staged(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice, first: i
                     share = np.clip(np.where(total > 0, owned_total / total, 0.0), 0.0, 1.0)
                     util = np.clip(np.where(held > 0, owned_total / held, 0.0), 0.0, 1.0)
                 up = np.where(later, up1, up0).mean(axis=0)
+                if tally is not None:  # the kg of the servers, alone and beside reservations
+                    per_up = np.where(later, 1.0 / np.asarray(up1), 1.0 / np.asarray(up0))
+                    first_pool, added_pool = (s0, c.pool.spares(s0)), (s1, c.pool.spares(s1))
+                    kgs = tally.staged(first_pool, added_pool, owned, per_up, bought, start)
                 for k in range(k_lo, k_hi + 1):
                     if k == 0 and above is not None:
                         rest, above = above, None
@@ -516,9 +521,13 @@ def _fill_staged(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice, first: i
                         rest = c.load.excess(capacity + k * np.asarray(c.instance_capacity))
                     j = ((s0 - s_lo) * (k_hi - k_lo + 1) + k - k_lo) * len(counts) + i
                     j = j * len(triggers) + t
-                    out.cost[first + j, rows] = (
-                        fixed + k * c.instance_cost + c.k_burst * weighted_sum(c.burst, rest)
-                    )
+                    cost = fixed + k * c.instance_cost
+                    if tally is None:
+                        out.cost[first + j, rows] = cost + c.k_burst * weighted_sum(c.burst, rest)
+                    else:
+                        out.cost[first + j, rows], out.carbon[first + j, rows] = tally.candidate(
+                            cost, rest, k > 0, kgs[k > 0]
+                        )
                     out.share[first + j, rows], out.util[first + j, rows] = share, util
                     out.up[first + j] += up.sum()
                     out.start[j, rows] = np.where(start <= h, start, np.inf)

@@ -1194,12 +1194,6 @@ class PlanInputs:
         a = self.add
         if a is None:
             return
-        if self.carbon is not None:
-            raise InputError(
-                "own.add",
-                "a plan that counts carbon cannot add servers later yet: leave out own.add, "
-                "or the carbon block and every carbon key",
-            )
         for month in a.at_month:
             if month > self.horizon_months:
                 raise InputError(

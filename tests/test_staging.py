@@ -234,14 +234,6 @@ def test_bad_add_blocks_are_errors_at_their_key_paths(add, path):
     assert path in {e["path"] for e in exc.value.errors}, exc.value.errors
 
 
-def test_a_plan_that_counts_carbon_cannot_add_servers_yet():
-    doc = _staged()
-    doc["carbon"] = {"usd_per_tonne": 0}
-    with pytest.raises(ScenarioError) as exc:
-        scenarios.load_mapping(doc)
-    assert [e["path"] for e in exc.value.errors] == ["own.add"]
-
-
 def test_the_engine_refuses_no_staged_candidate_count_past_its_limits():
     inputs = scenarios.load_mapping(STAGED).inputs
     assert inputs.candidates == 147
