@@ -89,7 +89,7 @@ from .plan_result import (
 )
 from .result import InputValue
 from .sampling import Sample, stream
-from .staging import Cohort, first_month_above
+from .staging import Cohort, first_month_above, work_band
 from .stats import (
     bootstrap_difference_se,
     frontier,
@@ -578,10 +578,11 @@ def work_split(
 ) -> WorkSplit:
     """Mean owned, reserved and burst work [units of work/month] of each month for the
     candidate (``servers``, ``instances``), which adds ``added`` servers at ``trigger`` (a
-    share of the first servers' capacity, or a month for ``at_month``)."""
+    share of the first servers' capacity, or a month for ``at_month``); for a plan with
+    ``own.add``, also its mean owned capacity and the P10 and P90 of each month's work."""
     inputs, values = sim.inputs, sim.draws
     n, h = inputs.samples, inputs.horizon_months
-    sums = np.zeros((3, h))
+    sums = np.zeros((4, h))  # owned, reserved and burst work, owned capacity
     step = max(1, _CHUNK_ELEMENTS // h)
     for start in range(0, n, step):
         rows = slice(start, min(n, start + step))
@@ -591,9 +592,14 @@ def work_split(
             bought = _bought(c, inputs.add, owned, trigger)
             later = np.arange(1, h + 1)[:, None] >= bought + inputs.add.lead_time_months + 1
             owned = np.where(later, c.grown(servers, added)[0], owned)
-        sums += c.load.split(owned, instances * np.asarray(c.instance_capacity))
+        sums[:3] += c.load.split(owned, instances * np.asarray(c.instance_capacity))
+        sums[3] += np.broadcast_to(owned, (h, rows.stop - start)).sum(axis=1)
     mean = sums / n
-    return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
+    if sim.start is None:  # no candidate adds servers
+        return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
+    low, high = work_band(values[f"demand.{inputs.demand.work_field}"],
+                          values["demand.annual_growth"], h)  # fmt: skip
+    return WorkSplit(mean[0], mean[1], mean[2], mean[3], low, high)
 
 
 def _pair(sim: FleetSimulation, j: int) -> tuple:

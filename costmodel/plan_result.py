@@ -143,11 +143,17 @@ class Candidate:
 @dataclass(frozen=True, eq=False)
 class WorkSplit:
     """Mean work of each month m = 1..H [units of work/month: reference GPU-hours or M tokens]
-    of the best plan, by where it is done."""
+    of the best plan, by where it is done. A plan that adds servers later (``own.add``) also
+    gives the best plan's mean owned ``capacity`` C_m of each month and the P10 and P90 of the
+    month's work W_m over the draws (``demand_p10``, ``demand_p90``), in the same units;
+    ``None`` otherwise."""
 
     owned: np.ndarray
     reserved: np.ndarray
     burst: np.ndarray
+    capacity: np.ndarray | None = None
+    demand_p10: np.ndarray | None = None
+    demand_p90: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

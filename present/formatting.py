@@ -21,6 +21,7 @@ from costmodel.units import unit as unit_of
 __all__ = [
     "DASH",
     "NEVER",
+    "fmt_candidate",
     "fmt_margin",
     "fmt_grams",
     "fmt_mix",
@@ -305,6 +306,16 @@ def fmt_mix(pair: tuple) -> str:
         when = f"in month {month}" if month is not None else f"at {fmt_share(share)}"
         return f"{servers} + {added} servers {when}, {instances} reserved"
     return f"{servers} server{'s' if servers != 1 else ''}, {instances} reserved"
+
+
+def fmt_candidate(candidate: Any) -> str:
+    """A plan candidate as the reports' labels name it: "5 servers, 0 reserved", or for one
+    that adds servers later as :func:`fmt_mix` does ("3 + 2 servers at 90 %, 0 reserved")."""
+    a = candidate.add
+    if a is None:
+        return f"{candidate.servers} servers, {candidate.instances} reserved"
+    pair = (candidate.servers, candidate.instances, a.servers, a.when_demand_above, a.at_month)
+    return fmt_mix(pair)
 
 
 def fmt_servers(candidate: Any, month: str = "month ") -> str:

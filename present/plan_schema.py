@@ -40,6 +40,7 @@ from .schema import (
     NOT_A_NUMBER,
     AdviceSchema,
     AssumptionSchema,
+    Floats,
     InputValueSchema,
     Number,
     ResultBase,
@@ -179,20 +180,34 @@ class CandidateSchema(Strict):
     absent = ("availability", "add")
 
 
+def _staged_months(what: str) -> Floats:
+    """Each month's ``what`` [reference GPU-hours/month] for the best plan; only in plans that
+    add servers later (own.add)."""
+    return Floats(
+        nullable=False,
+        load_default=None,
+        metadata={"description": f"{what} of each month; only in plans with own.add"},
+    )
+
+
 class WorkSplitSchema(Strict):
     """Mean work of each month of the best plan [reference GPU-hours/month]."""
 
     owned = floats("on owned servers", nullable=False)
     reserved = floats("on reserved instances", nullable=False)
     burst = floats("on burst instances", nullable=False)
+    capacity = _staged_months("mean owned capacity")
+    demand_p10 = _staged_months("10th percentile of the work")
+    demand_p90 = _staged_months("90th percentile of the work")
 
     make = WorkSplit
+    absent = ("capacity", "demand_p10", "demand_p90")
 
     @validates_schema
     def _aligned(self, data: dict, **kwargs: Any) -> None:
         n = len(data["owned"])
-        for key in ("reserved", "burst"):
-            if len(data[key]) != n:
+        for key in ("reserved", "burst", *self.absent):
+            if data.get(key) is not None and len(data[key]) != n:
                 raise ValidationError(f"{len(data[key])} months, owned has {n}", key)
 
 

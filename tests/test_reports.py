@@ -1212,12 +1212,17 @@ def test_plan_html_shows_the_plan(plan_source, plan):
         assert str(value) in text
 
 
-def test_plan_html_is_self_contained_with_three_charts(plan_source):
+def _charts(plan: dict) -> int:
+    """Three charts, and a fourth (owned capacity against the work) when servers are added."""
+    return 3 + ("capacity" in plan["work_split"])
+
+
+def test_plan_html_is_self_contained_with_its_charts(plan_source, plan):
     raw = _plan_rendered(plan_source, "html")
     page = _parse_html(raw)
     assert [r for r in page.refs if re.match(r"\s*(https?:)?//", r, re.I)] == []
     assert "script" not in page.tags and "link" not in page.tags
-    assert len(page.imgs) == 3
+    assert len(page.imgs) == _charts(plan)
     for src in page.imgs:
         assert src.startswith("data:image/png;base64,")
         _png_ok(base64.b64decode(src.partition(",")[2]))
@@ -1238,7 +1243,7 @@ def test_plan_markdown_tables_and_images(plan_source, plan):
     assert best["Servers owned"] == str(plan["best"]["servers"])
     assert best["Instances reserved"] == str(plan["best"]["instances"])
     images = re.findall(r"!\[[^\]]*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", text)
-    assert len(images) == 3
+    assert len(images) == _charts(plan)
     for b64 in images:
         _png_ok(base64.b64decode(b64))
     assert " ".join(plan["verdict"].split()) in text.replace("\\", "")
