@@ -1701,3 +1701,56 @@ def test_plan_carbon_in_chromium(driver, tmp_path):
         assert page.js("return document.documentElement.scrollWidth") <= 375
         page.viewport(1280, 900)
         _only_this_origin(page)
+
+
+# --- a plan that adds servers later ----------------------------------------------------------
+
+
+def test_staged_plan_in_chromium(driver, tmp_path):
+    """The plan form edits own.add (triggers typed as "0.8, 1", a bad item refused at its
+    field), and the plan view shows the best plan's later purchase, its first month of
+    service, what staging saves, and the candidates' servers as "3 + 2 at 100 %"."""
+    with Server(tmp_path) as server:
+        page = Page(driver, server)
+        page.by_id("tab-plan").click()
+        assert page.settled("plan") == "idle"
+        page.choose("plan-example", "plan-staged-growth")
+        assert page.settled("plan") == "idle"
+        doc = page.document("plan")
+        assert page.by_id("plan-own-add-when-demand-above").get_attribute("value") == "0.8, 1"
+        status, result = server.api("POST", "/v1/plans", doc)
+        assert status == 200, result
+        assert page.text("plan-verdict") == result["verdict"]
+        figures, saving = _plan_figures(page), result["staging_saving"]
+        assert figures["Best plan"] == "3 + 2 servers at 100 %, 0 reserved"
+        assert figures["Servers added later"] == (
+            "2, when the work passes 100 % of the first servers' capacity"
+        )
+        assert figures["First month of service"] == (
+            "month 22 in the median draw (P10\u2013P90: month 22 to month 22)"
+        )
+        assert figures["Draws that never add them"] == fmt_share(0.0)
+        assert figures["Staging saves"].startswith(f"{fmt_usd(saving['mean'])} mean")
+        table = _plan_table(page)
+        assert table["heads"][:2] == ["Servers", "Reserved"]
+        rows = zip(table["rows"], table["classes"], strict=True)
+        best = next(row for row, cls in rows if "best" in cls)
+        assert best[:3] == ["3 + 2 at 100 %", "0", fmt_usd(result["best"]["cost"]["mean"])]
+
+        # The triggers as a list; a bad item is refused at its field, the document unchanged.
+        page.type("plan-own-add-when-demand-above", "0.9, 1.1")
+        assert page.settled("plan") == "idle"
+        assert page.document("plan")["own"]["add"]["when_demand_above"] == [0.9, 1.1]
+        page.type("plan-own-add-when-demand-above", "0.9, x")
+        assert "is not a number" in page.text("plan-own-add-when-demand-above-error")
+        assert page.document("plan")["own"]["add"]["when_demand_above"] == [0.9, 1.1]
+        page.type("plan-own-add-when-demand-above", "1")
+        page.type("plan-own-add-lead-time-months", "0")
+        assert page.settled("plan") == "idle"
+        add = page.document("plan")["own"]["add"]
+        assert add["when_demand_above"] == [1] and add["lead_time_months"] == 0
+        assert page.text("plan-verdict") == _verdict(server, "plan", page.document("plan"))
+        page.viewport(375, 800)
+        assert page.js("return document.documentElement.scrollWidth") <= 375
+        page.viewport(1280, 900)
+        _only_this_origin(page)

@@ -1,7 +1,16 @@
 // The page's charts as SVG, drawn at the pixel width they are shown at (so text stays legible on
 // a phone), styled by class from app.css: the same charts as the reports' PNGs.
 
-import { fmtMonths, fmtNumber, fmtShare, fmtTonnes, fmtUsd, fmtUtilisation } from "./format.js";
+import {
+  candidateKey,
+  fmtMonths,
+  fmtNumber,
+  fmtServers,
+  fmtShare,
+  fmtTonnes,
+  fmtUsd,
+  fmtUtilisation,
+} from "./format.js";
 
 const SVG = "http://www.w3.org/2000/svg"; // the SVG namespace name, not a resource
 
@@ -500,7 +509,13 @@ function around(x, y, r) {
   return { x0: x - r - 1, y0: y - r - 1, x1: x + r + 1, y1: y + r + 1 };
 }
 
+/** A plan candidate as present/formatting.py's fmt_mix names it: "5 servers, 0 reserved", or
+ * for one that adds servers later "3 + 2 servers at 90 %, 0 reserved". */
 export function planLabel(c) {
+  if (c.add) {
+    const [first, when] = fmtServers(c).split(/ (?=at |in month )/);
+    return `${first} servers ${when}, ${c.instances} reserved`;
+  }
   return `${c.servers} server${c.servers === 1 ? "" : "s"}, ${c.instances} reserved`;
 }
 
@@ -515,7 +530,7 @@ function carbonRings(result, at, radius) {
   const rings = new Map();
   const nodes = (result.carbon_frontier || []).map((c) => {
     const r = radius(c) + RING_GAP;
-    rings.set(`${c.servers}+${c.instances}`, r);
+    rings.set(candidateKey(c), r);
     const ring = node("circle", { cx: at(c).x, cy: at(c).y, r, class: "carbon-frontier" });
     ring.append(node("title", {}, `carbon frontier: ${candidateText(c)}`));
     return ring;
@@ -560,7 +575,7 @@ export function frontierChart(result, width) {
     "P90 cost [USD]",
   );
 
-  const key = (c) => `${c.servers}+${c.instances}`;
+  const key = candidateKey;
   const frontier = new Set(result.frontier.map(key));
   for (const c of result.candidates) {
     if (frontier.has(key(c))) continue;
