@@ -30,3 +30,27 @@ def test_each_row_of_the_when_staging_wins_table(name):
     assert result.best.key == best
     assert result.best.cost.mean == pytest.approx(cost, rel=1e-6, abs=5e-5)
     assert result.staging_saving.mean == pytest.approx(saving, abs=5e-5)
+
+
+def test_a_purchase_at_once_with_the_price_falling_saves_a_months_trend_more():
+    # As test_staging's purchase at once (month 1, no lead time), with the example's -20 %/year:
+    # the 2 added servers' hardware costs HW' = 5500 x 0.8^(1/12) = 5398.6709 (G' = 1472.3648),
+    # so against 5 servers at month 0 the staged plan saves, d_m = 1.08^(-m/12):
+    # - capex: 2 x 5700 - 2 x (HW' + 200) d_1 = 274.2416;
+    # - month 1's idle power and fixed costs of 2 servers: 214.2419 (as without the trend);
+    # - months 2..36 of maintenance and failures on the cheaper hardware:
+    #   2 x (0.05 (5500 - HW') / 12 + 0.02 x 2 (1500 - G') / 12) sum_{m=2..36} d_m = 31.9391;
+    # - resale at H: 2 HW' 0.65^(35/12) d_36 - 2 x 5500 x 0.65^3 d_36 = 41.8555 more;
+    # 562.2782 in all (1.1 % of 49,819.93), against 374.7720 at a flat price.
+    result = scenarios.evaluate(_staged(when_demand_above=[0.0], lead_time_months=0))
+    costs = {c.key: c.cost.mean for c in result.candidates}
+    d = lambda m: 1.08 ** (-m / 12)  # noqa: E731
+    hw, gpu = 5500 * 0.8 ** (1 / 12), 1500 * 0.8 ** (1 / 12)
+    capex = 2 * 5700 - 2 * (hw + 200) * d(1)
+    month_1 = 2 * (0.21 * 730 * 1.3 * 0.15 + 50 + 0.05 * 5500 / 12 + 0.02 * 3000 / 12) * d(1)
+    upkeep = 2 * (0.05 * (5500 - hw) / 12 + 0.02 * 2 * (1500 - gpu) / 12)
+    later = upkeep * sum(d(m) for m in range(2, 37))
+    resale = 2 * hw * 0.65 ** (35 / 12) * d(36) - 2 * 5500 * 0.65**3 * d(36)
+    saved = costs[(5, 0, 0, None)] - costs[(3, 0, 2, 0.0)]
+    assert saved == pytest.approx(capex + month_1 + later + resale, rel=1e-9)
+    assert saved == pytest.approx(562.2782, abs=5e-4)
