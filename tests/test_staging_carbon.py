@@ -12,7 +12,7 @@ import pytest
 import scenarios
 from costmodel.fleet import simulate_plan
 from tests.test_plan_carbon import BURST_K0, BURST_K1, HAND, OWNED_OP, RESERVED
-from tests.test_staging import _row, _staged
+from tests.test_staging import _row, _staged, staged_and_plain
 
 #: HAND (one server, a reserve of 0..1 instances, a spot burst, W = 2000 a month) over three
 #: months, adding one more server bought at the end of month 1, in service from month 2.
@@ -79,13 +79,7 @@ def test_a_trigger_that_never_fires_emits_as_the_plan_that_adds_nothing():
     doc["own"]["grid"] = {"dist": "uniform", "low": 200, "high": 500}
     doc["own"]["repair_days"] = {"dist": "uniform", "low": 5, "high": 30}  # A(S) per draw
     sim = simulate_plan(scenarios.load_mapping(doc).inputs)
-    pairs = 21
-    for j in range(pairs, sim.servers.size):
-        if sim.servers[j] == 0:
-            continue  # no first servers: the first month with work triggers
-        plain = np.flatnonzero(
-            (sim.servers[:pairs] == sim.servers[j]) & (sim.instances[:pairs] == sim.instances[j])
-        )[0]
+    for j, plain in staged_and_plain(sim):
         np.testing.assert_allclose(sim.carbon[j], sim.carbon[plain], rtol=1e-12)
         np.testing.assert_allclose(sim.cost[j], sim.cost[plain], rtol=1e-12)
 

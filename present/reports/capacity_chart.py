@@ -13,12 +13,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from costmodel.plan_result import PlanResult
 
 from ..formatting import fmt_candidate, fmt_share
-from .charts import figure, legend, png
+from .charts import figure, legend, month_axes, png
 from .colours import BUY, MARK, OTHER, RENT
 
 __all__ = ["CapacitySeries", "capacity_chart", "capacity_series"]
@@ -92,12 +91,7 @@ def capacity_chart(result: PlanResult) -> bytes | None:
         ax.axvspan(low - 0.5, high - 0.5, color=OTHER, alpha=0.25, linewidth=0)
     if not math.isnan(mid):
         ax.axvline(mid - 0.5, color=MARK, linestyle="--", linewidth=1.2, label=_arrival_label(s))
-    ax.set_xlim(0.5, s.months[-1] + 0.5)
-    ax.set_ylim(bottom=0)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
-    ax.set_xlabel("Month")
-    ax.set_ylabel("Work and owned capacity [the demand's unit/month]")
+    month_axes(ax, s.months.size, "Work and owned capacity [the demand's unit/month]")
     ax.set_title(
         f"Owned capacity against the work, best plan ({fmt_candidate(result.best)})",
         loc="left",

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, PercentFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
 from costmodel.result import Bands, Breakeven, Result
 from costmodel.sides import side as side_of
@@ -34,7 +34,16 @@ from .colours import API, BUY, HIGH, LOW, MARK, side_colour
 from .tables import cumulative_payback
 from .uncertainty import RIVAL_WORDS, rival_tornado
 
-__all__ = ["CHARTS", "breakeven_figure", "figure", "legend", "png", "render_charts", "usd_tick"]
+__all__ = [
+    "CHARTS",
+    "breakeven_figure",
+    "figure",
+    "legend",
+    "month_axes",
+    "png",
+    "render_charts",
+    "usd_tick",
+]
 
 CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative", "tornado", "tornado_api")
 #: Most inputs the tornado chart shows.
@@ -69,6 +78,17 @@ def legend(fig: Figure, ax: Axes) -> None:
     """Legend below the axes, so it never hides data."""
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+
+
+def month_axes(ax: Axes, months: int, ylabel: str) -> None:
+    """Months 1..``months`` on the x axis (month m spanning m - 1/2 to m + 1/2, whole ticks)
+    and, from 0 up, an amount with its thousands grouped labelled ``ylabel``."""
+    ax.set_xlim(0.5, months + 0.5)
+    ax.set_ylim(bottom=0)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+    ax.set_xlabel("Month")
+    ax.set_ylabel(ylabel)
 
 
 def png(fig: Figure) -> bytes:

@@ -21,7 +21,7 @@ from costmodel.plan_result import Candidate, PlanResult
 
 from ..formatting import fmt_candidate
 from .capacity_chart import capacity_chart
-from .charts import figure, legend, png, usd_tick
+from .charts import figure, legend, month_axes, png, usd_tick
 from .colours import BUY, LAYERS, MARK, OTHER, RENT
 from .plan_tables import WORK_LAYERS
 
@@ -143,12 +143,7 @@ def work_split_chart(result: PlanResult) -> bytes:
         linewidth=0,
         step="post",
     )
-    ax.set_xlim(edges[0], edges[-1])
-    ax.set_ylim(bottom=0)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
-    ax.set_xlabel("Month")
-    ax.set_ylabel("Work [reference GPU-hours/month]")
+    month_axes(ax, h, "Work [reference GPU-hours/month]")
     ax.set_title(
         f"Where the work runs in the best plan ({fmt_candidate(result.best)}), mean of the draws",
         loc="left",
