@@ -845,12 +845,14 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
     cloud_carbon = _carbon_stats(sim.cloud_carbon[None, :], sim.work)[0] if known else None
     all_cloud = Candidate(0, 0, CostStats(**cloud_stats), 0.0, 0.0, 0.0, up, cloud_carbon)
     on_frontier = frontier(stats["mean"], stats["p90"])
-    if sim.start is not None:
-        on_frontier &= ~_duplicates(stats, order)
+    repeats = None if sim.start is None else _duplicates(stats, order)
+    if repeats is not None:
+        on_frontier &= ~repeats
     on_frontier = on_frontier.tolist()
     green = None
     if known:  # the candidates no other beats on both mean cost and mean emissions
-        kept = frontier(stats["mean"], np.array([c.mean for c in carbon]), ties=True).tolist()
+        kept = frontier(stats["mean"], np.array([c.mean for c in carbon]), ties=True)
+        kept = (kept if repeats is None else kept & ~repeats).tolist()
         green = tuple(c for c, k in zip(candidates, kept, strict=True) if k)
     return PlanResult(
         candidates=tuple(candidates),

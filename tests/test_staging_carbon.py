@@ -101,3 +101,18 @@ def test_a_purchase_at_once_emits_close_to_buying_everything_at_month_0():
     difference = (now.carbon.mean - later.carbon.mean) * 1000
     assert difference == pytest.approx(idle + embodied, rel=1e-9)
     assert idle + embodied == pytest.approx(195.2653, abs=5e-5)
+
+
+def test_a_candidate_that_repeats_a_better_placed_one_stays_off_the_carbon_frontier():
+    # With no first servers every trigger fires in month 1 (the first month with work), so
+    # "0 + 2 at 80 %" and "0 + 2 at 100 %" (beside 2 reservations) are the same purchase: only
+    # the lower trigger is listed on either frontier.
+    result = scenarios.evaluate(_carbon(_staged()))
+    keys = [c.key for c in result.carbon_frontier]
+    assert len(keys) == len(set(keys))
+    for c in result.carbon_frontier:
+        if c.add is not None and c.servers == 0:
+            assert c.add.when_demand_above == 0.8, c.key
+    a, b = (_row(result, 0, 2, 2, theta) for theta in (0.8, 1.0))
+    assert (a.cost.mean, a.carbon.mean) == (b.cost.mean, b.carbon.mean)
+    assert (0, 2, 2, 0.8) in keys and (0, 2, 2, 1.0) not in keys
