@@ -34,7 +34,8 @@ changes, L, L_p the service lives [year], months of 730 h):
 - owned operational = sum_m [S kW_idle 730 + kW_per_u A_m / (T_srv A(S))] PUE I_own
   (1 + g_I)^((m-1)/12) / 1000: the power the cost charges (spares on the shelf draw none);
 - owned embodied = (S E_own + s e_gpu) min(1, H / (12 L)), E_own one server's (N GPUs and the
-  platform), e_gpu a pooled spare GPU's;
+  platform), e_gpu a pooled spare GPU's (servers added later count from their dates, as
+  :mod:`costmodel.fleet_carbon` says);
 - reserved = sum_m (B_m / T_res) [P PUE_p I (1 + g_r)^((m-1)/12) / 1000 + E_inst / (8760 L_p)]:
   the hours used, not the idle committed ones; burst the same with O_m (1 + spot overhead)
   / T_burst hours and the burst's own figures; an API burst O_m g_api / 1000 [M tokens x
