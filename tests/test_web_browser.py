@@ -1736,6 +1736,7 @@ def test_staged_plan_in_chromium(driver, tmp_path):
         rows = zip(table["rows"], table["classes"], strict=True)
         best = next(row for row, cls in rows if "best" in cls)
         assert best[:3] == ["3 + 2 at 100 %", "0", fmt_usd(result["best"]["cost"]["mean"])]
+        page.screenshot("web-plan-staged", 1280)
 
         # The triggers as a list; a bad item is refused at its field, the document unchanged.
         page.type("plan-own-add-when-demand-above", "0.9, 1.1")

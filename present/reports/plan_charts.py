@@ -19,7 +19,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from costmodel.plan_result import Candidate, PlanResult
 
-from ..formatting import fmt_candidate
+from ..formatting import fmt_candidate, fmt_servers
 from .capacity_chart import capacity_chart
 from .charts import figure, legend, month_axes, png, usd_tick
 from .colours import BUY, LAYERS, MARK, OTHER, RENT
@@ -28,6 +28,15 @@ from .plan_tables import WORK_LAYERS
 __all__ = ["PLAN_CHARTS", "render_plan_charts", "servers_figure"]
 
 PLAN_CHARTS = ("frontier", "cost_by_servers", "work_split")
+
+
+def _point_label(c: Candidate) -> str:
+    """A frontier point's label, servers+reserved: "5+0", or "3+0 (+ 2 at 90 %)" for a
+    candidate that adds 2 servers when the work passes 90 % of the first 3 servers' capacity."""
+    label = f"{c.servers}+{c.instances}"
+    if c.add is None:
+        return label
+    return f"{label} ({fmt_servers(c)[len(str(c.servers)) :].strip()})"
 
 
 def _star(ax: Axes, x: float, y: float, best: Candidate) -> None:
@@ -48,7 +57,7 @@ def frontier_chart(result: PlanResult) -> bytes:
     ax.plot(fx, fy, color=BUY, linewidth=2, marker="o", markersize=5, label="frontier")
     for c in front:
         ax.annotate(
-            f"{c.servers}+{c.instances}",
+            _point_label(c),
             (c.cost.mean, c.cost.p90),
             xytext=(5, 4),
             textcoords="offset points",

@@ -519,6 +519,14 @@ export function planLabel(c) {
   return `${c.servers} server${c.servers === 1 ? "" : "s"}, ${c.instances} reserved`;
 }
 
+/** A frontier point's label, servers+reserved: "5+0", or "3+0 (+ 2 at 90 %)" for a candidate
+ * that adds 2 servers when the work passes 90 % of the first 3 servers' capacity. */
+function pointLabel(c) {
+  const label = `${c.servers}+${c.instances}`;
+  if (!c.add) return label;
+  return `${label} (${fmtServers(c).slice(String(c.servers).length).trim()})`;
+}
+
 function candidateText(c) {
   const carbon = "carbon" in c ? `, ${fmtTonnes(c.carbon && c.carbon.mean)} CO2e mean` : "";
   return `${planLabel(c)}: mean ${fmtUsd(c.cost.mean)}, P90 ${fmtUsd(c.cost.p90)}, cheaper than all-cloud in ${fmtShare(c.prob_cheaper_than_cloud)}${carbon}`;
@@ -627,7 +635,7 @@ export function frontierChart(result, width) {
   const points = labelled.map((c) => ({
     ...at(c),
     r: rings.get(key(c)) ?? radius(c),
-    text: key(c),
+    text: pointLabel(c),
     cls: radius(c) === 3 ? "point-label carbon" : null,
   }));
   const marks = [
