@@ -1319,15 +1319,20 @@ def test_plan_xlsx_sheets_and_numbers(plan_source, plan):
     keys = [(c["servers"], c["instances"]) for c in _frontier(plan)]
     assert [row[:2] for row in front[1:]] == keys
     split = wb["work_split"]
+    # a plan that adds servers later also gives the owned capacity and the work's P10 and P90
+    staged = "capacity" in plan["work_split"]
+    further = ["owned_capacity_ref_gpu_hours", "work_p10_ref_gpu_hours", "work_p90_ref_gpu_hours"]
     assert [c.value for c in split[1]] == [
         "month",
         "owned_ref_gpu_hours",
         "reserved_ref_gpu_hours",
         "burst_ref_gpu_hours",
+        *(further if staged else []),
     ]
     months = list(split.iter_rows(min_row=2, values_only=True))
     assert [m[0] for m in months] == list(range(1, len(plan["work_split"]["owned"]) + 1))
-    for i, key in enumerate(("owned", "reserved", "burst"), start=1):
+    keys = ("owned", "reserved", "burst", *(("capacity", "demand_p10", "demand_p90") * staged))
+    for i, key in enumerate(keys, start=1):
         assert [m[i] for m in months] == [
             pytest.approx(v, rel=1e-15, abs=0) for v in plan["work_split"][key]
         ]
