@@ -116,3 +116,19 @@ def test_a_candidate_that_repeats_a_better_placed_one_stays_off_the_carbon_front
     a, b = (_row(result, 0, 2, 2, theta) for theta in (0.8, 1.0))
     assert (a.cost.mean, a.carbon.mean) == (b.cost.mean, b.carbon.mean)
     assert (0, 2, 2, 0.8) in keys and (0, 2, 2, 1.0) not in keys
+
+
+def test_the_added_pool_of_spares_counts_from_the_purchase_and_a_late_one_adds_nothing():
+    # spare_share 0.5 of 2 GPUs: each cohort pools one spare GPU of 150 kg (the inline GPU's
+    # catalog estimate), the first's over 3 / 60 of its life, the added one's over 2 / 60:
+    # 150 x (3 + 2) / 60 = 12.5 kg more than without spares.
+    doc = copy.deepcopy(STAGED)
+    doc["own"]["spare_share"] = 0.5
+    with_spares, without = (scenarios.evaluate(copy.deepcopy(d)) for d in (doc, STAGED))
+    more = _kg(with_spares, (1, 0, 1, 1)) - _kg(without, (1, 0, 1, 1))
+    assert more == pytest.approx(150 * 5 / 60, rel=1e-12)
+    # bought at the end of month 3 of 3, in service from month 4: nothing is added
+    doc["own"]["add"]["at_month"] = [3]
+    late = scenarios.evaluate(doc)
+    assert _kg(late, (1, 0, 1, 3)) == pytest.approx(_kg(late, (1, 0, 0, None)), rel=1e-12)
+    assert _row(late, 1, 0, 1, 3).add.month.prob_never == 1.0
