@@ -887,7 +887,8 @@ def gathered(*steps: Callable[[], Any]) -> list[Any]:
     return out
 
 
-#: The catalog ids a document may name, by key path, and what each is.
+#: The catalog ids a document may name, by key path (an inline instance's GPU included), and
+#: what each is.
 _IDS = {
     "workload.reference_gpu": "gpu",
     "demand.gpu": "gpu",
@@ -896,10 +897,13 @@ _IDS = {
     "buy.gpu": "gpu",
     "own.gpu": "gpu",
     "rent.instance": "instance",
+    "rent.instance.gpu": "gpu",
     "buy.grid": "grid",
     "rent.grid": "grid",
     "reserve.instance": "instance",
     "burst.instance": "instance",
+    "reserve.instance.gpu": "gpu",
+    "burst.instance.gpu": "gpu",
     "own.grid": "grid",
     "reserve.grid": "grid",
     "burst.grid": "grid",
@@ -913,9 +917,9 @@ def unknown_ids(data: Any, catalog: Catalog, known: list[dict] = ()) -> list[dic
     named = {e.get("path") for e in known}
     out = []
     for path, kind in _IDS.items():
-        head, _, key = path.partition(".")
-        block = data.get(head) if isinstance(data, Mapping) else None
-        value = block.get(key) if isinstance(block, Mapping) else None
+        value = data
+        for key in path.split("."):
+            value = value.get(key) if isinstance(value, Mapping) else None
         if not isinstance(value, str) or path in named:
             continue
         try:
