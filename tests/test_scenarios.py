@@ -92,7 +92,7 @@ def test_good_scenario_runs(tmp_path, capsys):
             "instance: aws/p5.48xlarge\n  pricing: reserved_3y",
             ["rent.price_usd_per_hour", "no reserved_3y price", "choose pricing from"],
         ),
-        ("  pue: 1.1", "  pue: 1.1\n  gpu_price_usd: -5", ["buy.gpu_price_usd", "[0, 1e+06]"]),
+        ("  pue: 1.1", "  pue: 1.1\n  gpu_price_usd: -5", ["buy.gpu_price_usd", "[0, 1,000,000]"]),
         ("name: t\n", "", ["name", "required key is missing"]),
         (
             "utilisation: [0.25, 0.5]",
