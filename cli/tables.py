@@ -33,6 +33,7 @@ from present.formatting import (
     missing,
 )
 from present.wording import Wording, words_of
+from pricing.text import counted
 
 if TYPE_CHECKING:
     from rich.console import Console as RichConsole
@@ -577,7 +578,7 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
         console.print(words.left_out, highlight=False)
     if words.carbon_note:
         console.print(words.carbon_note, markup=False, highlight=False)
-    notes = [f"{len(result.options)} options"]
+    notes = [counted(len(result.options), "option")]
     if result.request.min_memory_gb is not None:
         notes.append(f"{result.left_out_by_min_memory} left out by --min-memory")
     if result.ruled_out:

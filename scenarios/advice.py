@@ -32,6 +32,7 @@ from present.formatting import (
 from present.verdict import OBJECTIVE_WORDS
 from pricing import RESERVATION_MONTHS
 from pricing.prices import STALE_AFTER_MONTHS
+from pricing.text import counted
 
 from .plausible import TYPICAL
 from .sides import Hosted, Inference, Owned, Rented, Training, Work
@@ -665,7 +666,7 @@ def close_call_advice(p: Precision | None, samples: int, best: float) -> tuple[A
     difference against."""
     if p is None or not p.close_call:
         return ()
-    draws = f"{samples:,} draw{'s' if samples != 1 else ''}"
+    draws = counted(samples, "draw")
     if missing(p.difference_se):
         differs = f"{fmt_usd(p.difference)}, with no margin from {draws}"
         most = p.difference

@@ -19,6 +19,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from costmodel.plan_result import Candidate, PlanResult
 
+from ..formatting import fmt_candidate
 from .charts import figure, legend, png, usd_tick
 from .colours import BUY, LAYERS, MARK, OTHER, RENT
 from .plan_tables import WORK_LAYERS
@@ -28,13 +29,9 @@ __all__ = ["PLAN_CHARTS", "render_plan_charts", "servers_figure"]
 PLAN_CHARTS = ("frontier", "cost_by_servers", "work_split")
 
 
-def _plan_label(c: Candidate) -> str:
-    return f"{c.servers} servers, {c.instances} reserved"
-
-
 def _star(ax: Axes, x: float, y: float, best: Candidate) -> None:
     """The best candidate, a star at (x, y)."""
-    label = f"best: {_plan_label(best)}"
+    label = f"best: {fmt_candidate(best)}"
     ax.scatter([x], [y], marker="*", s=240, color=RENT, zorder=5, label=label)
 
 
@@ -152,7 +149,7 @@ def work_split_chart(result: PlanResult) -> bytes:
     ax.set_xlabel("Month")
     ax.set_ylabel("Work [reference GPU-hours/month]")
     ax.set_title(
-        f"Where the work runs in the best plan ({_plan_label(result.best)}), mean of the draws",
+        f"Where the work runs in the best plan ({fmt_candidate(result.best)}), mean of the draws",
         loc="left",
         fontsize=11,
     )

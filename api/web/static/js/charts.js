@@ -1,7 +1,15 @@
 // The page's charts as SVG, drawn at the pixel width they are shown at (so text stays legible on
 // a phone), styled by class from app.css: the same charts as the reports' PNGs.
 
-import { fmtMonths, fmtNumber, fmtShare, fmtTonnes, fmtUsd, fmtUtilisation } from "./format.js";
+import {
+  counted,
+  fmtMonths,
+  fmtNumber,
+  fmtShare,
+  fmtTonnes,
+  fmtUsd,
+  fmtUtilisation,
+} from "./format.js";
 
 const SVG = "http://www.w3.org/2000/svg"; // the SVG namespace name, not a resource
 
@@ -501,7 +509,7 @@ function around(x, y, r) {
 }
 
 export function planLabel(c) {
-  return `${c.servers} server${c.servers === 1 ? "" : "s"}, ${c.instances} reserved`;
+  return `${counted(c.servers, "server")}, ${c.instances} reserved`;
 }
 
 function candidateText(c) {
