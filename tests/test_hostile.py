@@ -166,7 +166,7 @@ def test_a_batch_runs_every_other_file_and_lists_each_failure(hostile_files, tmp
         progress=False,
     )
     assert summary.ok == 1 and summary.failed == len(HOSTILE)
-    assert (out / "worked-example-2gpu-vs-on-demand.json").exists()
+    assert (out / "good.json").exists()
     with (out / "summary.csv").open(encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     failed = {Path(r["file"]).stem: r["error"] for r in rows if r["status"] == "failed"}
