@@ -234,6 +234,18 @@ class PlanResult:
     schema_version: int = SCHEMA_VERSION
     kind: str = KIND
 
+    def __repr__(self) -> str:
+        """The headline numbers, a few hundred characters (the fields hold the rest)."""
+        b, c = self.best, self.all_cloud
+        add = f" + {b.add.servers} later" if b.add else ""
+        saving = "" if self.saving is None else f", saving {self.saving:.3g} of it (P50)"
+        return (
+            f"PlanResult(best of {len(self.candidates):,} candidates by {self.objective}: "
+            f"servers {b.servers}{add}, reserved {b.instances}, mean {b.cost.mean:,.0f} USD "
+            f"(P90 {b.cost.p90:,.0f}); all cloud mean {c.cost.mean:,.0f} USD{saving}; "
+            f"{self.samples:,} draws, seed {self.seed}, {self.method})"
+        )
+
     def candidate(self, servers: int, instances: int) -> Candidate | None:
         """The candidate with ``servers`` and ``instances`` that adds nothing later, or
         ``None``."""
