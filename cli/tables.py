@@ -668,8 +668,8 @@ def _cited(c) -> str:
 
 #: Columns of ``costmodel compare --format csv``, and the columns a comparison by model adds.
 COMPARE_COLUMNS = (
-    "rank", "id", "side", "pricing", "gpu", "gpu_count", "cost_p10", "cost_p50", "cost_p90",
-    "price_usd", "price_source", "warnings",
+    "rank", "id", "catalog_id", "side", "pricing", "gpu", "gpu_count", "cost_p10", "cost_p50",
+    "cost_p90", "price_usd", "price_source", "warnings",
 )  # fmt: skip
 SERVING_COLUMNS = (
     "unit", "tokens_per_s_per_gpu", "source_id", "source_as_of", "source", "source_origin",
@@ -680,7 +680,9 @@ CARBON_COLUMNS = ("carbon_g_p10", "carbon_g_p50", "carbon_g_p90")
 
 
 def compare_csv(result: Comparison) -> str:
-    """One row per option in the ranking's order: costs [USD/unit of work] to 6 significant
+    """One row per option in the ranking's order, ``id`` unique (the option's
+    :attr:`~scenarios.compare.result.Option.key`) and ``catalog_id`` the catalog's: costs
+    [USD/unit of work] to 6 significant
     figures, warnings as ``;``-separated codes; by model also the unit (``million_tokens``),
     the measured serving throughput [tokens/s per GPU] and the serving row or API offer each
     option rests on (an API has no GPU: empty cells); last the emissions [g CO2e/unit of
@@ -694,6 +696,7 @@ def compare_csv(result: Comparison) -> str:
     for rank, o in enumerate(result.options, start=1):
         row = [
             rank,
+            text_cell(o.key),
             text_cell(o.id),
             o.side,
             o.pricing,

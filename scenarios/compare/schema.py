@@ -95,6 +95,16 @@ class CompareOptionSchema(Schema):
 
     id = fields.String(
         required=True,
+        attribute="key",
+        metadata={
+            "description": "the option's id, unique in the comparison: the GPU id and GPUs per "
+            "server (owned), the instance id and pricing (rented) or the API offer id",
+            "example": "rtx-4090:4x",
+        },
+    )
+    catalog_id = fields.String(
+        required=True,
+        attribute="id",
         metadata={
             "description": "GPU id (owned), instance id (rented) or API offer id",
             "example": "rtx-4090",
