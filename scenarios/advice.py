@@ -256,29 +256,44 @@ def precision_support(side: Owned | Rented, q: Question) -> Iterator[Advice]:
         )
 
 
+#: How a training throughput that is not measured was found, by its basis: the advice's code
+#: and its words.
+_UNMEASURED = {
+    "estimated": (
+        "throughput_estimated",
+        "the catalog's estimate is used (the GPU's catalog note says how: another benchmark's "
+        "published result, as MLPerf Training's for the MI300X, or a measured GPU of the same "
+        "kind scaled by like-for-like peaks), which can be off",
+    ),
+    "peaks": (
+        "throughput_from_peaks",
+        "the ratio of the two GPUs' like-for-like peak figures is used, which can overstate "
+        "real speed",
+    ),
+}
+
+
 def throughput_estimated(q: Question) -> Iterator[Advice]:
-    """Once, where a side's training throughput rests on peak figures rather than
-    measurements: the two GPUs' like-for-like peaks, or the catalog's estimate (a measured GPU
-    of the same kind scaled by their peaks)."""
+    """Once for each way a side's training throughput was found without a measurement: the
+    catalog's estimate (``throughput_estimated``), or the two GPUs' like-for-like peaks
+    (``throughput_from_peaks``, an inline GPU)."""
     if not isinstance(q.work, Training):
         return
-    sides = [
-        s
-        for s in q.sides
-        if getattr(s, "throughput", None) is not None
-        and s.throughput.basis in ("peaks", "estimated")
-    ]
-    if sides:
-        which = " and ".join(f"{s.path} ({s.gpu.name})" for s in sides)
-        yield Advice(
-            "throughput_from_peaks",
-            "info",
-            f"no measured {_work(q)} throughput for {which} against "
-            f"{q.work.reference.name}; an estimate from like-for-like peak figures is used "
-            "(the catalog's, from a measured GPU of the same kind, or the two GPUs' peaks), "
-            "which can overstate real speed (give relative_throughput to override)",
-            sides[0].path if len(sides) == 1 else None,
-        )
+    for basis, (code, how) in _UNMEASURED.items():
+        sides = [
+            s
+            for s in q.sides
+            if getattr(s, "throughput", None) is not None and s.throughput.basis == basis
+        ]
+        if sides:
+            which = " and ".join(f"{s.path} ({s.gpu.name})" for s in sides)
+            yield Advice(
+                code,
+                "info",
+                f"no measured {_work(q)} throughput for {which} against "
+                f"{q.work.reference.name}; {how} (give relative_throughput to override)",
+                sides[0].path if len(sides) == 1 else None,
+            )
 
 
 #: Share of a server's GPU memory the weights may take, leaving room for the KV cache and

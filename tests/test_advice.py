@@ -80,8 +80,22 @@ def test_pcie_lanes():
 
 
 def test_precision_without_tensor_cores_or_measurements():
+    # the GTX 1070's fp16 figure is the catalog's estimate (anchored on the GTX 1080 Ti)
     codes = _codes({"gpu": "gtx-1070", "gpu_count": 1}, workload={"precision": "fp16"})
-    assert "no_tensor_cores" in codes and "throughput_from_peaks" in codes
+    assert "no_tensor_cores" in codes and "throughput_estimated" in codes
+
+
+def test_an_estimated_throughput_is_not_called_peaks_and_peaks_are():
+    # the MI300X's figure comes from MLPerf Training (against the H100), not from peaks: the
+    # warning was named throughput_from_peaks and said "from like-for-like peak figures"
+    (mi300x,) = [
+        w for w in _warnings({"gpu": "mi300x", "gpu_count": 8}) if w.code.startswith("throughput_")
+    ]
+    assert mi300x.code == "throughput_estimated" and "MLPerf" in mi300x.message
+    assert "peak figures is used" not in mi300x.message
+    inline = {"name": "card", "memory_gb": 24, "tdp_w": 300, "price_usd": 1000, "fp16_tflops": 250}
+    codes = _codes({"gpu": inline, "gpu_count": 1}, workload={"precision": "fp16"})
+    assert "throughput_from_peaks" in codes and "throughput_estimated" not in codes
 
 
 def test_spot_short_horizon_and_estimated_price():

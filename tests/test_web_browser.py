@@ -57,6 +57,7 @@ from present.formatting import (
 )
 from present.reports.charts import usd_tick
 from scenarios.compare import compare, load_request
+from scenarios.compare.wording import UNMEASURED_CODES
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -927,7 +928,7 @@ def _compare_requests(page: Page) -> list[dict[str, Any]]:
 
 
 def _peaks(option: dict[str, Any]) -> bool:
-    return any(w["code"] == "throughput_from_peaks" for w in option["warnings"])
+    return any(w["code"] in UNMEASURED_CODES for w in option["warnings"])
 
 
 def test_page_asks_for_the_api_key(driver, tmp_path):

@@ -152,7 +152,10 @@ class CompareOptionSchema(Schema):
     )
     from_peaks = fields.Function(
         from_peaks,
-        metadata={"description": "its speed comes from peak ratios, not a measurement (†)"},
+        metadata={
+            "description": "its speed is not measured on its GPU: the catalog's estimate or "
+            "peak ratios (†)"
+        },
     )
     tokens_per_s_per_gpu = Number(
         metadata={"description": "by model, owned and rented: the measured serving throughput "
