@@ -186,7 +186,7 @@ class CompareOptionSchema(Schema):
         return data
 
 
-class WordingSchema(Schema):
+class CompareWordingSchema(Schema):
     """The sentences the comparison is read by, as the CLI prints them."""
 
     heading = fields.String(required=True, metadata={"description": "what was compared and how"})
@@ -331,7 +331,7 @@ class ComparisonSchema(Schema):
         required=True,
         metadata={"description": "options the advice rules out or that cannot be resolved"},
     )
-    wording = _Written(WordingSchema, required=True)
+    wording = _Written(CompareWordingSchema, required=True)
 
     @post_dump(pass_original=True)
     def _of_its_work(self, data: dict, result: Comparison, **kwargs: Any) -> dict:
