@@ -115,7 +115,9 @@ class Candidate:
     the work as burst; ``availability`` [-] the mean share of its GPUs in service (1 without
     servers), ``None`` for a plan without downtime; ``carbon`` its emissions, ``None`` for a
     plan that counts no carbon or whose burst's emissions are unknown; ``add`` its later
-    purchase (``None`` for a candidate that buys every server at month 0). ``share_owned`` is
+    purchase (``None`` for a candidate that buys every server at month 0);
+    ``prob_cheaper_ci95`` [-] the 95 % Wilson interval of ``prob_cheaper_than_cloud``
+    (``None`` in results stored before it). ``share_owned`` is
     then the mean of sum A_m / sum W_m and ``owned_utilisation`` of sum A_m / sum C_m, the
     capacity C_m growing when the added servers arrive.
     """
@@ -129,6 +131,7 @@ class Candidate:
     availability: float | None = None
     carbon: CarbonStats | None = None
     add: Added | None = None
+    prob_cheaper_ci95: tuple[float, float] | None = None
 
     @property
     def key(self) -> tuple[int, int, int, float | None]:

@@ -185,9 +185,12 @@ class Carbon(BySide):
 @dataclass(frozen=True, eq=False)
 class Cheapest(BySide):
     """The share of draws in which each side is the cheapest, per level [-], by side name; a
-    tie goes to the side first in the question's order."""
+    tie goes to the side first in the question's order. ``ci95`` [-]: each side's 95 % Wilson
+    interval of its share, shape ``(levels, 2)``, by side name (as P(buy cheaper)'s,
+    :func:`costmodel.uncertainty.wilson`; empty in results stored before it)."""
 
     sides: Mapping[str, np.ndarray]
+    ci95: Mapping[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)
