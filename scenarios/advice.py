@@ -10,6 +10,7 @@ the median values of uncertain inputs, and yields :class:`~costmodel.result.Advi
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -213,6 +214,10 @@ def pcie_lanes(o: Owned, q: Question) -> Iterator[Advice]:
         )
 
 
+#: A count read with a vowel sound first ("an 8-GPU box", "an 11-GPU box").
+_VOWEL_SOUND = re.compile(r"8|11$|18$|11\d\d$|18\d\d$")
+
+
 def loud_hot(o: Owned, q: Question) -> Iterator[Advice]:
     """A four-GPU office box is loud and hot and needs a workstation platform (a baseboard
     server, which takes no PCIe cards, is a data-centre machine that has one)."""
@@ -222,7 +227,8 @@ def loud_hot(o: Owned, q: Question) -> Iterator[Advice]:
         yield Advice(
             "loud_hot",
             "info",
-            f"a {n}-GPU box is loud and hot; it needs NVMe storage, a high-clock CPU with "
+            f"{'an' if _VOWEL_SOUND.match(str(n)) else 'a'} {n}-GPU box is loud and hot; it "
+            "needs NVMe storage, a high-clock CPU with "
             "many PCIe lanes and 128 GB or more DRAM",
             o.path,
         )

@@ -1,5 +1,7 @@
 """The buyer's-guide advice fires where the source documents say it should, and only there."""
 
+import pytest
+
 import scenarios
 
 
@@ -137,3 +139,12 @@ def test_reservation_that_outlives_the_horizon():
     )
     none = {**reserved, "committed_instances": 0}
     assert "reservation_outlives_horizon" not in _codes(gpu, none, horizon_months=12)
+
+
+@pytest.mark.parametrize(("count", "article"), [(4, "a"), (8, "an")])
+def test_a_loud_box_takes_its_article(count, article):
+    # "a 8-GPU box is loud and hot"
+    (loud,) = [
+        w for w in _warnings({"gpu": "rtx-4090", "gpu_count": count}) if w.code == "loud_hot"
+    ]
+    assert loud.message.startswith(f"{article} {count}-GPU box")
