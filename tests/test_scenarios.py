@@ -314,3 +314,14 @@ def test_a_number_in_exponent_notation_is_a_number_without_its_sign_or_dot(tmp_p
         f"  gpu_price_usd: {written}\nrent:\n  instance: aws/p3.2xlarge\n"
     )
     assert scenarios.load_file(path).document["buy"]["gpu_price_usd"] == 1500
+
+
+def test_a_plans_inline_burst_instance_reports_its_unknown_gpu_in_the_same_run():
+    doc = yaml.safe_load(scenarios.example("plan-worked-example").read_text("utf-8"))
+    doc["own"]["colour"] = "red"
+    doc["burst"] = {
+        "instance": {"name": "x", "gpu": "v100-sxm9", "gpu_count": 1, "on_demand_usd_per_hour": 3}
+    }
+    with pytest.raises(ScenarioError) as exc:
+        scenarios.load_mapping(doc)
+    assert [e["path"] for e in exc.value.errors] == ["own.colour", "burst.instance.gpu"]
