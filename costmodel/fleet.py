@@ -101,7 +101,7 @@ from .stats import (
     significant,
     uncertain,
 )
-from .uncertainty import evppi, expected_value_of_information, replicate_se
+from .uncertainty import evppi, expected_value_of_information, replicate_se, wilson
 
 __all__ = ["FleetSimulation", "simulate_plan", "summarise_plan", "work_split"]
 
@@ -720,6 +720,7 @@ def _candidates(
     for start in range(0, cheaper.size, step):
         rows = slice(start, start + step)
         cheaper[rows] = np.count_nonzero(sim.cost[rows] < sim.cloud, axis=1) / n
+    lo, hi = wilson(np.rint(cheaper * n), n)
     columns = (
         sim.servers.tolist(),
         sim.instances.tolist(),
@@ -730,10 +731,11 @@ def _candidates(
         [None] * n_candidates if sim.availability is None else sim.availability.tolist(),
         carbon,
         _additions(sim),
+        zip(lo.tolist(), hi.tolist(), strict=True),
     )
     return [
-        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob, up, kg, add)
-        for s, k, mean, p10, p50, p90, cvar, share, util, prob, up, kg, add in zip(
+        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob, up, kg, add, ci)
+        for s, k, mean, p10, p50, p90, cvar, share, util, prob, up, kg, add, ci in zip(
             *columns, strict=True
         )
     ]

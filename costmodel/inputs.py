@@ -27,6 +27,7 @@ from pricing.vocabulary import (
     PRICING_MODELS,
     RESERVED_PRICINGS,
     Bound,
+    written,
 )
 
 from .distributions import Distribution, Fixed
@@ -142,7 +143,8 @@ def _check_bound(value: Any, path: str, bound: Bound) -> None:
         if bound.problem(lo) or bound.problem(hi):
             raise InputError(
                 path,
-                f"values must lie in {bound.text()}, but the distribution spans [{lo:g}, {hi:g}]",
+                f"values must lie in {bound.text()}, but the distribution spans "
+                f"[{written(lo)}, {written(hi)}]",
             )
         return
     for item in value if isinstance(value, tuple) else (value,):

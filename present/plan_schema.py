@@ -175,9 +175,22 @@ class CandidateSchema(Strict):
         load_default=None,
         metadata={"description": "the later purchase; only for candidates that add servers"},
     )
+    prob_cheaper_ci95 = fields.List(
+        fields.Float(allow_nan=False),
+        validate=validate.Length(equal=2),
+        load_default=None,
+        metadata={
+            "description": "[-] 95 % Wilson interval [lo, hi] of prob_cheaper_than_cloud; "
+            "absent in runs stored before it"
+        },
+    )
 
-    make = Candidate
-    absent = ("availability", "add")
+    absent = ("availability", "add", "prob_cheaper_ci95")
+
+    @staticmethod
+    def make(prob_cheaper_ci95: list[float] | None = None, **data: Any) -> Candidate:
+        ci = None if prob_cheaper_ci95 is None else tuple(prob_cheaper_ci95)
+        return Candidate(**data, prob_cheaper_ci95=ci)
 
 
 def _staged_months(what: str) -> Floats:

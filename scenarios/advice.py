@@ -10,6 +10,7 @@ the median values of uncertain inputs, and yields :class:`~costmodel.result.Advi
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ from present.formatting import (
 from present.verdict import OBJECTIVE_WORDS
 from pricing import RESERVATION_MONTHS
 from pricing.prices import STALE_AFTER_MONTHS
+from pricing.text import counted
 
 from .plausible import TYPICAL
 from .sides import Hosted, Inference, Owned, Rented, Training, Work
@@ -212,6 +214,10 @@ def pcie_lanes(o: Owned, q: Question) -> Iterator[Advice]:
         )
 
 
+#: A count read with a vowel sound first ("an 8-GPU box", "an 11-GPU box").
+_VOWEL_SOUND = re.compile(r"8|11$|18$|11\d\d$|18\d\d$")
+
+
 def loud_hot(o: Owned, q: Question) -> Iterator[Advice]:
     """A four-GPU office box is loud and hot and needs a workstation platform (a baseboard
     server, which takes no PCIe cards, is a data-centre machine that has one)."""
@@ -221,7 +227,8 @@ def loud_hot(o: Owned, q: Question) -> Iterator[Advice]:
         yield Advice(
             "loud_hot",
             "info",
-            f"a {n}-GPU box is loud and hot; it needs NVMe storage, a high-clock CPU with "
+            f"{'an' if _VOWEL_SOUND.match(str(n)) else 'a'} {n}-GPU box is loud and hot; it "
+            "needs NVMe storage, a high-clock CPU with "
             "many PCIe lanes and 128 GB or more DRAM",
             o.path,
         )
@@ -255,29 +262,44 @@ def precision_support(side: Owned | Rented, q: Question) -> Iterator[Advice]:
         )
 
 
+#: How a training throughput that is not measured was found, by its basis: the advice's code
+#: and its words.
+_UNMEASURED = {
+    "estimated": (
+        "throughput_estimated",
+        "the catalog's estimate is used (the GPU's catalog note says how: another benchmark's "
+        "published result, as MLPerf Training's for the MI300X, or a measured GPU of the same "
+        "kind scaled by like-for-like peaks), which can be off",
+    ),
+    "peaks": (
+        "throughput_from_peaks",
+        "the ratio of the two GPUs' like-for-like peak figures is used, which can overstate "
+        "real speed",
+    ),
+}
+
+
 def throughput_estimated(q: Question) -> Iterator[Advice]:
-    """Once, where a side's training throughput rests on peak figures rather than
-    measurements: the two GPUs' like-for-like peaks, or the catalog's estimate (a measured GPU
-    of the same kind scaled by their peaks)."""
+    """Once for each way a side's training throughput was found without a measurement: the
+    catalog's estimate (``throughput_estimated``), or the two GPUs' like-for-like peaks
+    (``throughput_from_peaks``, an inline GPU)."""
     if not isinstance(q.work, Training):
         return
-    sides = [
-        s
-        for s in q.sides
-        if getattr(s, "throughput", None) is not None
-        and s.throughput.basis in ("peaks", "estimated")
-    ]
-    if sides:
-        which = " and ".join(f"{s.path} ({s.gpu.name})" for s in sides)
-        yield Advice(
-            "throughput_from_peaks",
-            "info",
-            f"no measured {_work(q)} throughput for {which} against "
-            f"{q.work.reference.name}; an estimate from like-for-like peak figures is used "
-            "(the catalog's, from a measured GPU of the same kind, or the two GPUs' peaks), "
-            "which can overstate real speed (give relative_throughput to override)",
-            sides[0].path if len(sides) == 1 else None,
-        )
+    for basis, (code, how) in _UNMEASURED.items():
+        sides = [
+            s
+            for s in q.sides
+            if getattr(s, "throughput", None) is not None and s.throughput.basis == basis
+        ]
+        if sides:
+            which = " and ".join(f"{s.path} ({s.gpu.name})" for s in sides)
+            yield Advice(
+                code,
+                "info",
+                f"no measured {_work(q)} throughput for {which} against "
+                f"{q.work.reference.name}; {how} (give relative_throughput to override)",
+                sides[0].path if len(sides) == 1 else None,
+            )
 
 
 #: Share of a server's GPU memory the weights may take, leaving room for the KV cache and
@@ -665,7 +687,7 @@ def close_call_advice(p: Precision | None, samples: int, best: float) -> tuple[A
     difference against."""
     if p is None or not p.close_call:
         return ()
-    draws = f"{samples:,} draw{'s' if samples != 1 else ''}"
+    draws = counted(samples, "draw")
     if missing(p.difference_se):
         differs = f"{fmt_usd(p.difference)}, with no margin from {draws}"
         most = p.difference

@@ -18,6 +18,7 @@ from marshmallow import Schema, fields, missing, validate
 
 from costmodel.distributions import Fixed
 from costmodel.inputs import Demand, input_fields
+from pricing.vocabulary import written
 
 from .schema import (
     BoundRange,
@@ -126,12 +127,6 @@ _DEMAND = input_fields(Demand)
 _HEADER = "| key | type | unit | range | default | meaning |"
 
 
-def _num(x: float) -> str:
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
-
-
 def _bound(field: fields.Field) -> Any:
     if isinstance(field, DistField):
         return field.bound
@@ -163,7 +158,7 @@ def _range(field: fields.Field) -> str:
     if bound is not None:
         left = "(" if bound.low_open or math.isinf(bound.low) else "["
         right = ")" if math.isinf(bound.high) else "]"
-        return f"{left}{_num(bound.low)}, {_num(bound.high)}{right}"
+        return f"{left}{written(bound.low)}, {written(bound.high)}{right}"
     if isinstance(field, Utilisation):
         return "each in [0, 1]"
     for v in field.validators:
@@ -180,7 +175,7 @@ def _source_text(src: Source, labels: dict[str, str]) -> str:
     origin = src.origin.format(**labels)
     if callable(src.value):
         return origin
-    return f"`{_num(src.value)}`: {origin.removeprefix('default: ')}"
+    return f"`{written(src.value)}`: {origin.removeprefix('default: ')}"
 
 
 def _default(key: str, field: fields.Field) -> str:
@@ -201,7 +196,7 @@ def _default(key: str, field: fields.Field) -> str:
         return _DEFAULT_TEXT[key]
     demand = _DEMAND.get(rest) if head == "demand" else None
     if demand is not None and isinstance(demand.default, Fixed):
-        return f"`{_num(demand.default.value)}`: {demand.metadata['origin']}"
+        return f"`{written(demand.default.value)}`: {demand.metadata['origin']}"
     if field.required:
         return "**required**"
     value = field.load_default
@@ -213,7 +208,7 @@ def _default(key: str, field: fields.Field) -> str:
         return f"`{str(value).lower()}`"
     if value in ("", []):
         return "empty"
-    return f"`{_num(value) if isinstance(value, int | float) else value}`"
+    return f"`{written(value) if isinstance(value, int | float) else value}`"
 
 
 def _cell(text: str) -> str:

@@ -66,6 +66,7 @@ from pricing.vocabulary import (
     SERVING_LIMITS,
     SERVING_PRECISIONS,
     Bound,
+    written,
 )
 
 from .distspec import from_spec, to_spec
@@ -129,7 +130,7 @@ class DistField(fields.Field):
             hint = " (give low/high bounds to truncate it)" if math.isinf(lo - hi) else ""
             raise ValidationError(
                 f"values must lie in {self.bound.text()}, but this input spans "
-                f"[{lo:g}, {hi:g}]{hint}"
+                f"[{written(lo)}, {written(hi)}]{hint}"
             )
         return dist
 

@@ -51,6 +51,7 @@ from pricing import (
     relative_throughput,
     tokens_per_s,
 )
+from pricing.text import counted
 from pricing.vocabulary import ARCHITECTURE
 
 from .errors import ScenarioError
@@ -259,7 +260,7 @@ class _Context:
             "tier": self.tier.name if self.tier else "",
             "tiers": ", ".join(str(n) for n in self.work.catalog.tier_counts),
             "interconnect": self.interconnect,
-            "gpu_count": str(self.gpu_count),
+            "gpus": counted(self.gpu_count, "GPU"),
             "pricing": self.pricing,
             "throughput": self.throughput.how if self.throughput else "",
             "serving": self.throughput.how if self.throughput else "",
@@ -328,7 +329,7 @@ def _defaults(cls: type, quiet: Collection[str] = ()) -> tuple[Source, ...]:
     )
 
 
-_NO_TIER = "no platform tier of the catalog holds {gpu_count} GPUs (tiers: {tiers})"
+_NO_TIER = "no platform tier of the catalog holds {gpus} (tiers: {tiers})"
 _THROUGHPUT = "catalog: {precision} throughput of {gpu} relative to {reference_gpu} ({throughput})"
 _SERVING = "{serving_origin}: {model} at {precision} on {gpu}: {serving}"
 
@@ -348,7 +349,7 @@ _WORK_ROWS = (
     Source(
         "scaling_efficiency",
         lambda c: c.work.catalog.scaling_efficiency(c.interconnect, c.gpu_count),
-        "catalog: {interconnect} scaling, {gpu_count} GPUs",
+        "catalog: {interconnect} scaling, {gpus}",
         applies=_trains,
         when="training",
     ),
@@ -426,7 +427,7 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "tier": "for `buy.gpu_count`",
         "tiers": "",
         "interconnect": "`buy.interconnect`",
-        "gpu_count": "`buy.gpu_count`",
+        "gpus": "`buy.gpu_count` GPUs",
         "throughput": "measured, else scaled or peak ratios",
         "serving": "the measured operating point (a `--serving` file's first) on a replica size "
         "`buy.gpu_count` is a multiple of, at the request shape nearest the workload's, that "
@@ -439,7 +440,7 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "reference_gpu": "`workload.reference_gpu`",
         "precision": "`workload.precision`",
         "interconnect": "the instance's interconnect",
-        "gpu_count": "the instance's",
+        "gpus": "the instance's GPUs",
         "instance": "`rent.instance`",
         "instance_source": "catalog: `rent.instance`",
         "pricing": "`rent.pricing` price",
@@ -700,7 +701,8 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
     platform = platform_price(block, path, c.gpu_count, filled.values["gpu_price_usd"])
     if platform is not None:
         each = float(filled.values["gpu_price_usd"].median())
-        source = f"scenario: {path}.{SERVER_KEY} less {c.gpu_count} GPUs at {each:,.2f} USD"
+        gpus = counted(c.gpu_count, "GPU")
+        source = f"scenario: {path}.{SERVER_KEY} less {gpus} at {each:,.2f} USD"
         filled = _given(filled, path, "platform_price_usd", platform, source)
         block = {k: v for k, v in block.items() if k != SERVER_KEY}
     paid = _paid(block, path)
@@ -760,7 +762,8 @@ def rented(
     block = instance_price(block, path, offer.gpu_count)
     filled = _fill(block, path, c, RENTED, RentInputs)
     if per_gpu:
-        source = f"scenario: {path}.{GPU_HOUR_KEY} x the instance's {offer.gpu_count} GPUs"
+        gpus = counted(offer.gpu_count, "GPU")
+        source = f"scenario: {path}.{GPU_HOUR_KEY} x the instance's {gpus}"
         filled = _given(filled, path, "price_usd_per_hour", block["price_usd_per_hour"], source)
         block = {k: v for k, v in block.items() if k != GPU_HOUR_KEY}
     inputs = _built(
@@ -887,7 +890,8 @@ def gathered(*steps: Callable[[], Any]) -> list[Any]:
     return out
 
 
-#: The catalog ids a document may name, by key path, and what each is.
+#: The catalog ids a document may name, by key path (an inline instance's GPU included), and
+#: what each is.
 _IDS = {
     "workload.reference_gpu": "gpu",
     "demand.gpu": "gpu",
@@ -896,10 +900,13 @@ _IDS = {
     "buy.gpu": "gpu",
     "own.gpu": "gpu",
     "rent.instance": "instance",
+    "rent.instance.gpu": "gpu",
     "buy.grid": "grid",
     "rent.grid": "grid",
     "reserve.instance": "instance",
     "burst.instance": "instance",
+    "reserve.instance.gpu": "gpu",
+    "burst.instance.gpu": "gpu",
     "own.grid": "grid",
     "reserve.grid": "grid",
     "burst.grid": "grid",
@@ -913,9 +920,9 @@ def unknown_ids(data: Any, catalog: Catalog, known: list[dict] = ()) -> list[dic
     named = {e.get("path") for e in known}
     out = []
     for path, kind in _IDS.items():
-        head, _, key = path.partition(".")
-        block = data.get(head) if isinstance(data, Mapping) else None
-        value = block.get(key) if isinstance(block, Mapping) else None
+        value = data
+        for key in path.split("."):
+            value = value.get(key) if isinstance(value, Mapping) else None
         if not isinstance(value, str) or path in named:
             continue
         try:

@@ -57,6 +57,7 @@ from present.formatting import (
 )
 from present.reports.charts import usd_tick
 from scenarios.compare import compare, load_request
+from scenarios.compare.wording import UNMEASURED_CODES
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -505,6 +506,16 @@ def test_page_in_chromium(driver, tmp_path):
             "document.querySelector('#scenario-example').dispatchEvent(new Event('change'));"
         )
         assert page.settled() == "idle" and page.text("verdict") != verdict
+        # Another document pasted: the selector no longer names the example (it did).
+        assert page.by_id("scenario-example").get_attribute("value") == "worked-example"
+        page.js(
+            "const t = arguments[0]; t.value = arguments[1];"
+            "t.dispatchEvent(new Event('input', {bubbles: true}));",
+            page.by_id("scenario-yaml"),
+            yaml.safe_dump(LAB, sort_keys=False),
+        )
+        assert page.settled() == "idle"
+        assert page.by_id("scenario-example").get_attribute("value") == ""
         page.js(f'document.querySelector("{row} button").click()')  # Open
         page.wait(lambda: page.text("verdict") == verdict, "the stored run's verdict")
         page.js("document.getElementById('runs-format').value = 'csv'")
@@ -518,6 +529,7 @@ def test_page_in_chromium(driver, tmp_path):
         phone = page.screenshot("web-phone", 375)
         assert phone.stat().st_size > 20_000
         _answer_first(page, "scenario", "verdict")
+        _axes_and_yaml_fit(page)
 
         # The form's hint gives the discount rate's range as the format bounds it.
         assert "range (-0.5, 1]" in page.text("scenario-discount-rate-hint")
@@ -741,6 +753,31 @@ def _answer_first(page: Page, view: str, verdict: str) -> None:
     assert form["right"] <= chart["left"] and chart["top"] < text["top"]  # side by side
 
 
+def _axes_and_yaml_fit(page: Page) -> None:
+    """At 375 px each chart's y-axis title clears its tick labels and stays inside its chart
+    (it overlapped "$150k" and was clipped on the payback chart); at 1280 px the YAML is as
+    wide as the form and the results together (it was squeezed to the form's 420 px)."""
+    page.viewport(375, 800)
+    page.charts_drawn()
+    for chart in ("scenario-chart", "scenario-payback"):
+        title, ticks, svg = page.js(
+            """const svg = document.querySelector(`#${arguments[0]} svg`);
+            const box = (n) => n.getBoundingClientRect().toJSON();
+            const ticks = [...svg.querySelectorAll('.axes > text[text-anchor="end"]')];
+            return [box(svg.querySelector('.axis-title[transform]')), ticks.map(box), box(svg)];""",
+            chart,
+        )
+        assert ticks and all(title["right"] + 4 <= t["left"] for t in ticks), (chart, title, ticks)
+        assert svg["left"] <= title["left"] and svg["top"] <= title["top"], (chart, title, svg)
+        assert title["bottom"] <= svg["bottom"], (chart, title, svg)
+    page.viewport(1280, 900)
+    layout, text = page.js(
+        "return ['#view-scenario .layout', '#scenario-yaml']"
+        ".map((s) => document.querySelector(s).getBoundingClientRect().width)"
+    )
+    assert text >= layout - 2 and text > 1000, (text, layout)
+
+
 def _labels_clear(page: Page, best: str) -> None:
     """The plan chart's point labels, the best plan's among them, overlap neither each other
     nor the star, a frontier point or a carbon frontier's ring (boxes as the browser lays the
@@ -795,8 +832,8 @@ def _compare_sentence(server: Server, body: dict[str, Any]) -> str:
         if line.startswith(("Cheapest owned: ", "Cheapest rented: ", "Break-even utilisation"))
     ]
     assert len(lines) == 3
-    assert f" {answer['cheapest_buy']['id']} (own)" in lines[0]
-    assert f": {answer['cheapest_rent']['id']} (" in lines[1]
+    assert f" {answer['cheapest_buy']['catalog_id']} (own)" in lines[0]
+    assert f": {answer['cheapest_rent']['catalog_id']} (" in lines[1]
     return " ".join(f"{line}." for line in lines)
 
 
@@ -826,7 +863,8 @@ def test_compare_in_chromium(driver, tmp_path):
             ".map((c) => c.textContent)"
         )
         best = options[0]
-        name = f"{best['gpu_count']} x {best['id']}" if best["side"] == "buy" else best["id"]
+        name = f"{best['gpu_count']} x {best['catalog_id']}"
+        name = name if best["side"] == "buy" else best["catalog_id"]
         assert first[:2] == ["1", name + (" †" if _peaks(best) else "")]
         assert first[3] == fmt_unit_cost(best["cost_per_reference_gpu_hour"]["p50"])
         row = next(line for line in cli if line.split()[:1] == ["1"] and first[1] in line)
@@ -927,7 +965,7 @@ def _compare_requests(page: Page) -> list[dict[str, Any]]:
 
 
 def _peaks(option: dict[str, Any]) -> bool:
-    return any(w["code"] == "throughput_from_peaks" for w in option["warnings"])
+    return any(w["code"] in UNMEASURED_CODES for w in option["warnings"])
 
 
 def test_page_asks_for_the_api_key(driver, tmp_path):

@@ -3,6 +3,7 @@
 
 import {
   candidateKey,
+  counted,
   fmtMonths,
   fmtNumber,
   fmtServers,
@@ -90,21 +91,37 @@ function axes(svg, box, x, y, xTicks, yTicks, xFmt, yFmt, xTitle, yTitle) {
     ),
   );
   const ty = (box.t + box.b) / 2;
-  if (yTitle)
+  const titles = [yTitle].flat().filter(Boolean);
+  const fits = titles.find((t) => t.length * TITLE_CHAR_PX <= box.b - box.t) || titles.at(-1);
+  if (fits)
     g.append(
       node(
         "text",
         {
-          x: 12,
+          x: TITLE_X,
           y: ty,
-          transform: `rotate(-90 12 ${ty})`,
+          transform: `rotate(-90 ${TITLE_X} ${ty})`,
           "text-anchor": "middle",
           class: "axis-title",
         },
-        yTitle,
+        fits,
       ),
     );
   svg.append(g);
+}
+
+/** The x of the y axis's title (rotated: its glyphs reach about 10 px to the left and 3 px
+ * to the right) [px], the width of one of its characters (12 px text) with a little room
+ * [px], and the room between it and the y ticks' labels [px]. */
+const TITLE_X = 13;
+const TITLE_CHAR_PX = 6.8;
+const TITLE_GAP_PX = 8;
+
+/** Widen the left margin of `box` so that the y ticks' labels (`labels`, right-aligned 6 px
+ * left of the axis) clear the y axis's title. */
+function fitLeft(box, labels) {
+  const widest = Math.max(0, ...labels.map((t) => t.length)) * TICK_CHAR_PX;
+  box.l = Math.max(box.l, Math.ceil(TITLE_X + 3 + TITLE_GAP_PX + widest + 6));
 }
 
 function geometry(width) {
@@ -184,6 +201,7 @@ export function breakevenChart(result, width) {
   if (x1 === x0) [x0, x1] = [Math.max(0, x0 - 0.05), Math.min(1, x1 + 0.05)];
   const all = sides(result).flatMap(([, bands]) => [...bands.p10, ...bands.p90]);
   const [yTicks, y0, y1] = moneyRange(all, count);
+  fitLeft(box, yTicks.map(usdTick));
   const x = scale(x0, x1, box.l, box.r);
   const y = scale(y0, y1, box.b, box.t);
   const xTicks = ticks(x0, x1, count).filter((t) => t >= x0 - 1e-9 && t <= x1 + 1e-9);
@@ -260,12 +278,15 @@ export function paybackChart(result, width) {
     `${fmtUtilisation(cum.utilisation)} utilisation, without resale; ${words}`;
   const svg = frame(width, height, label);
   const x1 = months[months.length - 1];
-  const x = scale(0, x1, box.l, box.r);
   const all = layers.flatMap(([, bands]) => [...bands.p10, ...bands.p90]);
   const [yTicks, y0, y1] = moneyRange(all, count);
+  fitLeft(box, yTicks.map(usdTick));
+  const x = scale(0, x1, box.l, box.r);
   const y = scale(y0, y1, box.b, box.t);
   const xTicks = ticks(0, x1, count).filter((t) => t <= x1 && Number.isInteger(t));
-  const yTitle = "Cumulative cost [USD, present value]";
+  // the long title where it fits the plot's height, else the short one (at 375 px; the
+  // caption says present value)
+  const yTitle = ["Cumulative cost [USD, present value]", "Cumulative cost [USD]"];
   axes(svg, box, x, y, xTicks, yTicks, (t) => String(t), usdTick, "Month", yTitle);
   drawBands(svg, months, layers, x, y);
   for (const [row, [, cls, short, m]] of paybacks.entries())
@@ -516,7 +537,7 @@ export function planLabel(c) {
     const [first, when] = fmtServers(c).split(/ (?=at |in month )/);
     return `${first} servers ${when}, ${c.instances} reserved`;
   }
-  return `${c.servers} server${c.servers === 1 ? "" : "s"}, ${c.instances} reserved`;
+  return `${counted(c.servers, "server")}, ${c.instances} reserved`;
 }
 
 /** A frontier point's label, servers+reserved: "5+0", or "3+0 (+ 2 at 90 %)" for a candidate
@@ -567,16 +588,18 @@ export function frontierChart(result, width) {
   };
   const [x0, x1] = pad(Math.min(...xs), Math.max(...xs));
   const [y0, y1] = pad(Math.min(...ys), Math.max(...ys));
+  const inside = (lo, hi) => (t) => t >= lo && t <= hi;
+  const yTicks = ticks(y0, y1, count).filter(inside(y0, y1));
+  fitLeft(box, yTicks.map(usdTick));
   const x = scale(x0, x1, box.l, box.r);
   const y = scale(y0, y1, box.b, box.t);
-  const inside = (lo, hi) => (t) => t >= lo && t <= hi;
   axes(
     svg,
     box,
     x,
     y,
     ticks(x0, x1, count).filter(inside(x0, x1)),
-    ticks(y0, y1, count).filter(inside(y0, y1)),
+    yTicks,
     usdTick,
     usdTick,
     "Mean cost [USD, present value]",

@@ -153,6 +153,11 @@ export function fmtNumber(x) {
   return text;
 }
 
+/** A count in words: "1 option", "1,200 options" (`plural` for a noun that takes no "s"). */
+export function counted(n, noun, plural = `${noun}s`) {
+  return `${fmtNumber(n)} ${n === 1 ? noun : plural}`;
+}
+
 /** A distribution or number as the reports show an assumption: "Triangular(1.0, 1.1, 1.3)". */
 export function fmtValue(v) {
   if (missing(v)) return DASH;
