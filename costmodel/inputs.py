@@ -62,6 +62,7 @@ __all__ = [
     "PlanInputs",
     "RentInputs",
     "RentedCarbon",
+    "THROUGHPUT_ERROR_BOUND",
     "THROUGHPUT_ERROR_RHO",
     "UNITS",
     "UTILISATION",
@@ -171,12 +172,14 @@ def _throughput_error() -> Any:
     return _input(
         "[-]",
         "factor on the per-GPU throughput: an estimated throughput's error (lognormal, median 1)",
-        0,
-        math.inf,
+        bound=THROUGHPUT_ERROR_BOUND,
         default=1.0,
     )
 
 
+#: The range of a throughput error [-]: a factor of 100 either way (an estimate's lognormal,
+#: sigma 0.5, leaves it with a probability below 1e-19).
+THROUGHPUT_ERROR_BOUND = Bound(0.01, 100, "[-]")
 #: Spearman correlation of the throughput errors of two sides of one question [-]: the errors
 #: of one model's estimates cluster (the calibration over- or under-predicts a model as a whole).
 THROUGHPUT_ERROR_RHO = 0.5
@@ -203,8 +206,7 @@ def throughput_error_pairs(
 
 
 def _one_throughput(side: Any, prefix: str) -> None:
-    """A side's per-GPU throughput is given once, in one unit's rate (:func:`units.rates`),
-    and a fixed factor on it is not 0."""
+    """A side's per-GPU throughput is given once, in one unit's rate (:func:`units.rates`)."""
     names = [n for n in rates() if hasattr(side, n)]
     given = [n for n in names if getattr(side, n) is not None]
     if len(given) != 1:
@@ -212,8 +214,6 @@ def _one_throughput(side: Any, prefix: str) -> None:
             f"{prefix}{names[0]}",
             f"give exactly one of {' and '.join(names)}, got " + (" and ".join(given) or "neither"),
         )
-    if side.throughput_error.is_fixed and side.throughput_error.support()[0] <= 0:
-        raise InputError(f"{prefix}throughput_error", "a fixed factor must be > 0 [-], got 0")
 
 
 def _other_rates(sides: dict[str, Any], unit_id: str, needs: str) -> None:

@@ -40,7 +40,8 @@ END = "<!-- end of key reference -->"
 #: The default of a side's throughput error, in words.
 _ERROR_DEFAULT = (
     "`1` (exact) where the throughput is given or measured; where it is estimated, "
-    "`{dist: lognormal, median: 1, p90: exp(1.2816 sigma)}`, sigma the estimate's leave-one-out "
+    "`{dist: lognormal, median: 1, p90: exp(1.2816 sigma), low: 0.01, high: 100}`, sigma the "
+    "estimate's leave-one-out "
     "error (serving: the calibration's, dense or MoE apart; training: the rule's over the "
     "measured figures)"
 )

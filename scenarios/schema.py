@@ -254,6 +254,20 @@ class InlineGPUSchema(_Base):
     fp16_tflops = _limit(GPU_LIMITS, "fp16_tflops", "dense FP16 tensor peak", load_default=None)
     int8_tops = _limit(GPU_LIMITS, "int8_tops", "dense INT8 tensor peak", load_default=None)
     idle_w = _limit(GPU_LIMITS, "idle_w", "draw when powered but idle", load_default=None)
+    bandwidth_gbs = _limit(
+        GPU_LIMITS, "bandwidth_gbs", "memory bandwidth, for a serving estimate", load_default=None
+    )
+    arch = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1, max=100),
+        metadata={
+            "description": "architecture, for a serving estimate: its fp8 and fp4 tensor cores "
+            "(Ada Lovelace, Hopper, Blackwell, CDNA 3 and CDNA 4 have fp8; Blackwell and CDNA 4 "
+            "fp4)"
+        },
+    )
+
+    unset = ("bandwidth_gbs", "arch")
 
     @validates_schema
     def _idle_below_tdp(self, data: dict, **kwargs: Any) -> None:

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 from costmodel.distributions import Distribution, Fixed, LogNormal
 from costmodel.inputs import (
     FINANCING_KEYS,
+    THROUGHPUT_ERROR_BOUND,
     ApiInputs,
     BuyInputs,
     Financing,
@@ -679,7 +680,8 @@ def _erred(filled: _Filled, block: Mapping[str, Any], path: str, c: _Context) ->
     if given is not None:
         value, source, origin = given, "scenario", Origin.GIVEN
     else:
-        value = LogNormal(median=1.0, p90=lognormal_p90(sigma))
+        bound = THROUGHPUT_ERROR_BOUND
+        value = LogNormal(median=1.0, p90=lognormal_p90(sigma), low=bound.low, high=bound.high)
         source, origin = _error_source(c, sigma), Origin.CATALOG
     note = Assumption(key, _spec(value), "[-]", source, origin)
     rate = f"{path}.{c.work.throughput_key}"
