@@ -19,6 +19,7 @@ from .calibration import Fit, published
 from .errors import CatalogError
 from .estimate import Architecture, Estimate, Targets, estimate
 from .models import GPU, Model
+from .serving_options import Z90
 
 __all__ = ["EstimatedServing", "error_words", "lognormal_p90", "serving_estimate"]
 
@@ -119,4 +120,4 @@ def serving_estimate(
 
 def lognormal_p90(sigma: float) -> float:
     """The P90 of LogNormal(0, sigma) [-]: exp(1.2816 sigma)."""
-    return math.exp(1.2815515655446004 * sigma)
+    return math.exp(Z90 * sigma)
