@@ -39,7 +39,7 @@ from .cashflows import (
     metered,
     rented_cumulative,
 )
-from .inputs import MAX_SAMPLES, ModelInputs
+from .inputs import MAX_SAMPLES, ModelInputs, throughput_error_pairs
 from .outcomes import breakeven_utilisation, payback
 from .result import (
     Availability,
@@ -209,13 +209,15 @@ def draw(inputs: ModelInputs, sampler: Sampler | None = None) -> tuple[dict[str,
     is its one value, a float, without going through ppf. ``sampler``, when given, holds the
     percentiles (a sample that can grow); else they are drawn afresh. The correlations are
     imposed on the independent percentiles, draw by draw, through a Gaussian copula
-    (:func:`~costmodel.sampling.gaussian_copula`)."""
+    (:func:`~costmodel.sampling.gaussian_copula`), those given and the estimated throughputs'
+    errors' with one another (:func:`~costmodel.inputs.throughput_error_pairs`)."""
     dists = inputs.distributions()
     if sampler is None:
         drawn = sample(uncertain(inputs), inputs.samples, inputs.seed, inputs.method)
     else:
         drawn = sampler.sample
-    drawn = gaussian_copula(drawn, inputs.correlations)
+    pairs = inputs.correlations
+    drawn = gaussian_copula(drawn, (*pairs, *throughput_error_pairs(dists, pairs)))
     values: dict[str, Value] = {}
     for name, dist in dists.items():  # each percentile array is let go once mapped
         values[name] = dist.ppf(drawn.q.pop(name)) if name in drawn.q else dist.support()[0]

@@ -10,6 +10,7 @@ the median values of uncertain inputs, and yields :class:`~costmodel.result.Advi
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -32,8 +33,11 @@ from present.formatting import (
 )
 from present.verdict import OBJECTIVE_WORDS
 from pricing import RESERVATION_MONTHS
+from pricing.estimated import EstimatedServing, error_words
 from pricing.prices import STALE_AFTER_MONTHS
+from pricing.serving_options import Z90
 from pricing.text import counted
+from pricing.training_error import published as training_error
 
 from .plausible import TYPICAL
 from .sides import Hosted, Inference, Owned, Rented, Training, Work
@@ -297,9 +301,37 @@ def throughput_estimated(q: Question) -> Iterator[Advice]:
                 code,
                 "info",
                 f"no measured {_work(q)} throughput for {which} against "
-                f"{q.work.reference.name}; {how} (give relative_throughput to override)",
+                f"{q.work.reference.name}; {how}; its error is drawn "
+                f"({', '.join(s.path + '.throughput_error' for s in sides)}, "
+                f"{error_words(training_error().sigma, 'peak ratios')}; give "
+                "relative_throughput to override)",
                 sides[0].path if len(sides) == 1 else None,
             )
+
+
+def estimated_throughput(q: Question) -> Iterator[Advice]:
+    """Once, where a side's serving throughput is the calibrated estimate (nothing measured
+    applies): what it rests on and how far off it may be."""
+    if not isinstance(q.work, Inference):
+        return
+    sides = [s for s in q.sides if isinstance(getattr(s, "throughput", None), EstimatedServing)]
+    if not sides:
+        return
+    which = "; ".join(
+        f"{s.path} ({s.gpu.name}): {s.throughput.value:,.0f} tokens/s per GPU" for s in sides
+    )
+    sigma = sides[0].throughput.sigma
+    yield Advice(
+        "estimated_throughput",
+        "info",
+        f"no measured operating point of {q.work.model.name} applies to {which}: the "
+        f"throughput is estimated from the model's architecture and the GPU's specifications "
+        f"({error_words(sigma)}), drawn as a lognormal factor (P10-P90 x"
+        f"{math.exp(-Z90 * sigma):.2f} to x{math.exp(Z90 * sigma):.2f}, "
+        f"{', '.join(s.path + '.throughput_error' for s in sides)}); measure it (--serving) "
+        "or give tokens_per_s_per_gpu to remove that uncertainty",
+        sides[0].path if len(sides) == 1 else None,
+    )
 
 
 #: Share of a server's GPU memory the weights may take, leaving room for the KV cache and
@@ -615,6 +647,7 @@ RULES: tuple[tuple[str, Callable[..., Iterator[Advice]]], ...] = (
     ("owned", loud_hot),
     ("side", precision_support),
     ("question", throughput_estimated),
+    ("question", estimated_throughput),
     ("side", model_does_not_fit),
     ("question", serving_shape_differs),
     ("question", serving_conditions_differ),
