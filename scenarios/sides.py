@@ -51,6 +51,9 @@ from pricing import (
     relative_throughput,
     tokens_per_s,
 )
+from pricing.errors import ServingUnavailableError
+from pricing.estimate import Targets
+from pricing.estimated import EstimatedThroughput, at_targets
 from pricing.vocabulary import ARCHITECTURE
 
 from .errors import ScenarioError
@@ -99,7 +102,9 @@ class Work:
     precision: str
     min_memory_gb: float | None = None
 
-    def per_gpu(self, gpu: GPU, gpus: int | None = None) -> Throughput | ServingThroughput:
+    def per_gpu(
+        self, gpu: GPU, gpus: int | None = None
+    ) -> Throughput | ServingThroughput | EstimatedThroughput:
         """Throughput of one ``gpu`` of a build or instance of ``gpus`` GPUs [in the unit of
         ``throughput_key``] and how it was found."""
         raise NotImplementedError
@@ -155,7 +160,10 @@ class Inference(Work):
     """Serving ``model`` for requests of ``input_tokens`` and ``output_tokens`` tokens, counted
     in millions of tokens (input + output); a GPU's throughput is the catalog's measured
     serving throughput [tokens/s per GPU], at ``min_tokens_per_s_per_user`` [tokens/s] or
-    faster when given (:func:`pricing.tokens_per_s`)."""
+    faster when given (:func:`pricing.tokens_per_s`). Under a latency target
+    (``max_tpot_ms``, ``max_ttft_ms`` [ms]) a measured row applies only where it measured that
+    latency and meets it; elsewhere the estimate at the targets does
+    (:func:`pricing.estimated.at_targets`)."""
 
     kind: ClassVar[str] = "inference"
     unit: ClassVar[str] = "million_tokens"
@@ -164,24 +172,31 @@ class Inference(Work):
     input_tokens: int
     output_tokens: int
     min_tokens_per_s_per_user: float | None = None
+    max_tpot_ms: float | None = None
+    max_ttft_ms: float | None = None
 
-    def per_gpu(self, gpu: GPU, gpus: int | None = None) -> ServingThroughput:
+    @property
+    def targets(self) -> Targets:
+        """What each user's service must meet."""
+        return Targets(self.min_tokens_per_s_per_user, self.max_tpot_ms, self.max_ttft_ms)
+
+    def per_gpu(self, gpu: GPU, gpus: int | None = None) -> ServingThroughput | EstimatedThroughput:
         """The measured serving throughput of one ``gpu`` [tokens/s per GPU] of a build or
         instance of ``gpus`` GPUs (rows measured on a replica size ``gpus`` is no multiple of
-        do not apply)."""
+        do not apply), or under a latency target that no row measured and meets, the
+        estimate at the targets."""
         for what, ref in (("model", self.model), ("GPU", gpu)):
             if ref.is_inline:
                 raise CatalogError(f"the catalog has no serving rows for an inline {what}")
-        return tokens_per_s(
-            self.catalog,
-            self.model.id,
-            self.precision,
-            gpu.id,
-            self.input_tokens,
-            self.output_tokens,
-            self.min_tokens_per_s_per_user,
-            gpus,
-        )
+        args = (self.catalog, self.model.id, self.precision, gpu.id)
+        shape = (self.input_tokens, self.output_tokens)
+        latency = {"max_tpot_ms": self.max_tpot_ms, "max_ttft_ms": self.max_ttft_ms}
+        try:
+            return tokens_per_s(*args, *shape, self.min_tokens_per_s_per_user, gpus, **latency)
+        except ServingUnavailableError:
+            if not any(latency.values()) or gpus is None:
+                raise
+        return at_targets(*args, gpus, *shape, self.targets)
 
     def labels(self) -> dict[str, str]:
         return {**super().labels(), "model": self.model.id}
@@ -202,6 +217,8 @@ def work(workload: Mapping[str, Any], catalog: Catalog) -> Work:
         input_tokens=workload["input_tokens"],
         output_tokens=workload["output_tokens"],
         min_tokens_per_s_per_user=workload.get("min_tokens_per_s_per_user"),
+        max_tpot_ms=workload.get("max_tpot_ms"),
+        max_ttft_ms=workload.get("max_ttft_ms"),
         **common,
     )
 
@@ -223,8 +240,10 @@ class Offer:
         return self.id or f"inline instance {self.name!r}"
 
 
-def _serving_origin(t: Throughput | ServingThroughput | None) -> str:
-    """Whose a serving row is: the catalog's, or the user's serving file's."""
+def _serving_origin(t: Throughput | ServingThroughput | EstimatedThroughput | None) -> str:
+    """Whose a serving row is: the catalog's, or the user's serving file's; or the estimate."""
+    if isinstance(t, EstimatedThroughput):
+        return "estimated"
     if isinstance(t, ServingThroughput) and t.row.file:
         return f"yours ({Path(t.row.file).name})"
     return "catalog"
@@ -241,7 +260,7 @@ class _Context:
     interconnect: str = "pcie-x16"
     offer: Offer | None = None
     pricing: str = "purchase"
-    throughput: Throughput | ServingThroughput | None = None
+    throughput: Throughput | ServingThroughput | EstimatedThroughput | None = None
 
     def per_gpu(self) -> float:
         """Throughput of one GPU of the side; remembered for the origin."""
@@ -474,7 +493,7 @@ class Owned:
     gpu: GPU
     platform: PlatformTier | None
     interconnect: str
-    throughput: Throughput | ServingThroughput | None
+    throughput: Throughput | ServingThroughput | EstimatedThroughput | None
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
@@ -489,7 +508,7 @@ class Rented:
     path: str
     inputs: RentInputs
     offer: Offer
-    throughput: Throughput | ServingThroughput | None
+    throughput: Throughput | ServingThroughput | EstimatedThroughput | None
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
