@@ -53,7 +53,7 @@ from pricing import (
 )
 from pricing.errors import ServingUnavailableError
 from pricing.estimate import Targets
-from pricing.estimated import EstimatedThroughput, at_targets
+from pricing.estimated import EstimatedServing, serving_estimate
 from pricing.vocabulary import ARCHITECTURE
 
 from .errors import ScenarioError
@@ -104,7 +104,7 @@ class Work:
 
     def per_gpu(
         self, gpu: GPU, gpus: int | None = None
-    ) -> Throughput | ServingThroughput | EstimatedThroughput:
+    ) -> Throughput | ServingThroughput | EstimatedServing:
         """Throughput of one ``gpu`` of a build or instance of ``gpus`` GPUs [in the unit of
         ``throughput_key``] and how it was found."""
         raise NotImplementedError
@@ -163,7 +163,7 @@ class Inference(Work):
     faster when given (:func:`pricing.tokens_per_s`). Under a latency target
     (``max_tpot_ms``, ``max_ttft_ms`` [ms]) a measured row applies only where it measured that
     latency and meets it; elsewhere the estimate at the targets does
-    (:func:`pricing.estimated.at_targets`)."""
+    (:func:`pricing.estimated.serving_estimate`)."""
 
     kind: ClassVar[str] = "inference"
     unit: ClassVar[str] = "million_tokens"
@@ -180,7 +180,7 @@ class Inference(Work):
         """What each user's service must meet."""
         return Targets(self.min_tokens_per_s_per_user, self.max_tpot_ms, self.max_ttft_ms)
 
-    def per_gpu(self, gpu: GPU, gpus: int | None = None) -> ServingThroughput | EstimatedThroughput:
+    def per_gpu(self, gpu: GPU, gpus: int | None = None) -> ServingThroughput | EstimatedServing:
         """The measured serving throughput of one ``gpu`` [tokens/s per GPU] of a build or
         instance of ``gpus`` GPUs (rows measured on a replica size ``gpus`` is no multiple of
         do not apply), or under a latency target that no row measured and meets, the
@@ -188,15 +188,31 @@ class Inference(Work):
         for what, ref in (("model", self.model), ("GPU", gpu)):
             if ref.is_inline:
                 raise CatalogError(f"the catalog has no serving rows for an inline {what}")
-        args = (self.catalog, self.model.id, self.precision, gpu.id)
-        shape = (self.input_tokens, self.output_tokens)
         latency = {"max_tpot_ms": self.max_tpot_ms, "max_ttft_ms": self.max_ttft_ms}
         try:
-            return tokens_per_s(*args, *shape, self.min_tokens_per_s_per_user, gpus, **latency)
+            return tokens_per_s(
+                self.catalog,
+                self.model.id,
+                self.precision,
+                gpu.id,
+                self.input_tokens,
+                self.output_tokens,
+                self.min_tokens_per_s_per_user,
+                gpus,
+                **latency,
+            )
         except ServingUnavailableError:
             if not any(latency.values()) or gpus is None:
                 raise
-        return at_targets(*args, gpus, *shape, self.targets)
+        return serving_estimate(
+            self.model,
+            gpu,
+            gpus,
+            self.precision,
+            self.input_tokens,
+            self.output_tokens,
+            self.targets,
+        )
 
     def labels(self) -> dict[str, str]:
         return {**super().labels(), "model": self.model.id}
@@ -240,10 +256,10 @@ class Offer:
         return self.id or f"inline instance {self.name!r}"
 
 
-def _serving_origin(t: Throughput | ServingThroughput | EstimatedThroughput | None) -> str:
+def _serving_origin(t: Throughput | ServingThroughput | EstimatedServing | None) -> str:
     """Whose a serving row is: the catalog's, or the user's serving file's; or the estimate."""
-    if isinstance(t, EstimatedThroughput):
-        return "estimated"
+    if isinstance(t, EstimatedServing):
+        return t.source
     if isinstance(t, ServingThroughput) and t.row.file:
         return f"yours ({Path(t.row.file).name})"
     return "catalog"
@@ -260,7 +276,7 @@ class _Context:
     interconnect: str = "pcie-x16"
     offer: Offer | None = None
     pricing: str = "purchase"
-    throughput: Throughput | ServingThroughput | EstimatedThroughput | None = None
+    throughput: Throughput | ServingThroughput | EstimatedServing | None = None
 
     def per_gpu(self) -> float:
         """Throughput of one GPU of the side; remembered for the origin."""
@@ -449,7 +465,9 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "throughput": "measured, else scaled or peak ratios",
         "serving": "the measured operating point (a `--serving` file's first) on a replica size "
         "`buy.gpu_count` is a multiple of, at the request shape nearest the workload's, that "
-        "meets `workload.min_tokens_per_s_per_user`",
+        "meets `workload.min_tokens_per_s_per_user` and, having measured them, "
+        "`workload.max_tpot_ms` and `max_ttft_ms`; under a latency target none meets, the "
+        "estimate at the targets",
         "serving_origin": "catalog",
     },
     "rent": {
@@ -465,7 +483,9 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "throughput": "measured, else scaled or peak ratios",
         "serving": "the measured operating point (a `--serving` file's first) on a replica size "
         "the instance's GPU count is a multiple of, at the request shape nearest the "
-        "workload's, that meets `workload.min_tokens_per_s_per_user`",
+        "workload's, that meets `workload.min_tokens_per_s_per_user` and, having measured "
+        "them, `workload.max_tpot_ms` and `max_ttft_ms`; under a latency target none meets, "
+        "the estimate at the targets",
         "serving_origin": "catalog",
         "available": "",
     },
@@ -493,7 +513,7 @@ class Owned:
     gpu: GPU
     platform: PlatformTier | None
     interconnect: str
-    throughput: Throughput | ServingThroughput | EstimatedThroughput | None
+    throughput: Throughput | ServingThroughput | EstimatedServing | None
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
@@ -508,7 +528,7 @@ class Rented:
     path: str
     inputs: RentInputs
     offer: Offer
-    throughput: Throughput | ServingThroughput | EstimatedThroughput | None
+    throughput: Throughput | ServingThroughput | EstimatedServing | None
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)

@@ -22,8 +22,8 @@ from cli import main
 from pricing import CatalogError, ServingPoint, apply_serving, load_catalog, tokens_per_s
 from pricing.calibration import published
 from pricing.errors import ServingUnavailableError
-from pricing.estimate import Calibration, Targets
-from pricing.estimated import TargetsUnmetError, at_targets
+from pricing.estimate import Calibration, Targets, TargetsUnmetError
+from pricing.estimated import conditions, serving_estimate
 from scenarios.compare import CompareRequest, ComparisonSchema, compare, option_count, wording
 from tests.test_compare_model import MODEL
 from tests.test_compare_model import _catalog as model_catalog
@@ -57,6 +57,13 @@ def _t_dec(n: int) -> float:
     return (8.03e9 + n * 1500 * 65_536) / (0.45 * 864e9)
 
 
+def _l40s(targets: Targets, catalog=None):
+    """Llama 3.1 8B at fp8 on one L40S, 1,000 + 1,000 tokens, estimated at ``targets``."""
+    cat = catalog or load_catalog()
+    model, gpu = cat.model("llama-3.1-8b"), cat.gpu("l40s")
+    return serving_estimate(model, gpu, 1, "fp8", 1000, 1000, targets)
+
+
 def _per_gpu(n: int) -> float:
     """tokens/s per GPU at batch n: n x 2,000 / (n t_pre + 1,000 t_dec(n))."""
     return n * 2000 / (n * T_PRE + 1000 * _t_dec(n))
@@ -67,38 +74,39 @@ def test_the_worked_example_under_a_tpot_ceiling(example):
     # t_dec(18) = 9.799472e9 / 3.888e11 = 25.2044 ms; so n = 17, T = 17 x 0.0832132 + 24.9516
     # = 26.36619 s and 34,000 / 26.36619 = 1,289.530 tokens/s per GPU
     assert _t_dec(17) * 1e3 == pytest.approx(24.95, abs=5e-3) and _t_dec(18) > 0.025
-    e = at_targets(load_catalog(), "llama-3.1-8b", "fp8", "l40s", 1, 1000, 1000, Targets(None, 25))
+    e = _l40s(Targets(None, 25))
     assert (e.point.batch, e.point.gpus_per_replica, e.point.bound) == (17, 1, "memory")
     assert e.value == pytest.approx(_per_gpu(17), rel=1e-12)
     assert e.value == pytest.approx(1289.530, rel=1e-6)
     assert e.point.tpot_ms == pytest.approx(24.9516, abs=5e-5)
     # TTFT = t_pre + t_dec(17) = 83.2132 + 24.9516 = 108.165 ms
     assert e.point.ttft_ms == pytest.approx(108.165, abs=5e-4)
-    assert e.origin == "estimated" and e.caveats == ()
-    assert "1 GPU per replica, batch 17, 24.95 ms per output token" in e.conditions
+    assert e.origin == "estimated" and e.caveats == () and not e.shape_differs
+    assert conditions(e.point) == (
+        "1 GPU per replica, batch 17, 24.95 ms per output token, 108.2 ms to first token"
+    )
 
 
 def test_a_ttft_ceiling_and_the_tightest_target_binds(example):
     # max_ttft_ms 110: t_pre + t_dec(n) <= 0.110 -> t_dec(n) <= 26.7868 ms; t_dec(24) =
     # (8.03e9 + 2.359296e9) / 3.888e11 = 26.7214 ms, t_dec(25) = 26.9743 ms: n = 24,
     # 48,000 / (24 x 0.0832132 + 26.7214) = 48,000 / 28.71856 = 1,671.39 tokens/s per GPU
-    cat = load_catalog()
-    ttft = at_targets(cat, "llama-3.1-8b", "fp8", "l40s", 1, 1000, 1000, Targets(None, None, 110))
+    ttft = _l40s(Targets(None, None, 110))
     assert ttft.point.batch == 24 and ttft.point.ttft_ms == pytest.approx(109.935, abs=5e-4)
     assert ttft.value == pytest.approx(_per_gpu(24), rel=1e-12)
     assert ttft.value == pytest.approx(1671.39, abs=5e-3)
     # the floor of 30 tokens/s per user alone allows n = 37 (the docs' example); with
     # max_tpot_ms 25 as well, n = 17 binds
-    both = at_targets(cat, "llama-3.1-8b", "fp8", "l40s", 1, 1000, 1000, Targets(30, 25, 110))
+    both = _l40s(Targets(30, 25, 110))
     assert both.point.batch == 17
-    floor = at_targets(cat, "llama-3.1-8b", "fp8", "l40s", 1, 1000, 1000, Targets(30))
+    floor = _l40s(Targets(30))
     assert floor.point.batch == 37 and floor.value == pytest.approx(2236.51, rel=1e-6)
 
 
 def test_a_build_that_cannot_meet_a_target_says_the_best_it_can_do(example):
     # batch 1: t_dec(1) = (8.03e9 + 98,304,000) / 3.888e11 = 20.906 ms > 5 ms
     with pytest.raises(TargetsUnmetError) as caught:
-        at_targets(load_catalog(), "llama-3.1-8b", "fp8", "l40s", 1, 1000, 1000, Targets(None, 5))
+        _l40s(Targets(None, 5))
     assert caught.value.best.tpot_ms == pytest.approx(_t_dec(1) * 1e3, rel=1e-12)
     assert str(caught.value) == (
         "1 x NVIDIA L40S cannot serve llama-3.1-8b at fp8 within max_tpot_ms 5: its fastest "
@@ -109,8 +117,7 @@ def test_a_build_that_cannot_meet_a_target_says_the_best_it_can_do(example):
     with pytest.raises(TargetsUnmetError, match=r"max_ttft_ms 50: its quickest first token "
                        r"takes 104\.1 ms; min_tokens_per_s_per_user 60: its fastest is 47\.6 "
                        "tokens/s per user"):  # fmt: skip
-        at_targets(load_catalog(), "llama-3.1-8b", "fp8", "l40s", 1, 1000, 1000,
-                   Targets(60, None, 50))  # fmt: skip
+        _l40s(Targets(60, None, 50))
 
 
 # ------------------------------------------------------------------------- measured rows
@@ -192,7 +199,8 @@ def test_a_scenario_serves_at_the_estimate_within_its_targets(example):
     for side in ("buy", "rent"):  # 1,289.530 tokens/s per GPU, as worked above
         note = found[f"{side}.tokens_per_s_per_gpu"]
         assert note.value == pytest.approx(1289.530, rel=1e-6)
-        assert note.source.startswith("estimated: llama-3.1-8b at fp8 on l40s: 1289.53 ")
+        assert note.source.startswith("estimated: calibrated roofline, leave-one-out error ±")
+        assert ": llama-3.1-8b at fp8 on l40s: 1289.53 tokens/s per GPU from " in note.source
         assert "batch 17" in note.source
     # without targets the catalog's measured row applies, as before
     before = _speeds(scenarios.evaluate(_doc()))

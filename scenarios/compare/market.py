@@ -60,8 +60,8 @@ from costmodel.sides import side as side_of
 from costmodel.stats import percentiles
 from pricing import PRICING_MODELS, Catalog, CatalogError, load_catalog
 from pricing.carbon import GridIntensity
-from pricing.estimate import Estimate
-from pricing.estimated import EstimatedThroughput, TargetsUnmetError
+from pricing.estimate import Estimate, TargetsUnmetError
+from pricing.estimated import EstimatedServing, conditions
 from pricing.serving import gpus_with_rows
 
 from ..advice import WEIGHTS_SHARE, Question, advise
@@ -417,8 +417,9 @@ def _citation(side: Owned | Rented | Hosted) -> tuple[float | None, Citation | N
         o = side.offer
         return None, Citation(o.id, o.as_of, o.source, "published")
     t = side.throughput
-    if isinstance(t, EstimatedThroughput):
-        return t.value, Citation("estimate", t.as_of, t.source, t.origin, t.conditions)
+    if isinstance(t, EstimatedServing):
+        where = f"{conditions(t.point)}, leave-one-out error ±{100 * t.sigma:.0f} %"
+        return t.value, Citation("estimate", t.fit.as_of, t.source, t.origin, where)
     if not isinstance(t, ServingThroughput):
         return None, None
     row = t.row

@@ -32,7 +32,7 @@ from pricing.vocabulary import GPU_LIMITS, SERVING_LIMITS, TIERS
 
 from ..emissions import DEFAULT_GRID
 from ..errors import ScenarioError, flatten_messages
-from ..schema import BoundRange, UtilisationFloor
+from ..schema import WORK_ONLY, BoundRange, UtilisationFloor
 
 __all__ = ["SORTS", "CompareRequest", "CompareSchema", "load_request"]
 
@@ -50,17 +50,10 @@ SORTS = ("cost", "carbon")
 _HORIZON = input_fields(ModelInputs)["horizon_months"].metadata["bound"]
 _SEED = input_fields(ModelInputs)["seed"].metadata["bound"]
 _MEMORY = GPU_LIMITS["memory_gb"]
-#: The request keys of a comparison by model (of inference work).
-_SERVING_KEYS = (
-    "model",
-    "input_tokens",
-    "output_tokens",
-    "min_tokens_per_s_per_user",
-    "max_tpot_ms",
-    "max_ttft_ms",
-)
+#: The request keys of a comparison by model: the workload keys of inference work.
+_SERVING_KEYS = WORK_ONLY["inference"]
 #: The latency targets among them.
-_LATENCY_KEYS = _SERVING_KEYS[-2:]
+_LATENCY_KEYS = ("max_tpot_ms", "max_ttft_ms")
 
 
 @dataclass(frozen=True)
