@@ -419,3 +419,21 @@ def test_post_compare_with_targets_echoes_them(client):
     assert {"max_tpot_ms", "max_ttft_ms"} <= set(
         spec["components"]["schemas"]["Compare"]["properties"]
     )
+
+
+@pytest.mark.parametrize(
+    ("workload", "path", "says"),
+    [
+        ({"max_tpot_ms": -5}, "workload.max_tpot_ms", "must be > 0 [ms]"),
+        ({"max_ttft_ms": 0.5}, "buy.tokens_per_s_per_gpu", "its quickest first token takes"),
+    ],
+)
+def test_post_evaluate_bad_or_unmet_targets_are_422_at_their_key_paths(
+    client, workload, path, says
+):
+    answer = client.post("/v1/evaluate", json=_doc(**workload))
+    assert answer.status_code == 422
+    doc = answer.get_json()
+    assert set(doc) == {"code", "status", "message", "errors"}
+    found = {e["path"]: e["message"] for e in doc["errors"]}
+    assert says in found[path]
