@@ -58,10 +58,8 @@ def add_parser(sub) -> None:
         "--output-tokens: each GPU's speed is the catalog's serving measurement of the model "
         "at --precision, the catalog's API offers of the model join the ranking (+-10 % on "
         "their prices), and the options whose GPU has no measurement, or whose server or "
-        "instance cannot hold the weights in 90 % of its GPU memory, are left out and counted; "
-        "with --max-tpot-ms or --max-ttft-ms each option serves at the estimated batch that "
-        "meets them (a measurement counts only where it measured them), and those that cannot "
-        "are left out and counted with the best they reach. "
+        "instance cannot hold the weights in 90 % of its GPU memory, are left out and counted, "
+        "as are those that cannot meet --max-tpot-ms or --max-ttft-ms. "
         "Each option's carbon (g CO2e per unit of work at the utilisation) counts an owned "
         "build on --grid with its embodied carbon, and a rented instance on its region's grid "
         "with its share of the host's; an API's is not published. --sort carbon ranks by it.",
