@@ -318,16 +318,6 @@ def fmt_candidate(candidate: Any) -> str:
     return fmt_mix((c.servers, c.instances, *later))
 
 
-def fmt_candidate(candidate: Any) -> str:
-    """A plan candidate as the reports' labels name it: "5 servers, 0 reserved", or for one
-    that adds servers later as :func:`fmt_mix` does ("3 + 2 servers at 90 %, 0 reserved")."""
-    a = candidate.add
-    if a is None:
-        return f"{candidate.servers} servers, {candidate.instances} reserved"
-    pair = (candidate.servers, candidate.instances, a.servers, a.when_demand_above, a.at_month)
-    return fmt_mix(pair)
-
-
 def fmt_servers(candidate: Any, month: str = "month ") -> str:
     """A plan candidate's servers: "3", or for one that adds servers later "3 + 2 at 90 %"
     (when the work passes 90 % of the first servers' capacity) or "3 + 2 in month 24"

@@ -118,7 +118,9 @@ class ServingUnavailableError(CatalogError):
 
     Attributes: ``model``, ``precision``, ``gpu`` (as asked), ``floor`` (the interactivity floor
     [tokens/s per user] or None) and ``gpus``: the GPU ids that do have a row for the model and
-    precision (meeting the floor when one is given), sorted; empty when none has.
+    precision (meeting the floor and the latency ceilings when given), sorted; empty when none
+    has. ``within``: the latency ceilings in words (``"within 25 ms per output token"``), or
+    ``""``.
     """
 
     def __init__(
@@ -129,6 +131,7 @@ class ServingUnavailableError(CatalogError):
         floor: float | None,
         gpus: Sequence[str],
         detail: str = "",
+        within: str = "",
     ) -> None:
         self.model = model
         self.precision = precision
@@ -136,9 +139,16 @@ class ServingUnavailableError(CatalogError):
         self.floor = floor
         self.gpus = tuple(gpus)
         serving = f" serving {floor:g} tokens/s per user" if floor is not None else ""
+        serving += f" {within}" if within else ""
         problem = f"no measured operating point of {model!r} at {precision} on {gpu!r}{serving}"
         if detail:
             problem += f" ({detail})"
-        which = "GPUs with rows" + (" meeting that floor" if floor is not None else "")
+        which = "GPUs with rows" + (
+            " meeting those targets"
+            if within
+            else " meeting that floor"
+            if floor is not None
+            else ""
+        )
         problem += f"; {which}: {', '.join(self.gpus)}" if self.gpus else f"; no {which}"
         super().__init__(problem)

@@ -40,12 +40,14 @@ __all__ = [
     "Estimate",
     "Replica",
     "Targets",
+    "TargetsUnmetError",
     "estimate",
     "kv_bytes",
     "max_batch",
     "operating_point",
     "pcie",
     "serve",
+    "shortfall",
     "tensor_flops",
     "weights_bytes",
 ]
@@ -351,6 +353,38 @@ class Estimate:
     tpot_ms: float
     bound: str
     meets_targets: bool
+
+
+class TargetsUnmetError(CatalogError):
+    """A build that cannot meet a question's targets even at batch 1; ``best`` is the best it
+    can do (an :class:`Estimate` with ``meets_targets`` False)."""
+
+    def __init__(self, problem: str, best: Estimate) -> None:
+        self.best = best
+        super().__init__(problem)
+
+
+def shortfall(targets: Targets, best: Estimate) -> str:
+    """The targets ``best`` misses and what it reaches, in words: ``"max_tpot_ms 5: its
+    fastest is 20.9 ms per output token"``."""
+    found = []
+    if targets.max_tpot_ms is not None and best.tpot_ms > targets.max_tpot_ms:
+        found.append(
+            f"max_tpot_ms {targets.max_tpot_ms:g}: its fastest is {best.tpot_ms:.3g} ms per "
+            "output token"
+        )
+    if targets.max_ttft_ms is not None and best.ttft_ms > targets.max_ttft_ms:
+        found.append(
+            f"max_ttft_ms {targets.max_ttft_ms:g}: its quickest first token takes "
+            f"{best.ttft_ms:.4g} ms"
+        )
+    floor = targets.min_tokens_per_s_per_user
+    if floor is not None and best.tokens_per_s_per_user < floor:
+        found.append(
+            f"min_tokens_per_s_per_user {floor:g}: its fastest is "
+            f"{best.tokens_per_s_per_user:.3g} tokens/s per user"
+        )
+    return "; ".join(found)
 
 
 def _record(gpus: int, g: int, n_max: int, point: Replica, met: bool) -> Estimate:

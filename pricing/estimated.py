@@ -7,6 +7,10 @@ request shape and targets, with the published calibration (:func:`pricing.calibr
 The estimate is the median; its error is a factor E ~ LogNormal(0, sigma), sigma the
 calibration's leave-one-out standard deviation of ln(predicted / measured) for the model's kind
 (mixture of experts or dense, where each is published; overall otherwise).
+
+Under a latency target (``max_tpot_ms``, ``max_ttft_ms``) the estimate is the operating point
+of the replica size and the largest batch meeting every target; a build that meets them at no
+batch raises :class:`pricing.estimate.TargetsUnmetError` with the best it can do.
 """
 
 from __future__ import annotations
@@ -17,11 +21,11 @@ from typing import ClassVar
 
 from .calibration import Fit, published
 from .errors import CatalogError
-from .estimate import Architecture, Estimate, Targets, estimate
+from .estimate import Architecture, Estimate, Targets, TargetsUnmetError, estimate, shortfall
 from .models import GPU, Model
 from .serving_options import Z90
 
-__all__ = ["EstimatedServing", "error_words", "lognormal_p90", "serving_estimate"]
+__all__ = ["EstimatedServing", "conditions", "error_words", "lognormal_p90", "serving_estimate"]
 
 
 def error_words(sigma: float, what: str = "calibrated roofline") -> str:
@@ -58,12 +62,16 @@ class EstimatedServing:
         return error_words(self.sigma)
 
 
-def _words(gpus: int, e: Estimate) -> str:
-    size, replicas = e.gpus_per_replica, gpus // e.gpus_per_replica
+def _replica(e: Estimate) -> str:
+    return f"{e.gpus_per_replica} GPU{'s' * (e.gpus_per_replica != 1)} per replica"
+
+
+def conditions(e: Estimate) -> str:
+    """An operating point in a few words: ``"1 GPU per replica, batch 17, 24.95 ms per
+    output token, 108.2 ms to first token"``."""
     return (
-        f"{e.tokens_per_s_per_gpu:,.1f} tokens/s per GPU on {replicas} replica"
-        f"{'s' * (replicas != 1)} of {size} GPU{'s' * (size != 1)} at batch {e.batch:g}, "
-        f"{e.tokens_per_s_per_user:.1f} tokens/s per user, {e.bound}-bound"
+        f"{_replica(e)}, batch {e.batch:g}, {e.tpot_ms:.4g} ms per output token, "
+        f"{e.ttft_ms:.4g} ms to first token"
     )
 
 
@@ -87,7 +95,8 @@ def serving_estimate(
     targets: Targets,
     fit: Fit | None = None,
 ) -> EstimatedServing:
-    """The estimated serving throughput of one ``gpu`` of a build of ``gpus`` for ``model``.
+    """The estimated serving throughput of one ``gpu`` of a build of ``gpus`` for ``model``,
+    at the operating point meeting ``targets``.
 
     Args:
         model, gpu: catalog or inline. gpus: GPUs of the build or instance [GPU].
@@ -96,26 +105,31 @@ def serving_estimate(
             published one.
 
     Raises:
-        CatalogError: the model has no architecture, the GPU no bandwidth or peak, the weights
-            and one request do not fit, or no batch meets the targets (naming the best).
+        TargetsUnmetError: no replica size meets the targets, even at batch 1 (the message
+            names what the build reaches at best).
+        CatalogError: the model has no architecture, the GPU no bandwidth or peak, or the
+            weights and one request do not fit in any replica.
     """
     fit = fit or published()
     arch = _checked(model, gpu)
     e = estimate(arch, gpu, gpus, precision, input_tokens, output_tokens, targets, fit.calibration)
+    build = f"{gpus} x {gpu.name}"
     if e is None:
         raise CatalogError(
-            f"{model.id} at {precision} and one request of {input_tokens:g} + {output_tokens:g} "
-            f"tokens do not fit in {gpus} x {gpu.memory_gb:g} GB"
+            f"{build} cannot hold {model.id} at {precision}: its weights and one request's KV "
+            "cache do not fit in any replica"
         )
     if not e.meets_targets:
-        raise CatalogError(
-            f"no batch of {model.id} on {gpus} x {gpu.name} meets the targets; the best is "
-            f"{e.tokens_per_s_per_user:.1f} tokens/s per user, TPOT {e.tpot_ms:.1f} ms, TTFT "
-            f"{e.ttft_ms:.0f} ms (estimated)"
+        raise TargetsUnmetError(
+            f"{build} cannot serve {model.id} at {precision} within {shortfall(targets, e)} "
+            f"(estimated at batch 1, {_replica(e)})",
+            e,
         )
-    sigma = fit.sigma_of(arch)
-    how = _words(gpus, e)
-    return EstimatedServing(e.tokens_per_s_per_gpu, sigma, e, fit, how)
+    how = (
+        f"{e.tokens_per_s_per_gpu:,.1f} tokens/s per GPU from the model's architecture and "
+        f"{gpu.name}'s specifications ({conditions(e)}, {e.bound}-bound)"
+    )
+    return EstimatedServing(e.tokens_per_s_per_gpu, fit.sigma_of(arch), e, fit, how)
 
 
 def lognormal_p90(sigma: float) -> float:

@@ -10,7 +10,10 @@ model at this precision, for requests of I input and O output tokens":
    catalog from a serving file, :mod:`pricing.userserving`) come first: where any of them
    holds, the catalog's rows of that GPU are not used;
 2. with an interactivity floor ``min_tokens_per_s_per_user``, keep the rows whose measured
-   interactivity meets it (a row without one does not count); without a floor, keep every row;
+   interactivity meets it (a row without one does not count); with a ceiling on the time per
+   output token ``max_tpot_ms`` or to the first token ``max_ttft_ms``, keep the rows that
+   measured that latency and meet it (the catalog's rows measure neither; an imported benchmark
+   does); without targets, keep every row;
 3. of those, keep the rows at the measured request shape nearest the workload's, by
    d = |ln I - ln I_row| + |ln O - ln O_row| (shapes within 1e-9 of the least distance tie and
    are pooled; ln 0 = -inf, so a zero-token side is nearest only to zero);
@@ -128,7 +131,70 @@ def _distance(row: ServingPoint, input_tokens: float, output_tokens: float) -> f
     return _log_gap(input_tokens, row.input_tokens) + _log_gap(output_tokens, row.output_tokens)
 
 
-def _meets(row: ServingPoint, floor: float | None) -> bool:
+#: The latency columns of a row, the target each is held to, and what it measures in words.
+_LATENCIES = (
+    ("tpot_ms", "max_tpot_ms", "time per output token"),
+    ("ttft_ms", "max_ttft_ms", "time to first token"),
+)
+
+
+@dataclass(frozen=True)
+class _Ceilings:
+    """The latency targets a measured row must have measured and meet [ms]; None sets none."""
+
+    max_tpot_ms: float | None = None
+    max_ttft_ms: float | None = None
+
+    def __post_init__(self) -> None:
+        for _, name, _ in _LATENCIES:
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not 0 < value < math.inf
+            ):
+                raise CatalogError(f"{name} must be a positive number [ms], got {value!r}")
+
+    def met(self, row: ServingPoint) -> bool:
+        """Whether ``row`` measured every latency set here and meets it."""
+        return all(
+            getattr(self, name) is None
+            or (getattr(row, column) is not None and getattr(row, column) <= getattr(self, name))
+            for column, name, _ in _LATENCIES
+        )
+
+    def shortfall(self, rows: list[ServingPoint]) -> str:
+        """Why ``rows`` (of one GPU) miss the ceilings, ``""`` when they do not: the best
+        each measures, or that none measures it."""
+        found = []
+        for column, name, what in _LATENCIES:
+            limit = getattr(self, name)
+            measured = [getattr(p, column) for p in rows if getattr(p, column) is not None]
+            if limit is None or (measured and min(measured) <= limit):
+                continue
+            found.append(
+                f"its least measured {what} is {min(measured):g} ms, above {name} {limit:g}"
+                if measured
+                else f"its rows do not measure the {what} ({name} {limit:g})"
+            )
+        return "; ".join(found)
+
+    def words(self) -> str:
+        """The ceilings in words (``"within 25 ms per output token"``), ``""`` without any."""
+        parts = [
+            f"{getattr(self, name):g} ms {what.removeprefix('time ')}"
+            for _, name, what in _LATENCIES
+            if getattr(self, name) is not None
+        ]
+        return f"within {' and '.join(parts)}" if parts else ""
+
+
+_NO_CEILINGS = _Ceilings()
+
+
+def _meets(row: ServingPoint, floor: float | None, ceilings: _Ceilings = _NO_CEILINGS) -> bool:
+    if not ceilings.met(row):
+        return False
     if floor is None:
         return True
     return row.tokens_per_s_per_user is not None and row.tokens_per_s_per_user >= floor
@@ -160,11 +226,17 @@ def _check_tokens(input_tokens: float, output_tokens: float) -> None:
             raise CatalogError(f"{name} must be a number >= {low} [tokens], got {value!r}")
 
 
-def _rows(catalog: Catalog, model: str, precision: str, floor: float | None) -> list[ServingPoint]:
+def _rows(
+    catalog: Catalog,
+    model: str,
+    precision: str,
+    floor: float | None,
+    ceilings: _Ceilings = _NO_CEILINGS,
+) -> list[ServingPoint]:
     return [
         p
         for p in catalog.serving
-        if p.model == model and p.precision == precision and _meets(p, floor)
+        if p.model == model and p.precision == precision and _meets(p, floor, ceilings)
     ]
 
 
@@ -191,15 +263,17 @@ def gpus_with_rows(
     return _gpus(_rows(catalog, model_id, precision, min_tokens_per_s_per_user))
 
 
-def _shortfall(catalog: Catalog, model: str, precision: str, gpu: str, floor: float | None) -> str:
-    """Why the rows of a GPU miss the floor; ``""`` when it has no rows at all."""
-    if floor is None:
-        return ""
-    own = [p.tokens_per_s_per_user for p in _rows(catalog, model, precision, None) if p.gpu == gpu]
-    measured = [v for v in own if v is not None]
-    if measured:
-        return f"its best measured interactivity is {max(measured):g} tokens/s per user"
-    return "its rows do not measure interactivity" if own else ""
+def _shortfall(own: list[ServingPoint], floor: float | None, ceilings: _Ceilings) -> str:
+    """Why ``own`` (the rows of a GPU that hold) miss the floor or the latency ceilings;
+    ``""`` when it has no rows at all."""
+    found = [ceilings.shortfall(own)] if own else []
+    if floor is not None and own:
+        measured = [p.tokens_per_s_per_user for p in own if p.tokens_per_s_per_user is not None]
+        if not measured:
+            found.append("its rows do not measure interactivity")
+        elif max(measured) < floor:
+            found.append(f"its best measured interactivity is {max(measured):g} tokens/s per user")
+    return "; ".join(f for f in found if f)
 
 
 def _how(row: ServingPoint, differs: bool, input_tokens: float, output_tokens: float) -> str:
@@ -253,6 +327,9 @@ def tokens_per_s(
     output_tokens: float,
     min_tokens_per_s_per_user: float | None = None,
     gpus: int | None = None,
+    *,
+    max_tpot_ms: float | None = None,
+    max_ttft_ms: float | None = None,
 ) -> ServingThroughput:
     """The measured serving throughput of one ``gpu`` for ``model`` at ``precision``.
 
@@ -264,6 +341,8 @@ def tokens_per_s(
         min_tokens_per_s_per_user: interactivity floor [output tokens/s per request], or None.
         gpus: the GPUs of the build or instance [GPU]; only rows measured on a replica size it
             is a multiple of apply. None: every row applies.
+        max_tpot_ms, max_ttft_ms: latency ceilings [ms], or None: only rows that measured the
+            time per output token (to the first token) and meet it apply.
 
     Returns:
         The :class:`ServingThroughput` chosen by the rule of the module docstring.
@@ -271,18 +350,22 @@ def tokens_per_s(
     Raises:
         UnknownIdError: unknown model, GPU or precision (closest ids listed).
         ServingUnavailableError: no row fits; it names the GPUs that have rows for the model and
-            precision (meeting the floor, when one is given), and why this GPU's do not apply.
-        CatalogError: token counts or floor out of range.
+            precision (meeting the targets, when given), and why this GPU's do not apply.
+        CatalogError: token counts, floor or ceilings out of range.
     """
     model_id = catalog.model(model).id
     gpu_id = catalog.gpu(gpu).id
     floor = min_tokens_per_s_per_user
     _check_question(precision, floor)
     _check_tokens(input_tokens, output_tokens)
-    rows = _rows(catalog, model_id, precision, floor)
+    ceilings = _Ceilings(max_tpot_ms, max_ttft_ms)
+    rows = _rows(catalog, model_id, precision, floor, ceilings)
     mine = [p for p in rows if p.gpu == gpu_id]
     held = [p for p in mine if holds(p, gpus)]
     if not held:
-        detail = _unheld(mine, gpus) or _shortfall(catalog, model_id, precision, gpu_id, floor)
-        raise ServingUnavailableError(model_id, precision, gpu_id, floor, _gpus(rows), detail)
+        own = [p for p in _rows(catalog, model_id, precision, None) if p.gpu == gpu_id]
+        detail = _unheld(mine, gpus) or _shortfall(own, floor, ceilings)
+        raise ServingUnavailableError(
+            model_id, precision, gpu_id, floor, _gpus(rows), detail, ceilings.words()
+        )
     return _nearest([p for p in held if p.file] or held, input_tokens, output_tokens)

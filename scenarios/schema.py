@@ -517,7 +517,14 @@ WORK_KINDS = ("training", "inference")
 #: JSON Schema states the same rules, :mod:`scenarios.jsonschema`).
 WORK_ONLY = {
     "training": ("reference_gpu",),
-    "inference": ("model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user"),
+    "inference": (
+        "model",
+        "input_tokens",
+        "output_tokens",
+        "min_tokens_per_s_per_user",
+        "max_tpot_ms",
+        "max_ttft_ms",
+    ),
 }
 WORK_REQUIRED = {"training": (), "inference": ("model", "input_tokens", "output_tokens")}
 WORK_PRECISIONS = {"training": PRECISIONS, "inference": SERVING_PRECISIONS}
@@ -562,6 +569,21 @@ class WorkloadSchema(_Base):
         SERVING_LIMITS,
         "tokens_per_s_per_user",
         "inference: only operating points that serve each request at least this fast",
+        load_default=None,
+    )
+    max_tpot_ms = _limit(
+        SERVING_LIMITS,
+        "tpot_ms",
+        "inference: only operating points whose time per output token is at most this; a "
+        "measured row counts only where it measured it, else the estimate at the targets",
+        load_default=None,
+    )
+    max_ttft_ms = _limit(
+        SERVING_LIMITS,
+        "ttft_ms",
+        "inference: only operating points whose time to first token is at most this "
+        "(queueing before admission not counted); a measured row counts only where it "
+        "measured it, else the estimate at the targets",
         load_default=None,
     )
 

@@ -53,7 +53,7 @@ from pricing import (
     tokens_per_s,
 )
 from pricing.errors import ServingUnavailableError
-from pricing.estimate import Targets
+from pricing.estimate import Targets, TargetsUnmetError
 from pricing.estimated import EstimatedServing, error_words, lognormal_p90, serving_estimate
 from pricing.text import counted
 from pricing.training_error import ESTIMATED_BASES
@@ -174,7 +174,9 @@ class Inference(Work):
     """Serving ``model`` for requests of ``input_tokens`` and ``output_tokens`` tokens, counted
     in millions of tokens (input + output); a GPU's throughput is the catalog's measured
     serving throughput [tokens/s per GPU], at ``min_tokens_per_s_per_user`` [tokens/s] or
-    faster when given (:func:`pricing.tokens_per_s`), else the calibrated estimate
+    faster when given (:func:`pricing.tokens_per_s`), else the calibrated estimate at the
+    targets. Under a latency target (``max_tpot_ms``, ``max_ttft_ms`` [ms]) a measured row
+    applies only where it measured that latency and meets it
     (:func:`pricing.estimated.serving_estimate`)."""
 
     kind: ClassVar[str] = "inference"
@@ -184,6 +186,13 @@ class Inference(Work):
     input_tokens: int
     output_tokens: int
     min_tokens_per_s_per_user: float | None = None
+    max_tpot_ms: float | None = None
+    max_ttft_ms: float | None = None
+
+    @property
+    def targets(self) -> Targets:
+        """What each user's service must meet."""
+        return Targets(self.min_tokens_per_s_per_user, self.max_tpot_ms, self.max_ttft_ms)
 
     def per_gpu(self, gpu: GPU, gpus: int | None = None) -> ServingThroughput | EstimatedServing:
         """The measured serving throughput of one ``gpu`` [tokens/s per GPU] of a build or
@@ -191,6 +200,7 @@ class Inference(Work):
         do not apply), else the estimate at the workload's shape and targets.
 
         Raises:
+            TargetsUnmetError: no batch of the estimate meets the targets (with its best).
             CatalogError: nothing measured applies and the estimate cannot be made (both said).
         """
         inline = next((w for w, r in (("model", self.model), ("GPU", gpu)) if r.is_inline), None)
@@ -207,6 +217,8 @@ class Inference(Work):
                     self.output_tokens,
                     self.min_tokens_per_s_per_user,
                     gpus,
+                    max_tpot_ms=self.max_tpot_ms,
+                    max_ttft_ms=self.max_ttft_ms,
                 )
             except ServingUnavailableError as exc:
                 unmeasured = exc.problem
@@ -218,8 +230,10 @@ class Inference(Work):
                 self.precision,
                 self.input_tokens,
                 self.output_tokens,
-                Targets(min_tokens_per_s_per_user=self.min_tokens_per_s_per_user),
+                self.targets,
             )
+        except TargetsUnmetError:
+            raise
         except CatalogError as exc:
             raise CatalogError(f"{unmeasured}, and no estimate: {exc.problem}") from None
 
@@ -247,6 +261,8 @@ def work(workload: Mapping[str, Any], catalog: Catalog) -> Work:
         input_tokens=workload["input_tokens"],
         output_tokens=workload["output_tokens"],
         min_tokens_per_s_per_user=workload.get("min_tokens_per_s_per_user"),
+        max_tpot_ms=workload.get("max_tpot_ms"),
+        max_ttft_ms=workload.get("max_ttft_ms"),
         **common,
     )
 
@@ -477,7 +493,8 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "throughput": "measured, else scaled or peak ratios (their error: `throughput_error`)",
         "serving": "the measured operating point (a `--serving` file's first) on a replica size "
         "`buy.gpu_count` is a multiple of, at the request shape nearest the workload's, that "
-        "meets `workload.min_tokens_per_s_per_user`; else the calibrated estimate at the "
+        "meets `workload.min_tokens_per_s_per_user` and, having measured them, "
+        "`workload.max_tpot_ms` and `max_ttft_ms`; else the calibrated estimate at the "
         "workload's shape and targets (its error: `buy.throughput_error`)",
         "serving_origin": "catalog",
     },
@@ -494,8 +511,9 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "throughput": "measured, else scaled or peak ratios (their error: `throughput_error`)",
         "serving": "the measured operating point (a `--serving` file's first) on a replica size "
         "the instance's GPU count is a multiple of, at the request shape nearest the "
-        "workload's, that meets `workload.min_tokens_per_s_per_user`; else the calibrated "
-        "estimate at the workload's shape and targets (its error: `rent.throughput_error`)",
+        "workload's, that meets `workload.min_tokens_per_s_per_user` and, having measured "
+        "them, `workload.max_tpot_ms` and `max_ttft_ms`; else the calibrated estimate at the "
+        "workload's shape and targets (its error: `rent.throughput_error`)",
         "serving_origin": "catalog",
         "available": "",
     },

@@ -302,6 +302,8 @@ def test_the_form_follows_the_kind_of_work(page):
         "workload.input_tokens",
         "workload.output_tokens",
         "workload.min_tokens_per_s_per_user",
+        "workload.max_tpot_ms",
+        "workload.max_ttft_ms",
         "buy.tokens_per_s_per_gpu",
         "rent.tokens_per_s_per_gpu",
     }
@@ -325,7 +327,14 @@ def test_the_form_follows_the_kind_of_work(page):
     rules = views.work_rules()
     assert rules["default"] == "training"
     assert rules["kinds"]["inference"] == {
-        "only": ["model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user"],
+        "only": [
+            "model",
+            "input_tokens",
+            "output_tokens",
+            "min_tokens_per_s_per_user",
+            "max_tpot_ms",
+            "max_ttft_ms",
+        ],
         "precisions": ["fp16", "fp8", "fp4"],
         "throughput": "tokens_per_s_per_gpu",
         "blocks": ["api"],

@@ -204,6 +204,22 @@ _WORK = (
         words="only measured operating points that serve each request at least this fast",
         note="empty: no floor",
     ),
+    Field(
+        "workload.max_tpot_ms",
+        "Time per output token ceiling",
+        "number",
+        work="inference",
+        words="serve each request within this time per output token",
+        note="empty: no target",
+    ),
+    Field(
+        "workload.max_ttft_ms",
+        "Time to first token ceiling",
+        "number",
+        work="inference",
+        words="serve each request within this time to the first token",
+        note="empty: no target",
+    ),
 )
 
 _SCENARIO = (
@@ -561,6 +577,8 @@ COMPARE = (
                 "number",
                 note="empty: any measurement",
             ),
+            Field("max_tpot_ms", "Most ms per output token", "number", note="empty: no target"),
+            Field("max_ttft_ms", "Most ms to first token", "number", note="empty: no target"),
         ),
     ),
     Section(

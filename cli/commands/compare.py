@@ -35,6 +35,8 @@ _FLAGS = {
     "input_tokens": "--input-tokens",
     "output_tokens": "--output-tokens",
     "min_tokens_per_s_per_user": "--min-tokens-per-s-per-user",
+    "max_tpot_ms": "--max-tpot-ms",
+    "max_ttft_ms": "--max-ttft-ms",
     "grid": "--grid",
     "sort": "--sort",
 }
@@ -57,7 +59,8 @@ def add_parser(sub) -> None:
         "--output-tokens: each GPU's speed is the catalog's serving measurement of the model "
         "at --precision, the catalog's API offers of the model join the ranking (+-10 % on "
         "their prices), and the options whose GPU has no measurement, or whose server or "
-        "instance cannot hold the weights in 90 % of its GPU memory, are left out and counted. "
+        "instance cannot hold the weights in 90 % of its GPU memory, are left out and counted, "
+        "as are those that cannot meet --max-tpot-ms or --max-ttft-ms. "
         "Each option's carbon (g CO2e per unit of work at the utilisation) counts an owned "
         "build on --grid with its embodied carbon, and a rented instance on its region's grid "
         "with its share of the host's; an API's is not published. --sort carbon ranks by it.",
@@ -68,6 +71,7 @@ def add_parser(sub) -> None:
             "costmodel compare -u 0.5 --model llama-3.3-70b --precision fp8",
             "costmodel compare -u 0.3 --model llama-3.1-8b --input-tokens 5000 --output-tokens 500",
             "costmodel compare -u 0.5 --model llama-3.3-70b --min-tokens-per-s-per-user 20",
+            "costmodel compare -u 0.5 --model llama-3.1-8b --max-tpot-ms 25 --max-ttft-ms 500",
             "costmodel compare -u 0.5 --grid FR --sort carbon",
         ),
     )
@@ -140,6 +144,15 @@ def _add_serving(p: argparse.ArgumentParser) -> None:
         metavar="F",
         help="with --model: only serving measurements that serve each request at least F tokens/s",
     )
+    for flag, what in (("--max-tpot-ms", "per output token"), ("--max-ttft-ms", "to first token")):
+        p.add_argument(
+            flag,
+            type=float,
+            metavar="T",
+            help=f"with --model: serve each request within T ms {what}, at the estimate's "
+            "operating point where no measurement of it holds; options that cannot are left "
+            "out and counted, with the best they reach",
+        )
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -200,6 +213,8 @@ def _request(args: argparse.Namespace):
         "input_tokens": args.input_tokens,
         "output_tokens": args.output_tokens,
         "min_tokens_per_s_per_user": args.min_tokens_per_s_per_user,
+        "max_tpot_ms": args.max_tpot_ms,
+        "max_ttft_ms": args.max_ttft_ms,
         "grid": args.grid and args.grid.strip(),
         "sort": args.sort and args.sort.strip().casefold(),
     }

@@ -60,6 +60,8 @@ from costmodel.sides import side as side_of
 from costmodel.stats import percentiles
 from pricing import PRICING_MODELS, Catalog, CatalogError, load_catalog
 from pricing.carbon import GridIntensity
+from pricing.estimate import Estimate, TargetsUnmetError
+from pricing.estimated import EstimatedServing, conditions
 from pricing.serving import gpus_with_rows
 
 from ..advice import WEIGHTS_SHARE, Question, advise
@@ -91,6 +93,7 @@ from .result import (
     LeftOut,
     Option,
     OwnedGrid,
+    Reach,
     ServedModel,
     Unserved,
 )
@@ -121,7 +124,7 @@ API_UNCERTAINTY: Mapping[str, float] = MappingProxyType(
 #: GPUs per owned server compared.
 GPU_COUNTS: tuple[int, ...] = (1, 2, 4, 8)
 #: Why an option of a comparison by model is left out without being resolved.
-_UNMEASURED, _TOO_BIG = "no_measurement", "does_not_fit"
+_UNMEASURED, _TOO_BIG, _TOO_SLOW = "no_measurement", "does_not_fit", "misses_targets"
 
 # ---------------------------------------------------------------------------------------------
 # the options
@@ -181,6 +184,22 @@ def _skipped(c: _Candidate, w: Work, measured: frozenset[str]) -> str | None:
         return _UNMEASURED
     if w.model.weights_gb(w.precision) > WEIGHTS_SHARE * c.gpu_count * c.memory_gb:
         return _TOO_BIG
+    if _best_short(c, w) is not None:
+        return _TOO_SLOW
+    return None
+
+
+def _best_short(c: _Candidate, w: Inference) -> Estimate | None:
+    """Under latency targets, the best ``c`` can do when it cannot meet them; ``None`` when
+    it can (or there are none, or its throughput cannot be found: resolving it says why)."""
+    if w.max_tpot_ms is None and w.max_ttft_ms is None:
+        return None
+    try:
+        w.per_gpu(w.catalog.gpu(c.gpu), c.gpu_count)
+    except TargetsUnmetError as exc:
+        return exc.best
+    except CatalogError:
+        pass
     return None
 
 
@@ -218,6 +237,8 @@ def _work(r: CompareRequest, catalog: Catalog) -> Work:
         input_tokens=r.input_tokens,
         output_tokens=r.output_tokens,
         min_tokens_per_s_per_user=r.min_tokens_per_s_per_user,
+        max_tpot_ms=r.max_tpot_ms,
+        max_ttft_ms=r.max_ttft_ms,
     )
 
 
@@ -349,6 +370,8 @@ def _basis(r: CompareRequest) -> CompareRequest:
         input_tokens=r.input_tokens if r.model else DEFAULT_TOKENS,
         output_tokens=r.output_tokens if r.model else DEFAULT_TOKENS,
         min_tokens_per_s_per_user=r.min_tokens_per_s_per_user,
+        max_tpot_ms=r.max_tpot_ms,
+        max_ttft_ms=r.max_ttft_ms,
     )
 
 
@@ -394,6 +417,9 @@ def _citation(side: Owned | Rented | Hosted) -> tuple[float | None, Citation | N
         o = side.offer
         return None, Citation(o.id, o.as_of, o.source, "published")
     t = side.throughput
+    if isinstance(t, EstimatedServing):
+        where = f"{conditions(t.point)}, leave-one-out error ±{100 * t.sigma:.0f} %"
+        return t.value, Citation("estimate", t.fit.as_of, t.source, t.origin, where)
     if not isinstance(t, ServingThroughput):
         return None, None
     row = t.row
@@ -473,6 +499,22 @@ def _unserved(
         does_not_fit_servers=count(_TOO_BIG, "buy", lambda c: (c.gpu, c.gpu_count)),
         does_not_fit_instances=count(_TOO_BIG, "rent", lambda c: c.id),
         measured_gpus=tuple(sorted(measured)),
+        misses_targets_servers=count(_TOO_SLOW, "buy", lambda c: (c.gpu, c.gpu_count)),
+        misses_targets_instances=count(_TOO_SLOW, "rent", lambda c: c.id),
+        misses_targets_best=_reach([c for c, why in skipped if why == _TOO_SLOW], w),
+    )
+
+
+def _reach(slow: list[_Candidate], w: Inference) -> Reach | None:
+    """The best the options left out for missing the latency targets reach."""
+    best = [_best_short(c, w) for c in {(c.gpu, c.gpu_count): c for c in slow}.values()]
+    best = [e for e in best if e is not None]
+    if not best:
+        return None
+    return Reach(
+        tpot_ms=min(e.tpot_ms for e in best),
+        ttft_ms=min(e.ttft_ms for e in best),
+        tokens_per_s_per_user=max(e.tokens_per_s_per_user for e in best),
     )
 
 

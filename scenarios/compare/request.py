@@ -3,7 +3,8 @@
 and :func:`load_request`, with the defaults a request leaves out.
 
 Utilisation is the busy share of wall-clock hours [-], the horizon in [month], GPU memory in
-[GB], tokens per request in [tokens] and the interactivity floor in [tokens/s per user]. The
+[GB], tokens per request in [tokens], the interactivity floor in [tokens/s per user] and the
+latency targets in [ms]. The
 unit of work a request's costs are per is :attr:`CompareRequest.unit`: without a ``model``,
 training work in reference GPU-hours (``"reference_gpu_hour"``); with one, serving it in
 millions of tokens, input + output (``"million_tokens"``).
@@ -31,7 +32,7 @@ from pricing.vocabulary import GPU_LIMITS, SERVING_LIMITS, TIERS
 
 from ..emissions import DEFAULT_GRID
 from ..errors import ScenarioError, flatten_messages
-from ..schema import BoundRange, UtilisationFloor
+from ..schema import WORK_ONLY, BoundRange, UtilisationFloor
 
 __all__ = ["SORTS", "CompareRequest", "CompareSchema", "load_request"]
 
@@ -49,8 +50,10 @@ SORTS = ("cost", "carbon")
 _HORIZON = input_fields(ModelInputs)["horizon_months"].metadata["bound"]
 _SEED = input_fields(ModelInputs)["seed"].metadata["bound"]
 _MEMORY = GPU_LIMITS["memory_gb"]
-#: The request keys of a comparison by model (of inference work).
-_SERVING_KEYS = ("model", "input_tokens", "output_tokens", "min_tokens_per_s_per_user")
+#: The request keys of a comparison by model: the workload keys of inference work.
+_SERVING_KEYS = WORK_ONLY["inference"]
+#: The latency targets among them.
+_LATENCY_KEYS = ("max_tpot_ms", "max_ttft_ms")
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,10 @@ class CompareRequest:
         input_tokens, output_tokens: tokens per request of the model's work [tokens].
         min_tokens_per_s_per_user: only serving measurements that serve each request at least
             this fast [tokens/s]; ``None``: any.
+        max_tpot_ms, max_ttft_ms: latency targets, time per output token and to the first
+            token [ms]: each option serves at the estimate's operating point meeting them
+            (a measurement counts only where it measured them); an option that cannot meet them
+            is left out and counted. ``None``: no target.
         grid: catalog grid id of the owned options' electricity (default the US average).
         sort: ``"cost"`` (P50 cost, cheapest first) or ``"carbon"`` (P50 carbon, lowest first,
             the options of unknown carbon last).
@@ -89,6 +96,8 @@ class CompareRequest:
     input_tokens: int = DEFAULT_TOKENS
     output_tokens: int = DEFAULT_TOKENS
     min_tokens_per_s_per_user: float | None = None
+    max_tpot_ms: float | None = None
+    max_ttft_ms: float | None = None
     grid: str = DEFAULT_GRID
     sort: str = SORTS[0]
 
@@ -104,6 +113,20 @@ def _tokens(name: str, description: str) -> fields.Field:
         strict=True,
         validate=BoundRange(SERVING_LIMITS[name]),
         metadata={"description": description, "unit": "[tokens]"},
+    )
+
+
+def _latency(name: str, what: str) -> fields.Field:
+    return fields.Float(
+        load_default=None,
+        allow_none=True,
+        allow_nan=False,
+        validate=BoundRange(SERVING_LIMITS[name]),
+        metadata={
+            "description": f"with a model: serve each request within this {what}; an option "
+            "that cannot is left out and counted",
+            "unit": "[ms]",
+        },
     )
 
 
@@ -183,7 +206,8 @@ class CompareSchema(Schema):
             "unit": "[tokens/s]",
         },
     )
-
+    max_tpot_ms = _latency("tpot_ms", "time per output token")
+    max_ttft_ms = _latency("ttft_ms", "time to first token (queueing before admission not counted)")
     grid = fields.String(
         load_default=DEFAULT_GRID,
         validate=validate.Length(min=1, max=100),
@@ -230,9 +254,12 @@ class CompareSchema(Schema):
 
     @post_dump
     def _drop_serving(self, data: dict, **kwargs: Any) -> dict:
-        """A comparison of training work shows none of the serving keys."""
-        if data.get("model") is None:
-            for key in _SERVING_KEYS:
+        """A comparison of training work shows none of the serving keys, and one without
+        latency targets none of theirs (added later: earlier answers keep their form)."""
+        for key in _SERVING_KEYS if data.get("model") is None else ():
+            data.pop(key, None)
+        for key in _LATENCY_KEYS:
+            if data.get(key) is None:
                 data.pop(key, None)
         return data
 

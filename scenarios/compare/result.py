@@ -31,6 +31,7 @@ __all__ = [
     "LeftOut",
     "Option",
     "OwnedGrid",
+    "Reach",
     "ServedModel",
     "Unserved",
 ]
@@ -162,17 +163,32 @@ class ServedModel:
 
 
 @dataclass(frozen=True)
+class Reach:
+    """The best the options left out for missing the latency targets can do, each figure the
+    best of any of them at its fastest operating point (batch 1): the least time per output
+    token and to the first token [ms] and the most output tokens/s per user [tokens/s]."""
+
+    tpot_ms: float
+    ttft_ms: float
+    tokens_per_s_per_user: float
+
+
+@dataclass(frozen=True)
 class Unserved:
     """What a comparison by model leaves out before resolving it: the GPUs (of owned options)
     and instances without a serving measurement of the model at the precision (and the
     interactivity floor), the owned servers (a GPU at a count) and instances too small for the
-    weights; and the GPUs that do have a measurement."""
+    weights, and under latency targets those that cannot meet them (with the best they
+    reach, ``None`` when none is left out so); and the GPUs that do have a measurement."""
 
     no_measurement_gpus: int
     no_measurement_instances: int
     does_not_fit_servers: int
     does_not_fit_instances: int
     measured_gpus: tuple[str, ...]
+    misses_targets_servers: int = 0
+    misses_targets_instances: int = 0
+    misses_targets_best: Reach | None = None
 
 
 @dataclass(frozen=True)

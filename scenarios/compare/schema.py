@@ -237,6 +237,16 @@ class ServedModelSchema(Schema):
     weights_gb = Number(metadata={"description": "its weights at the precision compared [GB]"})
 
 
+class ReachSchema(Schema):
+    """The best the options left out for missing the latency targets reach."""
+
+    tpot_ms = Number(metadata={"description": "least time per output token of any [ms]"})
+    ttft_ms = Number(metadata={"description": "least time to first token of any [ms]"})
+    tokens_per_s_per_user = Number(
+        metadata={"description": "most output tokens/s per user of any [tokens/s]"}
+    )
+
+
 class UnservedSchema(Schema):
     """What a comparison by model leaves out before resolving it."""
 
@@ -258,6 +268,19 @@ class UnservedSchema(Schema):
         fields.String(),
         required=True,
         metadata={"description": "the GPUs with a measurement of the model at the precision"},
+    )
+    misses_targets_servers = fields.Integer(
+        required=True,
+        metadata={"description": "owned servers that cannot meet the latency targets"},
+    )
+    misses_targets_instances = fields.Integer(
+        required=True,
+        metadata={"description": "instances that cannot meet the latency targets"},
+    )
+    misses_targets_best = fields.Nested(
+        ReachSchema,
+        allow_none=True,
+        metadata={"description": "the best the options left out for the targets reach"},
     )
 
 
@@ -324,7 +347,10 @@ class ComparisonSchema(Schema):
     left_out = fields.Nested(
         UnservedSchema,
         attribute="unserved",
-        metadata={"description": "by model: options without a measurement or too small"},
+        metadata={
+            "description": "by model: options without a measurement, too small or that "
+            "cannot meet the latency targets"
+        },
     )
     ruled_out = fields.List(
         fields.Nested(CompareLeftOutSchema),

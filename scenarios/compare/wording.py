@@ -17,7 +17,7 @@ from costmodel.result import Breakeven
 
 from ..advice import WEIGHTS_SHARE
 from .request import CompareRequest
-from .result import PROVIDER_SERVICE_LIFE_YEARS, SERVICE_LIFE_YEARS, Comparison, Option
+from .result import PROVIDER_SERVICE_LIFE_YEARS, SERVICE_LIFE_YEARS, Comparison, Option, Unserved
 
 __all__ = ["Wording", "from_peaks", "option_name", "pricing_name", "wording"]
 
@@ -91,7 +91,7 @@ def _heading(result: Comparison) -> str:
             f"Cost per reference GPU-hour {at} ({r.precision}, {r.horizon_months} months"
             f"{tier}{memory}; {run}; one reference GPU-hour is an hour of {result.reference_gpu})"
         )
-    floor = _floor_words(r)
+    floor = ", ".join(w for w in (_floor_words(r), _within_words(r)) if w)
     return (
         f"Cost per M tokens of {result.model.name} ({r.precision}) {at} ({r.input_tokens:,} "
         f"input / {r.output_tokens:,} output tokens per request{floor and ', ' + floor}, "
@@ -162,7 +162,39 @@ def _unserved_words(result: Comparison) -> str:
             f"{_many(u.does_not_fit_instances, 'instance')} do not fit its {m.weights_gb:,.0f} GB "
             f"of weights in {fmt_share(WEIGHTS_SHARE)} of their GPU memory"
         )
+    if u.misses_targets_servers or u.misses_targets_instances:
+        parts.append(_misses_words(u, r))
     return "; ".join(parts) + "." if parts else ""
+
+
+def _within_words(r: CompareRequest) -> str:
+    """The latency targets in words, ``""`` without any."""
+    targets = [
+        f"{limit:g} ms {what}"
+        for limit, what in ((r.max_tpot_ms, "per output token"), (r.max_ttft_ms, "to first token"))
+        if limit is not None
+    ]
+    return f"within {' and '.join(targets)}" if targets else ""
+
+
+def _misses_words(u: Unserved, r: CompareRequest) -> str:
+    """The options that cannot meet the latency targets, and the best any of them reaches."""
+    best = u.misses_targets_best
+    reach = [
+        f"{value:.3g} ms {what}"
+        for limit, value, what in (
+            (r.max_tpot_ms, best and best.tpot_ms, "per output token"),
+            (r.max_ttft_ms, best and best.ttft_ms, "to first token"),
+        )
+        if limit is not None and value is not None
+    ]
+    if r.min_tokens_per_s_per_user is not None and best is not None:
+        reach.append(f"{best.tokens_per_s_per_user:.3g} tokens/s per user")
+    return (
+        f"{_many(u.misses_targets_servers, 'server')} and "
+        f"{_many(u.misses_targets_instances, 'instance')} cannot serve {_within_words(r)}"
+        + (f" (the best any of them reaches: {', '.join(reach)})" if reach else "")
+    )
 
 
 def wording(result: Comparison) -> Wording:

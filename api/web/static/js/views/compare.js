@@ -22,7 +22,13 @@ export const TOP = 25;
 /** A `percent` field's value over its share in the request. */
 const PERCENT = 100;
 /** The request options that only a comparison by model has (besides `model` itself). */
-const SERVING = ["input_tokens", "output_tokens", "min_tokens_per_s_per_user"];
+const SERVING = [
+  "input_tokens",
+  "output_tokens",
+  "min_tokens_per_s_per_user",
+  "max_tpot_ms",
+  "max_ttft_ms",
+];
 /** Each side's tag in the table. */
 const TAGS = { buy: "own", rent: "rent", api: "API" };
 
