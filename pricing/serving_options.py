@@ -40,6 +40,7 @@ __all__ = [
     "answer",
     "calibration_dict",
     "calibration_report",
+    "error_sigma",
     "to_dict",
 ]
 
@@ -250,7 +251,9 @@ def _no_room(arch: Architecture, precision: str, gpu: GPU, n: int) -> str:
     )
 
 
-def _sigma(fit: Fit, arch: Architecture) -> float:
+def error_sigma(fit: Fit, arch: Architecture) -> float:
+    """The lognormal sigma of an estimate of ``arch`` [-]: the calibration's leave-one-out
+    sigma of its kind of model (mixture of experts or dense) where published, else of all."""
     group = fit.sigma_moe if arch.active_params_b < arch.params_b else fit.sigma_dense
     return group if group is not None else fit.sigma
 
@@ -270,7 +273,7 @@ def answer(question: Question, catalog: Catalog, fit: Fit | None = None) -> Answ
     fit = fit or published()
     model_id, precision, gpus = _checked(question, catalog)
     arch = Architecture.of(catalog.models[model_id], question.params_b)
-    sigma = _sigma(fit, arch)
+    sigma = error_sigma(fit, arch)
     i, o = question.input_tokens, question.output_tokens
     options, left_out = [], []
     for gpu in gpus:
