@@ -135,7 +135,8 @@ def _add_serving(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
         metavar="M",
-        help="a catalog model id (llama-3.3-70b): rank the ways to serve it by cost per M tokens",
+        help="a catalog model id (llama-3.3-70b): rank the ways to serve it by cost per M tokens "
+        "(with --model-config: the name of the model read from it)",
     )
     for side in ("input", "output"):
         p.add_argument(
