@@ -72,6 +72,7 @@ class Speeds:
 
     @property
     def fit(self) -> Fit:
+        """The calibration of the estimates, read when first needed."""
         if self._fit is None:
             from pricing.calibration import published
 
