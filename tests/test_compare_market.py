@@ -171,6 +171,12 @@ def test_the_draws_of_measured_options_do_not_move_and_builds_share_their_error(
     other = with_guesses[0].cost / with_guesses[3].cost
     rho = stats.spearmanr(ratio, other).statistic
     assert rho == pytest.approx(ERROR_RANK_CORRELATION, abs=0.04)
+    # ln E = sigma z: the Pearson correlation of the normals is 2 sin(pi 0.5 / 6)
+    # = 2 sin(pi / 12) = 2 x 0.258819 = 0.517638
+    pearson = np.corrcoef(np.log(ratio), np.log(other))[0, 1]
+    assert pearson == pytest.approx(0.517638, abs=0.04)
+    again = _figures([OptionInputs("buy", buy, error=error)], spreads)
+    assert np.array_equal(again[0].cost, with_guesses[1].cost)  # same seed, same draws
 
 
 # ------------------------------------------------------------------ each build's throughput
