@@ -137,8 +137,9 @@ def error_responses(blp: Blueprint, *codes: int) -> Callable[[Any], Any]:
 
 def write_choices(schemas: Mapping[str, dict[str, Any]], catalog: Catalog) -> None:
     """State in the OpenAPI ``schemas`` the choices the server takes from ``catalog``: the
-    comparison's ``model`` is one of the catalog's model ids (or null), as the server refuses
-    any other."""
+    comparison's ``model``, given as an id, is one of the catalog's model ids, as the server
+    refuses any other (an inline model is not a catalog id)."""
     model = schemas.get("Compare", {}).get("properties", {}).get("model")
-    if model is not None:
-        model["enum"] = [*sorted(catalog.models), None]
+    for choice in (model or {}).get("oneOf", ()):
+        if choice.get("type") == "string":
+            choice["enum"] = sorted(catalog.models)

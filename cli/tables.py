@@ -554,7 +554,7 @@ def print_examples(examples: Sequence[Example], console: Console) -> None:
 def print_compare(result: Comparison, console: Console, limit: int | None = None) -> None:
     """Every option (or the ``limit`` cheapest) ranked by P50 cost per unit of work, then the
     cheapest option of each side, their break-evens and what was left out."""
-    from scenarios.compare.wording import from_peaks, wording
+    from scenarios.compare.wording import estimated, from_peaks, wording
 
     words = wording(result)
     shown = list(result.options if limit is None else result.options[:limit])
@@ -567,6 +567,8 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
     if caveats:
         console.print(f"{_DIFFERS} measured under other conditions than asked: "
                       f"{'; '.join(caveats)}", markup=False, highlight=False)  # fmt: skip
+    if any(estimated(o) for o in shown):
+        console.print(words.estimated_note, markup=False, highlight=False)
     if any(o.carbon is None for o in shown):
         console.print(words.unknown_carbon_note, highlight=False)
     if limit is not None and len(result.options) > limit:
@@ -647,16 +649,26 @@ _DIFFERS = "‡"
 
 
 def _differs(o) -> str:
-    """The mark of an option whose throughput was measured under other conditions than asked."""
+    """The mark of an option whose throughput was measured under other conditions than asked,
+    or estimated."""
+    from scenarios.compare.wording import ESTIMATED, estimated
+
+    if estimated(o):
+        return f" {ESTIMATED}"
     return f" {_DIFFERS}" if o.source and o.source.caveats else ""
 
 
+#: How the speed column marks a throughput by its origin.
+_SPEED_MARKS = {"yours": " yours", "estimated": " est."}
+
+
 def _speed(o) -> str:
-    """An option's tokens/s per GPU, ``yours`` when from the user's serving file."""
+    """An option's tokens/s per GPU, ``yours`` when from the user's serving file, ``est.``
+    when estimated."""
     if not o.tokens_per_s_per_gpu:
         return ""
-    mine = " yours" if o.source and o.source.origin == "yours" else ""
-    return f"{fmt_number(o.tokens_per_s_per_gpu)}{mine}"
+    mark = _SPEED_MARKS.get(o.source.origin, "") if o.source else ""
+    return f"{fmt_number(o.tokens_per_s_per_gpu)}{mark}"
 
 
 def _cited(c) -> str:
@@ -673,7 +685,7 @@ COMPARE_COLUMNS = (
 )  # fmt: skip
 SERVING_COLUMNS = (
     "unit", "tokens_per_s_per_gpu", "source_id", "source_as_of", "source", "source_origin",
-    "source_conditions", "source_caveats",
+    "source_conditions", "source_caveats", "source_sigma",
 )  # fmt: skip
 #: The last columns: each option's emissions [g CO2e/unit of work], empty when not known.
 CARBON_COLUMNS = ("carbon_g_p10", "carbon_g_p50", "carbon_g_p90")
@@ -684,9 +696,10 @@ def compare_csv(result: Comparison) -> str:
     :attr:`~scenarios.compare.result.Option.key`) and ``catalog_id`` the catalog's: costs
     [USD/unit of work] to 6 significant
     figures, warnings as ``;``-separated codes; by model also the unit (``million_tokens``),
-    the measured serving throughput [tokens/s per GPU] and the serving row or API offer each
-    option rests on (an API has no GPU: empty cells); last the emissions [g CO2e/unit of
-    work] (empty when not known). Text cells never start a formula."""
+    the serving throughput [tokens/s per GPU] and the serving row, estimate (its lognormal
+    sigma [-] in ``source_sigma``) or API offer each option rests on (an API has no GPU:
+    empty cells); last the emissions [g CO2e/unit of work] (empty when not known). Text
+    cells never start a formula."""
     from present.formatting import text_cell
 
     by_model = result.model is not None
@@ -715,7 +728,9 @@ def compare_csv(result: Comparison) -> str:
                 if c
                 else ("",) * 6
             )
+            sigma = "" if c is None or c.sigma is None else f"{c.sigma:.6g}"
             row += [result.unit, "" if speed is None else f"{speed:.6g}", *map(text_cell, cited)]
+            row.append(sigma)
         g = o.carbon
         row += ("",) * 3 if g is None else [f"{v:.6g}" for v in (g.p10, g.p50, g.p90)]
         writer.writerow(row)

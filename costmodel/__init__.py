@@ -24,7 +24,7 @@ from .distributions import (
 from .engine import simulate, summarise
 from .fleet import simulate_plan, summarise_plan
 from .inputs import BuyInputs, Financing, InputError, ModelInputs, PlanInputs, RentInputs
-from .options import OptionInputs, evaluate_options
+from .options import OptionInputs, ThroughputError, evaluate_options
 from .result import Result
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "PlanInputs",
     "RentInputs",
     "Result",
+    "ThroughputError",
     "Triangular",
     "Uniform",
     "evaluate_options",

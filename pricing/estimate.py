@@ -320,7 +320,11 @@ def operating_point(arch, gpus, gpu: GPU, precision, i, o, n_max: int, targets, 
         point = serve(arch, gpus, gpu.bandwidth_gbs, flops, precision, i, o, n, cal, pcie(gpu))
         return bool(targets.met(point))
 
-    if n_max < 1 or not ok(1):
+    if n_max < 1:
+        return 0
+    if targets == Targets():  # no target: the most that fit
+        return int(n_max)
+    if not ok(1):
         return 0
     low, high = 1, int(n_max)
     while low < high:

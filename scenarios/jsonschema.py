@@ -205,12 +205,9 @@ def _custom(self: Any, field: fields.Field, openapi: tuple[int, int]) -> dict[st
         return {"oneOf": choices}
     if isinstance(field, Ref):
         ref = self.resolve_nested_schema(field.schema_cls)
-        return {
-            "oneOf": [
-                {"type": "string", "minLength": 1, "pattern": r"\S", "description": "catalog id"},
-                ref,
-            ]
-        }
+        string = {"type": "string", "minLength": 1, "pattern": r"\S", "description": "catalog id"}
+        null = {"type": "null"} if openapi >= (3, 1) else {"nullable": True, "enum": [None]}
+        return {"oneOf": [string, ref, *([null] if field.allow_none else [])]}
     if isinstance(field, Utilisation):
         ref = self.resolve_nested_schema(UtilisationRangeSchema)
         return {

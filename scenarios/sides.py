@@ -78,8 +78,12 @@ __all__ = [
     "Work",
     "gathered",
     "hosted",
+    "hosted_of",
+    "model_of",
     "owned",
+    "owned_of",
     "rented",
+    "rented_of",
     "unknown_ids",
     "work",
 ]
@@ -257,7 +261,7 @@ def work(workload: Mapping[str, Any], catalog: Catalog) -> Work:
         reference = _gpu(catalog, workload["reference_gpu"], "workload.reference_gpu")
         return Training(reference=reference, **common)
     return Inference(
-        model=_model(catalog, workload["model"], "workload.model"),
+        model=model_of(catalog, workload["model"], "workload.model"),
         input_tokens=workload["input_tokens"],
         output_tokens=workload["output_tokens"],
         min_tokens_per_s_per_user=workload.get("min_tokens_per_s_per_user"),
@@ -566,7 +570,9 @@ class Rented:
         return self.offer.gpu
 
 
-def _model(catalog: Catalog, ref: str | Mapping, path: str) -> Model:
+def model_of(catalog: Catalog, ref: str | Mapping, path: str) -> Model:
+    """The model a document names at ``path``: a catalog id, or a validated inline mapping
+    (its keys' problems at ``path.<key>``)."""
     if isinstance(ref, Mapping):
         given = {k: v for k, v in ref.items() if v is not None and k != "config"}
         if any(k in given for k in ARCHITECTURE) and "arch_source" not in given:
@@ -896,6 +902,27 @@ def rented(
     )
 
 
+#: The plain (not distributed) inputs of an owned block, at their engine defaults: what a
+#: ``buy`` block that leaves them out holds once validated.
+_PLAIN_OWNED = ("powered_when_idle", "depreciation", "depreciation_years")
+
+
+def owned_of(w: Work, gpu: str, gpu_count: int, path: str = "buy", **given: Any) -> Owned:
+    """The owned build of ``gpu_count`` catalog GPUs ``gpu`` at key path ``path``, made from
+    keywords as :func:`owned` resolves a block of these keys alone: ``given`` are engine
+    inputs given (distributions), every other input takes its default. No document is loaded
+    (a comparison resolves hundreds of these)."""
+    meta = input_fields(BuyInputs)
+    plain = {name: meta[name].default for name in _PLAIN_OWNED}
+    return owned({**plain, "gpu": gpu, "gpu_count": gpu_count, **given}, path, w)
+
+
+def rented_of(w: Work, instance: str, pricing: str, path: str = "rent", **given: Any) -> Rented:
+    """The catalog ``instance`` rented at ``pricing`` at key path ``path``, made from keywords
+    as :func:`rented` resolves a block of these keys alone (``given``: engine inputs given)."""
+    return rented({"instance": instance, "pricing": pricing, **given}, path, w)
+
+
 @dataclass
 class _Hosting:
     """What the default of a left-out input of an API side may depend on: its offer, and
@@ -982,6 +1009,12 @@ def hosted(block: Mapping[str, Any], path: str, w: Work) -> Hosted:
         block={**block, **filled.values},
         assumptions=filled.assumptions,
     )
+
+
+def hosted_of(w: Work, offer: str, path: str = "api") -> Hosted:
+    """The catalog API ``offer`` at key path ``path``, made from keywords as :func:`hosted`
+    resolves a block naming it alone."""
+    return hosted({"model": offer}, path, w)
 
 
 def gathered(*steps: Callable[[], Any]) -> list[Any]:

@@ -90,7 +90,7 @@ def test_compare_by_model_in_chromium(driver, tmp_path):
         )
         assert heads[3:] == [
             "P50 [USD/M tokens]", "P10–P90 [USD/M tokens]", "CO2e P50 [g/M tokens]", "Price",
-            "Tokens/s per GPU", "Measured or priced",
+            "Tokens/s per GPU", "Measured, estimated or priced",
         ]  # fmt: skip
         first = page.js(
             "return [...document.querySelectorAll('#compare-table tbody tr:first-child > *')]"
@@ -98,8 +98,11 @@ def test_compare_by_model_in_chromium(driver, tmp_path):
         )
         best = answer["options"][0]
         cited = best["source"]
-        # marked ‡ when its serving row was measured under other conditions than asked
-        assert first[1] == best["name"] + (" \u2021" if cited["caveats"] else "")
+        # marked § when its speed is estimated, ‡ when its serving row was measured under
+        # other conditions than asked
+        estimated = cited["origin"] == "estimated"
+        mark = " \u00a7" if estimated else " \u2021" if cited["caveats"] else ""
+        assert first[1] == best["name"] + mark
         assert first[3] == fmt_unit_cost(best["cost_per_unit"]["p50"])
         assert first[5] == fmt_grams(best["carbon_per_unit"]["p50"])
         where = f"{cited['id']} ({cited['as_of']})"
@@ -108,6 +111,8 @@ def test_compare_by_model_in_chromium(driver, tmp_path):
         assert f"\u2021 measured under other conditions than asked: {'; '.join(caveats)}" in (
             page.text("compare-notes")
         )
+        assert any(o["source"]["origin"] == "estimated" for o in answer["options"][:25])
+        assert answer["wording"]["estimated_note"] in page.text("compare-notes")
         tags = page.js(
             "return [...document.querySelectorAll('#compare-table .side-tag')]"
             ".map((c) => c.textContent)"
@@ -150,7 +155,7 @@ def test_compare_by_model_in_chromium(driver, tmp_path):
         by_carbon = _answer(server, body)
         page.by_id("compare-show-all").click()
         page.wait(lambda: len(_cells(page, 1)) == len(by_carbon["options"]), "every option")
-        assert [c.removesuffix(" \u2021") for c in _cells(page, 1)] == [
+        assert [c.removesuffix(" \u2021").removesuffix(" \u00a7") for c in _cells(page, 1)] == [
             o["name"] for o in by_carbon["options"]
         ]
         grams = _cells(page, 5)

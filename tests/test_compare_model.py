@@ -191,13 +191,15 @@ def test_options_without_a_measurement_or_room_for_the_weights_are_counted():
     assert u.measured_gpus == ("fast", "ref")
     assert result.model.weights_gb == 15.0 and result.ruled_out == ()
     assert wording(result).left_out == (
-        "1 GPU and 1 instance have no measurement of m-15b at fp8 (measured on fast, ref); "
-        "1 server and 1 instance do not fit its 15 GB of weights in 90 % of their GPU memory."
+        "1 GPU and 1 instance have no measurement of m-15b at fp8 (measured on fast, ref) nor "
+        "an estimate (it needs the model's architecture and the GPU's bandwidth and peak); "
+        "1 server and 1 instance do not fit its 15 GB of weights (and one request's KV cache) "
+        "in 90 % of their GPU memory."
     )
-    # at 1, 2, 4 and 8 GPUs per server, those of 2 or more have no platform tier: ruled out
+    # by model, an owned server is compared at the GPU counts the catalog's tiers build: 1 here
     every = compare(REQUEST, catalog, uncertainty={})
-    assert len(every.options) == 5 and len(every.ruled_out) == 6  # fast and ref x 2, 4, 8
-    assert option_count(REQUEST, catalog) == 11
+    assert len(every.options) == 5 and every.ruled_out == ()
+    assert option_count(REQUEST, catalog) == 5
     # a floor of 20 tokens/s per user: ref's row does not measure interactivity
     floor = compare(replace(REQUEST, min_tokens_per_s_per_user=20), catalog, uncertainty={},
                     counts=(1,))  # fmt: skip
@@ -224,12 +226,14 @@ def test_tier_and_memory_filters_come_before_the_counts():
 
 
 def test_an_owned_server_too_small_at_one_count_is_kept_at_another():
-    # 15 GB at fp8 needs more than one ref (14.4 GB usable) but fits on two (28.8 GB); the
-    # 2-GPU build has no platform tier in this catalog and is ruled out with the reason.
-    result = compare(REQUEST, _catalog(), uncertainty={}, counts=(1, 2))
+    # 15 GB at fp8 needs more than one ref (14.4 GB usable) but fits on two (28.8 GB)
+    catalog = _catalog()
+    two = replace(catalog.tiers[0], name="2-GPU test box", gpu_count=2)
+    catalog = replace(catalog, tiers=(*catalog.tiers, two))
+    result = compare(REQUEST, catalog, uncertainty={}, counts=(1, 2))
     assert result.unserved.does_not_fit_servers == 1
-    assert {(r.id, r.gpu_count) for r in result.ruled_out} == {("fast", 2), ("ref", 2)}
-    assert all("no platform tier" in r.reason for r in result.ruled_out)
+    owned = {(o.id, o.gpu_count) for o in result.options if o.side == "buy"}
+    assert owned == {("fast", 1), ("fast", 2), ("ref", 2)} and result.ruled_out == ()
 
 
 def test_the_default_uncertainty_spreads_the_api_prices_too():
@@ -284,17 +288,21 @@ def test_the_shipped_catalog_by_model_cites_every_option():
     request = CompareRequest(utilisation=0.5, model="llama-3.3-70b", precision="fp8", samples=200)
     result = compare(request, catalog)
     rows = {p.id: p for p in catalog.serving}
-    priced = {g.id for g in catalog.gpus.values() if g.price_usd is not None}
     u = result.unserved
-    assert u.no_measurement_gpus == len(priced - set(u.measured_gpus))
-    assert u.no_measurement_instances == sum(
-        1 for i in catalog.instances.values() if i.gpu not in u.measured_gpus
-    )
+    # every catalog GPU has the figures an estimate needs: none is left out for want of a row
+    assert (u.no_measurement_gpus, u.no_measurement_instances) == (0, 0)
     offers = {o.id for o in catalog.api_offers.values() if o.model == "llama-3.3-70b"}
     assert {o.id for o in result.options if o.side == "api"} == offers
+    origins = {o.source.origin for o in result.options}
+    assert origins == {"measured", "estimated", "published"}
     for o in result.options:
         if o.side == "api":
             assert o.source.as_of == catalog.api_offers[o.id].as_of
+            continue
+        if o.source.origin == "estimated":
+            assert o.source.id == "calibrated roofline" and o.tokens_per_s_per_gpu > 0
+            assert 0 < o.source.sigma < 1 and "batch" in o.source.conditions
+            assert o.gpu not in u.measured_gpus or o.gpu_count < 8  # no row holds for it
             continue
         row = rows[o.source.id]
         assert (row.model, row.precision, row.gpu) == ("llama-3.3-70b", "fp8", o.gpu)
@@ -318,16 +326,19 @@ def test_the_shipped_catalog_by_model_cites_every_option():
 
 
 def test_a_70b_model_at_fp16_does_not_fit_one_80_gb_gpu():
-    # 70.56 B parameters x 2 bytes = 141.12 GB > 0.9 x 80 GB: one A100 80 GB does not hold it, two
-    # would hold it, but its rows measure replicas of 4 and 8 GPUs, which do not hold for 2
+    # 70.56 B parameters x 2 bytes = 141.12 GB > 0.9 x 80 GB: one A100 80 GB does not hold it,
+    # two hold it (144 GB) with room for the KV cache of a few requests
     result = compare(CompareRequest(utilisation=0.5, model="llama-3.1-70b", samples=50))
     assert result.request.precision == "fp16"  # the first precision the catalog measures
-    owned = {o.gpu_count for o in result.options if o.side == "buy" and o.gpu == "a100-sxm4-80gb"}
-    assert owned == {4, 8} and result.unserved.does_not_fit_servers == 1
-    ruled = {(r.id, r.gpu_count): r.reason for r in result.ruled_out}
-    # its rows are measured on 4 and 8 GPUs per replica, which a 2-GPU build is no multiple of:
-    # its throughput would be estimated, but an SXM module does not mount on the 2-GPU tier
-    assert "an SXM module" in ruled[("a100-sxm4-80gb", 2)]
+    owned = {
+        (o.gpu, o.gpu_count): o.source.origin
+        for o in result.options
+        if o.side == "buy" and o.gpu.startswith("a100-")
+    }
+    # its rows measure replicas of 4 and 8 SXM modules; the PCIe cards are estimated at 2+
+    assert owned[("a100-sxm4-80gb", 4)] == owned[("a100-sxm4-80gb", 8)] == "measured"
+    assert owned[("a100-pcie-80gb", 2)] == "estimated"
+    assert ("a100-pcie-80gb", 1) not in owned and result.unserved.does_not_fit_servers > 0
 
 
 # ---------------------------------------------------------------------------- command line
@@ -339,7 +350,7 @@ def test_compare_by_model_prints_tokens(capsys):
     out = capsys.readouterr().out
     assert out.startswith("Cost per M tokens of Llama 3.3 70B Instruct (fp8) at 50 % util")
     assert "per M tokens" in out.split("Cheapest owned: ")[1].splitlines()[0]
-    assert "Cheapest API: " in out and "have no measurement of llama-3.3-70b at fp8" in out
+    assert "Cheapest API: " in out and "do not fit its 71 GB of weights" in out
     assert (
         main([*args, "--format", "csv", "--input-tokens", "8192", "--output-tokens", "1024"]) == 0
     )
@@ -350,7 +361,9 @@ def test_compare_by_model_prints_tokens(capsys):
     assert main([*args, "--format", "json", "--min-tokens-per-s-per-user", "20"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["request"]["min_tokens_per_s_per_user"] == 20
-    assert doc["wording"]["left_out"].startswith(f"{doc['left_out']['no_measurement_gpus']} GPUs")
+    assert doc["wording"]["left_out"].startswith(
+        f"{doc['left_out']['does_not_fit_servers']} servers"
+    )
 
 
 @pytest.mark.parametrize(

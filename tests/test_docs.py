@@ -153,7 +153,7 @@ def test_the_readmes_compare_by_model_summary_is_what_the_command_prints(monkeyp
 
     text = (ROOT / "README.md").read_text("utf-8")
     block = re.search(r"```text\n(Cheapest owned:.*?)```", text, re.S).group(1)
-    quoted = re.sub(r"\n(?!Cheapest|Break-even|\d+ GPUs)", " ", block.strip()).splitlines()
+    quoted = re.sub(r"\n(?!Cheapest|Break-even|\d+ servers)", " ", block.strip()).splitlines()
     monkeypatch.setenv("COLUMNS", "400")
     args = ["compare", "--utilisation", "0.5", "--model", "llama-3.3-70b", "--precision", "fp8"]
     assert main(args) == 0

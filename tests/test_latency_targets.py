@@ -35,9 +35,10 @@ EXAMPLE = Calibration(eta_b=0.45, eta_f=0.48, o_dec_s=0.0, o_pre_s=0.037)
 IDEAL = Calibration(eta_b=1.0, eta_f=1.0, o_dec_s=0.0, o_pre_s=0.0)
 
 
-def _use(monkeypatch, cal: Calibration) -> None:
-    fit = dataclasses.replace(published(), calibration=cal)
-    monkeypatch.setattr(pricing.estimated, "published", lambda: fit)
+def _use(monkeypatch, cal: Calibration, **sigmas: float) -> None:
+    fit = dataclasses.replace(published(), calibration=cal, **sigmas)
+    monkeypatch.setattr(pricing.estimated, "published", lambda: fit)  # a scenario's sides
+    monkeypatch.setattr(pricing.calibration, "published", lambda: fit)  # compare's speeds
 
 
 @pytest.fixture
@@ -316,7 +317,8 @@ REQUEST = CompareRequest(utilisation=0.5, horizon_months=12, samples=4, model=MO
 
 
 def test_compare_ranks_the_options_at_their_operating_points_by_hand(monkeypatch):
-    _use(monkeypatch, IDEAL)
+    # an estimate without error (sigma 0), so that every draw's cost is the hand-computed one
+    _use(monkeypatch, IDEAL, sigma=0.0, sigma_dense=0.0, sigma_moe=0.0)
     catalog = _latency_catalog()
     r = replace(REQUEST, max_tpot_ms=10.0505)
     result = compare(r, catalog, uncertainty={}, counts=(1,))
@@ -338,7 +340,7 @@ def test_compare_ranks_the_options_at_their_operating_points_by_hand(monkeypatch
     assert kept[("fast", "purchase")].tokens_per_s_per_gpu == pytest.approx(one_fast, rel=REL)
     duo = kept[("cloud/duo", "spot")]
     assert duo.tokens_per_s_per_gpu == pytest.approx(20_000 / 3, rel=REL)
-    assert (duo.source.id, duo.source.origin) == ("estimate", "estimated")
+    assert (duo.source.id, duo.source.origin) == ("calibrated roofline", "estimated")
     assert duo.source.conditions.startswith("2 GPUs per replica, batch 134, 10.05 ms per output")
     assert result.unserved.misses_targets_servers == 0 and result.request.max_tpot_ms == 10.0505
 
@@ -364,10 +366,10 @@ def test_compare_leaves_out_and_counts_the_options_that_cannot_meet_the_targets(
     assert u.misses_targets_best.tpot_ms == pytest.approx(5.0005, rel=REL)
     assert u.misses_targets_best.ttft_ms == pytest.approx(80.0005, rel=REL)
     assert {o.side for o in four.options} == {"api"}
-    # at 1, 2, 4 and 8 GPUs per server, G = 4 of fast (15e9 / 6e12 = 2.5 ms) and of ref
-    # (15e9 / 4e12 = 3.75 ms) meet 4 ms at batch 1, fast x 2 (5.0005 ms) and ref x 2 (7.5 ms)
-    # do not: fast and ref x 4 and x 8 and the two API offers, 6
-    assert option_count(replace(REQUEST, max_tpot_ms=4), catalog) == 6
+    # by model, owned servers are built only at the GPU counts of the catalog's platform tiers:
+    # this catalog's one tier builds 1-GPU servers, and neither one fast (10.001 ms) nor one
+    # ref (15e9 / 1e12 = 15 ms) meets 4 ms at batch 1: the two API offers are left, 2
+    assert option_count(replace(REQUEST, max_tpot_ms=4), catalog) == 2
     assert wording(four).left_out.endswith(
         "1 server and 1 instance cannot serve within 4 ms per output token (the best any of "
         "them reaches: 5 ms per output token)."

@@ -39,6 +39,8 @@ _FLAGS = {
     "max_ttft_ms": "--max-ttft-ms",
     "grid": "--grid",
     "sort": "--sort",
+    "model.config": "--model-config",
+    "model.params_b": "--params-b",
 }
 
 
@@ -56,11 +58,14 @@ def add_parser(sub) -> None:
         "are left out. Also prints the cheapest owned and rented option and the utilisation "
         "at which they break even. With --model, the work is serving that catalog model and "
         "the cost is per M tokens (input + output) of requests of --input-tokens and "
-        "--output-tokens: each GPU's speed is the catalog's serving measurement of the model "
-        "at --precision, the catalog's API offers of the model join the ranking (+-10 % on "
-        "their prices), and the options whose GPU has no measurement, or whose server or "
-        "instance cannot hold the weights in 90 % of its GPU memory, are left out and counted, "
-        "as are those that cannot meet --max-tpot-ms or --max-ttft-ms. "
+        "--output-tokens: each server or instance serves at the catalog's serving measurement "
+        "of the model at --precision where one holds for it, else at the throughput estimated "
+        "from the model's architecture and the GPU's specifications (marked, its error drawn "
+        "in the cost's P10-P90), the catalog's API offers of the model join the ranking (+-10 "
+        "% on their prices), and the options whose server or instance cannot hold the weights "
+        "in 90 % of its GPU memory, or that cannot meet --max-tpot-ms or --max-ttft-ms, are "
+        "left out and counted. --model-config compares a model the catalog lacks from its "
+        "Hugging Face config.json. "
         "Each option's carbon (g CO2e per unit of work at the utilisation) counts an owned "
         "build on --grid with its embodied carbon, and a rented instance on its region's grid "
         "with its share of the host's; an API's is not published. --sort carbon ranks by it.",
@@ -72,6 +77,7 @@ def add_parser(sub) -> None:
             "costmodel compare -u 0.3 --model llama-3.1-8b --input-tokens 5000 --output-tokens 500",
             "costmodel compare -u 0.5 --model llama-3.3-70b --min-tokens-per-s-per-user 20",
             "costmodel compare -u 0.5 --model llama-3.1-8b --max-tpot-ms 25 --max-ttft-ms 500",
+            "costmodel compare -u 0.5 --model-config Qwen2.5-7B-Instruct/config.json",
             "costmodel compare -u 0.5 --grid FR --sort carbon",
         ),
     )
@@ -92,17 +98,7 @@ def add_parser(sub) -> None:
     p.add_argument("--horizon", type=int, metavar="H", help="months owned or rented (default 36)")
     p.add_argument("--min-memory", type=float, metavar="GB", help="leave out GPUs with less memory")
     add_tier(p)
-    p.add_argument(
-        "--grid",
-        metavar="ID",
-        help="catalog grid id of the owned options' electricity, for their carbon (default US; "
-        "'costmodel catalog grids' lists them)",
-    )
-    p.add_argument(
-        "--sort",
-        metavar="BY",
-        help="cost (default): cheapest P50 first, or carbon: lowest P50 g CO2e first",
-    )
+    _add_carbon(p)
     _add_serving(p)
     add_prices(p)
     add_serving(p)
@@ -124,12 +120,28 @@ def add_parser(sub) -> None:
     p.set_defaults(func=execute)
 
 
+def _add_carbon(p: argparse.ArgumentParser) -> None:
+    """The options of the owned options' carbon and of the ranking's order."""
+    p.add_argument(
+        "--grid",
+        metavar="ID",
+        help="catalog grid id of the owned options' electricity, for their carbon (default US; "
+        "'costmodel catalog grids' lists them)",
+    )
+    p.add_argument(
+        "--sort",
+        metavar="BY",
+        help="cost (default): cheapest P50 first, or carbon: lowest P50 g CO2e first",
+    )
+
+
 def _add_serving(p: argparse.ArgumentParser) -> None:
     """The options of a comparison by model."""
     p.add_argument(
         "--model",
         metavar="M",
-        help="a catalog model id (llama-3.3-70b): rank the ways to serve it by cost per M tokens",
+        help="a catalog model id (llama-3.3-70b): rank the ways to serve it by cost per M tokens "
+        "(with --model-config: the name of the model read from it)",
     )
     for side in ("input", "output"):
         p.add_argument(
@@ -142,7 +154,21 @@ def _add_serving(p: argparse.ArgumentParser) -> None:
         "--min-tokens-per-s-per-user",
         type=float,
         metavar="F",
-        help="with --model: only serving measurements that serve each request at least F tokens/s",
+        help="with --model: serve each request at least F tokens/s (measurements that do, "
+        "estimates at the batch that does)",
+    )
+    p.add_argument(
+        "--model-config",
+        metavar="FILE",
+        help="a Hugging Face config.json of a model the catalog lacks: compare serving it at "
+        "its estimated throughput (--model names it; default: the file's folder)",
+    )
+    p.add_argument(
+        "--params-b",
+        type=float,
+        metavar="P",
+        help="with --model-config: its parameters [billions] where the config's family is not "
+        "counted (default: the catalog's for a model of that name, else counted)",
     )
     for flag, what in (("--max-tpot-ms", "per output token"), ("--max-ttft-ms", "to first token")):
         p.add_argument(
@@ -161,10 +187,10 @@ def execute(args: argparse.Namespace) -> int:
     from scenarios.compare import compare
     from scenarios.errors import ScenarioError
 
-    request = _request(args)
     if args.top is not None and args.top < 0:
         raise UsageError("--top must be 0 (all) or more")
     market = catalog(args.prices, args.serving)
+    request = _request(args, market)
     start = time.perf_counter()
     try:
         result = compare(request, market)
@@ -196,7 +222,23 @@ def execute(args: argparse.Namespace) -> int:
     return 0
 
 
-def _request(args: argparse.Namespace):
+def _model(args: argparse.Namespace, market) -> str | dict | None:
+    """The model asked for: a catalog id, or read from ``--model-config``."""
+    from scenarios.compare.inline import model_from_config
+    from scenarios.errors import ScenarioError
+
+    if args.model_config is None:
+        if args.params_b is not None:
+            raise UsageError("--params-b: only with --model-config")
+        return args.model and args.model.strip()
+    name = args.model and args.model.strip()
+    try:
+        return model_from_config(args.model_config, market, name, args.params_b)
+    except ScenarioError as exc:
+        raise _usage(exc) from None
+
+
+def _request(args: argparse.Namespace, market):
     """The comparison request of the options given; a bad value names its option."""
     from scenarios.compare import load_request
     from scenarios.errors import ScenarioError
@@ -209,7 +251,7 @@ def _request(args: argparse.Namespace):
         "tier": args.tier and args.tier.strip().casefold(),
         "samples": args.samples,
         "seed": args.seed,
-        "model": args.model and args.model.strip(),
+        "model": _model(args, market),
         "input_tokens": args.input_tokens,
         "output_tokens": args.output_tokens,
         "min_tokens_per_s_per_user": args.min_tokens_per_s_per_user,

@@ -9,14 +9,18 @@ option the advice rules out (an ``error``) or that cannot be resolved is left ou
 with the reason.
 
 The unit of work is the workload's (:class:`~scenarios.sides.Work`). Without a ``model`` it is
-training work, counted in reference GPU-hours; with one, serving that model at ``precision`` for
-requests of ``input_tokens`` and ``output_tokens`` tokens, counted in millions of tokens (input
-+ output, "M tokens"). A GPU's throughput is then the catalog's measured serving throughput
-(:func:`pricing.tokens_per_s`), and the catalog's API offers of the model join the options. An
-owned or rented option whose GPU has no measurement of the model at that precision is left out
-and counted, and so is one whose server or instance cannot hold the weights in
-:data:`~scenarios.advice.WEIGHTS_SHARE` of its GPU memory (``params_b`` x bytes per parameter,
-:meth:`pricing.Model.weights_gb`).
+training work, counted in reference GPU-hours; with one (a catalog id, or a model the catalog
+lacks given inline with its architecture, :mod:`.inline`), serving that model at ``precision``
+for requests of ``input_tokens`` and ``output_tokens`` tokens, counted in millions of tokens
+(input + output, "M tokens"). The owned servers are then each GPU at the counts the catalog's
+platform tiers build with it, and a server's or instance's throughput is the measured serving
+throughput where a row holds for it (:func:`pricing.tokens_per_s`), else the estimate from the
+model's architecture and the GPU's specifications, whose error is drawn in the ranking
+(:mod:`.speeds`); the catalog's API offers of the model join the options. An owned or rented
+option that cannot hold the weights in :data:`~scenarios.advice.WEIGHTS_SHARE` of its GPU
+memory (``params_b`` x bytes per parameter, :meth:`pricing.Model.weights_gb`), or the weights
+and one request's KV cache, is left out and counted, and so is one estimated to serve no
+request at the per-user floor, or with neither a measurement nor an estimate.
 
 Every option's cost [USD/unit of work] and carbon [g CO2e/unit of work] are given as P10, P50
 and P90 over the same draws of a default uncertainty, undiscounted and before tax, and ranked
@@ -25,6 +29,8 @@ package holds, one module each:
 
 - :mod:`.request`: what is asked (:class:`CompareRequest`, its :class:`CompareSchema`,
   :func:`load_request`);
+- :mod:`.inline`: a model the catalog lacks (:func:`~.inline.model_from_config`);
+- :mod:`.speeds`: each build's throughput, measured or estimated;
 - :mod:`.market`: the options resolved, evaluated and ranked (:func:`compare`,
   :func:`option_count`, the default :data:`UNCERTAINTY`);
 - :mod:`.result`: what is answered, in numbers (:class:`Comparison`, :class:`Option`, ...);

@@ -3,9 +3,12 @@ of work at one utilisation over draws shared by all, and the ranking (:func:`com
 :func:`option_count` counts the options without resolving any).
 
 What the options are and the unit of work they are compared by are told in
-:mod:`scenarios.compare`. Resolving the options is most of the time of a comparison, so the
-resolved options and their carbon inputs are kept for a few (catalog, work, horizon, GPU
-counts) per process, for the day (the advice on stale prices depends on it).
+:mod:`scenarios.compare`. Each option is resolved from its catalog row by the sides' keyword
+constructors (:func:`~scenarios.sides.owned_of`, :func:`~scenarios.sides.rented_of`,
+:func:`~scenarios.sides.hosted_of`), no document loaded. By model, each owned build and
+rented instance serves at its measured or estimated throughput (:mod:`.speeds`); an
+estimated one's error is drawn with the other uncertain inputs
+(:class:`costmodel.options.ThroughputError`), so its cost's P10-P90 carries it.
 
 Cost is per unit of work done at utilisation u [USD/unit]:
 
@@ -40,8 +43,6 @@ the cheapest API offer) is found draw by draw from their lines, each per unit of
 
 from __future__ import annotations
 
-import datetime as dt
-import functools
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -52,36 +53,26 @@ import numpy as np
 
 from costmodel.api_price import blended_price
 from costmodel.cashflows import BuyLine, RentLine
-from costmodel.distributions import draws_at
+from costmodel.distributions import Fixed, draws_at
 from costmodel.inputs import ApiInputs
 from costmodel.options import Evaluated, OptionInputs, breakeven_between, evaluate_options
 from costmodel.result import Advice, CatalogRef
 from costmodel.sides import side as side_of
 from costmodel.stats import percentiles
-from pricing import PRICING_MODELS, Catalog, CatalogError, load_catalog
+from pricing import GPU, PRICING_MODELS, Catalog, CatalogError, Model, load_catalog
 from pricing.carbon import GridIntensity
-from pricing.estimate import Estimate, TargetsUnmetError
-from pricing.estimated import EstimatedServing, conditions
+from pricing.estimate import Estimate
+from pricing.estimated import conditions
 from pricing.serving import gpus_with_rows
 
 from ..advice import WEIGHTS_SHARE, Question, advise
 from ..emissions import side_carbon
 from ..errors import ScenarioError
-from ..schema import ApiSchema, BuySchema, RentSchema
-from ..sides import (
-    Hosted,
-    Inference,
-    Owned,
-    Rented,
-    ServingThroughput,
-    Work,
-    hosted,
-    owned,
-    rented,
-    work,
-)
-from .request import DEFAULT_TOKENS, TRAINING_PRECISION, CompareRequest
+from ..sides import Hosted, Inference, Owned, Rented, Work, hosted_of, owned_of, rented_of, work
+from .inline import inline_model
+from .request import TRAINING_PRECISION, CompareRequest
 from .result import (
+    ESTIMATE_ID,
     PER_TOKEN,
     PROVIDER_SERVICE_LIFE_YEARS,
     PURCHASE,
@@ -97,6 +88,7 @@ from .result import (
     ServedModel,
     Unserved,
 )
+from .speeds import MISSES_TARGETS, TOO_BIG, TOO_SLOW, UNMEASURED, Speed, Speeds
 
 __all__ = ["API_UNCERTAINTY", "GPU_COUNTS", "UNCERTAINTY", "compare", "option_count"]
 
@@ -121,10 +113,9 @@ UNCERTAINTY: Mapping[str, float] = MappingProxyType(
 API_UNCERTAINTY: Mapping[str, float] = MappingProxyType(
     {"api.input_usd_per_mtok": 0.10, "api.output_usd_per_mtok": 0.10}
 )
-#: GPUs per owned server compared.
+#: GPUs per owned server compared (by model, those of them the catalog's platform tiers
+#: build with the GPU).
 GPU_COUNTS: tuple[int, ...] = (1, 2, 4, 8)
-#: Why an option of a comparison by model is left out without being resolved.
-_UNMEASURED, _TOO_BIG, _TOO_SLOW = "no_measurement", "does_not_fit", "misses_targets"
 
 # ---------------------------------------------------------------------------------------------
 # the options
@@ -141,13 +132,22 @@ class _Candidate:
     tier: str | None = None  # a rented instance's kind of provider
 
 
+def _counts(catalog: Catalog, gpu: GPU, counts: Sequence[int], w: Work) -> list[int]:
+    """The GPUs per owned server of ``gpu`` compared: ``counts``, by model only those the
+    catalog's platform tiers build with it."""
+    if not isinstance(w, Inference):
+        return list(counts)
+    built = {t.gpu_count for t in catalog.tiers if t.takes(gpu)}
+    return [n for n in counts if n in built]
+
+
 def _candidates(catalog: Catalog, counts: Sequence[int], w: Work) -> list[_Candidate]:
     """Every option of ``catalog`` (all tiers), and by model the API offers of the model."""
     out = [
         _Candidate("buy", g.id, PURCHASE, g.id, n, g.memory_gb)
         for g in catalog.gpus.values()
         if g.price_usd is not None
-        for n in counts
+        for n in _counts(catalog, g, counts, w)
     ]
     for inst in catalog.instances.values():
         memory = catalog.gpus[inst.gpu].memory_gb
@@ -168,39 +168,26 @@ def _candidates(catalog: Catalog, counts: Sequence[int], w: Work) -> list[_Candi
 
 
 def _measured(w: Work) -> frozenset[str]:
-    """By model, the GPUs with a serving measurement of it (empty for training work)."""
-    if not isinstance(w, Inference):
+    """By model, the GPUs with a serving measurement of it (empty for training work and an
+    inline model)."""
+    if not isinstance(w, Inference) or w.model.is_inline:
         return frozenset()
     found = gpus_with_rows(w.catalog, w.model.id, w.precision, w.min_tokens_per_s_per_user)
     return frozenset(found)
 
 
-def _skipped(c: _Candidate, w: Work, measured: frozenset[str]) -> str | None:
-    """Why a comparison by model leaves ``c`` out unresolved (no measurement of the model on
-    its GPU, or too little GPU memory for the weights); ``None`` to resolve it."""
-    if not isinstance(w, Inference) or c.side == "api":
+def _speed(c: _Candidate, w: Work, speeds: Speeds | None) -> Speed | str | None:
+    """By model, an owned or rented option's throughput (:mod:`.speeds`), or why it is left
+    out unresolved: no throughput to be had, too little GPU memory for the weights (section
+    9's rule before the estimate's), too slow for the floor. ``None`` otherwise."""
+    if speeds is None or c.side == "api":
         return None
-    if c.gpu not in measured:
-        return _UNMEASURED
+    found = speeds.of(w.catalog.gpus[c.gpu], c.gpu_count)
+    if found == UNMEASURED:
+        return found
     if w.model.weights_gb(w.precision) > WEIGHTS_SHARE * c.gpu_count * c.memory_gb:
-        return _TOO_BIG
-    if _best_short(c, w) is not None:
-        return _TOO_SLOW
-    return None
-
-
-def _best_short(c: _Candidate, w: Inference) -> Estimate | None:
-    """Under latency targets, the best ``c`` can do when it cannot meet them; ``None`` when
-    it can (or there are none, or its throughput cannot be found: resolving it says why)."""
-    if w.max_tpot_ms is None and w.max_ttft_ms is None:
-        return None
-    try:
-        w.per_gpu(w.catalog.gpu(c.gpu), c.gpu_count)
-    except TargetsUnmetError as exc:
-        return exc.best
-    except CatalogError:
-        pass
-    return None
+        return TOO_BIG
+    return found
 
 
 def _asked(c: _Candidate, r: CompareRequest) -> bool:
@@ -213,6 +200,17 @@ def _big_enough(c: _Candidate, r: CompareRequest) -> bool:
     return r.min_memory_gb is None or c.side == "api" or c.memory_gb >= r.min_memory_gb
 
 
+def _model(r: CompareRequest, catalog: Catalog) -> Model:
+    """The model compared: a catalog id, or inline with its architecture; a
+    :class:`ScenarioError` at ``model`` (or its key) otherwise."""
+    if isinstance(r.model, Mapping):
+        return inline_model(r.model, catalog)
+    try:
+        return catalog.model(r.model)
+    except CatalogError as exc:
+        raise ScenarioError(None, [{"path": "model", "message": exc.problem}]) from None
+
+
 def _work(r: CompareRequest, catalog: Catalog) -> Work:
     """The work the request compares (by default at the first precision the catalog measures
     the model at, else the first it is served at); a :class:`ScenarioError` at its key paths
@@ -220,10 +218,7 @@ def _work(r: CompareRequest, catalog: Catalog) -> Work:
     if r.model is None:
         training = {"precision": r.precision or TRAINING_PRECISION}
         return work({**training, "reference_gpu": catalog.reference_gpu}, catalog)
-    try:
-        model = catalog.model(r.model)
-    except CatalogError as exc:
-        raise ScenarioError(None, [{"path": "model", "message": exc.problem}]) from None
+    model = _model(r, catalog)
     measured = {p.precision for p in catalog.serving if p.model == model.id}
     first = next((p for p in model.precisions if p in measured), model.precisions[0])
     precision = r.precision or first
@@ -253,28 +248,45 @@ def _grid(r: CompareRequest, catalog: Catalog) -> GridIntensity | None:
         raise ScenarioError(None, [{"path": "grid", "message": exc.problem}]) from None
 
 
+def _listed(
+    catalog: Catalog, request: CompareRequest, counts: Sequence[int], w: Work
+) -> tuple[int, list[tuple[_Candidate, Speed | str | None]], Speeds | None]:
+    """How many candidates are of the tier asked for, and those of them with the memory asked
+    for, each with its throughput by model (:func:`_speed`), in catalog order; and the speeds
+    found (by model)."""
+    speeds = Speeds(w) if isinstance(w, Inference) else None
+    asked = [c for c in _candidates(catalog, counts, w) if _asked(c, request)]
+    kept = [(c, _speed(c, w, speeds)) for c in asked if _big_enough(c, request)]
+    return len(asked), kept, speeds
+
+
 def option_count(request: CompareRequest, catalog: Catalog) -> int:
     """How many options :func:`compare` evaluates or rules out for ``request`` [count]: the
     candidates of the tier and memory asked for, less those a comparison by model leaves out
-    unresolved; known without resolving any. Raises :class:`ScenarioError` as
+    unresolved (their throughputs found, none resolved). Raises :class:`ScenarioError` as
     :func:`compare` does."""
     w = _work(request, catalog)
     _grid(request, catalog)
-    measured = _measured(w)
-    return sum(
-        1
-        for c in _candidates(catalog, GPU_COUNTS, w)
-        if _asked(c, request) and _big_enough(c, request) and _skipped(c, w, measured) is None
-    )
+    _, kept, _ = _listed(catalog, request, GPU_COUNTS, w)
+    return sum(1 for _, speed in kept if not isinstance(speed, str))
 
 
-def _side(c: _Candidate, w: Work) -> Owned | Rented | Hosted:
-    """The option resolved alone, as the ``buy``, ``rent`` or ``api`` block of a scenario is."""
+def _given(speed: Speed | None) -> dict[str, Any]:
+    """The inputs an option's block gives: an estimated throughput [tokens/s per GPU] (a
+    measured one the side finds itself, with its row)."""
+    if speed is None or speed.estimate is None:
+        return {}
+    return {"tokens_per_s_per_gpu": Fixed(speed.value)}
+
+
+def _side(c: _Candidate, w: Work, speed: Speed | None) -> Owned | Rented | Hosted:
+    """The option resolved alone, as the ``buy``, ``rent`` or ``api`` block of a scenario
+    naming it is, from keywords."""
     if c.side == "buy":
-        return owned(BuySchema().load({"gpu": c.id, "gpu_count": c.gpu_count}), "buy", w)
+        return owned_of(w, c.id, c.gpu_count, **_given(speed))
     if c.side == "rent":
-        return rented(RentSchema().load({"instance": c.id, "pricing": c.pricing}), "rent", w)
-    return hosted(ApiSchema().load({"model": c.id}), "api", w)
+        return rented_of(w, c.id, c.pricing, **_given(speed))
+    return hosted_of(w, c.id)
 
 
 def _reason(errors: list[dict]) -> str:
@@ -285,50 +297,34 @@ def _reason(errors: list[dict]) -> str:
 
 @dataclass(frozen=True, eq=False)
 class _Resolved:
-    """An option's side and the advice about it."""
+    """An option's side, the advice about it and (by model) its throughput."""
 
     side: Owned | Rented | Hosted
     warnings: tuple[Advice, ...]
+    speed: Speed | None = None
 
 
-def _resolve(c: _Candidate, w: Work, horizon: int) -> _Resolved | LeftOut:
+def _resolve(c: _Candidate, w: Work, horizon: int, speed: Speed | None) -> _Resolved | LeftOut:
     try:
-        side = _side(c, w)
+        side = _side(c, w, speed)
     except ScenarioError as exc:
         return LeftOut(c.id, c.side, c.pricing, c.gpu_count, _reason(exc.errors))
     warnings = advise(Question(horizon, w, (side,)))
     errors = [a for a in warnings if a.severity == "error"]
     if errors:
         return LeftOut(c.id, c.side, c.pricing, c.gpu_count, errors[0].message)
-    return _Resolved(side, warnings)
-
-
-@functools.lru_cache(maxsize=8)
-def _resolved(
-    catalog: Catalog, basis: CompareRequest, counts: tuple[int, ...], day: dt.date
-) -> tuple[tuple[_Candidate, _Resolved | LeftOut | str], ...]:
-    """Every option of ``catalog`` (all tiers) resolved, left out with the reason, or (by
-    model) skipped unresolved, with why (:func:`_skipped`). Kept for a few (catalog, work,
-    horizon, counts) per process, for the day (the advice on stale prices depends on it):
-    resolving is most of the time of a comparison. ``basis`` is the request with only what
-    the resolution depends on (:func:`_basis`)."""
-    w = _work(basis, catalog)
-    measured = _measured(w)
-    out: list[tuple[_Candidate, _Resolved | LeftOut | str]] = []
-    for c in _candidates(catalog, counts, w):
-        out.append((c, _skipped(c, w, measured) or _resolve(c, w, basis.horizon_months)))
-    return tuple(out)
+    return _Resolved(side, warnings, speed)
 
 
 #: An option's carbon inputs by key path (``"buy.grid"``), the catalog's fixed figures.
 _Carbon = Mapping[str, float] | None
 
 
-def _carbon_of(r: _Resolved | LeftOut | str, catalog: Catalog, grid: str) -> _Carbon:
+def _carbon_of(r: _Resolved, catalog: Catalog, grid: str | None) -> _Carbon:
     """A resolved owned or rented option's carbon inputs, the owned on ``grid``; ``None``
-    for an API offer (not published), for an option not resolved, and for one the catalog
-    lacks a carbon figure of."""
-    if not isinstance(r, _Resolved) or side_of(r.side.path).emissions is None:
+    without a grid (a catalog without grid intensities), for an API offer (not published)
+    and for one the catalog lacks a carbon figure of."""
+    if grid is None or side_of(r.side.path).emissions is None:
         return None
     try:
         found = side_carbon(r.side, catalog, grid)
@@ -336,43 +332,6 @@ def _carbon_of(r: _Resolved | LeftOut | str, catalog: Catalog, grid: str) -> _Ca
         return None
     path = r.side.path
     return MappingProxyType(draws_at({f"{path}.{k}": v for k, v in vars(found).items()}, {}))
-
-
-@functools.lru_cache(maxsize=8)
-def _carbons(
-    catalog: Catalog, basis: CompareRequest, counts: tuple[int, ...], day: dt.date, grid: str
-) -> tuple[_Carbon, ...]:
-    """Each option's carbon inputs (:func:`_carbon_of`), in the order of :func:`_resolved`,
-    kept as it is (the owned options' for a few grids)."""
-    return tuple(_carbon_of(r, catalog, grid) for _, r in _resolved(catalog, basis, counts, day))
-
-
-def _candidates_asked(
-    catalog: Catalog, request: CompareRequest, counts: tuple[int, ...], carbon: bool
-) -> list[tuple[_Candidate, _Resolved | LeftOut | str, _Carbon]]:
-    """The options of the tier asked for, each resolved (:func:`_resolved`) and with its
-    carbon inputs (:func:`_carbons`; none without ``carbon``)."""
-    basis, day = _basis(request), dt.date.today()
-    resolved = _resolved(catalog, basis, counts, day)
-    carbons = (
-        _carbons(catalog, basis, counts, day, request.grid) if carbon else (None,) * len(resolved)
-    )
-    return [(c, r, k) for (c, r), k in zip(resolved, carbons, strict=True) if _asked(c, request)]
-
-
-def _basis(r: CompareRequest) -> CompareRequest:
-    """The request with only what resolving the options depends on (the work and horizon)."""
-    return CompareRequest(
-        utilisation=1.0,
-        precision=r.precision,
-        horizon_months=r.horizon_months,
-        model=r.model,
-        input_tokens=r.input_tokens if r.model else DEFAULT_TOKENS,
-        output_tokens=r.output_tokens if r.model else DEFAULT_TOKENS,
-        min_tokens_per_s_per_user=r.min_tokens_per_s_per_user,
-        max_tpot_ms=r.max_tpot_ms,
-        max_ttft_ms=r.max_ttft_ms,
-    )
 
 
 def _median(spec: Any) -> float:
@@ -411,19 +370,28 @@ def _grams(g: np.ndarray | None, samples: int) -> Grams | None:
     return Grams(**percentiles(out))
 
 
-def _citation(side: Owned | Rented | Hosted) -> tuple[float | None, Citation | None]:
-    """By model, the measured throughput [tokens/s per GPU] and what the option rests on."""
+def _citation(r: _Resolved, w: Work) -> tuple[float | None, Citation | None]:
+    """By model, the throughput [tokens/s per GPU] and what the option rests on: the API
+    offer, the measured row with its conditions, or the estimate with its error."""
+    side, speed = r.side, r.speed
     if isinstance(side, Hosted):
         o = side.offer
         return None, Citation(o.id, o.as_of, o.source, "published")
-    t = side.throughput
-    if isinstance(t, EstimatedServing):
-        where = f"{conditions(t.point)}, leave-one-out error ±{100 * t.sigma:.0f} %"
-        return t.value, Citation("estimate", t.fit.as_of, t.source, t.origin, where)
-    if not isinstance(t, ServingThroughput):
+    if speed is None:
         return None, None
-    row = t.row
-    return t.value, Citation(row.id, row.as_of, row.source, t.origin, t.conditions, t.caveats)
+    if speed.measured is not None:
+        t = speed.measured
+        row = t.row
+        return t.value, Citation(row.id, row.as_of, row.source, t.origin, t.conditions, t.caveats)
+    e, fit = speed.estimate, speed.fit
+    where = f"{conditions(e)}, {e.bound}-bound, {w.input_tokens}/{w.output_tokens} tokens"
+    source = (
+        "estimated from the model's architecture and the GPU's specifications: calibrated "
+        f"roofline fitted on {len(fit.row_ids)} measured rows, leave-one-out median error "
+        f"{fit.loo_median_pct:.0f} %, lognormal sigma {speed.sigma:.2f}"
+    )
+    cited = Citation(ESTIMATE_ID, fit.as_of, source, "estimated", where, sigma=speed.sigma)
+    return speed.value, cited
 
 
 @dataclass(frozen=True, eq=False)
@@ -433,14 +401,14 @@ class _Evaluated:
 
 
 def _evaluate(
-    c: _Candidate, resolved: _Resolved, request: CompareRequest, fig: Evaluated
+    c: _Candidate, resolved: _Resolved, w: Work, request: CompareRequest, fig: Evaluated
 ) -> _Evaluated:
     """One option with the engine's figures of it (:func:`costmodel.evaluate_options`): its
     cost and carbon per unit of work, its price and where that came from, and its source."""
     side = resolved.side
     key = f"{side.path}.{side_of(c.side).price}"
     price = next(a for a in side.assumptions if a.key == key)
-    throughput, source = _citation(side)
+    throughput, source = _citation(resolved, w)
     option = Option(
         id=c.id,
         side=c.side,
@@ -484,37 +452,48 @@ def _by_carbon(e: _Evaluated) -> tuple:
 
 
 def _unserved(
-    skipped: list[tuple[_Candidate, str]], w: Work, measured: frozenset[str]
+    skipped: list[tuple[_Candidate, str]],
+    w: Work,
+    measured: frozenset[str],
+    speeds: Speeds | None,
 ) -> Unserved | None:
-    """The counts of the options a comparison by model left out unresolved."""
+    """The counts of the options a comparison by model left out unresolved, and the best
+    that those left out for the latency targets reach."""
     if not isinstance(w, Inference):
         return None
 
     def count(why: str, side: str, key: Any) -> int:
         return len({key(c) for c, reason in skipped if reason == why and c.side == side})
 
+    def build(c: _Candidate) -> tuple:
+        return (c.gpu, c.gpu_count)
+
+    def instance(c: _Candidate) -> str:
+        return c.id
+
     return Unserved(
-        no_measurement_gpus=count(_UNMEASURED, "buy", lambda c: c.gpu),
-        no_measurement_instances=count(_UNMEASURED, "rent", lambda c: c.id),
-        does_not_fit_servers=count(_TOO_BIG, "buy", lambda c: (c.gpu, c.gpu_count)),
-        does_not_fit_instances=count(_TOO_BIG, "rent", lambda c: c.id),
+        no_measurement_gpus=count(UNMEASURED, "buy", lambda c: c.gpu),
+        no_measurement_instances=count(UNMEASURED, "rent", instance),
+        does_not_fit_servers=count(TOO_BIG, "buy", build),
+        does_not_fit_instances=count(TOO_BIG, "rent", instance),
         measured_gpus=tuple(sorted(measured)),
-        misses_targets_servers=count(_TOO_SLOW, "buy", lambda c: (c.gpu, c.gpu_count)),
-        misses_targets_instances=count(_TOO_SLOW, "rent", lambda c: c.id),
-        misses_targets_best=_reach([c for c, why in skipped if why == _TOO_SLOW], w),
+        too_slow_servers=count(TOO_SLOW, "buy", build),
+        too_slow_instances=count(TOO_SLOW, "rent", instance),
+        misses_targets_servers=count(MISSES_TARGETS, "buy", build),
+        misses_targets_instances=count(MISSES_TARGETS, "rent", instance),
+        misses_targets_best=_reach(list(speeds.short.values()) if speeds else []),
     )
 
 
-def _reach(slow: list[_Candidate], w: Inference) -> Reach | None:
-    """The best the options left out for missing the latency targets reach."""
-    best = [_best_short(c, w) for c in {(c.gpu, c.gpu_count): c for c in slow}.values()]
-    best = [e for e in best if e is not None]
-    if not best:
+def _reach(short: list[Estimate]) -> Reach | None:
+    """The best the options left out for missing the latency targets reach: the least TPOT
+    and TTFT [ms] and the most tokens/s per user of any; ``None`` when none is left out so."""
+    if not short:
         return None
     return Reach(
-        tpot_ms=min(e.tpot_ms for e in best),
-        ttft_ms=min(e.ttft_ms for e in best),
-        tokens_per_s_per_user=max(e.tokens_per_s_per_user for e in best),
+        tpot_ms=min(e.tpot_ms for e in short),
+        ttft_ms=min(e.ttft_ms for e in short),
+        tokens_per_s_per_user=max(e.tokens_per_s_per_user for e in short),
     )
 
 
@@ -523,6 +502,43 @@ def _served(w: Work) -> ServedModel | None:
         return None
     m = w.model
     return ServedModel(m.id, m.name, m.params_b, m.weights_gb(w.precision))
+
+
+def _inputs(
+    chosen: list[tuple[_Candidate, _Resolved]], catalog: Catalog, grid: str | None
+) -> list[OptionInputs]:
+    """Each resolved option's engine inputs: its side's, its carbon inputs on ``grid`` and,
+    where its throughput is estimated, the error the ranking draws."""
+    return [
+        OptionInputs(
+            c.side,
+            r.side.inputs,
+            _carbon_of(r, catalog, grid),
+            r.speed and r.speed.error(c.gpu, c.gpu_count),
+        )
+        for c, r in chosen
+    ]
+
+
+def _evaluated(
+    chosen: list[tuple[_Candidate, _Resolved]],
+    inputs: list[OptionInputs],
+    w: Work,
+    request: CompareRequest,
+    uncertainty: Mapping[str, float],
+) -> list[_Evaluated]:
+    """The options with the engine's figures of them, on draws they share
+    (:func:`costmodel.evaluate_options`), in the order given."""
+    figures = evaluate_options(
+        inputs,
+        utilisation=request.utilisation,
+        horizon=request.horizon_months,
+        samples=request.samples,
+        seed=request.seed,
+        spreads=uncertainty,
+        lives=(SERVICE_LIFE_YEARS, PROVIDER_SERVICE_LIFE_YEARS),
+    )
+    return [_evaluate(c, r, w, request, f) for (c, r), f in zip(chosen, figures, strict=True)]
 
 
 def compare(
@@ -554,25 +570,20 @@ def compare(
     request = replace(
         request,
         precision=w.precision,
-        model=served and served.id,
+        model=served and (request.model if w.model.is_inline else served.id),
         grid=grid.id if grid else request.grid,
     )
     if uncertainty is None:
         uncertainty = UNCERTAINTY if served is None else {**UNCERTAINTY, **API_UNCERTAINTY}
-    candidates = _candidates_asked(catalog, request, tuple(counts), grid is not None)
-    kept = [(c, r, k) for c, r, k in candidates if _big_enough(c, request)]
+    asked, kept, speeds = _listed(catalog, request, counts, w)
+    resolved = [
+        (c, speed if isinstance(speed, str) else _resolve(c, w, request.horizon_months, speed))
+        for c, speed in kept
+    ]
+    chosen = [(c, r) for c, r in resolved if isinstance(r, _Resolved)]
+    inputs = _inputs(chosen, catalog, grid and grid.id)
     middle = time.perf_counter()
-    chosen = [(c, r, k) for c, r, k in kept if isinstance(r, _Resolved)]
-    figures = evaluate_options(
-        [OptionInputs(c.side, r.side.inputs, k) for c, r, k in chosen],
-        utilisation=request.utilisation,
-        horizon=request.horizon_months,
-        samples=request.samples,
-        seed=request.seed,
-        spreads=uncertainty,
-        lives=(SERVICE_LIFE_YEARS, PROVIDER_SERVICE_LIFE_YEARS),
-    )
-    evaluated = [_evaluate(c, r, request, f) for (c, r, _), f in zip(chosen, figures, strict=True)]
+    evaluated = _evaluated(chosen, inputs, w, request, uncertainty)
     resolve_s, engine_s = middle - start, time.perf_counter() - middle
     evaluated.sort(key=_rank)
     best = {
@@ -590,12 +601,14 @@ def compare(
         cheapest_buy=best["buy"] and best["buy"].option,
         cheapest_rent=best["rent"] and best["rent"].option,
         breakeven_utilisation=_breakeven(best["buy"], best["rent"], request.samples),
-        left_out_by_min_memory=len(candidates) - len(kept),
-        ruled_out=tuple(r for _, r, _ in kept if isinstance(r, LeftOut)),
+        left_out_by_min_memory=asked - len(kept),
+        ruled_out=tuple(r for _, r in resolved if isinstance(r, LeftOut)),
         model=served,
         cheapest_api=best["api"] and best["api"].option,
         breakeven_vs_api=_breakeven(best["buy"], best["api"], request.samples),
-        unserved=_unserved([(c, r) for c, r, _ in kept if isinstance(r, str)], w, _measured(w)),
+        unserved=_unserved(
+            [(c, r) for c, r in resolved if isinstance(r, str)], w, _measured(w), speeds
+        ),
         grid=grid and OwnedGrid(grid.id, grid.name, grid.g_co2e_per_kwh),
         timings={
             "resolve_s": resolve_s,

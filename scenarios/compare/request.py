@@ -32,7 +32,7 @@ from pricing.vocabulary import GPU_LIMITS, SERVING_LIMITS, TIERS
 
 from ..emissions import DEFAULT_GRID
 from ..errors import ScenarioError, flatten_messages
-from ..schema import WORK_ONLY, BoundRange, UtilisationFloor
+from ..schema import WORK_ONLY, BoundRange, InlineModelSchema, Ref, UtilisationFloor
 
 __all__ = ["SORTS", "CompareRequest", "CompareSchema", "load_request"]
 
@@ -71,8 +71,9 @@ class CompareRequest:
             "neocloud" | "marketplace"``); ``None``: all. Owned options and API offers are not
             filtered.
         samples: draws per option [draw]. seed: random seed [-].
-        model: catalog model id: compare serving it, by cost per M tokens; ``None``: training
-            work, by cost per reference GPU-hour.
+        model: catalog model id, or an inline model (a mapping of a scenario's inline model
+            keys, with its architecture): compare serving it, by cost per M tokens; ``None``:
+            training work, by cost per reference GPU-hour.
         input_tokens, output_tokens: tokens per request of the model's work [tokens].
         min_tokens_per_s_per_user: only serving measurements that serve each request at least
             this fast [tokens/s]; ``None``: any.
@@ -92,7 +93,7 @@ class CompareRequest:
     tier: str | None = None
     samples: int = DEFAULT_SAMPLES
     seed: int = 0
-    model: str | None = None
+    model: str | Mapping[str, Any] | None = None
     input_tokens: int = DEFAULT_TOKENS
     output_tokens: int = DEFAULT_TOKENS
     min_tokens_per_s_per_user: float | None = None
@@ -105,6 +106,13 @@ class CompareRequest:
     def unit(self) -> str:
         """The unit of work costs are per: ``"reference_gpu_hour"`` or ``"million_tokens"``."""
         return TRAINING_UNIT if self.model is None else SERVING_UNIT
+
+
+def _model_id(value: Any) -> None:
+    """A catalog model id is at most 200 characters (an inline model is checked by its
+    schema)."""
+    if isinstance(value, str) and len(value) > 200:
+        raise ValidationError("a model id is at most 200 characters")
 
 
 def _tokens(name: str, description: str) -> fields.Field:
@@ -183,15 +191,15 @@ class CompareSchema(Schema):
         validate=validate.Range(int(_SEED.low), int(_SEED.high)),
         metadata={"description": "random seed", "unit": "[-]"},
     )
-    model = fields.String(
+    model = Ref(
+        InlineModelSchema,
+        "catalog model id (llama-3.3-70b): rank the options of serving it by cost per M "
+        "tokens, with the API offers of the model; or a model the catalog lacks, inline with "
+        "its architecture (name, params_b, layers, kv_heads, head_dim, ...), compared at its "
+        "estimated throughput; left out: training work",
         load_default=None,
         allow_none=True,
-        validate=validate.Length(min=1, max=200),
-        metadata={
-            "description": "catalog model id: rank the options of serving it by cost per M "
-            "tokens, with the API offers of the model; left out: training work",
-            "example": "llama-3.3-70b",
-        },
+        validate=_model_id,
     )
     input_tokens = _tokens("input_tokens", "with a model: input tokens per request")
     output_tokens = _tokens("output_tokens", "with a model: output tokens per request")

@@ -39,6 +39,8 @@ __all__ = [
 #: The pricing of an owned option, and of an API offer.
 PURCHASE = "purchase"
 PER_TOKEN = "per_token"
+#: What an estimated throughput rests on, as a citation's id.
+ESTIMATE_ID = "calibrated roofline"
 #: The service lives embodied carbon is spread over [year]: the owned build's and a provider's
 #: host's, the scenario format's defaults.
 SERVICE_LIFE_YEARS = input_fields(CarbonInputs)["service_life_years"].default
@@ -75,11 +77,15 @@ class OwnedGrid:
 
 @dataclass(frozen=True)
 class Citation:
-    """What an option of a comparison by model rests on: the serving row (owned and rented)
-    or the API offer, by catalog ``id``, its date ``as_of`` and its ``source``; ``origin``:
-    ``"measured"`` (a catalog serving row), ``"yours"`` (a row of the user's serving file) or
-    ``"published"`` (an API offer's price list); a serving row's ``conditions`` in words and
-    the ``caveats``: those of its conditions that differ from the question."""
+    """What an option of a comparison by model rests on: the serving row (owned and rented),
+    the estimate, or the API offer, by ``id`` (a catalog id, or :data:`ESTIMATE_ID`), its date
+    ``as_of`` (an estimate's: its calibration's) and its ``source``; ``origin``:
+    ``"measured"`` (a catalog serving row), ``"yours"`` (a row of the user's serving file),
+    ``"estimated"`` (from the model's architecture and the GPU's specifications) or
+    ``"published"`` (an API offer's price list); a serving row's or estimate's
+    ``conditions`` in words (replica size, load or batch, framework or bound, shape), the
+    ``caveats``: those of a row's conditions that differ from the question, and an
+    estimate's ``sigma``: the lognormal sigma of its error [-], drawn in the option's cost."""
 
     id: str
     as_of: str
@@ -87,6 +93,7 @@ class Citation:
     origin: str = "measured"
     conditions: str = ""
     caveats: tuple[str, ...] = ()
+    sigma: float | None = None
 
 
 @dataclass(frozen=True)
@@ -104,8 +111,9 @@ class Option:
             blended price [USD/M tokens]; price_source: where it came from, in words;
             price_origin: its kind (the catalog, or the user's prices).
         warnings: the buyer's-guide advice about this option.
-        tokens_per_s_per_gpu: the measured serving throughput [tokens/s per GPU] (owned and
-            rented, by model). source: the serving row or API offer (by model).
+        tokens_per_s_per_gpu: the serving throughput [tokens/s per GPU] (owned and rented, by
+            model): measured, or the P50 of an estimate. source: the serving row, estimate or
+            API offer (by model).
         carbon: P10/P50/P90 emissions [g CO2e/unit of work]; ``None`` when not known (an API
             offer: not published), never zero.
     """
@@ -176,10 +184,12 @@ class Reach:
 @dataclass(frozen=True)
 class Unserved:
     """What a comparison by model leaves out before resolving it: the GPUs (of owned options)
-    and instances without a serving measurement of the model at the precision (and the
-    interactivity floor), the owned servers (a GPU at a count) and instances too small for the
-    weights, and under latency targets those that cannot meet them (with the best they
-    reach, ``None`` when none is left out so); and the GPUs that do have a measurement."""
+    and instances with neither a serving measurement of the model at the precision (and the
+    interactivity floor) nor the specifications an estimate needs (or a model without an
+    architecture), the owned servers (a GPU at a count) and instances too small for the
+    weights, those whose estimate serves no user at the floor, and under latency targets those
+    that cannot meet them (with the best they reach, ``None`` when none is left out so); and the
+    GPUs that have a measurement."""
 
     no_measurement_gpus: int
     no_measurement_instances: int
@@ -189,6 +199,8 @@ class Unserved:
     misses_targets_servers: int = 0
     misses_targets_instances: int = 0
     misses_targets_best: Reach | None = None
+    too_slow_servers: int = 0
+    too_slow_instances: int = 0
 
 
 @dataclass(frozen=True)

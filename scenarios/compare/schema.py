@@ -55,25 +55,38 @@ class OwnedGridSchema(Schema):
 
 
 class CitationSchema(Schema):
-    """The serving row or API offer an option of a comparison by model rests on."""
+    """The serving row, estimate or API offer an option of a comparison by model rests on."""
 
     id = fields.String(
-        required=True, metadata={"description": "the catalog's serving row id or API offer id"}
+        required=True,
+        metadata={
+            "description": "the catalog's serving row id or API offer id; for an estimate, "
+            "'calibrated roofline'"
+        },
     )
-    as_of = fields.String(required=True, metadata={"description": "its date"})
+    as_of = fields.String(
+        required=True, metadata={"description": "its date (an estimate's: its calibration's)"}
+    )
     source = fields.String(required=True, metadata={"description": "its citation"})
     origin = fields.String(
         required=True,
-        validate=validate.OneOf(("measured", "yours", "published")),
+        validate=validate.OneOf(("measured", "yours", "estimated", "published")),
         metadata={
             "description": "measured: a catalog serving row; yours: a row of your serving "
-            "file; published: an API offer's price list"
+            "file; estimated: from the model's architecture and the GPU's specifications; "
+            "published: an API offer's price list"
         },
     )
     conditions = fields.String(
         metadata={
-            "description": "a serving row's conditions: GPUs per replica, load, framework, "
-            "request shape"
+            "description": "a serving row's conditions (GPUs per replica, load, framework, "
+            "request shape) or an estimate's (GPUs per replica, batch, bound, request shape)"
+        }
+    )
+    sigma = Number(
+        metadata={
+            "description": "an estimate's error: the sigma of the lognormal factor on its "
+            "throughput drawn in the option's cost [-]; absent for a measurement"
         }
     )
     caveats = fields.List(
@@ -83,6 +96,12 @@ class CitationSchema(Schema):
             "request shape, offline, a single stream, replica size not stated)"
         },
     )
+
+    @post_dump
+    def _measured_without_sigma(self, data: dict, **kwargs: Any) -> dict:
+        if data.get("sigma", ()) is None:
+            data.pop("sigma")
+        return data
 
 
 #: The option keys of a comparison by model only, and of training work only.
@@ -158,11 +177,12 @@ class CompareOptionSchema(Schema):
         },
     )
     tokens_per_s_per_gpu = Number(
-        metadata={"description": "by model, owned and rented: the measured serving throughput "
-                  "[tokens/s per GPU]"}
+        metadata={"description": "by model, owned and rented: the serving throughput, "
+                  "measured or the median of an estimate [tokens/s per GPU]"}
     )  # fmt: skip
     source = fields.Nested(
-        CitationSchema, metadata={"description": "by model: the serving row or API offer"}
+        CitationSchema,
+        metadata={"description": "by model: the serving row, estimate or API offer"},
     )
     carbon_per_unit = fields.Nested(
         CompareCarbonSchema,
@@ -199,7 +219,10 @@ class CompareWordingSchema(Schema):
         required=True, metadata={"description": "the footnote to the † of an option's name"}
     )
     left_out = fields.String(
-        metadata={"description": "by model: the options without a measurement or too small"}
+        metadata={
+            "description": "by model: the options without a measurement or estimate, too "
+            "small or too slow"
+        }
     )
     carbon_note = fields.String(
         metadata={"description": "what the carbon column counts (absent when no option's is "
@@ -209,10 +232,16 @@ class CompareWordingSchema(Schema):
         required=True,
         metadata={"description": "the footnote to the — of an option of unknown carbon"},
     )
+    estimated_note = fields.String(
+        metadata={
+            "description": "by model, the footnote to the § of an option whose throughput is "
+            "estimated (absent when none is)"
+        }
+    )
 
     @post_dump
     def _drop_empty(self, data: dict, **kwargs: Any) -> dict:
-        for key in ("left_out", "carbon_note"):
+        for key in ("left_out", "carbon_note", "estimated_note"):
             if not data.get(key):
                 data.pop(key, None)
         return data
@@ -252,14 +281,21 @@ class UnservedSchema(Schema):
 
     no_measurement_gpus = fields.Integer(
         required=True,
-        metadata={"description": "GPUs of owned options without a measurement of the model"},
+        metadata={
+            "description": "GPUs of owned options with neither a measurement of the model nor "
+            "an estimate (the GPU's bandwidth or peak, or the model's architecture, unknown)"
+        },
     )
     no_measurement_instances = fields.Integer(
-        required=True, metadata={"description": "instances without a measurement of the model"}
+        required=True,
+        metadata={"description": "instances with neither a measurement nor an estimate"},
     )
     does_not_fit_servers = fields.Integer(
         required=True,
-        metadata={"description": "owned servers (a GPU at a count) too small for the weights"},
+        metadata={
+            "description": "owned servers (a GPU at a count) too small for the weights (and "
+            "one request's KV cache)"
+        },
     )
     does_not_fit_instances = fields.Integer(
         required=True, metadata={"description": "instances too small for the weights"}
@@ -281,6 +317,19 @@ class UnservedSchema(Schema):
         ReachSchema,
         allow_none=True,
         metadata={"description": "the best the options left out for the targets reach"},
+    )
+    too_slow_servers = fields.Integer(
+        required=True,
+        metadata={
+            "description": "owned servers estimated to serve no request at "
+            "min_tokens_per_s_per_user"
+        },
+    )
+    too_slow_instances = fields.Integer(
+        required=True,
+        metadata={
+            "description": "instances estimated to serve no request at min_tokens_per_s_per_user"
+        },
     )
 
 

@@ -11,15 +11,17 @@ written, not when the module is.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from costmodel.result import Breakeven
+from pricing.serving_options import Z90
 
 from ..advice import WEIGHTS_SHARE
 from .request import CompareRequest
 from .result import PROVIDER_SERVICE_LIFE_YEARS, SERVICE_LIFE_YEARS, Comparison, Option, Unserved
 
-__all__ = ["Wording", "from_peaks", "option_name", "pricing_name", "wording"]
+__all__ = ["Wording", "estimated", "from_peaks", "option_name", "pricing_name", "wording"]
 
 
 #: The footnote to the dagger that marks an option whose speed is not measured on its GPU.
@@ -33,6 +35,8 @@ PEAKS_NOTE = (
 #: The advice codes of a speed that is not measured on the option's GPU.
 UNMEASURED_CODES = ("throughput_estimated", "throughput_from_peaks")
 
+#: The mark of an option whose serving throughput is estimated.
+ESTIMATED = "§"
 
 #: The footnote to the dash of an option whose carbon is not known.
 UNKNOWN_CARBON_NOTE = (
@@ -51,6 +55,11 @@ def pricing_name(o: Option) -> str:
     return "own" if o.side == "buy" else o.pricing.replace("_", " ")
 
 
+def estimated(o: Option) -> bool:
+    """Whether the option's serving throughput is estimated, not measured."""
+    return o.source is not None and o.source.origin == "estimated"
+
+
 def from_peaks(o: Option) -> bool:
     """Whether the option's speed is not measured on its GPU (the catalog's estimate, or the
     ratio of peak figures): the dagger of :data:`PEAKS_NOTE`."""
@@ -63,10 +72,11 @@ class Wording:
     ``summary`` (the cheapest option of each side and the break-evens, one line each),
     ``peaks_note`` (the footnote to the dagger of options whose speed is from peak ratios,
     shown under a table that has one), ``left_out`` (by model: the options without a
-    measurement or too small for the weights, ``""`` when none is), ``carbon_note`` (what the
-    carbon column counts, ``""`` when no option's carbon is known) and
+    measurement or estimate, too small for the weights or too slow, ``""`` when none is),
+    ``carbon_note`` (what the carbon column counts, ``""`` when no option's carbon is known),
     ``unknown_carbon_note`` (the footnote to the dash of an option of unknown carbon, shown
-    under a table that has one)."""
+    under a table that has one) and ``estimated_note`` (by model, the footnote to the section
+    sign of an option whose throughput is estimated, ``""`` when none is)."""
 
     heading: str
     summary: tuple[str, ...]
@@ -74,6 +84,7 @@ class Wording:
     left_out: str = ""
     carbon_note: str = ""
     unknown_carbon_note: str = UNKNOWN_CARBON_NOTE
+    estimated_note: str = ""
 
 
 def _heading(result: Comparison) -> str:
@@ -143,8 +154,8 @@ def _unserved_words(result: Comparison) -> str:
     if u is None or m is None:
         return ""
     parts = []
+    floor = _floor_words(r)
     if u.no_measurement_gpus or u.no_measurement_instances:
-        floor = _floor_words(r)
         measured = (
             f"measured on {', '.join(u.measured_gpus)}" if u.measured_gpus else "no GPU has one"
         )
@@ -154,13 +165,21 @@ def _unserved_words(result: Comparison) -> str:
         )
         parts.append(
             f"{gpus} and {instances} have no measurement of {m.id} at {r.precision}"
-            f"{floor and ' ' + floor} ({measured})"
+            f"{floor and ' ' + floor} ({measured}) nor an estimate (it needs the model's "
+            "architecture and the GPU's bandwidth and peak)"
         )
     if u.does_not_fit_servers or u.does_not_fit_instances:
         parts.append(
             f"{_many(u.does_not_fit_servers, 'server')} and "
             f"{_many(u.does_not_fit_instances, 'instance')} do not fit its {m.weights_gb:,.0f} GB "
-            f"of weights in {fmt_share(WEIGHTS_SHARE)} of their GPU memory"
+            f"of weights (and one request's KV cache) in {fmt_share(WEIGHTS_SHARE)} of their "
+            "GPU memory"
+        )
+    if u.too_slow_servers or u.too_slow_instances:
+        parts.append(
+            f"{_many(u.too_slow_servers, 'server')} and "
+            f"{_many(u.too_slow_instances, 'instance')} are estimated to serve no request at "
+            f"{r.min_tokens_per_s_per_user:g} tokens/s per user"
         )
     if u.misses_targets_servers or u.misses_targets_instances:
         parts.append(_misses_words(u, r))
@@ -197,6 +216,20 @@ def _misses_words(u: Unserved, r: CompareRequest) -> str:
     )
 
 
+def _estimated_words(result: Comparison) -> str:
+    """By model, the footnote to the section sign of an estimated option; ``""`` when none is."""
+    sigma = next((o.source.sigma for o in result.options if estimated(o)), None)
+    if sigma is None:
+        return ""
+    factor = math.exp(Z90 * sigma)
+    return (
+        f"{ESTIMATED} throughput estimated from the model's architecture and the GPU's "
+        "specifications (a roofline calibrated on the measured rows, see 'costmodel "
+        f"throughput'), not measured: its error, lognormal with sigma {sigma:.2f} (P10-P90 "
+        f"a factor {factor:.2f} either way), is drawn in the cost's P10-P90."
+    )
+
+
 def wording(result: Comparison) -> Wording:
     """The :class:`Wording` of ``result``."""
     from present.formatting import fmt_per_unit
@@ -223,4 +256,5 @@ def wording(result: Comparison) -> Wording:
         tuple(lines),
         left_out=_unserved_words(result),
         carbon_note=_carbon_words(result),
+        estimated_note=_estimated_words(result),
     )

@@ -5,8 +5,9 @@
 // compare` prints: the cheapest option of each side and the break-evens, then the options
 // cheapest first (the TOP cheapest until "show all"), a † on those whose speed comes from peak
 // ratios, each option's carbon per unit of work (a dash and the server's footnote where it is
-// not known, the server's sentence of what it counts below); by model, each option's measured
-// speed and source, and what was left out. With "rank by carbon" the server orders the options
+// not known, the server's sentence of what it counts below); by model, each option's speed,
+// measured (a \u2021 when under other conditions than asked) or estimated (a \u00a7 and the
+// server's footnote of its error), its source, and what was left out. With "rank by carbon" the server orders the options
 // by carbon, the cheapest of each side still highlighted. The inputs
 // are the request's options (the serving ones shown only with a model); the request is sent a
 // moment after each edit (lifecycle.js: debounced, the latest edit wins) and the API's errors
@@ -40,6 +41,20 @@ function fromCatalog(o) {
 function caveats(o) {
   return (o.source && o.source.caveats) || [];
 }
+
+/** Whether an option's serving speed is estimated, not measured. */
+function estimated(o) {
+  return Boolean(o.source && o.source.origin === "estimated");
+}
+
+/** The mark after an option's name: estimated, or measured under other conditions. */
+function mark(o) {
+  if (estimated(o)) return " \u00a7";
+  return caveats(o).length ? " \u2021" : "";
+}
+
+/** How the speed column marks a speed by its origin. */
+const SPEED_MARKS = { yours: " yours", estimated: " est." };
 
 function price(o) {
   const per = { rent: "/h", api: "/M" }[o.side];
@@ -240,7 +255,12 @@ class Compare {
       [`P10\u2013P90 [USD${per}]`, "num"],
       [`CO2e P50 [g${per}]`, "num"],
       ["Price", "num"],
-      ...(result.model ? [["Tokens/s per GPU", "num"], ["Measured or priced", ""]] : []),
+      ...(result.model
+        ? [
+            ["Tokens/s per GPU", "num"],
+            ["Measured, estimated or priced", ""],
+          ]
+        : []),
     ];
     const cells = cols.map(([text, cls]) => el("th", { scope: "col", class: cls || null }, text));
     return el("thead", {}, el("tr", {}, ...cells));
@@ -257,7 +277,7 @@ class Compare {
       el(
         "th",
         { scope: "row", class: "option" },
-        o.name + (o.from_peaks ? " \u2020" : "") + (caveats(o).length ? " \u2021" : ""),
+        o.name + (o.from_peaks ? " \u2020" : "") + mark(o),
       ),
       el(
         "td",
@@ -275,8 +295,8 @@ class Compare {
       const s = o.source;
       const cited = s ? `${s.id} (${s.as_of})` : "";
       const source = s && s.conditions ? `${s.origin}: ${s.conditions}; ${cited}` : cited;
-      const yours = s && s.origin === "yours" ? " yours" : "";
-      cells.push(el("td", { class: "num" }, speed ? fmtNumber(speed) + yours : ""));
+      const marked = (s && SPEED_MARKS[s.origin]) || "";
+      cells.push(el("td", { class: "num" }, speed ? fmtNumber(speed) + marked : ""));
       cells.push(el("td", { class: "source", title: o.source ? o.source.source : null }, source));
     }
     return el("tr", { class: `side-${o.side}${best ? " best" : ""}` }, ...cells);
@@ -319,8 +339,9 @@ class Compare {
     const differ = [...new Set(shown.flatMap(caveats))].sort();
     if (differ.length)
       notes.push(`\u2021 measured under other conditions than asked: ${differ.join("; ")}`);
+    const guessed = shown.some(estimated) ? result.wording.estimated_note : "";
     const left = result.wording.left_out;
-    return `${notes.join("; ")}.${left ? ` ${left}` : ""}`;
+    return `${notes.join("; ")}.${guessed ? ` ${guessed}` : ""}${left ? ` ${left}` : ""}`;
   }
 
   drawRuledOut(items) {
