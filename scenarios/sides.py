@@ -699,7 +699,7 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
     filled = _fill({**block, **placeholder}, path, c, OWNED, BuyInputs)
     platform = platform_price(block, path, c.gpu_count, filled.values["gpu_price_usd"])
     if platform is not None:
-        each = float(filled.values["gpu_price_usd"].median())
+        each = float(filled.values["gpu_price_usd"].p50())
         source = f"scenario: {path}.{SERVER_KEY} less {c.gpu_count} GPUs at {each:,.2f} USD"
         filled = _given(filled, path, "platform_price_usd", platform, source)
         block = {k: v for k, v in block.items() if k != SERVER_KEY}
