@@ -187,8 +187,9 @@ class Distribution:
         """The closed range ``(low, high)`` of possible values; infinite ends for open tails."""
         raise NotImplementedError
 
-    def median(self) -> float:
-        """The value at the 50th percentile."""
+    def p50(self) -> float:
+        """The value at the 50th percentile (not ``median``: a lognormal given by its median
+        has a field of that name)."""
         return float(self.ppf(np.array([0.5]))[0])
 
 

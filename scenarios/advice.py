@@ -77,15 +77,15 @@ DocumentRule = Callable[[Question], Iterator[Advice]]
 
 
 def _busy_w(o: Owned) -> float:
-    return o.inputs.gpu_power_w.median()
+    return o.inputs.gpu_power_w.p50()
 
 
 def _peak_w(o: Owned) -> float:
-    return o.inputs.gpu_count * _busy_w(o) + o.inputs.platform_power_w.median()
+    return o.inputs.gpu_count * _busy_w(o) + o.inputs.platform_power_w.p50()
 
 
 def _hosted(o: Owned) -> bool:
-    return o.inputs.hosting_usd_per_kw_month.median() > 0
+    return o.inputs.hosting_usd_per_kw_month.p50() > 0
 
 
 def _consumer(o: Owned) -> bool:
@@ -160,7 +160,7 @@ def office_circuit(o: Owned, q: Question) -> Iterator[Advice]:
 def cooling_open_air(o: Owned, q: Question) -> Iterator[Advice]:
     """Multi-fan consumer cards packed together throttle."""
     n = o.inputs.gpu_count
-    if n >= 2 and o.gpu.cooling == "open-air" and o.inputs.thermal_derate.median() >= 0.95:
+    if n >= 2 and o.gpu.cooling == "open-air" and o.inputs.thermal_derate.p50() >= 0.95:
         yield Advice(
             "cooling_open_air",
             "warning",
@@ -476,7 +476,7 @@ def price_far_from_catalog(side: Owned | Rented, q: Question) -> Iterator[Advice
     catalog, source = offer.prices.get(pricing), _given_source(side, "price_usd_per_hour")
     if offer.id is None or catalog is None or source is None:
         return
-    n, price = offer.gpu_count, side.inputs.price_usd_per_hour.median()
+    n, price = offer.gpu_count, side.inputs.price_usd_per_hour.p50()
     per_gpu = f"{price / n:,.2f} x {n} = {price:,.2f}"
     readings = [
         _Reading(f"{p}.price_usd_per_hour", price, f"{price:,.2f}"),
@@ -497,7 +497,7 @@ def _far_owned(o: Owned) -> Iterator[Advice]:
     gpu, n, p, tier = o.gpu, o.inputs.gpu_count, o.path, o.platform
     if gpu.is_inline or gpu.price_usd is None:
         return
-    price = o.inputs.gpu_price_usd.median()
+    price = o.inputs.gpu_price_usd.p50()
     if _given_source(o, "gpu_price_usd") is not None:
         other = _Reading(f"{p}.{SERVER_KEY}", price / n, f"{price:,.0f} / {n} = {price / n:,.0f}")
         yield from _far(
@@ -510,7 +510,7 @@ def _far_owned(o: Owned) -> Iterator[Advice]:
     source = _given_source(o, "platform_price_usd")
     if tier is None or source is None or SERVER_KEY not in source:
         return
-    server = o.inputs.platform_price_usd.median() + n * price
+    server = o.inputs.platform_price_usd.p50() + n * price
     catalog = n * gpu.price_usd + tier.price_usd
     one = _Reading(
         f"{p}.gpu_price_usd",
@@ -567,7 +567,7 @@ def input_far_from_typical(side: Owned | Rented | Hosted, q: Question) -> Iterat
 
 def spot_overhead(r: Rented, q: Question) -> Iterator[Advice]:
     """Spot work is interrupted and partly redone."""
-    if r.inputs.pricing == "spot" and r.inputs.spot_interruption_overhead.median() == 0:
+    if r.inputs.pricing == "spot" and r.inputs.spot_interruption_overhead.p50() == 0:
         yield Advice(
             "spot_overhead",
             "info",
@@ -606,7 +606,7 @@ def short_horizon(q: Question) -> Iterator[Advice]:
 
 def resale_optimistic(o: Owned, q: Question) -> Iterator[Advice]:
     """GPUs lose value fast: newer generations give more FLOPS per dollar."""
-    if o.inputs.resale_annual_decay.median() < 0.1 and q.horizon_months >= 36:
+    if o.inputs.resale_annual_decay.p50() < 0.1 and q.horizon_months >= 36:
         yield Advice(
             "resale_optimistic",
             "info",

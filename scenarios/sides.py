@@ -814,7 +814,7 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
     filled = _erred(_fill({**block, **placeholder}, path, c, OWNED, BuyInputs), block, path, c)
     platform = platform_price(block, path, c.gpu_count, filled.values["gpu_price_usd"])
     if platform is not None:
-        each = float(filled.values["gpu_price_usd"].median())
+        each = float(filled.values["gpu_price_usd"].p50())
         gpus = counted(c.gpu_count, "GPU")
         source = f"scenario: {path}.{SERVER_KEY} less {gpus} at {each:,.2f} USD"
         filled = _given(filled, path, "platform_price_usd", platform, source)

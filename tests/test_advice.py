@@ -148,3 +148,18 @@ def test_a_loud_box_takes_its_article(count, article):
         w for w in _warnings({"gpu": "rtx-4090", "gpu_count": count}) if w.code == "loud_hot"
     ]
     assert loud.message.startswith(f"{article} {count}-GPU box")
+
+
+def test_advice_reads_the_median_of_a_lognormal_given_by_its_median():
+    # a lognormal given by median 400 W and p90 450 W has its P50 at 400 W; the advice read
+    # the distribution's `median` field as a method and raised TypeError before.
+    # peak = 4 x 400 + 300 (4-GPU tier) = 1,900 W: over a 15 A circuit, within a 20 A one
+    warnings = _warnings(
+        {
+            "gpu": "rtx-4090",
+            "gpu_count": 4,
+            "gpu_power_w": {"dist": "lognormal", "median": 400, "p90": 450, "high": 600},
+        }
+    )
+    (office,) = [w for w in warnings if w.code == "office_circuit"]
+    assert "peak draw 1900 W exceeds a 15 A office circuit" in office.message

@@ -340,7 +340,7 @@ def _median(spec: Any) -> float:
         return float(spec)
     from ..distspec import from_spec
 
-    return from_spec(spec).median()
+    return from_spec(spec).p50()
 
 
 def _blended(api: ApiInputs) -> float:
@@ -350,10 +350,10 @@ def _blended(api: ApiInputs) -> float:
         blended_price(
             api.input_tokens,
             api.output_tokens,
-            api.input_usd_per_mtok.median(),
-            api.output_usd_per_mtok.median(),
-            None if cached is None else cached.median(),
-            api.cached_input_share.median(),
+            api.input_usd_per_mtok.p50(),
+            api.output_usd_per_mtok.p50(),
+            None if cached is None else cached.p50(),
+            api.cached_input_share.p50(),
         )
     )
 
