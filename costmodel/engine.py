@@ -91,8 +91,9 @@ __all__ = [
     "summarise",
 ]
 
-#: Elements of one chunk's (draws x months) arrays.
-_CHUNK_ELEMENTS = 2_000_000
+#: Elements of one chunk's (draws x months) arrays: a few MB each, so that a chunk's arrays
+#: stay in the processor's cache (measured on 1M draws x 60 months: 500,000 is fastest).
+_CHUNK_ELEMENTS = 500_000
 #: Draws used for the cumulative-cost-by-month summary (the first ones; the chart needs no more).
 CUMULATIVE_DRAWS = 20_000
 
@@ -375,12 +376,13 @@ def _paybacks(
         bp, t_own = BuyDraws.sampled(inputs.buy, part), _rows(lines.own, rows)
         rp, t_inst = RentDraws.sampled(inputs.rent, part), _rows(lines.instance, rows)
         g = gap(bp, rp, t_own, t_inst, terms, n, work)
-        paid[:, rows] = payback(carbon.priced_gap(g, inputs, part, t_own, t_inst, terms), levels)
+        g = carbon.priced_gap(g, inputs, part, t_own, t_inst, terms)
+        payback(g, levels, out=paid[:, rows])
         if paid_api is not None:
             ap = ApiDraws.sampled(api, part).as_rented()
             g = gap(bp, ap, t_own, 1.0, terms, n, work)
             g = carbon.priced_gap(g, inputs, part, t_own, t_inst, terms, against="api")
-            paid_api[:, rows] = payback(g, levels)
+            payback(g, levels, out=paid_api[:, rows])
         if progress is not None:
             progress(rows.stop / s)
     return paid, paid_api
@@ -439,7 +441,7 @@ def _further_paybacks(
             np.subtract(g.net0, fixed[1:], out=g.net0)  # the gap's own buffers
             np.subtract(g.slope, per_u[1:], out=g.slope)
             capex = np.broadcast_to(g.capex - fixed[0], g.capex.shape)
-            out[name][:, rows] = payback(dataclasses.replace(g, capex=capex), levels)
+            payback(dataclasses.replace(g, capex=capex), levels, out=out[name][:, rows])
     return out
 
 
