@@ -39,6 +39,7 @@ from .cashflows import (
     metered,
     rented_cumulative,
 )
+from .distributions import Distribution
 from .inputs import MAX_SAMPLES, ModelInputs
 from .outcomes import breakeven_utilisation, payback
 from .result import (
@@ -63,6 +64,7 @@ from .sampling import Sample, Sampler, average_ranks, gaussian_copula, sample
 from .sides import SIDES
 from .stats import (
     LevelBands,
+    centred,
     input_bins,
     input_ranks,
     pearson,
@@ -462,19 +464,17 @@ def _by_input(
     names = sorted(name for name, d in dists.items() if not d.is_fixed)
     s = sim.inputs.samples
     ranked = bool(names) and s >= 10
-    gap_ranks = {side: average_ranks(g[0]) for side, g in gaps.items()} if ranked else {}
+    gap_ranks = {side: centred(average_ranks(g[0])) for side, g in gaps.items()} if ranked else {}
     evpi = {side: expected_value_of_information(g[1]) for side, g in gaps.items()}
     count = max(1, math.isqrt(s))
     drivers: dict[str, list[Driver]] = {side: [] for side in gaps}
     worth: dict[str, list[InputValue]] = {side: [] for side in gaps}
     for name in names:
-        ranks = input_ranks(sim, name, dists[name])
-        bins, k = input_bins(sim, name, ranks, count, dists[name])
-        for side, (_, voi_gap) in gaps.items():
-            if ranked:
-                drivers[side].append(Driver(name, pearson(ranks, gap_ranks[side])))
-            top, best = evpi[side]
-            worth[side].append(InputValue(name, min(top, evppi(voi_gap, bins, k, best))))
+        effects = _input_effects(sim, name, dists[name], count, gaps, gap_ranks, evpi)
+        for side, (driver, value) in effects.items():
+            if driver is not None:
+                drivers[side].append(driver)
+            worth[side].append(value)
     out = {}
     for side in gaps:
         drivers[side].sort(key=lambda r: (-abs(r.spearman), r.input))
@@ -483,6 +483,31 @@ def _by_input(
             Sensitivity(sens_u, f"buy_tco - {side}_tco", tuple(drivers[side])),
             ValueOfInformation(voi_u, evpi[side][0], count, tuple(worth[side])),
         )
+    return out
+
+
+def _input_effects(
+    sim: Simulation,
+    name: str,
+    dist: Distribution,
+    count: int,
+    gaps: dict[str, tuple[np.ndarray, np.ndarray]],
+    gap_ranks: dict[str, tuple[np.ndarray, float]],
+    evpi: dict[str, tuple[float, float]],
+) -> dict[str, tuple[Driver | None, InputValue]]:
+    """Input ``name``'s Spearman correlation with each side's gap (``None`` without the gaps'
+    centred ranks ``gap_ranks``) and its EVPPI against each side (:func:`_by_input`), from its
+    ranks centred once and its ``count`` bins; these are let go on return, before the next
+    input's are made."""
+    ranks = input_ranks(sim, name, dist)
+    bins, k = input_bins(sim, name, ranks, count, dist)
+    spread = centred(ranks) if gap_ranks else None
+    del ranks
+    out = {}
+    for side, (_, voi_gap) in gaps.items():
+        top, best = evpi[side]
+        driver = None if spread is None else Driver(name, pearson(spread, gap_ranks[side]))
+        out[side] = driver, InputValue(name, min(top, evppi(voi_gap, bins, k, best)))
     return out
 
 
@@ -623,7 +648,8 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     per_level_se = [side for side in rivals if gap_se[side] is None]
     for side in per_level_se:
         gap_se[side] = np.empty(grid.size)
-    scratch = np.empty(s)
+    scratch, own = np.empty(s), sim.own_throughput
+    per_draw = np.empty(s) if np.ndim(own) else None  # the work of each draw, level by level
     per_u = _proportional(lines, s)
     for j, u in enumerate(grid):
         at = {side: _tco_at(line, u, buf[side]) for side, line in lines.items()}
@@ -639,7 +665,10 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
             p[j] = np.count_nonzero(b < at[side]) / s
         if shares is not None:
             _cheapest_into(shares, j, list(at.values()), s)
-        work = u * 730.0 * h * np.asarray(sim.own_throughput)  # units of work
+        if per_draw is None:  # units of work
+            work = np.asarray(u * 730.0 * h * own)
+        else:
+            work = np.multiply(u * 730.0 * h, own, out=per_draw)
         for side, values in at.items():
             if work.ndim and u > 0:  # work per draw: the percentiles of each draw's ratio
                 unit[side].put(j, np.divide(values, work, out=scratch))
@@ -808,6 +837,13 @@ def _carbon_level(
         g.scaled(j, t, float(np.max(work)) / 1e6)
 
 
+def _kg_into(out: np.ndarray, line: carbon.CarbonLine, u: float) -> np.ndarray:
+    """Every draw's emissions [kg CO2e] on ``line`` at utilisation ``u``, into ``out``."""
+    np.multiply(line.per_u, u, out=out)
+    out += line.at_zero
+    return out
+
+
 def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
     """Each side's emissions per level of ``inputs.utilisation`` [t CO2e] (mean and
     percentiles) and per unit of work [g CO2e/unit]: kg*1000/(u*730*H*T_own), T_own = ``own``
@@ -819,13 +855,13 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
     tonnes = {side: LevelBands(grid.size) for side in sides}
     per = {side: LevelBands(grid.size, mean=False) for side in sides}
     kg, scratch = np.empty(s), np.empty(s)
+    at_u = np.empty(s) if np.ndim(own) else None  # the work at u of each draw
     full = HOURS_PER_MONTH * inputs.horizon_months * np.asarray(own, dtype=float)  # at u = 1
     once = {}
     for side, line in sides.items():
         if not np.any(line.at_zero):
             once[side] = LevelBands(1), LevelBands(1, mean=False)
-            kg[...] = line.kg(1.0)
-            _carbon_level(*once[side], 0, kg, full, scratch)
+            _carbon_level(*once[side], 0, _kg_into(kg, line, 1.0), full, scratch)
     for j, u in enumerate(grid):
         for side, line in sides.items():
             if side in once:
@@ -836,8 +872,8 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
                 else:
                     per[side].scaled(j, tonnes[side], 0.0)
                 continue
-            kg[...] = line.kg(u)
-            _carbon_level(tonnes[side], per[side], j, kg, u * full, scratch)
+            work = u * full if at_u is None else np.multiply(u, full, out=at_u)
+            _carbon_level(tonnes[side], per[side], j, _kg_into(kg, line, u), work, scratch)
     bands = {side: b.bands() for side, b in tonnes.items()}
     unit = UnitCost(inputs.unit, {side: b.bands() for side, b in per.items()})
     unknown = ("api",) if inputs.api is not None and e.api is None else ()
