@@ -499,10 +499,9 @@ def _input_effects(
     centred ranks ``gap_ranks``) and its EVPPI against each side (:func:`_by_input`), from its
     ranks centred once and its ``count`` bins; these are let go on return, before the next
     input's are made."""
-    ranks = input_ranks(sim, name, dist)
+    ranks = input_ranks(sim, name, dist)  # a new array: centred in place once binned
     bins, k = input_bins(sim, name, ranks, count, dist)
     spread = centred(ranks) if gap_ranks else None
-    del ranks
     out = {}
     for side, (_, voi_gap) in gaps.items():
         top, best = evpi[side]
@@ -648,8 +647,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     per_level_se = [side for side in rivals if gap_se[side] is None]
     for side in per_level_se:
         gap_se[side] = np.empty(grid.size)
-    scratch, own = np.empty(s), sim.own_throughput
-    per_draw = np.empty(s) if np.ndim(own) else None  # the work of each draw, level by level
+    scratch, own = np.empty(s), sim.own_throughput  # per-level gaps, each draw's work
     per_u = _proportional(lines, s)
     for j, u in enumerate(grid):
         at = {side: _tco_at(line, u, buf[side]) for side, line in lines.items()}
@@ -665,18 +663,16 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
             p[j] = np.count_nonzero(b < at[side]) / s
         if shares is not None:
             _cheapest_into(shares, j, list(at.values()), s)
-        if per_draw is None:  # units of work
-            work = np.asarray(u * 730.0 * h * own)
-        else:
-            work = np.multiply(u * 730.0 * h, own, out=per_draw)
         for side, values in at.items():
-            if work.ndim and u > 0:  # work per draw: the percentiles of each draw's ratio
+            if np.ndim(own) and u > 0:  # work per draw: the percentiles of each draw's ratio
+                work = np.multiply(u * 730.0 * h, own, out=scratch)  # units of work
                 unit[side].put(j, np.divide(values, work, out=scratch))
             if side in per_u:
                 tco[side].times(j, per_u[side], float(u))
             else:
                 tco[side].put(j, values)
-            if not work.ndim or u == 0:  # one amount of work: the TCO's percentiles over it
+            if not np.ndim(own) or u == 0:  # one amount of work: the TCO's percentiles over it
+                work = u * 730.0 * h * np.asarray(own)
                 unit[side].scaled(j, tco[side], float(np.max(work)))
     return _Levels(
         tco={side: bands.bands() for side, bands in tco.items()},
@@ -825,15 +821,15 @@ def _versus(sim: Simulation, levels: _Levels) -> dict[str, Versus]:
     }
 
 
-def _carbon_level(
-    t: LevelBands, g: LevelBands, j: int, kg: np.ndarray, work: np.ndarray, scratch: np.ndarray
-) -> None:
+def _carbon_level(t: LevelBands, g: LevelBands, j: int, kg: np.ndarray, work: np.ndarray) -> None:
     """Level ``j`` of the emissions ``kg`` [kg CO2e] of every draw into ``t`` [t CO2e] and,
-    over ``work`` [units of work] (a float or per draw), into ``g`` [g CO2e/unit]."""
-    if work.ndim and np.all(work > 0):  # work per draw: the percentiles of each draw's ratio
-        g.put(j, np.divide(kg, work, out=scratch), scale=1.0 / carbon.G_PER_KG)
+    over ``work`` [units of work] (a 0-d array, or one per draw, then overwritten), into ``g``
+    [g CO2e/unit]."""
+    per_draw = work.ndim > 0 and bool(np.all(work > 0))
+    if per_draw:  # work per draw: the percentiles of each draw's ratio
+        g.put(j, np.divide(kg, work, out=work), scale=1.0 / carbon.G_PER_KG)
     t.put(j, kg, scale=carbon.KG_PER_TONNE)
-    if not work.ndim or not np.all(work > 0):  # [t] / [units/1e6] = [g/unit]
+    if not per_draw:  # [t] / [units/1e6] = [g/unit]
         g.scaled(j, t, float(np.max(work)) / 1e6)
 
 
@@ -854,14 +850,17 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
     sides = {"buy": e.buy, "rent": e.rent, **({"api": e.api} if e.api is not None else {})}
     tonnes = {side: LevelBands(grid.size) for side in sides}
     per = {side: LevelBands(grid.size, mean=False) for side in sides}
-    kg, scratch = np.empty(s), np.empty(s)
-    at_u = np.empty(s) if np.ndim(own) else None  # the work at u of each draw
+    kg, scratch = np.empty(s), np.empty(s)  # each draw's emissions and work at a level
     full = HOURS_PER_MONTH * inputs.horizon_months * np.asarray(own, dtype=float)  # at u = 1
+
+    def work(u: float) -> np.ndarray:
+        return u * full if full.ndim == 0 else np.multiply(u, full, out=scratch)
+
     once = {}
     for side, line in sides.items():
         if not np.any(line.at_zero):
             once[side] = LevelBands(1), LevelBands(1, mean=False)
-            _carbon_level(*once[side], 0, _kg_into(kg, line, 1.0), full, scratch)
+            _carbon_level(*once[side], 0, _kg_into(kg, line, 1.0), work(1.0))
     for j, u in enumerate(grid):
         for side, line in sides.items():
             if side in once:
@@ -872,8 +871,7 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
                 else:
                     per[side].scaled(j, tonnes[side], 0.0)
                 continue
-            work = u * full if at_u is None else np.multiply(u, full, out=at_u)
-            _carbon_level(tonnes[side], per[side], j, _kg_into(kg, line, u), work, scratch)
+            _carbon_level(tonnes[side], per[side], j, _kg_into(kg, line, u), work(u))
     bands = {side: b.bands() for side, b in tonnes.items()}
     unit = UnitCost(inputs.unit, {side: b.bands() for side, b in per.items()})
     unknown = ("api",) if inputs.api is not None and e.api is None else ()

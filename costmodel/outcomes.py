@@ -128,7 +128,8 @@ def _open_counts(gap: Gap, levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     count = work.get("count", net0.shape, np.uint8)
     rising = np.greater_equal(netu, 0.0, out=work.get("rising", net0.shape, np.bool_))
     scan = np.full(gap.capex.shape, gap.rent_u is not None)  # a kink below every level
-    if rising.any():
+    some_rise = bool(rising.any())
+    if some_rise:
         scan |= np.any(rising & (net0 <= 0), axis=0)
     step = np.diff(levels)
     if levels.size < 2 or step[0] <= 0 or not np.allclose(step, step[0], rtol=0, atol=1e-9):
@@ -137,7 +138,8 @@ def _open_counts(gap: Gap, levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         np.divide(net0, netu, out=threshold)
     np.negative(threshold, out=threshold)
-    threshold[rising] = np.where(net0[rising] <= 0, -np.inf, np.inf)
+    if some_rise:  # open at every level, or closed at every one
+        threshold[rising] = np.where(net0[rising] <= 0, -np.inf, np.inf)
     doubt = _count_evenly(threshold, levels, count)
     flat = count.ravel()
     flat[doubt] = _open_levels(net0.ravel()[doubt], netu.ravel()[doubt], levels)

@@ -191,9 +191,9 @@ def _dot(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def centred(x: np.ndarray) -> tuple[np.ndarray, float]:
-    """``x`` less its mean, and the sum of the squares of that: a series of ranks centred once
-    for every :func:`pearson` it enters."""
-    x = x - x.mean()
+    """``x`` less its mean (``x`` itself, changed in place), and the sum of the squares of
+    that: a series of ranks centred once for every :func:`pearson` it enters."""
+    x -= x.mean()
     return x, _dot(x, x)
 
 
@@ -216,10 +216,11 @@ def input_bins(
         values = np.unique(np.asarray(dist.values, dtype=float))
         return np.searchsorted(values, sim.draws[name]), values.size
     known = sim.sample.ranks.get(name)
-    if known is None:  # from the 1-based ranks (whole or halves): truncated, less 1
-        known = ranks.astype(np.int64)
-        known -= 1
-    return quantile_bins(known, count), count
+    if known is not None:
+        return quantile_bins(known, count), count
+    rank0 = ranks.astype(np.intp)  # from the 1-based ranks (whole or halves): truncated, less 1
+    rank0 -= 1
+    return quantile_bins(rank0, count, out=rank0), count
 
 
 def breakeven(values: np.ndarray) -> Breakeven:
