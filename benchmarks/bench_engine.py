@@ -6,14 +6,16 @@ prints, per phase, the engine's CPU time and peak traced memory; then, on the sa
 same process, a dense engine that builds every (draw, level, month) cash flow, with the ratio
 of the two and the largest relative difference of their TCO and payback (they must agree).
 ``--process`` also times whole ``costmodel run --format json`` processes (CPU, wall and peak
-resident memory of the child).
+resident memory of the child); ``--against OTHER_CHECKOUT`` runs whole processes of this
+checkout and of the other in turn and prints the medians and the median ratio of the pairs.
 
-Targets on a 2-core machine: 1,000,000 draws at least 15 times faster than the dense engine;
-the whole process at least 4 times faster than the engine before the closed-form rewrite and
-within 700 MiB.
+Targets on a 2-core machine: 1,000,000 draws at least 15 times faster than the dense engine,
+agreeing to 1e-12; the whole process within 400 MiB, with at least 1.8 times less CPU than
+before payback and the summary lost their loops over months and repeated work (019f2ed).
 
     python benchmarks/bench_engine.py                       # 10k, 100k and 1M draws
     python benchmarks/bench_engine.py --samples 10000 100000 --process
+    python benchmarks/bench_engine.py --samples 1000000 --no-dense --against ../main --runs 9
 """
 
 from __future__ import annotations
@@ -29,8 +31,11 @@ from pathlib import Path
 
 import numpy as np
 
-import scenarios
-from costmodel.cashflows import (
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's packages
+
+import scenarios  # noqa: E402
+from costmodel.cashflows import (  # noqa: E402
     HOURS_PER_MONTH,
     BuyDraws,
     RentDraws,
@@ -39,9 +44,9 @@ from costmodel.cashflows import (
     term_end,
     throughput,
 )
-from costmodel.engine import Phases, draw, simulate, summarise
-from costmodel.inputs import ModelInputs
-from pricing import RESERVATION_MONTHS
+from costmodel.engine import Phases, draw, simulate, summarise  # noqa: E402
+from costmodel.inputs import ModelInputs  # noqa: E402
+from pricing import RESERVATION_MONTHS  # noqa: E402
 
 SCENARIO = Path(__file__).with_name("scenario-1m.yaml")
 _MIB = 2**20
@@ -230,29 +235,45 @@ _RUSAGE = (
 )
 
 
-def _process(samples: int) -> None:
-    cmd = [
-        sys.executable,
-        "-m",
-        "cli",
-        "run",
-        str(SCENARIO),
-        "--samples",
-        str(samples),
-        "--format",
-        "json",
-    ]
+def _run(samples: int, checkout: Path) -> tuple[float, float, float, str]:
+    """One whole ``costmodel run --format json`` process of ``checkout``'s code on this
+    checkout's scenario: CPU seconds, wall seconds, peak resident memory [MiB] and exit status."""
+    cmd = [sys.executable, "-m", "cli", "run", str(SCENARIO), "--samples", str(samples)]
     start = time.perf_counter()
     out = subprocess.run(
-        [sys.executable, "-c", _RUSAGE, *cmd], capture_output=True, text=True, check=True
+        [sys.executable, "-c", _RUSAGE, *cmd, "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=checkout,  # ``python -m`` imports the packages of the folder it runs in
     ).stdout.split("\n")[-2]  # the last line; the command's JSON went to this pipe too
     wall = time.perf_counter() - start
     cpu, rss, status = out.split()
+    return float(cpu), wall, int(rss) / 1024, status
+
+
+def _process(samples: int) -> None:
+    cpu, wall, rss, status = _run(samples, ROOT)
     print(
-        f"  {'process':10} {float(cpu):9.3f} s CPU, {wall:.3f} s wall, "
-        f"{int(rss) / 1024:.0f} MiB peak resident"
+        f"  {'process':10} {cpu:9.3f} s CPU, {wall:.3f} s wall, {rss:.0f} MiB peak resident"
         + ("" if status == "0" else f" (exit status {status})")
     )
+
+
+def _paired(samples: int, other: Path, runs: int) -> None:
+    """Whole processes of this checkout (A) and of ``other`` (B) in turn, A B A B ..., after
+    one of each not counted: the median CPU and peak memory of each and the median of the
+    ratios B/A of each pair (how many times less A takes), so that a drift of the machine's
+    speed during the runs hits both sides of a pair alike."""
+    _run(samples, ROOT), _run(samples, other)
+    pairs = [(_run(samples, ROOT), _run(samples, other)) for _ in range(runs)]
+    for name, side in (("A (this)", 0), (f"B ({other.name})", 1)):
+        cpu = np.median([p[side][0] for p in pairs])
+        rss = np.median([p[side][2] for p in pairs])
+        print(f"  {name:20} {cpu:7.3f} s CPU {rss:7.0f} MiB peak resident (medians)")
+    cpu_ratio = np.median([b[0] / a[0] for a, b in pairs])
+    rss_ratio = np.median([b[2] / a[2] for a, b in pairs])
+    print(f"  B/A {cpu_ratio:.2f}x the CPU, {rss_ratio:.2f}x the peak (medians of {runs} pairs)")
 
 
 def main() -> None:
@@ -260,6 +281,10 @@ def main() -> None:
     parser.add_argument("--samples", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--no-dense", action="store_true", help="skip the dense engine")
     parser.add_argument("--process", action="store_true", help="time whole CLI processes too")
+    parser.add_argument(
+        "--against", type=Path, help="another checkout whose whole processes pair with these"
+    )
+    parser.add_argument("--runs", type=int, default=9, help="pairs of runs with --against")
     args = parser.parse_args()
     scenario = scenarios.load_file(SCENARIO)
     print(
@@ -274,6 +299,8 @@ def main() -> None:
             _compare(inputs, engine_s)
         if args.process:
             _process(n)
+        if args.against:
+            _paired(n, args.against.resolve(), args.runs)
     print(
         f"(this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB "
         "peak resident)"

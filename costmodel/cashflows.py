@@ -586,14 +586,17 @@ def _monthly_growth(
     out: np.ndarray | None = None,
 ) -> np.ndarray:
     """``scale * growth_sum(g, r, m)`` for m = 1..H, month-major: ``(H,)`` when g and scale are
-    fixed, else ``(H, S)``.
+    fixed, else ``(H, S)``; always ``(H, S)`` into ``out`` when it is given.
 
     For drawn g the sums follow the recurrence A_1 = c, A_m = c + x*A_{m-1} with
     x = ((1 + g)/(1 + r))^(1/12) and c = scale*(1 + r)^(-1/12): two vector operations a month
     instead of one exponential per draw and month (exact to a few ulps).
     """
     if np.ndim(annual_change) == 0:
-        return np.multiply.outer(growth_sum(annual_change, rate, np.arange(1, horizon + 1)), scale)
+        sums = growth_sum(annual_change, rate, np.arange(1, horizon + 1))
+        if out is None:
+            return np.multiply.outer(sums, scale)
+        return np.multiply(sums[:, None], scale, out=out)
     step = ((1.0 + np.asarray(annual_change)) / (1.0 + rate)) ** (1.0 / 12.0)
     first = np.broadcast_to(np.asarray(scale) * (1.0 + rate) ** (-1.0 / 12.0), (draws,))
     out = np.empty((horizon, draws)) if out is None else out
@@ -626,18 +629,23 @@ def _full(x: np.ndarray, draws: int) -> np.ndarray:
 
 
 def _rank_sum(
-    columns: list[np.ndarray], rows: list[Value], draws: int, out: np.ndarray | None = None
+    columns: list[np.ndarray],
+    rows: list[Value],
+    draws: int,
+    out: np.ndarray | None = None,
+    scratch: np.ndarray | None = None,
 ) -> np.ndarray:
     """``sum_i outer(columns[i], rows[i])``, month-major ``(H, S)``, for ``(H,)`` month factors
-    and float or ``(S,)`` draw factors: a row at a time, so no ``(H, S)`` temporary is made.
-    (A BLAS matrix product would do it in one call, but its threads spin on the other cores.)"""
+    and float or ``(S,)`` draw factors, term by term in that order; ``scratch`` is an ``(H, S)``
+    buffer for the terms after the first (a new one when not given). (A BLAS matrix product
+    would do it in one call, but its threads spin on the other cores.)"""
     out = np.empty((columns[0].size, draws)) if out is None else out
-    scratch = np.empty(draws)
-    for m in range(out.shape[0]):
-        np.multiply(rows[0], columns[0][m], out=out[m])
+    np.multiply(columns[0][:, None], rows[0], out=out)
+    if len(columns) > 1:
+        scratch = np.empty_like(out) if scratch is None else scratch
         for column, row in zip(columns[1:], rows[1:], strict=True):
-            np.multiply(row, column[m], out=scratch)
-            out[m] += scratch
+            np.multiply(column[:, None], row, out=scratch)
+            out += scratch
     return out
 
 
@@ -713,47 +721,36 @@ def gap(
         columns.append(energy)
         rows.append((1.0 - tau) * p.kw_idle * p.energy_month)
     shape = (h, draws)
-    net0 = _rank_sum(columns, rows, draws, out=work.get("net0", shape))
+    spare = work.get("spare", shape)
+    net0 = _rank_sum(columns, rows, draws, out=work.get("net0", shape), scratch=spare)
     if capital.extra is not None:
         net0 += capital.extra
     if energy.ndim == 2:
         net0 += energy * ((1.0 - tau) * p.kw_idle * p.energy_month)
     if reserved:
         owed = (1.0 - tau) * q.reserved_month
-        net0 -= _full(
-            _monthly_growth(r.price_annual_change, rate, h, draws, owed, work.get("spare", shape)),
-            draws,
-        )
-    buy_u = _full(
-        _monthly_growth(
-            b.electricity_annual_change, rate, h, draws,
-            (1.0 - tau) * p.kw_per_u * p.energy_month, work.get("buy_u", shape),
-        ),
-        draws,
-    )  # fmt: skip
-    rent_u = _full(
-        _monthly_growth(
-            r.price_annual_change, rate, h, draws,
-            (1.0 - tau) * q.hours_at_full * q.price, work.get("rent_u", shape),
-        ),
-        draws,
+        net0 -= _monthly_growth(r.price_annual_change, rate, h, draws, owed, spare)
+    # the slope per u: buying's power, less (without a kink) the cloud's hours, in place
+    slope = work.get("slope", shape)
+    _monthly_growth(
+        b.electricity_annual_change, rate, h, draws,
+        (1.0 - tau) * p.kw_per_u * p.energy_month, slope,
     )  # fmt: skip
     kink = np.broadcast_to(np.asarray(q.kink, dtype=float), (draws,))
-    slope = work.get("slope", shape)
-    if reserved and np.any(kink > 0):
-        rent = work.get("rent", shape)
-        np.copyto(slope, buy_u)
-        np.copyto(rent, rent_u)
-    else:
-        np.subtract(buy_u, rent_u, out=slope)
-        rent = None
+    kinked = reserved and bool(np.any(kink > 0))
+    rent = _monthly_growth(
+        r.price_annual_change, rate, h, draws,
+        (1.0 - tau) * q.hours_at_full * q.price, work.get("rent", shape) if kinked else spare,
+    )  # fmt: skip
+    if not kinked:
+        slope -= rent
     return Gap(
         capex=np.broadcast_to(np.asarray(capital.start, dtype=float), (draws,)),
         net0=net0,
         slope=slope,
-        rent_u=rent,
+        rent_u=rent if kinked else None,
         kink=kink,
-        spare=work.get("spare", shape),
+        spare=spare,
         work=work,
     )
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cashflows import BuyLine, Gap, RentLine, Value
+from .cashflows import BuyLine, Gap, RentLine, Value, Workspace
 
 __all__ = ["TIE_RTOL", "breakeven_utilisation", "payback", "payback_by_scan"]
 
@@ -80,87 +80,141 @@ def payback_by_scan(gap: Gap, levels: np.ndarray) -> np.ndarray:
     return out
 
 
-def _levels_below(threshold: np.ndarray, levels: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """How many of the ascending ``levels`` lie strictly below each threshold, into ``out``
-    (uint8); ``threshold`` is overwritten.
+#: How near a level, in steps of an evenly spaced grid beyond the grid's own unevenness, a
+#: threshold counted arithmetically must lie for its count to be checked on the gap itself [-]:
+#: a million times the rounding of the count.
+_NEAR = 1e-6
 
-    An evenly spaced grid is counted arithmetically (a misplaced boundary case is caught by the
-    exact check of :func:`payback`); any other grid by binary search.
+
+def _open_levels(net0: np.ndarray, netu: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """How many of ``levels`` leave the gap open, f = net0 + u * netu > 0, per element (uint8):
+    the gap itself, evaluated as the scan evaluates it."""
+    count = np.zeros(net0.shape, np.uint8)
+    for u in levels:
+        count += net0 + u * netu > 0.0
+    return count
+
+
+def _count_evenly(threshold: np.ndarray, levels: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """How many of the evenly spaced ascending ``levels`` lie strictly below each threshold,
+    into ``out`` (uint8), arithmetically; returns the flat indices of the thresholds within
+    rounding of a level, whose counts the caller checks (``threshold`` is overwritten)."""
+    step = levels[1] - levels[0]
+    grid = levels[0] + step * np.arange(levels.size)
+    slack = float(np.max(np.abs(levels - grid))) / step + _NEAR
+    x = threshold
+    with np.errstate(invalid="ignore"):
+        np.subtract(x, levels[0], out=x)
+        np.divide(x, step, out=x)  # the threshold in steps from the first level
+        doubt = np.flatnonzero(np.abs(np.rint(x) - x) <= slack)
+    np.ceil(x, out=x)
+    np.clip(x, 0, levels.size, out=x)
+    np.copyto(out, x, casting="unsafe")
+    return doubt
+
+
+def _open_counts(gap: Gap, levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each month and draw, how many of the ascending ``levels`` leave the gap open
+    (f_m(u) > 0), exactly as f is evaluated, month-major uint8 ``(H, S)``; and which draws
+    must be scanned month by month, ``(S,)``: every draw of a gap with a reservation's kink,
+    and those whose gap is closed at low utilisation in a month where it rises with u.
+
+    Where netu_m < 0, f_m(u) is non-increasing in u (in floating point too), so the open
+    levels are those below t_m = -net0_m/netu_m: counted arithmetically on an evenly spaced
+    grid, each count within rounding of a level checked on f itself; any other grid is counted
+    on f level by level. A flat or rising gap is open at every level or closed at every one.
     """
+    net0, netu, threshold, work = gap.net0, gap.slope, gap.spare, gap.work
+    count = work.get("count", net0.shape, np.uint8)
+    rising = np.greater_equal(netu, 0.0, out=work.get("rising", net0.shape, np.bool_))
+    scan = np.full(gap.capex.shape, gap.rent_u is not None)  # a kink below every level
+    some_rise = bool(rising.any())
+    if some_rise:
+        scan |= np.any(rising & (net0 <= 0), axis=0)
     step = np.diff(levels)
-    if levels.size > 1 and np.allclose(step, step[0], rtol=0, atol=1e-9) and step[0] > 0:
-        with np.errstate(invalid="ignore"):
-            np.subtract(threshold, levels[0], out=threshold)
-            np.divide(threshold, step[0], out=threshold)
-        np.ceil(threshold, out=threshold)
-        np.clip(threshold, 0, levels.size, out=threshold)
-        np.copyto(out, threshold, casting="unsafe")
-        return out
-    np.copyto(out, np.searchsorted(levels, threshold, side="left"), casting="unsafe")
+    if levels.size < 2 or step[0] <= 0 or not np.allclose(step, step[0], rtol=0, atol=1e-9):
+        count[...] = _open_levels(net0, netu, levels)
+        return count, scan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(net0, netu, out=threshold)
+    np.negative(threshold, out=threshold)
+    if some_rise:  # open at every level, or closed at every one
+        threshold[rising] = np.where(net0[rising] <= 0, -np.inf, np.inf)
+    doubt = _count_evenly(threshold, levels, count)
+    flat = count.ravel()
+    flat[doubt] = _open_levels(net0.ravel()[doubt], netu.ravel()[doubt], levels)
+    return count, scan
+
+
+def _months_before(count: np.ndarray, levels: int, work: Workspace) -> np.ndarray:
+    """For each of ``levels`` ascending levels, the months before the first in which the gap
+    is closed, per draw, ``(U, S)``, from each month's count of open levels ``count``
+    (overwritten by its running minimum over months): the months whose running minimum leaves
+    more than k levels open, for the k-th level."""
+    months, draws = count.shape
+    for m in range(1, months):  # row by row: 10x faster than accumulate on axis 0
+        np.minimum(count[m], count[m - 1], out=count[m])
+    before = work.get("before", (levels, draws), np.uint8)  # at most 255 months a byte
+    above = work.get("above", count.shape, np.bool_)
+    highest = count.max(axis=1)  # non-increasing over months
+    for k in range(levels):
+        last = int(np.count_nonzero(highest > k))  # no draw has a later month open at level k
+        np.greater(count[:last], k, out=above[:last])
+        np.add.reduce(above[:last], axis=0, dtype=np.uint8, out=before[k])
+    return before.astype(np.intp)
+
+
+def _gap_at(gap: Gap, at: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """f(u) = net0 + u * slope at the flat indices ``at`` of the month-major arrays."""
+    out = np.take(gap.net0.ravel(), at)
+    out += u * np.take(gap.slope.ravel(), at)
     return out
 
 
-def payback(gap: Gap, levels: np.ndarray) -> np.ndarray:
+def _crossings(gap: Gap, levels: np.ndarray, month: np.ndarray) -> np.ndarray:
+    """The payback at every level (rows of ``levels`` (U, 1)) from the first month with
+    f <= 0 (index ``month`` (U, S), H for none), gathered for all levels at once, ``(U, S)``:
+    interpolated from the month before (the capex before month 0); ``inf`` without one, where
+    f is still open in the last month."""
+    months, draws = gap.net0.shape
+    cols = np.arange(draws)
+    at = np.minimum(month, months - 1)
+    at *= draws
+    at += cols  # flat index of (month, draw)
+    here = _gap_at(gap, at, levels)
+    at -= draws  # the month before; month 0 starts from the capex
+    first = at < 0
+    np.maximum(at, cols, out=at)
+    prev = _gap_at(gap, at, levels)
+    np.copyto(prev, gap.capex, where=first)
+    return _interpolate(month, here, prev)
+
+
+def payback(gap: Gap, levels: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Fractional month at which cumulative buy cost first meets cumulative rent cost, at each
-    utilisation level; shape ``(U, S)``.
+    utilisation level; shape ``(U, S)``, into ``out`` when given.
 
     f_m(u) = C0 + sum_{j<=m}[opex_j(1-tau) - tau*D_j]d_j - sum_{j<=m} rent_j(1-tau)d_j; the first
     month m with f_m(u) <= 0 gives t = (m - 1) + f_{m-1}/(f_{m-1} - f_m), linear inside the month;
     ``inf`` when f stays positive through the horizon; 0 when C0 <= 0.
 
-    Without a reservation f_m(u) = net0_m + u*netu_m is linear in u, so where netu_m < 0,
-    f_m(u) <= 0 exactly when u >= t_m = -net0_m/netu_m. The first such month for every level
-    at once is the number of months whose running minimum of t_m lies above the level. Draws
-    whose gap can close at low utilisation and open again at high (a month with netu_m > 0 and
-    net0_m <= 0), and draws with a reservation, are scanned month by month instead, as is any
-    (draw, level) where the month found is not the first with f_m(u) <= 0 in floating point.
+    Without a reservation f_m(u) = net0_m + u*netu_m, and the first month in which the gap is
+    closed at the k-th smallest level is the number of months whose running minimum of open
+    levels (:func:`_open_counts`) is above k: found for every level at once, then f is
+    gathered at that month and the one before for every level at once. Draws whose gap can
+    close at low utilisation and open again at high (a month with netu_m >= 0 and
+    net0_m <= 0), and draws with a reservation, are scanned month by month instead.
     """
     levels = np.asarray(levels, dtype=float)
-    net0, netu = gap.net0, gap.slope
-    months, draws = net0.shape
-    out = np.empty((levels.size, draws))
-    rising = netu >= 0
-    scan = gap.kink > 0
-    threshold = gap.spare
-    with np.errstate(divide="ignore", invalid="ignore"):
-        np.divide(net0, netu, out=threshold)
-    np.negative(threshold, out=threshold)
-    if rising.any():  # a flat or rising gap is closed at every u, or at none
-        scan |= np.any(rising & (net0 <= 0), axis=0)
-        threshold[rising] = np.where(net0[rising] <= 0, -np.inf, np.inf)
-    for m in range(1, months):  # running minimum over months
-        np.minimum(threshold[m], threshold[m - 1], out=threshold[m])
+    out = np.empty((levels.size, gap.capex.size)) if out is None else out
     order = np.argsort(levels, kind="stable")
-    below = _levels_below(threshold, levels[order], gap.work.get("below", net0.shape, np.uint8))
-    # the months before the first with f <= 0 at the k-th smallest level: those whose running
-    # minimum has more than k levels below it (at most 240 months: a byte each)
-    before = gap.work.get("before", (levels.size, draws), np.uint8)
-    before.fill(0)
-    highest = below.max(axis=1)  # non-increasing over months, as each draw's count is
-    for k in range(levels.size):
-        for m in range(months):
-            if highest[m] <= k:  # no draw has a later month above this level
-                break
-            before[k] += below[m] > k
-    cols = np.arange(draws)
-    flat0, flat_u = net0.ravel(), netu.ravel()
-    capex = gap.capex
-    for k, j in enumerate(order):
-        u, month = levels[j], before[k].astype(np.intp)
-        never = month == months
-        at = np.minimum(month, months - 1) * draws + cols  # flat index of (month, draw)
-        here = np.take(flat0, at) + u * np.take(flat_u, at)
-        here[never] = np.inf
-        at -= draws  # the month before; month 0 starts from the capex
-        first = at < 0
-        np.maximum(at, cols, out=at)
-        prev = np.take(flat0, at) + u * np.take(flat_u, at)
-        np.copyto(prev, capex, where=first)
-        t = _interpolate(month, here, prev)
-        exact = ~scan & (never | ((here <= 0) & (first | (prev > 0))))
-        if not exact.all():
-            redo = np.flatnonzero(~exact)
-            t[redo] = _scan(gap, redo, u)
-        out[j] = t
-    out[:, capex <= 0.0] = 0.0
+    ordered = levels[order]
+    count, scan = _open_counts(gap, ordered)
+    t = _crossings(gap, ordered[:, None], _months_before(count, levels.size, gap.work))
+    rows = np.flatnonzero(scan)
+    if rows.size:
+        for k, u in enumerate(ordered):
+            t[k, rows] = _scan(gap, rows, u)
+    out[order] = t
+    out[:, gap.capex <= 0.0] = 0.0
     return out

@@ -29,6 +29,7 @@ __all__ = [
     "LevelBands",
     "bootstrap_difference_se",
     "breakeven",
+    "centred",
     "frontier",
     "input_bins",
     "input_ranks",
@@ -173,12 +174,34 @@ def input_ranks(sim: Drawn, name: str, dist: Distribution | None = None) -> np.n
     return known + 1.0
 
 
-def pearson(x: np.ndarray, y: np.ndarray) -> float:
-    """Pearson correlation of ``x`` and ``y`` (of ranks: Spearman's); 0 when one is constant."""
-    x = x - x.mean()
-    y = y - y.mean()
-    denom = math.sqrt(float(x @ x) * float(y @ y))
-    return float(x @ y) / denom if denom > 0 else 0.0
+#: Elements of one block of :func:`_dot`: OpenBLAS computes a dot product of more than 10,000
+#: elements on several threads, whose spinning after each call cost more CPU than the sums.
+_DOT_BLOCK = 10_000
+
+
+def _dot(x: np.ndarray, y: np.ndarray) -> float:
+    """``x @ y`` in blocks of :data:`_DOT_BLOCK` elements, their sums added exactly: the one
+    BLAS call of ``x @ y`` up to that length, on one thread; beyond it the same sum on every
+    machine (a threaded sum depends on the number of threads)."""
+    if x.size <= _DOT_BLOCK:
+        return float(x @ y)
+    return math.fsum(
+        float(x[i : i + _DOT_BLOCK] @ y[i : i + _DOT_BLOCK]) for i in range(0, x.size, _DOT_BLOCK)
+    )
+
+
+def centred(x: np.ndarray) -> tuple[np.ndarray, float]:
+    """``x`` less its mean (``x`` itself, changed in place), and the sum of the squares of
+    that: a series of ranks centred once for every :func:`pearson` it enters."""
+    x -= x.mean()
+    return x, _dot(x, x)
+
+
+def pearson(x: tuple[np.ndarray, float], y: tuple[np.ndarray, float]) -> float:
+    """Pearson correlation of two :func:`centred` series (of ranks: Spearman's); 0 when one
+    is constant."""
+    denom = math.sqrt(x[1] * y[1])
+    return _dot(x[0], y[0]) / denom if denom > 0 else 0.0
 
 
 def input_bins(
@@ -193,8 +216,11 @@ def input_bins(
         values = np.unique(np.asarray(dist.values, dtype=float))
         return np.searchsorted(values, sim.draws[name]), values.size
     known = sim.sample.ranks.get(name)
-    rank0 = known if known is not None else (ranks - 1.0).astype(np.int64)
-    return quantile_bins(rank0, count), count
+    if known is not None:
+        return quantile_bins(known, count), count
+    rank0 = ranks.astype(np.intp)  # from the 1-based ranks (whole or halves): truncated, less 1
+    rank0 -= 1
+    return quantile_bins(rank0, count, out=rank0), count
 
 
 def breakeven(values: np.ndarray) -> Breakeven:

@@ -284,11 +284,12 @@ def mean_gap_se(
     return np.sqrt(np.maximum(var, 0.0) / draws)
 
 
-def quantile_bins(ranks: np.ndarray, count: int) -> np.ndarray:
+def quantile_bins(ranks: np.ndarray, count: int, out: np.ndarray | None = None) -> np.ndarray:
     """Bin index of each draw from its 0-based integer rank among n (``ranks``): ``count``
     bins of consecutive ranks whose sizes differ by at most one, bin = floor(rank * count / n),
-    in exact integer arithmetic."""
-    bins = np.multiply(ranks, count, dtype=np.intp)
+    in exact integer arithmetic; into ``out`` (an intp array, which may be ``ranks``) when
+    given."""
+    bins = np.multiply(ranks, count, dtype=np.intp, out=out)
     bins //= ranks.shape[0]
     return bins
 

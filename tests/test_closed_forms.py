@@ -27,7 +27,7 @@ from costmodel.cashflows import (
 from costmodel.distributions import Discrete, Pert, Triangular, Uniform, _beta_ppf
 from costmodel.outcomes import payback, payback_by_scan
 from costmodel.sampling import sample
-from costmodel.stats import input_ranks, percentiles
+from costmodel.stats import centred, input_ranks, pearson, percentiles
 from tests.helpers import buy, model, rent
 
 
@@ -203,6 +203,18 @@ def test_spearman_from_sampler_ranks_equals_scipy(method):
         draws = np.broadcast_to(sim.draws[name], target.shape)
         assert rho == pytest.approx(stats.spearmanr(draws, target).statistic, abs=1e-12), name
         np.testing.assert_array_equal(input_ranks(sim, name), stats.rankdata(draws))
+
+
+def test_pearson_of_centred_ranks_beyond_one_blas_block_equals_scipy():
+    # 25,001 draws: three blocks of the dot product (10,000 + 10,000 + 5,001), added exactly;
+    # with ties (a discrete input) and against a gap that depends on it
+    rng = np.random.default_rng(8)
+    x = rng.choice([1.0, 2.0, 3.0], 25_001)
+    y = 2.0 * x + rng.standard_normal(25_001)
+    rx, ry = stats.rankdata(x), stats.rankdata(y)
+    got = pearson(centred(rx.copy()), centred(ry))  # centred in place
+    assert got == pytest.approx(stats.spearmanr(x, y).statistic, rel=1e-12)
+    assert pearson(centred(rx), centred(np.ones(25_001))) == 0.0  # a constant: no correlation
 
 
 def test_lhs_ranks_are_the_permutation():
