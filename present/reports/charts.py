@@ -12,8 +12,9 @@
   ``tornado_api`` the same against the hosted API (with one).
 
 Figures are built with :class:`matplotlib.figure.Figure` (no pyplot state), so rendering is
-safe in servers and threads. No value (NaN) is drawn as a gap. Each is drawn once on the Agg
-canvas and written as a PNG of 256 colours (:func:`png`).
+safe in servers and threads. No value (NaN) is drawn as a gap. Each is laid out once around
+its text (:mod:`.layout`), drawn once on the Agg canvas and written as a PNG of 256 colours
+(:func:`png`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from costmodel.sides import side as side_of
 
 from ..formatting import fmt_months, fmt_utilisation, missing
 from .colours import API, BUY, HIGH, LOW, MARK, side_colour
+from .layout import TITLE_SIZE, fit
 from .tables import cumulative_payback
 from .uncertainty import RIVAL_WORDS, rival_tornado
 
@@ -68,7 +70,9 @@ def usd_tick(v: float, _pos: Any = None) -> str:
 
 
 def figure() -> tuple[Figure, Axes]:
-    fig = Figure(figsize=_SIZE, dpi=_DPI, layout="constrained")
+    """A one-axes chart on its Agg canvas, laid out by :func:`legend` (:mod:`.layout`)."""
+    fig = Figure(figsize=_SIZE, dpi=_DPI)
+    FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     ax.grid(True, color="#dddddd", linewidth=0.6)
     ax.set_axisbelow(True)
@@ -78,9 +82,20 @@ def figure() -> tuple[Figure, Axes]:
 
 
 def legend(fig: Figure, ax: Axes) -> None:
-    """Legend below the axes, so it never hides data."""
+    """``ax``'s legend below the axes, so it never hides data, in three columns; called last,
+    it lays the figure out around its text (:func:`.layout.fit`)."""
     handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    bottom = fit(fig, fig.axes, legend_rows=-(-len(labels) // 3), legend_size=8)
+    fig.legend(
+        handles,
+        labels,
+        loc="lower center",
+        bbox_to_anchor=(0.5, bottom),
+        borderaxespad=0,
+        ncols=3,
+        fontsize=8,
+        frameon=False,
+    )
 
 
 def png(fig: Figure) -> bytes:
@@ -91,7 +106,7 @@ def png(fig: Figure) -> bytes:
     255, and the PNG is written in about half the time of full colour and is a quarter of its
     size, which every report embeds.
     """
-    canvas = FigureCanvasAgg(fig)
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
     canvas.draw()
     size = canvas.get_width_height()
     pixels = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
@@ -210,7 +225,7 @@ def breakeven_figure(result: Result) -> Figure:
     ax.set_ylabel("Total cost of ownership [USD, present value]")
     sides = " vs ".join(side_of(s).option for s in result.sides)
     sides = sides[0].upper() + sides[1:]
-    ax.set_title(f"{sides}: total cost over the horizon", loc="left", fontsize=11)
+    ax.set_title(f"{sides}: total cost over the horizon", loc="left", fontsize=TITLE_SIZE)
     legend(fig, ax)
     return fig
 
@@ -244,7 +259,7 @@ def prob_chart(result: Result) -> bytes:
     ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
     ax.set_xlabel("Utilisation of the owned GPUs [% of wall-clock hours]")
     ax.set_ylabel("Share of draws where buying is cheaper [%]")
-    ax.set_title("How sure: probability that buying is cheaper", loc="left", fontsize=11)
+    ax.set_title("How sure: probability that buying is cheaper", loc="left", fontsize=TITLE_SIZE)
     legend(fig, ax)
     return png(fig)
 
@@ -305,7 +320,7 @@ def cumulative_chart(result: Result) -> bytes:
     ax.set_ylabel("Cumulative cost [USD, present value]")
     u = fmt_utilisation(cum.utilisation, none="?")
     ax.set_title(
-        f"Payback: cumulative cost at {u} utilisation (no resale)", loc="left", fontsize=11
+        f"Payback: cumulative cost at {u} utilisation (no resale)", loc="left", fontsize=TITLE_SIZE
     )
     legend(fig, ax)
     return png(fig)
@@ -331,7 +346,8 @@ def tornado_chart(result: Result, versus: str = "rent") -> bytes | None:
         return None
     bars = t.inputs[:TORNADO_BARS]
     height = max(2.8, 1.3 + 0.42 * len(bars))
-    fig = Figure(figsize=(_SIZE[0], height), dpi=_DPI, layout="constrained")
+    fig = Figure(figsize=(_SIZE[0], height), dpi=_DPI)
+    FigureCanvasAgg(fig)
     left, right = fig.subplots(1, 2, sharey=True)
     for ax in (left, right):
         ax.set_axisbelow(True)
@@ -362,7 +378,7 @@ def tornado_chart(result: Result, versus: str = "rent") -> bytes | None:
         f"What moves the answer{against}: each input from P10 to P90, the others at their medians",
         x=0.01,
         ha="left",
-        fontsize=11,
+        fontsize=TITLE_SIZE,
     )
     legend(fig, right)
     return png(fig)

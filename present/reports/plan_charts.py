@@ -21,6 +21,7 @@ from costmodel.plan_result import Candidate, PlanResult
 
 from .charts import figure, legend, png, usd_tick
 from .colours import BUY, LAYERS, MARK, OTHER, RENT
+from .layout import TITLE_SIZE
 from .plan_tables import WORK_LAYERS
 
 __all__ = ["PLAN_CHARTS", "render_plan_charts", "servers_figure"]
@@ -66,7 +67,9 @@ def frontier_chart(result: PlanResult) -> bytes:
     ax.set_xlabel("Mean cost [USD, present value]")
     ax.set_ylabel("P90 cost [USD, present value]")
     ax.set_title(
-        "Cost versus risk: every candidate (labels: servers+reserved)", loc="left", fontsize=11
+        "Cost versus risk: every candidate (labels: servers+reserved)",
+        loc="left",
+        fontsize=TITLE_SIZE,
     )
     legend(fig, ax)
     return png(fig)
@@ -116,7 +119,7 @@ def servers_figure(result: PlanResult) -> Figure:
     ax.yaxis.set_major_formatter(FuncFormatter(usd_tick))
     ax.set_xlabel("Owned servers [count]")
     ax.set_ylabel("Cost over the horizon [USD, present value]")
-    ax.set_title("Cost by the number of owned servers", loc="left", fontsize=11)
+    ax.set_title("Cost by the number of owned servers", loc="left", fontsize=TITLE_SIZE)
     legend(fig, ax)
     return fig
 
@@ -154,7 +157,7 @@ def work_split_chart(result: PlanResult) -> bytes:
     ax.set_title(
         f"Where the work runs in the best plan ({_plan_label(result.best)}), mean of the draws",
         loc="left",
-        fontsize=11,
+        fontsize=TITLE_SIZE,
     )
     legend(fig, ax)
     return png(fig)
