@@ -111,9 +111,10 @@ RESULT_BYTE_WORK = 8
 #: 17 bytes; more for the time a first comparison spends resolving the options).
 COMPARE_OPTION_WORK = 40
 
-#: The most bytes one candidate takes in a plan's JSON result: two counts, eight numbers of
-#: 24 characters at most (``-1.2345678901234567e-100``) and the keys [byte].
-_CANDIDATE_BYTES = 340
+#: The most bytes one candidate takes in a plan's JSON result: two counts, ten numbers of
+#: 24 characters at most (``-1.2345678901234567e-100``; two of them the Wilson interval of
+#: its share cheaper than all-cloud) and the keys [byte].
+_CANDIDATE_BYTES = 340 + 2 * 24 + 26
 #: What counting carbon adds to a plan (``carbon`` in its inputs), as
 #: ``benchmarks/bench_plan.py --carbon --shape ...`` measures it. The work of one candidate over
 #: one draw and month: its carbon and priced cost in one product with its burst cost [unit]

@@ -60,13 +60,18 @@ def scenario_examples(kind: str = "scenario") -> dict[str, dict[str, Any]]:
 
 class _ConfiguredMaxima(BasePlugin):
     """Writes the maxima an app enforces from its configuration (:data:`api.limits.LIMITS`)
-    into the schemas of the query parameters they bound, as each operation is added."""
+    into the schemas of the query parameters they bound, as each operation is added; and
+    leaves out the operations' ``security`` when the app takes no API keys (an open service:
+    no lock in ``/docs``)."""
 
-    def __init__(self, maxima: dict[str, int]) -> None:
+    def __init__(self, maxima: dict[str, int], keys: bool) -> None:
         self.maxima = maxima
+        self.keys = keys
 
     def operation_helper(self, path=None, operations=None, **kwargs: Any) -> None:
         for operation in (operations or {}).values():
+            if not self.keys:
+                operation.pop("security", None)
             for param in operation.get("parameters", []):
                 query = isinstance(param, dict) and param.get("in") == "query"
                 if query and param.get("name") in self.maxima:
@@ -75,9 +80,11 @@ class _ConfiguredMaxima(BasePlugin):
 
 def register_openapi(api: Api, config: Mapping[str, Any]) -> None:
     """Teach ``api``'s spec the custom scenario fields and the limits ``config`` sets on query
-    parameters, and register the shared components; before any blueprint (the limits on the
-    request bodies follow with :func:`api.limits.write_limits` after them)."""
-    plugin = _ConfiguredMaxima(query_maxima(config))
+    parameters, and register the shared components (the bearer scheme only when ``config``
+    sets API keys); before any blueprint (the limits on the request bodies follow with
+    :func:`api.limits.write_limits` after them)."""
+    keys = bool(config.get("API_KEYS"))
+    plugin = _ConfiguredMaxima(query_maxima(config), keys)
     plugin.init_spec(api.spec)
     api.spec.plugins.append(plugin)  # after the marshmallow plugin, which makes the schemas
     api.ma_plugin.converter.add_attribute_function(field_schema)
@@ -85,6 +92,8 @@ def register_openapi(api: Api, config: Mapping[str, Any]) -> None:
         api.spec.components.schema(name, component=component)
     api.spec.components.schema("Scenario", schema=ScenarioSchema)
     api.spec.components.schema("Plan", schema=PlanSchema)
+    if not keys:
+        return
     api.spec.components.security_scheme(
         BEARER,
         {

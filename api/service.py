@@ -27,6 +27,7 @@ from pricing import (
     read_prices,
     read_serving,
 )
+from pricing.text import counted
 from scenarios import Plan, Scenario, ScenarioError, evaluate, load_mapping
 from scenarios.store import MaybeStored, RunStore, StoreError
 
@@ -260,9 +261,7 @@ def _document(data: object, kind: str | None) -> Scenario | Plan:
         abort(
             422,
             message=f"the {kind or 'document'} is invalid "
-            f"({count} problem{'s' if count != 1 else ''}): "
-            + shown
-            + (" ..." if count > 5 else ""),
+            f"({counted(count, 'problem')}): " + shown + (" ..." if count > 5 else ""),
             errors=exc.errors,
         )
     except ArithmeticError as exc:

@@ -33,6 +33,7 @@ from present.formatting import (
     missing,
 )
 from present.wording import Wording, words_of
+from pricing.text import counted
 
 if TYPE_CHECKING:
     from rich.console import Console as RichConsole
@@ -577,7 +578,7 @@ def print_compare(result: Comparison, console: Console, limit: int | None = None
         console.print(words.left_out, highlight=False)
     if words.carbon_note:
         console.print(words.carbon_note, markup=False, highlight=False)
-    notes = [f"{len(result.options)} options"]
+    notes = [counted(len(result.options), "option")]
     if result.request.min_memory_gb is not None:
         notes.append(f"{result.left_out_by_min_memory} left out by --min-memory")
     if result.ruled_out:
@@ -667,8 +668,8 @@ def _cited(c) -> str:
 
 #: Columns of ``costmodel compare --format csv``, and the columns a comparison by model adds.
 COMPARE_COLUMNS = (
-    "rank", "id", "side", "pricing", "gpu", "gpu_count", "cost_p10", "cost_p50", "cost_p90",
-    "price_usd", "price_source", "warnings",
+    "rank", "id", "catalog_id", "side", "pricing", "gpu", "gpu_count", "cost_p10", "cost_p50",
+    "cost_p90", "price_usd", "price_source", "warnings",
 )  # fmt: skip
 SERVING_COLUMNS = (
     "unit", "tokens_per_s_per_gpu", "source_id", "source_as_of", "source", "source_origin",
@@ -679,7 +680,9 @@ CARBON_COLUMNS = ("carbon_g_p10", "carbon_g_p50", "carbon_g_p90")
 
 
 def compare_csv(result: Comparison) -> str:
-    """One row per option in the ranking's order: costs [USD/unit of work] to 6 significant
+    """One row per option in the ranking's order, ``id`` unique (the option's
+    :attr:`~scenarios.compare.result.Option.key`) and ``catalog_id`` the catalog's: costs
+    [USD/unit of work] to 6 significant
     figures, warnings as ``;``-separated codes; by model also the unit (``million_tokens``),
     the measured serving throughput [tokens/s per GPU] and the serving row or API offer each
     option rests on (an API has no GPU: empty cells); last the emissions [g CO2e/unit of
@@ -693,6 +696,7 @@ def compare_csv(result: Comparison) -> str:
     for rank, o in enumerate(result.options, start=1):
         row = [
             rank,
+            text_cell(o.key),
             text_cell(o.id),
             o.side,
             o.pricing,

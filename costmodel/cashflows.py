@@ -106,7 +106,8 @@ class BuyDraws:
     resale_annual_decay [1/year]; relative_throughput [units of work/GPU-hour] or
     tokens_per_s_per_gpu [tokens/s per GPU] (the other ``None``); scaling_efficiency,
     thermal_derate [-]; repair_days [day] a failed GPU is out; spare_gpus [GPU] bought with the
-    build; financing how it is paid for.
+    build; financing how it is paid for; throughput_error [-] the factor on the per-GPU
+    throughput (an estimate's error, 1 for a measured or given one).
     """
 
     gpu_count: int
@@ -134,6 +135,7 @@ class BuyDraws:
     repair_days: Value = 0.0
     spare_gpus: int = 0
     financing: FinancingDraws = FinancingDraws("cash", None, None, 0.0, None)
+    throughput_error: Value = 1.0
 
     @classmethod
     def sampled(cls, inputs: BuyInputs, values: dict[str, Value], side: str = "buy") -> BuyDraws:
@@ -149,7 +151,8 @@ class RentDraws:
     price_usd_per_hour, on_demand_price_usd_per_hour [USD/instance-hour]; price_annual_change
     [1/year]; spot_interruption_overhead [-]; storage, egress and admin [USD/month];
     relative_throughput [units of work/GPU-hour] or tokens_per_s_per_gpu [tokens/s per GPU]
-    (the other ``None``); scaling_efficiency [-].
+    (the other ``None``); scaling_efficiency [-]; throughput_error [-] the factor on the
+    per-GPU throughput (an estimate's error, 1 for a measured or given one).
     """
 
     gpu_count: int
@@ -165,6 +168,7 @@ class RentDraws:
     relative_throughput: Value | None
     tokens_per_s_per_gpu: Value | None
     scaling_efficiency: Value
+    throughput_error: Value = 1.0
 
     @classmethod
     def sampled(cls, inputs: RentInputs, values: dict[str, Value], side: str = "rent") -> RentDraws:
@@ -256,11 +260,13 @@ def throughput(count: int, per_gpu: Value, efficiency: Value, derate: Value = 1.
 def _per_gpu(side: BuyDraws | RentDraws) -> Value:
     """Work of one GPU of a side per hour [units of work/GPU-hour]: the rate the side gives,
     scaled as its unit of work says (:func:`costmodel.units.rates`: a relative throughput as
-    it is, tokens per second times 3600 / 1e6)."""
+    it is, tokens per second times 3600 / 1e6), times its ``throughput_error``."""
     for rate, scale in rates().items():
         value = getattr(side, rate)
         if value is not None:
-            return value if scale == 1.0 else value * scale
+            value = value if scale == 1.0 else value * scale
+            error = side.throughput_error
+            return value if np.ndim(error) == 0 and error == 1.0 else value * error
     raise ValueError("a side without a throughput")
 
 

@@ -17,7 +17,7 @@ import dataclasses
 import math
 import time
 import tracemalloc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,7 +39,7 @@ from .cashflows import (
     metered,
     rented_cumulative,
 )
-from .inputs import MAX_SAMPLES, ModelInputs
+from .inputs import MAX_SAMPLES, ModelInputs, throughput_error_pairs
 from .outcomes import breakeven_utilisation, payback
 from .result import (
     Availability,
@@ -209,13 +209,15 @@ def draw(inputs: ModelInputs, sampler: Sampler | None = None) -> tuple[dict[str,
     is its one value, a float, without going through ppf. ``sampler``, when given, holds the
     percentiles (a sample that can grow); else they are drawn afresh. The correlations are
     imposed on the independent percentiles, draw by draw, through a Gaussian copula
-    (:func:`~costmodel.sampling.gaussian_copula`)."""
+    (:func:`~costmodel.sampling.gaussian_copula`), those given and the estimated throughputs'
+    errors' with one another (:func:`~costmodel.inputs.throughput_error_pairs`)."""
     dists = inputs.distributions()
     if sampler is None:
         drawn = sample(uncertain(inputs), inputs.samples, inputs.seed, inputs.method)
     else:
         drawn = sampler.sample
-    drawn = gaussian_copula(drawn, inputs.correlations)
+    pairs = inputs.correlations
+    drawn = gaussian_copula(drawn, (*pairs, *throughput_error_pairs(dists, pairs)))
     values: dict[str, Value] = {}
     for name, dist in dists.items():  # each percentile array is let go once mapped
         values[name] = dist.ppf(drawn.q.pop(name)) if name in drawn.q else dist.support()[0]
@@ -535,6 +537,14 @@ def _convergence(
     )
 
 
+def _cheapest(sides: Iterable[str], shares: Iterable[np.ndarray], n: int) -> Cheapest:
+    """Each side's share of draws in which it is the cheapest per level [-], with its 95 %
+    Wilson interval over ``n`` draws."""
+    shares = {side: frozen_array(x) for side, x in zip(sides, shares, strict=True)}
+    ci95 = {s: frozen_array(np.column_stack(wilson(np.rint(x * n), n))) for s, x in shares.items()}
+    return Cheapest(shares, ci95)
+
+
 def _tco_into(out: np.ndarray, at_zero: Value, slope: Value, u: Value) -> None:
     """``out = at_zero + slope * u`` without temporaries (each a float or an (S,) array)."""
     np.multiply(slope, u, out=out)
@@ -654,9 +664,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         gap_se=gap_se,
         sens_gap=sens_gap,
         prob_api=None if prob_api is None else frozen_array(prob_api),
-        cheapest=None
-        if shares is None
-        else Cheapest({side: frozen_array(x) for side, x in zip(lines, shares, strict=True)}),
+        cheapest=None if shares is None else _cheapest(lines, shares, sim.inputs.samples),
         prob_further={side: frozen_array(p) for side, p in prob_further.items()},
     )
 

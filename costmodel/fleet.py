@@ -34,7 +34,8 @@ changes, L, L_p the service lives [year], months of 730 h):
 - owned operational = sum_m [S kW_idle 730 + kW_per_u A_m / (T_srv A(S))] PUE I_own
   (1 + g_I)^((m-1)/12) / 1000: the power the cost charges (spares on the shelf draw none);
 - owned embodied = (S E_own + s e_gpu) min(1, H / (12 L)), E_own one server's (N GPUs and the
-  platform), e_gpu a pooled spare GPU's;
+  platform), e_gpu a pooled spare GPU's (servers added later count from their dates, as
+  :mod:`costmodel.fleet_carbon` says);
 - reserved = sum_m (B_m / T_res) [P PUE_p I (1 + g_r)^((m-1)/12) / 1000 + E_inst / (8760 L_p)]:
   the hours used, not the idle committed ones; burst the same with O_m (1 + spot overhead)
   / T_burst hours and the burst's own figures; an API burst O_m g_api / 1000 [M tokens x
@@ -89,7 +90,7 @@ from .plan_result import (
 )
 from .result import InputValue
 from .sampling import Sample, stream
-from .staging import Cohort, first_month_above
+from .staging import Cohort, first_month_above, work_band
 from .stats import (
     bootstrap_difference_se,
     frontier,
@@ -100,7 +101,7 @@ from .stats import (
     significant,
     uncertain,
 )
-from .uncertainty import evppi, expected_value_of_information, replicate_se
+from .uncertainty import evppi, expected_value_of_information, replicate_se, wilson
 
 __all__ = ["FleetSimulation", "simulate_plan", "summarise_plan", "work_split"]
 
@@ -486,6 +487,7 @@ def _fill_staged(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice, first: i
     h, work = inputs.horizon_months, c.load.work
     total = work.sum(axis=0)
     months = np.arange(1, h + 1)[:, None]
+    tally = None if c.emits is None else Tally.of(c.emits, work, c.burst, c.k_burst)
     for s0 in range(s_lo, s_hi + 1):
         cap0, k0, pool_cost, up0 = c.owned(s0)
         for t, trigger in enumerate(triggers):
@@ -509,6 +511,10 @@ def _fill_staged(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice, first: i
                     share = np.clip(np.where(total > 0, owned_total / total, 0.0), 0.0, 1.0)
                     util = np.clip(np.where(held > 0, owned_total / held, 0.0), 0.0, 1.0)
                 up = np.where(later, up1, up0).mean(axis=0)
+                if tally is not None:  # the kg of the servers, alone and beside reservations
+                    per_up = np.where(later, 1.0 / np.asarray(up1), 1.0 / np.asarray(up0))
+                    first_pool, added_pool = (s0, c.pool.spares(s0)), (s1, c.pool.spares(s1))
+                    kgs = tally.staged(first_pool, added_pool, owned, per_up, bought, start)
                 for k in range(k_lo, k_hi + 1):
                     if k == 0 and above is not None:
                         rest, above = above, None
@@ -516,9 +522,13 @@ def _fill_staged(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice, first: i
                         rest = c.load.excess(capacity + k * np.asarray(c.instance_capacity))
                     j = ((s0 - s_lo) * (k_hi - k_lo + 1) + k - k_lo) * len(counts) + i
                     j = j * len(triggers) + t
-                    out.cost[first + j, rows] = (
-                        fixed + k * c.instance_cost + c.k_burst * weighted_sum(c.burst, rest)
-                    )
+                    cost = fixed + k * c.instance_cost
+                    if tally is None:
+                        out.cost[first + j, rows] = cost + c.k_burst * weighted_sum(c.burst, rest)
+                    else:
+                        out.cost[first + j, rows], out.carbon[first + j, rows] = tally.candidate(
+                            cost, rest, k > 0, kgs[k > 0]
+                        )
                     out.share[first + j, rows], out.util[first + j, rows] = share, util
                     out.up[first + j] += up.sum()
                     out.start[j, rows] = np.where(start <= h, start, np.inf)
@@ -569,10 +579,11 @@ def work_split(
 ) -> WorkSplit:
     """Mean owned, reserved and burst work [units of work/month] of each month for the
     candidate (``servers``, ``instances``), which adds ``added`` servers at ``trigger`` (a
-    share of the first servers' capacity, or a month for ``at_month``)."""
+    share of the first servers' capacity, or a month for ``at_month``); for a plan with
+    ``own.add``, also its mean owned capacity and the P10 and P90 of each month's work."""
     inputs, values = sim.inputs, sim.draws
     n, h = inputs.samples, inputs.horizon_months
-    sums = np.zeros((3, h))
+    sums = np.zeros((4, h))  # owned, reserved and burst work, owned capacity
     step = max(1, _CHUNK_ELEMENTS // h)
     for start in range(0, n, step):
         rows = slice(start, min(n, start + step))
@@ -582,9 +593,14 @@ def work_split(
             bought = _bought(c, inputs.add, owned, trigger)
             later = np.arange(1, h + 1)[:, None] >= bought + inputs.add.lead_time_months + 1
             owned = np.where(later, c.grown(servers, added)[0], owned)
-        sums += c.load.split(owned, instances * np.asarray(c.instance_capacity))
+        sums[:3] += c.load.split(owned, instances * np.asarray(c.instance_capacity))
+        sums[3] += np.broadcast_to(owned, (h, rows.stop - start)).sum(axis=1)
     mean = sums / n
-    return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
+    if sim.start is None:  # no candidate adds servers
+        return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
+    low, high = work_band(values[f"demand.{inputs.demand.work_field}"],
+                          values["demand.annual_growth"], h)  # fmt: skip
+    return WorkSplit(mean[0], mean[1], mean[2], mean[3], low, high)
 
 
 def _pair(sim: FleetSimulation, j: int) -> tuple:
@@ -704,6 +720,7 @@ def _candidates(
     for start in range(0, cheaper.size, step):
         rows = slice(start, start + step)
         cheaper[rows] = np.count_nonzero(sim.cost[rows] < sim.cloud, axis=1) / n
+    lo, hi = wilson(np.rint(cheaper * n), n)
     columns = (
         sim.servers.tolist(),
         sim.instances.tolist(),
@@ -714,10 +731,11 @@ def _candidates(
         [None] * n_candidates if sim.availability is None else sim.availability.tolist(),
         carbon,
         _additions(sim),
+        zip(lo.tolist(), hi.tolist(), strict=True),
     )
     return [
-        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob, up, kg, add)
-        for s, k, mean, p10, p50, p90, cvar, share, util, prob, up, kg, add in zip(
+        Candidate(s, k, CostStats(mean, p10, p50, p90, cvar), share, util, prob, up, kg, add, ci)
+        for s, k, mean, p10, p50, p90, cvar, share, util, prob, up, kg, add, ci in zip(
             *columns, strict=True
         )
     ]
@@ -830,12 +848,14 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
     cloud_carbon = _carbon_stats(sim.cloud_carbon[None, :], sim.work)[0] if known else None
     all_cloud = Candidate(0, 0, CostStats(**cloud_stats), 0.0, 0.0, 0.0, up, cloud_carbon)
     on_frontier = frontier(stats["mean"], stats["p90"])
-    if sim.start is not None:
-        on_frontier &= ~_duplicates(stats, order)
+    repeats = None if sim.start is None else _duplicates(stats, order)
+    if repeats is not None:
+        on_frontier &= ~repeats
     on_frontier = on_frontier.tolist()
     green = None
     if known:  # the candidates no other beats on both mean cost and mean emissions
-        kept = frontier(stats["mean"], np.array([c.mean for c in carbon]), ties=True).tolist()
+        kept = frontier(stats["mean"], np.array([c.mean for c in carbon]), ties=True)
+        kept = (kept if repeats is None else kept & ~repeats).tolist()
         green = tuple(c for c, k in zip(candidates, kept, strict=True) if k)
     return PlanResult(
         candidates=tuple(candidates),

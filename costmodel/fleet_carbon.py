@@ -7,6 +7,13 @@ after-tax present value (1 - tau) d_m times row 0 [kg], so that the cost a candi
 p times row 1 (p [USD/kg] per draw). One weighted sum over the months of the candidate's
 monthly work (:func:`weighted_rows`) then gives both. Units: kg CO2e, kW, gCO2e/kWh; months of
 730 h, years of 8760 h.
+
+Servers added later (``own.add``, :mod:`costmodel.staging`) bought at the end of month a and in
+service from month s emit their idle power only from s, S1 kW_idle 730 PUE I_own
+sum_{m >= s} (1 + g_I)^((m-1)/12) / 1000, and their embodied carbon at a, (S1 E_own + s1 e_gpu)
+min(1, (H - a) / (12 L)): the share of their service life within the horizon counts from their
+purchase, as their resale ages from it. Priced, that embodied carbon is paid at a, p d_a kg (no
+tax), and the idle power in each month's flow like the first servers'.
 """
 
 from __future__ import annotations
@@ -22,6 +29,44 @@ from .inputs import PlanCarbon
 __all__ = ["FleetEmissions", "Tally", "fleet_emissions", "weighted_rows", "weighted_sum"]
 
 
+def _pick(rows: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``rows[:, index]`` per draw for ``(R, M)`` or ``(R, M, n)`` rows and ``index`` (n,):
+    ``(R, n)``."""
+    if rows.ndim == 2:
+        return rows[:, index]
+    return np.take_along_axis(rows, index[None, None, :], axis=1)[:, 0]
+
+
+@dataclass(frozen=True)
+class AddedEmissions:
+    """What one server added later emits [kg CO2e], by the month it is bought and enters
+    service: ``idle_after`` its idle power over the months m >= s, one row per row of
+    :class:`FleetEmissions` ((R, H + 1) or (R, H + 1, n), zeros past H); ``embodied`` E_own
+    [kg per server] and ``spare`` e_gpu [kg per pooled spare GPU], shared over a service life
+    of ``life_months`` 12 L [month]; ``discount`` d_m (H,), that dates a priced row's embodied
+    carbon at a."""
+
+    idle_after: np.ndarray
+    embodied: Value
+    spare: float
+    life_months: float
+    discount: np.ndarray
+
+    def kg(self, servers: int, spares: int, bought: np.ndarray, start: np.ndarray) -> np.ndarray:
+        """The kg (and the priced row) of ``servers`` S1 and their ``spares`` s1 bought at the
+        end of month ``bought`` a and in service from ``start`` s (each (n,)): their idle power
+        from s and their embodied carbon at a, ``(R, n)``; zeros where s > H."""
+        h = self.idle_after.shape[1] - 1
+        active = start <= h
+        a = np.where(active, bought, h)
+        idle = servers * _pick(self.idle_after, np.where(active, start, h + 1) - 1)
+        life = np.minimum(1.0, (h - a) / self.life_months)
+        embodied = (servers * np.asarray(self.embodied) + spares * self.spare) * life
+        if idle.shape[0] == 2:  # paid at a, no tax
+            embodied = np.stack((embodied, embodied * self.discount[a - 1]))
+        return np.where(active, idle + embodied, 0.0)
+
+
 @dataclass(frozen=True)
 class FleetEmissions:
     """A chunk's emissions; each monthly array is ``(R, H)`` or ``(R, H, n)``, R = 1 without a
@@ -34,7 +79,7 @@ class FleetEmissions:
     without a reserve, ``burst`` ``None`` for an API of unknown emissions); ``server`` [kg per
     server] its idle power over the horizon and its embodied share, ``spare`` [kg per pooled
     spare GPU] its embodied share, each (R, 1) or (R, n); ``price`` [USD/kg] per draw, ``None``
-    without a price."""
+    without a price; ``added`` what a server bought later emits (:class:`AddedEmissions`)."""
 
     owned: np.ndarray
     owned_scale: Value
@@ -43,6 +88,7 @@ class FleetEmissions:
     server: np.ndarray
     spare: np.ndarray
     price: Value | None
+    added: AddedEmissions
 
 
 def _monthly(coef: Value, change: Value, d: np.ndarray, kept: float | None) -> np.ndarray:
@@ -101,7 +147,10 @@ def fleet_emissions(
     change = values["own.grid_annual_change"]
     growth = _monthly(1.0, change, d, kept)  # (1 + g_I)^((m-1)/12), and its present value
     months = growth.sum(axis=1)
-    idle = (months if months.ndim == 2 else months[:, None]) * (kw_idle * HOURS_PER_MONTH * per_kwh)
+    per_month = kw_idle * HOURS_PER_MONTH * per_kwh  # one server's idle kg at g_I = 0
+    idle = (months if months.ndim == 2 else months[:, None]) * per_month
+    after = np.zeros((growth.shape[0], h + 1, *growth.shape[2:]))
+    after[:, :-1] = np.cumsum(growth[:, ::-1], axis=1)[:, ::-1]
     rows = 1 if kept is None else 2
     burst = None
     if carbon.burst is not None:
@@ -118,6 +167,13 @@ def fleet_emissions(
         server=idle + values["own.embodied_kg_co2e"] * life,
         spare=np.full((rows, 1), carbon.spare_gpu_kg_co2e * life),
         price=None if kept is None else values["carbon.usd_per_tonne"] / KG_PER_TONNE,
+        added=AddedEmissions(
+            (after[:, :, None] if after.ndim == 2 and np.ndim(per_month) else after) * per_month,
+            values["own.embodied_kg_co2e"],
+            carbon.spare_gpu_kg_co2e,
+            12.0 * carbon.service_life_years,
+            d,
+        ),
     )
 
 
@@ -190,6 +246,26 @@ class Tally:
         done = weighted_rows(self.owned, owned)
         kg = kg + done[:r] * (e.owned_scale / up)
         return kg, None if self.reserved is None else kg + (self.reserved - done[r:])
+
+    def staged(
+        self,
+        first: tuple[int, int],
+        added: tuple[int, int],
+        owned: np.ndarray,
+        per_up: Value,
+        bought: np.ndarray,
+        start: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """As :meth:`servers`, for ``first`` (S0, s0 spares) bought at month 0 and ``added``
+        (S1, s1) bought at the end of month ``bought`` a and in service from ``start`` s (each
+        (n,)), doing the owned work ``owned`` A_m (H, n) with ``per_up`` 1 / A(S_m) [-] each
+        month (a float or (H, n)): each (R, n)."""
+        e = self.emits
+        kg = first[0] * e.server + first[1] * e.spare + e.added.kg(*added, bought, start)
+        kg = kg + weighted_rows(e.owned, owned * per_up) * e.owned_scale
+        if self.reserved is None:
+            return kg, None
+        return kg, kg + (self.reserved - weighted_rows(e.reserved, owned))
 
     def candidate(
         self, cost: Value, rest: np.ndarray, reserved: bool, kg: np.ndarray

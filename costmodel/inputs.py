@@ -15,7 +15,7 @@ factor (1 + r)^(-m/12) for a nominal annual rate r, an annual change g applied a
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields
 from typing import Any, ClassVar
 
@@ -27,6 +27,7 @@ from pricing.vocabulary import (
     PRICING_MODELS,
     RESERVED_PRICINGS,
     Bound,
+    written,
 )
 
 from .distributions import Distribution, Fixed
@@ -62,9 +63,12 @@ __all__ = [
     "PlanInputs",
     "RentInputs",
     "RentedCarbon",
+    "THROUGHPUT_ERROR_BOUND",
+    "THROUGHPUT_ERROR_RHO",
     "UNITS",
     "UTILISATION",
     "input_fields",
+    "throughput_error_pairs",
 ]
 
 DEPRECIATION_METHODS = ("straight_line", "macrs5")
@@ -142,7 +146,8 @@ def _check_bound(value: Any, path: str, bound: Bound) -> None:
         if bound.problem(lo) or bound.problem(hi):
             raise InputError(
                 path,
-                f"values must lie in {bound.text()}, but the distribution spans [{lo:g}, {hi:g}]",
+                f"values must lie in {bound.text()}, but the distribution spans "
+                f"[{written(lo)}, {written(hi)}]",
             )
         return
     for item in value if isinstance(value, tuple) else (value,):
@@ -162,6 +167,44 @@ def _rate(unit_id: str) -> Any:
     optional: a side gives its throughput in one unit's rate."""
     u = UNITS[unit_id]
     return _input(u.rate_unit, u.rate_text, bound=u.rate_bound, default=None)
+
+
+def _throughput_error() -> Any:
+    """The factor an estimated per-GPU throughput is multiplied by: its error (1: exact)."""
+    return _input(
+        "[-]",
+        "factor on the per-GPU throughput: an estimated throughput's error (lognormal, median 1)",
+        bound=THROUGHPUT_ERROR_BOUND,
+        default=1.0,
+    )
+
+
+#: The range of a throughput error [-]: a factor of 100 either way (an estimate's lognormal,
+#: sigma 0.5, leaves it with a probability below 1e-19).
+THROUGHPUT_ERROR_BOUND = Bound(0.01, 100, "[-]")
+#: Spearman correlation of the throughput errors of two sides of one question [-]: the errors
+#: of one model's estimates cluster (the calibration over- or under-predicts a model as a whole).
+THROUGHPUT_ERROR_RHO = 0.5
+
+
+def throughput_error_pairs(
+    dists: Mapping[str, Distribution], given: Collection[tuple] = ()
+) -> tuple[tuple[str, str, float], ...]:
+    """The correlations the engine adds between the uncertain throughput errors among ``dists``
+    (input name -> distribution, the ``"<side>.throughput_error"`` ones read): each pair at
+    :data:`THROUGHPUT_ERROR_RHO`, except a pair the ``given`` correlations name (either order)."""
+    names = [
+        name
+        for name, dist in dists.items()
+        if name.endswith(".throughput_error") and not dist.is_fixed
+    ]
+    named = {frozenset(pair[:2]) for pair in given}
+    return tuple(
+        (a, b, THROUGHPUT_ERROR_RHO)
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+        if frozenset((a, b)) not in named
+    )
 
 
 def _one_throughput(side: Any, prefix: str) -> None:
@@ -294,6 +337,7 @@ class BuyInputs:
     )
     relative_throughput: Distribution | None = _rate("reference_gpu_hour")
     tokens_per_s_per_gpu: Distribution | None = _rate("million_tokens")
+    throughput_error: Distribution = _throughput_error()
     scaling_efficiency: Distribution = _input(
         "[-]", "multi-GPU scaling efficiency", bound=_SHARE_KEPT, default=1.0
     )
@@ -418,6 +462,7 @@ class RentInputs:
     )
     relative_throughput: Distribution | None = _rate("reference_gpu_hour")
     tokens_per_s_per_gpu: Distribution | None = _rate("million_tokens")
+    throughput_error: Distribution = _throughput_error()
     on_demand_price_usd_per_hour: Distribution | None = _input(
         "[USD/instance-hour]",
         "price of hours above a reservation",
@@ -1194,12 +1239,6 @@ class PlanInputs:
         a = self.add
         if a is None:
             return
-        if self.carbon is not None:
-            raise InputError(
-                "own.add",
-                "a plan that counts carbon cannot add servers later yet: leave out own.add, "
-                "or the carbon block and every carbon key",
-            )
         for month in a.at_month:
             if month > self.horizon_months:
                 raise InputError(

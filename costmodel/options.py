@@ -20,10 +20,10 @@ import numpy as np
 from .carbon import G_PER_KG, CarbonLine
 from .cashflows import BuyLine, RentLine, Terms
 from .distributions import Distribution, Fixed, Triangular, draws_at
-from .inputs import input_fields
+from .inputs import input_fields, throughput_error_pairs
 from .outcomes import breakeven_utilisation
 from .result import Breakeven
-from .sampling import sample
+from .sampling import gaussian_copula, sample
 from .sides import side as side_of
 from .stats import breakeven
 
@@ -92,6 +92,12 @@ def _lines(
     return kind.line(d, t, t, terms).per_unit(t, h), kg and kg.per_unit(t, h)
 
 
+def _erred(o: OptionInputs) -> bool:
+    """Whether an option's throughput is estimated: an uncertain error on it."""
+    error = getattr(o.inputs, "throughput_error", None)
+    return error is not None and not error.is_fixed
+
+
 def evaluate_options(
     options: Sequence[OptionInputs],
     *,
@@ -105,9 +111,14 @@ def evaluate_options(
     """Every option's cost and emissions per unit of work at ``utilisation`` [-] over
     ``horizon`` months, on ``samples`` shared Latin hypercube draws (``seed``) of the inputs
     named in ``spreads`` (each option's inputs :func:`widened` by them); ``lives`` the
-    service lives [year] of an owned build and of a provider's host."""
-    names = sorted(k for k, v in spreads.items() if v > 0)
-    q = sample(names, samples, seed, "lhs").q if names else {}
+    service lives [year] of an owned build and of a provider's host. An estimated throughput's
+    error (an uncertain ``throughput_error``) is drawn too, as ``"<side>.throughput_error"``:
+    shared by the options of one kind of side (their errors move together) and correlated at
+    :data:`~costmodel.inputs.THROUGHPUT_ERROR_RHO` between the kinds."""
+    erred = {f"{o.side}.throughput_error": o.inputs.throughput_error for o in options if _erred(o)}
+    names = sorted({k for k, v in spreads.items() if v > 0} | set(erred))
+    drawn = sample(names, samples, seed, "lhs") if names else None
+    q = gaussian_copula(drawn, throughput_error_pairs(erred)).q if names else {}
     u, out = utilisation, []
     for o in options:
         inputs = widened(o.inputs, o.side, spreads)

@@ -115,7 +115,9 @@ class Candidate:
     the work as burst; ``availability`` [-] the mean share of its GPUs in service (1 without
     servers), ``None`` for a plan without downtime; ``carbon`` its emissions, ``None`` for a
     plan that counts no carbon or whose burst's emissions are unknown; ``add`` its later
-    purchase (``None`` for a candidate that buys every server at month 0). ``share_owned`` is
+    purchase (``None`` for a candidate that buys every server at month 0);
+    ``prob_cheaper_ci95`` [-] the 95 % Wilson interval of ``prob_cheaper_than_cloud``
+    (``None`` in results stored before it). ``share_owned`` is
     then the mean of sum A_m / sum W_m and ``owned_utilisation`` of sum A_m / sum C_m, the
     capacity C_m growing when the added servers arrive.
     """
@@ -129,6 +131,7 @@ class Candidate:
     availability: float | None = None
     carbon: CarbonStats | None = None
     add: Added | None = None
+    prob_cheaper_ci95: tuple[float, float] | None = None
 
     @property
     def key(self) -> tuple[int, int, int, float | None]:
@@ -143,11 +146,17 @@ class Candidate:
 @dataclass(frozen=True, eq=False)
 class WorkSplit:
     """Mean work of each month m = 1..H [units of work/month: reference GPU-hours or M tokens]
-    of the best plan, by where it is done."""
+    of the best plan, by where it is done. A plan that adds servers later (``own.add``) also
+    gives the best plan's mean owned ``capacity`` C_m of each month and the P10 and P90 of the
+    month's work W_m over the draws (``demand_p10``, ``demand_p90``), in the same units;
+    ``None`` otherwise."""
 
     owned: np.ndarray
     reserved: np.ndarray
     burst: np.ndarray
+    capacity: np.ndarray | None = None
+    demand_p10: np.ndarray | None = None
+    demand_p90: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -233,6 +242,18 @@ class PlanResult:
     staging_saving: StagingSaving | None = None
     schema_version: int = SCHEMA_VERSION
     kind: str = KIND
+
+    def __repr__(self) -> str:
+        """The headline numbers, a few hundred characters (the fields hold the rest)."""
+        b, c = self.best, self.all_cloud
+        add = f" + {b.add.servers} later" if b.add else ""
+        saving = "" if self.saving is None else f", saving {self.saving:.3g} of it (P50)"
+        return (
+            f"PlanResult(best of {len(self.candidates):,} candidates by {self.objective}: "
+            f"servers {b.servers}{add}, reserved {b.instances}, mean {b.cost.mean:,.0f} USD "
+            f"(P90 {b.cost.p90:,.0f}); all cloud mean {c.cost.mean:,.0f} USD{saving}; "
+            f"{self.samples:,} draws, seed {self.seed}, {self.method})"
+        )
 
     def candidate(self, servers: int, instances: int) -> Candidate | None:
         """The candidate with ``servers`` and ``instances`` that adds nothing later, or

@@ -185,9 +185,12 @@ class Carbon(BySide):
 @dataclass(frozen=True, eq=False)
 class Cheapest(BySide):
     """The share of draws in which each side is the cheapest, per level [-], by side name; a
-    tie goes to the side first in the question's order."""
+    tie goes to the side first in the question's order. ``ci95`` [-]: each side's 95 % Wilson
+    interval of its share, shape ``(levels, 2)``, by side name (as P(buy cheaper)'s,
+    :func:`costmodel.uncertainty.wilson`; empty in results stored before it)."""
 
     sides: Mapping[str, np.ndarray]
+    ci95: Mapping[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, eq=False)
@@ -411,6 +414,17 @@ class Result:
     carbon: Carbon | None = None
     rivals: tuple[Rival, ...] = ()
     versus: Mapping[str, Versus] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        """The headline numbers, a few hundred characters (the fields hold the rest)."""
+        b, p, u = self.breakeven_utilisation, self.prob_buy_cheaper, self.utilisation
+        return (
+            f"Result({' vs '.join(self.sides)}, utilisation {u[0]:.3g} to {u[-1]:.3g} in "
+            f"{u.size} levels; break-even utilisation P50 {b.p50:.3g} (P10 {b.p10:.3g}, P90 "
+            f"{b.p90:.3g}; always {b.prob_always:.3g}, never {b.prob_never:.3g}); "
+            f"P(buy cheaper) {p[0]:.3g} to {p[-1]:.3g}; {self.samples:,} draws, seed "
+            f"{self.seed}, {self.method})"
+        )
 
     def level(self, u: float) -> int | None:
         """Index of utilisation level ``u`` in :attr:`utilisation`, or ``None``."""

@@ -33,8 +33,28 @@ import numpy as np
 from .cashflows import BuyDraws, Value, buy_parts, depreciation_schedule
 from .discounting import discount_factors
 from .financing import lease_cost, loan_by_month
+from .stats import percentiles
 
-__all__ = ["Cohort", "first_month_above", "suffix_sums"]
+__all__ = ["Cohort", "first_month_above", "suffix_sums", "work_band"]
+
+#: Elements of one block of (months x draws) work in :func:`work_band`.
+_BLOCK_ELEMENTS = 2_000_000
+
+
+def work_band(first: Value, growth: Value, horizon: int) -> tuple[np.ndarray, np.ndarray]:
+    """The P10 and P90 over the draws of each month's work W_m = W_1 (1 + g_w)^((m-1)/12)
+    [units of work/month], m = 1..H, from the draws of ``first`` W_1 [units of work/month] and
+    ``growth`` g_w [1/year] (floats or (n,)): two (H,) arrays, a block of months at a time."""
+    w1, g = np.asarray(first, dtype=float), np.asarray(growth, dtype=float)
+    n = max(w1.size, g.size)
+    low, high = np.empty(horizon), np.empty(horizon)
+    step = max(1, _BLOCK_ELEMENTS // n)
+    for m0 in range(0, horizon, step):
+        months = np.arange(m0, min(horizon, m0 + step))[:, None] / 12.0
+        work = np.broadcast_to(w1 * (1.0 + g) ** months, (months.size, n)).copy()
+        pct = percentiles(work)
+        low[m0 : m0 + months.size], high[m0 : m0 + months.size] = pct["p10"], pct["p90"]
+    return low, high
 
 
 def first_month_above(work: np.ndarray, threshold: Value) -> np.ndarray:

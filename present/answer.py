@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from costmodel.plan_result import PlanResult
 from costmodel.result import Advice, Assumption, CatalogRef, Result
+from pricing.text import counted
 
 if TYPE_CHECKING:
     from .wording import Wording
@@ -70,6 +71,13 @@ class Answer(Generic[R]):
     def is_plan(self) -> bool:
         """Whether this answers a plan (``kind: plan``)."""
         return isinstance(self.result, PlanResult)
+
+    def __repr__(self) -> str:
+        """The name, the verdict and the result's headline numbers, a few hundred characters
+        (the fields hold the rest)."""
+        counts = f"{counted(len(self.warnings), 'warning')}, "
+        counts += counted(len(self.assumptions), "assumption")
+        return f"Answer({self.name!r}: {self.verdict!r}; {self.result!r}; {counts})"
 
     def __getattr__(self, name: str) -> Any:
         """The result's figure ``name`` (called only for a name the answer itself lacks)."""

@@ -17,12 +17,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from costmodel.units import unit as unit_of
+from pricing.text import counted
 
 __all__ = [
     "DASH",
     "NEVER",
+    "fmt_candidate",
     "fmt_margin",
     "fmt_grams",
+    "fmt_candidate",
     "fmt_mix",
     "fmt_servers",
     "fmt_months",
@@ -304,7 +307,25 @@ def fmt_mix(pair: tuple) -> str:
         added, share, month = pair[2:5]
         when = f"in month {month}" if month is not None else f"at {fmt_share(share)}"
         return f"{servers} + {added} servers {when}, {instances} reserved"
-    return f"{servers} server{'s' if servers != 1 else ''}, {instances} reserved"
+    return f"{counted(servers, 'server')}, {instances} reserved"
+
+
+def fmt_candidate(candidate: Any) -> str:
+    """A plan candidate as charts and reports label it: "1 server, 0 reserved", or for one
+    that adds servers later "3 + 2 servers at 90 %, 0 reserved" (as :func:`fmt_mix`)."""
+    c, a = candidate, candidate.add
+    later = () if a is None else (a.servers, a.when_demand_above, a.at_month)
+    return fmt_mix((c.servers, c.instances, *later))
+
+
+def fmt_candidate(candidate: Any) -> str:
+    """A plan candidate as the reports' labels name it: "5 servers, 0 reserved", or for one
+    that adds servers later as :func:`fmt_mix` does ("3 + 2 servers at 90 %, 0 reserved")."""
+    a = candidate.add
+    if a is None:
+        return f"{candidate.servers} servers, {candidate.instances} reserved"
+    pair = (candidate.servers, candidate.instances, a.servers, a.when_demand_above, a.at_month)
+    return fmt_mix(pair)
 
 
 def fmt_servers(candidate: Any, month: str = "month ") -> str:

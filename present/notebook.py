@@ -28,6 +28,7 @@ import numpy as np
 
 from costmodel.plan_result import PlanResult
 from costmodel.result import Result
+from pricing.text import counted
 
 from .answer import Answer
 from .reports.plan_tables import best_plan_table, candidates_table
@@ -124,7 +125,7 @@ def _warnings(result: Answer) -> str:
 
 def _page(result: Answer, title: str, sentence: str, tables: Sequence[Table], hint: str) -> str:
     """Name, verdict, tables, warnings and how the run was made, in one ``<div>``."""
-    draws = f"{result.samples:,} sample{'s' if result.samples != 1 else ''}"
+    draws = counted(result.samples, "sample")
     run = f"seed {result.seed}, {draws} ({result.method}). {hint}"
     return "".join(
         [

@@ -40,6 +40,7 @@ from .schema import (
     NOT_A_NUMBER,
     AdviceSchema,
     AssumptionSchema,
+    Floats,
     InputValueSchema,
     Number,
     ResultBase,
@@ -175,9 +176,32 @@ class CandidateSchema(Strict):
         load_default=None,
         metadata={"description": "the later purchase; only for candidates that add servers"},
     )
+    prob_cheaper_ci95 = fields.List(
+        fields.Float(allow_nan=False),
+        validate=validate.Length(equal=2),
+        load_default=None,
+        metadata={
+            "description": "[-] 95 % Wilson interval [lo, hi] of prob_cheaper_than_cloud; "
+            "absent in runs stored before it"
+        },
+    )
 
-    make = Candidate
-    absent = ("availability", "add")
+    absent = ("availability", "add", "prob_cheaper_ci95")
+
+    @staticmethod
+    def make(prob_cheaper_ci95: list[float] | None = None, **data: Any) -> Candidate:
+        ci = None if prob_cheaper_ci95 is None else tuple(prob_cheaper_ci95)
+        return Candidate(**data, prob_cheaper_ci95=ci)
+
+
+def _staged_months(what: str) -> Floats:
+    """Each month's ``what`` [reference GPU-hours/month] for the best plan; only in plans that
+    add servers later (own.add)."""
+    return Floats(
+        nullable=False,
+        load_default=None,
+        metadata={"description": f"{what} of each month; only in plans with own.add"},
+    )
 
 
 class WorkSplitSchema(Strict):
@@ -186,14 +210,18 @@ class WorkSplitSchema(Strict):
     owned = floats("on owned servers", nullable=False)
     reserved = floats("on reserved instances", nullable=False)
     burst = floats("on burst instances", nullable=False)
+    capacity = _staged_months("mean owned capacity")
+    demand_p10 = _staged_months("10th percentile of the work")
+    demand_p90 = _staged_months("90th percentile of the work")
 
     make = WorkSplit
+    absent = ("capacity", "demand_p10", "demand_p90")
 
     @validates_schema
     def _aligned(self, data: dict, **kwargs: Any) -> None:
         n = len(data["owned"])
-        for key in ("reserved", "burst"):
-            if len(data[key]) != n:
+        for key in ("reserved", "burst", *self.absent):
+            if data.get(key) is not None and len(data[key]) != n:
                 raise ValidationError(f"{len(data[key])} months, owned has {n}", key)
 
 

@@ -406,6 +406,10 @@ def _side_share() -> fields.Field:
     return Floats(nullable=False, load_default=None, metadata={"description": "cheapest [-]"})
 
 
+#: The suffix of a side's key of its 95 % Wilson intervals in ``cheapest_share``.
+_CI95 = "_ci95"
+
+
 class CheapestSchema(BySideSchema):
     """The share of draws in which each side is the cheapest, per level [-] (a tie goes to the
     first of buy, rent, api)."""
@@ -413,9 +417,36 @@ class CheapestSchema(BySideSchema):
     buy = floats("buy cheapest [-]", nullable=False)
     rent = floats("rent cheapest [-]", nullable=False)
     api = Floats(nullable=False, load_default=None, metadata={"description": "API cheapest [-]"})
+    buy_ci95 = wilson_intervals("buy's share per level")
+    rent_ci95 = wilson_intervals("rent's share per level")
+    api_ci95 = wilson_intervals("the API's share per level")
 
     make = Cheapest
     side_field = staticmethod(_side_share)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        extra = [f"{n}{_CI95}" for n in SIDES if f"{n}{_CI95}" not in self.declared_fields]
+        if extra:
+            what = "the side's share per level"
+            self.declared_fields.update({key: wilson_intervals(what) for key in extra})
+            self._init_fields()
+
+    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
+        if attr.endswith(_CI95) and isinstance(obj, Cheapest):
+            return obj.ci95.get(attr.removesuffix(_CI95))
+        return super().get_attribute(obj, attr, default)
+
+    @post_dump
+    def _drop_no_intervals(self, data: dict, **kwargs: Any) -> dict:
+        return {k: v for k, v in data.items() if not (k.endswith(_CI95) and v is None)}
+
+    @post_load
+    def _make(self, data: dict, **kwargs: Any) -> Cheapest:
+        keys = [k for k in data if k.endswith(_CI95)]
+        given = {k.removesuffix(_CI95): data.pop(k) for k in keys}
+        ci95 = {s: frozen_array(np.reshape(v, (-1, 2))) for s, v in given.items() if v is not None}
+        return Cheapest(super()._make(data).sides, ci95)
 
 
 class CumulativeSchema(BySideSchema):

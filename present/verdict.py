@@ -9,8 +9,10 @@ import math
 from costmodel.plan_result import Candidate, PlanResult
 from costmodel.result import Breakeven, Result
 from costmodel.sides import side as side_of
+from pricing.text import counted
 
 from .formatting import (
+    fmt_candidate,
     fmt_margin,
     fmt_mix,
     fmt_share,
@@ -96,18 +98,14 @@ def _three_sides(result: Result) -> str:
     return f"{head}; {tail}."
 
 
-def _servers(count: int) -> str:
-    return f"{count} server{'s' if count != 1 else ''}"
-
-
 def _mix(best: Candidate) -> str:
     parts = []
     if best.servers:
-        parts.append(f"own {_servers(best.servers)}{' now' if best.add else ''}")
+        parts.append(f"own {counted(best.servers, 'server')}{' now' if best.add else ''}")
     if best.add:
         parts.append(_added(best))
     if best.instances:
-        parts.append(f"reserve {best.instances} instance{'s' if best.instances != 1 else ''}")
+        parts.append(f"reserve {counted(best.instances, 'instance')}")
     plan = " and ".join(parts)
     return plan[0].upper() + plan[1:]
 
@@ -129,7 +127,7 @@ def _added(best: Candidate) -> str:
         if not missing(month)
         else "which in the median draw does not happen within the horizon"
     )
-    return f"{verb} {_servers(a.servers)} {when}, {served}"
+    return f"{verb} {counted(a.servers, 'server')} {when}, {served}"
 
 
 #: How a plan's verdict says where the work beyond the fleet goes: all of it, and the rest.
@@ -164,7 +162,7 @@ def _greenest(result: PlanResult) -> str:
         return f" It is also the lowest-carbon mix ({best.carbon.mean:,.1f} t CO2e)."
     fewer = best.carbon.mean - low.carbon.mean
     dearer = low.cost.mean - best.cost.mean
-    mix = f"{low.servers} server{'s' if low.servers != 1 else ''}, {low.instances} reserved"
+    mix = fmt_candidate(low)
     return (
         f" Lowest carbon: {mix}, {fewer:,.1f} t CO2e fewer for {fmt_usd(dearer)} more on the "
         "mean cost."
@@ -219,7 +217,7 @@ def precision_text(result: Result, versus: str = "rent") -> str | None:
         )
     else:
         text = f"{name} P50 {fmt_margin(p50, c.breakeven_p50_halfwidth)} (95 % interval"
-    text += f", {c.samples:,} draws"
+    text += f", {counted(c.samples, 'draw')}"
     if c.samples != c.initial_samples:
         text += f", doubled from {c.initial_samples:,}"
     text += ")"
@@ -239,7 +237,7 @@ def plan_precision_text(result: PlanResult) -> str | None:
         return None
     runner_up = fmt_mix(p.second)
     what = OBJECTIVE_WORDS.get(p.objective, f"{p.objective} cost")
-    draws = f"{result.samples:,} draw{'s' if result.samples != 1 else ''}"
+    draws = counted(result.samples, "draw")
     if missing(p.difference_se):
         lower = f"{fmt_usd(p.difference)} (no margin from {draws})"
     else:

@@ -23,7 +23,6 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from .catalog import Catalog
 from .errors import CatalogError
@@ -189,6 +188,8 @@ def fit(rows: RowSet, terms: tuple[str, ...] = ()) -> Calibration:
     from each of three starts; the least sum of squares wins. A term's own constant (eta_moe,
     o_tp) is fitted with it.
     """
+    from scipy.optimize import least_squares  # a fit is rare: scipy is imported for it alone
+
     target = np.log(rows.measured)
     spec = [_PARAMETERS[n] for n in _names(terms)]
 
@@ -237,6 +238,12 @@ class Fit:
     sigma: float
     sigma_dense: float | None
     sigma_moe: float | None
+
+    def sigma_of(self, arch: Architecture) -> float:
+        """The sigma of a model like ``arch`` [-]: the mixture-of-experts or dense one where
+        published, else the overall one."""
+        group = self.sigma_moe if arch.active_params_b < arch.params_b else self.sigma_dense
+        return group if group is not None else self.sigma
 
 
 def _sigma(ln_ratios: np.ndarray) -> float | None:

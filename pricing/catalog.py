@@ -25,6 +25,7 @@ from .carbon import CloudRegion, Embodied, GridIntensity
 from .errors import CatalogError, UnknownIdError
 from .models import GPU, ApiOffer, Instance, Model, PlatformTier, PriceRecord, ServingPoint
 from .suggest import closest, closest_hint, closest_instances
+from .text import counted
 from .vocabulary import ARCHITECTURE, INTERCONNECTS, PRECISIONS, SERVING_PRECISIONS
 
 if TYPE_CHECKING:
@@ -706,7 +707,8 @@ def _read_scaling(data_dir: Traversable, file: str) -> dict[tuple[str, int], Sca
         for (n0, e0), (n1, e1) in zip(series, series[1:], strict=False):
             if e1 > e0 + 1e-12:
                 raise CatalogError(
-                    f"efficiency rises from {e0} at {n0} GPUs to {e1} at {n1} GPUs",
+                    f"efficiency rises from {e0} at {counted(n0, 'GPU')} to {e1} at "
+                    f"{counted(n1, 'GPU')}",
                     file=file,
                     row_id=f"{interconnect}/{n1}",
                     column="efficiency",

@@ -208,6 +208,8 @@ class GPU:
         idle_w: float | None = None,
         *,
         cooling: str = "open-air",
+        bandwidth_gbs: float | None = None,
+        arch: str = "",
     ) -> GPU:
         """A GPU described inline by a scenario rather than taken from the catalog.
 
@@ -218,6 +220,9 @@ class GPU:
                 scenario must give ``relative_throughput`` explicitly.
             idle_w: idle draw [W]; default ``IDLE_FRACTION_OF_TDP * tdp_w`` (marked estimated).
             cooling: cooling class; default ``"open-air"`` (the consumer-card case).
+            bandwidth_gbs: memory bandwidth [GB/s], for a serving estimate; None: unknown.
+            arch: architecture (``"Hopper"``...: whether it has fp8 and fp4 tensor cores,
+                :data:`pricing.estimate.LOW_PRECISION_ARCHS`); empty: unknown (none).
 
         Raises:
             CatalogError: a value is out of range (the message names the field).
@@ -232,13 +237,13 @@ class GPU:
                 id=f"inline:{slug}",
                 name=str(name),
                 family="inline",
-                arch="",
+                arch=str(arch or ""),
                 year=None,
                 fp32_tflops=fp32_tflops,
                 fp16_tflops=fp16_tflops,
                 int8_tops=int8_tops,
                 memory_gb=memory_gb,
-                bandwidth_gbs=None,
+                bandwidth_gbs=bandwidth_gbs,
                 tdp_w=tdp_w,
                 idle_w=idle_w,
                 idle_w_estimated=estimated,

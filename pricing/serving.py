@@ -225,7 +225,8 @@ def _unheld(rows: list[ServingPoint], gpus: int | None) -> str:
         return ""
     sizes = sorted({p.gpus_per_replica for p in rows if p.gpus_per_replica is not None})
     listed = " or ".join(str(g) for g in sizes)
-    return f"measured on {listed} GPUs per replica, which holds for multiples of it, not {gpus}"
+    noun = "GPU" if sizes == [1] else "GPUs"
+    return f"measured on {listed} {noun} per replica, which holds for multiples of it, not {gpus}"
 
 
 def _nearest(

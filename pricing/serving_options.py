@@ -250,11 +250,6 @@ def _no_room(arch: Architecture, precision: str, gpu: GPU, n: int) -> str:
     )
 
 
-def _sigma(fit: Fit, arch: Architecture) -> float:
-    group = fit.sigma_moe if arch.active_params_b < arch.params_b else fit.sigma_dense
-    return group if group is not None else fit.sigma
-
-
 def answer(question: Question, catalog: Catalog, fit: Fit | None = None) -> Answer:
     """The options of ``question`` (see the module docstring), best P50 first.
 
@@ -270,7 +265,7 @@ def answer(question: Question, catalog: Catalog, fit: Fit | None = None) -> Answ
     fit = fit or published()
     model_id, precision, gpus = _checked(question, catalog)
     arch = Architecture.of(catalog.models[model_id], question.params_b)
-    sigma = _sigma(fit, arch)
+    sigma = fit.sigma_of(arch)
     i, o = question.input_tokens, question.output_tokens
     options, left_out = [], []
     for gpu in gpus:

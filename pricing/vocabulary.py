@@ -32,6 +32,7 @@ __all__ = [
     "SERVING_PRECISIONS",
     "TIERS",
     "CARBON_LIMITS",
+    "written",
 ]
 
 #: Training/inference precisions; each picks a peak column and a measured column.
@@ -65,8 +66,8 @@ IDLE_FRACTION_OF_TDP = 0.10
 class Bound:
     """A closed (or, with ``low_open``, half-open) range of valid values in ``unit``.
 
-    ``problem(value)`` returns what is wrong with a number (``"must be <= 2000 [W], got
-    2500"``) or ``None`` when it is in range.
+    ``problem(value)`` returns what is wrong with a number (``"must be <= 2,000 [W], got
+    2,500"``) or ``None`` when it is in range.
     """
 
     low: float = -math.inf
@@ -79,30 +80,39 @@ class Bound:
         """What is wrong with ``value`` against this range, or ``None``."""
         unit = f" {self.unit}" if self.unit else ""
         if self.low_open and value <= self.low:
-            return f"must be > {_shown(self.low)}{unit}, got {_shown(value)}"
+            return f"must be > {self._written(self.low)}{unit}, got {self._written(value)}"
         if value < self.low:
-            return f"must be >= {_shown(self.low)}{unit}, got {_shown(value)}"
+            return f"must be >= {self._written(self.low)}{unit}, got {self._written(value)}"
         if value > self.high:
-            return f"must be <= {_shown(self.high)}{unit}, got {_shown(value)}"
+            return f"must be <= {self._written(self.high)}{unit}, got {self._written(value)}"
         return None
 
     def text(self) -> str:
-        """The range as ``[10, 2000] [W]`` (``(0, 1]`` when the low end is open)."""
+        """The range as ``[10, 2,000] [W]`` (``(0, 1]`` when the low end is open)."""
         left = "(" if self.low_open else "["
         unit = f" {self.unit}" if self.unit else ""
-        return f"{left}{self.low:g}, {self.high:g}]{unit}"
+        return f"{left}{self._written(self.low)}, {self._written(self.high)}]{unit}"
+
+    def _written(self, value: float) -> str:
+        """A number of this range as the docs write it (a calendar year without a separator)."""
+        return written(value, grouped=self.unit != "[year]")
 
 
 #: The most digits an integer is shown with in a message; a longer one is shown by its count.
 _MAX_DIGITS = 30
 
 
-def _shown(value: float) -> str:
-    """``value`` as ``%g`` writes it; an integer exactly (a bound of 2**63 - 1 and a value of
+def written(value: float, *, grouped: bool = True) -> str:
+    """``value`` as the docs write it: a whole number with thousands separators
+    (``1,000,000``; none with ``grouped=False``, for calendar years), else as ``%g`` writes it
+    (``0.001``, ``2.5e-07``, ``inf``); an integer exactly (a bound of 2**63 - 1 and a value of
     2**63 must not read alike), or by its digits when it has more than :data:`_MAX_DIGITS`."""
+    sep = "," if grouped else ""
     if isinstance(value, int) and not isinstance(value, bool):
         digits = len(str(abs(value)))
-        return str(value) if digits <= _MAX_DIGITS else f"an integer of {digits} digits"
+        return f"{value:{sep}}" if digits <= _MAX_DIGITS else f"an integer of {digits} digits"
+    if math.isfinite(value) and float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):{sep}}"
     return f"{value:g}"
 
 

@@ -10,6 +10,8 @@ the median values of uncertain inputs, and yields :class:`~costmodel.result.Advi
 from __future__ import annotations
 
 import datetime as dt
+import math
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +33,11 @@ from present.formatting import (
 )
 from present.verdict import OBJECTIVE_WORDS
 from pricing import RESERVATION_MONTHS
+from pricing.estimated import EstimatedServing, error_words
 from pricing.prices import STALE_AFTER_MONTHS
+from pricing.serving_options import Z90
+from pricing.text import counted
+from pricing.training_error import published as training_error
 
 from .plausible import TYPICAL
 from .sides import Hosted, Inference, Owned, Rented, Training, Work
@@ -212,6 +218,10 @@ def pcie_lanes(o: Owned, q: Question) -> Iterator[Advice]:
         )
 
 
+#: A count read with a vowel sound first ("an 8-GPU box", "an 11-GPU box").
+_VOWEL_SOUND = re.compile(r"8|11$|18$|11\d\d$|18\d\d$")
+
+
 def loud_hot(o: Owned, q: Question) -> Iterator[Advice]:
     """A four-GPU office box is loud and hot and needs a workstation platform (a baseboard
     server, which takes no PCIe cards, is a data-centre machine that has one)."""
@@ -221,7 +231,8 @@ def loud_hot(o: Owned, q: Question) -> Iterator[Advice]:
         yield Advice(
             "loud_hot",
             "info",
-            f"a {n}-GPU box is loud and hot; it needs NVMe storage, a high-clock CPU with "
+            f"{'an' if _VOWEL_SOUND.match(str(n)) else 'a'} {n}-GPU box is loud and hot; it "
+            "needs NVMe storage, a high-clock CPU with "
             "many PCIe lanes and 128 GB or more DRAM",
             o.path,
         )
@@ -255,29 +266,72 @@ def precision_support(side: Owned | Rented, q: Question) -> Iterator[Advice]:
         )
 
 
+#: How a training throughput that is not measured was found, by its basis: the advice's code
+#: and its words.
+_UNMEASURED = {
+    "estimated": (
+        "throughput_estimated",
+        "the catalog's estimate is used (the GPU's catalog note says how: another benchmark's "
+        "published result, as MLPerf Training's for the MI300X, or a measured GPU of the same "
+        "kind scaled by like-for-like peaks), which can be off",
+    ),
+    "peaks": (
+        "throughput_from_peaks",
+        "the ratio of the two GPUs' like-for-like peak figures is used, which can overstate "
+        "real speed",
+    ),
+}
+
+
 def throughput_estimated(q: Question) -> Iterator[Advice]:
-    """Once, where a side's training throughput rests on peak figures rather than
-    measurements: the two GPUs' like-for-like peaks, or the catalog's estimate (a measured GPU
-    of the same kind scaled by their peaks)."""
+    """Once for each way a side's training throughput was found without a measurement: the
+    catalog's estimate (``throughput_estimated``), or the two GPUs' like-for-like peaks
+    (``throughput_from_peaks``, an inline GPU)."""
     if not isinstance(q.work, Training):
         return
-    sides = [
-        s
-        for s in q.sides
-        if getattr(s, "throughput", None) is not None
-        and s.throughput.basis in ("peaks", "estimated")
-    ]
-    if sides:
-        which = " and ".join(f"{s.path} ({s.gpu.name})" for s in sides)
-        yield Advice(
-            "throughput_from_peaks",
-            "info",
-            f"no measured {_work(q)} throughput for {which} against "
-            f"{q.work.reference.name}; an estimate from like-for-like peak figures is used "
-            "(the catalog's, from a measured GPU of the same kind, or the two GPUs' peaks), "
-            "which can overstate real speed (give relative_throughput to override)",
-            sides[0].path if len(sides) == 1 else None,
-        )
+    for basis, (code, how) in _UNMEASURED.items():
+        sides = [
+            s
+            for s in q.sides
+            if getattr(s, "throughput", None) is not None and s.throughput.basis == basis
+        ]
+        if sides:
+            which = " and ".join(f"{s.path} ({s.gpu.name})" for s in sides)
+            yield Advice(
+                code,
+                "info",
+                f"no measured {_work(q)} throughput for {which} against "
+                f"{q.work.reference.name}; {how}; its error is drawn "
+                f"({', '.join(s.path + '.throughput_error' for s in sides)}, "
+                f"{error_words(training_error().sigma, 'peak ratios')}; give "
+                "relative_throughput to override)",
+                sides[0].path if len(sides) == 1 else None,
+            )
+
+
+def estimated_throughput(q: Question) -> Iterator[Advice]:
+    """Once, where a side's serving throughput is the calibrated estimate (nothing measured
+    applies): what it rests on and how far off it may be."""
+    if not isinstance(q.work, Inference):
+        return
+    sides = [s for s in q.sides if isinstance(getattr(s, "throughput", None), EstimatedServing)]
+    if not sides:
+        return
+    which = "; ".join(
+        f"{s.path} ({s.gpu.name}): {s.throughput.value:,.0f} tokens/s per GPU" for s in sides
+    )
+    sigma = sides[0].throughput.sigma
+    yield Advice(
+        "estimated_throughput",
+        "info",
+        f"no measured operating point of {q.work.model.name} applies to {which}: the "
+        f"throughput is estimated from the model's architecture and the GPU's specifications "
+        f"({error_words(sigma)}), drawn as a lognormal factor (P10-P90 x"
+        f"{math.exp(-Z90 * sigma):.2f} to x{math.exp(Z90 * sigma):.2f}, "
+        f"{', '.join(s.path + '.throughput_error' for s in sides)}); measure it (--serving) "
+        "or give tokens_per_s_per_gpu to remove that uncertainty",
+        sides[0].path if len(sides) == 1 else None,
+    )
 
 
 #: Share of a server's GPU memory the weights may take, leaving room for the KV cache and
@@ -593,6 +647,7 @@ RULES: tuple[tuple[str, Callable[..., Iterator[Advice]]], ...] = (
     ("owned", loud_hot),
     ("side", precision_support),
     ("question", throughput_estimated),
+    ("question", estimated_throughput),
     ("side", model_does_not_fit),
     ("question", serving_shape_differs),
     ("question", serving_conditions_differ),
@@ -665,7 +720,7 @@ def close_call_advice(p: Precision | None, samples: int, best: float) -> tuple[A
     difference against."""
     if p is None or not p.close_call:
         return ()
-    draws = f"{samples:,} draw{'s' if samples != 1 else ''}"
+    draws = counted(samples, "draw")
     if missing(p.difference_se):
         differs = f"{fmt_usd(p.difference)}, with no margin from {draws}"
         most = p.difference

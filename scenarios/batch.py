@@ -246,13 +246,20 @@ def _check_formats(formats: Iterable[str]) -> tuple[str, ...]:
     return out
 
 
+#: The source of item i of a file that holds a list of documents: ``path[i]``.
+_ITEM = re.compile(r"(.*)\[(\d+)\]")
+
+
 def _assign_slugs(entries: Iterable[_Entry]) -> None:
-    """``<slug>``, then ``<slug>-2``, ``-3``... in input order; ``summary`` is reserved."""
+    """The slug of each entry's file (``lab.yaml`` -> ``lab``, item i of a list ``many.yaml[i]``
+    -> ``many-i``), then ``<slug>-2``, ``-3``... in input order; ``summary`` is reserved."""
     used = {"summary"}
     for entry in entries:
         if entry.scenario is None:
             continue
-        base = stem = slug(entry.name)
+        item = _ITEM.fullmatch(entry.file)
+        name = f"{Path(item[1]).stem}-{item[2]}" if item else Path(entry.file).stem
+        base = stem = slug(name)
         n = 2
         while stem in used:
             stem, n = f"{base}-{n}", n + 1
@@ -475,8 +482,9 @@ def run_batch(
         Files, folders and globs (see :func:`expand_paths`).
     out_dir:
         Folder for ``<slug>.json`` (the result contract), ``<slug>.<format>`` reports and
-        ``summary.csv``; created if missing. Slugs come from scenario names; a repeated slug gets
-        ``-2``, ``-3``... in input order.
+        ``summary.csv``; created if missing. Slugs come from the files' names (``lab.yaml`` ->
+        ``lab``, item i of a list ``many.yaml`` -> ``many-i``); a repeated slug gets ``-2``,
+        ``-3``... in input order.
     workers:
         Worker processes [count] (``spawn`` context); default ``os.cpu_count()``; ``1`` runs in
         this process. Ignored when ``scheduler`` is given.

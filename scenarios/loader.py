@@ -12,6 +12,7 @@ dotted key path, the line and the valid choices.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -162,7 +163,19 @@ class _Counting:
         return super().compose_node(parent, index)  # type: ignore[misc]
 
 
-class _PythonLoader(_Counting, yaml.SafeLoader):
+class _Resolver(Resolver):
+    """The safe loader's implicit types, with YAML 1.2's floats too: ``1.5e3`` and ``2E6`` are
+    numbers, not the text YAML 1.1 reads them as (its exponent needs a dot and a sign)."""
+
+
+_Resolver.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
+
+
+class _PythonLoader(_Counting, yaml.SafeLoader, _Resolver):
     """PyYAML's own safe loader: its messages name the offending character and line."""
 
 
@@ -187,7 +200,7 @@ def _libyaml_loader() -> type | None:
         return Composer.compose_scalar_node(self, anchor)
 
     # Composer before CParser: its Python composition replaces libyaml's, on libyaml's events
-    bases = (_Counting, Composer, CParser, SafeConstructor, Resolver)
+    bases = (_Counting, Composer, CParser, SafeConstructor, _Resolver)
     methods = {"__init__": init, "compose_scalar_node": compose_scalar_node}
     return type("_LibyamlLoader", bases, methods)
 

@@ -66,6 +66,7 @@ from pricing.vocabulary import (
     SERVING_LIMITS,
     SERVING_PRECISIONS,
     Bound,
+    written,
 )
 
 from .distspec import from_spec, to_spec
@@ -129,7 +130,7 @@ class DistField(fields.Field):
             hint = " (give low/high bounds to truncate it)" if math.isinf(lo - hi) else ""
             raise ValidationError(
                 f"values must lie in {self.bound.text()}, but this input spans "
-                f"[{lo:g}, {hi:g}]{hint}"
+                f"[{written(lo)}, {written(hi)}]{hint}"
             )
         return dist
 
@@ -254,6 +255,20 @@ class InlineGPUSchema(_Base):
     fp16_tflops = _limit(GPU_LIMITS, "fp16_tflops", "dense FP16 tensor peak", load_default=None)
     int8_tops = _limit(GPU_LIMITS, "int8_tops", "dense INT8 tensor peak", load_default=None)
     idle_w = _limit(GPU_LIMITS, "idle_w", "draw when powered but idle", load_default=None)
+    bandwidth_gbs = _limit(
+        GPU_LIMITS, "bandwidth_gbs", "memory bandwidth, for a serving estimate", load_default=None
+    )
+    arch = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1, max=100),
+        metadata={
+            "description": "architecture, for a serving estimate: its fp8 and fp4 tensor cores "
+            "(Ada Lovelace, Hopper, Blackwell, CDNA 3 and CDNA 4 have fp8; Blackwell and CDNA 4 "
+            "fp4)"
+        },
+    )
+
+    unset = ("bandwidth_gbs", "arch")
 
     @validates_schema
     def _idle_below_tdp(self, data: dict, **kwargs: Any) -> None:
@@ -594,10 +609,10 @@ _GPU_HOUR_PRICE = Bound(0, INSTANCE_LIMITS["usd_per_hour"].high, "[USD/GPU-hour]
 _THROUGHPUTS = tuple(WORK_THROUGHPUT.values())
 #: The keys a rented block's document leaves out when not given: the throughput of the other
 #: kind of work, and the price per GPU-hour (resolved into the price per instance-hour).
-_RENT_UNSET = (*_THROUGHPUTS, "price_usd_per_gpu_hour")
+_RENT_UNSET = (*_THROUGHPUTS, "price_usd_per_gpu_hour", "throughput_error")
 #: Owned keys added after the first scenarios were stored, left out of the resolved document
 #: when not given (so their cache keys stay); left out, a build is always up and paid in cash.
-_OWNED_ADDED = ("repair_days", "spare_gpus", "financing")
+_OWNED_ADDED = ("repair_days", "spare_gpus", "financing", "throughput_error")
 #: Keys of a financing block besides ``kind``.
 _FINANCING = tuple(dict.fromkeys(k for keys in FINANCING_KEYS.values() for k in keys))
 
@@ -656,6 +671,7 @@ class BuySchema(_Base):
     admin_usd_per_month = _input(BuyInputs, "admin_usd_per_month")
     relative_throughput = _input(BuyInputs, "relative_throughput")
     tokens_per_s_per_gpu = _input(BuyInputs, "tokens_per_s_per_gpu")
+    throughput_error = _input(BuyInputs, "throughput_error")
     scaling_efficiency = _input(BuyInputs, "scaling_efficiency")
     thermal_derate = _input(BuyInputs, "thermal_derate")
     repair_days = _input(BuyInputs, "repair_days")
@@ -695,6 +711,7 @@ class RentSchema(_Base):
     admin_usd_per_month = _input(RentInputs, "admin_usd_per_month")
     relative_throughput = _input(RentInputs, "relative_throughput")
     tokens_per_s_per_gpu = _input(RentInputs, "tokens_per_s_per_gpu")
+    throughput_error = _input(RentInputs, "throughput_error")
     scaling_efficiency = _input(RentInputs, "scaling_efficiency")
     grid = _grid(RentedCarbon)
     grid_annual_change = _input(RentedCarbon, "grid_annual_change")
@@ -1001,8 +1018,8 @@ class OwnSchema(BuySchema):
 def _rent_keys(pricing: tuple[str, ...], default: str, extra: tuple[str, ...]) -> dict:
     """The ``rent`` keys that apply to reserved or burst instances."""
     keys = ("instance", "price_usd_per_hour", "price_usd_per_gpu_hour", "price_annual_change",
-            "relative_throughput", "tokens_per_s_per_gpu", "scaling_efficiency",
-            *extra, *CARBON_KEYS["rent"])  # fmt: skip
+            "relative_throughput", "tokens_per_s_per_gpu", "throughput_error",
+            "scaling_efficiency", *extra, *CARBON_KEYS["rent"])  # fmt: skip
     out = {k: RentSchema._declared_fields[k] for k in keys}
     out["pricing"] = fields.String(
         validate=validate.OneOf(pricing),

@@ -24,9 +24,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from costmodel.distributions import Distribution, Fixed
+from costmodel.distributions import Distribution, Fixed, LogNormal
 from costmodel.inputs import (
     FINANCING_KEYS,
+    THROUGHPUT_ERROR_BOUND,
     ApiInputs,
     BuyInputs,
     Financing,
@@ -51,6 +52,12 @@ from pricing import (
     relative_throughput,
     tokens_per_s,
 )
+from pricing.errors import ServingUnavailableError
+from pricing.estimate import Targets
+from pricing.estimated import EstimatedServing, error_words, lognormal_p90, serving_estimate
+from pricing.text import counted
+from pricing.training_error import ESTIMATED_BASES
+from pricing.training_error import published as training_error
 from pricing.vocabulary import ARCHITECTURE
 
 from .errors import ScenarioError
@@ -99,9 +106,16 @@ class Work:
     precision: str
     min_memory_gb: float | None = None
 
-    def per_gpu(self, gpu: GPU, gpus: int | None = None) -> Throughput | ServingThroughput:
+    def per_gpu(
+        self, gpu: GPU, gpus: int | None = None
+    ) -> Throughput | ServingThroughput | EstimatedServing:
         """Throughput of one ``gpu`` of a build or instance of ``gpus`` GPUs [in the unit of
         ``throughput_key``] and how it was found."""
+        raise NotImplementedError
+
+    def sigma(self, found: Throughput | ServingThroughput | EstimatedServing) -> float | None:
+        """The lognormal sigma of the error of a throughput ``per_gpu`` found [-]; ``None``
+        for a measured one."""
         raise NotImplementedError
 
     def labels(self) -> dict[str, str]:
@@ -146,6 +160,11 @@ class Training(Work):
         (the same at any ``gpus``: scaling is its own input)."""
         return relative_throughput(gpu, self.reference, self.precision)
 
+    def sigma(self, found: Throughput) -> float | None:
+        """The training estimation rule's leave-one-out sigma for a throughput that is not
+        measured (:data:`pricing.training_error.ESTIMATED_BASES`), else ``None``."""
+        return training_error().sigma if found.basis in ESTIMATED_BASES else None
+
     def labels(self) -> dict[str, str]:
         return {**super().labels(), "reference_gpu": self.reference.id}
 
@@ -155,7 +174,8 @@ class Inference(Work):
     """Serving ``model`` for requests of ``input_tokens`` and ``output_tokens`` tokens, counted
     in millions of tokens (input + output); a GPU's throughput is the catalog's measured
     serving throughput [tokens/s per GPU], at ``min_tokens_per_s_per_user`` [tokens/s] or
-    faster when given (:func:`pricing.tokens_per_s`)."""
+    faster when given (:func:`pricing.tokens_per_s`), else the calibrated estimate
+    (:func:`pricing.estimated.serving_estimate`)."""
 
     kind: ClassVar[str] = "inference"
     unit: ClassVar[str] = "million_tokens"
@@ -165,23 +185,48 @@ class Inference(Work):
     output_tokens: int
     min_tokens_per_s_per_user: float | None = None
 
-    def per_gpu(self, gpu: GPU, gpus: int | None = None) -> ServingThroughput:
+    def per_gpu(self, gpu: GPU, gpus: int | None = None) -> ServingThroughput | EstimatedServing:
         """The measured serving throughput of one ``gpu`` [tokens/s per GPU] of a build or
         instance of ``gpus`` GPUs (rows measured on a replica size ``gpus`` is no multiple of
-        do not apply)."""
-        for what, ref in (("model", self.model), ("GPU", gpu)):
-            if ref.is_inline:
-                raise CatalogError(f"the catalog has no serving rows for an inline {what}")
-        return tokens_per_s(
-            self.catalog,
-            self.model.id,
-            self.precision,
-            gpu.id,
-            self.input_tokens,
-            self.output_tokens,
-            self.min_tokens_per_s_per_user,
-            gpus,
-        )
+        do not apply), else the estimate at the workload's shape and targets.
+
+        Raises:
+            CatalogError: nothing measured applies and the estimate cannot be made (both said).
+        """
+        inline = next((w for w, r in (("model", self.model), ("GPU", gpu)) if r.is_inline), None)
+        if inline:
+            unmeasured = f"the catalog has no serving rows for an inline {inline}"
+        else:
+            try:
+                return tokens_per_s(
+                    self.catalog,
+                    self.model.id,
+                    self.precision,
+                    gpu.id,
+                    self.input_tokens,
+                    self.output_tokens,
+                    self.min_tokens_per_s_per_user,
+                    gpus,
+                )
+            except ServingUnavailableError as exc:
+                unmeasured = exc.problem
+        try:
+            return serving_estimate(
+                self.model,
+                gpu,
+                gpus or 1,
+                self.precision,
+                self.input_tokens,
+                self.output_tokens,
+                Targets(min_tokens_per_s_per_user=self.min_tokens_per_s_per_user),
+            )
+        except CatalogError as exc:
+            raise CatalogError(f"{unmeasured}, and no estimate: {exc.problem}") from None
+
+    def sigma(self, found: ServingThroughput | EstimatedServing) -> float | None:
+        """The estimate's sigma (the calibration's, for the model's kind), ``None`` for a
+        measured row."""
+        return found.sigma if isinstance(found, EstimatedServing) else None
 
     def labels(self) -> dict[str, str]:
         return {**super().labels(), "model": self.model.id}
@@ -223,8 +268,10 @@ class Offer:
         return self.id or f"inline instance {self.name!r}"
 
 
-def _serving_origin(t: Throughput | ServingThroughput | None) -> str:
-    """Whose a serving row is: the catalog's, or the user's serving file's."""
+def _serving_origin(t: Throughput | ServingThroughput | EstimatedServing | None) -> str:
+    """Whose a serving throughput is: the catalog's, the user's serving file's, or estimated."""
+    if isinstance(t, EstimatedServing):
+        return t.source
     if isinstance(t, ServingThroughput) and t.row.file:
         return f"yours ({Path(t.row.file).name})"
     return "catalog"
@@ -241,7 +288,7 @@ class _Context:
     interconnect: str = "pcie-x16"
     offer: Offer | None = None
     pricing: str = "purchase"
-    throughput: Throughput | ServingThroughput | None = None
+    throughput: Throughput | ServingThroughput | EstimatedServing | None = None
 
     def per_gpu(self) -> float:
         """Throughput of one GPU of the side; remembered for the origin."""
@@ -259,7 +306,7 @@ class _Context:
             "tier": self.tier.name if self.tier else "",
             "tiers": ", ".join(str(n) for n in self.work.catalog.tier_counts),
             "interconnect": self.interconnect,
-            "gpu_count": str(self.gpu_count),
+            "gpus": counted(self.gpu_count, "GPU"),
             "pricing": self.pricing,
             "throughput": self.throughput.how if self.throughput else "",
             "serving": self.throughput.how if self.throughput else "",
@@ -328,7 +375,7 @@ def _defaults(cls: type, quiet: Collection[str] = ()) -> tuple[Source, ...]:
     )
 
 
-_NO_TIER = "no platform tier of the catalog holds {gpu_count} GPUs (tiers: {tiers})"
+_NO_TIER = "no platform tier of the catalog holds {gpus} (tiers: {tiers})"
 _THROUGHPUT = "catalog: {precision} throughput of {gpu} relative to {reference_gpu} ({throughput})"
 _SERVING = "{serving_origin}: {model} at {precision} on {gpu}: {serving}"
 
@@ -348,7 +395,7 @@ _WORK_ROWS = (
     Source(
         "scaling_efficiency",
         lambda c: c.work.catalog.scaling_efficiency(c.interconnect, c.gpu_count),
-        "catalog: {interconnect} scaling, {gpu_count} GPUs",
+        "catalog: {interconnect} scaling, {gpus}",
         applies=_trains,
         when="training",
     ),
@@ -426,11 +473,12 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "tier": "for `buy.gpu_count`",
         "tiers": "",
         "interconnect": "`buy.interconnect`",
-        "gpu_count": "`buy.gpu_count`",
-        "throughput": "measured, else scaled or peak ratios",
+        "gpus": "`buy.gpu_count` GPUs",
+        "throughput": "measured, else scaled or peak ratios (their error: `throughput_error`)",
         "serving": "the measured operating point (a `--serving` file's first) on a replica size "
         "`buy.gpu_count` is a multiple of, at the request shape nearest the workload's, that "
-        "meets `workload.min_tokens_per_s_per_user`",
+        "meets `workload.min_tokens_per_s_per_user`; else the calibrated estimate at the "
+        "workload's shape and targets (its error: `buy.throughput_error`)",
         "serving_origin": "catalog",
     },
     "rent": {
@@ -439,14 +487,15 @@ DOC_LABELS: Mapping[str, Mapping[str, str]] = {
         "reference_gpu": "`workload.reference_gpu`",
         "precision": "`workload.precision`",
         "interconnect": "the instance's interconnect",
-        "gpu_count": "the instance's",
+        "gpus": "the instance's GPUs",
         "instance": "`rent.instance`",
         "instance_source": "catalog: `rent.instance`",
         "pricing": "`rent.pricing` price",
-        "throughput": "measured, else scaled or peak ratios",
+        "throughput": "measured, else scaled or peak ratios (their error: `throughput_error`)",
         "serving": "the measured operating point (a `--serving` file's first) on a replica size "
         "the instance's GPU count is a multiple of, at the request shape nearest the "
-        "workload's, that meets `workload.min_tokens_per_s_per_user`",
+        "workload's, that meets `workload.min_tokens_per_s_per_user`; else the calibrated "
+        "estimate at the workload's shape and targets (its error: `rent.throughput_error`)",
         "serving_origin": "catalog",
         "available": "",
     },
@@ -474,7 +523,7 @@ class Owned:
     gpu: GPU
     platform: PlatformTier | None
     interconnect: str
-    throughput: Throughput | ServingThroughput | None
+    throughput: Throughput | ServingThroughput | EstimatedServing | None
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
@@ -489,7 +538,7 @@ class Rented:
     path: str
     inputs: RentInputs
     offer: Offer
-    throughput: Throughput | ServingThroughput | None
+    throughput: Throughput | ServingThroughput | EstimatedServing | None
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
@@ -601,6 +650,48 @@ def _fill(block: Mapping[str, Any], path: str, c: _Context, table: tuple[Source,
     return _Filled(values, notes, priced)
 
 
+#: The key of the factor on a side's per-GPU throughput: an estimated throughput's error.
+_ERROR_KEY = "throughput_error"
+
+
+def _error_source(c: _Context, sigma: float) -> str:
+    """Where an estimated throughput's error comes from, in words."""
+    if isinstance(c.throughput, EstimatedServing):
+        fit = c.throughput.fit
+        return (
+            f"{error_words(sigma)}: lognormal, median 1, sigma {sigma:.3g} "
+            f"({len(fit.row_ids)} measured rows, calibration as of {fit.as_of})"
+        )
+    scored = training_error()
+    return (
+        f"{error_words(sigma, 'scaled or like-for-like peak ratios')}: lognormal, median 1, "
+        f"sigma {sigma:.3g} ({len(scored.loo)} measured figures, as of {scored.as_of})"
+    )
+
+
+def _erred(filled: _Filled, block: Mapping[str, Any], path: str, c: _Context) -> _Filled:
+    """``filled`` with the side's throughput error: as the block gives it; else, for an
+    estimated throughput, E ~ LogNormal(0, sigma) (its assumption after the throughput's);
+    else left out (1: exact)."""
+    given = block.get(_ERROR_KEY)
+    sigma = None if c.throughput is None else c.work.sigma(c.throughput)
+    if given is None and not sigma:
+        return filled
+    key = f"{path}.{_ERROR_KEY}"
+    if given is not None:
+        value, source, origin = given, "scenario", Origin.GIVEN
+    else:
+        bound = THROUGHPUT_ERROR_BOUND
+        value = LogNormal(median=1.0, p90=lognormal_p90(sigma), low=bound.low, high=bound.high)
+        source, origin = _error_source(c, sigma), Origin.CATALOG
+    note = Assumption(key, _spec(value), "[-]", source, origin)
+    rate = f"{path}.{c.work.throughput_key}"
+    at = next((i + 1 for i, a in enumerate(filled.assumptions) if a.key == rate), None)
+    at = len(filled.assumptions) if at is None else at
+    notes = (*filled.assumptions[:at], note, *filled.assumptions[at:])
+    return _Filled({**filled.values, _ERROR_KEY: value}, notes, filled.prices)
+
+
 def _given(filled: _Filled, path: str, key: str, value: Distribution, source: str) -> _Filled:
     """``filled`` with input ``key`` set to ``value``, which the block gave in other terms
     (``source`` says which)."""
@@ -696,11 +787,12 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
     )
     server = block.get(SERVER_KEY)
     placeholder = {"platform_price_usd": Fixed(0.0)} if server is not None else {}
-    filled = _fill({**block, **placeholder}, path, c, OWNED, BuyInputs)
+    filled = _erred(_fill({**block, **placeholder}, path, c, OWNED, BuyInputs), block, path, c)
     platform = platform_price(block, path, c.gpu_count, filled.values["gpu_price_usd"])
     if platform is not None:
         each = float(filled.values["gpu_price_usd"].median())
-        source = f"scenario: {path}.{SERVER_KEY} less {c.gpu_count} GPUs at {each:,.2f} USD"
+        gpus = counted(c.gpu_count, "GPU")
+        source = f"scenario: {path}.{SERVER_KEY} less {gpus} at {each:,.2f} USD"
         filled = _given(filled, path, "platform_price_usd", platform, source)
         block = {k: v for k, v in block.items() if k != SERVER_KEY}
     paid = _paid(block, path)
@@ -758,9 +850,10 @@ def rented(
     )
     per_gpu = block.get(GPU_HOUR_KEY) is not None
     block = instance_price(block, path, offer.gpu_count)
-    filled = _fill(block, path, c, RENTED, RentInputs)
+    filled = _erred(_fill(block, path, c, RENTED, RentInputs), block, path, c)
     if per_gpu:
-        source = f"scenario: {path}.{GPU_HOUR_KEY} x the instance's {offer.gpu_count} GPUs"
+        gpus = counted(offer.gpu_count, "GPU")
+        source = f"scenario: {path}.{GPU_HOUR_KEY} x the instance's {gpus}"
         filled = _given(filled, path, "price_usd_per_hour", block["price_usd_per_hour"], source)
         block = {k: v for k, v in block.items() if k != GPU_HOUR_KEY}
     inputs = _built(
@@ -887,7 +980,8 @@ def gathered(*steps: Callable[[], Any]) -> list[Any]:
     return out
 
 
-#: The catalog ids a document may name, by key path, and what each is.
+#: The catalog ids a document may name, by key path (an inline instance's GPU included), and
+#: what each is.
 _IDS = {
     "workload.reference_gpu": "gpu",
     "demand.gpu": "gpu",
@@ -896,10 +990,13 @@ _IDS = {
     "buy.gpu": "gpu",
     "own.gpu": "gpu",
     "rent.instance": "instance",
+    "rent.instance.gpu": "gpu",
     "buy.grid": "grid",
     "rent.grid": "grid",
     "reserve.instance": "instance",
     "burst.instance": "instance",
+    "reserve.instance.gpu": "gpu",
+    "burst.instance.gpu": "gpu",
     "own.grid": "grid",
     "reserve.grid": "grid",
     "burst.grid": "grid",
@@ -913,9 +1010,9 @@ def unknown_ids(data: Any, catalog: Catalog, known: list[dict] = ()) -> list[dic
     named = {e.get("path") for e in known}
     out = []
     for path, kind in _IDS.items():
-        head, _, key = path.partition(".")
-        block = data.get(head) if isinstance(data, Mapping) else None
-        value = block.get(key) if isinstance(block, Mapping) else None
+        value = data
+        for key in path.split("."):
+            value = value.get(key) if isinstance(value, Mapping) else None
         if not isinstance(value, str) or path in named:
             continue
         try:

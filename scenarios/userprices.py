@@ -17,6 +17,7 @@ from typing import Any
 
 from costmodel.distributions import Distribution, Fixed, LogNormal
 from costmodel.outcomes import TIE_RTOL
+from pricing.text import counted
 
 from .errors import ScenarioError
 
@@ -78,7 +79,7 @@ def instance_price(block: Mapping[str, Any], path: str, gpu_count: int) -> dict[
         path,
         GPU_HOUR_KEY,
         "price_usd_per_hour",
-        f"one is the other times the instance's {gpu_count} GPUs",
+        f"one is the other times the instance's {counted(gpu_count, 'GPU')}",
     )
     per_gpu = block.get(GPU_HOUR_KEY)
     if per_gpu is None:
@@ -123,7 +124,8 @@ def platform_price(
     if low < gpus - TIE_RTOL * max(gpus, abs(low)):
         lowest = "" if server.is_fixed else "as low as "
         problem = (
-            f"the server's price ({lowest}{low:,.2f} USD) is below its {gpu_count} GPUs at "
+            f"the server's price ({lowest}{low:,.2f} USD) is below its "
+            f"{counted(gpu_count, 'GPU')} at "
             f"{float(gpu_price.value):,.2f} USD: N x G = {gpus:,.2f} USD, so the platform would "
             f"cost {low - gpus:,.2f} USD; give the whole server's price, or the price of one "
             f"GPU as {path}.gpu_price_usd"

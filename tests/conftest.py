@@ -83,5 +83,5 @@ def no_charts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         plan_charts,
         "render_plan_charts",
-        lambda result: dict.fromkeys(plan_charts.PLAN_CHARTS, blank),
+        lambda result: dict.fromkeys(plan_charts.plan_chart_names(result), blank),
     )

@@ -64,7 +64,7 @@ _INLINE = {"name": "hot card", "memory_gb": 24, "tdp_w": 2500, "price_usd": 1500
 #: Scenarios that cannot run, the key path to blame and a piece of the message: the same on the
 #: command line and over HTTP.
 KEY_PATH_CASES = [
-    pytest.param(_lab({"gpu": _INLINE}), "buy.gpu.tdp_w", "must be <= 2000 [W]", id="inline-tdp"),
+    pytest.param(_lab({"gpu": _INLINE}), "buy.gpu.tdp_w", "must be <= 2,000 [W]", id="inline-tdp"),
     pytest.param(_lab({"gpu": "rtx-9999"}), "buy.gpu", "closest:", id="unknown-gpu"),
     pytest.param(
         _lab({"gpu_count": 12, "platform_power_w": 900, "scaling_efficiency": 0.85}),

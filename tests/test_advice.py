@@ -1,5 +1,7 @@
 """The buyer's-guide advice fires where the source documents say it should, and only there."""
 
+import pytest
+
 import scenarios
 
 
@@ -80,8 +82,22 @@ def test_pcie_lanes():
 
 
 def test_precision_without_tensor_cores_or_measurements():
+    # the GTX 1070's fp16 figure is the catalog's estimate (anchored on the GTX 1080 Ti)
     codes = _codes({"gpu": "gtx-1070", "gpu_count": 1}, workload={"precision": "fp16"})
-    assert "no_tensor_cores" in codes and "throughput_from_peaks" in codes
+    assert "no_tensor_cores" in codes and "throughput_estimated" in codes
+
+
+def test_an_estimated_throughput_is_not_called_peaks_and_peaks_are():
+    # the MI300X's figure comes from MLPerf Training (against the H100), not from peaks: the
+    # warning was named throughput_from_peaks and said "from like-for-like peak figures"
+    (mi300x,) = [
+        w for w in _warnings({"gpu": "mi300x", "gpu_count": 8}) if w.code.startswith("throughput_")
+    ]
+    assert mi300x.code == "throughput_estimated" and "MLPerf" in mi300x.message
+    assert "peak figures is used" not in mi300x.message
+    inline = {"name": "card", "memory_gb": 24, "tdp_w": 300, "price_usd": 1000, "fp16_tflops": 250}
+    codes = _codes({"gpu": inline, "gpu_count": 1}, workload={"precision": "fp16"})
+    assert "throughput_from_peaks" in codes and "throughput_estimated" not in codes
 
 
 def test_spot_short_horizon_and_estimated_price():
@@ -123,3 +139,12 @@ def test_reservation_that_outlives_the_horizon():
     )
     none = {**reserved, "committed_instances": 0}
     assert "reservation_outlives_horizon" not in _codes(gpu, none, horizon_months=12)
+
+
+@pytest.mark.parametrize(("count", "article"), [(4, "a"), (8, "an")])
+def test_a_loud_box_takes_its_article(count, article):
+    # "a 8-GPU box is loud and hot"
+    (loud,) = [
+        w for w in _warnings({"gpu": "rtx-4090", "gpu_count": count}) if w.code == "loud_hot"
+    ]
+    assert loud.message.startswith(f"{article} {count}-GPU box")

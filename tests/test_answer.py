@@ -97,3 +97,19 @@ def test_an_engine_result_alone_is_shown_as_an_answer_without_words():
     full = to_dict(answer)
     assert set(full) - set(alone) == {"wording"}  # the sentences beside the verdict
     assert all(alone[k] == full[k] for k in set(alone) - words)
+
+
+@pytest.mark.parametrize("name", ["inference-70b-fp8-h100", "plan-staged-growth"])
+def test_an_answer_at_the_prompt_shows_its_headline_numbers_in_a_few_hundred_characters(name):
+    # the dataclass repr printed every band of every level: 29,347 characters for a scenario
+    answer = scenarios.evaluate(scenarios.example(name), samples=200)
+    shown, engine = repr(answer), repr(answer.result)
+    assert len(shown) < 700 and len(engine) < 400, (len(shown), len(engine))
+    assert answer.verdict in shown and engine in shown
+    r = answer.result
+    if isinstance(r, Result):
+        assert f"P50 {r.breakeven_utilisation.p50:.3g}" in engine and "200 draws" in engine
+    else:
+        assert (
+            f"mean {r.best.cost.mean:,.0f} USD" in engine and f"servers {r.best.servers}" in engine
+        )

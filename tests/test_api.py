@@ -10,6 +10,7 @@ import logging
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -462,7 +463,26 @@ def test_openapi_documents_the_custom_scenario_fields(client: FlaskClient) -> No
     body = spec["paths"]["/v1/evaluate"]["post"]["requestBody"]["content"]["application/json"]
     assert body["schema"] == {"$ref": "#/components/schemas/Scenario"}
     assert next(iter(body["examples"].values()))["value"] == WORKED
+    # an open service (no API keys) draws no lock in /docs: no operation asks for a key
+    assert "securitySchemes" not in spec["components"]
+    assert not [o for ops in spec["paths"].values() for o in ops.values() if "security" in o]
+
+
+def test_every_openapi_schema_has_a_name_of_its_own(tmp_path: Path) -> None:
+    # the scenario's and the comparison's wording schemas both resolved to "Wording"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        spec = make_app(tmp_path).test_client().get("/openapi.json").get_json()
+    assert not [w for w in caught if "Multiple schemas resolved" in str(w.message)]
+    assert {"Wording", "CompareWording"} <= set(spec["components"]["schemas"])
+
+
+def test_openapi_asks_for_a_bearer_key_only_where_the_service_takes_keys(tmp_path: Path) -> None:
+    spec = make_app(tmp_path, API_KEYS="k1").test_client().get("/openapi.json").get_json()
     assert "bearerAuth" in spec["components"]["securitySchemes"]
+    secured = {p for p, ops in spec["paths"].items() for o in ops.values() if "security" in o}
+    assert {"/v1/evaluate", "/v1/plans", "/v1/compare", "/v1/runs"} <= secured
+    assert spec["paths"]["/v1/evaluate"]["post"]["security"] == [{}, {"bearerAuth": []}]
 
 
 def test_openapi_states_the_configured_limits(tmp_path: Path) -> None:

@@ -87,7 +87,7 @@ def test_broken_files_are_reported_and_do_not_stop_the_others(
     assert status == 1
     err = capsys.readouterr().err
     assert "broken.yaml" in err and "unknown-gpu.yaml" in err
-    for stem in (BEGINNER, "worked-example-2gpu-vs-on-demand"):
+    for stem in (BEGINNER, "worked-example"):
         assert (out / f"{stem}.json").stat().st_size > 0
         assert (out / f"{stem}.html").stat().st_size > 0
     rows = {Path(r["file"]).name: r for r in _rows(out / "summary.csv")}
@@ -143,7 +143,7 @@ def test_a_report_that_cannot_be_written_is_said_plainly_and_the_rest_is_kept(
     # Python's exception class.
     src = _copy(tmp_path / "in", WORKED, BEGINNER)
     out = tmp_path / "out"
-    report = out / "worked-example-2gpu-vs-on-demand.html"
+    report = out / "worked-example.html"
     report.mkdir(parents=True)
     args = ["batch", *map(str, src), "--out", str(out), "--db", str(tmp_path / "runs.sqlite3")]
     assert main([*args, "--samples", "10", "--quiet", "--workers", "1"]) == 1
@@ -152,7 +152,7 @@ def test_a_report_that_cannot_be_written_is_said_plainly_and_the_rest_is_kept(
     assert ".tmp" not in err and "Error" not in err
     # the other scenario's outputs and both results are written
     assert (out / f"{BEGINNER}.html").stat().st_size > 0
-    assert (out / "worked-example-2gpu-vs-on-demand.json").stat().st_size > 0
+    assert (out / "worked-example.json").stat().st_size > 0
     assert _temp_files(out) == []
 
 
@@ -169,7 +169,7 @@ def test_a_summary_that_cannot_be_written_is_one_clear_error_and_the_results_are
     assert len(err) == 1, err
     assert err[0].startswith(f"error: {out / 'summary.csv'}: cannot write the summary: ")
     assert "Is a directory" in err[0] and ".tmp" not in err[0]
-    assert (out / "worked-example-2gpu-vs-on-demand.html").stat().st_size > 0
+    assert (out / "worked-example.html").stat().st_size > 0
     assert _temp_files(out) == []
 
 
@@ -379,11 +379,12 @@ def test_list_file_expands_to_several_results_and_glob_selects_files(tmp_path: P
         (f"{WORKED}.yaml", "ok"),
     ]
     assert "colour" in summary.items[2].error
-    # Duplicate names get deterministic suffixes in input order.
+    # Files are named from their file, not the scenario's name (worked-example.yaml's is
+    # worked-example-2gpu-vs-on-demand), item i of a list as many-i.
     names = [i.outputs[0].name for i in summary.items if i.status == "ok"]
-    assert names[:2] == [f"{BEGINNER}.json", f"{BEGINNER}-2.json"]
+    assert names == ["many-0.json", "many-1.json", f"{WORKED}.json"]
     assert summary.items[0].key != summary.items[1].key
-    assert (tmp_path / "out" / f"{BEGINNER}-2.json").read_bytes() == render(
+    assert (tmp_path / "out" / "many-1.json").read_bytes() == render(
         scenarios.evaluate(two, samples=SAMPLES), "json"
     )
     assert len(_rows(summary.summary_csv)) == 4
@@ -525,7 +526,7 @@ def test_a_plan_runs_beside_a_scenario_and_both_have_a_summary_row(tmp_path: Pat
     assert (out / f"{PLAN}.xlsx").stat().st_size > 0
     for chart in PLAN_CHARTS:
         assert (out / f"{PLAN}_{chart}.png").stat().st_size > 0
-    assert (out / "worked-example-2gpu-vs-on-demand.json").read_bytes() == _alone(scenario, 50)
+    assert (out / "worked-example.json").read_bytes() == _alone(scenario, 50)
     # the run store holds the plan result as it holds a scenario's
     with RunStore(db) as store:
         record = store.find(summary.items[0].key)

@@ -83,12 +83,12 @@ def test_a_grid_is_a_catalog_id_in_any_case():
     ("block", "key", "value", "message"),
     [
         ("buy", "grid", "USA", "unknown grid id 'USA'; closest: US"),
-        ("buy", "grid", -5, "values must lie in [0, 2000] [gCO2e/kWh]"),
+        ("buy", "grid", -5, "values must lie in [0, 2,000] [gCO2e/kWh]"),
         ("rent", "grid", "aws/us-eest-1", "closest: aws/us-west-1, aws/us-east-1"),
         ("rent", "pue", 0.9, "values must lie in [1, 5] [-]"),
-        ("rent", "power_kw", -1, "values must lie in [0, 1000] [kW]"),
+        ("rent", "power_kw", -1, "values must lie in [0, 1,000] [kW]"),
         ("buy", "embodied_kg_co2e", {"dist": "uniform", "low": -1, "high": 5}, "values must lie"),
-        ("carbon", "usd_per_tonne", -10, "values must lie in [0, 10000] [USD/t CO2e]"),
+        ("carbon", "usd_per_tonne", -10, "values must lie in [0, 10,000] [USD/t CO2e]"),
     ],
 )
 def test_bad_carbon_keys_are_errors_at_their_key_path(block, key, value, message):

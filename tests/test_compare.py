@@ -289,7 +289,8 @@ def test_the_shipped_catalog_is_compared_in_seconds():
     }  # fmt: skip
     first = doc["options"][0]
     assert set(first) == {
-        "id", "side", "pricing", "gpu", "gpu_count", "cost_per_reference_gpu_hour", "price_usd",
+        "id", "catalog_id", "side", "pricing", "gpu", "gpu_count", "cost_per_reference_gpu_hour",
+        "price_usd",
         "price_source", "price_origin", "warnings", "name", "pricing_name", "from_peaks",
         "carbon_per_unit",
     }  # fmt: skip
@@ -298,6 +299,14 @@ def test_the_shipped_catalog_is_compared_in_seconds():
     p50 = [o["cost_per_reference_gpu_hour"]["p50"] for o in doc["options"]]
     assert p50 == sorted(p50)
     json.dumps(doc, allow_nan=False)
+    # each option's id is its own (a GPU came 4 times, at 1, 2, 4 and 8 per server; an
+    # instance at each of its pricings), the catalog's id beside it
+    ids = [o["id"] for o in doc["options"]]
+    assert len(set(ids)) == len(ids) > 100
+    owned = next(o for o in doc["options"] if o["side"] == "buy")
+    assert owned["id"] == f"{owned['catalog_id']}:{owned['gpu_count']}x"
+    rented = next(o for o in doc["options"] if o["side"] == "rent")
+    assert rented["id"] == f"{rented['catalog_id']}:{rented['pricing']}"
 
 
 def test_request_errors_name_their_key_paths():
@@ -337,8 +346,9 @@ def test_compare_prints_a_table_json_and_csv(capsys):
                  "--format", "csv"]) == 0  # fmt: skip
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     rented = [r for r in rows if r["side"] == "rent"]
-    assert rented and all(r["id"].startswith("vastai/") for r in rented)
+    assert rented and all(r["catalog_id"].startswith("vastai/") for r in rented)
     assert [int(r["rank"]) for r in rows] == list(range(1, len(rows) + 1))
+    assert len({r["id"] for r in rows}) == len(rows)  # unique: a GPU at 1, 2, 4 and 8
 
 
 @pytest.mark.parametrize(
@@ -376,10 +386,10 @@ def test_compare_uses_the_prices_file(tmp_path, capsys):
     assert main(["compare", "-u", "0.5", "--samples", "100", "--prices", str(path),
                  "--format", "json"]) == 0  # fmt: skip
     doc = json.loads(capsys.readouterr().out)
-    mine = [o for o in doc["options"] if o["id"] == "rtx-4090"]
+    mine = [o for o in doc["options"] if o["catalog_id"] == "rtx-4090"]
     assert {o["price_usd"] for o in mine} == {10.0}
     assert mine[0]["price_source"] == "prices.yaml: a gift (as of 2026-01-01)"
-    assert doc["options"][0]["id"] == "rtx-4090"  # nearly free GPUs win
+    assert doc["options"][0]["catalog_id"] == "rtx-4090"  # nearly free GPUs win
 
 
 # ------------------------------------------------------------------------------------------ HTTP

@@ -112,6 +112,15 @@ def test_compare_by_model_in_chromium(driver, tmp_path):
         )
         assert tags.count("API") == sum(o["side"] == "api" for o in answer["options"][:25])
         _carbon_shown(page, answer)
+        # At 1280 px the columns up to the carbon one are in sight beside the form (the
+        # carbon one was cut off).
+        page.screenshot("web-compare-model", 1280)
+        carbon, box = page.js(
+            "return [document.querySelectorAll('#compare-table thead th')[5],"
+            " document.getElementById('compare-scroll')]"
+            ".map((n) => n.getBoundingClientRect().right)"
+        )
+        assert carbon <= box, (carbon, box)
         assert answer["wording"]["left_out"] in page.text("compare-notes")
         page.collect()
         assert json.loads(_compare_requests(page)[-1]["postData"]) == {

@@ -171,9 +171,32 @@ def test_the_exposed_port_is_the_checked_one_and_the_check_works(tmp_path):
 # --- compose.yaml ----------------------------------------------------------------------------
 
 
-def _interpolate(value: str) -> str:
-    """Compose's ``${NAME:-default}`` with ``NAME`` unset: the default."""
-    return re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", value)
+#: The environment the compose file is read in: its one required variable set.
+_ENV = {"POSTGRES_PASSWORD": "s3cret-for-the-test"}
+
+
+def _interpolate(value: str, env: dict[str, str] = _ENV) -> str:
+    """Compose's ``${NAME:-default}`` (the default when ``NAME`` is unset) and
+    ``${NAME:?message}`` (``NAME`` required) in the environment ``env``."""
+
+    def value_of(m: re.Match) -> str:
+        name, how, text = m.groups()
+        if name in env:
+            return env[name]
+        assert how == "-", f"compose stops: {text}"
+        return text
+
+    return re.sub(r"\$\{([A-Z_]+):([-?])([^}]*)\}", value_of, value)
+
+
+def test_compose_has_no_default_password_and_says_which_variable_to_set():
+    # it fell back to the password "costmodel" although the README says to set one
+    text = (ROOT / "compose.yaml").read_text("utf-8")
+    uses = re.findall(r"\$\{POSTGRES_PASSWORD([^}]*)\}", text)
+    assert len(uses) == 2 and all(u.startswith(":?set POSTGRES_PASSWORD") for u in uses), uses
+    db = COMPOSE["services"]["db"]["environment"]["POSTGRES_PASSWORD"]
+    with pytest.raises(AssertionError, match="compose stops: set POSTGRES_PASSWORD"):
+        _interpolate(db, {})
 
 
 def _api_services() -> dict[str, dict[str, Any]]:

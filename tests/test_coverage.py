@@ -194,3 +194,40 @@ def test_the_audit_case_is_covered():
     coverage = float(stats.binom.pmf(k, 2000, 0.0003) @ covered)
     assert coverage == pytest.approx(math.exp(-0.6) * 1.78, abs=2e-3)
     assert coverage > 0.95
+
+
+def test_the_cheapest_shares_have_wilson_intervals_like_p_buy_cheaper():
+    # issue 30 point 1: the share of draws in which each side is cheapest (a scenario with an
+    # API) and a plan candidate's share cheaper than all-cloud get the same 95 % interval
+    import scenarios
+    from present import to_dict
+
+    n = 500
+    answer = scenarios.evaluate(scenarios.example("inference-70b-fp8-h100"), samples=n)
+    cheapest = answer.result.cheapest_share
+    assert set(cheapest.ci95) == set(cheapest) == {"buy", "rent", "api"}
+    for side, share in cheapest.items():
+        lo, hi = wilson(np.rint(share * n), n)
+        np.testing.assert_array_equal(cheapest.ci95[side], np.column_stack([lo, hi]))
+        assert np.all((cheapest.ci95[side][:, 0] <= share) & (share <= cheapest.ci95[side][:, 1]))
+    # the API is cheapest in no draw at any level: [0, z^2/(n + z^2)] = [0, 3.8415/503.8415]
+    # = [0, 0.0076244], not the point 0 of p +- z sqrt(p(1 - p)/n)
+    assert np.all(cheapest["api"] == 0)
+    np.testing.assert_allclose(cheapest.ci95["api"][:, 1], 1.959964**2 / (n + 1.959964**2))
+    served = to_dict(answer)["cheapest_share"]  # as docs/model.md names them
+    assert served["api_ci95"][0] == [0.0, pytest.approx(0.0076244, rel=1e-4)]
+    assert len(served["buy_ci95"]) == len(served["buy"]) == answer.result.utilisation.size
+    n = 200
+    plan = scenarios.evaluate(scenarios.example("plan-lab-rtx4090-growth"), samples=n).result
+    inner = 0
+    for c in plan.candidates:
+        k = round(c.prob_cheaper_than_cloud * n)
+        want = stats.binomtest(k, n).proportion_ci(method="wilson")
+        if 3 < k < n - 3:  # away from the ends, where the Poisson bounds take over
+            assert c.prob_cheaper_ci95 == pytest.approx((want.low, want.high), rel=1e-9)
+            inner += 1
+        assert c.prob_cheaper_ci95[0] <= c.prob_cheaper_than_cloud <= c.prob_cheaper_ci95[1]
+    assert inner >= 5
+    # the best plan is cheaper than all-cloud in every draw: [n/(n + z^2), 1] = [0.98115, 1]
+    assert plan.best.prob_cheaper_than_cloud == 1.0
+    assert plan.best.prob_cheaper_ci95 == pytest.approx((n / (n + 1.959964**2), 1.0), rel=1e-6)

@@ -159,3 +159,14 @@ def test_the_readmes_compare_by_model_summary_is_what_the_command_prints(monkeyp
     assert main(args) == 0
     printed = capsys.readouterr().out.splitlines()
     assert len(quoted) == 6 and all(line in printed for line in quoted)
+
+
+def test_the_format_guide_says_plans_count_carbon_as_a_shipped_plan_does():
+    # it said "Plans do not count carbon yet and refuse these keys" after plans counted it
+    import scenarios
+
+    plan = scenarios.load_file(scenarios.example("plan-lab-rtx4090-carbon"))
+    assert plan.document["carbon"] and plan.inputs.carbon is not None
+    text = " ".join((DOCS / "scenario-format.md").read_text(encoding="utf-8").split())
+    assert "refuse these keys" not in text
+    assert "A plan counts carbon the same way" in text and "plan-lab-rtx4090-carbon" in text

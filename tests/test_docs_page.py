@@ -200,6 +200,9 @@ def _see_the_page(chrome: Any, served: str) -> None:
     methods = {"get", "put", "post", "delete", "patch", "head", "options"}
     expected = {f"{m.upper()} {p}" for p, ops in spec["paths"].items() for m in ops if m in methods}
     assert set(drawn) == expected and "POST /v1/plans" in expected
+    # an open service (no API keys): no "Authorize" button and no lock on any operation
+    locks = "return document.querySelectorAll('.authorization__btn, .btn.authorize').length"
+    assert chrome.execute_script(locks) == 0
 
     # Opened, the operation shows its request body with the worked example, highlighted (the
     # highlighter's colours are set from script, which the policy allows; inline styles are not).

@@ -111,13 +111,13 @@ def test_the_work_of_a_plan_counts_each_candidate_and_its_result(tmp_path):
     # With the candidate and size caps lifted, 1001 x 101 candidates at 1 draw and 12 months:
     # 101,101 x 1 x (12 x 8 + 24)                        =    12,132,120 evaluating
     # 101,101 x 2,500                                    =   252,752,500 per candidate
-    # ((2 x 101,101 + 2) x 340 + 12 x 75 + 65,536) x 8   =   550,526,368 writing the result
-    #                                                     =   815,410,988 > 500,000,000
+    # ((2 x 101,101 + 2) x 414 + 12 x 75 + 65,536) x 8   =   670,231,136 writing the result
+    #                                                     =   935,115,756 > 500,000,000
     client = make_app(tmp_path, MAX_CANDIDATES=10**7, MAX_RESULT_BYTES=10**12).test_client()
     body = assert_error(client.post("/v1/plans?samples=1", json=plan(1000, 100, 12)), 422)
     assert set(errors_by_setting(body)) == {"MAX_WORK"}
-    assert "815,410,988 exceeds the limit of 500,000,000 units of work" in body["message"]
-    assert limits.plan_work(1, 101_101, 12) == 815_410_988
+    assert "935,115,756 exceeds the limit of 500,000,000 units of work" in body["message"]
+    assert limits.plan_work(1, 101_101, 12) == 935_115_756
 
 
 def test_a_plan_within_the_limits_is_evaluated(tmp_path):
@@ -137,6 +137,7 @@ def _longest(best, **carbon):
         share_owned=0.12345678901234567,
         owned_utilisation=0.12345678901234567,
         prob_cheaper_than_cloud=0.12345678901234567,
+        prob_cheaper_ci95=(0.12345678901234567, 0.12345678901234567),
         **carbon,
     )
 
@@ -160,15 +161,15 @@ def _counted(client, doc: dict) -> dict[str, int]:
 def test_a_plan_counting_carbon_is_counted_what_carbon_adds(tmp_path):
     # 10 draws of 7 x 3 = 21 candidates over 36 months; the twin counts carbon (own.grid):
     # memory  21 x 10 x 8 + 21 x 800                                 =  18,480 bytes more
-    # result  (3 x 21 + 2) x (340 + 172) - (2 x 21 + 2) x 340
-    #         = 33,280 - 14,960                                      =  18,320 bytes more
-    # work    10 x 21 x 36 x 2 + 18,320 x 8 = 15,120 + 146,560       = 161,680 units more
+    # result  (3 x 21 + 2) x (414 + 172) - (2 x 21 + 2) x 414
+    #         = 38,090 - 18,216                                      =  19,874 bytes more
+    # work    10 x 21 x 36 x 2 + 19,874 x 8 = 15,120 + 158,992       = 174,112 units more
     client = make_app(tmp_path, MAX_MEMORY=1, MAX_RESULT_BYTES=1, MAX_WORK=1).test_client()
     twin = plan(6, 2)
     twin["own"]["grid"] = "DE"
     plain, carbon = _counted(client, plan(6, 2)), _counted(client, twin)
     added = {k: carbon[k] - plain[k] for k in plain}
-    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 18_320, "MAX_WORK": 161_680}
+    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 19_874, "MAX_WORK": 174_112}
     body = assert_error(client.post("/v1/plans?samples=10", json=twin), 422)
     assert (
         "samples x candidates x 32 + 3,800 per candidate" in errors_by_setting(body)["MAX_MEMORY"]
@@ -525,7 +526,7 @@ def test_gunicorn_answers_a_request_past_its_deadline_in_the_error_shape(slow_se
 def test_a_daily_peak_and_an_api_are_counted_as_the_work_they_add():
     # a plan under a daily peak splits each month with an arccos: 15 units a candidate-month
     # against 8, so 101,101 x 1 x (12 x 15 + 24) = 20,624,604 to evaluate, 8,492,484 more
-    assert limits.plan_work(1, 101_101, 12, peaked=True) == 815_410_988 + 101_101 * 12 * 7
+    assert limits.plan_work(1, 101_101, 12, peaked=True) == 935_115_756 + 101_101 * 12 * 7
     # a scenario with a hosted API: its payback is a second pass over the months (12 x 36) and
     # its bands half a level (20 x 20): 10,000 x (36 x 24 + 20 x 60 + 1,000) = 30,640,000
     assert limits.scenario_work(10_000, 20, 36) == 10_000 * (36 * 12 + 20 * 40 + 1_000)

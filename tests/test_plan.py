@@ -188,7 +188,7 @@ def test_json_round_trip_and_resolved_plan_is_a_valid_plan():
 @pytest.mark.parametrize(
     ("change", "path", "words"),
     [
-        ({"own__servers": {"min": 0, "max": 5000}}, "own.servers.max", "1000"),
+        ({"own__servers": {"min": 0, "max": 5000}}, "own.servers.max", "1,000"),
         ({"own__servers": {"min": 4, "max": 2}}, "own.servers.min", "exceeds max"),
         ({"reserve__pricing": "on_demand"}, "reserve.pricing", "reserved_1y"),
         (
@@ -199,7 +199,7 @@ def test_json_round_trip_and_resolved_plan_is_a_valid_plan():
         (
             {"demand__reference_gpu_hours_per_month": -5},
             "demand.reference_gpu_hours_per_month",
-            "[0, 1e+09]",
+            "[0, 1,000,000,000]",
         ),  # fmt: skip
         ({"objective": "median"}, "objective", "mean"),
         ({"kind": "fleet"}, "kind", "valid kinds"),

@@ -464,7 +464,9 @@ def test_the_service_lays_costmodel_prices_over_its_catalog(tmp_path, monkeypatc
     assert client.get("/v1/catalog/gpus/rtx-2080-ti").get_json()["price_usd"] == 850.0
     body = {"utilisation": 0.5, "samples": 50, "tier": "hyperscaler"}
     options = client.post("/v1/compare", json=body).get_json()["options"]
-    mine = [o for o in options if o["id"] == "aws/p3.8xlarge" and o["pricing"] == "reserved_1y"]
+    mine = [
+        o for o in options if o["catalog_id"] == "aws/p3.8xlarge" and o["pricing"] == "reserved_1y"
+    ]
     assert mine[0]["price_usd"] == 6.0
     assert mine[0]["price_source"].startswith("prices.csv: AWS EDP quote Q3")
 

@@ -257,7 +257,7 @@ def test_the_catalog_ranges_hold_before_anything_is_written(tmp_path, sky, capsy
     _edited(sky["nebius"], "44.00,us-central1", "44000,us-central1")
     assert _import(tmp_path, "skypilot", sky["nebius"]) == 2
     assert capsys.readouterr().err == (
-        f"error: {sky['nebius']}, row 'line 13': must be <= 10000 [USD/h], got 44000\n"
+        f"error: {sky['nebius']}, row 'line 13': must be <= 10,000 [USD/h], got 44,000\n"
     )
     assert not (tmp_path / "out.csv").exists()
 

@@ -677,7 +677,7 @@ def test_copied_data_loads(data_dir):
 @pytest.mark.parametrize(
     ("file", "key", "column", "value", "problem"),
     [
-        ("gpus.csv", "rtx-2080-ti", "tdp_w", "5000", "must be <= 2000"),
+        ("gpus.csv", "rtx-2080-ti", "tdp_w", "5000", "must be <= 2,000"),
         ("gpus.csv", "rtx-2080-ti", "tdp_w", "5", "must be >= 10"),
         ("gpus.csv", "t4", "memory_gb", "16000", "must be <= 512"),
         ("gpus.csv", "t4", "memory_gb", "0.25", "must be >= 0.5"),
@@ -730,7 +730,7 @@ def test_error_message_names_file_row_column(data_dir):
     with pytest.raises(CatalogError) as info:
         read_catalog(data_dir)
     assert str(info.value) == (
-        "gpus.csv, row 'rtx-2080-ti', column 'tdp_w': must be <= 2000 [W], got 5000"
+        "gpus.csv, row 'rtx-2080-ti', column 'tdp_w': must be <= 2,000 [W], got 5,000"
     )
     assert info.value.row_id == "rtx-2080-ti"
 

@@ -1195,12 +1195,17 @@ def test_plan_html_shows_the_plan(plan_source, plan):
         assert str(value) in text
 
 
-def test_plan_html_is_self_contained_with_three_charts(plan_source):
+def _charts(plan: dict) -> int:
+    """Three charts, and a fourth (owned capacity against the work) when servers are added."""
+    return 3 + ("capacity" in plan["work_split"])
+
+
+def test_plan_html_is_self_contained_with_its_charts(plan_source, plan):
     raw = _plan_rendered(plan_source, "html")
     page = _parse_html(raw)
     assert [r for r in page.refs if re.match(r"\s*(https?:)?//", r, re.I)] == []
     assert "script" not in page.tags and "link" not in page.tags
-    assert len(page.imgs) == 3
+    assert len(page.imgs) == _charts(plan)
     for src in page.imgs:
         assert src.startswith("data:image/png;base64,")
         _png_ok(base64.b64decode(src.partition(",")[2]))
@@ -1221,7 +1226,7 @@ def test_plan_markdown_tables_and_images(plan_source, plan):
     assert best["Servers owned"] == str(plan["best"]["servers"])
     assert best["Instances reserved"] == str(plan["best"]["instances"])
     images = re.findall(r"!\[[^\]]*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", text)
-    assert len(images) == 3
+    assert len(images) == _charts(plan)
     for b64 in images:
         _png_ok(base64.b64decode(b64))
     assert " ".join(plan["verdict"].split()) in text.replace("\\", "")
@@ -1297,15 +1302,20 @@ def test_plan_xlsx_sheets_and_numbers(plan_source, plan):
     keys = [(c["servers"], c["instances"]) for c in _frontier(plan)]
     assert [row[:2] for row in front[1:]] == keys
     split = wb["work_split"]
+    # a plan that adds servers later also gives the owned capacity and the work's P10 and P90
+    staged = "capacity" in plan["work_split"]
+    further = ["owned_capacity_ref_gpu_hours", "work_p10_ref_gpu_hours", "work_p90_ref_gpu_hours"]
     assert [c.value for c in split[1]] == [
         "month",
         "owned_ref_gpu_hours",
         "reserved_ref_gpu_hours",
         "burst_ref_gpu_hours",
+        *(further if staged else []),
     ]
     months = list(split.iter_rows(min_row=2, values_only=True))
     assert [m[0] for m in months] == list(range(1, len(plan["work_split"]["owned"]) + 1))
-    for i, key in enumerate(("owned", "reserved", "burst"), start=1):
+    keys = ("owned", "reserved", "burst", *(("capacity", "demand_p10", "demand_p90") * staged))
+    for i, key in enumerate(keys, start=1):
         assert [m[i] for m in months] == [
             pytest.approx(v, rel=1e-15, abs=0) for v in plan["work_split"][key]
         ]

@@ -92,7 +92,7 @@ def test_good_scenario_runs(tmp_path, capsys):
             "instance: aws/p5.48xlarge\n  pricing: reserved_3y",
             ["rent.price_usd_per_hour", "no reserved_3y price", "choose pricing from"],
         ),
-        ("  pue: 1.1", "  pue: 1.1\n  gpu_price_usd: -5", ["buy.gpu_price_usd", "[0, 1e+06]"]),
+        ("  pue: 1.1", "  pue: 1.1\n  gpu_price_usd: -5", ["buy.gpu_price_usd", "[0, 1,000,000]"]),
         ("name: t\n", "", ["name", "required key is missing"]),
         (
             "utilisation: [0.25, 0.5]",
@@ -275,6 +275,20 @@ def test_a_file_reports_its_unknown_keys_and_unknown_ids_in_one_run(tmp_path):
     assert "closest: aws/p3.8xlarge" in exc.value.errors[1]["message"]
 
 
+def test_an_inline_instance_reports_its_unknown_gpu_with_the_unknown_keys_in_one_run(tmp_path):
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        "version: 1\nname: two\nbuy:\n  gpu: rtx-4090\n  gpu_count: 1\n  colour: red\n"
+        "rent:\n  instance:\n    name: x\n    gpu: v100-sxm9\n    gpu_count: 1\n"
+        "    on_demand_usd_per_hour: 3.06\n"
+    )
+    with pytest.raises(ScenarioError) as exc:
+        scenarios.load_file(path)
+    found = [(e["line"], e["path"]) for e in exc.value.errors]
+    assert found == [(6, "buy.colour"), (10, "rent.instance.gpu")]
+    assert "closest: v100-sxm2" in exc.value.errors[1]["message"]
+
+
 def test_a_plan_block_says_which_pricing_it_takes():
     doc = {
         "version": 1,
@@ -289,3 +303,25 @@ def test_a_plan_block_says_which_pricing_it_takes():
     (error,) = exc.value.errors
     assert error["path"] == "burst.pricing"
     assert "on_demand" in error["message"] and "spot" in error["message"]
+
+
+@pytest.mark.parametrize("written", ["1.5e3", "1.5E3", "15e2", "1.5e+3", "1500"])
+def test_a_number_in_exponent_notation_is_a_number_without_its_sign_or_dot(tmp_path, written):
+    # YAML 1.1 (PyYAML's resolver) read 1.5e3 as the text "1.5e3"; YAML 1.2 reads 1,500
+    path = tmp_path / "e.yaml"
+    path.write_text(
+        "version: 1\nname: e\nbuy:\n  gpu: rtx-4090\n  gpu_count: 1\n"
+        f"  gpu_price_usd: {written}\nrent:\n  instance: aws/p3.2xlarge\n"
+    )
+    assert scenarios.load_file(path).document["buy"]["gpu_price_usd"] == 1500
+
+
+def test_a_plans_inline_burst_instance_reports_its_unknown_gpu_in_the_same_run():
+    doc = yaml.safe_load(scenarios.example("plan-worked-example").read_text("utf-8"))
+    doc["own"]["colour"] = "red"
+    doc["burst"] = {
+        "instance": {"name": "x", "gpu": "v100-sxm9", "gpu_count": 1, "on_demand_usd_per_hour": 3}
+    }
+    with pytest.raises(ScenarioError) as exc:
+        scenarios.load_mapping(doc)
+    assert [e["path"] for e in exc.value.errors] == ["own.colour", "burst.instance.gpu"]

@@ -145,6 +145,17 @@ def test_with_tax_and_straight_line_depreciation():
     assert result.best.share_owned == pytest.approx(0.995706, abs=5e-7)
 
 
+def staged_and_plain(sim, pairs: int = 21):
+    """(j, plain) for each staged candidate j with first servers and the row of the plan
+    (S0, K) it extends; a candidate without them triggers in the first month with work."""
+    for j in range(pairs, sim.servers.size):
+        if sim.servers[j]:
+            same = (sim.servers[:pairs] == sim.servers[j]) & (
+                sim.instances[:pairs] == sim.instances[j]
+            )
+            yield j, np.flatnonzero(same)[0]
+
+
 def test_a_trigger_that_never_fires_is_the_plan_that_adds_nothing():
     doc = _staged(when_demand_above=[10.0])  # the work never passes 10x the first capacity
     doc["simulation"] = {"samples": 500, "seed": 4, "method": "lhs"}
@@ -152,12 +163,7 @@ def test_a_trigger_that_never_fires_is_the_plan_that_adds_nothing():
     sim = simulate_plan(scenarios.load_mapping(doc).inputs)
     pairs = 21
     assert np.all(np.isinf(sim.start[:, :]) | (sim.servers[pairs:, None] == 0))
-    for j in range(pairs, sim.servers.size):
-        if sim.servers[j] == 0:
-            continue  # no first servers: the first month with work triggers
-        plain = np.flatnonzero(
-            (sim.servers[:pairs] == sim.servers[j]) & (sim.instances[:pairs] == sim.instances[j])
-        )[0]
+    for j, plain in staged_and_plain(sim, pairs):
         np.testing.assert_allclose(sim.cost[j], sim.cost[plain], rtol=1e-12)
     result = summarise_plan(sim)
     assert result.best.add is None  # a duplicate stays behind the plan it repeats
@@ -232,14 +238,6 @@ def test_bad_add_blocks_are_errors_at_their_key_paths(add, path):
     with pytest.raises(ScenarioError) as exc:
         scenarios.load_mapping(doc)
     assert path in {e["path"] for e in exc.value.errors}, exc.value.errors
-
-
-def test_a_plan_that_counts_carbon_cannot_add_servers_yet():
-    doc = _staged()
-    doc["carbon"] = {"usd_per_tonne": 0}
-    with pytest.raises(ScenarioError) as exc:
-        scenarios.load_mapping(doc)
-    assert [e["path"] for e in exc.value.errors] == ["own.add"]
 
 
 def test_the_engine_refuses_no_staged_candidate_count_past_its_limits():

@@ -125,7 +125,7 @@ def test_plans_take_both_terms():
          {"price_usd_per_gpu_hour": 2, "price_usd_per_hour": 16}, "rent.price_usd_per_gpu_hour",
          "not both: one is the other times the instance's 8 GPUs"),
         ({"gpu": "rtx-4090", "gpu_count": 1}, {"price_usd_per_gpu_hour": -1},
-         "rent.price_usd_per_gpu_hour", "values must lie in [0, 10000] [USD/GPU-hour]"),
+         "rent.price_usd_per_gpu_hour", "values must lie in [0, 10,000] [USD/GPU-hour]"),
     ],
 )  # fmt: skip
 def test_prices_in_the_wrong_terms_are_errors_at_their_keys(buy, rent, path, says):

@@ -189,11 +189,11 @@ def test_form_units_and_ranges_are_the_bounds_of_the_format():
     for kind in FORMS:
         for f in (f for section in form(kind) for f in section.fields if f.kind in numeric):
             key = f"{f.path}.{f.parts[0][0]}" if f.kind in ("levels", "counts") else f.path
-            # Documented once: a reservation's counts as the servers', an API burst's keys as
-            # the scenario's api keys.
-            cells = rows[
-                key.replace("reserve.instances", "own.servers").replace("burst.api.", "api.")
-            ]
+            # Documented once: a reservation's and the added servers' counts as the servers',
+            # an API burst's keys as the scenario's api keys.
+            for other in ("reserve.instances", "own.add.servers"):
+                key = key.replace(other, "own.servers")
+            cells = rows[key.replace("burst.api.", "api.")]
             assert f.unit == cells[1] and f.unit.startswith("["), (kind, f.path)
             assert f.range == cells[2] and f"range {f.range}" in f.hint, (kind, f.path)
             assert f.unit not in f.description, (kind, f.path)

@@ -5,8 +5,10 @@ the packages, nor the page's script, writes it again."""
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -16,15 +18,19 @@ from rich.console import Console
 import scenarios
 from cli.tables import print_result
 from present import from_dict, to_dict
+from present.formatting import fmt_candidate
 from present.reports import render
 from present.reports.uncertainty import NOISE
 from present.wording import PAYBACK_NOTE, wording, words_of
+from pricing.text import counted
 from tests.test_api import make_app
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "api" / "web" / "static" / "js" / "views" / "scenario.js"
 #: An example with every sentence: both rivals, the payback note, inputs worth naming.
 EXAMPLE = "inference-70b-fp8-h100"
+#: An example of one GPU against a one-GPU instance.
+ONE_GPU = "beginner-1x-rtx2080ti-vs-p3-2xlarge"
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +109,29 @@ def test_the_page_prints_the_served_sentences_and_keeps_no_floor_of_its_own():
     for key in ("shares", "cost", "payback_note", "value_of_information", "worth_naming"):
         assert f"wording.{key}" in script, key
     assert NOISE == 0.01 and "0.01" not in script and "prob_always" not in script
+
+
+def test_a_count_takes_its_noun_in_the_singular_or_the_plural():
+    assert [counted(n, "server") for n in (0, 1, 2, 1200)] == [
+        "0 servers",
+        "1 server",
+        "2 servers",
+        "1,200 servers",
+    ]
+    assert counted(1, "quote", every=True) == "the only quote"
+    assert counted(2, "region", every=True) == "both regions"  # not "all 2 regions"
+    assert counted(3, "region", every=True) == "all 3 regions"
+
+
+def test_one_server_and_one_gpu_read_in_the_singular():
+    # the plan's chart and report label, and a one-GPU build's scaling assumption, read
+    # "1 servers, 0 reserved" and "pcie scaling, 1 GPUs"
+    one = SimpleNamespace(servers=1, instances=0, add=None)
+    assert fmt_candidate(one) == "1 server, 0 reserved"
+    later = SimpleNamespace(
+        servers=3, instances=1, add=SimpleNamespace(servers=2, when_demand_above=0.9, at_month=None)
+    )
+    assert fmt_candidate(later) == "3 + 2 servers at 90 %, 1 reserved"
+    text = json.dumps(to_dict(scenarios.evaluate(scenarios.example(ONE_GPU), samples=200)))
+    assert "scaling, 1 GPU" in text
+    assert not re.search(r"\b1 (servers|GPUs|instances|draws|options)\b", text)

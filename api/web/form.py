@@ -18,6 +18,7 @@ Kinds of field:
   a uniform distribution, all three a triangular one (a PERT distribution stays PERT);
 - ``levels``: ``utilisation`` as start / stop / step;
 - ``counts``: a ``{min, max}`` range of candidate counts (``own.servers``);
+- ``numbers``: one input of numbers separated by commas, a list (``own.add.at_month``: "12, 24");
 - ``percent``: one input in per cent for a share of the request (``utilisation``: 50 is 0.5).
 
 A field or a section of one kind of work only (``work``: ``training`` or ``inference``) is
@@ -340,6 +341,31 @@ _PLAN = (
         ),
     ),
     Section(
+        "Add servers later",
+        (
+            Field("own.add.servers", "Servers to add", "counts"),
+            Field(
+                "own.add.when_demand_above",
+                "When the work passes",
+                "numbers",
+                note="0.8, 1: 80 % or 100 % of the first servers' capacity",
+            ),
+            Field(
+                "own.add.at_month",
+                "Or in month",
+                "numbers",
+                note="12, 24: bought at fixed months instead of a trigger",
+            ),
+            Field("own.add.lead_time_months", "Lead time", "integer"),
+            Field(
+                "own.add.price_annual_change",
+                "Server price change",
+                "uncertain",
+                note="-0.2 is 20 % cheaper each year",
+            ),
+        ),
+    ),
+    Section(
         "Reserve",
         (
             Field(
@@ -461,6 +487,9 @@ def _completed(kind: str, f: Field) -> Field:
     node = _property(kind, f.path)
     unit = node.get("x-unit", "")
     description = f.words or node.get("description", "")
+    if f.kind == "numbers":  # a list: its items' unit and range
+        items = _deref(_defs(), node)["items"]
+        return replace(f, description=description, unit=items["x-unit"], range=_range(items))
     if f.kind in ("levels", "counts"):
         node = _deref(_defs(), node)
         if f.kind == "levels":

@@ -18,6 +18,7 @@ from cli.options import (
     add_verbose,
     command,
 )
+from pricing.text import counted
 
 __all__ = ["add_parser", "execute"]
 
@@ -174,7 +175,7 @@ def execute(args: argparse.Namespace) -> int:
     if args.verbose:
         t = result.timings
         print(
-            f"compare time: {elapsed:.2f} s for {len(result.options)} options x "
+            f"compare time: {elapsed:.2f} s for {counted(len(result.options), 'option')} x "
             f"{request.samples:,} samples (resolving {t['resolve_s']:.2f} s, engine "
             f"{t['engine_s']:.2f} s)",
             file=sys.stderr,

@@ -6,6 +6,7 @@ import argparse
 
 from cli.common import evaluate, load, show_evaluation
 from cli.options import add_evaluation
+from pricing.text import counted
 
 __all__ = ["add_parser", "execute"]
 
@@ -38,5 +39,5 @@ def execute(args: argparse.Namespace) -> int:
     document = load(args.file, "plan", args.prices, args.serving)
     timings: dict[str, float] = {}
     result = evaluate(document, args, timings)
-    show_evaluation(args, result, print_plan, timings, f"{len(result.candidates)} candidates")
+    show_evaluation(args, result, print_plan, timings, counted(len(result.candidates), "candidate"))
     return 0

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from cli.common import UsageError, check_output, choice
 from cli.options import command
+from pricing.text import counted
 
 __all__ = ["add_parser", "execute"]
 
@@ -208,11 +209,12 @@ def _keep(db: str | None, entries) -> None:
 
 def _report(output: str, imported) -> None:
     instances = len({e.id for e in imported.entries})
-    print(f"wrote {output}: {len(imported.entries)} prices of {instances} catalog instances")
+    prices = counted(len(imported.entries), "price")
+    print(f"wrote {output}: {prices} of {counted(instances, 'catalog instance')}")
     for e in imported.entries:
         print(f"  {e.id:<40} {e.pricing:<12} {e.value:>10.4f}  {e.note}")
     if imported.skipped:
-        print(f"skipped {imported.skipped} rows that price no GPU instance")
+        print(f"skipped {counted(imported.skipped, 'row')} that price no GPU instance")
     _report_unmapped(imported.unmapped)
 
 

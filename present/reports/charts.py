@@ -27,7 +27,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, PercentFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 from PIL import Image
 
 from costmodel.result import Bands, Breakeven, Result
@@ -45,6 +45,7 @@ __all__ = [
     "chart_names",
     "figure",
     "legend",
+    "month_axes",
     "png",
     "render_charts",
     "usd_tick",
@@ -96,6 +97,17 @@ def legend(fig: Figure, ax: Axes) -> None:
         fontsize=8,
         frameon=False,
     )
+
+
+def month_axes(ax: Axes, months: int, ylabel: str) -> None:
+    """Months 1..``months`` on the x axis (month m spanning m - 1/2 to m + 1/2, whole ticks)
+    and, from 0 up, an amount with its thousands grouped labelled ``ylabel``."""
+    ax.set_xlim(0.5, months + 0.5)
+    ax.set_ylim(bottom=0)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
+    ax.set_xlabel("Month")
+    ax.set_ylabel(ylabel)
 
 
 def png(fig: Figure) -> bytes:

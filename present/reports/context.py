@@ -14,7 +14,7 @@ from costmodel.result import Result
 from costmodel.units import unit as unit_of
 
 from ..answer import Answer
-from ..formatting import fmt_number, fmt_utilisation
+from ..formatting import fmt_candidate, fmt_number, fmt_utilisation
 from ..verdict import plan_precision_text
 from ..wording import Wording, words_of
 from .plan_tables import best_plan_table, candidates_table
@@ -214,7 +214,7 @@ def plan_context(result: Answer[PlanResult], images: Mapping[str, str]) -> dict[
         "facts": _plan_facts(result),
         "horizon": f"{len(result.work_split.owned)} months",
         "best_plan": best_plan_table(result),
-        "best_label": f"{best.servers} servers, {best.instances} reserved",
+        "best_label": fmt_candidate(best),
         "candidates": candidates_table(result),
         "precision": plan_precision_text(result),
         "voi_sentence": plan_voi_sentence(result),

@@ -19,23 +19,30 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from costmodel.plan_result import Candidate, PlanResult
 
-from .charts import figure, legend, png, usd_tick
+from ..formatting import fmt_candidate, fmt_servers
+from .capacity_chart import capacity_chart, capacity_series
+from .charts import figure, legend, month_axes, png, usd_tick
 from .colours import BUY, LAYERS, MARK, OTHER, RENT
 from .layout import TITLE_SIZE
 from .plan_tables import WORK_LAYERS
 
-__all__ = ["PLAN_CHARTS", "render_plan_charts", "servers_figure"]
+__all__ = ["PLAN_CHARTS", "plan_chart_names", "render_plan_charts", "servers_figure"]
 
 PLAN_CHARTS = ("frontier", "cost_by_servers", "work_split")
 
 
-def _plan_label(c: Candidate) -> str:
-    return f"{c.servers} servers, {c.instances} reserved"
+def _point_label(c: Candidate) -> str:
+    """A frontier point's label, servers+reserved: "5+0", or "3+0 (+ 2 at 90 %)" for a
+    candidate that adds 2 servers when the work passes 90 % of the first 3 servers' capacity."""
+    label = f"{c.servers}+{c.instances}"
+    if c.add is None:
+        return label
+    return f"{label} ({fmt_servers(c)[len(str(c.servers)) :].strip()})"
 
 
 def _star(ax: Axes, x: float, y: float, best: Candidate) -> None:
     """The best candidate, a star at (x, y)."""
-    label = f"best: {_plan_label(best)}"
+    label = f"best: {fmt_candidate(best)}"
     ax.scatter([x], [y], marker="*", s=240, color=RENT, zorder=5, label=label)
 
 
@@ -51,7 +58,7 @@ def frontier_chart(result: PlanResult) -> bytes:
     ax.plot(fx, fy, color=BUY, linewidth=2, marker="o", markersize=5, label="frontier")
     for c in front:
         ax.annotate(
-            f"{c.servers}+{c.instances}",
+            _point_label(c),
             (c.cost.mean, c.cost.p90),
             xytext=(5, 4),
             textcoords="offset points",
@@ -148,14 +155,9 @@ def work_split_chart(result: PlanResult) -> bytes:
         linewidth=0,
         step="post",
     )
-    ax.set_xlim(edges[0], edges[-1])
-    ax.set_ylim(bottom=0)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}"))
-    ax.set_xlabel("Month")
-    ax.set_ylabel("Work [reference GPU-hours/month]")
+    month_axes(ax, h, "Work [reference GPU-hours/month]")
     ax.set_title(
-        f"Where the work runs in the best plan ({_plan_label(result.best)}), mean of the draws",
+        f"Where the work runs in the best plan ({fmt_candidate(result.best)}), mean of the draws",
         loc="left",
         fontsize=TITLE_SIZE,
     )
@@ -163,10 +165,19 @@ def work_split_chart(result: PlanResult) -> bytes:
     return png(fig)
 
 
+def plan_chart_names(result: PlanResult) -> tuple[str, ...]:
+    """The charts of ``result``: :data:`PLAN_CHARTS`, and ``capacity`` for a plan that adds
+    servers later."""
+    return PLAN_CHARTS + (() if capacity_series(result) is None else ("capacity",))
+
+
 def render_plan_charts(result: PlanResult) -> dict[str, bytes]:
-    """All plan charts as ``{name: PNG bytes}`` in the order of :data:`PLAN_CHARTS`."""
-    return {
+    """All plan charts as ``{name: PNG bytes}`` in the order of :data:`PLAN_CHARTS`, and for a
+    plan that adds servers later the ``capacity`` chart (:mod:`.capacity_chart`)."""
+    charts = {
         "frontier": frontier_chart(result),
         "cost_by_servers": servers_chart(result),
         "work_split": work_split_chart(result),
     }
+    capacity = capacity_chart(result)
+    return charts if capacity is None else charts | {"capacity": capacity}

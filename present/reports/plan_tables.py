@@ -171,16 +171,27 @@ def frontier_columns(result: PlanResult) -> list[Column]:
     ]
 
 
+#: A staged plan's further columns of :func:`work_split_columns` and the field of each.
+CAPACITY_COLUMNS = (
+    ("owned_capacity_ref_gpu_hours", "capacity"),
+    ("work_p10_ref_gpu_hours", "demand_p10"),
+    ("work_p90_ref_gpu_hours", "demand_p90"),
+)
+
+
 def work_split_columns(result: PlanResult) -> list[Column]:
-    """The best plan's mean work of each month m = 1..H [reference GPU-hours/month]."""
+    """The best plan's mean work of each month m = 1..H [reference GPU-hours/month]; for a
+    plan that adds servers later, also its mean owned capacity and the work's P10 and P90."""
     split = result.work_split
     layers = (split.owned, split.reserved, split.burst)
+    staged = () if split.capacity is None else CAPACITY_COLUMNS
     return [
         Column("month", list(range(1, len(split.owned) + 1))),
         *(
             Column(name, v.tolist(), Quantity.WORK)
             for (name, _), v in zip(WORK_LAYERS, layers, strict=True)
         ),
+        *(Column(name, getattr(split, key).tolist(), Quantity.WORK) for name, key in staged),
     ]
 
 

@@ -26,6 +26,7 @@ from ..catalog import Catalog
 from ..errors import CatalogError
 from ..prices import PriceEntry
 from ..suggest import closest, closest_hint, closest_instances
+from ..text import counted
 from .quotes import Batch, Quote
 
 __all__ = ["CHEAPEST", "Imported", "Unmapped", "match"]
@@ -84,7 +85,7 @@ def _check(batch: Batch, quote: Quote, gpu: str, gpu_count: int) -> None:
             )
     if quote.gpu_count is not None and quote.gpu_count != gpu_count:
         raise CatalogError(
-            f"{quote.gpu_count:g} GPUs, but catalog instance {quote.id!r} has {gpu_count}",
+            f"{counted(quote.gpu_count, 'GPU')}, but catalog instance {quote.id!r} has {gpu_count}",
             file=batch.file,
             row_id=quote.row,
             column="AcceleratorCount" if batch.accelerators else "gpu",
@@ -109,7 +110,8 @@ def _choose(
         batch, quote = next(iter(lowest.values()))
         if len(lowest) == 1:
             return batch, quote, f"region {quote.region}, the only one quoted"
-        return batch, quote, f"the same price in all {len(lowest)} regions quoted"
+        every = counted(len(lowest), "region", every=True)
+        return batch, quote, f"the same price in {every} quoted"
     regions = sorted({p[1].region for ps in by_region.values() for p in ps})
     shown = ", ".join(regions[:8]) + (", ..." if len(regions) > 8 else "")
     return (

@@ -129,6 +129,15 @@ class Option:
         """:attr:`cost` under the name it has for training work."""
         return self.cost
 
+    @property
+    def key(self) -> str:
+        """The option's id, unique in a comparison (its JSON and CSV ``id``; :attr:`id` is the
+        catalog's): ``rtx-4090:4x`` (owned, 4 GPUs per server), ``aws/p3.2xlarge:spot``
+        (rented at that pricing) or an API offer's id."""
+        if self.side == "buy":
+            return f"{self.id}:{self.gpu_count}x"
+        return f"{self.id}:{self.pricing}" if self.side == "rent" else self.id
+
 
 @dataclass(frozen=True)
 class LeftOut:

@@ -95,6 +95,16 @@ class CompareOptionSchema(Schema):
 
     id = fields.String(
         required=True,
+        attribute="key",
+        metadata={
+            "description": "the option's id, unique in the comparison: the GPU id and GPUs per "
+            "server (owned), the instance id and pricing (rented) or the API offer id",
+            "example": "rtx-4090:4x",
+        },
+    )
+    catalog_id = fields.String(
+        required=True,
+        attribute="id",
         metadata={
             "description": "GPU id (owned), instance id (rented) or API offer id",
             "example": "rtx-4090",
@@ -142,7 +152,10 @@ class CompareOptionSchema(Schema):
     )
     from_peaks = fields.Function(
         from_peaks,
-        metadata={"description": "its speed comes from peak ratios, not a measurement (†)"},
+        metadata={
+            "description": "its speed is not measured on its GPU: the catalog's estimate or "
+            "peak ratios (†)"
+        },
     )
     tokens_per_s_per_gpu = Number(
         metadata={"description": "by model, owned and rented: the measured serving throughput "
@@ -173,7 +186,7 @@ class CompareOptionSchema(Schema):
         return data
 
 
-class WordingSchema(Schema):
+class CompareWordingSchema(Schema):
     """The sentences the comparison is read by, as the CLI prints them."""
 
     heading = fields.String(required=True, metadata={"description": "what was compared and how"})
@@ -318,7 +331,7 @@ class ComparisonSchema(Schema):
         required=True,
         metadata={"description": "options the advice rules out or that cannot be resolved"},
     )
-    wording = _Written(WordingSchema, required=True)
+    wording = _Written(CompareWordingSchema, required=True)
 
     @post_dump(pass_original=True)
     def _of_its_work(self, data: dict, result: Comparison, **kwargs: Any) -> dict:

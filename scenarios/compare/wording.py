@@ -22,11 +22,16 @@ from .result import PROVIDER_SERVICE_LIFE_YEARS, SERVICE_LIFE_YEARS, Comparison,
 __all__ = ["Wording", "from_peaks", "option_name", "pricing_name", "wording"]
 
 
-#: The footnote to the dagger that marks an option whose speed comes from peak ratios.
+#: The footnote to the dagger that marks an option whose speed is not measured on its GPU.
 PEAKS_NOTE = (
-    "† speed from the ratio of peak figures, not measured training throughput: it can "
-    "overstate real speed (give relative_throughput in a scenario to check)."
+    "† speed not measured on this GPU: the catalog's estimate (its note says how: another "
+    "benchmark's published result, or a measured GPU of the same kind scaled by peak figures); "
+    "it can be off (give relative_throughput in a scenario to check)."
 )
+
+
+#: The advice codes of a speed that is not measured on the option's GPU.
+UNMEASURED_CODES = ("throughput_estimated", "throughput_from_peaks")
 
 
 #: The footnote to the dash of an option whose carbon is not known.
@@ -47,8 +52,9 @@ def pricing_name(o: Option) -> str:
 
 
 def from_peaks(o: Option) -> bool:
-    """Whether the option's speed comes from the ratio of peak figures."""
-    return any(w.code == "throughput_from_peaks" for w in o.warnings)
+    """Whether the option's speed is not measured on its GPU (the catalog's estimate, or the
+    ratio of peak figures): the dagger of :data:`PEAKS_NOTE`."""
+    return any(w.code in UNMEASURED_CODES for w in o.warnings)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,17 @@
 // The page's charts as SVG, drawn at the pixel width they are shown at (so text stays legible on
 // a phone), styled by class from app.css: the same charts as the reports' PNGs.
 
-import { fmtMonths, fmtNumber, fmtShare, fmtTonnes, fmtUsd, fmtUtilisation } from "./format.js";
+import {
+  candidateKey,
+  counted,
+  fmtMonths,
+  fmtNumber,
+  fmtServers,
+  fmtShare,
+  fmtTonnes,
+  fmtUsd,
+  fmtUtilisation,
+} from "./format.js";
 
 const SVG = "http://www.w3.org/2000/svg"; // the SVG namespace name, not a resource
 
@@ -81,21 +91,37 @@ function axes(svg, box, x, y, xTicks, yTicks, xFmt, yFmt, xTitle, yTitle) {
     ),
   );
   const ty = (box.t + box.b) / 2;
-  if (yTitle)
+  const titles = [yTitle].flat().filter(Boolean);
+  const fits = titles.find((t) => t.length * TITLE_CHAR_PX <= box.b - box.t) || titles.at(-1);
+  if (fits)
     g.append(
       node(
         "text",
         {
-          x: 12,
+          x: TITLE_X,
           y: ty,
-          transform: `rotate(-90 12 ${ty})`,
+          transform: `rotate(-90 ${TITLE_X} ${ty})`,
           "text-anchor": "middle",
           class: "axis-title",
         },
-        yTitle,
+        fits,
       ),
     );
   svg.append(g);
+}
+
+/** The x of the y axis's title (rotated: its glyphs reach about 10 px to the left and 3 px
+ * to the right) [px], the width of one of its characters (12 px text) with a little room
+ * [px], and the room between it and the y ticks' labels [px]. */
+const TITLE_X = 13;
+const TITLE_CHAR_PX = 6.8;
+const TITLE_GAP_PX = 8;
+
+/** Widen the left margin of `box` so that the y ticks' labels (`labels`, right-aligned 6 px
+ * left of the axis) clear the y axis's title. */
+function fitLeft(box, labels) {
+  const widest = Math.max(0, ...labels.map((t) => t.length)) * TICK_CHAR_PX;
+  box.l = Math.max(box.l, Math.ceil(TITLE_X + 3 + TITLE_GAP_PX + widest + 6));
 }
 
 function geometry(width) {
@@ -175,6 +201,7 @@ export function breakevenChart(result, width) {
   if (x1 === x0) [x0, x1] = [Math.max(0, x0 - 0.05), Math.min(1, x1 + 0.05)];
   const all = sides(result).flatMap(([, bands]) => [...bands.p10, ...bands.p90]);
   const [yTicks, y0, y1] = moneyRange(all, count);
+  fitLeft(box, yTicks.map(usdTick));
   const x = scale(x0, x1, box.l, box.r);
   const y = scale(y0, y1, box.b, box.t);
   const xTicks = ticks(x0, x1, count).filter((t) => t >= x0 - 1e-9 && t <= x1 + 1e-9);
@@ -251,12 +278,15 @@ export function paybackChart(result, width) {
     `${fmtUtilisation(cum.utilisation)} utilisation, without resale; ${words}`;
   const svg = frame(width, height, label);
   const x1 = months[months.length - 1];
-  const x = scale(0, x1, box.l, box.r);
   const all = layers.flatMap(([, bands]) => [...bands.p10, ...bands.p90]);
   const [yTicks, y0, y1] = moneyRange(all, count);
+  fitLeft(box, yTicks.map(usdTick));
+  const x = scale(0, x1, box.l, box.r);
   const y = scale(y0, y1, box.b, box.t);
   const xTicks = ticks(0, x1, count).filter((t) => t <= x1 && Number.isInteger(t));
-  const yTitle = "Cumulative cost [USD, present value]";
+  // the long title where it fits the plot's height, else the short one (at 375 px; the
+  // caption says present value)
+  const yTitle = ["Cumulative cost [USD, present value]", "Cumulative cost [USD]"];
   axes(svg, box, x, y, xTicks, yTicks, (t) => String(t), usdTick, "Month", yTitle);
   drawBands(svg, months, layers, x, y);
   for (const [row, [, cls, short, m]] of paybacks.entries())
@@ -500,8 +530,22 @@ function around(x, y, r) {
   return { x0: x - r - 1, y0: y - r - 1, x1: x + r + 1, y1: y + r + 1 };
 }
 
+/** A plan candidate as present/formatting.py's fmt_mix names it: "5 servers, 0 reserved", or
+ * for one that adds servers later "3 + 2 servers at 90 %, 0 reserved". */
 export function planLabel(c) {
-  return `${c.servers} server${c.servers === 1 ? "" : "s"}, ${c.instances} reserved`;
+  if (c.add) {
+    const [first, when] = fmtServers(c).split(/ (?=at |in month )/);
+    return `${first} servers ${when}, ${c.instances} reserved`;
+  }
+  return `${counted(c.servers, "server")}, ${c.instances} reserved`;
+}
+
+/** A frontier point's label, servers+reserved: "5+0", or "3+0 (+ 2 at 90 %)" for a candidate
+ * that adds 2 servers when the work passes 90 % of the first 3 servers' capacity. */
+function pointLabel(c) {
+  const label = `${c.servers}+${c.instances}`;
+  if (!c.add) return label;
+  return `${label} (${fmtServers(c).slice(String(c.servers).length).trim()})`;
 }
 
 function candidateText(c) {
@@ -515,7 +559,7 @@ function carbonRings(result, at, radius) {
   const rings = new Map();
   const nodes = (result.carbon_frontier || []).map((c) => {
     const r = radius(c) + RING_GAP;
-    rings.set(`${c.servers}+${c.instances}`, r);
+    rings.set(candidateKey(c), r);
     const ring = node("circle", { cx: at(c).x, cy: at(c).y, r, class: "carbon-frontier" });
     ring.append(node("title", {}, `carbon frontier: ${candidateText(c)}`));
     return ring;
@@ -544,23 +588,25 @@ export function frontierChart(result, width) {
   };
   const [x0, x1] = pad(Math.min(...xs), Math.max(...xs));
   const [y0, y1] = pad(Math.min(...ys), Math.max(...ys));
+  const inside = (lo, hi) => (t) => t >= lo && t <= hi;
+  const yTicks = ticks(y0, y1, count).filter(inside(y0, y1));
+  fitLeft(box, yTicks.map(usdTick));
   const x = scale(x0, x1, box.l, box.r);
   const y = scale(y0, y1, box.b, box.t);
-  const inside = (lo, hi) => (t) => t >= lo && t <= hi;
   axes(
     svg,
     box,
     x,
     y,
     ticks(x0, x1, count).filter(inside(x0, x1)),
-    ticks(y0, y1, count).filter(inside(y0, y1)),
+    yTicks,
     usdTick,
     usdTick,
     "Mean cost [USD, present value]",
     "P90 cost [USD]",
   );
 
-  const key = (c) => `${c.servers}+${c.instances}`;
+  const key = candidateKey;
   const frontier = new Set(result.frontier.map(key));
   for (const c of result.candidates) {
     if (frontier.has(key(c))) continue;
@@ -612,7 +658,7 @@ export function frontierChart(result, width) {
   const points = labelled.map((c) => ({
     ...at(c),
     r: rings.get(key(c)) ?? radius(c),
-    text: key(c),
+    text: pointLabel(c),
     cls: radius(c) === 3 ? "point-label carbon" : null,
   }));
   const marks = [

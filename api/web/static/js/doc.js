@@ -177,6 +177,17 @@ export function parseNumber(raw) {
   return x;
 }
 
+/** Numbers typed in one input, separated by commas ("0.8, 1"): a list, undefined when empty;
+ * throws on anything that is not a number. */
+export function numbersOf(raw) {
+  if (raw.trim() === "") return undefined;
+  return raw.split(",").map((part) => {
+    const x = parseNumber(part);
+    if (x === undefined) throw new Error("an empty item: write numbers separated by commas");
+    return x;
+  });
+}
+
 const LEVELS = { start: 0.05, stop: 1.0, step: 0.05 };
 
 /** The document value of a field of `kind` from its inputs' texts; `dist` is the distribution

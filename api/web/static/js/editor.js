@@ -7,6 +7,7 @@ import {
   getPath,
   isMapping,
   lineOfPath,
+  numbersOf,
   parseYaml,
   partsOf,
   setPath,
@@ -271,6 +272,7 @@ export class Editor {
       if (!Number.isFinite(x)) throw new Error(`${JSON.stringify(trimmed)} is not a number`);
       return x;
     }
+    if (field.kind === "numbers") return numbersOf(raw);
     return raw === "" ? undefined : raw; // text, choice, gpu, instance
   }
 
@@ -435,7 +437,12 @@ export class Editor {
       if (field.input) {
         if (ROWS[field.kind]) this.selectOption(field, value, getPath(resolved, field.path));
         else if (field !== except && field.input !== active) {
-          field.input.value = value === undefined || value === null ? "" : String(value);
+          field.input.value =
+            value === undefined || value === null
+              ? ""
+              : Array.isArray(value)
+                ? value.join(", ")
+                : String(value);
         }
         const shown = getPath(resolved, field.path);
         if (field.input.tagName === "INPUT") {

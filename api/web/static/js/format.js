@@ -153,6 +153,11 @@ export function fmtNumber(x) {
   return text;
 }
 
+/** A count in words: "1 option", "1,200 options" (`plural` for a noun that takes no "s"). */
+export function counted(n, noun, plural = `${noun}s`) {
+  return `${fmtNumber(n)} ${n === 1 ? noun : plural}`;
+}
+
 /** A distribution or number as the reports show an assumption: "Triangular(1.0, 1.1, 1.3)". */
 export function fmtValue(v) {
   if (missing(v)) return DASH;
@@ -170,4 +175,24 @@ export function fmtValue(v) {
       .join("; ");
   }
   return String(v);
+}
+
+/** A plan candidate's servers as present/formatting.py's fmt_servers writes them: "3", or for
+ * one that adds servers later "3 + 2 at 90 %" (when the work passes 90 % of the first
+ * servers' capacity) or "3 + 2 in month 24". */
+export function fmtServers(c) {
+  const a = c.add;
+  if (!a) return String(c.servers);
+  if (a.at_month !== undefined && a.at_month !== null)
+    return `${c.servers} + ${a.servers} in month ${a.at_month}`;
+  return `${c.servers} + ${a.servers} at ${fmtShare(a.when_demand_above)}`;
+}
+
+/** A plan candidate's key, unique among a plan's candidates: "3+0", or "3+0+2@0.9" for one
+ * that adds 2 servers when the work passes 90 % (or "3+0+2m24" in month 24). */
+export function candidateKey(c) {
+  const a = c.add;
+  if (!a) return `${c.servers}+${c.instances}`;
+  const when = a.at_month !== undefined && a.at_month !== null ? `m${a.at_month}` : `@${a.when_demand_above}`;
+  return `${c.servers}+${c.instances}+${a.servers}${when}`;
 }

@@ -2,6 +2,7 @@
 // views, the catalog for the selects, the API key and the saved runs.
 
 import { api, apiKey, auth, setApiKey } from "./api.js";
+import { parseYaml } from "./doc.js";
 import { Editor } from "./editor.js";
 import { Runs } from "./runs.js";
 import * as compare from "./views/compare.js";
@@ -58,9 +59,14 @@ function setupTabs() {
 
 function setupExamples(editor) {
   const select = editor.view.querySelector('[data-role="example"]');
+  const example = () => examples(editor.kind).find((e) => e.name === select.value);
   select.addEventListener("change", () => {
-    const example = examples(editor.kind).find((e) => e.name === select.value);
-    if (example) editor.loadText(example.text);
+    if (example()) editor.loadText(example().text);
+  });
+  // Text pasted or typed that is another document (another name) is no longer the example:
+  // the selector says "(a saved run, or your own)". After the editor has read the text.
+  editor.textarea.addEventListener("input", () => {
+    if (example() && editor.doc.name !== parseYaml(example().text).name) select.value = "";
   });
 }
 

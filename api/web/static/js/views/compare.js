@@ -12,7 +12,7 @@
 // moment after each edit (lifecycle.js: debounced, the latest edit wins) and the API's errors
 // are shown beside the field their path names.
 
-import { fmtGrams, fmtNumber, fmtShare, fmtUnitCost, fmtUsd } from "../format.js";
+import { counted, fmtGrams, fmtNumber, fmtShare, fmtUnitCost, fmtUsd } from "../format.js";
 import { Field, Lifecycle } from "../lifecycle.js";
 import { el } from "../render.js";
 
@@ -196,7 +196,7 @@ class Compare {
     this.render(result);
     const r = result.request;
     return (
-      `Up to date: ${fmtNumber(result.options.length)} options, ${fmtNumber(r.samples)} draws ` +
+      `Up to date: ${counted(result.options.length, "option")}, ${counted(r.samples, "draw")} ` +
       `each, seed ${r.seed}, catalog ${result.catalog.version}.`
     );
   }
@@ -303,7 +303,7 @@ class Compare {
   notesText(result, shown) {
     const r = result.request;
     const options = result.options;
-    const notes = [`${fmtNumber(options.length)} options`];
+    const notes = [counted(options.length, "option")];
     if (options.length > shown.length) notes.push(`the first ${fmtNumber(shown.length)} shown`);
     if (r.min_memory_gb !== null && r.min_memory_gb !== undefined)
       notes.push(`${fmtNumber(result.left_out_by_min_memory)} left out by the minimum memory`);

@@ -2,17 +2,58 @@
 // the frontier's candidates of a plan result (POST /v1/plans). A plan that counts carbon (its
 // result has `carbon_frontier`) adds each candidate's mean emissions, the best plan's P10–P90
 // and the carbon frontier (no other candidate cheaper and lower-carbon on the mean); emissions
-// the server could not count (`carbon` null) are "unknown", never 0.
+// the server could not count (`carbon` null) are "unknown", never 0. A plan that adds servers
+// later (`own.add`, its result has `staging_saving`) shows the best plan's later purchase: how
+// many, its trigger, the first month of service (P50, P10–P90, the share of draws that never
+// add) and what staging saves against buying every server at month 0; its candidates read
+// "3 + 2 at 90 %".
 
 import { frontierChart, planLabel } from "../charts.js";
-import { fmtGrams, fmtShare, fmtTonnes, fmtUsd, UNIT_WORDS } from "../format.js";
+import {
+  candidateKey,
+  fmtGrams,
+  fmtServers,
+  fmtShare,
+  fmtTonnes,
+  fmtUsd,
+  UNIT_WORDS,
+} from "../format.js";
 import { drawChart, fillTable, figures, warnings } from "../render.js";
 
 export const kind = "plan";
 
 const OBJECTIVES = { mean: "mean cost", p90: "P90 cost", cvar95: "CVaR95 (mean of the worst 5 %)" };
 
-const key = (c) => `${c.servers}+${c.instances}`;
+const key = candidateKey;
+
+/** A month [month] or, where the draws' percentile lands on "never", "never". */
+const fmtMonth = (m) => (m === null || m === undefined ? "never" : `month ${m}`);
+
+/** The best plan's later purchase and what staging saves; [] for a plan without own.add. */
+function stagingFigures(result) {
+  const saving = result.staging_saving;
+  if (!saving) return [];
+  const a = result.best.add;
+  const saved = [
+    "Staging saves",
+    `${fmtUsd(saving.mean)} mean (P10\u2013P90: ${fmtUsd(saving.p10)} to ${fmtUsd(saving.p90)})`,
+  ];
+  if (!a) return [["Servers added later", "none: the best plan buys every server now"], saved];
+  const when =
+    a.at_month !== undefined && a.at_month !== null
+      ? `bought in month ${a.at_month}`
+      : `when the work passes ${fmtShare(a.when_demand_above)} of the first servers' capacity`;
+  const m = a.month;
+  return [
+    ["Servers added later", `${a.servers}, ${when}`],
+    [
+      "First month of service",
+      `${fmtMonth(m.p50)} in the median draw (P10\u2013P90: ${fmtMonth(m.p10)} to ${fmtMonth(m.p90)})`,
+    ],
+    ["Draws that never add them", fmtShare(m.prob_never)],
+    saved,
+  ];
+}
 
 /** True when the plan counts carbon (its result has the carbon keys, even if unknown). */
 function countsCarbon(result) {
@@ -42,10 +83,12 @@ function carbonFigures(result) {
 }
 
 /** The candidates table: the best and those on the cost frontier or the carbon frontier,
- * cheapest mean first, with the carbon column and the frontier each is on in a plan that counts carbon:
+ * cheapest mean first, with the carbon column and the frontier each is on in a plan that counts carbon
+ * (in a plan that adds servers later, its servers "3 + 2 at 90 %" and reservations apart):
  * [headers, rows, numeric, class of row j]. */
 function candidates(result) {
   const carbon = countsCarbon(result);
+  const staged = Boolean(result.staging_saving); // a plan that adds servers later
   const cost = new Set(result.frontier.map(key));
   const green = new Set((result.carbon_frontier || []).map(key));
   const shown = [result.best, ...result.frontier, ...(result.carbon_frontier || [])]
@@ -54,7 +97,7 @@ function candidates(result) {
   const on = (c) =>
     [cost.has(key(c)) ? "cost" : "", green.has(key(c)) ? "carbon" : ""].filter(Boolean).join(", ");
   const headers = [
-    "Servers + reserved",
+    ...(staged ? ["Servers", "Reserved"] : ["Servers + reserved"]),
     "Cost mean",
     "Cost P50",
     "Cost P90",
@@ -64,7 +107,7 @@ function candidates(result) {
     ...(carbon ? ["CO2e mean", "Frontier"] : []),
   ];
   const rows = shown.map((c) => [
-    key(c),
+    ...(staged ? [fmtServers(c), String(c.instances)] : [key(c)]),
     fmtUsd(c.cost.mean),
     fmtUsd(c.cost.p50),
     fmtUsd(c.cost.p90),
@@ -97,6 +140,7 @@ export function render(result, view) {
     ["Utilisation of the owned servers", fmtShare(b.owned_utilisation)],
     ["Chosen by", OBJECTIVES[result.objective] || result.objective],
     ["Frontier", `${result.frontier.length} of ${result.candidates.length} candidates`],
+    ...stagingFigures(result),
     ...carbonFigures(result),
   ]);
 
