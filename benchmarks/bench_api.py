@@ -17,9 +17,17 @@ there is one, else ``--vs-python``), and the load alternates between them in sli
 during the run weighs on both alike. It prints each side's figures, the ratio of their p50s
 and the median of the per-slice ratios.
 
+``--in-process`` measures CPU instead of latency: a fresh process per round runs the Flask test
+client (no server, no sockets), sends ``--requests`` requests with distinct seeds after the
+warm-up and prints the process CPU time per request [ms], and the CPU time of writing one
+result as the JSON answer (``present.to_dict`` and the app's JSON encoder) [ms], so that the rest
+is the engine's. With ``--vs DIR`` the rounds alternate between the checkouts, on the same
+seeds, and it prints the ratio of their medians (B/A: how many times less CPU A takes).
+
     python benchmarks/bench_api.py                      # 1 then 8 clients, 2 workers, 20 s each
     python benchmarks/bench_api.py --clients 16 --seconds 30 --same-request
     python benchmarks/bench_api.py --clients 1 --vs ../main   # A = here, B = ../main
+    python benchmarks/bench_api.py --in-process --vs ../main   # CPU per request, paired
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import itertools
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -231,6 +240,65 @@ def _round(args: argparse.Namespace, clients: int, servers: list[_Server], body:
     )
 
 
+_IN_PROCESS = r"""
+import json, sys, tempfile, time
+from api import create_app
+from present import to_dict
+from scenarios import evaluate
+body, samples, seeds, warmup = sys.argv[1], *map(int, sys.argv[2:5])
+app = create_app({"TESTING": True, "DB": tempfile.mktemp(suffix=".sqlite3")})
+client = app.test_client()
+def post(seed):
+    url = f"/v1/evaluate?samples={samples}&seed={seed}"
+    response = client.post(url, data=body, content_type="application/json")
+    assert response.status_code == 200, response.data[:300]
+for seed in range(warmup):
+    post(seed)
+start = time.process_time()
+for seed in range(1000, 1000 + seeds):
+    post(seed)
+request_s = (time.process_time() - start) / seeds
+answer = evaluate(json.loads(body), samples=samples, seed=1)
+with app.app_context():
+    start = time.process_time()
+    for _ in range(50):
+        app.json.dumps(to_dict(answer), separators=(",", ":"))
+    write_s = (time.process_time() - start) / 50
+print(json.dumps({"request_ms": 1000 * request_s, "write_ms": 1000 * write_s}))
+"""
+
+
+def _in_process(args: argparse.Namespace, servers: list[_Server], body: bytes) -> None:
+    """CPU per request in process, each checkout in turn in fresh processes (``--rounds``)."""
+    figures: dict[str, list[dict[str, float]]] = {s.name: [] for s in servers}
+    for _ in range(args.rounds):
+        for server in servers:
+            env = {**os.environ, "PYTHONPATH": str(server.root), "COSTMODEL_API_KEYS": ""}
+            argv = [body.decode(), str(args.samples), str(args.requests), str(args.warmup)]
+            out = subprocess.run(
+                [str(server.python), "-c", _IN_PROCESS, *argv],
+                cwd=server.root, env=env, capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            figures[server.name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    print(
+        f"POST /v1/evaluate in process  {args.scenario.name}  samples={args.samples}  "
+        f"{args.requests} requests x {args.rounds} rounds, distinct seeds; medians over rounds"
+    )
+    medians = {}
+    for server in servers:
+        request = statistics.median(f["request_ms"] for f in figures[server.name])
+        write = statistics.median(f["write_ms"] for f in figures[server.name])
+        medians[server.name] = request
+        print(
+            f"  {server.name}: {request:.2f} ms of CPU per request, of which writing the "
+            f"JSON {write:.2f} ms ({100 * write / request:.0f} %); the rest, "
+            f"{request - write:.2f} ms, is the engine's and the request's"
+        )
+    if len(servers) == 2:
+        a, b = (medians[s.name] for s in servers)
+        print(f"  B/A: {b / a:.2f}x the CPU per request")
+
+
 def _servers(args: argparse.Namespace) -> list[_Server]:
     servers = [_Server(f"A {ROOT.name}", ROOT, Path(sys.executable))]
     if args.vs is not None:
@@ -259,10 +327,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vs", type=Path, help="another checkout to compare with (B)")
     parser.add_argument("--vs-python", type=Path, help="B's interpreter (default DIR/.venv)")
     parser.add_argument("--slice", type=float, default=2.0, help="paired slice length [s]")
+    parser.add_argument(
+        "--in-process", action="store_true", help="CPU per request in process, no server"
+    )
+    parser.add_argument("--requests", type=int, default=100, help="timed requests per round")
+    parser.add_argument("--rounds", type=int, default=5, help="--in-process rounds")
     args = parser.parse_args(argv)
 
     body = json.dumps(yaml.safe_load(args.scenario.read_text(encoding="utf-8"))).encode()
     servers = _servers(args)
+    if args.in_process:
+        _in_process(args, servers, body)
+        return 0
     with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
         procs = []
         try:

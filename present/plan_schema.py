@@ -47,6 +47,7 @@ from .schema import (
     ResultSchema,
     Strict,
     floats,
+    prebuilt,
     replicate_count,
     share,
 )
@@ -410,5 +411,5 @@ def result_from_dict(data: Any) -> Answer:
     """Validate and load either JSON result: a plan's (``kind: plan``) or a rent-versus-buy
     scenario's (no ``kind``); raises ``marshmallow.ValidationError``."""
     if isinstance(data, Mapping) and data.get("kind") == KIND:
-        return PlanResultSchema().load(data)
-    return ResultSchema().load(data)
+        return prebuilt(PlanResultSchema).load(data)
+    return prebuilt(ResultSchema).load(data)

@@ -13,6 +13,7 @@ In JSON, "no value" is ``null``; in the :class:`Result` it is ``NaN``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
@@ -63,7 +64,7 @@ from costmodel.units import UNITS
 from .answer import Answer
 from .wording import Wording
 
-__all__ = ["NOT_A_NUMBER", "ResultBase", "ResultSchema", "Strict", "floats", "share"]
+__all__ = ["NOT_A_NUMBER", "ResultBase", "ResultSchema", "Strict", "floats", "prebuilt", "share"]
 
 NOT_A_NUMBER = "NaN and infinities are not JSON numbers; write null for no value"
 _UNSUPPORTED = f"unsupported schema_version {{input}}; this release reads {SCHEMA_VERSION}"
@@ -107,6 +108,23 @@ def _json_number(value: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
+def prebuilt(cls: type[Schema]) -> Schema:
+    """The one instance of schema ``cls`` for the sides registered now, built on first use.
+
+    Building a schema deep-copies its fields, and each nested schema is built on its first
+    dump, so a result written with a fresh :class:`ResultSchema` builds some 40 schemas; a
+    prebuilt one builds none. A side registered later gets a schema of its own (a by-side
+    figure has a field per side, :class:`BySideSchema`). Dumping and loading keep no state
+    in the schema, so threads may share it.
+    """
+    return _built(cls, tuple(SIDES))
+
+
+@functools.lru_cache(maxsize=64)
+def _built(cls: type[Schema], sides: tuple[str, ...]) -> Schema:
+    return cls()
+
+
 class Number(fields.Field):
     """A number; ``null`` in JSON is NaN in the result (and NaN is written as ``null``)."""
 
@@ -139,7 +157,10 @@ class Floats(fields.Field):
     def _serialize(self, value: Any, attr: Any, obj: Any, **kwargs: Any) -> list | None:
         if value is None:
             return None
-        return [_json_number(v) for v in np.asarray(value, dtype=float).tolist()]
+        array = np.asarray(value, dtype=float)
+        if np.isfinite(array).all():
+            return array.tolist()
+        return [_json_number(v) for v in array.tolist()]
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> np.ndarray:
         if not isinstance(value, list | tuple):
@@ -870,7 +891,7 @@ class VersusSchema(Strict):
             return data
         keys = {}
         for side, v in versus.items():
-            dumped = cls().dump(v)
+            dumped = prebuilt(cls).dump(v)
             keys |= {key.format(side=side): dumped[k] for k, key in cls.KEYS.items()}
         after = ("cheapest_share", "availability", "carbon", "rivals", "warnings")
         at = next((list(data).index(k) for k in after if k in data), len(data))
@@ -895,7 +916,8 @@ class ResultSchema(ResultBase):
         if not found:
             return result
         try:
-            versus = {side: VersusSchema().load(v) for side, v in found.items()}
+            schema = prebuilt(VersusSchema)
+            versus = {side: schema.load(v) for side, v in found.items()}
         except ValidationError as exc:
             raise ValidationError({"versus": exc.messages}) from None
         if isinstance(result, Answer):  # the schema loads an answer; versus is its result's

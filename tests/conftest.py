@@ -1,5 +1,6 @@
-"""Fixtures for the tests that run against both run-store backends (see tests/backends.py),
-and the HTTP app on each of them."""
+"""Fixtures shared by the test modules: the run-store backends (see tests/backends.py) and the
+HTTP app on each of them, the headless Chromium of the browser tests (tests/browser.py), both
+started once per test run, and reports without their charts."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests import backends
+from tests import backends, browser
 
 
 @pytest.fixture(scope="session")
@@ -22,6 +23,13 @@ def postgres_server() -> Iterator[str]:
         except backends.Unavailable as exc:
             backends.unavailable(str(exc))
         yield url
+
+
+@pytest.fixture(scope="session")
+def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The session's headless Chromium (Selenium's driver), shared by every browser test."""
+    with browser.chromium(tmp_path_factory.mktemp("chromium-profile")) as chrome:
+        yield chrome
 
 
 @pytest.fixture
@@ -53,3 +61,27 @@ def store_app(tmp_path: Path, store_location: str) -> Iterator[Any]:
 @pytest.fixture
 def store_client(store_app: Any) -> Any:
     return store_app.test_client()
+
+
+@pytest.fixture
+def no_charts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reports rendered with a blank PNG for each chart they have (the same names, in the same
+    order), for the tests of the words around the charts (escaping, layout, nulls), which the
+    charts never touch; the tests of each kind's own results draw and check the charts."""
+    import io
+
+    from PIL import Image
+
+    from present.reports import charts, plan_charts
+
+    buf = io.BytesIO()
+    Image.new("P", (1, 1)).save(buf, format="png")
+    blank = buf.getvalue()
+    monkeypatch.setattr(
+        charts, "render_charts", lambda result: dict.fromkeys(charts.chart_names(result), blank)
+    )
+    monkeypatch.setattr(
+        plan_charts,
+        "render_plan_charts",
+        lambda result: dict.fromkeys(plan_charts.plan_chart_names(result), blank),
+    )

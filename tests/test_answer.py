@@ -14,7 +14,9 @@ import yaml
 import scenarios
 from costmodel.plan_result import PlanResult
 from costmodel.result import Result
+from costmodel.sides import SIDES
 from present import Answer, from_dict, to_dict
+from present.schema import ResultSchema, prebuilt
 
 EXAMPLES = Path(scenarios.__file__).parent / "examples"
 PLAN = yaml.safe_load((EXAMPLES / "plan-worked-example.yaml").read_text("utf-8"))
@@ -42,6 +44,20 @@ def test_an_answer_reads_its_results_figures_and_survives_a_pickle():
         answer.no_such_figure  # noqa: B018
     again = pickle.loads(pickle.dumps(answer))  # batch workers send answers back so
     assert to_dict(again) == to_dict(answer)
+
+
+def test_answers_are_written_by_one_schema_per_set_of_sides(monkeypatch):
+    """The JSON form is written by a schema built once (not some 40 schemas a result), the
+    same JSON a fresh schema writes; a side registered later gets a schema with its key."""
+    answer = scenarios.evaluate(scenarios.example("worked-example"), samples=200)
+    first = prebuilt(ResultSchema)
+    assert prebuilt(ResultSchema) is first
+    assert to_dict(answer) == ResultSchema().dump(answer) == to_dict(answer)
+    monkeypatch.setitem(SIDES, "dedicated", SIDES["rent"])
+    again = prebuilt(ResultSchema)
+    assert again is not first and prebuilt(ResultSchema) is again
+    assert "dedicated" in again.fields["cost_per_unit"].schema.fields
+    assert "dedicated" not in first.fields["cost_per_unit"].schema.fields
 
 
 def test_a_plans_saving_is_a_figure_of_its_result_and_of_its_json():

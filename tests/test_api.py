@@ -216,7 +216,9 @@ def test_list_runs_bad_paging_is_400(client: FlaskClient) -> None:
         ("xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
     ],
 )
-def test_report_formats(store_client: FlaskClient, fmt: str, content_type: str) -> None:
+def test_report_formats(
+    store_client: FlaskClient, fmt: str, content_type: str, no_charts: None
+) -> None:
     client = store_client
     run = client.post("/v1/runs", json=WORKED).get_json()
     response = client.get(f"/v1/runs/{run['id']}/report?format={fmt}")
@@ -233,7 +235,7 @@ def test_report_formats(store_client: FlaskClient, fmt: str, content_type: str) 
         assert b"7996" in data  # TCO_buy at u = 0
 
 
-def test_report_default_format_is_html(store_client: FlaskClient) -> None:
+def test_report_default_format_is_html(store_client: FlaskClient, no_charts: None) -> None:
     client = store_client
     run = client.post("/v1/runs", json=WORKED).get_json()
     response = client.get(run["links"]["report"])
@@ -249,7 +251,9 @@ def test_report_unknown_format_is_400_listing_the_valid_ones(store_client: Flask
         assert fmt in body["message"]
 
 
-def test_an_html_report_is_a_download_unless_asked_inline(store_client: FlaskClient) -> None:
+def test_an_html_report_is_a_download_unless_asked_inline(
+    store_client: FlaskClient, no_charts: None
+) -> None:
     # it was served inline as text/html with no Content-Security-Policy
     run = store_client.post("/v1/runs", json=WORKED).get_json()
     url = f"/v1/runs/{run['id']}/report?format=html"

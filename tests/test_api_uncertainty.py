@@ -264,7 +264,7 @@ def test_a_target_halfwidth_doubles_the_draws_until_the_break_even_against_the_a
     assert fewer.rival("api").convergence.breakeven_p50_halfwidth > 0.0002
 
 
-def test_the_cli_and_reports_give_the_precision_against_the_api():
+def test_the_cli_and_reports_give_the_precision_against_the_api(no_charts):
     import io
 
     from rich.console import Console
@@ -305,7 +305,7 @@ def test_a_result_without_an_api_has_no_rivals_and_no_api_line():
     assert to_dict(from_dict(data)) == data
 
 
-def test_reports_show_the_swings_against_the_api_only_with_one():
+def test_reports_show_the_swings_against_the_api_only_with_one(no_charts):
     from present.reports import render
 
     with_api = scenarios.evaluate(EXAMPLE, samples=500)

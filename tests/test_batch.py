@@ -418,7 +418,7 @@ def test_expand_paths_folders_globs_and_duplicates(tmp_path: Path) -> None:
 
 
 def test_report_command_writes_every_format_from_yaml_and_result_json(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], no_charts: None
 ) -> None:
     scenario = _copy(tmp_path / "in", INFERENCE)[0]
     out = tmp_path / "reports"
@@ -566,7 +566,7 @@ def test_a_plan_runs_beside_a_scenario_and_both_have_a_summary_row(tmp_path: Pat
 
 
 def test_report_command_writes_a_plan_from_yaml_and_from_its_result_json(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], no_charts: None
 ) -> None:
     plan = _copy(tmp_path / "in", PLAN)[0]
     out = tmp_path / "reports"

@@ -172,7 +172,7 @@ def test_payback_never_while_buying_is_cheaper_is_explained(capsys):
     assert "Payback counts no resale" in out
 
 
-def test_percentages_are_the_same_in_the_table_and_the_report(capsys, tmp_path):
+def test_percentages_are_the_same_in_the_table_and_the_report(capsys, tmp_path, no_charts):
     assert main(["run", str(T4), "--format", "json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert main(["run", str(T4)]) == 0
@@ -228,7 +228,7 @@ def result_json(tmp_path_factory) -> Path:
     return path
 
 
-def test_report_format_from_the_extension_or_the_option(result_json, tmp_path, capsys):
+def test_report_format_from_the_extension_or_the_option(result_json, tmp_path, capsys, no_charts):
     assert main(["report", str(result_json), "-o", str(tmp_path / "a.csv")]) == 0
     assert (tmp_path / "a.csv").read_text().startswith("utilisation,")
     # no extension: --format supplies it, and the file is the one named
@@ -242,7 +242,9 @@ def test_report_format_from_the_extension_or_the_option(result_json, tmp_path, c
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "b", *_md_images("b")]
 
 
-def test_an_explicit_format_writes_exactly_the_path_asked_for(result_json, tmp_path, capsys):
+def test_an_explicit_format_writes_exactly_the_path_asked_for(
+    result_json, tmp_path, capsys, no_charts
+):
     for name, fmt, start in [("x.txt", "md", "# "), ("r.csv", "html", "<!DOCTYPE html>")]:
         assert main(["report", str(result_json), "--format", fmt, "-o", str(tmp_path / name)]) == 0
         assert capsys.readouterr().out.splitlines()[0] == str(tmp_path / name)
@@ -351,7 +353,7 @@ def test_report_refuses_a_bad_result_in_one_line(result_json, tmp_path, capsys, 
     [_set("scenario.buy", "rtx-4090"), _set("scenario.carbon", {"service_life_years": "long"})],
     ids=["buy-as-text", "service-life-as-text"],
 )
-def test_a_report_shows_what_it_can_of_an_odd_scenario_echo(result_json, tmp_path, edit):
+def test_a_report_shows_what_it_can_of_an_odd_scenario_echo(result_json, tmp_path, edit, no_charts):
     # the result's scenario is its document echoed, read with care: these two were an
     # AttributeError ("'str' object has no attribute 'get'") and a TypeError (abs() of text)
     bad = _bad_result(result_json, tmp_path, edit)

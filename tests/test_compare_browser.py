@@ -11,9 +11,7 @@ import json
 from typing import Any
 
 from present.formatting import fmt_grams, fmt_unit_cost
-from tests.test_web_browser import Page, Server, _compare_requests, _only_this_origin, driver
-
-__all__ = ["driver"]  # the browser fixture, shared with the page's own browser test
+from tests.test_web_browser import Page, Server, _compare_requests, _only_this_origin
 
 MODEL = "llama-3.3-70b"
 SERVING = ("input-tokens", "output-tokens", "min-tokens-per-s-per-user")

@@ -17,8 +17,6 @@ import math
 import os
 import posixpath
 import re
-import shutil
-import subprocess
 import xml.etree.ElementTree as ET
 import zipfile
 from collections.abc import Iterator
@@ -265,7 +263,7 @@ def test_html_is_self_contained(source):
         _png_ok(base64.b64decode(src.partition(",")[2]))
 
 
-def test_html_autoescapes(sample):
+def test_html_autoescapes(sample, no_charts):
     sample["verdict"] = "Rent <script>alert(1)</script> & relax."
     sample["warnings"][0]["message"] = "<img src=https://evil.example/x.png>"
     page = _parse_html(render(_typed(sample), "html"))
@@ -608,7 +606,7 @@ def test_the_worked_inference_report_has_the_api_beside_renting():
     assert "reference GPU" not in text and "ref GPU" not in text
 
 
-def test_inference_without_an_api_keeps_two_sides_in_tokens():
+def test_inference_without_an_api_keeps_two_sides_in_tokens(no_charts):
     doc = {k: v for k, v in WORKED_INFERENCE.items() if k != "api"}
     result = scenarios.evaluate(doc)
     text = render(result, "md").decode("utf-8")
@@ -920,7 +918,7 @@ def test_xlsx_text_that_looks_like_an_excel_error_stays_text(sample):
 
 
 @pytest.mark.parametrize("text", MARKUP)
-def test_markdown_shows_the_authors_markup_as_text(sample, text):
+def test_markdown_shows_the_authors_markup_as_text(sample, text, no_charts):
     md = render(_typed(_hostile(sample, text)), "md").decode("utf-8")
     plain = render(_typed(_hostile(sample, "plain text")), "md").decode("utf-8")
     for page, own in zip(_md_pages(md), _md_pages(plain), strict=True):
@@ -934,7 +932,7 @@ def test_markdown_shows_the_authors_markup_as_text(sample, text):
 
 
 @pytest.mark.parametrize("text", MARKUP)
-def test_html_shows_the_authors_markup_as_text(sample, text):
+def test_html_shows_the_authors_markup_as_text(sample, text, no_charts):
     page = _parse_html(render(_typed(_hostile(sample, text)), "html"))
     assert [t for t in page.tags if t in ("a", "script", "em", "code")] == ["code"] * 2
     assert not [r for r in page.refs if "javascript" in r]
@@ -1039,43 +1037,28 @@ def test_write_is_atomic_on_failure(sample, tmp_path, monkeypatch):
 
 # --- headless browser ----------------------------------------------------------------------
 
-_BROWSERS = ("chromium", "chromium-browser", "google-chrome")
-_NOISE = re.compile(r"dbus|/gpu/|gpu_|vaapi|sandbox_linux|fontconfig|idle_linux|bluez|floss", re.I)
-_CONSOLE = re.compile(r":CONSOLE[:(]|Uncaught|Failed to load resource")
+
+def _screenshot(driver, page: Path, shot: Path) -> list[str]:
+    """Open ``page`` in the session's headless Chromium at 1280 x 2400 CSS pixels, save its
+    screenshot as ``shot`` and return the errors its console logged (a script's, a resource
+    that failed to load)."""
+    driver.get_log("browser")  # drop the logs of an earlier page
+    metrics = {"width": 1280, "height": 2400, "deviceScaleFactor": 1, "mobile": False}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+    driver.get(page.as_uri())
+    shot.write_bytes(base64.b64decode(driver.execute_cdp_cmd("Page.captureScreenshot", {})["data"]))
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
-def _browser() -> str:
-    browser = next((shutil.which(b) for b in _BROWSERS if shutil.which(b)), None)
-    if browser is None:
-        pytest.skip("no Chromium found: install the 'chromium' system package")
-    return browser
-
-
-def _screenshot(page: Path, shot: Path, profile: Path) -> list[str]:
-    """Screenshot ``page`` headless; return console errors (Chromium's own noise filtered)."""
-    cmd = [
-        _browser(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-        f"--screenshot={shot}", "--window-size=1280,2400", page.as_uri(),
-    ]  # fmt: skip
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
-    assert shot.exists(), proc.stderr[-2000:]
-    lines = [ln for ln in proc.stderr.splitlines() if _CONSOLE.search(ln) or not _NOISE.search(ln)]
-    return [ln for ln in lines if _CONSOLE.search(ln)]
-
-
-def test_console_check_catches_errors(tmp_path):
+def test_console_check_catches_errors(driver, tmp_path):
     """Guards the next test: a page with a script error must be reported."""
-    _browser()
     page = tmp_path / "bad.html"
     page.write_text("<html><body><script>notDefined();</script></body></html>")
-    errors = _screenshot(page, tmp_path / "bad.png", tmp_path / "profile")
-    assert any("Uncaught" in e for e in errors)
+    errors = _screenshot(driver, page, tmp_path / "bad.png")
+    assert any("Uncaught" in e for e in errors), errors
 
 
-def test_html_renders_in_headless_chromium(tmp_path):
-    _browser()
+def test_html_renders_in_headless_chromium(driver, tmp_path):
     source = "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml"  # a real result
     page = tmp_path / "report.html"
     write(_typed(json.loads(_load(source))), "html", page)
@@ -1083,7 +1066,7 @@ def test_html_renders_in_headless_chromium(tmp_path):
     artifacts.mkdir(exist_ok=True)
     shot = artifacts / "report.png"
     shot.unlink(missing_ok=True)
-    errors = _screenshot(page, shot, tmp_path / "profile")
+    errors = _screenshot(driver, page, shot)
     data = shot.read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 50_000
     assert errors == []
@@ -1541,7 +1524,7 @@ def test_plan_spreadsheets_never_hold_formulas(text):
 
 
 @pytest.mark.parametrize("text", MARKUP)
-def test_plan_markdown_and_html_show_the_authors_markup_as_text(text):
+def test_plan_markdown_and_html_show_the_authors_markup_as_text(text, no_charts):
     typed = from_dict(_hostile_plan(text))
     md = render(typed, "md").decode("utf-8")
     for page in _md_pages(md):

@@ -16,6 +16,7 @@ each edit is one input event (a person pasting), and a view is settled when its 
 is ``"false"`` (the outcome of the last edit shown); ``data-sent`` and ``data-answered`` count
 the requests it sent and name the one whose outcome it shows (api/web/static/js/lifecycle.js).
 
+The browser is started once per test run (the ``driver`` fixture, :mod:`tests.browser`).
 Without Chromium, chromium-driver or Selenium the tests skip, except under CI (``CI`` set),
 where they fail: .ci/run installs all three.
 """
@@ -26,11 +27,9 @@ import base64
 import copy
 import io
 import json
-import os
-import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,34 +65,6 @@ LAB = yaml.safe_load((EXAMPLES / "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml").read_tex
 PLAN = yaml.safe_load((EXAMPLES / "plan-lab-rtx4090-growth.yaml").read_text("utf-8"))
 HOST = "127.0.0.1"
 WAIT_S = 60.0
-BROWSERS = ("chromium", "chromium-browser", "google-chrome")
-DRIVERS = ("chromedriver", "chromium.chromedriver")
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
-def _unavailable(reason: str) -> None:
-    if _in_ci():
-        pytest.fail(f"{reason}; CI must run the browser test (.ci/run installs it)")
-    pytest.skip(reason)
-
-
-def _tools() -> tuple[str, str]:
-    browser = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
-    driver = next((shutil.which(d) for d in DRIVERS if shutil.which(d)), None)
-    if browser is None:
-        _unavailable("no Chromium found: install the Debian package 'chromium'")
-    if driver is None:
-        _unavailable("no chromedriver found: install the Debian package 'chromium-driver'")
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        _unavailable("Selenium is not installed: pip install -e '.[test]'")
-    return browser, driver  # type: ignore[return-value]
-
-
 # --- the service -----------------------------------------------------------------------------
 
 
@@ -140,43 +111,6 @@ class Server:
 
 
 # --- the browser -----------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    browser, chromedriver = _tools()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",  # CI runs as root
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--no-default-browser-check",
-        "--disable-extensions",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-features=Translate,OptimizationHints,MediaRouter",
-        f"--user-data-dir={profile}",
-        "--window-size=1280,900",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    try:
-        chrome = webdriver.Chrome(service=Service(chromedriver), options=options)
-    except Exception as exc:  # a driver that does not match the browser, a broken install
-        _unavailable(f"Chromium could not be started through {chromedriver}: {exc}")
-    chrome.set_page_load_timeout(60)
-    try:
-        yield chrome
-    finally:
-        chrome.quit()
 
 
 class Page:

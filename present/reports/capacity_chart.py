@@ -19,6 +19,7 @@ from costmodel.plan_result import PlanResult
 from ..formatting import fmt_candidate, fmt_share
 from .charts import figure, legend, month_axes, png
 from .colours import BUY, MARK, OTHER, RENT
+from .layout import TITLE_SIZE
 
 __all__ = ["CapacitySeries", "capacity_chart", "capacity_series"]
 
@@ -95,7 +96,7 @@ def capacity_chart(result: PlanResult) -> bytes | None:
     ax.set_title(
         f"Owned capacity against the work, best plan ({fmt_candidate(result.best)})",
         loc="left",
-        fontsize=11,
+        fontsize=TITLE_SIZE,
     )
     legend(fig, ax)
     return png(fig)

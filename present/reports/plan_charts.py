@@ -20,12 +20,13 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from costmodel.plan_result import Candidate, PlanResult
 
 from ..formatting import fmt_candidate, fmt_servers
-from .capacity_chart import capacity_chart
+from .capacity_chart import capacity_chart, capacity_series
 from .charts import figure, legend, month_axes, png, usd_tick
 from .colours import BUY, LAYERS, MARK, OTHER, RENT
+from .layout import TITLE_SIZE
 from .plan_tables import WORK_LAYERS
 
-__all__ = ["PLAN_CHARTS", "render_plan_charts", "servers_figure"]
+__all__ = ["PLAN_CHARTS", "plan_chart_names", "render_plan_charts", "servers_figure"]
 
 PLAN_CHARTS = ("frontier", "cost_by_servers", "work_split")
 
@@ -73,7 +74,9 @@ def frontier_chart(result: PlanResult) -> bytes:
     ax.set_xlabel("Mean cost [USD, present value]")
     ax.set_ylabel("P90 cost [USD, present value]")
     ax.set_title(
-        "Cost versus risk: every candidate (labels: servers+reserved)", loc="left", fontsize=11
+        "Cost versus risk: every candidate (labels: servers+reserved)",
+        loc="left",
+        fontsize=TITLE_SIZE,
     )
     legend(fig, ax)
     return png(fig)
@@ -123,7 +126,7 @@ def servers_figure(result: PlanResult) -> Figure:
     ax.yaxis.set_major_formatter(FuncFormatter(usd_tick))
     ax.set_xlabel("Owned servers [count]")
     ax.set_ylabel("Cost over the horizon [USD, present value]")
-    ax.set_title("Cost by the number of owned servers", loc="left", fontsize=11)
+    ax.set_title("Cost by the number of owned servers", loc="left", fontsize=TITLE_SIZE)
     legend(fig, ax)
     return fig
 
@@ -156,10 +159,16 @@ def work_split_chart(result: PlanResult) -> bytes:
     ax.set_title(
         f"Where the work runs in the best plan ({fmt_candidate(result.best)}), mean of the draws",
         loc="left",
-        fontsize=11,
+        fontsize=TITLE_SIZE,
     )
     legend(fig, ax)
     return png(fig)
+
+
+def plan_chart_names(result: PlanResult) -> tuple[str, ...]:
+    """The charts of ``result``: :data:`PLAN_CHARTS`, and ``capacity`` for a plan that adds
+    servers later."""
+    return PLAN_CHARTS + (() if capacity_series(result) is None else ("capacity",))
 
 
 def render_plan_charts(result: PlanResult) -> dict[str, bytes]:
