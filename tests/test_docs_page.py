@@ -29,7 +29,7 @@ from tests.helpers import package_data_files
 
 # The browser and the live server of the web page's browser test (a headless Chromium through
 # chromium-driver, skipped without them except under CI; the app on a free loopback port).
-from tests.test_web_browser import Server, driver  # noqa: F401
+from tests.test_web_browser import Server
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "api" / "docs"
@@ -234,6 +234,6 @@ def _see_the_page(chrome: Any, served: str) -> None:
     assert [u for u in sent if not u.startswith((served + "/", "data:", "blob:"))] == []
 
 
-def test_docs_page_renders_the_operations_in_chromium(driver, tmp_path):  # noqa: F811
+def test_docs_page_renders_the_operations_in_chromium(driver, tmp_path):
     with Server(tmp_path) as server:
         _see_the_page(driver, server.url)
