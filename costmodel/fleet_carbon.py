@@ -121,14 +121,21 @@ def fleet_emissions(
     )
 
 
-def weighted_rows(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
+def weighted_rows(weights: np.ndarray, x) -> np.ndarray:
     """sum_m weights_{r,m} x_m per row r and draw, for ``(R, H)`` or ``(R, H, n)`` weights and
-    ``(H, n)`` x: ``(R, n)``."""
+    ``(H, n)`` x: ``(R, n)``; or x a monthly work in closed form
+    (:class:`~costmodel.fleet_load.Above`, :class:`~costmodel.fleet_load.Below`) of K
+    capacities at once: ``(K, R, n)``."""
+    if not isinstance(x, np.ndarray):
+        return x.rows(weights)
     return weights @ x if weights.ndim == 2 else np.einsum("rmn,mn->rn", weights, x)
 
 
-def weighted_sum(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """sum_m weights_m x_m per draw, for ``(H,)`` or ``(H, n)`` weights and ``(H, n)`` x."""
+def weighted_sum(weights: np.ndarray, x) -> np.ndarray:
+    """sum_m weights_m x_m per draw, for ``(H,)`` or ``(H, n)`` weights and ``(H, n)`` x (or a
+    monthly work in closed form, as :func:`weighted_rows`: ``(K, n)``)."""
+    if not isinstance(x, np.ndarray):
+        return x.sum(weights)
     return weights @ x if weights.ndim == 1 else np.einsum("mn,mn->n", weights, x)
 
 
@@ -188,8 +195,8 @@ class Tally:
         if not s:
             return kg, None if self.reserved is None else kg + self.reserved
         done = weighted_rows(self.owned, owned)
-        kg = kg + done[:r] * (e.owned_scale / up)
-        return kg, None if self.reserved is None else kg + (self.reserved - done[r:])
+        kg = kg + done[..., :r, :] * (e.owned_scale / up)
+        return kg, None if self.reserved is None else kg + (self.reserved - done[..., r:, :])
 
     def candidate(
         self, cost: Value, rest: np.ndarray, reserved: bool, kg: np.ndarray
@@ -200,7 +207,7 @@ class Tally:
         e = self.emits
         r = e.owned.shape[0]
         done = weighted_rows(self.beside if reserved else self.alone, rest)
-        kg = kg + done[:r]
+        kg = kg + done[..., :r, :]
         if e.price is None:
-            return cost + self.k_burst * weighted_sum(self.burst, rest), kg[0]
-        return cost + self.k_burst * done[r] + e.price * kg[1], kg[0]
+            return cost + self.k_burst * weighted_sum(self.burst, rest), kg[..., 0, :]
+        return cost + self.k_burst * done[..., r, :] + e.price * kg[..., 1, :], kg[..., 0, :]
