@@ -37,6 +37,7 @@ from flask import current_app
 from flask_smorest import abort
 
 from costmodel.engine import CUMULATIVE_DRAWS
+from costmodel.fleet import block_rows
 from scenarios import Plan, Scenario
 
 from .memory import (
@@ -272,8 +273,8 @@ def _plan_checks(plan: Plan, draws: int, work_limit: str) -> list[Check]:
             memory,
             "MAX_MEMORY",
             _held_text(
-                f"samples x {PLAN_SAMPLE_BYTES} + samples x candidates x {draw} + {candidate:,} "
-                "per candidate"
+                f"samples x {PLAN_SAMPLE_BYTES} + samples x min(candidates, a block of "
+                f"{block_rows(draws, carbon=carbon):,}) x {draw} + {candidate:,} per candidate"
             ),
         ),
     ]

@@ -104,7 +104,15 @@ from .stats import (
 )
 from .uncertainty import evppi, expected_value_of_information, replicate_se
 
-__all__ = ["FleetSimulation", "run_plan", "simulate_plan", "summarise_plan", "work_split"]
+__all__ = [
+    "BLOCK_BYTES",
+    "FleetSimulation",
+    "block_rows",
+    "run_plan",
+    "simulate_plan",
+    "summarise_plan",
+    "work_split",
+]
 
 #: Elements of one chunk's (months x draws) arrays.
 _CHUNK_ELEMENTS = 2_000_000
@@ -857,20 +865,29 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
 
 #: Bytes of the outcomes over every draw of one block of candidates, about the most
 #: :func:`run_plan` holds at once beside one chunk of draws.
-_BLOCK_BYTES = 48 * 2**20
+BLOCK_BYTES = 48 * 2**20
+
+
+def block_rows(samples: int, *, carbon: bool = False, staged: bool = False) -> int:
+    """The candidates of one block of :func:`run_plan` [count]: as many as hold their
+    outcomes over ``samples`` draws (cost, owned share, utilisation, and the emissions when
+    counting ``carbon``, the first month of service of ``staged`` candidates: 8 bytes each)
+    in :data:`BLOCK_BYTES`, one at least."""
+    per = 8 * (3 + carbon + staged)  # [byte/draw]
+    return max(1, BLOCK_BYTES // (per * samples))
 
 
 def run_plan(inputs: PlanInputs, progress: Progress | None = None) -> PlanResult:
     """:func:`summarise_plan` of :func:`simulate_plan`, block of candidates by block: each
     block's outcomes over every draw are reduced to its figures before the next is evaluated,
-    so that memory stays within :data:`_BLOCK_BYTES` whatever the candidates; the draws
+    so that memory stays within :data:`BLOCK_BYTES` whatever the candidates; the draws
     rows of the few candidates the summary compares are evaluated again at the end. The
     figures are those of :func:`summarise_plan` (the draws and each candidate's arithmetic are
     the same). ``progress`` is told the share of the work done, rising to 1."""
     sampled, grid = _sampled(inputs), _grid(inputs)
     size = grid.servers.size
-    per = 8 * (3 + (inputs.carbon is not None) + (inputs.add is not None))  # [byte/draw]
-    step = max(1, _BLOCK_BYTES // (per * inputs.samples))
+    carbon, staged = inputs.carbon is not None, inputs.add is not None
+    step = block_rows(inputs.samples, carbon=carbon, staged=staged)
     split = lambda plan: _split(inputs, lambda rows: sampled.chunk(inputs, rows), plan)  # noqa: E731
     if step >= size:  # one block: the summary reads its rows
         sim = _simulate(inputs, grid, sampled, progress)

@@ -62,7 +62,8 @@ def test_the_reported_plan_is_refused_naming_its_limits(tmp_path):
     # The report: 1001 x 1001 candidates, 1 draw, 12 months was counted as 1 x 1,002,001 x 12
     # = 12,024,012 (2.4 % of the limit) and then took 98.7 s and 2.36 GB.
     # Its memory: the process 83,886,080 + a chunk 7 x 8 x 1 x 12 = 672 + 1 x 32
-    # + 1,002,001 x (1 x 24 + 3,000) = 3,113,937,808 bytes > 1 GiB (2.36 GB measured).
+    # + 1,002,001 x (1 x 24 + 3,600) = 3,715,138,408 bytes > 1 GiB (2.36 GB measured when
+    # every candidate's draws were held; the candidates' figures hold the most now).
     # A run of it would be a job (its work is within COSTMODEL_MAX_JOB_WORK): the rest refuse it.
     client = make_app(tmp_path).test_client()
     limits_of_route = {"/v1/plans": {"MAX_WORK"}, "/v1/runs": set()}
@@ -73,23 +74,23 @@ def test_the_reported_plan_is_refused_naming_its_limits(tmp_path):
         problems = errors_by_setting(body)
         assert set(problems) == {"MAX_CANDIDATES", "MAX_RESULT_BYTES", "MAX_MEMORY"} | work
         assert "1,002,001 exceeds the limit of 10,201 candidates" in problems["MAX_CANDIDATES"]
-        assert "3,113,937,808 exceeds the limit of 1,073,741,824" in problems["MAX_MEMORY"]
+        assert "3,715,138,408 exceeds the limit of 1,073,741,824" in problems["MAX_MEMORY"]
         assert {e["path"] for e in body["errors"]} == {"own.servers"}
     assert client.get("/v1/runs").get_json()["total"] == 0
 
 
 def test_a_job_is_counted_the_memory_of_its_whole_process(tmp_path):
     # The probe's job: 4,000 draws of 101 x 101 candidates over 12 months peaked at 1,079 MiB
-    # in its process, while only its draws were counted (4,000 x 10,201 x 24 + 10,201 x 3,000
-    # = 1,009,899,000 < 1 GiB). Counted whole:
-    # 83,886,080 (the process) + 7 x 8 x 4,000 x 12 = 2,688,000 (a chunk) + 4,000 x 32
-    # + 979,296,000 + 30,603,000 = 1,096,601,080 > 1,073,741,824: refused, even as a job.
-    client = make_app(tmp_path).test_client()
-    doc = plan(100, 100, 12)
-    body = assert_error(client.post("/v1/runs?samples=4000", json=doc), 422)
+    # while every candidate's draws were held at once; evaluated block by block it peaks at
+    # 120 MiB (benchmarks/bench_memory.py). Counted whole: 83,886,080 (the process)
+    # + 7 x 8 x 4,000 x 12 = 2,688,000 (a chunk) + 4,000 x 32 = 128,000 (the draws' inputs)
+    # + 524 x 4,000 x 24 = 50,304,000 (a block: 48 MiB // (24 x 4,000) = 524 candidates)
+    # + 10,201 x 3,600 = 36,723,600 (the candidates' figures) = 173,729,680 bytes.
+    assert limits.plan_memory(4_000, 101 * 101, 12) == 173_729_680
+    client = make_app(tmp_path, MAX_MEMORY=173_729_679).test_client()
+    body = assert_error(client.post("/v1/runs?samples=4000", json=plan(100, 100, 12)), 422)
     assert set(errors_by_setting(body)) == {"MAX_MEMORY"}
-    assert "1,096,601,080 exceeds the limit of 1,073,741,824 bytes" in body["message"]
-    assert limits.plan_memory(3_000, 101 * 101, 12) < 2**30  # 3,000 draws are a job
+    assert "173,729,680 exceeds the limit of 173,729,679 bytes" in body["message"]
 
 
 def test_a_scenario_is_held_to_the_memory_limit(tmp_path):
@@ -159,7 +160,7 @@ def _counted(client, doc: dict) -> dict[str, int]:
 
 def test_a_plan_counting_carbon_is_counted_what_carbon_adds(tmp_path):
     # 10 draws of 7 x 3 = 21 candidates over 36 months; the twin counts carbon (own.grid):
-    # memory  21 x 10 x 8 + 21 x 800                                 =  18,480 bytes more
+    # memory  21 x 10 x 8 + 21 x 800 (one block of the 21)           =  18,480 bytes more
     # result  (3 x 21 + 2) x (340 + 172) - (2 x 21 + 2) x 340
     #         = 33,280 - 14,960                                      =  18,320 bytes more
     # work    10 x 21 x 36 x 2 + 18,320 x 8 = 15,120 + 146,560       = 161,680 units more
@@ -171,7 +172,8 @@ def test_a_plan_counting_carbon_is_counted_what_carbon_adds(tmp_path):
     assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 18_320, "MAX_WORK": 161_680}
     body = assert_error(client.post("/v1/plans?samples=10", json=twin), 422)
     assert (
-        "samples x candidates x 32 + 3,800 per candidate" in errors_by_setting(body)["MAX_MEMORY"]
+        "samples x min(candidates, a block of 157,286) x 32 + 4,400 per candidate"
+        in errors_by_setting(body)["MAX_MEMORY"]
     )
     assert "months x 10 + samples" in errors_by_setting(body)["MAX_WORK"]
 

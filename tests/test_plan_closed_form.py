@@ -133,7 +133,7 @@ def test_the_closed_form_is_the_month_by_month_sum(seed):
 def test_blocks_of_candidates_summarise_as_all_at_once(monkeypatch, seed):
     plan = scenarios.load_mapping(_random_plan(seed))
     whole = to_dict(summarise_plan(simulate_plan(plan.inputs)))
-    monkeypatch.setattr("costmodel.fleet._BLOCK_BYTES", 8 * 5 * 300 * 3)  # 3 candidates
+    monkeypatch.setattr("costmodel.fleet.BLOCK_BYTES", 8 * 5 * 300 * 3)  # 3 candidates
     blocks = to_dict(run_plan(plan.inputs))
     assert blocks == whole
 
@@ -181,7 +181,7 @@ def test_a_daily_load_sums_its_band_month_by_month(amplitude):
 
 
 def test_progress_rises_over_the_blocks(monkeypatch):
-    monkeypatch.setattr("costmodel.fleet._BLOCK_BYTES", 8 * 3 * 2000 * 100)  # 100 candidates
+    monkeypatch.setattr("costmodel.fleet.BLOCK_BYTES", 8 * 3 * 2000 * 100)  # 100 candidates
     doc = _example("plan-worked-example")
     doc["simulation"] = {"samples": 2000, "seed": 3, "method": "lhs"}
     doc["demand"]["annual_growth"] = {"dist": "uniform", "low": 0.0, "high": 1.5}
