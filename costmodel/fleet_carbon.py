@@ -158,7 +158,9 @@ class Tally:
     kg less, beside reservations, the reserved ones' (B_m = W_m - A_m - O_m) and, when carbon
     has a price, the burst's money weights ``burst`` below them, so the burst's cost and the
     candidate's carbon come from one pass over O_m. Without a price the money is the same
-    product as without carbon, so that no cost moves.
+    product as without carbon, so that no cost moves. The monthly work may be a closed form
+    of K capacities at once (:class:`~costmodel.fleet_load.Above`): the sums are then
+    ``(K, R, n)``, rows on the second-last axis.
     """
 
     emits: FleetEmissions

@@ -106,7 +106,7 @@ class Months:
         n = work.shape[1]
         g = np.broadcast_to(np.asarray(growth, dtype=float), (n,))
         rising = g >= 0.0
-        ordered = np.where(rising, work, work[::-1])
+        ordered = work if rising.all() else np.where(rising, work, work[::-1])
         log_r = np.abs(np.log1p(g)) / 12.0
         scale = 1.0 / np.maximum(log_r, 1.0 / _FLAT_SCALE)
         with np.errstate(divide="ignore"):

@@ -110,15 +110,17 @@ def test_a_scenario_is_held_to_the_memory_limit(tmp_path):
 
 def test_the_work_of_a_plan_counts_each_candidate_and_its_result(tmp_path):
     # With the candidate and size caps lifted, 1001 x 101 candidates at 1 draw and 12 months:
-    # 101,101 x 1 x (12 x 8 + 24)                        =    12,132,120 evaluating
-    # 101,101 x 2,500                                    =   252,752,500 per candidate
-    # ((2 x 101,101 + 2) x 340 + 12 x 75 + 65,536) x 8   =   550,526,368 writing the result
-    #                                                     =   815,410,988 > 500,000,000
+    # 7,000,000                                          =     7,000,000 answering a plan
+    # 1 x (12 x 3 + 100 + 1,001 x 8 + 101,101 x 6)       =       614,750 evaluating
+    # 101,101 x 2,600                                    =   262,862,600 per candidate
+    # ((2 x 101,101 + 2) x 340 + 12 x 75 + 65,536) x 4   =   275,263,184 writing the result
+    #                                                     =   545,740,534 > 500,000,000
     client = make_app(tmp_path, MAX_CANDIDATES=10**7, MAX_RESULT_BYTES=10**12).test_client()
     body = assert_error(client.post("/v1/plans?samples=1", json=plan(1000, 100, 12)), 422)
     assert set(errors_by_setting(body)) == {"MAX_WORK"}
-    assert "815,410,988 exceeds the limit of 500,000,000 units of work" in body["message"]
-    assert limits.plan_work(1, 101_101, 12) == 815_410_988
+    assert "545,740,534 exceeds the limit of 500,000,000 units of work" in body["message"]
+    shape = limits.PlanShape(101_101, 12, servers=1001, reserves=True)
+    assert limits.plan_work(1, shape) == 545_740_534
 
 
 def test_a_plan_within_the_limits_is_evaluated(tmp_path):
@@ -163,19 +165,20 @@ def test_a_plan_counting_carbon_is_counted_what_carbon_adds(tmp_path):
     # memory  21 x 10 x 8 + 21 x 800 (one block of the 21)           =  18,480 bytes more
     # result  (3 x 21 + 2) x (340 + 172) - (2 x 21 + 2) x 340
     #         = 33,280 - 14,960                                      =  18,320 bytes more
-    # work    10 x 21 x 36 x 2 + 18,320 x 8 = 15,120 + 146,560       = 161,680 units more
+    # work    10 x (36 x 3 x 5 + 21 x 12) + 18,320 x 4              =  81,200 units more
+    #         (three tables of emissions: the burst's, the servers', the reservations')
     client = make_app(tmp_path, MAX_MEMORY=1, MAX_RESULT_BYTES=1, MAX_WORK=1).test_client()
     twin = plan(6, 2)
     twin["own"]["grid"] = "DE"
     plain, carbon = _counted(client, plan(6, 2)), _counted(client, twin)
     added = {k: carbon[k] - plain[k] for k in plain}
-    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 18_320, "MAX_WORK": 161_680}
+    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 18_320, "MAX_WORK": 81_200}
     body = assert_error(client.post("/v1/plans?samples=10", json=twin), 422)
     assert (
         "samples x min(candidates, a block of 157,286) x 32 + 4,400 per candidate"
         in errors_by_setting(body)["MAX_MEMORY"]
     )
-    assert "months x 10 + samples" in errors_by_setting(body)["MAX_WORK"]
+    assert "months x 5 a table of emissions" in errors_by_setting(body)["MAX_WORK"]
 
 
 def test_the_result_size_counted_bounds_a_carbon_result():
@@ -525,9 +528,19 @@ def test_gunicorn_answers_a_request_past_its_deadline_in_the_error_shape(slow_se
 
 
 def test_a_daily_peak_and_an_api_are_counted_as_the_work_they_add():
-    # a plan under a daily peak splits each month with an arccos: 15 units a candidate-month
-    # against 8, so 101,101 x 1 x (12 x 15 + 24) = 20,624,604 to evaluate, 8,492,484 more
-    assert limits.plan_work(1, 101_101, 12, peaked=True) == 815_410_988 + 101_101 * 12 * 7
+    # a plan under a daily peak sums each candidate's band months one by one: 2 units a
+    # candidate-month, 101,101 x 1 x 12 x 2 = 2,426,424 more
+    peaked = limits.PlanShape(101_101, 12, servers=1001, reserves=True, peaked=True)
+    assert limits.plan_work(1, peaked) == 545_740_534 + 2_426_424
+    # the months of a plan's draws whatever its candidates: 121,000 draws of one candidate
+    # over 240 months, carbon and a daily peak (5.64 s of CPU in the report, counted 1.49 s;
+    # 1.00 s now): 7,000,000 + 121,000 x (240 x (2 x 3 + 1 x 5) + 100 + 8 + (6 + 12 + 240 x 2))
+    # + 2,600 + ((3 + 2) x 512 + 240 x 75 + 65,536) x 4 = 400,112,984 units, 1.20 s
+    # (240 x 121,000 draw-months are 15 chunks: the months are built twice, for the one block
+    # and the best plan's split)
+    lone = limits.PlanShape(1, 240, peaked=True, carbon=True)
+    assert limits.plan_passes(121_000, lone) == 2
+    assert limits.plan_work(121_000, lone) == 400_112_984
     # a scenario with a hosted API: its payback is a second pass over the months (12 x 36) and
     # its bands half a level (20 x 20): 10,000 x (36 x 24 + 20 x 60 + 1,000) = 30,640,000
     assert limits.scenario_work(10_000, 20, 36) == 10_000 * (36 * 12 + 20 * 40 + 1_000)
