@@ -106,8 +106,8 @@ SCENARIO_DRAW_WORK = 1_000
 #: (measured: payback 1.66 and summary 1.27 times a scenario without one).
 SCENARIO_API_LEVEL_WORK = SCENARIO_LEVEL_WORK // 2
 #: Work of answering a plan whatever its draws and candidates: its words, advice and JSON
-#: [unit] (fitted: 6.4 million, 19 ms).
-PLAN_REQUEST_WORK = 7_000_000
+#: [unit] (fitted: 0.6 to 9.8 million, 2 to 29 ms, as busy as the machine was).
+PLAN_REQUEST_WORK = 4_000_000
 #: Work of one draw and month of a plan whatever its candidates, for each pass over the draws
 #: (:func:`plan_passes`) [unit]: the month's work and prices, the best plan's monthly split
 #: (fitted: 2.2).
@@ -135,17 +135,17 @@ PLAN_STAGED_WORK = 24
 #: ... and whatever the draws: its turn of the loops [unit] (measured: 54 us).
 PLAN_STAGED_CANDIDATE_WORK = 18_000
 #: Work of one draw of a plan whatever its months and candidates: its sampling, more with
-#: more uncertain inputs [unit] (fitted: 19 with one uncertain input).
-PLAN_SAMPLE_WORK = 100
+#: more uncertain inputs [unit] (fitted: 19 to 32 with one uncertain input).
+PLAN_SAMPLE_WORK = 40
 #: Work of one candidate whatever the draws: its summary [unit] (fitted: 2,600 beside the
 #: bytes of its result).
 PLAN_CANDIDATE_WORK = 2_600
 #: Work of writing one byte of a plan's result as JSON, per byte :func:`plan_result_bytes`
 #: counts [unit] (an upper bound of the bytes: a candidate takes some 250 of the 680 counted).
 RESULT_BYTE_WORK = 4
-#: Work of one option of a comparison over one draw [unit] (measured: 23 to 28 of CPU, and some
-#: 17 bytes; more for the time a first comparison spends resolving the options).
-COMPARE_OPTION_WORK = 40
+#: Work of one option of a comparison over one draw, its share of answering included [unit]
+#: (fitted: 11.7 and 9 million a request; 12.5 to 13 over the whole of 20,000 and 50,000 draws).
+COMPARE_OPTION_WORK = 16
 
 #: The most bytes one candidate takes in a plan's JSON result: two counts, eight numbers of
 #: 24 characters at most (``-1.2345678901234567e-100``) and the keys [byte].
