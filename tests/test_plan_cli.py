@@ -54,7 +54,7 @@ def test_the_bound_is_the_services_setting(tmp_path, capsys, monkeypatch):
     assert "more than the 50 MiB one evaluation may hold" in capsys.readouterr().err
     monkeypatch.setenv("COSTMODEL_MAX_MEMORY", "lots")
     assert main(["plan", str(path)]) == 2
-    assert "COSTMODEL_MAX_MEMORY must be a positive number of bytes, got 'lots'" in (
+    assert "COSTMODEL_MAX_MEMORY must be a positive integer [byte], got 'lots'" in (
         capsys.readouterr().err
     )
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 
 from cli.common import UsageError, evaluate, load, show_evaluation
 from cli.options import add_evaluation
@@ -75,16 +74,12 @@ def execute(args: argparse.Namespace) -> int:
 
 def _limit() -> int:
     """``COSTMODEL_MAX_MEMORY`` [byte], or the service's default bound."""
-    value = os.environ.get(_MEMORY_ENV)
-    if value is None or not value.strip():
-        return _MEMORY
+    from scenarios.loader import byte_setting
+
     try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise UsageError(f"{_MEMORY_ENV} must be a positive number of bytes, got {value!r}")
-    return number
+        return byte_setting(_MEMORY_ENV, _MEMORY)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _size(count: int) -> str:
