@@ -165,20 +165,20 @@ def test_a_plan_counting_carbon_is_counted_what_carbon_adds(tmp_path):
     # memory  21 x 10 x 8 + 21 x 800 (one block of the 21)           =  18,480 bytes more
     # result  (3 x 21 + 2) x (340 + 172) - (2 x 21 + 2) x 340
     #         = 33,280 - 14,960                                      =  18,320 bytes more
-    # work    10 x (36 x 3 x 5 + 21 x 12) + 18,320 x 4              =  81,200 units more
+    # work    10 x (36 x 3 x 8 + 21 x 12) + 18,320 x 4              =  84,440 units more
     #         (three tables of emissions: the burst's, the servers', the reservations')
     client = make_app(tmp_path, MAX_MEMORY=1, MAX_RESULT_BYTES=1, MAX_WORK=1).test_client()
     twin = plan(6, 2)
     twin["own"]["grid"] = "DE"
     plain, carbon = _counted(client, plan(6, 2)), _counted(client, twin)
     added = {k: carbon[k] - plain[k] for k in plain}
-    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 18_320, "MAX_WORK": 81_200}
+    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 18_320, "MAX_WORK": 84_440}
     body = assert_error(client.post("/v1/plans?samples=10", json=twin), 422)
     assert (
         "samples x min(candidates, a block of 157,286) x 32 + 4,400 per candidate"
         in errors_by_setting(body)["MAX_MEMORY"]
     )
-    assert "months x 5 a table of emissions" in errors_by_setting(body)["MAX_WORK"]
+    assert "months x 8 a table of emissions" in errors_by_setting(body)["MAX_WORK"]
 
 
 def test_the_result_size_counted_bounds_a_carbon_result():
@@ -535,13 +535,13 @@ def test_a_daily_peak_and_an_api_are_counted_as_the_work_they_add():
     assert limits.plan_work(1, peaked) == 542_740_474 + 2_426_424
     # the months of a plan's draws whatever its candidates: 121,000 draws of one candidate
     # over 240 months, carbon and a daily peak (5.64 s of CPU in the report, counted 1.49 s;
-    # 1.00 s now): 4,000,000 + 121,000 x (240 x (2 x 3 + 1 x 5) + 40 + 8 + (6 + 12 + 240 x 2))
-    # + 2,600 + ((3 + 2) x 512 + 240 x 75 + 65,536) x 4 = 389,852,984 units, 1.17 s
+    # 1.00 s now): 4,000,000 + 121,000 x (240 x (2 x 3 + 1 x 8) + 40 + 8 + (6 + 12 + 240 x 2))
+    # + 2,600 + ((3 + 2) x 512 + 240 x 75 + 65,536) x 4 = 476,972,984 units, 1.43 s
     # (240 x 121,000 draw-months are 15 chunks: the months are built twice, for the one block
     # and the best plan's split)
     lone = limits.PlanShape(1, 240, peaked=True, carbon=True)
     assert limits.plan_passes(121_000, lone) == 2
-    assert limits.plan_work(121_000, lone) == 389_852_984
+    assert limits.plan_work(121_000, lone) == 476_972_984
     # a scenario with a hosted API: its payback is a second pass over the months (12 x 36) and
     # its bands half a level (20 x 20): 10,000 x (36 x 24 + 20 x 60 + 1,000) = 30,640,000
     assert limits.scenario_work(10_000, 20, 36) == 10_000 * (36 * 12 + 20 * 40 + 1_000)
