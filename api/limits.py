@@ -10,13 +10,15 @@ piece of work is counted as the units it takes, as ``benchmarks/bench_limits.py`
   levels' own month-by-month sums cost next to nothing beside these); a hosted API adds its
   own payback pass (months x :data:`SCENARIO_MONTH_WORK` again) and levels x
   :data:`SCENARIO_API_LEVEL_WORK`;
-* a plan: draws x candidates x (months x :data:`PLAN_MONTH_WORK` (:data:`PLAN_PEAK_MONTH_WORK`
-  under a daily peak) + :data:`PLAN_DRAW_WORK`),
-  the evaluation and then each candidate's statistics over its draws and the memory they are
-  held in (24 bytes a draw), plus candidates x :data:`PLAN_CANDIDATE_WORK` and the result's
-  bytes x :data:`RESULT_BYTE_WORK` for the work done once per candidate; a plan that counts
-  carbon adds draws x candidates x months x :data:`PLAN_CARBON_MONTH_WORK` and the bytes of
-  its carbon figures and third candidate list;
+* a plan (:func:`plan_work`): :data:`PLAN_REQUEST_WORK` to answer it; per draw and month
+  whatever the candidates, :data:`PLAN_MONTH_WORK` for each pass over the draws' months
+  (:func:`plan_passes`) and :data:`PLAN_CARBON_MONTH_WORK` for each table of emissions; per
+  draw, :data:`PLAN_SAMPLE_WORK` and :data:`PLAN_SERVER_WORK` per server count; per draw and
+  candidate, :data:`PLAN_DRAW_WORK` (its cost summed in closed form over the months, its
+  statistics), :data:`PLAN_CARBON_DRAW_WORK` more counting carbon, months x
+  :data:`PLAN_BAND_WORK` under a daily peak and :data:`PLAN_STAGED_WORK` for one that adds
+  servers later; per candidate :data:`PLAN_CANDIDATE_WORK` (and
+  :data:`PLAN_STAGED_CANDIDATE_WORK`), and the result's bytes x :data:`RESULT_BYTE_WORK`;
 * a comparison: draws x options x :data:`COMPARE_OPTION_WORK`.
 
 ``COSTMODEL_MAX_WORK`` bounds the sum, so the largest request the defaults allow takes about
@@ -37,10 +39,12 @@ from flask import current_app
 from flask_smorest import abort
 
 from costmodel.engine import CUMULATIVE_DRAWS
+from costmodel.fleet import block_rows
 from scenarios import Plan, Scenario
 
 from .memory import (
     CHUNK_ARRAYS,
+    CHUNK_ELEMENTS,
     PLAN_SAMPLE_BYTES,
     PROCESS_BYTES,
     SCENARIO_DRAW_BYTES,
@@ -53,11 +57,19 @@ from .memory import (
 __all__ = [
     "COMPARE_OPTION_WORK",
     "LIMITS",
+    "PLAN_BAND_WORK",
     "PLAN_CANDIDATE_WORK",
+    "PLAN_CARBON_DRAW_WORK",
     "PLAN_CARBON_MONTH_WORK",
     "PLAN_DRAW_WORK",
     "PLAN_MONTH_WORK",
-    "PLAN_PEAK_MONTH_WORK",
+    "PLAN_SAMPLE_WORK",
+    "PLAN_SERVER_WORK",
+    "PLAN_STAGED_CANDIDATE_WORK",
+    "PLAN_STAGED_WORK",
+    "PLAN_REQUEST_WORK",
+    "PlanShape",
+    "plan_passes",
     "RESULT_BYTE_WORK",
     "SCENARIO_DRAW_WORK",
     "SCENARIO_API_LEVEL_WORK",
@@ -89,37 +101,57 @@ SCENARIO_LEVEL_WORK = 40
 #: Work of one draw whatever its months and levels: its sampling, its share of the summary
 #: [unit] (measured: 3.0 to 3.5 us).
 SCENARIO_DRAW_WORK = 1_000
-#: Work of one candidate over one draw and month of a plan [unit] (measured: 6 to 10).
-PLAN_MONTH_WORK = 8
-#: The same with a daily peak (``demand.peak_to_mean`` above 1), whose split of each month
-#: takes an arccos inside the band [unit] (measured: 1.84 times the flat split's CPU).
-PLAN_PEAK_MONTH_WORK = 15
 #: A hosted API's share of a scenario: its own payback scan is a second pass over every draw
 #: and month (x :data:`SCENARIO_MONTH_WORK`), its bands half a level's statistics again
 #: (measured: payback 1.66 and summary 1.27 times a scenario without one).
 SCENARIO_API_LEVEL_WORK = SCENARIO_LEVEL_WORK // 2
-#: Work of one candidate's statistics over one draw, and of holding its three outcomes
-#: (24 bytes, about one unit a byte) [unit].
-PLAN_DRAW_WORK = 24
-#: Work of one candidate whatever the draws: its turn of the loops, its summary [unit]
-#: (measured: 7.5 us, 2,500 units).
-PLAN_CANDIDATE_WORK = 2_500
-#: Work of writing one byte of a result as JSON, per byte :func:`plan_result_bytes` counts
-#: [unit] (measured: 16 us for a candidate's 250 bytes, counted as 680).
-RESULT_BYTE_WORK = 8
-#: Work of one option of a comparison over one draw [unit] (measured: 23 to 28 of CPU, and some
-#: 17 bytes; more for the time a first comparison spends resolving the options).
-COMPARE_OPTION_WORK = 40
+#: Work of answering a plan whatever its draws and candidates: its words, advice and JSON
+#: [unit] (fitted: 0.6 to 9.8 million, 2 to 29 ms, as busy as the machine was).
+PLAN_REQUEST_WORK = 4_000_000
+#: Work of one draw and month of a plan whatever its candidates, for each pass over the draws
+#: (:func:`plan_passes`) [unit]: the month's work and prices, the best plan's monthly split
+#: (fitted: 2.2).
+PLAN_MONTH_WORK = 3
+#: Work of one draw, month and table of emissions of a plan that counts carbon (one for the
+#: burst, one more with servers, one more with reservations): their suffix sums [unit]
+#: (fitted: 4.5 to 4.8; the shapes with every table the noisiest, up to 1.7 times the count
+#: at 5).
+PLAN_CARBON_MONTH_WORK = 8
+#: Work of one server count over one draw: its owned work and energy in closed form, its
+#: shares [unit] (fitted: 7.5).
+PLAN_SERVER_WORK = 8
+#: Work of one candidate over one draw: its burst in closed form over the months, its
+#: statistics and holding its outcomes [unit] (fitted: 5.6).
+PLAN_DRAW_WORK = 6
+#: What counting carbon adds to one candidate over one draw: its emissions in the same
+#: look-ups, their statistics [unit] (fitted: 6.2).
+PLAN_CARBON_DRAW_WORK = 12
+#: Work of one candidate over one draw and month under a daily peak: the band's months
+#: summed one by one, counted over every month (the band is a share of them) [unit]
+#: (fitted: 1.7).
+PLAN_BAND_WORK = 2
+#: What adding servers later adds to one candidate over one draw: the cohort's price, two
+#: runs of months [unit] (fitted: 23).
+PLAN_STAGED_WORK = 24
+#: ... and whatever the draws: its turn of the loops [unit] (measured: 54 us).
+PLAN_STAGED_CANDIDATE_WORK = 18_000
+#: Work of one draw of a plan whatever its months and candidates: its sampling, more with
+#: more uncertain inputs [unit] (fitted: 19 to 32 with one uncertain input).
+PLAN_SAMPLE_WORK = 40
+#: Work of one candidate whatever the draws: its summary [unit] (fitted: 2,600 beside the
+#: bytes of its result).
+PLAN_CANDIDATE_WORK = 2_600
+#: Work of writing one byte of a plan's result as JSON, per byte :func:`plan_result_bytes`
+#: counts [unit] (an upper bound of the bytes: a candidate takes some 250 of the 680 counted).
+RESULT_BYTE_WORK = 4
+#: Work of one option of a comparison over one draw, its share of answering included [unit]
+#: (fitted: 11.7 and 9 million a request; 12.5 to 13 over the whole of 20,000 and 50,000 draws).
+COMPARE_OPTION_WORK = 16
 
 #: The most bytes one candidate takes in a plan's JSON result: two counts, ten numbers of
 #: 24 characters at most (``-1.2345678901234567e-100``; two of them the Wilson interval of
 #: its share cheaper than all-cloud) and the keys [byte].
 _CANDIDATE_BYTES = 340 + 2 * 24 + 26
-#: What counting carbon adds to a plan (``carbon`` in its inputs), as
-#: ``benchmarks/bench_plan.py --carbon --shape ...`` measures it. The work of one candidate over
-#: one draw and month: its carbon and priced cost in one product with its burst cost [unit]
-#: (measured: 1.4, 5.5 s of CPU against 4.4 s at 200,000 draws x 39 candidates x 36 months).
-PLAN_CARBON_MONTH_WORK = 2
 #: The most bytes a candidate's carbon adds to its JSON: five numbers of 24 characters at most
 #: and the keys (52 bytes) [byte] (measured: 150 bytes a candidate).
 _CARBON_BYTES = 5 * 24 + 52
@@ -195,22 +227,68 @@ def scenario_work(samples: int, levels: int, months: int, *, api: bool = False) 
     return samples * per_draw
 
 
-def plan_work(
-    samples: int, candidates: int, months: int, *, peaked: bool = False, carbon: bool = False
-) -> int:
-    """The work of a plan of ``candidates`` over ``months`` [unit], its months split under a
-    daily peak when ``peaked``, counting ``carbon``."""
-    month = _month_work(peaked, carbon)
-    return (
-        samples * candidates * (months * month + PLAN_DRAW_WORK)
-        + candidates * PLAN_CANDIDATE_WORK
-        + plan_result_bytes(candidates, months, carbon=carbon) * RESULT_BYTE_WORK
+@dataclass(frozen=True)
+class PlanShape:
+    """What a plan's work follows: its ``candidates`` (``staged`` of them adding servers
+    later), ``servers`` server counts, whether it ``reserves``, its ``months``, a daily peak
+    (``peaked``) and ``carbon``."""
+
+    candidates: int
+    months: int
+    servers: int = 1
+    reserves: bool = False
+    peaked: bool = False
+    carbon: bool = False
+    staged: int = 0
+
+    @classmethod
+    def of(cls, inputs: Any) -> PlanShape:
+        """The shape of a plan's :class:`~costmodel.inputs.PlanInputs`."""
+        servers = inputs.servers[1] - inputs.servers[0] + 1
+        pairs = servers * (inputs.instances[1] - inputs.instances[0] + 1)
+        return cls(
+            inputs.candidates,
+            inputs.horizon_months,
+            servers,
+            inputs.instances[1] > 0,
+            inputs.demand.peak_to_mean.support() != (1.0, 1.0),
+            inputs.carbon is not None,
+            inputs.candidates - pairs,
+        )
+
+
+def plan_passes(samples: int, shape: PlanShape) -> int:
+    """How many times a plan builds each chunk of draws' months [-]: once when one chunk holds
+    every draw (it is kept), else once for each block of candidates and once for the best
+    plan's monthly split."""
+    if samples * shape.months <= CHUNK_ELEMENTS:
+        return 1
+    rows = block_rows(samples, carbon=shape.carbon, staged=shape.staged > 0)
+    return -(-shape.candidates // rows) + 1
+
+
+def plan_work(samples: int, shape: PlanShape) -> int:
+    """The work of a plan of ``shape`` over ``samples`` draws [unit]: per draw and month
+    whatever the candidates (per pass, and per table of emissions), per draw and server
+    count, per draw and candidate, per candidate and per byte of its result."""
+    s = shape
+    tables = 1 + (s.servers > 1) + s.reserves
+    month = plan_passes(samples, s) * PLAN_MONTH_WORK + s.carbon * tables * PLAN_CARBON_MONTH_WORK
+    draw = PLAN_DRAW_WORK + s.carbon * PLAN_CARBON_DRAW_WORK + s.peaked * s.months * PLAN_BAND_WORK
+    per_draw = (
+        s.months * month
+        + PLAN_SAMPLE_WORK
+        + s.servers * PLAN_SERVER_WORK
+        + s.candidates * draw
+        + s.staged * PLAN_STAGED_WORK
     )
-
-
-def _month_work(peaked: bool, carbon: bool) -> int:
-    month = PLAN_PEAK_MONTH_WORK if peaked else PLAN_MONTH_WORK
-    return month + PLAN_CARBON_MONTH_WORK if carbon else month
+    return (
+        PLAN_REQUEST_WORK
+        + samples * per_draw
+        + s.candidates * PLAN_CANDIDATE_WORK
+        + s.staged * PLAN_STAGED_CANDIDATE_WORK
+        + plan_result_bytes(s.candidates, s.months, carbon=s.carbon) * RESULT_BYTE_WORK
+    )
 
 
 def compare_work(samples: int, options: int) -> int:
@@ -254,27 +332,33 @@ def _plan_checks(plan: Plan, draws: int, work_limit: str) -> list[Check]:
     months, candidates = inputs.horizon_months, inputs.candidates
     carbon = inputs.carbon is not None
     size = plan_result_bytes(candidates, months, carbon=carbon)
-    peaked = inputs.demand.peak_to_mean.support() != (1.0, 1.0)
-    work = plan_work(draws, candidates, months, peaked=peaked, carbon=carbon)
-    month = _month_work(peaked, carbon)
+    shape = PlanShape.of(inputs)
     draw, candidate = held(carbon)
-    counted = (
-        f"units of work (samples x candidates x months x {month} + samples x "
-        f"candidates x {PLAN_DRAW_WORK} + {PLAN_CANDIDATE_WORK:,} per candidate + "
-        f"{RESULT_BYTE_WORK} per byte of result)"
-    )
+    terms = [
+        f"{PLAN_REQUEST_WORK:,}",
+        f"samples x months x {PLAN_MONTH_WORK} a pass over the draws",
+        *([f"samples x months x {PLAN_CARBON_MONTH_WORK} a table of emissions"] * carbon),
+        f"samples x {PLAN_SAMPLE_WORK}",
+        f"samples x server counts x {PLAN_SERVER_WORK}",
+        f"samples x candidates x {PLAN_DRAW_WORK + carbon * PLAN_CARBON_DRAW_WORK}",
+        *([f"samples x candidates x months x {PLAN_BAND_WORK}"] * shape.peaked),
+        *([f"samples x later purchases x {PLAN_STAGED_WORK}"] * bool(shape.staged)),
+        f"{PLAN_CANDIDATE_WORK:,} per candidate",
+        f"{RESULT_BYTE_WORK} per byte of result",
+    ]
+    counted = f"units of work ({' + '.join(terms)})"
     memory = plan_memory(draws, candidates, months, carbon=carbon)
     return [
         Check("own.servers", candidates, "MAX_CANDIDATES", "candidates (servers x reservations)"),
         Check("own.servers", size, "MAX_RESULT_BYTES", "bytes of result at most"),
-        Check("own.servers", work, work_limit, counted),
+        Check("own.servers", plan_work(draws, shape), work_limit, counted),
         Check(
             "own.servers",
             memory,
             "MAX_MEMORY",
             _held_text(
-                f"samples x {PLAN_SAMPLE_BYTES} + samples x candidates x {draw} + {candidate:,} "
-                "per candidate"
+                f"samples x {PLAN_SAMPLE_BYTES} + samples x min(candidates, a block of "
+                f"{block_rows(draws, carbon=carbon):,}) x {draw} + {candidate:,} per candidate"
             ),
         ),
     ]

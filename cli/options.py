@@ -169,10 +169,10 @@ def add_evaluation(
     description: str,
     examples: tuple[str, ...],
     document: tuple[str, str],
-) -> None:
+) -> argparse.ArgumentParser:
     """A command that evaluates one document (``run``, ``plan``): FILE, the sampling
     overrides, --prices, --serving, --format table|json and --verbose; ``document`` is what
-    FILE is and the block the overrides replace."""
+    FILE is and the block the overrides replace. Returns the command's parser."""
     p = command(sub, name, help=help, description=description, examples=examples)
     what, block = document
     p.add_argument("file", metavar="FILE", help=what)
@@ -187,6 +187,7 @@ def add_evaluation(
     )
     add_verbose(p, "print the engine time on stderr")
     p.set_defaults(func=func)
+    return p
 
 
 def add_tier(p: argparse.ArgumentParser) -> None:

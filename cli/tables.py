@@ -300,17 +300,18 @@ _OBJECTIVE_PRIORITY = {
 }
 
 
-def print_plan(result: Answer[PlanResult], console: Console) -> None:
-    """Verdict, then every candidate (the best and the frontier marked), how precisely the
-    draws tell the best from the runner-up, the value of information and warnings."""
+def print_plan(result: Answer[PlanResult], console: Console, top: int = 0) -> None:
+    """Verdict, then the candidates (the best and the frontier marked: with ``top`` N, the
+    best N by the objective and the frontiers, every one with 0), how precisely the draws tell
+    the best from the runner-up, the value of information and warnings."""
     result = Answer.of(result)
     _heading(result, console)
     best = result.best.key
     frontier = {c.key for c in result.frontier}
-    rows = [result.all_cloud] if result.candidate(0, 0) is None else []
-    rows += list(result.candidates)
-
     green = {c.key for c in result.carbon_frontier or ()}
+    shown = _shown(result, top, frontier | green)
+    rows = [result.all_cloud] if result.candidate(0, 0) is None else []
+    rows += shown
 
     def mark(c) -> str:
         role = "best" if c.key == best else "frontier" if c.key in frontier else ""
@@ -342,6 +343,13 @@ def print_plan(result: Answer[PlanResult], console: Console) -> None:
         highlight=False,
     )
     console.print(fitted_table(columns, console))
+    if len(shown) < len(result.candidates):
+        console.print(
+            f"{len(shown):,} of {len(result.candidates):,} candidates shown: the best {top} by "
+            f"the {result.objective} cost and the frontier; --top 0 shows every one, and the "
+            "JSON (--format json) holds them all.",
+            highlight=False,
+        )
     from present.reports.uncertainty import plan_voi_sentence
     from present.verdict import plan_precision_text
 
@@ -353,6 +361,19 @@ def print_plan(result: Answer[PlanResult], console: Console) -> None:
         console.print()
         console.print(sentence, highlight=False)
     _warnings(result, console)
+
+
+def _shown(result: Answer[PlanResult], top: int, marked: set) -> list:
+    """The candidates the table shows, in the result's order: with ``top`` N, the best N by
+    the objective (ties to the earlier) and those whose key is ``marked`` (the frontiers);
+    every one with 0."""
+    candidates = list(result.candidates)
+    if not top or top >= len(candidates):
+        return candidates
+    cost = [getattr(c.cost, result.objective) for c in candidates]
+    ranked = sorted(range(len(candidates)), key=cost.__getitem__)
+    keep = set(ranked[:top]) | {i for i, c in enumerate(candidates) if c.key in marked}
+    return [c for i, c in enumerate(candidates) if i in keep]
 
 
 def _added_column(rows: list) -> Column:

@@ -48,6 +48,7 @@ p = 0 no cost moves, and the carbon inputs are drawn on their own streams.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -75,6 +76,7 @@ from .cashflows import (
 from .downtime import availability
 from .engine import Progress, draw
 from .fleet_carbon import FleetEmissions, Tally, fleet_emissions, weighted_rows, weighted_sum
+from .fleet_load import Above, Below, Months
 from .inputs import Addition, ApiInputs, PlanInputs
 from .plan_result import (
     Added,
@@ -103,7 +105,15 @@ from .stats import (
 )
 from .uncertainty import evppi, expected_value_of_information, replicate_se, wilson
 
-__all__ = ["FleetSimulation", "simulate_plan", "summarise_plan", "work_split"]
+__all__ = [
+    "BLOCK_BYTES",
+    "FleetSimulation",
+    "block_rows",
+    "run_plan",
+    "simulate_plan",
+    "summarise_plan",
+    "work_split",
+]
 
 #: Elements of one chunk's (months x draws) arrays.
 _CHUNK_ELEMENTS = 2_000_000
@@ -170,65 +180,10 @@ class _Pool:
 
 
 @dataclass(frozen=True)
-class _Load:
-    """A chunk's monthly work and the share of it a monthly capacity c serves.
-
-    ``work`` W_m and ``swing`` a W_m, the daily swing of the load (``None`` for a flat load),
-    are ``(H, n)`` [units of work/month]. With the load of :mod:`costmodel.load`, c serves
-    W_m F(c / W_m) and leaves the excess W_m (1 - F) = a W_m h(z), z = (c - W_m) / (a W_m) and
-    h(z) = (sqrt(1 - z^2) - z arccos z) / pi, where |c - W_m| < a W_m; elsewhere every hour
-    is either served in full or capped, as for a flat load: the excess is max(W_m - c, 0).
-    """
-
-    work: np.ndarray
-    swing: np.ndarray | None
-
-    def excess(self, capacity: Value) -> np.ndarray:
-        """The work above a capacity of ``capacity`` a month [units of work/month], (H, n)."""
-        over = self.work - capacity
-        out = np.maximum(over, 0.0)
-        if self.swing is None:
-            return out
-        band = np.flatnonzero(np.abs(over) < self.swing)  # the arccos only where it is needed
-        if band.size:
-            swing = np.take(self.swing, band)
-            z = np.take(over, band) / -swing  # (c - W_m) / (a W_m)
-            np.put(out, band, swing * (np.sqrt(1.0 - z * z) - z * np.arccos(z)) / math.pi)
-        return out
-
-    def served(self, capacity: Value) -> tuple[np.ndarray, np.ndarray | None]:
-        """The work a capacity of ``capacity`` a month serves and, for a daily peak, the work
-        above it (``None`` for a flat load, where it costs less to take again than to keep)
-        [units of work/month], each (H, n)."""
-        if self.swing is None:
-            return np.minimum(self.work, capacity), None
-        above = self.excess(capacity)
-        return self.work - above, above
-
-    def split(self, owned: Value, reserved: Value) -> np.ndarray:
-        """The work served by an ``owned`` capacity, then by a ``reserved`` one, and the rest,
-        each month summed over the draws [units of work/month], (3, H)."""
-        out = np.empty((3, self.work.shape[0]))
-        if self.swing is None:
-            a = np.minimum(self.work, owned)
-            out[0] = a.sum(axis=1)
-            b = np.minimum(self.work - a, reserved)
-            out[1] = b.sum(axis=1)
-            out[2] = (self.work - a - b).sum(axis=1)
-            return out
-        above = self.excess(owned)
-        out[0] = (self.work - above).sum(axis=1)
-        rest = self.excess(owned + reserved)
-        out[1] = (above - rest).sum(axis=1)
-        out[2] = rest.sum(axis=1)
-        return out
-
-
-@dataclass(frozen=True)
 class _Chunk:
     """The month-major arrays and per-draw coefficients of a chunk of draws."""
 
-    load: _Load  # W_m (H, n) [units of work/month] and its daily swing
+    load: Months  # W_m (H, n) [units of work/month], its daily swing, its sums
     energy: np.ndarray  # d_m (1 + g_e)^((m-1)/12), (H,) or (H, n)
     burst: np.ndarray  # d_m (1 + g_b)^((m-1)/12), (H,) or (H, n)
     server_capacity: Value  # 730 T_srv, every GPU in service [units of work/month]
@@ -239,6 +194,7 @@ class _Chunk:
     k_burst: Value  # (1 - tau) k_O
     pool: _Pool  # downtime and the pooled spares
     emits: FleetEmissions | None  # the emissions per unit of work, None without carbon
+    tally: Tally | None = None  # the emissions' sums, None without carbon
     cohort: Cohort | None = None  # one added server's terms, None without ``add``
     price_change: Value = 0.0  # g_hw, the added servers' price change [1/year]
 
@@ -263,12 +219,12 @@ class _Chunk:
         return capacity * up, self.k_owned / up, up
 
 
-def _swing(peak_to_mean: Value, work: np.ndarray) -> np.ndarray | None:
-    """a W_m, a = k - 1 per draw, (H, n); ``None`` for a flat load (k fixed at 1)."""
+def _amplitude(peak_to_mean: Value) -> Value | None:
+    """a = k - 1, the daily swing [-] (a float or per draw); ``None`` for a flat load."""
     amplitude = np.asarray(peak_to_mean, dtype=float) - 1.0
     if not amplitude.ndim and amplitude == 0.0:
         return None
-    return amplitude * work
+    return amplitude
 
 
 def _discounted_growth(annual_change: Value, d: np.ndarray) -> np.ndarray:
@@ -307,16 +263,22 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int, emits: bool = T
     work[...] = (1.0 + growth) ** (np.arange(h)[:, None] / 12.0)
     work *= values[f"demand.{inputs.demand.work_field}"]
     energy = _discounted_growth(own.electricity_annual_change, d)
+    burst_d = _discounted_growth(burst.price_annual_change, d)
+    k_burst = (1.0 - tau) * burst.price_usd_per_hour * (1.0 + overhead) / t_burst
+    emitted = fleet_emissions(
+        inputs.carbon if emits else None, values, own, (t_srv, t_res, t_burst), 1.0 + overhead,
+        (d, tau),
+    )  # fmt: skip
     return _Chunk(
-        load=_Load(work, _swing(values["demand.peak_to_mean"], work)),
+        load=Months.of(work, growth, _amplitude(values["demand.peak_to_mean"])),
         energy=energy,
-        burst=_discounted_growth(burst.price_annual_change, d),
+        burst=burst_d,
         server_capacity=HOURS_PER_MONTH * t_srv,
         instance_capacity=reserved,
         server_cost=buy_line(own, Terms(h, rate, tau)).at_zero,
         instance_cost=instance_cost,
         k_owned=(1.0 - tau) * busy_energy_month(own) / (HOURS_PER_MONTH * t_srv),
-        k_burst=(1.0 - tau) * burst.price_usd_per_hour * (1.0 + overhead) / t_burst,
+        k_burst=k_burst,
         pool=_Pool(
             own.gpu_count,
             own.gpu_annual_failure_rate,
@@ -324,14 +286,8 @@ def _chunk(inputs: PlanInputs, values: dict[str, Value], n: int, emits: bool = T
             inputs.spare_share,
             spare_cost(own, Terms(h, rate, tau)) if inputs.spare_share else 0.0,
         ),
-        emits=fleet_emissions(
-            inputs.carbon if emits else None,
-            values,
-            own,
-            (t_srv, t_res, t_burst),
-            1.0 + overhead,
-            (d, tau),
-        ),
+        emits=emitted,
+        tally=None if emitted is None else Tally.of(emitted, work, burst_d, k_burst),
         cohort=None if inputs.add is None else Cohort.of(own, h, rate, tau, energy),
         price_change=values.get("own.add.price_annual_change", 0.0),
     )
@@ -370,63 +326,80 @@ def _out(inputs: PlanInputs, candidates: int, staged: int) -> _Out:
     )
 
 
-def _emitted(e: FleetEmissions, months: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
-    """The kg (and their priced present value) of ``months`` of work done at the emissions
-    per unit ``rows`` [kg/unit], (R, n); zeros where they are unknown (``None``)."""
-    if rows is None:
-        return np.zeros((e.owned.shape[0], months.shape[1]))
-    return weighted_rows(rows, months)
-
-
 def _cloud(c: _Chunk, out: _Out, rows: slice, total: np.ndarray) -> None:
-    work = c.load.work
-    out.cloud[rows] = c.k_burst * weighted_sum(c.burst, work)
+    """All-cloud's cost and emissions for the draws ``rows``: the burst of a capacity of 0,
+    summed as every candidate's burst is, so that (0, 0) costs what all-cloud does."""
+    nothing = Above(c.load, 0.0)
+    out.cloud[rows] = c.k_burst * weighted_sum(c.burst, nothing)
     e = c.emits
     if e is None:
         return
     out.work[rows] = total
-    kg = _emitted(e, work, e.burst)
+    if e.burst is None:  # unknown: zeros
+        kg = np.zeros((e.owned.shape[0], total.size))
+    else:
+        kg = weighted_rows(e.burst, nothing)
     out.cloud_carbon[rows] = kg[0]
     if e.price is not None:
         out.cloud[rows] += e.price * kg[1]
 
 
-def _fill_chunk(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice) -> None:
-    """Every candidate's outcomes for the draws ``rows`` of chunk ``c``."""
-    s_lo, s_hi = inputs.servers
-    k_lo, k_hi = inputs.instances
+def _shares(owned: np.ndarray, total: np.ndarray, held: Value) -> tuple[np.ndarray, np.ndarray]:
+    """The owned share sum A_m / sum W_m and utilisation sum A_m / sum C_m per draw [-], from
+    the ``owned`` and ``total`` work and the capacity ``held`` over the months, clipped to
+    rounding (0 where there is no work, or no capacity)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.clip(np.where(total > 0, owned / total, 0.0), 0.0, 1.0)
+        util = np.clip(np.where(np.asarray(held) > 0, owned / held, 0.0), 0.0, 1.0)
+    return share, util
+
+
+def _fill_chunk(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice, grid: _Grid) -> None:
+    """The outcomes of ``grid``'s candidates that add nothing later, for the draws ``rows`` of
+    chunk ``c``: per server count S, its owned work in closed form, then the burst of every
+    reservation count K at once (:mod:`costmodel.fleet_load`)."""
     h, n = inputs.horizon_months, rows.stop - rows.start
-    work = c.load.work
-    total = work.sum(axis=0)
+    load = c.load
+    total = Above(load, 0.0).sum()
     _cloud(c, out, rows, total)
-    tally = None if c.emits is None else Tally.of(c.emits, work, c.burst, c.k_burst)
-    j = 0
-    for s in range(s_lo, s_hi + 1):
+    tally = c.tally
+    instance = np.asarray(c.instance_capacity, dtype=float)
+    plain = grid.added == 0
+    for s in np.unique(grid.servers[plain]).tolist():
+        at = np.flatnonzero(plain & (grid.servers == s))
+        ks = grid.instances[at][:, None]
         capacity, k_owned, pool_cost, kept = c.owned(s)
-        owned, above = c.load.served(capacity)  # A_m, and O_m at K = 0 (or None)
-        owned_total = owned.sum(axis=0)
+        owned = Below(load, capacity)  # A_m
         fixed = s * c.server_cost + k_owned * weighted_sum(c.energy, owned)
         if np.any(pool_cost):  # one per draw when the spares' inputs are drawn
             fixed = fixed + pool_cost
-        out.up[j : j + k_hi - k_lo + 1] += np.sum(kept) if np.ndim(kept) else kept * n
-        with np.errstate(divide="ignore", invalid="ignore"):  # shares, clipped to rounding
-            share_s = np.clip(np.where(total > 0, owned_total / total, 0.0), 0.0, 1.0)
-            util_s = np.clip(owned_total / (h * capacity), 0.0, 1.0) if s else 0.0 * total
-        if tally is not None:  # the kg of S servers, and beside reservations of W_m - A_m
-            kg_alone, kg_beside = tally.servers(s, c.pool.spares(s), owned, kept)
-        for k in range(k_lo, k_hi + 1):
-            if k == 0 and above is not None:
-                rest, above = above, None
-            else:
-                rest = c.load.excess(capacity + k * np.asarray(c.instance_capacity))  # O_m
-            out.share[j, rows], out.util[j, rows] = share_s, util_s
-            cost = fixed + k * c.instance_cost
-            if tally is None:
-                out.cost[j, rows] = cost + c.k_burst * weighted_sum(c.burst, rest)
-            else:
-                kg = kg_beside if k else kg_alone
-                out.cost[j, rows], out.carbon[j, rows] = tally.candidate(cost, rest, k > 0, kg)
-            j += 1
+        out.up[at] += np.sum(kept) if np.ndim(kept) else kept * n
+        out.share[at, rows], out.util[at, rows] = _shares(owned.sum(), total, h * capacity)
+        cost = fixed + ks * c.instance_cost
+        if tally is None:
+            rest = Above(load, capacity + ks * instance)  # O_m of every K
+            out.cost[at, rows] = cost + c.k_burst * weighted_sum(c.burst, rest)
+            continue
+        kg = tally.servers(s, c.pool.spares(s), owned, kept)  # alone, beside reservations
+
+        def rests(k: np.ndarray, capacity=capacity) -> list[Above]:  # O_m of each K
+            return [Above(load, capacity + k * instance)]
+
+        _with_carbon(tally, out, (at, rows), ks, cost, rests, kg)
+
+
+def _with_carbon(tally, out: _Out, where: tuple, ks: np.ndarray, cost, rests, kg) -> None:
+    """The cost [USD] and kg of the candidates ``where`` (their indices, the draws' rows) with
+    reservation counts ``ks`` (K, 1), from their ``cost`` without burst, ``rests(k)`` their
+    burst work O_m in closed form (by part of the horizon) and ``kg`` their servers' kg alone
+    and beside reservations (:meth:`~costmodel.fleet_carbon.Tally.servers`)."""
+    at, rows = where
+    for beside in (False, True):
+        some = (ks[:, 0] > 0) == beside
+        if some.any():
+            out.cost[at[some], rows], out.carbon[at[some], rows] = tally.candidate(
+                cost[some] if np.ndim(cost) == 2 else cost, rests(ks[some]), beside, kg[beside]
+            )
 
 
 @dataclass(frozen=True)
@@ -477,61 +450,89 @@ def _bought(c: _Chunk, add: Addition, capacity: Value, trigger: float) -> np.nda
     return first_month_above(c.load.work, trigger * np.asarray(capacity))
 
 
-def _fill_staged(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice, first: int) -> None:
-    """Every staged candidate's outcomes for the draws ``rows`` of chunk ``c``: they follow
-    the ``first`` candidates that add nothing, in (S0, K, S1, trigger) order."""
-    add = inputs.add
-    s_lo, s_hi = inputs.servers
-    k_lo, k_hi = inputs.instances
-    counts, triggers = add.counts, add.triggers
-    h, work = inputs.horizon_months, c.load.work
-    total = work.sum(axis=0)
-    months = np.arange(1, h + 1)[:, None]
-    tally = None if c.emits is None else Tally.of(c.emits, work, c.burst, c.k_burst)
-    for s0 in range(s_lo, s_hi + 1):
+def _fill_staged(c: _Chunk, inputs: PlanInputs, out: _Out, rows: slice, grid: _Grid) -> None:
+    """The outcomes of ``grid``'s candidates that add servers later, for the draws ``rows`` of
+    chunk ``c``: per (S0, trigger, S1), the months before the added servers serve and those
+    after each summed in closed form, then the burst of every K at once."""
+    add, h = inputs.add, inputs.horizon_months
+    load = c.load
+    total = Above(load, 0.0).sum()
+    instance = np.asarray(c.instance_capacity, dtype=float)
+    staged = grid.added > 0
+    place = np.cumsum(staged) - 1  # each staged candidate's row of ``out.start``
+    tally = c.tally
+    for s0 in np.unique(grid.servers[staged]).tolist():
         cap0, k0, pool_cost, up0 = c.owned(s0)
-        for t, trigger in enumerate(triggers):
+        mine = staged & (grid.servers == s0)
+        for trigger in np.unique(grid.trigger[mine]).tolist():
             bought = _bought(c, add, cap0, trigger)
             start = bought + add.lead_time_months + 1
-            later = months >= start  # (H, n): the added servers are in service
-            for i, s1 in enumerate(counts):
+            split = np.clip(start - 1, 0, h)  # months before the added servers serve
+            spans = load.span(0, split), load.span(split, h)
+            for s1 in np.unique(grid.added[mine & (grid.trigger == trigger)]).tolist():
+                at = np.flatnonzero(mine & (grid.trigger == trigger) & (grid.added == s1))
+                ks = grid.instances[at][:, None]
                 cap1, k1, up1 = c.grown(s0, s1)
-                capacity = np.where(later, cap1, cap0)
-                owned, above = c.load.served(capacity)
+                before, after = Below(load, cap0, spans[0]), Below(load, cap1, spans[1])
                 cohort = c.cohort.priced(s1, c.pool.spares(s1), bought, start, c.price_change)
-                fixed = (
-                    s0 * c.server_cost
-                    + pool_cost
-                    + weighted_sum(c.energy, owned * np.where(later, k1, k0))
-                    + cohort
-                )
-                owned_total = owned.sum(axis=0)
-                held = capacity.sum(axis=0) if capacity.ndim == 2 else h * capacity
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    share = np.clip(np.where(total > 0, owned_total / total, 0.0), 0.0, 1.0)
-                    util = np.clip(np.where(held > 0, owned_total / held, 0.0), 0.0, 1.0)
-                up = np.where(later, up1, up0).mean(axis=0)
-                if tally is not None:  # the kg of the servers, alone and beside reservations
-                    per_up = np.where(later, 1.0 / np.asarray(up1), 1.0 / np.asarray(up0))
-                    first_pool, added_pool = (s0, c.pool.spares(s0)), (s1, c.pool.spares(s1))
-                    kgs = tally.staged(first_pool, added_pool, owned, per_up, bought, start)
-                for k in range(k_lo, k_hi + 1):
-                    if k == 0 and above is not None:
-                        rest, above = above, None
-                    else:
-                        rest = c.load.excess(capacity + k * np.asarray(c.instance_capacity))
-                    j = ((s0 - s_lo) * (k_hi - k_lo + 1) + k - k_lo) * len(counts) + i
-                    j = j * len(triggers) + t
-                    cost = fixed + k * c.instance_cost
-                    if tally is None:
-                        out.cost[first + j, rows] = cost + c.k_burst * weighted_sum(c.burst, rest)
-                    else:
-                        out.cost[first + j, rows], out.carbon[first + j, rows] = tally.candidate(
-                            cost, rest, k > 0, kgs[k > 0]
-                        )
-                    out.share[first + j, rows], out.util[first + j, rows] = share, util
-                    out.up[first + j] += up.sum()
-                    out.start[j, rows] = np.where(start <= h, start, np.inf)
+                energy = k0 * weighted_sum(c.energy, before) + k1 * weighted_sum(c.energy, after)
+                fixed = s0 * c.server_cost + pool_cost + energy + cohort
+                held = split * cap0 + (h - split) * cap1
+                shares = _shares(before.sum() + after.sum(), total, held)
+                parts = ((cap0, spans[0]), (cap1, spans[1]))
+
+                def rests(k: np.ndarray, parts=parts) -> list[Above]:  # O_m of each K, by part
+                    return [Above(load, cap + k * instance, span) for cap, span in parts]
+
+                cost = fixed + ks * c.instance_cost
+                if tally is None:
+                    burst = sum(weighted_sum(c.burst, r) for r in rests(ks))
+                    out.cost[at, rows] = cost + c.k_burst * burst
+                else:
+                    kg = tally.staged(
+                        (s0, c.pool.spares(s0)),
+                        (s1, c.pool.spares(s1)),
+                        ((before, up0), (after, up1)),
+                        bought,
+                        start,
+                    )
+                    _with_carbon(tally, out, (at, rows), ks, cost, rests, kg)
+                out.share[at, rows], out.util[at, rows] = shares
+                out.up[at] += np.sum((split * up0 + (h - split) * up1) / h)
+                out.start[place[at], rows] = np.where(start <= h, start, np.inf)
+
+
+@dataclass(frozen=True, eq=False)
+class _Sampled:
+    """Every input drawn once: ``values`` by name, the ranks the sampler knew (``sample``)
+    and the carbon inputs drawn on their own streams (``apart``)."""
+
+    values: dict[str, Value]
+    sample: Sample
+    apart: dict[str, Value]
+    kept: dict[int, _Chunk] = dataclasses.field(default_factory=dict)
+
+    def chunk(self, inputs: PlanInputs, rows: slice) -> _Chunk:
+        """The chunk of the draws ``rows``; kept for the next block of candidates when it
+        holds every draw (one chunk: no more memory than one block's evaluation holds)."""
+        found = self.kept.get(rows.start)
+        if found is not None:
+            return found
+        part = {k: _rows(v, rows) for k, v in {**self.values, **self.apart}.items()}
+        chunk = _chunk(inputs, part, rows.stop - rows.start)
+        if rows.start == 0 and rows.stop == inputs.samples:
+            self.kept[0] = chunk
+        return chunk
+
+
+def _sampled(inputs: PlanInputs) -> _Sampled:
+    values, drawn = draw(inputs)
+    return _Sampled(values, drawn, carbon_values(inputs))
+
+
+def _take(grid: _Grid, index: np.ndarray) -> _Grid:
+    """The candidates ``index`` of ``grid``, in that order."""
+    return _Grid(grid.servers[index], grid.instances[index], grid.added[index], grid.trigger[index])
 
 
 def simulate_plan(inputs: PlanInputs, progress: Progress | None = None) -> FleetSimulation:
@@ -540,29 +541,35 @@ def simulate_plan(inputs: PlanInputs, progress: Progress | None = None) -> Fleet
 
     ``progress``, when given, is told the share of the draws done after each chunk of them,
     rising to 1 (:func:`summarise_plan` is not counted: it takes a few per cent of the time).
+    Every candidate's outcome over every draw is held at once: :func:`run_plan` evaluates
+    them block by block instead.
     """
-    values, drawn = draw(inputs)
-    apart = carbon_values(inputs)
-    grid = _grid(inputs)
-    pairs = int(np.count_nonzero(grid.added == 0))
+    return _simulate(inputs, _grid(inputs), _sampled(inputs), progress)
+
+
+def _simulate(
+    inputs: PlanInputs, grid: _Grid, sampled: _Sampled, progress: Progress | None = None
+) -> FleetSimulation:
+    """The candidates ``grid`` (those that add servers later after the others) on the draws
+    ``sampled``, chunk of draws by chunk."""
+    staged = int(np.count_nonzero(grid.added))
     n, h = inputs.samples, inputs.horizon_months
-    out = _out(inputs, grid.servers.size, grid.servers.size - pairs)
+    out = _out(inputs, grid.servers.size, staged)
     step = max(1, _CHUNK_ELEMENTS // h)
     for start in range(0, n, step):
         rows = slice(start, min(n, start + step))
-        part = {k: _rows(v, rows) for k, v in {**values, **apart}.items()}
-        chunk = _chunk(inputs, part, rows.stop - start)
-        _fill_chunk(chunk, inputs, out, rows)
-        if inputs.add is not None:
-            _fill_staged(chunk, inputs, out, rows, pairs)
+        chunk = sampled.chunk(inputs, rows)
+        _fill_chunk(chunk, inputs, out, rows, grid)
+        if staged:
+            _fill_staged(chunk, inputs, out, rows, grid)
         if progress is not None:
             progress(rows.stop / n)
     downtime = inputs.own.repair_days.support()[1] > 0.0
     c = inputs.carbon
     unknown = ("burst.api",) if c is not None and c.burst is None and c.api is None else ()
     return FleetSimulation(
-        inputs, grid.servers, grid.instances, out.cost, out.share, out.util, out.cloud, values,
-        drawn,
+        inputs, grid.servers, grid.instances, out.cost, out.share, out.util, out.cloud,
+        sampled.values, sampled.sample,
         availability=out.up / n if downtime else None,
         carbon=None if unknown else out.carbon,
         cloud_carbon=None if unknown else out.cloud_carbon,
@@ -582,12 +589,26 @@ def work_split(
     share of the first servers' capacity, or a month for ``at_month``); for a plan with
     ``own.add``, also its mean owned capacity and the P10 and P90 of each month's work."""
     inputs, values = sim.inputs, sim.draws
+
+    def chunk(rows: slice) -> _Chunk:  # without emissions: the split needs none
+        part = {k: _rows(v, rows) for k, v in values.items()}
+        return _chunk(inputs, part, rows.stop - rows.start, False)
+
+    return _split(inputs, chunk, (servers, instances, added, trigger), values)
+
+
+def _split(
+    inputs: PlanInputs, chunk_of, plan: tuple[int, int, int, float], draws: dict[str, Value]
+) -> WorkSplit:
+    """:func:`work_split` of ``plan`` (servers, instances, added, trigger) over the chunks of
+    draws ``chunk_of(rows)`` gives, ``draws`` the plan's drawn inputs (for the work's band)."""
+    servers, instances, added, trigger = plan
     n, h = inputs.samples, inputs.horizon_months
     sums = np.zeros((4, h))  # owned, reserved and burst work, owned capacity
     step = max(1, _CHUNK_ELEMENTS // h)
     for start in range(0, n, step):
         rows = slice(start, min(n, start + step))
-        c = _chunk(inputs, {k: _rows(v, rows) for k, v in values.items()}, rows.stop - start, False)
+        c = chunk_of(rows)
         owned = c.owned(servers)[0]
         if added:
             bought = _bought(c, inputs.add, owned, trigger)
@@ -596,10 +617,10 @@ def work_split(
         sums[:3] += c.load.split(owned, instances * np.asarray(c.instance_capacity))
         sums[3] += np.broadcast_to(owned, (h, rows.stop - start)).sum(axis=1)
     mean = sums / n
-    if sim.start is None:  # no candidate adds servers
+    if inputs.add is None or not inputs.add.counts:  # no candidate adds servers
         return WorkSplit(owned=mean[0], reserved=mean[1], burst=mean[2])
-    low, high = work_band(values[f"demand.{inputs.demand.work_field}"],
-                          values["demand.annual_growth"], h)  # fmt: skip
+    low, high = work_band(draws[f"demand.{inputs.demand.work_field}"],
+                          draws["demand.annual_growth"], h)  # fmt: skip
     return WorkSplit(mean[0], mean[1], mean[2], mean[3], low, high)
 
 
@@ -792,14 +813,13 @@ def _index(sim: FleetSimulation, c: Candidate) -> int:
     return int(np.flatnonzero(same)[0])
 
 
-def _ranked(sim: FleetSimulation, objective: np.ndarray) -> list[int]:
+def _ranked(grid: _Grid, objective: np.ndarray) -> list[int]:
     """The candidates by the objective [USD], ties going to fewer first servers, then fewer
     added, fewer reservations and the lower trigger (or earlier month)."""
-    trigger = np.nan_to_num(sim.trigger, nan=-1.0) if sim.trigger is not None else None
-    if sim.start is None:
-        return np.lexsort((sim.instances, sim.servers, objective)).tolist()
-    keys = (trigger, sim.instances, sim.added, sim.servers, objective)
-    return np.lexsort(keys).tolist()
+    if not grid.added.any():
+        return np.lexsort((grid.instances, grid.servers, objective)).tolist()
+    trigger = np.nan_to_num(grid.trigger, nan=-1.0)
+    return np.lexsort((trigger, grid.instances, grid.added, grid.servers, objective)).tolist()
 
 
 def _duplicates(stats: dict[str, np.ndarray], order: list[int]) -> np.ndarray:
@@ -831,27 +851,124 @@ def _staging_saving(sim: FleetSimulation, order: list[int]) -> StagingSaving:
     return StagingSaving(float(saved.mean()), float(pct["p10"]), float(pct["p90"]))
 
 
+@dataclass(frozen=True)
+class _Figures:
+    """Every candidate's figures in the grid's order: its ``candidates`` record, the ``stats``
+    of its cost (:func:`row_stats`, (C,) each) and its ``carbon`` (``None`` each when the
+    emissions are not known)."""
+
+    candidates: list[Candidate]
+    stats: dict[str, np.ndarray]
+    carbon: list[CarbonStats | None]
+
+    @classmethod
+    def of(cls, sim: FleetSimulation) -> _Figures:
+        """The figures of the candidates of ``sim``."""
+        stats = row_stats(sim.cost)
+        known = sim.carbon is not None
+        carbon = _carbon_stats(sim.carbon, sim.work) if known else [None] * sim.servers.size
+        return cls(_candidates(sim, stats, carbon), stats, carbon)
+
+    @classmethod
+    def join(cls, parts: list[_Figures]) -> _Figures:
+        """The figures of consecutive blocks of candidates, one after the other."""
+        stats = {k: np.concatenate([p.stats[k] for p in parts]) for k in parts[0].stats}
+        return cls(
+            [c for p in parts for c in p.candidates], stats, [c for p in parts for c in p.carbon]
+        )
+
+
+def _subset(sim: FleetSimulation, picks: np.ndarray) -> FleetSimulation:
+    """The candidates ``picks`` (in the simulation's order) of ``sim``."""
+    staged = sim.added > 0
+    start = None
+    if sim.start is not None and staged[picks].any():
+        start = sim.start[(np.cumsum(staged) - 1)[picks][staged[picks]]]
+    rows = lambda x: None if x is None else x[picks]  # noqa: E731
+    return dataclasses.replace(
+        sim, servers=sim.servers[picks], instances=sim.instances[picks], cost=sim.cost[picks],
+        share_owned=sim.share_owned[picks], owned_utilisation=sim.owned_utilisation[picks],
+        availability=rows(sim.availability), carbon=rows(sim.carbon), added=sim.added[picks],
+        trigger=sim.trigger[picks], start=start,
+    )  # fmt: skip
+
+
 def summarise_plan(sim: FleetSimulation) -> PlanResult:
     """Every candidate's cost statistics, the best by the objective with its P50 saving
     against all-cloud, the frontier and all-cloud."""
-    inputs = sim.inputs
-    cloud = sim.cloud
-    stats = row_stats(sim.cost)
+    grid = _Grid(sim.servers, sim.instances, sim.added, sim.trigger)
+    rows = lambda picks: _subset(sim, picks)  # noqa: E731
+    return _summary(sim.inputs, grid, _Figures.of(sim), rows, lambda plan: work_split(sim, *plan))
+
+
+#: Bytes of the outcomes over every draw of one block of candidates, about the most
+#: :func:`run_plan` holds at once beside one chunk of draws.
+BLOCK_BYTES = 48 * 2**20
+
+
+def block_rows(samples: int, *, carbon: bool = False, staged: bool = False) -> int:
+    """The candidates of one block of :func:`run_plan` [count]: as many as hold their
+    outcomes over ``samples`` draws (cost, owned share, utilisation, and the emissions when
+    counting ``carbon``, the first month of service of ``staged`` candidates: 8 bytes each)
+    in :data:`BLOCK_BYTES`, one at least."""
+    per = 8 * (3 + carbon + staged)  # [byte/draw]
+    return max(1, BLOCK_BYTES // (per * samples))
+
+
+def run_plan(inputs: PlanInputs, progress: Progress | None = None) -> PlanResult:
+    """:func:`summarise_plan` of :func:`simulate_plan`, block of candidates by block: each
+    block's outcomes over every draw are reduced to its figures before the next is evaluated,
+    so that memory stays within :data:`BLOCK_BYTES` whatever the candidates; the draws
+    rows of the few candidates the summary compares are evaluated again at the end. The
+    figures are those of :func:`summarise_plan` (the draws and each candidate's arithmetic are
+    the same). ``progress`` is told the share of the work done, rising to 1."""
+    sampled, grid = _sampled(inputs), _grid(inputs)
+    size = grid.servers.size
+    carbon, staged = inputs.carbon is not None, inputs.add is not None
+    step = block_rows(inputs.samples, carbon=carbon, staged=staged)
+    split = lambda plan: _split(  # noqa: E731
+        inputs, lambda rows: sampled.chunk(inputs, rows), plan, sampled.values
+    )
+    if step >= size:  # one block: the summary reads its rows
+        sim = _simulate(inputs, grid, sampled, progress)
+        return _summary(inputs, grid, _Figures.of(sim), lambda picks: _subset(sim, picks), split)
+    firsts = range(0, size, step)
+    parts = []
+    for b, first in enumerate(firsts):
+        told = None if progress is None else _scaled(progress, b, len(firsts))
+        block = _take(grid, np.arange(first, min(size, first + step)))
+        parts.append(_Figures.of(_simulate(inputs, block, sampled, told)))
+    rows = lambda picks: _simulate(inputs, _take(grid, picks), sampled)  # noqa: E731
+    return _summary(inputs, grid, _Figures.join(parts), rows, split)
+
+
+def _scaled(progress: Progress, block: int, blocks: int) -> Progress:
+    """``progress`` told the share of the whole of a share of block ``block`` of ``blocks``."""
+    return lambda share: progress((block + share) / blocks)
+
+
+def _summary(inputs: PlanInputs, grid: _Grid, figures: _Figures, rows, split) -> PlanResult:
+    """The plan's result from every candidate's ``figures``; ``rows(picks)`` simulates the
+    candidates ``picks`` (grid indices, ascending) whose draws the summary compares (the best,
+    the runner-up and the best that adds nothing later) and ``split(plan)`` gives a plan's
+    :func:`work_split`."""
+    stats, candidates, carbon = figures.stats, figures.candidates, figures.carbon
+    order = _ranked(grid, stats[inputs.objective])
+    stages = bool(grid.added.any())
+    plain = next(j for j in order if grid.added[j] == 0) if stages else order[0]
+    picks = sorted({*order[:2], plain})
+    sim = rows(np.array(picks))
+    local = [picks.index(j) for j in order[:2]] + [picks.index(plain)]  # rows of ``sim``
+    best = candidates[order[0]]
     known = sim.carbon is not None
-    carbon = _carbon_stats(sim.carbon, sim.work) if known else [None] * sim.servers.size
-    candidates = _candidates(sim, stats, carbon)
-    order = _ranked(sim, stats[inputs.objective])
-    best_index = order[0]
-    best = candidates[best_index]
-    cloud_stats = {k: float(v[0]) for k, v in row_stats(cloud[None, :]).items()}
+    cloud_stats = {k: float(v[0]) for k, v in row_stats(sim.cloud[None, :]).items()}
     up = None if sim.availability is None else 1.0  # no servers: nothing is missing
     cloud_carbon = _carbon_stats(sim.cloud_carbon[None, :], sim.work)[0] if known else None
     all_cloud = Candidate(0, 0, CostStats(**cloud_stats), 0.0, 0.0, 0.0, up, cloud_carbon)
     on_frontier = frontier(stats["mean"], stats["p90"])
-    repeats = None if sim.start is None else _duplicates(stats, order)
+    repeats = _duplicates(stats, order) if stages else None
     if repeats is not None:
         on_frontier &= ~repeats
-    on_frontier = on_frontier.tolist()
     green = None
     if known:  # the candidates no other beats on both mean cost and mean emissions
         kept = frontier(stats["mean"], np.array([c.mean for c in carbon]), ties=True)
@@ -860,16 +977,16 @@ def summarise_plan(sim: FleetSimulation) -> PlanResult:
     return PlanResult(
         candidates=tuple(candidates),
         best=best,
-        frontier=tuple(c for c, kept in zip(candidates, on_frontier, strict=True) if kept),
+        frontier=tuple(c for c, k in zip(candidates, on_frontier.tolist(), strict=True) if k),
         all_cloud=all_cloud,
         objective=inputs.objective,
-        work_split=work_split(sim, *_plan_of(sim, best_index)),
+        work_split=split(_plan_of(sim, local[0])),
         saving=_saving(sim, best),
-        value_of_information=_choice(sim, order),
-        precision=_precision(sim, order, stats[inputs.objective]),
+        value_of_information=_choice(sim, local[: len(order[:2])]),
+        precision=_precision(sim, local[: len(order[:2])], stats[inputs.objective][picks]),
         carbon_frontier=green,
         carbon_unknown=sim.carbon_unknown,
-        staging_saving=None if sim.start is None else _staging_saving(sim, order),
+        staging_saving=_staging_saving(sim, [local[0], local[-1]]) if stages else None,
         seed=inputs.seed,
         samples=inputs.samples,
         method=inputs.method,

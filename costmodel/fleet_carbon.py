@@ -19,6 +19,7 @@ tax), and the idle power in each month's flow like the first servers'.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -177,14 +178,21 @@ def fleet_emissions(
     )
 
 
-def weighted_rows(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
+def weighted_rows(weights: np.ndarray, x) -> np.ndarray:
     """sum_m weights_{r,m} x_m per row r and draw, for ``(R, H)`` or ``(R, H, n)`` weights and
-    ``(H, n)`` x: ``(R, n)``."""
+    ``(H, n)`` x: ``(R, n)``; or x a monthly work in closed form
+    (:class:`~costmodel.fleet_load.Above`, :class:`~costmodel.fleet_load.Below`) of K
+    capacities at once: ``(K, R, n)``."""
+    if not isinstance(x, np.ndarray):
+        return x.rows(weights)
     return weights @ x if weights.ndim == 2 else np.einsum("rmn,mn->rn", weights, x)
 
 
-def weighted_sum(weights: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """sum_m weights_m x_m per draw, for ``(H,)`` or ``(H, n)`` weights and ``(H, n)`` x."""
+def weighted_sum(weights: np.ndarray, x) -> np.ndarray:
+    """sum_m weights_m x_m per draw, for ``(H,)`` or ``(H, n)`` weights and ``(H, n)`` x (or a
+    monthly work in closed form, as :func:`weighted_rows`: ``(K, n)``)."""
+    if not isinstance(x, np.ndarray):
+        return x.sum(weights)
     return weights @ x if weights.ndim == 1 else np.einsum("mn,mn->n", weights, x)
 
 
@@ -207,7 +215,9 @@ class Tally:
     kg less, beside reservations, the reserved ones' (B_m = W_m - A_m - O_m) and, when carbon
     has a price, the burst's money weights ``burst`` below them, so the burst's cost and the
     candidate's carbon come from one pass over O_m. Without a price the money is the same
-    product as without carbon, so that no cost moves.
+    product as without carbon, so that no cost moves. The monthly work may be a closed form
+    of K capacities at once (:class:`~costmodel.fleet_load.Above`): the sums are then
+    ``(K, R, n)``, rows on the second-last axis.
     """
 
     emits: FleetEmissions
@@ -244,39 +254,43 @@ class Tally:
         if not s:
             return kg, None if self.reserved is None else kg + self.reserved
         done = weighted_rows(self.owned, owned)
-        kg = kg + done[:r] * (e.owned_scale / up)
-        return kg, None if self.reserved is None else kg + (self.reserved - done[r:])
+        kg = kg + done[..., :r, :] * (e.owned_scale / up)
+        return kg, None if self.reserved is None else kg + (self.reserved - done[..., r:, :])
 
     def staged(
         self,
         first: tuple[int, int],
         added: tuple[int, int],
-        owned: np.ndarray,
-        per_up: Value,
+        parts: tuple[tuple[Any, Value], ...],
         bought: np.ndarray,
         start: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray | None]:
         """As :meth:`servers`, for ``first`` (S0, s0 spares) bought at month 0 and ``added``
         (S1, s1) bought at the end of month ``bought`` a and in service from ``start`` s (each
-        (n,)), doing the owned work ``owned`` A_m (H, n) with ``per_up`` 1 / A(S_m) [-] each
-        month (a float or (H, n)): each (R, n)."""
-        e = self.emits
-        kg = first[0] * e.server + first[1] * e.spare + e.added.kg(*added, bought, start)
-        kg = kg + weighted_rows(e.owned, owned * per_up) * e.owned_scale
-        if self.reserved is None:
-            return kg, None
-        return kg, kg + (self.reserved - weighted_rows(e.reserved, owned))
-
-    def candidate(
-        self, cost: Value, rest: np.ndarray, reserved: bool, kg: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The cost [USD] and kg of a candidate per draw from its ``cost`` without burst, its
-        burst work ``rest`` O_m (H, n), whether it has ``reserved`` instances and the kg of its
-        servers (:meth:`servers`, with reservations the second)."""
+        (n,)), doing the owned work of ``parts``: the months before s and from s, each its
+        owned work A_m in closed form with the share A(S) of GPUs in service then [-]."""
         e = self.emits
         r = e.owned.shape[0]
-        done = weighted_rows(self.beside if reserved else self.alone, rest)
-        kg = kg + done[:r]
+        kg = first[0] * e.server + first[1] * e.spare + e.added.kg(*added, bought, start)
+        done = [weighted_rows(self.owned, owned) for owned, _ in parts]
+        for d, (_, up) in zip(done, parts, strict=True):
+            kg = kg + d[..., :r, :] * (e.owned_scale / up)
+        if self.reserved is None:
+            return kg, None
+        return kg, kg + (self.reserved - sum(d[..., r:, :] for d in done))
+
+    def candidate(
+        self, cost: Value, rests: list, reserved: bool, kg: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The cost [USD] and kg of a candidate per draw from its ``cost`` without burst, its
+        burst work O_m (H, n) or in closed form, given in ``rests`` by parts of the horizon,
+        whether it has ``reserved`` instances and the kg of its servers (:meth:`servers`, with
+        reservations the second)."""
+        e = self.emits
+        r = e.owned.shape[0]
+        done = sum(weighted_rows(self.beside if reserved else self.alone, x) for x in rests)
+        kg = kg + done[..., :r, :]
         if e.price is None:
-            return cost + self.k_burst * weighted_sum(self.burst, rest), kg[0]
-        return cost + self.k_burst * done[r] + e.price * kg[1], kg[0]
+            burst = sum(weighted_sum(self.burst, x) for x in rests)
+            return cost + self.k_burst * burst, kg[..., 0, :]
+        return cost + self.k_burst * done[..., r, :] + e.price * kg[..., 1, :], kg[..., 0, :]

@@ -33,6 +33,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "MAX_VALUES",
+    "byte_setting",
     "check_shape",
     "load_documents",
     "max_file_bytes",
@@ -57,15 +58,21 @@ def max_file_bytes() -> int:
     """The largest file :func:`read_yaml` reads [byte]: ``$COSTMODEL_MAX_FILE_BYTES``, else
     :data:`MAX_FILE_BYTES`. Raises ``ValueError`` naming the variable when it is not a positive
     integer."""
-    text = os.environ.get(FILE_BYTES_VAR, "").strip()
+    return byte_setting(FILE_BYTES_VAR, MAX_FILE_BYTES)
+
+
+def byte_setting(var: str, default: int) -> int:
+    """A count of bytes from the environment variable ``var``, else ``default`` [byte].
+    Raises ``ValueError`` naming the variable when it is not a positive integer."""
+    text = os.environ.get(var, "").strip()
     if not text:
-        return MAX_FILE_BYTES
+        return default
     try:
         limit = int(text)
     except ValueError:
         limit = 0
     if limit < 1:
-        raise ValueError(f"{FILE_BYTES_VAR} must be a positive integer [byte], got {text!r}")
+        raise ValueError(f"{var} must be a positive integer [byte], got {text!r}")
     return limit
 
 

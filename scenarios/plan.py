@@ -288,9 +288,9 @@ def evaluate_plan(
     changes = {k: v for k, v in (("samples", samples), ("seed", seed)) if v is not None}
     inputs = dataclasses.replace(plan.inputs, **changes) if changes else plan.inputs
     # imported here: a scenario's run needs no fleet engine, and every run imports this module
-    from costmodel.fleet import simulate_plan, summarise_plan
+    from costmodel.fleet import run_plan
 
-    result = summarise_plan(simulate_plan(inputs, progress))
+    result = run_plan(inputs, progress)
     document = with_sampling(plan.document, inputs.samples, inputs.seed)
     reserve = (inputs.instances[1], "reserve.instances.max") if inputs.reserve else None
     edges = ((inputs.servers[1], "own.servers.max"), reserve)

@@ -62,7 +62,8 @@ def test_the_reported_plan_is_refused_naming_its_limits(tmp_path):
     # The report: 1001 x 1001 candidates, 1 draw, 12 months was counted as 1 x 1,002,001 x 12
     # = 12,024,012 (2.4 % of the limit) and then took 98.7 s and 2.36 GB.
     # Its memory: the process 83,886,080 + a chunk 7 x 8 x 1 x 12 = 672 + 1 x 32
-    # + 1,002,001 x (1 x 24 + 3,000) = 3,113,937,808 bytes > 1 GiB (2.36 GB measured).
+    # + 1,002,001 x (1 x 24 + 3,600) = 3,715,138,408 bytes > 1 GiB (2.36 GB measured when
+    # every candidate's draws were held; the candidates' figures hold the most now).
     # A run of it would be a job (its work is within COSTMODEL_MAX_JOB_WORK): the rest refuse it.
     client = make_app(tmp_path).test_client()
     limits_of_route = {"/v1/plans": {"MAX_WORK"}, "/v1/runs": set()}
@@ -73,23 +74,23 @@ def test_the_reported_plan_is_refused_naming_its_limits(tmp_path):
         problems = errors_by_setting(body)
         assert set(problems) == {"MAX_CANDIDATES", "MAX_RESULT_BYTES", "MAX_MEMORY"} | work
         assert "1,002,001 exceeds the limit of 10,201 candidates" in problems["MAX_CANDIDATES"]
-        assert "3,113,937,808 exceeds the limit of 1,073,741,824" in problems["MAX_MEMORY"]
+        assert "3,715,138,408 exceeds the limit of 1,073,741,824" in problems["MAX_MEMORY"]
         assert {e["path"] for e in body["errors"]} == {"own.servers"}
     assert client.get("/v1/runs").get_json()["total"] == 0
 
 
 def test_a_job_is_counted_the_memory_of_its_whole_process(tmp_path):
     # The probe's job: 4,000 draws of 101 x 101 candidates over 12 months peaked at 1,079 MiB
-    # in its process, while only its draws were counted (4,000 x 10,201 x 24 + 10,201 x 3,000
-    # = 1,009,899,000 < 1 GiB). Counted whole:
-    # 83,886,080 (the process) + 7 x 8 x 4,000 x 12 = 2,688,000 (a chunk) + 4,000 x 32
-    # + 979,296,000 + 30,603,000 = 1,096,601,080 > 1,073,741,824: refused, even as a job.
-    client = make_app(tmp_path).test_client()
-    doc = plan(100, 100, 12)
-    body = assert_error(client.post("/v1/runs?samples=4000", json=doc), 422)
+    # while every candidate's draws were held at once; evaluated block by block it peaks at
+    # 120 MiB (benchmarks/bench_memory.py). Counted whole: 83,886,080 (the process)
+    # + 7 x 8 x 4,000 x 12 = 2,688,000 (a chunk) + 4,000 x 32 = 128,000 (the draws' inputs)
+    # + 524 x 4,000 x 24 = 50,304,000 (a block: 48 MiB // (24 x 4,000) = 524 candidates)
+    # + 10,201 x 3,600 = 36,723,600 (the candidates' figures) = 173,729,680 bytes.
+    assert limits.plan_memory(4_000, 101 * 101, 12) == 173_729_680
+    client = make_app(tmp_path, MAX_MEMORY=173_729_679).test_client()
+    body = assert_error(client.post("/v1/runs?samples=4000", json=plan(100, 100, 12)), 422)
     assert set(errors_by_setting(body)) == {"MAX_MEMORY"}
-    assert "1,096,601,080 exceeds the limit of 1,073,741,824 bytes" in body["message"]
-    assert limits.plan_memory(3_000, 101 * 101, 12) < 2**30  # 3,000 draws are a job
+    assert "173,729,680 exceeds the limit of 173,729,679 bytes" in body["message"]
 
 
 def test_a_scenario_is_held_to_the_memory_limit(tmp_path):
@@ -109,15 +110,17 @@ def test_a_scenario_is_held_to_the_memory_limit(tmp_path):
 
 def test_the_work_of_a_plan_counts_each_candidate_and_its_result(tmp_path):
     # With the candidate and size caps lifted, 1001 x 101 candidates at 1 draw and 12 months:
-    # 101,101 x 1 x (12 x 8 + 24)                        =    12,132,120 evaluating
-    # 101,101 x 2,500                                    =   252,752,500 per candidate
-    # ((2 x 101,101 + 2) x 414 + 12 x 75 + 65,536) x 8   =   670,231,136 writing the result
-    #                                                     =   935,115,756 > 500,000,000
+    # 4,000,000                                          =     4,000,000 answering a plan
+    # 1 x (12 x 3 + 40 + 1,001 x 8 + 101,101 x 6)        =       614,690 evaluating
+    # 101,101 x 2,600                                    =   262,862,600 per candidate
+    # ((2 x 101,101 + 2) x 414 + 12 x 75 + 65,536) x 4   =   335,115,568 writing the result
+    #                                                     =   602,592,858 > 500,000,000
     client = make_app(tmp_path, MAX_CANDIDATES=10**7, MAX_RESULT_BYTES=10**12).test_client()
     body = assert_error(client.post("/v1/plans?samples=1", json=plan(1000, 100, 12)), 422)
     assert set(errors_by_setting(body)) == {"MAX_WORK"}
-    assert "935,115,756 exceeds the limit of 500,000,000 units of work" in body["message"]
-    assert limits.plan_work(1, 101_101, 12) == 935_115_756
+    assert "602,592,858 exceeds the limit of 500,000,000 units of work" in body["message"]
+    shape = limits.PlanShape(101_101, 12, servers=1001, reserves=True)
+    assert limits.plan_work(1, shape) == 602_592_858
 
 
 def test_a_plan_within_the_limits_is_evaluated(tmp_path):
@@ -160,21 +163,23 @@ def _counted(client, doc: dict) -> dict[str, int]:
 
 def test_a_plan_counting_carbon_is_counted_what_carbon_adds(tmp_path):
     # 10 draws of 7 x 3 = 21 candidates over 36 months; the twin counts carbon (own.grid):
-    # memory  21 x 10 x 8 + 21 x 800                                 =  18,480 bytes more
+    # memory  21 x 10 x 8 + 21 x 800 (one block of the 21)           =  18,480 bytes more
     # result  (3 x 21 + 2) x (414 + 172) - (2 x 21 + 2) x 414
     #         = 38,090 - 18,216                                      =  19,874 bytes more
-    # work    10 x 21 x 36 x 2 + 19,874 x 8 = 15,120 + 158,992       = 174,112 units more
+    # work    10 x (36 x 3 x 8 + 21 x 12) + 19,874 x 4              =  90,656 units more
+    #         (three tables of emissions: the burst's, the servers', the reservations')
     client = make_app(tmp_path, MAX_MEMORY=1, MAX_RESULT_BYTES=1, MAX_WORK=1).test_client()
     twin = plan(6, 2)
     twin["own"]["grid"] = "DE"
     plain, carbon = _counted(client, plan(6, 2)), _counted(client, twin)
     added = {k: carbon[k] - plain[k] for k in plain}
-    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 19_874, "MAX_WORK": 174_112}
+    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 19_874, "MAX_WORK": 90_656}
     body = assert_error(client.post("/v1/plans?samples=10", json=twin), 422)
     assert (
-        "samples x candidates x 32 + 3,800 per candidate" in errors_by_setting(body)["MAX_MEMORY"]
+        "samples x min(candidates, a block of 157,286) x 32 + 4,400 per candidate"
+        in errors_by_setting(body)["MAX_MEMORY"]
     )
-    assert "months x 10 + samples" in errors_by_setting(body)["MAX_WORK"]
+    assert "months x 8 a table of emissions" in errors_by_setting(body)["MAX_WORK"]
 
 
 def test_the_result_size_counted_bounds_a_carbon_result():
@@ -207,18 +212,19 @@ def test_candidates_and_result_size_limits_are_settings(tmp_path):
 
 
 def test_the_reported_comparison_is_refused_naming_the_work_limit(tmp_path):
-    # 200,000 draws x 324 options: about 8 s and 1.22 GB; counted as 200,000 x 324 x 40
+    # 200,000 draws x 324 options: about 8 s and 1.22 GB when reported (some 2.4 s now);
+    # counted as 200,000 x 324 x 16
     client = make_app(tmp_path).test_client()
     request = {"utilisation": 1.0, "horizon_months": 240, "samples": 200_000}
     body = assert_error(client.post("/v1/compare", json=request), 422)
     assert set(errors_by_setting(body)) == {"MAX_WORK"}
-    assert "2,592,000,000 exceeds the limit" in body["message"]
+    assert "1,036,800,000 exceeds the limit" in body["message"]
     assert body["errors"][0]["path"] == "samples"
 
 
 def test_the_work_of_a_comparison_counts_the_options_asked_for(tmp_path):
     client = make_app(tmp_path, MAX_WORK=2_000_000).test_client()
-    # 1,000 draws x 40 = 40,000 an option: 50 options are allowed, not the catalog's 324
+    # 1,000 draws x 16 = 16,000 an option: 125 options are allowed, not the catalog's 324
     body = assert_error(client.post("/v1/compare", json={"utilisation": 0.5, "samples": 1000}), 422)
     assert "324 options" in body["message"]
     narrow = {"utilisation": 0.5, "samples": 1000, "tier": "marketplace", "min_memory_gb": 80}
@@ -524,9 +530,19 @@ def test_gunicorn_answers_a_request_past_its_deadline_in_the_error_shape(slow_se
 
 
 def test_a_daily_peak_and_an_api_are_counted_as_the_work_they_add():
-    # a plan under a daily peak splits each month with an arccos: 15 units a candidate-month
-    # against 8, so 101,101 x 1 x (12 x 15 + 24) = 20,624,604 to evaluate, 8,492,484 more
-    assert limits.plan_work(1, 101_101, 12, peaked=True) == 935_115_756 + 101_101 * 12 * 7
+    # a plan under a daily peak sums each candidate's band months one by one: 2 units a
+    # candidate-month, 101,101 x 1 x 12 x 2 = 2,426,424 more
+    peaked = limits.PlanShape(101_101, 12, servers=1001, reserves=True, peaked=True)
+    assert limits.plan_work(1, peaked) == 602_592_858 + 2_426_424
+    # the months of a plan's draws whatever its candidates: 121,000 draws of one candidate
+    # over 240 months, carbon and a daily peak (5.64 s of CPU in the report, counted 1.49 s;
+    # 1.00 s now): 4,000,000 + 121,000 x (240 x (2 x 3 + 1 x 8) + 40 + 8 + (6 + 12 + 240 x 2))
+    # + 2,600 + ((3 + 2) x 586 + 240 x 75 + 65,536) x 4 = 476,974,464 units, 1.43 s
+    # (240 x 121,000 draw-months are 15 chunks: the months are built twice, for the one block
+    # and the best plan's split)
+    lone = limits.PlanShape(1, 240, peaked=True, carbon=True)
+    assert limits.plan_passes(121_000, lone) == 2
+    assert limits.plan_work(121_000, lone) == 476_974_464
     # a scenario with a hosted API: its payback is a second pass over the months (12 x 36) and
     # its bands half a level (20 x 20): 10,000 x (36 x 24 + 20 x 60 + 1,000) = 30,640,000
     assert limits.scenario_work(10_000, 20, 36) == 10_000 * (36 * 12 + 20 * 40 + 1_000)
