@@ -73,7 +73,7 @@ def write_throughput_chart(
     for label, (user, per_gpu) in curves(a, catalog, params_b).items():
         ax.plot(user, per_gpu, lw=1.2, label=f"{label}, estimated")
     for o in a.options:
-        if o.origin == "measured" and o.tokens_per_s_per_user is not None:
+        if o.origin != "estimated" and o.tokens_per_s_per_user is not None:
             ax.plot([o.tokens_per_s_per_user], [o.p50], "o", ms=4, label=f"{o.gpu}: {o.row_id}")
     ax.set_yscale("log")
     ax.set_xlabel("tokens/s per user")

@@ -80,7 +80,12 @@ class _OptionSchema(Schema):
     gpus = fields.Integer(metadata={"description": "GPUs of the build [GPU]"})
     gpus_per_replica = fields.Integer(allow_none=True, metadata={"description": "G [GPU]"})
     batch = fields.Float(allow_none=True, metadata={"description": "requests per replica"})
-    origin = fields.String(metadata={"description": "measured or estimated"})
+    origin = fields.String(
+        metadata={
+            "description": "measured (the catalog's row), yours (the server's serving "
+            "file) or estimated"
+        }
+    )
     row_id = fields.String(allow_none=True, metadata={"description": "the measured row"})
     tokens_per_s_per_gpu = fields.Nested(
         _Percentiles,
