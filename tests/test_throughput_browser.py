@@ -97,6 +97,7 @@ def test_the_compare_tab_draws_the_models_throughput(driver, tmp_path):
         assert {kinds[x] for x in drawn["levels"]} == {"level"}
         assert drawn["desc"] == "; ".join(legend)
 
+        page.screenshot("web-compare-throughput", 1280)
         page.viewport(375, 800)  # on a phone: inside the screen, legend below
         page.charts_drawn()
         assert _drawn(page)["width"] <= 375
