@@ -84,7 +84,8 @@ class Option:
     Attributes:
         gpu: catalog GPU id. gpus: N [GPU]. gpus_per_replica: G [GPU] (None: not stated by
             the measurement). batch: requests in flight per replica [requests] (None: not
-            stated). origin: ``"measured"`` or ``"estimated"``; row_id: the measured row.
+            stated). origin: ``"measured"`` (a catalog row), ``"yours"`` (a row of the user's
+            serving file) or ``"estimated"``; row_id: the measured row.
         p10, p50, p90: tokens/s per GPU [tokens/s, input + output].
         tokens_per_s_per_user: [output tokens/s per request] (None: not measured).
         ttft_ms, tpot_ms: [ms] (None: not measured). bound: ``"memory" | "compute"`` (None:
@@ -200,8 +201,8 @@ def _row(catalog: Catalog, q: Question, model: str, precision: str, gpu: str, n:
             and (floor is None or (p.tokens_per_s_per_user or 0) >= floor)
         )
 
-    rows = [p for p in catalog.serving if holds(p)]
-    return max(rows, key=lambda p: p.tokens_per_s_per_gpu) if rows else None
+    rows = [p for p in catalog.serving if holds(p)]  # the user's rows before the catalog's
+    return max(rows, key=lambda p: (bool(p.file), p.tokens_per_s_per_gpu)) if rows else None
 
 
 def _measured(gpu: str, n: int, row: ServingPoint) -> Option:
@@ -211,7 +212,7 @@ def _measured(gpu: str, n: int, row: ServingPoint) -> Option:
         n,
         row.gpus_per_replica,
         row.concurrency,
-        "measured",
+        "yours" if row.file else "measured",
         row.id,
         value,
         value,

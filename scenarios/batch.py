@@ -45,7 +45,7 @@ from costmodel.result import Result
 from present import Answer, from_dict, to_dict, to_json
 from present.formatting import slug, text_cell
 from present.reports import write_atomic as _write_atomic
-from pricing import Catalog, PriceEntry, apply_prices, load_catalog
+from pricing import Catalog, PriceEntry, ServingPoint, apply_prices, apply_serving, load_catalog
 
 from .executor import BatchError, Done, Job, one_line, run_jobs, write_error, write_reports
 from .loader import KINDS, load_documents
@@ -446,7 +446,7 @@ class _Progress:
 class _Batch:
     """What every job of one batch shares: where its outputs go, in which formats, the run
     store, the catalog version results must have, the sampling overrides and the user's
-    prices."""
+    prices and serving measurements."""
 
     out: Path
     formats: tuple[str, ...]
@@ -455,6 +455,7 @@ class _Batch:
     samples: int | None
     seed: int | None
     prices: tuple[PriceEntry, ...] = ()
+    serving: tuple[ServingPoint, ...] = ()
 
     def reports(self, entries: Iterable[_Entry]) -> tuple[tuple[str, str], ...]:
         """``(format, path)`` of every report of ``entries``."""
@@ -473,6 +474,7 @@ def run_batch(
     store: RunStore | str | os.PathLike[str] | None = None,
     progress: bool = True,
     prices: Sequence[PriceEntry] = (),
+    serving: Sequence[ServingPoint] = (),
 ) -> BatchSummary:
     """Run every scenario of ``paths`` and write its result and reports into ``out_dir``.
 
@@ -500,8 +502,9 @@ def run_batch(
         Results already stored under a scenario's cache key are reused, not recomputed.
     progress:
         Show a progress bar on stderr (only when stderr is a terminal).
-    prices:
-        The user's prices (:func:`pricing.read_prices`) laid over the catalog every scenario
+    prices, serving:
+        The user's prices (:func:`pricing.read_prices`) and serving measurements (before the
+        catalog's rows, :func:`pricing.read_serving`) laid over the catalog every scenario
         is resolved against, here and in the workers.
 
     Raises :class:`BatchError` when no scenario file is found, an option is invalid or the Dask
@@ -518,9 +521,9 @@ def run_batch(
         store = RunStore(store)  # a bad location fails here, before any output is written
     out = _output_folder(Path(out_dir))
     _remove_stale_temps(out)
-    prices = tuple(prices)
-    catalog = apply_prices(load_catalog(), prices)  # unknown ids fail here, before any work
-    batch = _Batch(out, formats, store, load_catalog().version, samples, seed, prices)
+    prices, serving = tuple(prices), tuple(serving)  # unknown ids fail below, before any work
+    catalog = apply_serving(apply_prices(load_catalog(), prices), serving)
+    batch = _Batch(out, formats, store, load_catalog().version, samples, seed, prices, serving)
 
     entries = [entry for path in files for entry in _load(path, catalog)]
     _assign_slugs(entries)
@@ -593,11 +596,12 @@ def _compute_job(key: str, group: list[_Entry], batch: _Batch, local: bool) -> J
     if local:
         return Job(
             key, document, None, batch.samples, batch.seed,
-            write=batch.reports(group), prices=batch.prices,
+            write=batch.reports(group), prices=batch.prices, serving=batch.serving,
         )  # fmt: skip
     render = tuple(f for f in batch.formats if f not in ("md", "json"))
     return Job(
-        key, document, None, batch.samples, batch.seed, render=render, prices=batch.prices
+        key, document, None, batch.samples, batch.seed, render=render, prices=batch.prices,
+        serving=batch.serving,
     )  # fmt: skip
 
 

@@ -447,3 +447,48 @@ def test_a_job_worker_lays_the_servers_serving_rows_over_its_catalog(tmp_path):
     # without them, the document resolves to the estimate instead
     notes = {a.key: a for a in scenarios.load_mapping(doc).resolved.assumptions}
     assert notes["buy.tokens_per_s_per_gpu"].source.startswith("estimated")
+
+
+def test_batch_with_serving_rests_every_document_on_your_row(tmp_path, capsys):
+    out = tmp_path / "mine.csv"
+    args = ["serving", "import", "--from", "vllm", str(VLLM), "--gpu", H100, "--gpus", "1"]
+    assert main([*args, "--precision", "fp16", "--framework", "vLLM", "-o", str(out)]) == 0
+    mine = read_serving(out)[0].tokens_per_s_per_gpu
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for n in (1, 2):  # two inference scenarios on 1 and 2 H100s: the 1-GPU row holds for both
+        doc = {**_a100_doc(n), "name": f"h100-{n}", "buy": {"gpu": H100, "gpu_count": n},
+               "rent": {"instance": "nebius/gpu-h100-sxm_1gpu-16vcpu-200gb"}}  # fmt: skip
+        doc["workload"] = {**doc["workload"], "model": "llama-3.1-8b"}
+        (folder / f"h100-{n}.yaml").write_text(json.dumps(doc))
+    batch = ["batch", str(folder), "--workers", "1", "-q", "--format", "json"]
+    db = ["--db", str(tmp_path / "runs.sqlite3")]
+    assert main([*batch, "--out", str(tmp_path / "yours"), *db, "--serving", str(out)]) == 0
+    assert main([*batch, "--out", str(tmp_path / "catalog"), *db]) == 0
+    assert "2 scenario(s): 2 run, 0 skipped" in capsys.readouterr().out  # not the stored ones
+    for n in (1, 2):
+        yours, theirs = (
+            {a["key"]: a for a in json.loads((tmp_path / d / f"h100-{n}.json").read_text())[
+                "assumptions"]}["buy.tokens_per_s_per_gpu"]
+            for d in ("yours", "catalog")
+        )  # fmt: skip
+        assert yours["value"] == mine and yours["source"].startswith("yours (mine.csv): ")
+        assert not theirs["source"].startswith("yours")
+    assert main([*batch, "--out", str(tmp_path / "bad"), *db, "--serving", str(VLLM)]) == 2
+    assert "a serving file is a .csv file" in capsys.readouterr().err
+
+
+def test_throughput_with_serving_answers_from_your_row(tmp_path, capsys):
+    out = tmp_path / "mine.csv"
+    args = ["serving", "import", "--from", "vllm", str(VLLM), "--gpu", H100, "--gpus", "1"]
+    assert main([*args, "--precision", "fp16", "--framework", "vLLM", "-o", str(out)]) == 0
+    row = read_serving(out)[0]
+    capsys.readouterr()
+    ask = ["throughput", "llama-3.1-8b", "--gpu", H100, "--gpus", "1", "--precision", "fp16"]
+    ask += ["--input-tokens", "230", "--output-tokens", "203", "--format", "json"]
+    assert main([*ask, "--serving", str(out)]) == 0
+    (option,) = json.loads(capsys.readouterr().out)["options"]
+    assert (option["origin"], option["row_id"]) == ("yours", row.id)
+    assert option["tokens_per_s_per_gpu"]["p50"] == row.tokens_per_s_per_gpu
+    assert main(ask) == 0  # without it, no catalog row has this shape: the estimate
+    assert json.loads(capsys.readouterr().out)["options"][0]["origin"] == "estimated"

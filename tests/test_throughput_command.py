@@ -189,3 +189,30 @@ def test_chart_curves_run_from_batch_one_to_the_operating_point(tmp_path: Path, 
     assert path.read_text(encoding="utf-8").startswith("<?xml")
     assert main(["throughput", "llama-3.3-70b", "--chart", str(tmp_path / "c.gif")]) == 2
     assert "written as .png or .svg" in capsys.readouterr().err
+
+
+def test_the_pages_curves_carry_the_estimates_band(tmp_path: Path):
+    # GET /v1/throughput with curves=N: the N best estimated GPUs' curves (the page's chart),
+    # each ending at its option; P10/P90 = P50 * exp(-/+ 1.2815516 sigma), the options' own:
+    # at the published sigma 0.315774 that is P50 / 1.49882 and P50 * 1.49882.
+    client = make_app(tmp_path).test_client()
+    body = client.get("/v1/throughput?model=llama-3.1-8b&curves=3").get_json()
+    assert "curves" not in client.get("/v1/throughput?model=llama-3.1-8b").get_json()
+    firsts = {}
+    for o in body["options"]:  # the best estimated option of each GPU, best first
+        if o["origin"] == "estimated":
+            firsts.setdefault(o["gpu"], o)
+    best = list(firsts.values())[:3]
+    assert [(c["gpu"], c["gpus"], c["gpus_per_replica"]) for c in body["curves"]] == [
+        (o["gpu"], o["gpus"], o["gpus_per_replica"]) for o in best
+    ]
+    spread = math.exp(1.2815515655446004 * body["sigma"])
+    for c, o in zip(body["curves"], best, strict=True):
+        band = {k: np.array(v) for k, v in c["tokens_per_s_per_gpu"].items()}
+        assert len(band["p50"]) == len(c["tokens_per_s_per_user"]) <= 40
+        np.testing.assert_allclose(band["p10"] * spread, band["p50"], rtol=1e-12)
+        np.testing.assert_allclose(band["p90"] / spread, band["p50"], rtol=1e-12)
+        for k in ("p10", "p50", "p90"):  # the last point is the option itself
+            assert band[k][-1] == pytest.approx(o["tokens_per_s_per_gpu"][k], rel=1e-12)
+        assert c["tokens_per_s_per_user"][-1] == pytest.approx(o["tokens_per_s_per_user"])
+    assert_error(client.get("/v1/throughput?model=llama-3.1-8b&curves=13"), 400)

@@ -10,6 +10,7 @@ from flask_smorest import Blueprint, abort
 from pricing import CatalogError, UnknownIdError
 from pricing.calibration import published
 from pricing.estimate import Targets
+from pricing.serving_chart import curve_dicts
 from pricing.serving_options import Question, answer, calibration_report, to_dict
 
 from ..openapi import error_responses
@@ -37,7 +38,9 @@ _TEXT = (
     "`max_tpot_ms`; `concurrency` fixes the requests in flight on the build. Builds that "
     "cannot hold the model or meet the targets are in `left_out` with the best they can do. "
     "An unknown model or GPU (the closest ids named), a model without an architecture or a "
-    "question no GPU can serve is answered 422; a malformed query 400."
+    "question no GPU can serve is answered 422; a malformed query 400. With `curves`, also "
+    "the best estimated GPUs' tokens/s per GPU (P10/P50/P90) against tokens/s per user as "
+    "the batch grows: the throughput chart's curves."
 )
 
 
@@ -52,8 +55,9 @@ def _refused(exc: CatalogError, path: str) -> None:
 @blp.doc(
     operationId="throughput", summary="Serving throughput of a model per GPU", description=_TEXT
 )
-def throughput(model: str, gpu: list[str], **given: Any) -> Any:
-    """Each GPU's tokens/s per GPU of ``model``, measured or estimated."""
+def throughput(model: str, gpu: list[str], curves: int, **given: Any) -> Any:
+    """Each GPU's tokens/s per GPU of ``model``, measured or estimated, and with ``curves``
+    the estimated curves of the best GPUs."""
     targets = {k: given.pop(k) for k in ("min_tokens_per_s_per_user", "max_tpot_ms", "max_ttft_ms")}
     given["gpu_count"] = given.pop("gpus")
     question = Question(
@@ -71,7 +75,10 @@ def throughput(model: str, gpu: list[str], **given: Any) -> Any:
     if not result.options:
         reasons = "; ".join(f"{x.gpu} x{x.gpus}: {x.reason}" for x in result.left_out)
         _refused(CatalogError(f"no GPU can serve {result.model} as asked: {reasons}"), "model")
-    return to_dict(result)
+    found = to_dict(result)
+    if curves:
+        found["curves"] = curve_dicts(result, get_catalog(), curves, given.get("params_b"))
+    return found
 
 
 @blp.route("/calibration", methods=["GET"])

@@ -15,6 +15,9 @@ from pricing.vocabulary import (
 
 __all__ = ["CalibrationReportSchema", "ThroughputQuerySchema", "ThroughputSchema"]
 
+#: The most estimated curves one answer draws [GPUs].
+MAX_CURVES = 12
+
 
 def _ranged(bound: Bound, description: str, *, integer: bool = False) -> fields.Field:
     kind = fields.Integer if integer else fields.Float
@@ -63,6 +66,14 @@ class ThroughputQuerySchema(Schema):
     max_ttft_ms = _positive("time to first token ceiling [ms]")
     max_tpot_ms = _positive("time per output token ceiling [ms]")
     params_b = _ranged(MODEL_LIMITS["params_b"], "parameters in place of the catalog's count")
+    curves = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_CURVES),
+        metadata={
+            "description": "also the estimated curves of this many GPUs, best first "
+            f"[0, {MAX_CURVES}] (default 0: none)"
+        },
+    )
     estimate_only = fields.Boolean(
         load_default=False,
         metadata={"description": "estimate every build, also where a measurement holds"},
@@ -80,7 +91,12 @@ class _OptionSchema(Schema):
     gpus = fields.Integer(metadata={"description": "GPUs of the build [GPU]"})
     gpus_per_replica = fields.Integer(allow_none=True, metadata={"description": "G [GPU]"})
     batch = fields.Float(allow_none=True, metadata={"description": "requests per replica"})
-    origin = fields.String(metadata={"description": "measured or estimated"})
+    origin = fields.String(
+        metadata={
+            "description": "measured (the catalog's row), yours (the server's serving "
+            "file) or estimated"
+        }
+    )
     row_id = fields.String(allow_none=True, metadata={"description": "the measured row"})
     tokens_per_s_per_gpu = fields.Nested(
         _Percentiles,
@@ -124,6 +140,25 @@ class _CalibrationSchema(Schema):
     sigma_moe = fields.Float(allow_none=True)
 
 
+class _Band(Schema):
+    p10 = fields.List(fields.Float())
+    p50 = fields.List(fields.Float())
+    p90 = fields.List(fields.Float())
+
+
+class _CurveSchema(Schema):
+    gpu = fields.String(metadata={"description": "catalog GPU id"})
+    gpus = fields.Integer(metadata={"description": "GPUs of the build [GPU]"})
+    gpus_per_replica = fields.Integer(metadata={"description": "G [GPU]"})
+    tokens_per_s_per_user = fields.List(
+        fields.Float(), metadata={"description": "along the batches, 1 to the option's [tokens/s]"}
+    )
+    tokens_per_s_per_gpu = fields.Nested(
+        _Band,
+        metadata={"description": "along the same batches [tokens/s per GPU, input + output]"},
+    )
+
+
 class ThroughputSchema(Schema):
     """Every build of the GPUs asked, most tokens/s per GPU first, and those left out."""
 
@@ -135,6 +170,13 @@ class ThroughputSchema(Schema):
     options = fields.List(fields.Nested(_OptionSchema))
     left_out = fields.List(fields.Nested(_LeftOutSchema))
     calibration = fields.Nested(_CalibrationSchema)
+    curves = fields.List(
+        fields.Nested(_CurveSchema),
+        metadata={
+            "description": "with `curves`: tokens/s per GPU (P10/P50/P90) against tokens/s per "
+            "user as the batch grows, for the best estimated option of each of the best GPUs"
+        },
+    )
 
 
 class _RowRatioSchema(Schema):

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from cli.common import UsageError
-from cli.options import FORMATS, add_format, add_overrides, add_prices, command
+from cli.options import FORMATS, add_format, add_overrides, add_prices, add_serving, command
 
 __all__ = ["add_parser", "execute"]
 
@@ -33,6 +33,7 @@ def add_parser(sub) -> None:
     )
     add_overrides(p, "every scenario's simulation block")
     add_prices(p)
+    add_serving(p)
     add_format(
         p,
         FORMATS,
@@ -51,13 +52,14 @@ def add_parser(sub) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from pricing import read_prices
+    from pricing import read_prices, read_serving
     from scenarios.batch import BatchError, run_batch
     from scenarios.store import StoreError
 
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
     prices = read_prices(args.prices) if args.prices else ()
+    serving = read_serving(args.serving) if args.serving else ()
     try:
         summary = run_batch(
             args.paths,
@@ -70,6 +72,7 @@ def execute(args: argparse.Namespace) -> int:
             store=args.db,
             progress=not args.quiet,
             prices=prices,
+            serving=serving,
         )
     except (BatchError, StoreError) as exc:
         raise UsageError(str(exc)) from None

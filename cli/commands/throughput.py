@@ -8,8 +8,8 @@ import argparse
 import json
 import sys
 
-from cli.common import UsageError, print_rendered
-from cli.options import add_format, command
+from cli.common import UsageError, catalog, print_rendered
+from cli.options import add_format, add_serving, command
 
 __all__ = ["add_parser", "execute"]
 
@@ -94,6 +94,7 @@ def add_parser(sub) -> None:
         metavar="FILE",
         help="also draw tokens/s per GPU against per-user speed, one curve per GPU (.png, .svg)",
     )
+    add_serving(p)
     add_format(p, ("table", "json"), "table for people (default) or json", default="table")
     p.set_defaults(func=execute)
 
@@ -123,7 +124,7 @@ def _question(args: argparse.Namespace):
 
 
 def execute(args: argparse.Namespace) -> int:
-    from pricing import CatalogError, load_catalog
+    from pricing import CatalogError
     from pricing.calibration import published
     from pricing.serving_options import answer, calibration_report, to_dict
 
@@ -135,7 +136,8 @@ def execute(args: argparse.Namespace) -> int:
             print_rendered(lambda console: _print_calibration(fit, console))
         return 0
     try:
-        result = answer(_question(args), load_catalog())
+        market = catalog(None, args.serving)
+        result = answer(_question(args), market)
     except CatalogError as exc:
         key = str(exc).split(" ", 1)[0]
         raise UsageError(
@@ -145,7 +147,7 @@ def execute(args: argparse.Namespace) -> int:
         reasons = "; ".join(f"{x.gpu} x{x.gpus}: {_left(x)}" for x in result.left_out)
         raise UsageError(f"no GPU can serve {result.model} as asked: {reasons}")
     if args.chart:
-        _chart(args, result)
+        _chart(args, result, market)
     if args.format == "json":
         _write(to_dict(result))
     else:
@@ -240,18 +242,17 @@ def _print_calibration(fit, console) -> None:
     )
 
 
-def _chart(args: argparse.Namespace, result) -> None:
+def _chart(args: argparse.Namespace, result, market) -> None:
     from pathlib import Path
 
     from cli.common import check_output
-    from pricing import load_catalog
     from pricing.serving_chart import write_throughput_chart
 
     if Path(args.chart).suffix.lower() not in (".png", ".svg"):
         raise UsageError(f"{args.chart}: a chart is written as .png or .svg")
     check_output(args.chart, Path(args.chart).suffix.lstrip("."))
     try:
-        written = write_throughput_chart(args.chart, result, load_catalog(), args.params_b)
+        written = write_throughput_chart(args.chart, result, market, args.params_b)
     except OSError as exc:
         raise UsageError(f"{args.chart}: cannot write the chart: {exc.strerror or exc}") from None
     print(written, file=sys.stderr)

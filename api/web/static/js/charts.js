@@ -671,3 +671,102 @@ export function frontierChart(result, width) {
   svg.append(...placeLabels(points, marks, dots, box, "point-label"));
   return svg;
 }
+
+/** The most series a throughput chart tells apart by colour (app.css .series-0 to -7). */
+export const SERIES = 8;
+
+/** A count of tokens/s as an axis tick: "850", "2.5k", "24k". */
+function tokensTick(v) {
+  return v >= 1000 ? `${Number((v / 1000).toPrecision(3))}k` : String(Number(v.toPrecision(3)));
+}
+
+/** Ticks of a log axis over [lo, hi]: 1, 2 and 5 of each decade, only the decades when those
+ * are more than `count` + 2, round linear ticks when fewer than two fall inside. */
+function logTicks(lo, hi, count) {
+  const out = [];
+  for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++)
+    for (const m of [1, 2, 5]) {
+      const v = Number((m * 10 ** e).toPrecision(12));
+      if (v >= lo && v <= hi) out.push(v);
+    }
+  const decades = out.filter((v) => String(v).startsWith("1"));
+  if (out.length > count + 2 && decades.length >= 2) return decades;
+  return out.length >= 2 ? out : ticks(lo, hi, count).filter((v) => v >= lo && v <= hi);
+}
+
+/** The series of throughput answer `t` (GET /v1/throughput with `curves`) a chart draws:
+ * each estimated curve, then each measured or your row (with the builds it holds for), at
+ * most SERIES in all; each with
+ * its legend text and colour index. An option whose row measured no per-user speed is a level
+ * (`user` null): its tokens/s per GPU across the chart. */
+export function throughputSeries(t) {
+  const curves = (t.curves || []).map((c) => ({
+    kind: "estimated",
+    text: `${c.gpu} \u00d7${c.gpus} (G ${c.gpus_per_replica}), estimated: P50, P10\u2013P90 band`,
+    user: c.tokens_per_s_per_user,
+    band: c.tokens_per_s_per_gpu,
+  }));
+  const rows = new Map(); // a row holding for several builds of its GPU is one series
+  for (const o of t.options.filter((o) => o.origin !== "estimated")) {
+    const same = rows.get(o.row_id);
+    if (same) same.builds.push(o.gpus);
+    else rows.set(o.row_id, { o, builds: [o.gpus] });
+  }
+  const measured = [...rows.values()].map(({ o, builds }) => {
+    const v = [o.tokens_per_s_per_gpu.p50];
+    const user = o.tokens_per_s_per_user;
+    const at = user ? "" : " (per-user speed not measured)";
+    const gpus = builds.map((n) => `\u00d7${n}`).join(", ");
+    return {
+      kind: user ? o.origin : "level",
+      text: `${o.gpu} ${gpus}, ${o.origin}: ${o.row_id}${at}`,
+      user: user ? [user] : null,
+      band: { p10: v, p50: v, p90: v },
+    };
+  });
+  return [...curves, ...measured].slice(0, SERIES).map((s, i) => ({ ...s, series: i }));
+}
+
+/** Tokens/s per GPU (log) against tokens/s per user: each estimated curve a P50 line in its
+ * P10-P90 band, each measured option a dot, or a dashed level where its row measured no
+ * per-user speed; `series` from throughputSeries (at least one curve or dot). */
+export function throughputChart(t, series, width) {
+  const { height, box, count } = geometry(width);
+  const label =
+    `Tokens/s per GPU against tokens/s per user of ${t.model} at ${t.precision}, ` +
+    `${t.input_tokens} / ${t.output_tokens} tokens per request`;
+  const svg = frame(width, height, label);
+  svg.append(node("desc", {}, series.map((s) => s.text).join("; ")));
+  const xs = series.flatMap((s) => s.user || []);
+  const ys = series.flatMap((s) => [...s.band.p10, ...s.band.p90, ...s.band.p50]);
+  const [y0, y1] = [Math.min(...ys) / 1.15, Math.max(...ys) * 1.15];
+  const x1 = Math.max(...xs) * 1.05;
+  const yTicks = logTicks(y0, y1, count);
+  fitLeft(box, yTicks.map(tokensTick));
+  const x = scale(0, x1, box.l, box.r);
+  const ly = scale(Math.log10(y0), Math.log10(y1), box.b, box.t);
+  const y = (v) => ly(Math.log10(v));
+  const xTicks = ticks(0, x1, count).filter((v) => v <= x1);
+  const titles = ["Tokens/s per GPU [tokens/s, input + output]", "Tokens/s per GPU"];
+  axes(svg, box, x, y, xTicks, yTicks, tokensTick, tokensTick, "Per user [tokens/s]", titles);
+  const at = (u, v) => `${x(u).toFixed(1)},${y(v).toFixed(1)}`;
+  for (const s of series) {
+    const g = node("g", { class: `throughput ${s.kind} series-${s.series}` });
+    g.append(node("title", {}, s.text));
+    if (s.kind === "estimated") {
+      const upper = s.user.map((u, i) => at(u, s.band.p90[i]));
+      const lower = s.user.map((u, i) => at(u, s.band.p10[i])).reverse();
+      g.append(node("polygon", { points: [...upper, ...lower].join(" "), class: "tp-band" }));
+      const line = s.user.map((u, i) => at(u, s.band.p50[i])).join(" ");
+      g.append(node("polyline", { points: line, class: "tp-line" }));
+    } else if (s.user) {
+      const cx = x(s.user[0]);
+      g.append(node("circle", { cx, cy: y(s.band.p50[0]), r: 5, class: "tp-point" }));
+    } else {
+      const py = y(s.band.p50[0]);
+      g.append(node("line", { x1: box.l, x2: box.r, y1: py, y2: py, class: "tp-level" }));
+    }
+    svg.append(g);
+  }
+  return svg;
+}

@@ -13,9 +13,11 @@
 // moment after each edit (lifecycle.js: debounced, the latest edit wins) and the API's errors
 // are shown beside the field their path names.
 
+import { api } from "../api.js";
+import { throughputChart, throughputSeries } from "../charts.js";
 import { counted, fmtGrams, fmtNumber, fmtShare, fmtUnitCost, fmtUsd } from "../format.js";
 import { Field, Lifecycle } from "../lifecycle.js";
-import { el } from "../render.js";
+import { drawChart, el } from "../render.js";
 
 export const ENDPOINT = "/v1/compare";
 /** Rows shown until "show all". */
@@ -30,6 +32,10 @@ const SERVING = [
   "max_tpot_ms",
   "max_ttft_ms",
 ];
+/** The estimated curves the throughput chart asks for (GET /v1/throughput `curves`). */
+export const CURVES = 5;
+/** The compare request's keys that GET /v1/throughput takes too. */
+const THROUGHPUT = ["model", "precision", ...SERVING];
 /** Each side's tag in the table. */
 const TAGS = { buy: "own", rent: "rent", api: "API" };
 
@@ -107,6 +113,8 @@ class Compare {
     this.notes = q("notes");
     this.uncertainty = q("uncertainty");
     this.ruledOut = q("ruled-out");
+    this.throughput = q("throughput");
+    this.asked = 0; // the throughput chart drawn is that of the latest answer
     this.toggle = view.querySelector('[data-action="show-all"]');
     this.model = this.fields.find((f) => f.path === "model");
     this.serving = this.fields.filter((f) => SERVING.includes(f.path));
@@ -242,6 +250,59 @@ class Compare {
       `${uncertainty ? ` (${uncertainty})` : ""}.`;
     this.drawTable();
     this.drawRuledOut(result.ruled_out || []);
+    this.askThroughput(result);
+  }
+
+  // --- the throughput chart ---------------------------------------------------------------
+
+  /** By model, ask GET /v1/throughput for the chart of the model, shape and targets compared;
+   * without a model, or when the question has no answer there, the chart is hidden. */
+  async askThroughput(result) {
+    const asked = ++this.asked;
+    this.throughput.hidden = true;
+    if (!result.model) return;
+    const query = new URLSearchParams({ curves: String(CURVES) });
+    for (const key of THROUGHPUT) {
+      const value = result.request[key];
+      if (value !== null && value !== undefined) query.set(key, String(value));
+    }
+    let answer;
+    try {
+      answer = await api(`/v1/throughput?${query}`);
+    } catch {
+      return; // an inline model, or one no GPU serves as asked: the ranking says why
+    }
+    if (asked === this.asked) this.drawThroughput(answer);
+  }
+
+  drawThroughput(t) {
+    const series = throughputSeries(t);
+    if (!series.some((s) => s.user)) return; // nothing to place on the per-user axis
+    this.throughput.hidden = false;
+    const q = (role) => this.throughput.querySelector(`[data-role="${role}"]`);
+    const drawn = series.filter((s) => s.kind !== "estimated").length;
+    const rows = t.options.filter((o) => o.origin !== "estimated").map((o) => o.row_id);
+    const measured = new Set(rows).size;
+    const of = measured > drawn ? ` of ${fmtNumber(measured)}` : "";
+    const points = measured
+      ? `${counted(drawn, "measured row")}${of}, a dot at its per-user speed, a dashed level ` +
+        "where that was not measured"
+      : "no measured row holds";
+    q("throughput-about").textContent =
+      `${t.model} at ${t.precision}, ${fmtNumber(t.input_tokens)} / ` +
+      `${fmtNumber(t.output_tokens)} tokens per request: the ${counted(t.curves.length, "GPU")} ` +
+      `estimated fastest, each curve its best build as the batch grows from one request; ${points}.`;
+    q("throughput-legend").replaceChildren(
+      ...series.map((s) =>
+        el(
+          "li",
+          { class: `series-${s.series}` },
+          el("span", { class: `swatch ${s.kind}`, "aria-hidden": "true" }),
+          s.text,
+        ),
+      ),
+    );
+    drawChart(q("throughput-chart"), (width) => throughputChart(t, series, width));
   }
 
   /** The ranking's header row; by model, with each option's speed and source. */
