@@ -16,15 +16,14 @@ assumption of its own (``own.spare_gpu_kg_co2e``) when the plan pools spares.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from costmodel.distributions import Distribution, Fixed
 from costmodel.inputs import (
     CarbonInputs,
     HostedCarbon,
-    InputError,
     OwnedCarbon,
     PlanCarbon,
     RentedCarbon,
@@ -32,16 +31,16 @@ from costmodel.inputs import (
 )
 from costmodel.result import Advice, Assumption, Origin
 from pricing import GPU, Catalog, CatalogError, PlatformTier
-from pricing.carbon import Embodied
+from pricing.carbon import CloudRegion, Embodied
 
 from .distspec import to_spec
 from .errors import ScenarioError
-from .sides import Hosted, Owned, Rented
+from .sides import Hosted, Owned, Rented, Source, built, field_defaults
 
 __all__ = [
     "DEFAULT_GRID",
-    "GENERIC_GPU_KG",
-    "INLINE_PUE",
+    "OWNED_CARBON",
+    "RENTED_CARBON",
     "Emitting",
     "emitting",
     "plan_emitting",
@@ -52,9 +51,7 @@ __all__ = [
 #: average, like the default electricity price.
 DEFAULT_GRID = "US"
 #: Embodied carbon of an inline GPU [kg CO2e]: Cloud Carbon Footprint's figure per GPU card.
-GENERIC_GPU_KG = 150.0
-#: PUE of an inline instance [-]: the public-cloud average (IDC, January 2025).
-INLINE_PUE = 1.25
+_GENERIC_GPU_KG = 150.0
 
 
 @dataclass(frozen=True)
@@ -70,6 +67,127 @@ class Emitting:
 
 
 @dataclass
+class _Site:
+    """What the default of a left-out carbon input of one side may depend on: the catalog, the
+    GPU and how many (``gpus``, with ``spares`` more for embodied carbon), the instance's
+    region (``None`` for an owned build or an inline instance) and the words each default's
+    value left for its origin (``texts``)."""
+
+    catalog: Catalog
+    gpu: GPU
+    gpus: int
+    spares: int = 0
+    instance: str = ""
+    region: CloudRegion | None = None
+    texts: dict[str, str] = field(default_factory=dict)
+
+    def labels(self) -> dict[str, str]:
+        """Values of the placeholders of the carbon rows' origin templates."""
+        r = self.region
+        where = f"{self.instance} in {r.provider} {r.region}" if r else ""
+        pue = " (estimated)" if r and "pue" in r.estimated_fields else ""
+        return {**self.texts, "where": where, "pue_note": pue}
+
+    def gpu_kg(self) -> float:
+        """Embodied carbon of one GPU [kg CO2e] (its words in ``texts["gpu_kg"]``)."""
+        gpu = self.gpu
+        if gpu.is_inline:
+            self.texts["gpu_kg"] = f"inline GPU {gpu.name!r} at {_GENERIC_GPU_KG:g} kg (estimated)"
+            return _GENERIC_GPU_KG
+        row = self.catalog.gpu_embodied(gpu.id)
+        self.texts["gpu_kg"] = f"{gpu.id} at {row.kg_co2e:g} kg{_est(row)}"
+        return row.kg_co2e
+
+    def hosts(self, gpu: GPU | None = None) -> tuple[int, PlatformTier, str]:
+        """The platform tier of the side's GPUs (of ``gpu``'s form factor, when given): the
+        smallest that holds them, else as many of the largest as it takes (count, tier, words)."""
+        try:
+            return 1, self.catalog.platform_tier(self.gpus, gpu), ""
+        except CatalogError:
+            largest = self.catalog.platform_tier(self.catalog.tier_counts[-1], gpu)
+            count = -(-self.gpus // largest.gpu_count)
+            return count, largest, f"{count} x "
+
+    def owned_embodied(self) -> float:
+        """(N + spares) x the GPU's figure + the platform tier's [kg CO2e]."""
+        n, gpu = self.gpus + self.spares, self.gpu_kg()
+        count, tier, times = self.hosts(self.gpu)
+        host = self.catalog.platform_embodied(tier.gpu_count)
+        self.texts["embodied"] = (
+            f"{n} x {self.texts['gpu_kg']} + {times}platform tier {tier.name} "
+            f"{host.kg_co2e:g} kg{_est(host)}"
+        )
+        return n * gpu + count * host.kg_co2e
+
+    def rented_power(self) -> float:
+        """n x TDP + the tier's platform power [kW]."""
+        n, (count, tier, times) = self.gpus, self.hosts()
+        gpu = f"{self.gpu.id} {self.gpu.tdp_w:g} W TDP"
+        self.texts["power"] = f"{n} x {gpu} + {times}platform tier {tier.name} {tier.power_w:g} W"
+        return (n * self.gpu.tdp_w + count * tier.power_w) / 1000.0
+
+    def rented_embodied(self) -> float:
+        """n x the GPU's figure + n/8 of the 8-GPU server's [kg CO2e]."""
+        n, gpu = self.gpus, self.gpu_kg()
+        host = self.catalog.platform_embodied(8)
+        self.texts["embodied"] = (
+            f"{n} x {self.texts['gpu_kg']} + {n}/8 of the 8-GPU server's "
+            f"{host.kg_co2e:g} kg{_est(host)}"
+        )
+        return n * gpu + n / 8 * host.kg_co2e
+
+
+def _inline(c: _Site) -> bool:
+    return c.region is None
+
+
+def _regional(c: _Site) -> bool:
+    return c.region is not None
+
+
+#: Every carbon input an owned block may leave out, in the order of the result's assumptions.
+OWNED_CARBON: tuple[Source, ...] = (
+    Source(
+        "grid",
+        lambda c: DEFAULT_GRID,
+        "default: the US average, as for the electricity price",
+        kind=Origin.DEFAULT,
+    ),
+    *field_defaults(OwnedCarbon),
+    Source("embodied_kg_co2e", _Site.owned_embodied, "catalog: {embodied}"),
+)
+
+#: Every carbon input a rented block may leave out, in the order of the result's assumptions:
+#: a catalog instance's region's grid and PUE, an inline instance's defaults.
+RENTED_CARBON: tuple[Source, ...] = (
+    Source(
+        "grid",
+        lambda c: DEFAULT_GRID,
+        "default: an inline instance names no region",
+        applies=_inline,
+        kind=Origin.DEFAULT,
+    ),
+    Source(
+        "pue",
+        1.25,
+        "default: the public-cloud average (IDC, 2025)",
+        applies=_inline,
+        kind=Origin.DEFAULT,
+    ),
+    Source("grid", lambda c: c.region.grid, "catalog: {where}", applies=_regional),
+    Source(
+        "pue",
+        lambda c: c.region.pue,
+        "catalog: the PUE of {where}{pue_note}",
+        applies=_regional,
+    ),
+    *field_defaults(RentedCarbon),
+    Source("power_kw", _Site.rented_power, "catalog: {power}"),
+    Source("embodied_kg_co2e", _Site.rented_embodied, "catalog: {embodied}"),
+)
+
+
+@dataclass
 class _Block:
     """One block's carbon keys being filled: given or defaulted, each with its assumption."""
 
@@ -77,21 +195,29 @@ class _Block:
     block: Mapping[str, Any]
     cls: type
     catalog: Catalog
-    values: dict[str, Distribution]
-    filled: dict[str, Any]
-    notes: list[Assumption]
-    problems: list[dict]
     source: str  # what a given value's origin says: "scenario" or "plan"
+    values: dict[str, Distribution] = field(default_factory=dict)
+    filled: dict[str, Any] = field(default_factory=dict)
+    notes: list[Assumption] = field(default_factory=list)
+    problems: list[dict] = field(default_factory=list)
 
-    def take(
-        self, key: str, default: Callable[[], tuple[Any, str]], kind: Origin = Origin.CATALOG
-    ) -> None:
-        """``key`` as the block gives it, else ``default()``: (value or grid id, origin);
-        a grid id resolves to its intensity, a catalog gap is a problem at the key."""
-        given = self.block.get(key)
-        where = f"{self.path}.{key}"
+    def fill(self, table: tuple[Source, ...], c: _Site) -> _Block:
+        """Every row of ``table`` that applies, as the block gives it or by its default: a grid
+        id resolves to its intensity, a catalog gap is a problem at the key."""
+        for src in table:
+            if src.applies(c):
+                self._take(src, c)
+        return self
+
+    def _take(self, src: Source, c: _Site) -> None:
+        given = self.block.get(src.key)
+        where = f"{self.path}.{src.key}"
         try:
-            value, origin = (given, self.source) if given is not None else default()
+            if given is not None:
+                value, origin = given, self.source
+            else:
+                value = src.resolve(c)
+                origin = src.origin.format(**c.labels())
             number = self._grid(value) if isinstance(value, str) else value
         except CatalogError as exc:
             self.problems.append({"path": where, "message": f"{exc.problem}; give {where}"})
@@ -99,20 +225,18 @@ class _Block:
         if isinstance(value, str):
             origin = f"{origin}: {_grid_text(self.catalog, value)}"
         dist = number if isinstance(number, Distribution) else Fixed(float(number))
-        self.values[key] = dist
-        self.filled[key] = value if isinstance(value, str) else dist
-        kind = Origin.GIVEN if given is not None else kind
-        unit = input_fields(self.cls)[key].metadata["unit"]
+        self.values[src.key] = dist
+        self.filled[src.key] = value if isinstance(value, str) else dist
+        kind = Origin.GIVEN if given is not None else src.kind
+        unit = input_fields(self.cls)[src.key].metadata["unit"]
         self.notes.append(Assumption(where, to_spec(dist), unit, origin, kind))
 
     def _grid(self, grid_id: str) -> float:
         return self.catalog.grid(grid_id).g_co2e_per_kwh
 
-
-def _field_default(cls: type, key: str) -> Callable[[], tuple[float, str]]:
-    """The engine field's own default and the reason written with it."""
-    f = input_fields(cls)[key]
-    return lambda: (f.default.support()[0], f"default: {f.metadata['origin']}")
+    def inputs(self) -> Any:
+        """The side's carbon inputs; a value the engine rejects is named at the block's key."""
+        return built(self.cls, self.path, {}, **self.values)
 
 
 def _grid_text(catalog: Catalog, grid_id: str) -> str:
@@ -121,91 +245,21 @@ def _grid_text(catalog: Catalog, grid_id: str) -> str:
     return f"grid {g.id}, {g.name} ({g.g_co2e_per_kwh:g} g/kWh, {g.year}, {g.basis}{est})"
 
 
-def _gpu_kg(catalog: Catalog, gpu: GPU) -> tuple[float, str]:
-    """Embodied carbon of one GPU [kg CO2e] and where it comes from."""
-    if gpu.is_inline:
-        return GENERIC_GPU_KG, f"inline GPU {gpu.name!r} at {GENERIC_GPU_KG:g} kg (estimated)"
-    row = catalog.gpu_embodied(gpu.id)
-    return row.kg_co2e, f"{gpu.id} at {row.kg_co2e:g} kg{_est(row)}"
-
-
 def _est(row: Embodied) -> str:
     return " (estimated)" if row.estimated else ""
 
 
-def _hosts(catalog: Catalog, n: int, gpu: GPU | None = None) -> tuple[int, PlatformTier, str]:
-    """The platform tier of ``n`` GPUs (of ``gpu``'s form factor, when given): the smallest
-    that holds them, else as many of the largest as it takes (count, tier, words)."""
-    try:
-        return 1, catalog.platform_tier(n, gpu), ""
-    except CatalogError:
-        largest = catalog.platform_tier(catalog.tier_counts[-1], gpu)
-        count = -(-n // largest.gpu_count)
-        return count, largest, f"{count} x "
-
-
-def _block(path: str, block: Mapping[str, Any], cls: type, catalog: Catalog, source: str) -> _Block:
-    return _Block(path, block, cls, catalog, {}, {}, [], [], source)
-
-
 def _owned(o: Owned, catalog: Catalog, source: str = "scenario") -> _Block:
-    b = _block(o.path, o.block, OwnedCarbon, catalog, source)
-    b.take(
-        "grid",
-        lambda: (DEFAULT_GRID, "default: the US average, as for the electricity price"),
-        Origin.DEFAULT,
-    )
-    b.take("grid_annual_change", _field_default(OwnedCarbon, "grid_annual_change"), Origin.DEFAULT)
-
-    def embodied() -> tuple[float, str]:
-        n = o.inputs.gpu_count + (o.block.get("spare_gpus") or 0)
-        gpu, how = _gpu_kg(catalog, o.gpu)
-        count, tier, times = _hosts(catalog, o.inputs.gpu_count, o.gpu)
-        host = catalog.platform_embodied(tier.gpu_count)
-        text = f"{n} x {how} + {times}platform tier {tier.name} {host.kg_co2e:g} kg{_est(host)}"
-        return n * gpu + count * host.kg_co2e, f"catalog: {text}"
-
-    b.take("embodied_kg_co2e", embodied)
-    return b
+    spares = o.block.get("spare_gpus") or 0
+    c = _Site(catalog, o.gpu, o.inputs.gpu_count, spares)
+    return _Block(o.path, o.block, OwnedCarbon, catalog, source).fill(OWNED_CARBON, c)
 
 
 def _rented(r: Rented, catalog: Catalog, source: str = "scenario") -> _Block:
-    b = _block(r.path, r.block, RentedCarbon, catalog, source)
-    offer, n = r.offer, r.offer.gpu_count
+    offer = r.offer
     region = catalog.region(catalog.instance(offer.id)) if offer.id else None
-    where = f"{offer.id} in {region.provider} {region.region}" if region else ""
-    if region is None:
-        b.take(
-            "grid",
-            lambda: (DEFAULT_GRID, "default: an inline instance names no region"),
-            Origin.DEFAULT,
-        )
-        b.take(
-            "pue",
-            lambda: (INLINE_PUE, "default: the public-cloud average (IDC, 2025)"),
-            Origin.DEFAULT,
-        )
-    else:
-        b.take("grid", lambda: (region.grid, f"catalog: {where}"))
-        est = " (estimated)" if "pue" in region.estimated_fields else ""
-        b.take("pue", lambda: (region.pue, f"catalog: the PUE of {where}{est}"))
-    b.take("grid_annual_change", _field_default(RentedCarbon, "grid_annual_change"), Origin.DEFAULT)
-
-    def power() -> tuple[float, str]:
-        count, tier, times = _hosts(catalog, n)
-        gpu = f"{offer.gpu.id} {offer.gpu.tdp_w:g} W TDP"
-        text = f"{n} x {gpu} + {times}platform tier {tier.name} {tier.power_w:g} W"
-        return (n * offer.gpu.tdp_w + count * tier.power_w) / 1000.0, f"catalog: {text}"
-
-    def embodied() -> tuple[float, str]:
-        gpu, how = _gpu_kg(catalog, offer.gpu)
-        host = catalog.platform_embodied(8)
-        text = f"{n} x {how} + {n}/8 of the 8-GPU server's {host.kg_co2e:g} kg{_est(host)}"
-        return n * gpu + n / 8 * host.kg_co2e, f"catalog: {text}"
-
-    b.take("power_kw", power)
-    b.take("embodied_kg_co2e", embodied)
-    return b
+    c = _Site(catalog, offer.gpu, offer.gpu_count, instance=offer.id or "", region=region)
+    return _Block(r.path, r.block, RentedCarbon, catalog, source).fill(RENTED_CARBON, c)
 
 
 def _priced(block: Mapping[str, Any], source: str) -> tuple[dict[str, Any], list[Assumption]]:
@@ -234,7 +288,7 @@ def _hosted(api: Hosted | None, source: str) -> tuple[HostedCarbon | None, list[
     """The API's carbon inputs where the document gives them (else unknown: ``None``)."""
     if api is None or api.block.get("g_co2e_per_mtok") is None:
         return None, []
-    hosted = _built(HostedCarbon, api.path, {"g_co2e_per_mtok": api.block["g_co2e_per_mtok"]})
+    hosted = built(HostedCarbon, api.path, {}, g_co2e_per_mtok=api.block["g_co2e_per_mtok"])
     spec = to_spec(hosted.g_co2e_per_mtok)
     where = f"{api.path}.g_co2e_per_mtok"
     return hosted, [Assumption(where, spec, "[gCO2e/M tokens]", source)]
@@ -243,22 +297,14 @@ def _hosted(api: Hosted | None, source: str) -> tuple[HostedCarbon | None, list[
 def _spare(catalog: Catalog, own: Owned) -> tuple[float, list[Assumption]]:
     """The embodied carbon of one pooled spare GPU [kg CO2e], the GPU's catalog figure, and its
     assumption when the plan pools spares (``own.spare_share`` above 0)."""
-    kg, how = _gpu_kg(catalog, own.gpu)
+    site = _Site(catalog, own.gpu, own.inputs.gpu_count)
+    kg = site.gpu_kg()
     if not own.block.get("spare_share"):
         return kg, []
     unit = input_fields(PlanCarbon)["spare_gpu_kg_co2e"].metadata["unit"]
-    text = f"catalog: {how} for each pooled spare GPU (own.embodied_kg_co2e is one server's)"
+    each = "for each pooled spare GPU (own.embodied_kg_co2e is one server's)"
+    text = f"catalog: {site.texts['gpu_kg']} {each}"
     return kg, [Assumption("own.spare_gpu_kg_co2e", kg, unit, text, Origin.CATALOG)]
-
-
-def _built(cls: type, path: str, values: Mapping[str, Any]) -> Any:
-    """``cls(**values)``; a value it rejects (a catalog default out of range) is named at the
-    side's own key path ``path``."""
-    try:
-        return cls(**values)
-    except InputError as exc:
-        key = f"{path}.{exc.path.partition('.')[2]}"
-        raise ScenarioError(None, [{"path": key, "message": exc.message}]) from None
 
 
 def _resolved(blocks: list[_Block]) -> None:
@@ -282,8 +328,8 @@ def emitting(data: Mapping[str, Any], catalog: Catalog, sides: tuple) -> Emittin
     block, notes = _priced(data.get("carbon") or {}, "scenario")
     hosted, api_notes = _hosted(api, "scenario")
     inputs = CarbonInputs(
-        buy=_built(OwnedCarbon, "buy", owned.values),
-        rent=_built(RentedCarbon, "rent", rented.values),
+        buy=owned.inputs(),
+        rent=rented.inputs(),
         api=hosted,
         **_lives(block),
     )
@@ -312,18 +358,17 @@ def plan_emitting(
     block, notes = _priced(data["carbon"], "plan")
     hosted, api_notes = _hosted(api, "plan")
     spare, spare_notes = _spare(catalog, own)
-    by_path = {b.path: _built(b.cls, b.path, b.values) for b in sides}
-    inputs = _built(
+    by_path = {b.path: b.inputs() for b in sides}
+    inputs = built(
         PlanCarbon,
         "carbon",
-        {
-            "own": by_path["own"],
-            "reserve": by_path.get("reserve"),
-            "burst": by_path.get("burst"),
-            "api": hosted,
-            "spare_gpu_kg_co2e": spare,
-            **_lives(block),
-        },
+        {},
+        own=by_path["own"],
+        reserve=by_path.get("reserve"),
+        burst=by_path.get("burst"),
+        api=hosted,
+        spare_gpu_kg_co2e=spare,
+        **_lives(block),
     )
     return Emitting(
         inputs=inputs,
@@ -348,4 +393,4 @@ def side_carbon(
     else:
         b = _rented(side, catalog)
     _resolved([b])
-    return _built(b.cls, b.path, b.values)
+    return b.inputs()

@@ -76,6 +76,8 @@ __all__ = [
     "Source",
     "Training",
     "Work",
+    "built",
+    "field_defaults",
     "gathered",
     "hosted",
     "hosted_of",
@@ -378,7 +380,7 @@ class Source:
         return self.value(c) if callable(self.value) else float(self.value)
 
 
-def _defaults(cls: type, quiet: Collection[str] = ()) -> tuple[Source, ...]:
+def field_defaults(cls: type, quiet: Collection[str] = ()) -> tuple[Source, ...]:
     """A row for every input of ``cls`` whose default is documented (an ``origin`` in its
     metadata), in field order: the value and its reason are written once, in the field. The
     inputs named in ``quiet`` are :attr:`Source.quiet`."""
@@ -453,7 +455,7 @@ OWNED: tuple[Source, ...] = (
         missing=_NO_TIER,
     ),
     *_WORK_ROWS,
-    *_defaults(BuyInputs, quiet=("repair_days",)),
+    *field_defaults(BuyInputs, quiet=("repair_days",)),
 )
 
 
@@ -478,7 +480,7 @@ RENTED: tuple[Source, ...] = (
         price=lambda c: c.offer.id and (c.offer.id, "on_demand"),
     ),
     *_WORK_ROWS,
-    *_defaults(RentInputs),
+    *field_defaults(RentInputs),
 )
 
 #: How the key reference reads each placeholder of an origin template, by side kind.
@@ -733,8 +735,10 @@ def _spec(value: Distribution) -> Any:
     return to_spec(value)
 
 
-def _built(cls: type, path: str, engine_path: Mapping[str, str], **kwargs: Any) -> Any:
-    """``cls(**kwargs)``, its validation errors at the block's key paths."""
+def built(cls: type, path: str, engine_path: Mapping[str, str], **kwargs: Any) -> Any:
+    """``cls(**kwargs)``, its validation errors at the block's key paths: a field the engine
+    names ``<side>.<name>`` at ``engine_path[name]``, else at ``path.<name>`` (a value it rejects,
+    a catalog default out of range included)."""
     try:
         return cls(**kwargs)
     except InputError as exc:
@@ -782,7 +786,7 @@ def _paid(block: Mapping[str, Any], path: str) -> _Paid:
         notes.append(
             Assumption(f"{path}.financing.{key}", shown, meta[key].metadata["unit"], *source)
         )
-    inputs["financing"] = _built(Financing, path, {}, **filled)
+    inputs["financing"] = built(Financing, path, {}, **filled)
     return _Paid(inputs, filled, tuple(notes))
 
 
@@ -820,7 +824,7 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
         filled = _given(filled, path, "platform_price_usd", platform, source)
         block = {k: v for k, v in block.items() if k != SERVER_KEY}
     paid = _paid(block, path)
-    inputs = _built(
+    inputs = built(
         BuyInputs,
         path,
         {},
@@ -880,7 +884,7 @@ def rented(
         source = f"scenario: {path}.{GPU_HOUR_KEY} x the instance's {gpus}"
         filled = _given(filled, path, "price_usd_per_hour", block["price_usd_per_hour"], source)
         block = {k: v for k, v in block.items() if k != GPU_HOUR_KEY}
-    inputs = _built(
+    inputs = built(
         RentInputs,
         path,
         {"gpu_count": f"{path}.instance.gpu_count"},
@@ -949,7 +953,7 @@ _NO_OFFER = "no catalog offer is named (api.model)"
 HOSTED: tuple[Source, ...] = (
     Source("input_usd_per_mtok", _offered("input_usd_per_mtok"), _OFFER, missing=_NO_OFFER),
     Source("output_usd_per_mtok", _offered("output_usd_per_mtok"), _OFFER, missing=_NO_OFFER),
-    *_defaults(ApiInputs),
+    *field_defaults(ApiInputs),
     Source(
         "cached_input_usd_per_mtok",
         _offered("cached_input_usd_per_mtok"),
@@ -994,7 +998,7 @@ def hosted(block: Mapping[str, Any], path: str, w: Work) -> Hosted:
             raise ScenarioError(None, [{"path": f"{path}.model", "message": exc.problem}]) from None
     cached = block.get("cached_input_usd_per_mtok") is not None
     filled = _fill(block, path, _Hosting(w, offer, cached), HOSTED, ApiInputs)
-    inputs = _built(
+    inputs = built(
         ApiInputs,
         path,
         {},
