@@ -31,7 +31,6 @@ from costmodel.inputs import (
     ApiInputs,
     BuyInputs,
     Financing,
-    InputError,
     RentInputs,
     input_fields,
 )
@@ -61,6 +60,8 @@ from pricing.training_error import published as training_error
 from pricing.vocabulary import ARCHITECTURE
 
 from .errors import ScenarioError
+from .sidecarbon import SideCarbon, owned_carbon, rented_carbon
+from .sources import Source, built, field_defaults
 from .userprices import GPU_HOUR_KEY, SERVER_KEY, instance_price, platform_price
 
 __all__ = [
@@ -76,8 +77,6 @@ __all__ = [
     "Source",
     "Training",
     "Work",
-    "built",
-    "field_defaults",
     "gathered",
     "hosted",
     "hosted_of",
@@ -343,60 +342,6 @@ class _Context:
         return labels
 
 
-@dataclass(frozen=True)
-class Source:
-    """Where input ``key`` (a field of the side's engine inputs) comes from when a block
-    leaves it out.
-
-    ``value`` is a constant or a function of the side's context (``None``: the catalog has no
-    figure, and ``missing`` says so); ``origin`` is a template filled from the context's
-    labels; ``applies`` says whether the input exists for this side, and ``when`` in words
-    where it does not always (the key reference's words). ``price`` names the
-    catalog price the value is, as ``(id, pricing)``, for a price the user may lay over the
-    catalog (:mod:`pricing.prices`); the origin is then the user's. A ``quiet`` input, added
-    after the first results were stored, is among the assumptions only when given: left out,
-    its default changes nothing (a build always up), and results keep their form. ``kind``
-    is where the default comes from when the user's prices do not cover it: a catalog row
-    (or tier, or table), or a documented constant.
-    """
-
-    key: str
-    value: float | Callable[[_Context], float | None]
-    origin: str
-    missing: str = ""
-    applies: Callable[[_Context], bool] = lambda c: True
-    price: Callable[[_Context], tuple[str, str] | None] | None = None
-    when: str = ""
-    quiet: bool = False
-    kind: Origin = Origin.CATALOG
-
-    def overlaid(self, c: _Context) -> PriceEntry | None:
-        """The user's price this default is, when the catalog carries one."""
-        key = self.price(c) if self.price else None
-        return c.work.catalog.overlay.get(key) if key else None
-
-    def resolve(self, c: _Context) -> float | None:
-        """The default value in this context."""
-        return self.value(c) if callable(self.value) else float(self.value)
-
-
-def field_defaults(cls: type, quiet: Collection[str] = ()) -> tuple[Source, ...]:
-    """A row for every input of ``cls`` whose default is documented (an ``origin`` in its
-    metadata), in field order: the value and its reason are written once, in the field. The
-    inputs named in ``quiet`` are :attr:`Source.quiet`."""
-    return tuple(
-        Source(
-            name,
-            float(f.default.support()[0]),
-            f"default: {f.metadata['origin']}",
-            quiet=name in quiet,
-            kind=Origin.DEFAULT,
-        )
-        for name, f in input_fields(cls).items()
-        if f.metadata.get("origin")
-    )
-
-
 _NO_TIER = "no platform tier of the catalog holds {gpus} (tiers: {tiers})"
 _THROUGHPUT = "catalog: {precision} throughput of {gpu} relative to {reference_gpu} ({throughput})"
 _SERVING = "{serving_origin}: {model} at {precision} on {gpu}: {serving}"
@@ -540,7 +485,8 @@ class _Filled:
 class Owned:
     """An owned build resolved at key path ``path``: its engine inputs, the GPU and platform
     tier it rests on, how its per-GPU throughput was found (``None`` when given), the block
-    with every default filled in (``block``), the assumptions and the user's prices used."""
+    with every default filled in (``block``), the assumptions, the user's prices used and,
+    where the question counts carbon, its carbon inputs (``carbon``)."""
 
     path: str
     inputs: BuyInputs
@@ -551,13 +497,15 @@ class Owned:
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
+    carbon: SideCarbon | None = None
 
 
 @dataclass(frozen=True)
 class Rented:
     """A rented offer resolved at key path ``path``: its engine inputs, the instance, how its
     per-GPU throughput was found (``None`` when given), the block with every default filled in,
-    the assumptions and the user's prices used."""
+    the assumptions, the user's prices used and, where the question counts carbon, its carbon
+    inputs (``carbon``)."""
 
     path: str
     inputs: RentInputs
@@ -566,6 +514,7 @@ class Rented:
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
+    carbon: SideCarbon | None = None
 
     @property
     def gpu(self) -> GPU:
@@ -735,19 +684,6 @@ def _spec(value: Distribution) -> Any:
     return to_spec(value)
 
 
-def built(cls: type, path: str, engine_path: Mapping[str, str], **kwargs: Any) -> Any:
-    """``cls(**kwargs)``, its validation errors at the block's key paths: a field the engine
-    names ``<side>.<name>`` at ``engine_path[name]``, else at ``path.<name>`` (a value it rejects,
-    a catalog default out of range included)."""
-    try:
-        return cls(**kwargs)
-    except InputError as exc:
-        name = exc.path.partition(".")[2]
-        raise ScenarioError(
-            None, [{"path": engine_path.get(name, f"{path}.{name}"), "message": exc.message}]
-        ) from None
-
-
 @dataclass(frozen=True)
 class _Paid:
     """How an owned block pays and what it keeps in spare: the engine inputs they add, the
@@ -790,8 +726,10 @@ def _paid(block: Mapping[str, Any], path: str) -> _Paid:
     return _Paid(inputs, filled, tuple(notes))
 
 
-def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
-    """The owned build of a validated ``buy`` (or ``own``) block at key path ``path``.
+def owned(block: Mapping[str, Any], path: str, w: Work, carbon: str | None = None) -> Owned:
+    """The owned build of a validated ``buy`` (or ``own``) block at key path ``path``, with its
+    carbon inputs when ``carbon`` says whose a given carbon value is (``"scenario"`` or
+    ``"plan"``; ``None``: the question counts no carbon).
 
     Raises :class:`ScenarioError` at ``path``'s keys for an unknown GPU, a GPU below the
     workload's memory floor, missing catalog figures and inputs the engine rejects.
@@ -850,16 +788,21 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
         },
         assumptions=filled.assumptions + paid.assumptions,
         prices=filled.prices,
+        carbon=carbon and owned_carbon(block, path, gpu, w.catalog, carbon),
     )
 
 
 def rented(
-    block: Mapping[str, Any], path: str, w: Work, keys: Collection[str] | None = None
+    block: Mapping[str, Any],
+    path: str,
+    w: Work,
+    keys: Collection[str] | None = None,
+    carbon: str | None = None,
 ) -> Rented:
     """The rented offer of a validated ``rent`` (or ``reserve``, ``burst``) block at key path
     ``path``; ``committed_instances`` is read where the block has it. ``keys``, when given, are
     the inputs the block may hold (those of a plan's ``reserve`` or ``burst``): the others take
-    their defaults but are not among the assumptions.
+    their defaults but are not among the assumptions. Its carbon inputs as :func:`owned`'s.
 
     Raises :class:`ScenarioError` at ``path``'s keys for an unknown instance, a GPU below the
     workload's memory floor, a price the instance lacks and inputs the engine rejects.
@@ -903,6 +846,8 @@ def rented(
             a for a in filled.assumptions if keys is None or a.key.partition(".")[2] in keys
         ),
         prices=filled.prices,
+        carbon=carbon
+        and rented_carbon(block, path, offer.id, offer.gpu, offer.gpu_count, w.catalog, carbon),
     )
 
 
