@@ -10,7 +10,9 @@ from and the catalog rows it rests on. Errors name the block's own key paths.
 Every input a block leaves out comes from one row of :data:`OWNED` or :data:`RENTED`: where its
 value comes from (a catalog figure of the GPU, the platform tier, the interconnect table or the
 instance, or a documented constant) and the origin recorded in the result's ``assumptions``.
-The same tables write the "default" column of the format's key reference.
+The same tables write the "default" column of the format's key reference. Where the question
+counts carbon, the side's carbon inputs are resolved in the same call, from the rows of
+:mod:`scenarios.sidecarbon` (``Owned.carbon``, ``Rented.carbon``).
 
 The unit of work is the workload's (:class:`Work`): a side's per-GPU throughput is in units of
 work per GPU-hour, and its capacity in units of work per hour; for training the unit is the

@@ -30,19 +30,19 @@ class Source:
     leaves it out.
 
     ``value`` is a constant or a function of the side's context (``None``: the catalog has no
-    figure, and ``missing`` says so); ``origin`` is a template filled from the context's
-    labels; ``applies`` says whether the input exists for this side, and ``when`` in words
-    where it does not always (the key reference's words). ``price`` names the
-    catalog price the value is, as ``(id, pricing)``, for a price the user may lay over the
-    catalog (:mod:`pricing.prices`); the origin is then the user's. A ``quiet`` input, added
-    after the first results were stored, is among the assumptions only when given: left out,
-    its default changes nothing (a build always up), and results keep their form. ``kind``
-    is where the default comes from when the user's prices do not cover it: a catalog row
-    (or tier, or table), or a documented constant.
+    figure, and ``missing`` says so; a carbon row's grid: a catalog grid id); ``origin`` is a
+    template filled from the context's labels; ``applies`` says whether the input exists for
+    this side, and ``when`` in words where it does not always (the key reference's words).
+    ``price`` names the catalog price the value is, as ``(id, pricing)``, for a price the user
+    may lay over the catalog (:mod:`pricing.prices`); the origin is then the user's. A
+    ``quiet`` input, added after the first results were stored, is among the assumptions only
+    when given: left out, its default changes nothing (a build always up), and results keep
+    their form. ``kind`` is where the default comes from when the user's prices do not cover
+    it: a catalog row (or tier, or table), or a documented constant.
     """
 
     key: str
-    value: float | Callable[[Any], float | None]
+    value: float | Callable[[Any], float | str | None]
     origin: str
     missing: str = ""
     applies: Callable[[Any], bool] = lambda c: True
