@@ -73,14 +73,11 @@ def _advice(path: str, api: Hosted | None, known: bool, priced: bool) -> tuple[A
     return (Advice("api_carbon_unknown", "warning" if priced else "info", message, path),)
 
 
-def _hosted(api: Hosted | None, source: str) -> tuple[HostedCarbon | None, list[Assumption]]:
+def _hosted(api: Hosted | None) -> tuple[HostedCarbon | None, tuple[Assumption, ...]]:
     """The API's carbon inputs where the document gives them (else unknown: ``None``)."""
-    if api is None or api.block.get("g_co2e_per_mtok") is None:
-        return None, []
-    hosted = built(HostedCarbon, api.path, {}, g_co2e_per_mtok=api.block["g_co2e_per_mtok"])
-    spec = to_spec(hosted.g_co2e_per_mtok)
-    where = f"{api.path}.g_co2e_per_mtok"
-    return hosted, [Assumption(where, spec, "[gCO2e/M tokens]", source)]
+    if api is None or api.carbon is None:
+        return None, ()
+    return api.carbon.inputs, api.carbon.assumptions
 
 
 def _spare(catalog: Catalog, own: Owned) -> tuple[float, list[Assumption]]:
@@ -105,7 +102,7 @@ def emitting(data: Mapping[str, Any], sides: tuple) -> Emitting:
     Raises :class:`ScenarioError` at the key paths of values the engine rejects."""
     buy, rent, api = sides
     block, notes = _priced(data.get("carbon") or {}, "scenario")
-    hosted, api_notes = _hosted(api, "scenario")
+    hosted, api_notes = _hosted(api)
     own, rented = buy.carbon, rent.carbon
     inputs = CarbonInputs(buy=own.inputs, rent=rented.inputs, api=hosted, **_lives(block))
     return Emitting(
@@ -127,7 +124,7 @@ def plan_emitting(
     api = burst if isinstance(burst, Hosted) else None
     sides = [s for s in (own, reserve, None if api else burst) if s is not None]
     block, notes = _priced(data["carbon"], "plan")
-    hosted, api_notes = _hosted(api, "plan")
+    hosted, api_notes = _hosted(api)
     spare, spare_notes = _spare(catalog, own)
     by_path = {s.path: s.carbon.inputs for s in sides}
     inputs = built(

@@ -132,10 +132,10 @@ def _demand(data: Mapping[str, Any], w: Work) -> tuple[Demand, list[Assumption]]
 
 
 def _burst(block: Mapping[str, Any], w: Work, carbon: str | None) -> Rented | Hosted:
-    """The burst side: its instances (with their carbon inputs when ``carbon``), or the
-    hosted API at ``burst.api``."""
+    """The burst side: its instances, or the hosted API at ``burst.api`` (each with its
+    carbon inputs when ``carbon``)."""
     if block.get("api") is not None:
-        return hosted(block["api"], "burst.api", w)
+        return hosted(block["api"], "burst.api", w, carbon)
     return rented(block, "burst", w, _BURST, carbon)
 
 

@@ -158,7 +158,7 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
         buy, rent, api = gathered(
             lambda: owned(data["buy"], "buy", w, carbon="scenario"),
             lambda: rented(data["rent"], "rent", w, carbon="scenario"),
-            lambda: data["api"] and hosted(data["api"], "api", w),
+            lambda: data["api"] and hosted(data["api"], "api", w, carbon="scenario"),
         )
         more = gathered(*(_further(data, name) for name in further_sides() if data.get(name)))
         emit = emitting(data, (buy, rent, api))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from costmodel.distributions import Distribution, Fixed
-from costmodel.inputs import OwnedCarbon, RentedCarbon, input_fields
+from costmodel.inputs import HostedCarbon, OwnedCarbon, RentedCarbon, input_fields
 from costmodel.result import Assumption, Origin
 from pricing import GPU, Catalog, CatalogError, PlatformTier
 from pricing.carbon import CloudRegion, Embodied
@@ -33,6 +33,7 @@ __all__ = [
     "RENTED_CARBON",
     "SideCarbon",
     "gpu_kg",
+    "hosted_carbon",
     "owned_carbon",
     "rented_carbon",
 ]
@@ -232,7 +233,7 @@ class SideCarbon:
     """One side's carbon inputs resolved at its key path: the engine's inputs, its carbon keys
     as filled in (``block``, a grid as its catalog id) and their assumptions."""
 
-    inputs: OwnedCarbon | RentedCarbon
+    inputs: OwnedCarbon | RentedCarbon | HostedCarbon
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
 
@@ -268,6 +269,21 @@ def rented_carbon(
     region = catalog.region(catalog.instance(instance)) if instance else None
     c = _Site(catalog, gpu, gpu_count, instance=instance or "", region=region)
     return _resolved(_Block(path, block, RentedCarbon, catalog, source).fill(RENTED_CARBON, c))
+
+
+def hosted_carbon(
+    block: Mapping[str, Any], path: str, source: str = "scenario"
+) -> SideCarbon | None:
+    """The carbon inputs of a hosted API's ``block`` at key path ``path`` where it gives them
+    (``g_co2e_per_mtok``); ``None`` where it does not: its emissions are unknown, never 0.
+    Raises :class:`ScenarioError` at the key for a value the engine rejects."""
+    given = block.get("g_co2e_per_mtok")
+    if given is None:
+        return None
+    inputs = built(HostedCarbon, path, {}, g_co2e_per_mtok=given)
+    unit = input_fields(HostedCarbon)["g_co2e_per_mtok"].metadata["unit"]
+    spec = to_spec(inputs.g_co2e_per_mtok)
+    return SideCarbon(inputs, {}, (Assumption(f"{path}.g_co2e_per_mtok", spec, unit, source),))
 
 
 def gpu_kg(catalog: Catalog, gpu: GPU) -> tuple[float, str]:

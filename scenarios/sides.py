@@ -62,7 +62,7 @@ from pricing.training_error import published as training_error
 from pricing.vocabulary import ARCHITECTURE
 
 from .errors import ScenarioError
-from .sidecarbon import SideCarbon, owned_carbon, rented_carbon
+from .sidecarbon import SideCarbon, hosted_carbon, owned_carbon, rented_carbon
 from .sources import Source, built, field_defaults
 from .userprices import GPU_HOUR_KEY, SERVER_KEY, instance_price, platform_price
 
@@ -916,7 +916,9 @@ HOSTED: tuple[Source, ...] = (
 class Hosted:
     """A hosted API resolved at key path ``path``: its engine inputs, the catalog offer it
     rests on (``None`` for inline prices), the block with every default filled in, the
-    assumptions and the user's prices used (none: the prices file holds GPUs and instances)."""
+    assumptions, the user's prices used (none: the prices file holds GPUs and instances) and,
+    where the question counts carbon and the block gives its emissions, its carbon inputs
+    (``carbon``; ``None``: unknown)."""
 
     path: str
     inputs: ApiInputs
@@ -924,15 +926,16 @@ class Hosted:
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
+    carbon: SideCarbon | None = None
 
     @property
     def label(self) -> str:
         return self.offer.id if self.offer else "inline API prices"
 
 
-def hosted(block: Mapping[str, Any], path: str, w: Work) -> Hosted:
+def hosted(block: Mapping[str, Any], path: str, w: Work, carbon: str | None = None) -> Hosted:
     """The hosted API of a validated ``api`` block at key path ``path``, serving the
-    workload's requests (:class:`Inference`).
+    workload's requests (:class:`Inference`); its carbon inputs as :func:`owned`'s.
 
     Raises :class:`ScenarioError` at ``path``'s keys for an unknown offer and inputs the
     engine rejects.
@@ -959,6 +962,7 @@ def hosted(block: Mapping[str, Any], path: str, w: Work) -> Hosted:
         offer=offer,
         block={**block, **filled.values},
         assumptions=filled.assumptions,
+        carbon=carbon and hosted_carbon(block, path, carbon),
     )
 
 
