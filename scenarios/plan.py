@@ -6,8 +6,9 @@ at ``burst`` (for inference work, perhaps a hosted API at ``burst.api``). Every 
 origin is kept under those paths (``own.pue``,
 ``burst.price_usd_per_hour``, ...) in ``assumptions``. A plan counts carbon when it gives a
 ``carbon`` block or any side's carbon key (``own.grid``, ``burst.pue``, ...): then every side's
-carbon inputs are resolved as a scenario's are (:mod:`scenarios.emissions`); without, the plan
-and its result are as they were before plans counted carbon.
+carbon inputs are resolved with its cost inputs, as a scenario's are
+(:mod:`scenarios.sidecarbon`); without, the plan and its result are as they were before plans
+counted carbon.
 """
 
 from __future__ import annotations
@@ -130,11 +131,12 @@ def _demand(data: Mapping[str, Any], w: Work) -> tuple[Demand, list[Assumption]]
     return Demand(unit=w.unit, work_per_month=work, **values), notes
 
 
-def _burst(block: Mapping[str, Any], w: Work) -> Rented | Hosted:
-    """The burst side: its instances, or the hosted API at ``burst.api``."""
+def _burst(block: Mapping[str, Any], w: Work, carbon: str | None) -> Rented | Hosted:
+    """The burst side: its instances, or the hosted API at ``burst.api`` (each with its
+    carbon inputs when ``carbon``)."""
     if block.get("api") is not None:
-        return hosted(block["api"], "burst.api", w)
-    return rented(block, "burst", w, _BURST)
+        return hosted(block["api"], "burst.api", w, carbon)
+    return rented(block, "burst", w, _BURST, carbon)
 
 
 def _pool(own: Mapping[str, Any]) -> tuple[dict[str, float], list[Assumption]]:
@@ -224,10 +226,11 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
     """
     try:
         (w,) = gathered(lambda: work(data["workload"], catalog))
+        carbon = "plan" if _counts_carbon(data) else None
         own, reserve, burst = gathered(
-            lambda: owned(data["own"], "own", w),
-            lambda: data["reserve"] and rented(data["reserve"], "reserve", w, _RESERVE),
-            lambda: _burst(data["burst"], w),
+            lambda: owned(data["own"], "own", w, carbon),
+            lambda: data["reserve"] and rented(data["reserve"], "reserve", w, _RESERVE, carbon),
+            lambda: _burst(data["burst"], w, carbon),
         )
         emit = _emitting(data, catalog, own, reserve, burst)
         demand, notes = _demand(data, w)

@@ -156,12 +156,12 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
     try:
         (w,) = gathered(lambda: work(data["workload"], catalog))
         buy, rent, api = gathered(
-            lambda: owned(data["buy"], "buy", w),
-            lambda: rented(data["rent"], "rent", w),
-            lambda: data["api"] and hosted(data["api"], "api", w),
+            lambda: owned(data["buy"], "buy", w, carbon="scenario"),
+            lambda: rented(data["rent"], "rent", w, carbon="scenario"),
+            lambda: data["api"] and hosted(data["api"], "api", w, carbon="scenario"),
         )
         more = gathered(*(_further(data, name) for name in further_sides() if data.get(name)))
-        emit = emitting(data, catalog, (buy, rent, api))
+        emit = emitting(data, (buy, rent, api))
         inputs = _inputs(data, w, buy, rent, api, emit, more)
     except ScenarioError as exc:
         raise ScenarioError(source, exc.errors) from None

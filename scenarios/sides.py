@@ -10,7 +10,9 @@ from and the catalog rows it rests on. Errors name the block's own key paths.
 Every input a block leaves out comes from one row of :data:`OWNED` or :data:`RENTED`: where its
 value comes from (a catalog figure of the GPU, the platform tier, the interconnect table or the
 instance, or a documented constant) and the origin recorded in the result's ``assumptions``.
-The same tables write the "default" column of the format's key reference.
+The same tables write the "default" column of the format's key reference. Where the question
+counts carbon, the side's carbon inputs are resolved in the same call, from the rows of
+:mod:`scenarios.sidecarbon` (``Owned.carbon``, ``Rented.carbon``).
 
 The unit of work is the workload's (:class:`Work`): a side's per-GPU throughput is in units of
 work per GPU-hour, and its capacity in units of work per hour; for training the unit is the
@@ -31,7 +33,6 @@ from costmodel.inputs import (
     ApiInputs,
     BuyInputs,
     Financing,
-    InputError,
     RentInputs,
     input_fields,
 )
@@ -61,6 +62,8 @@ from pricing.training_error import published as training_error
 from pricing.vocabulary import ARCHITECTURE
 
 from .errors import ScenarioError
+from .sidecarbon import SideCarbon, hosted_carbon, owned_carbon, rented_carbon
+from .sources import Source, built, field_defaults
 from .userprices import GPU_HOUR_KEY, SERVER_KEY, instance_price, platform_price
 
 __all__ = [
@@ -341,60 +344,6 @@ class _Context:
         return labels
 
 
-@dataclass(frozen=True)
-class Source:
-    """Where input ``key`` (a field of the side's engine inputs) comes from when a block
-    leaves it out.
-
-    ``value`` is a constant or a function of the side's context (``None``: the catalog has no
-    figure, and ``missing`` says so); ``origin`` is a template filled from the context's
-    labels; ``applies`` says whether the input exists for this side, and ``when`` in words
-    where it does not always (the key reference's words). ``price`` names the
-    catalog price the value is, as ``(id, pricing)``, for a price the user may lay over the
-    catalog (:mod:`pricing.prices`); the origin is then the user's. A ``quiet`` input, added
-    after the first results were stored, is among the assumptions only when given: left out,
-    its default changes nothing (a build always up), and results keep their form. ``kind``
-    is where the default comes from when the user's prices do not cover it: a catalog row
-    (or tier, or table), or a documented constant.
-    """
-
-    key: str
-    value: float | Callable[[_Context], float | None]
-    origin: str
-    missing: str = ""
-    applies: Callable[[_Context], bool] = lambda c: True
-    price: Callable[[_Context], tuple[str, str] | None] | None = None
-    when: str = ""
-    quiet: bool = False
-    kind: Origin = Origin.CATALOG
-
-    def overlaid(self, c: _Context) -> PriceEntry | None:
-        """The user's price this default is, when the catalog carries one."""
-        key = self.price(c) if self.price else None
-        return c.work.catalog.overlay.get(key) if key else None
-
-    def resolve(self, c: _Context) -> float | None:
-        """The default value in this context."""
-        return self.value(c) if callable(self.value) else float(self.value)
-
-
-def _defaults(cls: type, quiet: Collection[str] = ()) -> tuple[Source, ...]:
-    """A row for every input of ``cls`` whose default is documented (an ``origin`` in its
-    metadata), in field order: the value and its reason are written once, in the field. The
-    inputs named in ``quiet`` are :attr:`Source.quiet`."""
-    return tuple(
-        Source(
-            name,
-            float(f.default.support()[0]),
-            f"default: {f.metadata['origin']}",
-            quiet=name in quiet,
-            kind=Origin.DEFAULT,
-        )
-        for name, f in input_fields(cls).items()
-        if f.metadata.get("origin")
-    )
-
-
 _NO_TIER = "no platform tier of the catalog holds {gpus} (tiers: {tiers})"
 _THROUGHPUT = "catalog: {precision} throughput of {gpu} relative to {reference_gpu} ({throughput})"
 _SERVING = "{serving_origin}: {model} at {precision} on {gpu}: {serving}"
@@ -453,7 +402,7 @@ OWNED: tuple[Source, ...] = (
         missing=_NO_TIER,
     ),
     *_WORK_ROWS,
-    *_defaults(BuyInputs, quiet=("repair_days",)),
+    *field_defaults(BuyInputs, quiet=("repair_days",)),
 )
 
 
@@ -478,7 +427,7 @@ RENTED: tuple[Source, ...] = (
         price=lambda c: c.offer.id and (c.offer.id, "on_demand"),
     ),
     *_WORK_ROWS,
-    *_defaults(RentInputs),
+    *field_defaults(RentInputs),
 )
 
 #: How the key reference reads each placeholder of an origin template, by side kind.
@@ -538,7 +487,8 @@ class _Filled:
 class Owned:
     """An owned build resolved at key path ``path``: its engine inputs, the GPU and platform
     tier it rests on, how its per-GPU throughput was found (``None`` when given), the block
-    with every default filled in (``block``), the assumptions and the user's prices used."""
+    with every default filled in (``block``), the assumptions, the user's prices used and,
+    where the question counts carbon, its carbon inputs (``carbon``)."""
 
     path: str
     inputs: BuyInputs
@@ -549,13 +499,15 @@ class Owned:
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
+    carbon: SideCarbon | None = None
 
 
 @dataclass(frozen=True)
 class Rented:
     """A rented offer resolved at key path ``path``: its engine inputs, the instance, how its
     per-GPU throughput was found (``None`` when given), the block with every default filled in,
-    the assumptions and the user's prices used."""
+    the assumptions, the user's prices used and, where the question counts carbon, its carbon
+    inputs (``carbon``)."""
 
     path: str
     inputs: RentInputs
@@ -564,6 +516,7 @@ class Rented:
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
+    carbon: SideCarbon | None = None
 
     @property
     def gpu(self) -> GPU:
@@ -733,17 +686,6 @@ def _spec(value: Distribution) -> Any:
     return to_spec(value)
 
 
-def _built(cls: type, path: str, engine_path: Mapping[str, str], **kwargs: Any) -> Any:
-    """``cls(**kwargs)``, its validation errors at the block's key paths."""
-    try:
-        return cls(**kwargs)
-    except InputError as exc:
-        name = exc.path.partition(".")[2]
-        raise ScenarioError(
-            None, [{"path": engine_path.get(name, f"{path}.{name}"), "message": exc.message}]
-        ) from None
-
-
 @dataclass(frozen=True)
 class _Paid:
     """How an owned block pays and what it keeps in spare: the engine inputs they add, the
@@ -782,12 +724,14 @@ def _paid(block: Mapping[str, Any], path: str) -> _Paid:
         notes.append(
             Assumption(f"{path}.financing.{key}", shown, meta[key].metadata["unit"], *source)
         )
-    inputs["financing"] = _built(Financing, path, {}, **filled)
+    inputs["financing"] = built(Financing, path, {}, **filled)
     return _Paid(inputs, filled, tuple(notes))
 
 
-def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
-    """The owned build of a validated ``buy`` (or ``own``) block at key path ``path``.
+def owned(block: Mapping[str, Any], path: str, w: Work, carbon: str | None = None) -> Owned:
+    """The owned build of a validated ``buy`` (or ``own``) block at key path ``path``, with its
+    carbon inputs when ``carbon`` says whose a given carbon value is (``"scenario"`` or
+    ``"plan"``; ``None``: the question counts no carbon).
 
     Raises :class:`ScenarioError` at ``path``'s keys for an unknown GPU, a GPU below the
     workload's memory floor, missing catalog figures and inputs the engine rejects.
@@ -820,7 +764,7 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
         filled = _given(filled, path, "platform_price_usd", platform, source)
         block = {k: v for k, v in block.items() if k != SERVER_KEY}
     paid = _paid(block, path)
-    inputs = _built(
+    inputs = built(
         BuyInputs,
         path,
         {},
@@ -846,16 +790,21 @@ def owned(block: Mapping[str, Any], path: str, w: Work) -> Owned:
         },
         assumptions=filled.assumptions + paid.assumptions,
         prices=filled.prices,
+        carbon=carbon and owned_carbon(block, path, gpu, w.catalog, carbon),
     )
 
 
 def rented(
-    block: Mapping[str, Any], path: str, w: Work, keys: Collection[str] | None = None
+    block: Mapping[str, Any],
+    path: str,
+    w: Work,
+    keys: Collection[str] | None = None,
+    carbon: str | None = None,
 ) -> Rented:
     """The rented offer of a validated ``rent`` (or ``reserve``, ``burst``) block at key path
     ``path``; ``committed_instances`` is read where the block has it. ``keys``, when given, are
     the inputs the block may hold (those of a plan's ``reserve`` or ``burst``): the others take
-    their defaults but are not among the assumptions.
+    their defaults but are not among the assumptions. Its carbon inputs as :func:`owned`'s.
 
     Raises :class:`ScenarioError` at ``path``'s keys for an unknown instance, a GPU below the
     workload's memory floor, a price the instance lacks and inputs the engine rejects.
@@ -880,7 +829,7 @@ def rented(
         source = f"scenario: {path}.{GPU_HOUR_KEY} x the instance's {gpus}"
         filled = _given(filled, path, "price_usd_per_hour", block["price_usd_per_hour"], source)
         block = {k: v for k, v in block.items() if k != GPU_HOUR_KEY}
-    inputs = _built(
+    inputs = built(
         RentInputs,
         path,
         {"gpu_count": f"{path}.instance.gpu_count"},
@@ -899,6 +848,8 @@ def rented(
             a for a in filled.assumptions if keys is None or a.key.partition(".")[2] in keys
         ),
         prices=filled.prices,
+        carbon=carbon
+        and rented_carbon(block, path, offer.id, offer.gpu, offer.gpu_count, w.catalog, carbon),
     )
 
 
@@ -949,7 +900,7 @@ _NO_OFFER = "no catalog offer is named (api.model)"
 HOSTED: tuple[Source, ...] = (
     Source("input_usd_per_mtok", _offered("input_usd_per_mtok"), _OFFER, missing=_NO_OFFER),
     Source("output_usd_per_mtok", _offered("output_usd_per_mtok"), _OFFER, missing=_NO_OFFER),
-    *_defaults(ApiInputs),
+    *field_defaults(ApiInputs),
     Source(
         "cached_input_usd_per_mtok",
         _offered("cached_input_usd_per_mtok"),
@@ -965,7 +916,9 @@ HOSTED: tuple[Source, ...] = (
 class Hosted:
     """A hosted API resolved at key path ``path``: its engine inputs, the catalog offer it
     rests on (``None`` for inline prices), the block with every default filled in, the
-    assumptions and the user's prices used (none: the prices file holds GPUs and instances)."""
+    assumptions, the user's prices used (none: the prices file holds GPUs and instances) and,
+    where the question counts carbon and the block gives its emissions, its carbon inputs
+    (``carbon``; ``None``: unknown)."""
 
     path: str
     inputs: ApiInputs
@@ -973,15 +926,16 @@ class Hosted:
     block: dict[str, Any]
     assumptions: tuple[Assumption, ...]
     prices: Mapping[str, PriceEntry] = field(default_factory=dict)
+    carbon: SideCarbon | None = None
 
     @property
     def label(self) -> str:
         return self.offer.id if self.offer else "inline API prices"
 
 
-def hosted(block: Mapping[str, Any], path: str, w: Work) -> Hosted:
+def hosted(block: Mapping[str, Any], path: str, w: Work, carbon: str | None = None) -> Hosted:
     """The hosted API of a validated ``api`` block at key path ``path``, serving the
-    workload's requests (:class:`Inference`).
+    workload's requests (:class:`Inference`); its carbon inputs as :func:`owned`'s.
 
     Raises :class:`ScenarioError` at ``path``'s keys for an unknown offer and inputs the
     engine rejects.
@@ -994,7 +948,7 @@ def hosted(block: Mapping[str, Any], path: str, w: Work) -> Hosted:
             raise ScenarioError(None, [{"path": f"{path}.model", "message": exc.problem}]) from None
     cached = block.get("cached_input_usd_per_mtok") is not None
     filled = _fill(block, path, _Hosting(w, offer, cached), HOSTED, ApiInputs)
-    inputs = _built(
+    inputs = built(
         ApiInputs,
         path,
         {},
@@ -1008,6 +962,7 @@ def hosted(block: Mapping[str, Any], path: str, w: Work) -> Hosted:
         offer=offer,
         block={**block, **filled.values},
         assumptions=filled.assumptions,
+        carbon=carbon and hosted_carbon(block, path, carbon),
     )
 
 

@@ -166,3 +166,27 @@ def test_spares_add_their_embodied_carbon():
     # (4 GPUs + 1 spare) x 150 kg + the 4-GPU tier's 1455.5 kg
     assert notes["buy.embodied_kg_co2e"].value == pytest.approx(5 * 150 + 1455.5)
     assert "5 x rtx-2080-ti" in notes["buy.embodied_kg_co2e"].source
+
+
+def test_a_side_carries_its_carbon_inputs_from_the_same_pass():
+    """The owned build resolved with carbon holds its carbon inputs; without, none. 4 RTX
+    2080 Ti + 1 spare at the catalog's 150 kg each (an estimate) + the 4-GPU workstation tier's
+    1,455.5 kg: 5 x 150 + 1,455.5 = 2,205.5 kg; the grid the US average, 383.6 g/kWh."""
+    from costmodel.inputs import BuyInputs, input_fields
+    from pricing import load_catalog
+    from scenarios.sides import owned, work
+
+    w = work({"precision": "fp16", "reference_gpu": "v100-sxm2-16gb"}, load_catalog())
+    meta = input_fields(BuyInputs)
+    plain = ("powered_when_idle", "depreciation", "depreciation_years")
+    block = {n: meta[n].default for n in plain}
+    block |= {"gpu": "rtx-2080-ti", "gpu_count": 4, "spare_gpus": 1}
+    assert owned(block, "buy", w).carbon is None
+    side = owned(block, "own", w, carbon="plan")
+    assert side.carbon.inputs.embodied_kg_co2e.p50() == pytest.approx(5 * 150 + 1455.5)
+    assert side.carbon.inputs.grid.p50() == pytest.approx(383.6)
+    assert side.carbon.block["grid"] == "US"
+    keys = [a.key for a in side.carbon.assumptions]
+    assert keys == ["own.grid", "own.grid_annual_change", "own.embodied_kg_co2e"]
+    given = owned({**block, "grid": 100.0}, "own", w, carbon="plan").carbon.assumptions[0]
+    assert (given.key, given.source) == ("own.grid", "plan")

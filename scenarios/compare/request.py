@@ -30,9 +30,9 @@ from costmodel.inputs import MAX_SAMPLES, ModelInputs, input_fields
 from pricing import PRECISIONS, SERVING_PRECISIONS
 from pricing.vocabulary import GPU_LIMITS, SERVING_LIMITS, TIERS
 
-from ..emissions import DEFAULT_GRID
 from ..errors import ScenarioError, flatten_messages
 from ..schema import WORK_ONLY, BoundRange, InlineModelSchema, Ref, UtilisationFloor
+from ..sidecarbon import DEFAULT_GRID
 
 __all__ = ["SORTS", "CompareRequest", "CompareSchema", "load_request"]
 
