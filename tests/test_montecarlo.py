@@ -19,7 +19,7 @@ from costmodel.distributions import (
     Uniform,
 )
 from costmodel.engine import draw
-from costmodel.sampling import gaussian_copula, sample
+from costmodel.sampling import gaussian_copula, sample, stream
 from present import to_dict
 from tests.helpers import buy, model, rent
 
@@ -119,6 +119,27 @@ def test_lhs_strata_hold_one_draw_each():
         for part in np.split(values, np.cumsum(drawn.blocks)[:-1]):
             m = part.size
             np.testing.assert_array_equal(np.sort(np.floor(part * m)), np.arange(m))
+
+
+@pytest.mark.parametrize("method, n", [("random", 700), ("lhs", 300), ("lhs", 1000)])
+def test_draws_are_the_streams_bounded_integers(method, n):
+    # The sampler reads each name's stream as its definition does, replicate by replicate: an
+    # LHS replicate of m draws is a permutation of 0..m-1, then m integers in [0, 2**53)
+    # (numpy's rng.integers), q = (stratum + (k + 0.5) / 2**53) / m; random is the integers
+    # alone. Any change in how the stream is read would move every seed's result.
+    drawn = sample(["a", "b"], n, seed=11, method=method)
+    for name in ("a", "b"):
+        rng = stream(11, name)
+        if method == "random":
+            expected = (rng.integers(0, 2**53, size=n, dtype=np.int64) + 0.5) / 2**53
+        else:
+            parts = []
+            for m in drawn.blocks or (n,):
+                perm = rng.permutation(m)
+                k = rng.integers(0, 2**53, size=m, dtype=np.int64)
+                parts.append((perm + (k + 0.5) * 2.0**-53) / m)
+            expected = np.concatenate(parts)
+        np.testing.assert_array_equal(drawn.q[name], expected, err_msg=name)
 
 
 @pytest.mark.parametrize(
