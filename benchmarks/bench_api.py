@@ -1,14 +1,16 @@
 """Load benchmark of ``POST /v1/evaluate`` on gunicorn (a script, not a timed test).
 
-Starts ``gunicorn "api:create_app()"`` on a free loopback port with a temporary run store, sends
+Starts gunicorn as the service runs it (``gunicorn -c python:api.gunicorn_conf
+"api:create_app()"``, 2 workers) on a free loopback port with a temporary run store, sends
 the example scenario (10,000 samples x 20 levels x 36 months) first from one client, then from
 eight concurrent clients, each for a bounded time, and prints the median and 99th-percentile
-latency [ms], the throughput [requests/s] and the error count; the server is always stopped.
+latency [ms], the throughput [requests/s], the error count and the load average (the machine
+may be shared, and a loaded machine slows every figure); the server is always stopped.
 
 Every request carries a new seed, so every request runs the Monte Carlo engine; with
 ``--same-request`` identical requests are answered from the per-worker result cache after the
-first one (header ``X-Cache``). Targets on a 2-core machine with 2 workers: p50 <= 40 ms from
-one client, >= 40 requests/s from eight, no errors.
+first one (header ``X-Cache``). Targets on a quiet 2-core machine with 2 workers: p50 <= 15 ms
+from one client, and no errors from eight.
 
 ``--vs DIR`` compares this checkout (A) with another one (B, e.g. a worktree of ``main``) paired:
 both servers run at once, on the same machine, each with its own interpreter (``DIR/.venv`` when
@@ -19,10 +21,12 @@ and the median of the per-slice ratios.
 
 ``--in-process`` measures CPU instead of latency: a fresh process per round runs the Flask test
 client (no server, no sockets), sends ``--requests`` requests with distinct seeds after the
-warm-up and prints the process CPU time per request [ms], and the CPU time of writing one
-result as the JSON answer (``present.to_dict`` and the app's JSON encoder) [ms], so that the rest
-is the engine's. With ``--vs DIR`` the rounds alternate between the checkouts, on the same
-seeds, and it prints the ratio of their medians (B/A: how many times less CPU A takes).
+warm-up and prints the process CPU time per request [ms] and its parts, timed inside the same
+requests: the engine (``simulate`` and ``summarise``; of it, drawing the inputs), writing the
+JSON answer (``result_json``) and the rest (Flask, the body's hash and its cached document, the
+limits, the verdict and sentences; the test client's own work too). With ``--vs DIR`` the
+rounds alternate between the checkouts, on the same seeds, and it prints the ratio of their
+medians (B/A: how many times less CPU A takes). Target: 1.6 times less than f69c217.
 
     python benchmarks/bench_api.py                      # 1 then 8 clients, 2 workers, 20 s each
     python benchmarks/bench_api.py --clients 16 --seconds 30 --same-request
@@ -122,10 +126,17 @@ def _start_server(
             filter(None, [str(server.root), os.environ.get("PYTHONPATH")])
         ),
     }
+    # the service's own settings (docs/api.md), where the checkout has them
+    config = (
+        ["-c", "python:api.gunicorn_conf"]
+        if (server.root / "api" / "gunicorn_conf.py").exists()
+        else []
+    )
     command = [
         str(server.python),
         "-m",
         "gunicorn",
+        *config,
         "--bind",
         f"{HOST}:{port}",
         "--workers",
@@ -211,7 +222,7 @@ def _report(clients: int, server: _Server, label: str = "") -> dict[str, float]:
     print(
         f"{label}{clients} client{'s' if clients != 1 else ''}: requests {figures['requests']}  "
         f"errors {figures['errors']}  cache hits {figures['cache_hits']}  "
-        f"in {figures['wall_s']:.1f} s\n"
+        f"in {figures['wall_s']:.1f} s  load average {_load_average()}\n"
         f"  p50 {figures['p50_ms']:.1f} ms  p90 {figures['p90_ms']:.1f} ms  "
         f"p99 {figures['p99_ms']:.1f} ms  max {figures['max_ms']:.1f} ms  "
         f"throughput {figures['rps']:.1f} requests/s"
@@ -242,61 +253,96 @@ def _round(args: argparse.Namespace, clients: int, servers: list[_Server], body:
 
 _IN_PROCESS = r"""
 import json, sys, tempfile, time
+import api.service, costmodel.engine, scenarios.scenario
 from api import create_app
-from present import to_dict
-from scenarios import evaluate
-body, samples, seeds, warmup = sys.argv[1], *map(int, sys.argv[2:5])
+body, samples, seeds, warmup, first = sys.argv[1], *map(int, sys.argv[2:6])
+spent = {"draw": 0.0, "engine": 0.0, "write": 0.0}
+def timed(module, name, key):  # CPU of every call of module.name, added to spent[key]
+    inner = getattr(module, name)
+    def wrapper(*args, **kwargs):
+        start = time.process_time()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spent[key] += time.process_time() - start
+    setattr(module, name, wrapper)
+timed(costmodel.engine, "draw", "draw")  # sampling: percentiles, copula, ppf
+timed(scenarios.scenario, "simulate", "engine")
+timed(scenarios.scenario, "summarise", "engine")
+timed(api.service, "result_json", "write")
 app = create_app({"TESTING": True, "DB": tempfile.mktemp(suffix=".sqlite3")})
 client = app.test_client()
 def post(seed):
     url = f"/v1/evaluate?samples={samples}&seed={seed}"
     response = client.post(url, data=body, content_type="application/json")
     assert response.status_code == 200, response.data[:300]
+    assert response.headers["X-Cache"] == "miss"
 for seed in range(warmup):
     post(seed)
+spent.update(dict.fromkeys(spent, 0.0))
 start = time.process_time()
-for seed in range(1000, 1000 + seeds):
+for seed in range(first, first + seeds):
     post(seed)
-request_s = (time.process_time() - start) / seeds
-answer = evaluate(json.loads(body), samples=samples, seed=1)
-with app.app_context():
-    start = time.process_time()
-    for _ in range(50):
-        app.json.dumps(to_dict(answer), separators=(",", ":"))
-    write_s = (time.process_time() - start) / 50
-print(json.dumps({"request_ms": 1000 * request_s, "write_ms": 1000 * write_s}))
+figures = {"request": time.process_time() - start, **spent}
+print(json.dumps({k: 1000 * v / seeds for k, v in figures.items()}))
 """
+
+#: The parts of a request's CPU time that ``--in-process`` prints, as (key, words).
+_PARTS = (
+    ("engine", "the engine (simulate and summarise)"),
+    ("draw", "  of which sampling (percentiles, copula, ppf)"),
+    ("write", "writing the JSON answer"),
+    ("rest", "the rest: HTTP, cached document, limits, verdict, wording"),
+)
 
 
 def _in_process(args: argparse.Namespace, servers: list[_Server], body: bytes) -> None:
-    """CPU per request in process, each checkout in turn in fresh processes (``--rounds``)."""
+    """CPU per request in process, each checkout in turn in fresh processes (``--rounds``),
+    and its parts, measured inside the same requests."""
     figures: dict[str, list[dict[str, float]]] = {s.name: [] for s in servers}
-    for _ in range(args.rounds):
+    for i in range(args.rounds):
+        first = 1000 + i * args.requests  # new seeds each round, the same for each checkout
         for server in servers:
             env = {**os.environ, "PYTHONPATH": str(server.root), "COSTMODEL_API_KEYS": ""}
             argv = [body.decode(), str(args.samples), str(args.requests), str(args.warmup)]
             out = subprocess.run(
-                [str(server.python), "-c", _IN_PROCESS, *argv],
+                [str(server.python), "-c", _IN_PROCESS, *argv, str(first)],
                 cwd=server.root, env=env, capture_output=True, text=True, check=True,
             )  # fmt: skip
-            figures[server.name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+            found = json.loads(out.stdout.strip().splitlines()[-1])
+            found["rest"] = found["request"] - found["engine"] - found["write"]
+            figures[server.name].append(found)
     print(
         f"POST /v1/evaluate in process  {args.scenario.name}  samples={args.samples}  "
-        f"{args.requests} requests x {args.rounds} rounds, distinct seeds; medians over rounds"
+        f"{args.requests} requests x {args.rounds} rounds, distinct seeds; medians over rounds "
+        f"[ms of CPU per request]; load average {_load_average()}"
     )
     medians = {}
     for server in servers:
-        request = statistics.median(f["request_ms"] for f in figures[server.name])
-        write = statistics.median(f["write_ms"] for f in figures[server.name])
-        medians[server.name] = request
-        print(
-            f"  {server.name}: {request:.2f} ms of CPU per request, of which writing the "
-            f"JSON {write:.2f} ms ({100 * write / request:.0f} %); the rest, "
-            f"{request - write:.2f} ms, is the engine's and the request's"
-        )
+        median = {
+            k: statistics.median(f[k] for f in figures[server.name])
+            for k in figures[server.name][0]
+        }
+        medians[server.name] = median["request"]
+        print(f"  {server.name}: {median['request']:.2f} ms per request")
+        for key, words in _PARTS:
+            share = 100 * median[key] / median["request"]
+            print(f"    {median[key]:6.2f} ms {share:3.0f} %  {words}")
     if len(servers) == 2:
         a, b = (medians[s.name] for s in servers)
-        print(f"  B/A: {b / a:.2f}x the CPU per request")
+        pairs = sorted(y["request"] / x["request"] for x, y in zip(*figures.values(), strict=True))
+        print(
+            f"  B/A: {b / a:.2f}x the CPU per request (ratio of medians; round by round "
+            f"{pairs[0]:.2f} to {pairs[-1]:.2f})"
+        )
+
+
+def _load_average() -> str:
+    """The 1-, 5- and 15-minute load averages, as ``uptime`` prints them (the machine is shared)."""
+    try:
+        return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 def _servers(args: argparse.Namespace) -> list[_Server]:
