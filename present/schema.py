@@ -13,7 +13,6 @@ In JSON, "no value" is ``null``; in the :class:`Result` it is ``NaN``.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
@@ -62,6 +61,7 @@ from costmodel.sides import SIDES
 from costmodel.units import UNITS
 
 from .answer import Answer
+from .prebuilt import prebuilt
 from .wording import Wording
 
 __all__ = ["NOT_A_NUMBER", "ResultBase", "ResultSchema", "Strict", "floats", "prebuilt", "share"]
@@ -106,23 +106,6 @@ def _plain_data(value: Any) -> None:
 def _json_number(value: Any) -> float | None:
     v = float(value)
     return v if math.isfinite(v) else None
-
-
-def prebuilt(cls: type[Schema]) -> Schema:
-    """The one instance of schema ``cls`` for the sides registered now, built on first use.
-
-    Building a schema deep-copies its fields, and each nested schema is built on its first
-    dump, so a result written with a fresh :class:`ResultSchema` builds some 40 schemas; a
-    prebuilt one builds none. A side registered later gets a schema of its own (a by-side
-    figure has a field per side, :class:`BySideSchema`). Dumping and loading keep no state
-    in the schema, so threads may share it.
-    """
-    return _built(cls, tuple(SIDES))
-
-
-@functools.lru_cache(maxsize=64)
-def _built(cls: type[Schema], sides: tuple[str, ...]) -> Schema:
-    return cls()
 
 
 class Number(fields.Field):

@@ -22,6 +22,7 @@ from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
+from present.prebuilt import prebuilt
 from pricing.text import text_problem
 
 from .errors import ScenarioError, flatten_messages
@@ -345,7 +346,7 @@ def validate(data: Any, source: str, lines: dict[str, int] | None = None) -> dic
         raise ScenarioError(source, with_lines([{"path": "kind", "message": message}], lines))
     if kind == "scenario":
         data = {k: v for k, v in data.items() if k != "kind"}
-    schema = PlanSchema() if kind == "plan" else ScenarioSchema()
+    schema = prebuilt(PlanSchema if kind == "plan" else ScenarioSchema)
     try:
         return schema.load(data)
     except ValidationError as exc:

@@ -25,6 +25,7 @@ from costmodel.plan_result import PlanResult
 from costmodel.result import Advice, Assumption, CatalogRef, Origin
 from costmodel.units import unit as unit_of
 from present.answer import Answer
+from present.prebuilt import prebuilt
 from present.verdict import plan_verdict
 from pricing import Catalog, CatalogError
 
@@ -199,7 +200,7 @@ def _emitting(
     plan that counts no carbon."""
     if not _counts_carbon(data):
         return None
-    block = data.get("carbon") or CarbonPriceSchema().load({})
+    block = data.get("carbon") or prebuilt(CarbonPriceSchema).load({})
     return plan_emitting({**data, "carbon": block}, catalog, own, reserve or None, burst)
 
 
@@ -267,7 +268,7 @@ def resolve_plan(data: Mapping[str, Any], source: str, catalog: Catalog) -> Plan
     assumptions += emit.assumptions if emit else ()
     blocks = _blocks(own, reserve, burst, emit)
     blocks["own"] |= add_block
-    document = PlanSchema().dump({**data, "demand": demand.document(), **blocks})
+    document = prebuilt(PlanSchema).dump({**data, "demand": demand.document(), **blocks})
     warnings = advise(Question(inputs.horizon_months, w, sides)) + (emit.advice if emit else ())
     return Plan(source, inputs, document, tuple(assumptions), warnings, catalog)
 

@@ -18,6 +18,7 @@ from costmodel.distributions import Distribution
 from costmodel.inputs import InputError, ModelInputs, input_fields
 from costmodel.result import Assumption, Origin
 from costmodel.sides import SIDES
+from present.prebuilt import prebuilt
 from pricing import Catalog, PriceEntry
 
 from .advice import Question
@@ -172,7 +173,7 @@ def resolve(data: Mapping[str, Any], source: str, catalog: Catalog) -> Resolved:
         "carbon": emit.blocks["carbon"],
         **{f.path: f.block for f in more},
     }
-    document = ScenarioSchema().dump({**data, **blocks})
+    document = prebuilt(ScenarioSchema).dump({**data, **blocks})
     return Resolved(
         inputs=inputs,
         scenario=document,

@@ -55,6 +55,7 @@ from costmodel.inputs import (
     input_fields,
 )
 from costmodel.sides import SIDES, Side
+from present.prebuilt import prebuilt
 from pricing.vocabulary import (
     ARCHITECTURE,
     GPU_LIMITS,
@@ -166,7 +167,7 @@ class Ref(fields.Field):
                 raise ValidationError("must be a catalog id or an inline mapping, got ''")
             return value.strip()
         if isinstance(value, dict):
-            return self.schema_cls().load(value)
+            return prebuilt(self.schema_cls).load(value)
         raise ValidationError(
             f"must be a catalog id (string) or an inline mapping, got {type(value).__name__}"
         )
@@ -367,7 +368,7 @@ class Utilisation(fields.Field):
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any):
         if isinstance(value, dict):
-            levels = UtilisationRangeSchema().load(value)
+            levels = prebuilt(UtilisationRangeSchema).load(value)
         elif isinstance(value, list):
             item = _level("level")
             levels = fields.List(item, validate=validate.Length(min=1)).deserialize(value)
@@ -405,7 +406,7 @@ class Correlation(fields.Field):
 
 
 def _nested(schema: type[Schema]) -> Callable[[], dict]:
-    return lambda: schema().load({})
+    return lambda: prebuilt(schema).load({})
 
 
 class DrawsSchema(_Base):

@@ -325,3 +325,27 @@ def test_a_plans_inline_burst_instance_reports_its_unknown_gpu_in_the_same_run()
     with pytest.raises(ScenarioError) as exc:
         scenarios.load_mapping(doc)
     assert [e["path"] for e in exc.value.errors] == ["own.colour", "burst.instance.gpu"]
+
+
+def test_a_document_is_validated_by_schemas_built_once(monkeypatch):
+    """Validating and resolving a document builds no marshmallow schema once the first one has
+    been loaded (a fresh ScenarioSchema deep-copied some 15 schemas' fields a document), and
+    the prebuilt schemas give the same document as fresh ones."""
+    import marshmallow
+
+    from scenarios.loader import validate
+    from scenarios.schema import ScenarioSchema
+
+    data = yaml.safe_load(scenarios.example("lab-4x-rtx2080ti-vs-p3-8xlarge").read_text())
+    first = scenarios.load_mapping(data)
+    built = []
+    init = marshmallow.Schema.__init__
+    monkeypatch.setattr(
+        marshmallow.Schema,
+        "__init__",
+        lambda self, *a, **k: built.append(self) or init(self, *a, **k),
+    )
+    again = scenarios.load_mapping(data)
+    assert built == []
+    assert again.document == first.document
+    assert validate(data, "<test>") == ScenarioSchema().load(data)
