@@ -102,36 +102,18 @@ def stream(seed: int, name: str) -> np.random.Generator:
 
 
 def _open_unit(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` uniform draws strictly inside (0, 1): 53-bit integers offset by half a step."""
-    return _unit(rng.bit_generator.random_raw(n))
+    """``n`` uniform draws strictly inside (0, 1): 53-bit integers offset by half a step.
 
-
-def _unit(words: np.ndarray) -> np.ndarray:
-    """Uniform draws strictly inside (0, 1) from 64-bit words of a stream: the top 53 bits of
-    each, offset by half a step. They are what ``rng.integers(0, 2**53, n)`` draws from the same
-    words (Lemire's bounded method on a power-of-two range rejects nothing and keeps the top
-    bits), at a third of its cost per call."""
+    The integers are the top 53 bits of the stream's next ``n`` 64-bit words, which is what
+    ``rng.integers(0, 2**53, n)`` draws (Lemire's bounded method on a power-of-two range
+    rejects nothing and keeps the top bits), at about half its cost per call.
+    """
+    words = rng.bit_generator.random_raw(n)
     words >>= 11
     out = words.astype(np.float64)
     out += 0.5
     out *= _EPS
     return out
-
-
-def _hypercubes(
-    rng: np.random.Generator, sizes: Sequence[int]
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """A Latin hypercube of each replicate of ``sizes`` draws, one after the other from
-    ``rng``: each draw's stratum (a random permutation of the m strata of width 1/m) and its
-    percentile, uniform inside that stratum. Returns the percentiles and the strata, replicate
-    by replicate. The stream is read as drawing the replicates one by one reads it; the
-    arithmetic is done once for all of them."""
-    strata, words = [], []
-    for m in sizes:
-        strata.append(rng.permutation(m))
-        words.append(rng.bit_generator.random_raw(m))
-    q = (np.concatenate(strata) + _unit(np.concatenate(words))) / np.repeat(sizes, sizes)
-    return np.split(q, np.cumsum(sizes)[:-1]), strata
 
 
 def sample(names: Sequence[str], n: int, seed: int, method: str) -> Sample:
@@ -201,7 +183,11 @@ class Sampler:
             if method == "random":
                 self._q[name] = [_open_unit(rng, n)]
                 continue
-            self._q[name], self._strata[name] = _hypercubes(rng, self.sizes)
+            self._q[name], self._strata[name] = [], []
+            for m in self.sizes:
+                perm = rng.permutation(m)
+                self._q[name].append((perm + _open_unit(rng, m)) / m)
+                self._strata[name].append(perm)
 
     def _sobol_points(self, block: int, n: int) -> np.ndarray:
         with warnings.catch_warnings():
