@@ -758,6 +758,29 @@ def test_identical_requests_are_answered_from_the_cache(client: FlaskClient) -> 
     assert other_seed.headers["X-Cache"] == "miss" and other_seed.get_json()["seed"] == 2
 
 
+def test_an_answer_is_the_libraries_answer_byte_for_byte(app: Flask, client: FlaskClient) -> None:
+    """Whatever the API keeps between requests (the parsed document, the prebuilt schemas, the
+    result cache) and whatever it answered before, its JSON for a seed is what the scenario
+    layer computes for that seed from a fresh load, written compactly, byte for byte."""
+    import scenarios
+    from present import to_dict
+
+    lab = yaml.safe_load((EXAMPLES / "lab-4x-rtx2080ti-vs-p3-8xlarge.yaml").read_text())
+    answers = {}
+    for body, seed in ((lab, 5), (WORKED, 5), (lab, 6), (scenario(name="other"), 6), (lab, 5)):
+        response = client.post(f"/v1/evaluate?samples=600&seed={seed}", json=body)
+        assert response.status_code == 200
+        answers.setdefault((body["name"], seed), set()).add(response.get_data())
+    with app.app_context():
+        for (name, seed), written in answers.items():
+            body = lab if name == lab["name"] else WORKED if name == WORKED["name"] else None
+            if body is None:
+                continue
+            fresh = scenarios.evaluate(copy.deepcopy(body), samples=600, seed=seed)
+            text = app.json.dumps(to_dict(fresh), separators=(",", ":")) + "\n"
+            assert written == {text.encode()}, (name, seed)
+
+
 def test_a_body_is_parsed_once_whatever_its_query(
     client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
