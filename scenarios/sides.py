@@ -55,7 +55,13 @@ from pricing import (
 )
 from pricing.errors import ServingUnavailableError
 from pricing.estimate import Targets, TargetsUnmetError
-from pricing.estimated import EstimatedServing, error_words, lognormal_p90, serving_estimate
+from pricing.estimated import (
+    EstimatedServing,
+    error_words,
+    fitted_error_words,
+    lognormal_p90,
+    serving_estimate,
+)
 from pricing.text import counted
 from pricing.training_error import ESTIMATED_BASES
 from pricing.training_error import published as training_error
@@ -634,16 +640,10 @@ _ERROR_KEY = "throughput_error"
 def _error_source(c: _Context, sigma: float) -> str:
     """Where an estimated throughput's error comes from, in words."""
     if isinstance(c.throughput, EstimatedServing):
-        fit = c.throughput.fit
-        return (
-            f"{error_words(sigma)}: lognormal, median 1, sigma {sigma:.3g} "
-            f"({len(fit.row_ids)} measured rows, calibration as of {fit.as_of})"
-        )
+        return fitted_error_words(sigma, c.throughput.fit)
     scored = training_error()
-    return (
-        f"{error_words(sigma, 'scaled or like-for-like peak ratios')}: lognormal, median 1, "
-        f"sigma {sigma:.3g} ({len(scored.loo)} measured figures, as of {scored.as_of})"
-    )
+    basis = f"{len(scored.loo)} measured figures, as of {scored.as_of}"
+    return error_words(sigma, "scaled or like-for-like peak ratios", basis)
 
 
 def _erred(filled: _Filled, block: Mapping[str, Any], path: str, c: _Context) -> _Filled:
