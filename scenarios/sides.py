@@ -207,6 +207,27 @@ class Inference(Work):
         """What each user's service must meet."""
         return Targets(self.min_tokens_per_s_per_user, self.max_tpot_ms, self.max_ttft_ms)
 
+    def measured(self, gpu: GPU, gpus: int | None = None) -> ServingThroughput:
+        """The catalog's measured serving throughput of one catalog ``gpu`` [tokens/s per GPU]
+        of a build or instance of ``gpus`` GPUs at the workload's shape and targets
+        (:func:`pricing.tokens_per_s`).
+
+        Raises:
+            ServingUnavailableError: no measured row holds for this build (why, in words).
+        """
+        return tokens_per_s(
+            self.catalog,
+            self.model.id,
+            self.precision,
+            gpu.id,
+            self.input_tokens,
+            self.output_tokens,
+            self.min_tokens_per_s_per_user,
+            gpus,
+            max_tpot_ms=self.max_tpot_ms,
+            max_ttft_ms=self.max_ttft_ms,
+        )
+
     def per_gpu(self, gpu: GPU, gpus: int | None = None) -> ServingThroughput | EstimatedServing:
         """The measured serving throughput of one ``gpu`` [tokens/s per GPU] of a build or
         instance of ``gpus`` GPUs (rows measured on a replica size ``gpus`` is no multiple of
@@ -221,18 +242,7 @@ class Inference(Work):
             unmeasured = f"the catalog has no serving rows for an inline {inline}"
         else:
             try:
-                return tokens_per_s(
-                    self.catalog,
-                    self.model.id,
-                    self.precision,
-                    gpu.id,
-                    self.input_tokens,
-                    self.output_tokens,
-                    self.min_tokens_per_s_per_user,
-                    gpus,
-                    max_tpot_ms=self.max_tpot_ms,
-                    max_ttft_ms=self.max_ttft_ms,
-                )
+                return self.measured(gpu, gpus)
             except ServingUnavailableError as exc:
                 unmeasured = exc.problem
         try:
