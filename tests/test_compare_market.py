@@ -101,6 +101,7 @@ def test_an_estimated_option_cites_its_error_in_the_words_of_an_estimated_side()
     side with the same sigma."""
     from scenarios.resolve import resolve
     from scenarios.schema import ScenarioSchema
+    from tests.test_throughput_error import ESTIMATED  # an owned side whose speed is estimated
 
     fit = published()
     result = compare(CompareRequest(utilisation=0.5, model="llama-3.1-8b", samples=16))
@@ -110,21 +111,7 @@ def test_an_estimated_option_cites_its_error_in_the_words_of_an_estimated_side()
         "estimated: calibrated roofline, leave-one-out error ±32 %: lognormal, median 1, "
         f"sigma 0.316 ({len(fit.row_ids)} measured rows, calibration as of {fit.as_of})"
     )
-    doc = {
-        "version": 1,
-        "name": "an estimated owned side",
-        "horizon_months": 36,
-        "workload": {
-            "kind": "inference",
-            "model": "llama-3.1-8b",
-            "precision": "fp16",
-            "input_tokens": 1000,
-            "output_tokens": 1000,
-        },
-        "buy": {"gpu": "rtx-6000-ada", "gpu_count": 4},
-        "rent": {"instance": "runpod/1x_l40s_secure"},
-    }
-    resolved = resolve(ScenarioSchema().load(doc), "test", CATALOG)
+    resolved = resolve(ScenarioSchema().load(ESTIMATED), "test", CATALOG)
     error = next(a for a in resolved.assumptions if a.key == "buy.throughput_error")
     assert error.source == cited.source
 
