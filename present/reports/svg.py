@@ -20,21 +20,39 @@ FONT = "DejaVu Sans, Verdana, Geneva, Helvetica, Arial, sans-serif"
 #: Characters XML 1.0 forbids (a hand-edited result may hold them): dropped from text.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
-#: Advance widths [em] of DejaVu Sans, by groups of characters of about the same width.
+#: Advance widths [em] of DejaVu Sans, characters grouped by their width rounded up to 0.02.
 _WIDTHS = {
-    "iljIJ'|": 0.29,
-    " .,:;!/[]()ft": 0.36,
-    'r-"': 0.41,
-    "*_–sczJ": 0.52,
-    "0123456789$?#ekvxyLF": 0.62,
-    "abdghnopquSTYP+=<>×−~": 0.64,
-    "ABEKRVXZ": 0.69,
-    "CDHNUw&": 0.76,
-    "GOQM%m": 0.88,
-    "W": 0.99,
+    "ijl'": 0.28,
+    "IJ": 0.30,
+    ",. ’·": 0.32,
+    "/:;\\|": 0.34,
+    "f": 0.36,
+    "-": 0.38,
+    "t()[]": 0.40,
+    "r!": 0.42,
+    '"': 0.46,
+    "*_`–°": 0.50,
+    "“”": 0.52,
+    "sz?": 0.54,
+    "cL": 0.56,
+    "kF": 0.58,
+    "vxy": 0.60,
+    "aeoPTYéèöä": 0.62,
+    "0123456789bdghnpquES${}üµ": 0.64,
+    "K": 0.66,
+    "ABCRVXZ": 0.70,
+    "U": 0.74,
+    "HN": 0.76,
+    "DG&": 0.78,
+    "OQ": 0.80,
+    "w": 0.82,
+    "#+<=>^~−×±": 0.84,
+    "M": 0.88,
+    "%": 0.96,
+    "m": 0.98,
 }
 _WIDTH = {ch: w for chars, w in _WIDTHS.items() for ch in chars}
-_DEFAULT_WIDTH = 0.7  # [em] any other character (accented letters, symbols)
+_DEFAULT_WIDTH = 1.0  # [em] any other character: as wide as the widest above
 
 
 def escape(text: object) -> str:
