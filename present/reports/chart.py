@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .plot import Axes, Axis, Frame, Key, dash, group, marker
+from .plot import Axes, Axis, Frame, Key, group, marker, rule
 from .svg import FONT, attrs, element, escape, num, text_width
 from .ticks import nice_ticks, view
 
@@ -302,16 +302,7 @@ def _legend_svg(
 def _swatch(key: Key, x: float, y: float) -> str:
     """A legend key at (``x``, ``y``): its left end, its middle height."""
     if key.width:
-        line = element(
-            "line",
-            x1=x,
-            x2=x + _SWATCH,
-            y1=y,
-            y2=y,
-            stroke=key.colour,
-            stroke_width=key.width,
-            stroke_dasharray=dash(key.style, key.width),
-        )
+        line = rule((x, x + _SWATCH, y, y), key.colour, key.width, key.style)
         return line + (
             marker(key.marker, x + _SWATCH / 2, y, key.size, key.colour) if key.marker else ""
         )

@@ -17,7 +17,7 @@ import numpy as np
 
 from .svg import element, escape, num, points
 
-__all__ = ["Axes", "Axis", "Frame", "Key", "dash", "group", "marker", "plain", "steps"]
+__all__ = ["Axes", "Axis", "Frame", "Key", "group", "marker", "plain", "rule", "steps"]
 
 #: Dash patterns [line widths] of matplotlib's line styles, which scale them by the width.
 _DASHES = {"--": (3.7, 1.6), ":": (1.0, 1.65), "-.": (6.4, 1.6, 1.0, 1.6)}
@@ -33,6 +33,29 @@ def dash(style: str, width: float) -> str | None:
     solid line."""
     pattern = _DASHES.get(style)
     return None if pattern is None else " ".join(num(p * width) for p in pattern)
+
+
+def rule(
+    ends: tuple[float, float, float, float],
+    colour: str,
+    width: float,
+    style: str = "-",
+    opacity: float = 1.0,
+) -> str:
+    """A straight line from (x1, y1) to (x2, y2), ``ends`` = (x1, x2, y1, y2) [pt], of
+    ``width`` [pt] in a matplotlib line ``style``."""
+    x1, x2, y1, y2 = ends
+    return element(
+        "line",
+        x1=x1,
+        x2=x2,
+        y1=y1,
+        y2=y2,
+        stroke=colour,
+        stroke_width=width,
+        stroke_dasharray=dash(style, width),
+        stroke_opacity=opacity if opacity < 1 else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -209,17 +232,7 @@ class Axes:
 
         def draw(f: Frame) -> str:
             px = float(f.x(x))
-            return element(
-                "line",
-                x1=px,
-                x2=px,
-                y1=f.top,
-                y2=f.bottom,
-                stroke=colour,
-                stroke_width=width,
-                stroke_dasharray=dash(style, width),
-                stroke_opacity=opacity if opacity < 1 else None,
-            )
+            return rule((px, px, f.top, f.bottom), colour, width, style, opacity)
 
         if np.isfinite(x):
             self._add(x, np.nan, draw, label, Key(colour, width, style))
@@ -237,16 +250,7 @@ class Axes:
 
         def draw(f: Frame) -> str:
             py = float(f.y(y))
-            return element(
-                "line",
-                x1=f.left,
-                x2=f.right,
-                y1=py,
-                y2=py,
-                stroke=colour,
-                stroke_width=width,
-                stroke_dasharray=dash(style, width),
-            )
+            return rule((f.left, f.right, py, py), colour, width, style)
 
         self._add(np.nan, y, draw, label, Key(colour, width, style))
 
