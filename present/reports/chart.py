@@ -66,14 +66,14 @@ class _Ticks:
 
 def _x_ticks(axis: Axis, lo: float, hi: float, length: float) -> _Ticks:
     """The most ticks (up to 10) whose labels, ``length`` [pt] of axis apart, do not touch."""
-    for bins in range(9, 0, -1):
+    for bins in range(9, 1, -1):
         ticks = _Ticks(axis, lo, hi, bins)
-        if len(ticks.values) < 2 or bins == 1:
+        if len(ticks.values) < 2:
             return ticks
         step = (ticks.values[1] - ticks.values[0]) * length / (hi - lo)
         if step >= ticks.width + 2 * axis.size:
             return ticks
-    return ticks
+    return _Ticks(axis, lo, hi, 1)
 
 
 def _y_range(axes: Axes) -> tuple[float, float]:

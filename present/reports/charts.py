@@ -31,7 +31,7 @@ from .plot import Axes, Axis
 from .tables import cumulative_payback
 from .uncertainty import RIVAL_WORDS, rival_tornado
 
-__all__ = ["CHARTS", "chart_names", "percent", "render_charts", "usd_tick"]
+__all__ = ["CHARTS", "chart_names", "render_charts", "usd_tick"]
 
 CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative", "tornado", "tornado_api")
 #: Most inputs the tornado chart shows.
