@@ -253,7 +253,7 @@ def test_an_explicit_format_writes_exactly_the_path_asked_for(
 
 
 def _md_images(stem: str) -> list[str]:
-    return sorted(f"{stem}_{c}.png" for c in ("breakeven", "cumulative", "prob_buy_cheaper"))
+    return sorted(f"{stem}_{c}.svg" for c in ("breakeven", "cumulative", "prob_buy_cheaper"))
 
 
 @pytest.mark.parametrize(
