@@ -16,6 +16,7 @@ __all__ = [
     "FORMATS",
     "HelpFormatter",
     "MAX_SAMPLES",
+    "SERVING_FLAGS",
     "add_evaluation",
     "add_format",
     "add_overrides",
@@ -23,6 +24,7 @@ __all__ = [
     "add_samples",
     "add_seed",
     "add_serving",
+    "add_serving_request",
     "add_tier",
     "add_verbose",
     "bounded_int",
@@ -197,3 +199,34 @@ def add_tier(p: argparse.ArgumentParser) -> None:
         metavar="T",
         help="only instances of this tier: hyperscaler, neocloud or marketplace",
     )
+
+
+#: The options of a serving request (``throughput``, ``compare --model``) by the key each sets,
+#: to name the option in an error about its key.
+SERVING_FLAGS = {
+    "input_tokens": "--input-tokens",
+    "output_tokens": "--output-tokens",
+    "min_tokens_per_s_per_user": "--min-tokens-per-s-per-user",
+    "max_tpot_ms": "--max-tpot-ms",
+    "max_ttft_ms": "--max-ttft-ms",
+}
+
+
+def add_serving_request(
+    p: argparse.ArgumentParser, *, shape: str, floor: str, ceiling: str
+) -> None:
+    """The options of :data:`SERVING_FLAGS`: ``--input-tokens I`` and ``--output-tokens O``
+    [tokens per request], ``--min-tokens-per-s-per-user S`` [output tokens/s per request],
+    ``--max-tpot-ms T`` and ``--max-ttft-ms T`` [ms]. Their help: ``shape`` with ``{side}``
+    (input, output), ``floor``, and ``ceiling`` with ``{what}`` (per output token, to first
+    token)."""
+    for side in ("input", "output"):
+        p.add_argument(
+            SERVING_FLAGS[f"{side}_tokens"],
+            type=int,
+            metavar=side[0].upper(),
+            help=shape.format(side=side),
+        )
+    p.add_argument(SERVING_FLAGS["min_tokens_per_s_per_user"], type=float, metavar="S", help=floor)
+    for key, what in (("max_tpot_ms", "per output token"), ("max_ttft_ms", "to first token")):
+        p.add_argument(SERVING_FLAGS[key], type=float, metavar="T", help=ceiling.format(what=what))

@@ -25,14 +25,31 @@ from .estimate import Architecture, Estimate, Targets, TargetsUnmetError, estima
 from .models import GPU, Model
 from .serving_options import Z90
 
-__all__ = ["EstimatedServing", "conditions", "error_words", "lognormal_p90", "serving_estimate"]
+__all__ = [
+    "EstimatedServing",
+    "conditions",
+    "error_words",
+    "fitted_error_words",
+    "lognormal_p90",
+    "serving_estimate",
+]
 
 
-def error_words(sigma: float, what: str = "calibrated roofline") -> str:
+def error_words(sigma: float, what: str = "calibrated roofline", basis: str = "") -> str:
     """The source of an estimated throughput in words: ``"estimated: calibrated roofline,
     leave-one-out error ±32 %"``, the error being sigma as a percentage (one standard deviation
-    of the ln error)."""
-    return f"estimated: {what}, leave-one-out error ±{100 * sigma:.0f} %"
+    of the ln error); with the ``basis`` of that error, also the factor it is drawn as:
+    ``"...: lognormal, median 1, sigma 0.316 (41 measured rows, calibration as of ...)"``."""
+    words = f"estimated: {what}, leave-one-out error ±{100 * sigma:.0f} %"
+    return f"{words}: lognormal, median 1, sigma {sigma:.3g} ({basis})" if basis else words
+
+
+def fitted_error_words(sigma: float, fit: Fit) -> str:
+    """:func:`error_words` of the calibrated estimate with its basis, the calibration ``fit``:
+    the source of an estimated side's error and of a comparison's estimated option."""
+    return error_words(
+        sigma, basis=f"{len(fit.row_ids)} measured rows, calibration as of {fit.as_of}"
+    )
 
 
 @dataclass(frozen=True)

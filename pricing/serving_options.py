@@ -205,41 +205,31 @@ def _row(catalog: Catalog, q: Question, model: str, precision: str, gpu: str, n:
     return max(rows, key=lambda p: (bool(p.file), p.tokens_per_s_per_gpu)) if rows else None
 
 
-def _measured(gpu: str, n: int, row: ServingPoint) -> Option:
-    value = row.tokens_per_s_per_gpu
+def _option(gpu: str, n: int, x: ServingPoint | Estimate, sigma: float = 0.0) -> Option:
+    """The option of build ``n`` of ``gpu`` at a measured row ``x`` (sigma 0: P10 = P50 = P90,
+    no TTFT, TPOT or bound) or at an estimate ``x`` with its lognormal sigma: P10 and P90 =
+    P50 * exp(-/+ Z90 sigma)."""
+    p50 = x.tokens_per_s_per_gpu
+    if isinstance(x, ServingPoint):
+        batch, origin, row_id = x.concurrency, "yours" if x.file else "measured", x.id
+        ttft_ms = tpot_ms = bound = None
+    else:
+        batch, origin, row_id = x.batch, "estimated", None
+        ttft_ms, tpot_ms, bound = x.ttft_ms, x.tpot_ms, x.bound
     return Option(
         gpu,
         n,
-        row.gpus_per_replica,
-        row.concurrency,
-        "yours" if row.file else "measured",
-        row.id,
-        value,
-        value,
-        value,
-        row.tokens_per_s_per_user,
-        None,
-        None,
-        None,
-    )
-
-
-def _estimated(gpu: str, e: Estimate, sigma: float) -> Option:
-    p50 = e.tokens_per_s_per_gpu
-    return Option(
-        gpu,
-        e.gpus,
-        e.gpus_per_replica,
-        e.batch,
-        "estimated",
-        None,
+        x.gpus_per_replica,
+        batch,
+        origin,
+        row_id,
         p50 * math.exp(-Z90 * sigma),
         p50,
         p50 * math.exp(Z90 * sigma),
-        e.tokens_per_s_per_user,
-        e.ttft_ms,
-        e.tpot_ms,
-        e.bound,
+        x.tokens_per_s_per_user,
+        ttft_ms,
+        tpot_ms,
+        bound,
     )
 
 
@@ -273,7 +263,7 @@ def answer(question: Question, catalog: Catalog, fit: Fit | None = None) -> Answ
         for n in _builds(catalog, gpu, question.gpu_count):
             row = _row(catalog, question, model_id, precision, gpu.id, n)
             if row is not None:
-                options.append(_measured(gpu.id, n, row))
+                options.append(_option(gpu.id, n, row))
                 continue
             e = estimate(
                 arch,
@@ -291,7 +281,7 @@ def answer(question: Question, catalog: Catalog, fit: Fit | None = None) -> Answ
             elif not e.meets_targets:
                 left_out.append(LeftOut(gpu.id, n, "no batch meets the targets", e))
             else:
-                options.append(_estimated(gpu.id, e, sigma))
+                options.append(_option(gpu.id, n, e, sigma))
     options.sort(key=lambda x: (-x.p50, x.gpu, x.gpus))
     return Answer(model_id, precision, i, o, tuple(options), tuple(left_out), fit, sigma)
 

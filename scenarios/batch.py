@@ -288,7 +288,7 @@ def _kept_outputs(out: Path, entry: _Entry, formats: Sequence[str]) -> list[Path
     for fmt, p in _report_paths(out, entry.slug, formats):
         paths.append(Path(p))
         if fmt == "md":
-            paths += sorted(out.glob(f"{entry.slug}_*.png"))
+            paths += sorted(out.glob(f"{entry.slug}_*.svg"))
     return paths
 
 
@@ -705,4 +705,4 @@ def _write_outputs(
 
 
 def _md_image(path: Path, stem: str) -> bool:
-    return path.suffix == ".png" and path.name.startswith(f"{stem}_")
+    return path.suffix == ".svg" and path.name.startswith(f"{stem}_")

@@ -55,7 +55,13 @@ from pricing import (
 )
 from pricing.errors import ServingUnavailableError
 from pricing.estimate import Targets, TargetsUnmetError
-from pricing.estimated import EstimatedServing, error_words, lognormal_p90, serving_estimate
+from pricing.estimated import (
+    EstimatedServing,
+    error_words,
+    fitted_error_words,
+    lognormal_p90,
+    serving_estimate,
+)
 from pricing.text import counted
 from pricing.training_error import ESTIMATED_BASES
 from pricing.training_error import published as training_error
@@ -201,6 +207,27 @@ class Inference(Work):
         """What each user's service must meet."""
         return Targets(self.min_tokens_per_s_per_user, self.max_tpot_ms, self.max_ttft_ms)
 
+    def measured(self, gpu: GPU, gpus: int | None = None) -> ServingThroughput:
+        """The catalog's measured serving throughput of one catalog ``gpu`` [tokens/s per GPU]
+        of a build or instance of ``gpus`` GPUs at the workload's shape and targets
+        (:func:`pricing.tokens_per_s`).
+
+        Raises:
+            ServingUnavailableError: no measured row holds for this build (why, in words).
+        """
+        return tokens_per_s(
+            self.catalog,
+            self.model.id,
+            self.precision,
+            gpu.id,
+            self.input_tokens,
+            self.output_tokens,
+            self.min_tokens_per_s_per_user,
+            gpus,
+            max_tpot_ms=self.max_tpot_ms,
+            max_ttft_ms=self.max_ttft_ms,
+        )
+
     def per_gpu(self, gpu: GPU, gpus: int | None = None) -> ServingThroughput | EstimatedServing:
         """The measured serving throughput of one ``gpu`` [tokens/s per GPU] of a build or
         instance of ``gpus`` GPUs (rows measured on a replica size ``gpus`` is no multiple of
@@ -215,18 +242,7 @@ class Inference(Work):
             unmeasured = f"the catalog has no serving rows for an inline {inline}"
         else:
             try:
-                return tokens_per_s(
-                    self.catalog,
-                    self.model.id,
-                    self.precision,
-                    gpu.id,
-                    self.input_tokens,
-                    self.output_tokens,
-                    self.min_tokens_per_s_per_user,
-                    gpus,
-                    max_tpot_ms=self.max_tpot_ms,
-                    max_ttft_ms=self.max_ttft_ms,
-                )
+                return self.measured(gpu, gpus)
             except ServingUnavailableError as exc:
                 unmeasured = exc.problem
         try:
@@ -634,16 +650,10 @@ _ERROR_KEY = "throughput_error"
 def _error_source(c: _Context, sigma: float) -> str:
     """Where an estimated throughput's error comes from, in words."""
     if isinstance(c.throughput, EstimatedServing):
-        fit = c.throughput.fit
-        return (
-            f"{error_words(sigma)}: lognormal, median 1, sigma {sigma:.3g} "
-            f"({len(fit.row_ids)} measured rows, calibration as of {fit.as_of})"
-        )
+        return fitted_error_words(sigma, c.throughput.fit)
     scored = training_error()
-    return (
-        f"{error_words(sigma, 'scaled or like-for-like peak ratios')}: lognormal, median 1, "
-        f"sigma {sigma:.3g} ({len(scored.loo)} measured figures, as of {scored.as_of})"
-    )
+    basis = f"{len(scored.loo)} measured figures, as of {scored.as_of}"
+    return error_words(sigma, "scaled or like-for-like peak ratios", basis)
 
 
 def _erred(filled: _Filled, block: Mapping[str, Any], path: str, c: _Context) -> _Filled:

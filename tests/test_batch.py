@@ -441,7 +441,7 @@ def test_report_command_writes_every_format_from_yaml_and_result_json(
         assert main(["report", str(result_json), "-o", str(target)]) == 0  # format from suffix
         assert target.stat().st_size > 0
     assert (out / "from-json.json").read_bytes() == result_json.read_bytes()
-    assert list(out.glob("from-json_*.png"))  # markdown charts beside the document
+    assert list(out.glob("from-json_*.svg"))  # markdown charts beside the document
     capsys.readouterr()
 
     assert main(["report", str(result_json), "--samples", "9", "-o", str(out / "x.html")]) == 2
@@ -525,7 +525,7 @@ def test_a_plan_runs_beside_a_scenario_and_both_have_a_summary_row(tmp_path: Pat
     assert (out / f"{PLAN}.csv").read_text("utf-8").startswith("servers,instances,cost_mean,")
     assert (out / f"{PLAN}.xlsx").stat().st_size > 0
     for chart in PLAN_CHARTS:
-        assert (out / f"{PLAN}_{chart}.png").stat().st_size > 0
+        assert (out / f"{PLAN}_{chart}.svg").stat().st_size > 0
     assert (out / "worked-example.json").read_bytes() == _alone(scenario, 50)
     # the run store holds the plan result as it holds a scenario's
     with RunStore(db) as store:
@@ -582,8 +582,8 @@ def test_report_command_writes_a_plan_from_yaml_and_from_its_result_json(
     assert (out / "from-json.json").read_bytes() == result_json.read_bytes()
     assert (out / "from-json.csv").read_bytes() == render(expected, "csv")
     assert (out / "from-json.html").read_bytes() == (out / "from-yaml.html").read_bytes()
-    assert sorted(p.name for p in out.glob("from-json_*.png")) == sorted(
-        f"from-json_{c}.png" for c in PLAN_CHARTS
+    assert sorted(p.name for p in out.glob("from-json_*.svg")) == sorted(
+        f"from-json_{c}.svg" for c in PLAN_CHARTS
     )
     capsys.readouterr()
 

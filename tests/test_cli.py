@@ -253,7 +253,7 @@ def test_an_explicit_format_writes_exactly_the_path_asked_for(
 
 
 def _md_images(stem: str) -> list[str]:
-    return sorted(f"{stem}_{c}.png" for c in ("breakeven", "cumulative", "prob_buy_cheaper"))
+    return sorted(f"{stem}_{c}.svg" for c in ("breakeven", "cumulative", "prob_buy_cheaper"))
 
 
 @pytest.mark.parametrize(
@@ -739,3 +739,29 @@ def test_a_name_with_brackets_or_colons_is_printed_as_written(tmp_path, terminal
         )
         assert out.returncode == 0, out.stderr
         assert name in re.sub(r"\x1b\[[0-9;]*m", "", out.stdout.splitlines()[0])
+
+
+def test_throughput_and_compare_take_the_serving_request_options_of_one_definition(capsys):
+    """``--input-tokens`` ... ``--max-ttft-ms`` are made once (cli.options.SERVING_FLAGS): both
+    commands list them in their help and parse them to the same values and types, and each
+    names them in its errors by the key they set."""
+    from cli.commands import compare, throughput
+    from cli.options import SERVING_FLAGS
+
+    given = ["--input-tokens", "5000", "--output-tokens", "500", "--min-tokens-per-s-per-user",
+             "20", "--max-tpot-ms", "25", "--max-ttft-ms", "500"]  # fmt: skip
+    want = {"input_tokens": 5000, "output_tokens": 500, "min_tokens_per_s_per_user": 20.0,
+            "max_tpot_ms": 25.0, "max_ttft_ms": 500.0}  # fmt: skip
+    assert set(want) == set(SERVING_FLAGS)
+    for argv in (["throughput", "llama-3.1-8b"], ["compare", "-u", "0.5", "--model", "m"]):
+        parser = _subparsers()[argv[0]]
+        args = parser.parse_args([*argv[1:], *given])
+        assert {k: getattr(args, k) for k in want} == want
+        assert [type(getattr(args, k)) for k in want] == [int, int, float, float, float]
+        text = parser.format_help()
+        assert all(f"{flag} " in text for flag in SERVING_FLAGS.values()), text
+        with pytest.raises(SystemExit):
+            parser.parse_args([*argv[1:], "--max-tpot-ms", "soon"])
+        assert "argument --max-tpot-ms: invalid float value: 'soon'" in capsys.readouterr().err
+    for module in (compare, throughput):
+        assert all(module._FLAGS[k] == flag for k, flag in SERVING_FLAGS.items())

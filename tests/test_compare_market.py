@@ -95,6 +95,27 @@ def test_the_table_json_and_csv_mark_each_origin(capsys, monkeypatch):
     assert float(sigmas["estimated"]) > 0 and sigmas["measured"] == "" == sigmas["published"]
 
 
+def test_an_estimated_option_cites_its_error_in_the_words_of_an_estimated_side():
+    """One wording of an estimate's error (pricing.estimated.fitted_error_words): the source of
+    a comparison's estimated option reads as the throughput_error of a scenario's estimated
+    side with the same sigma."""
+    from scenarios.resolve import resolve
+    from scenarios.schema import ScenarioSchema
+    from tests.test_throughput_error import ESTIMATED  # an owned side whose speed is estimated
+
+    fit = published()
+    result = compare(CompareRequest(utilisation=0.5, model="llama-3.1-8b", samples=16))
+    cited = next(o.source for o in result.options if o.source.origin == "estimated")
+    # sigma 0.3158 (dense): 100 sigma = 31.6 -> "±32 %"; to 3 significant figures 0.316
+    assert cited.source == (
+        "estimated: calibrated roofline, leave-one-out error ±32 %: lognormal, median 1, "
+        f"sigma 0.316 ({len(fit.row_ids)} measured rows, calibration as of {fit.as_of})"
+    )
+    resolved = resolve(ScenarioSchema().load(ESTIMATED), "test", CATALOG)
+    error = next(a for a in resolved.assumptions if a.key == "buy.throughput_error")
+    assert error.source == cited.source
+
+
 # --------------------------------------------------------------- the estimate's error, drawn
 
 

@@ -24,6 +24,7 @@ from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
 import openpyxl
 import pytest
 import yaml
@@ -46,6 +47,7 @@ from present.formatting import (
 )
 from present.reports import FORMATS, ReportError, render, write
 from scenarios.errors import flatten_messages
+from tests import svgread
 from tests.test_inference import WORKED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +57,11 @@ EXAMPLES = sorted(
     p for p in (ROOT / "scenarios" / "examples").glob("*.yaml") if not p.name.startswith("plan-")
 )
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+#: A chart inline in an HTML report.
+_INLINE_SVG = re.compile(r"<svg\b.*?</svg>", re.S)
+#: A chart embedded in a Markdown report.
+_SVG_DATA = "data:image/svg+xml;base64,"
+_MD_SVG = re.compile(r"!\[[^\]]*\]\(data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)\)")
 
 
 def _result_params() -> list:
@@ -175,9 +182,20 @@ def _has_tornado(source: str) -> int:
     return sum(bool(t.get("inputs")) for t in [data.get("tornado") or {}, *rivals])
 
 
-def _png_ok(data: bytes) -> None:
-    assert data.startswith(PNG_MAGIC)
-    assert len(data) > 10_000
+def _svg_ok(data: str | bytes) -> None:
+    """A chart: an SVG document with a title, a description and at least one axes with
+    ticks on both axes (one, on the server axis of a plan of one candidate)."""
+    root = svgread.parse(data)
+    (first, *_) = svgread.axes(root)
+    assert first.xticks and len(first.yticks) >= 2
+
+
+def _html_charts(raw: bytes) -> list[str]:
+    """The charts inline in an HTML report, each checked to be one (:func:`_svg_ok`)."""
+    charts = _INLINE_SVG.findall(raw.decode("utf-8"))
+    for svg in charts:
+        _svg_ok(svg)
+    return charts
 
 
 # --- JSON ----------------------------------------------------------------------------------
@@ -257,10 +275,8 @@ def test_html_is_self_contained(source):
     assert external == []
     assert not re.search(rb"url\(\s*['\"]?(https?:)?//", raw, re.I)
     assert "script" not in page.tags and "link" not in page.tags and "iframe" not in page.tags
-    assert len(page.imgs) == 3 + _has_tornado(source)
-    for src in page.imgs:
-        assert src.startswith("data:image/png;base64,")
-        _png_ok(base64.b64decode(src.partition(",")[2]))
+    assert page.imgs == [] and "foreignobject" not in page.tags
+    assert len(_html_charts(raw)) == page.tags.count("svg") == 3 + _has_tornado(source)
 
 
 def test_html_autoescapes(sample, no_charts):
@@ -269,7 +285,7 @@ def test_html_autoescapes(sample, no_charts):
     page = _parse_html(render(_typed(sample), "html"))
     assert "script" not in page.tags
     assert page.by_id["verdict"] == sample["verdict"]
-    assert len(page.imgs) == 3
+    assert page.tags.count("svg") == 3
 
 
 # --- Markdown ------------------------------------------------------------------------------
@@ -297,10 +313,10 @@ def test_markdown_tables_and_images(source, result):
         table = next(t for t in tables if t[0][0] == "Input")
         assert [r[0].replace("\\", "") for r in table[1:]] == [r["input"] for r in drivers[:8]]
         assert [r[1] for r in table[1:]] == [f"{r['spearman']:+.2f}" for r in drivers[:8]]
-    images = re.findall(r"!\[[^\]]*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", text)
+    images = _MD_SVG.findall(text)
     assert len(images) == 3 + _has_tornado(source)
     for b64 in images:
-        _png_ok(base64.b64decode(b64))
+        _svg_ok(base64.b64decode(b64))
     flat = text.replace("\\", "")
     assert " ".join(result["verdict"].split()) in flat
     for w in result["warnings"]:
@@ -708,26 +724,35 @@ def test_inference_markdown_table_has_the_api_columns():
 
 
 def test_the_inference_breakeven_chart_has_three_sides_and_both_breakevens():
-    from present.reports.charts import breakeven_figure
+    # The chart read back through its own axis ticks: each P50 line and P10-P90 band is the
+    # result's numbers at each utilisation, each break-even P50 a vertical line at its value.
+    from present.reports.charts import breakeven_chart
 
     result = json.loads(_load(INFERENCE))
-    ax = breakeven_figure(_typed(result)).axes[0]
-    lines = {line.get_label(): line for line in ax.get_lines()}
-    x = [100 * u for u in result["utilisation"]]
+    root = svgread.parse(breakeven_chart(_typed(result)))
+    (ax,) = svgread.axes(root)
+    x = np.array([100 * u for u in result["utilisation"]])
+    top = max(max(result[f"{s}_tco"]["p90"]) for s in ("buy", "rent", "api"))
+    tol = 1e-4 * top  # coordinates are written to 0.01 pt of an axes about 250 pt high
     for side, label in (("buy", "Buy"), ("rent", "Rent"), ("api", "API")):
-        line = lines[f"{label} P50"]
-        assert list(line.get_xdata()) == pytest.approx(x)
-        assert list(line.get_ydata()) == pytest.approx(result[f"{side}_tco"]["p50"], rel=1e-12)
-    bands = [c.get_label() for c in ax.collections]
-    assert bands == ["Buy P10–P90", "Rent P10–P90", "API P10–P90"]
+        line = ax.line(f"{label} P50")
+        np.testing.assert_allclose(line[:, 0], x, atol=0.01)
+        np.testing.assert_allclose(line[:, 1], result[f"{side}_tco"]["p50"], atol=tol)
+        band = ax.polygon(f"{label} P10–P90")  # P90 left to right, then P10 back
+        n = len(x)
+        np.testing.assert_allclose(band[:n, 1], result[f"{side}_tco"]["p90"], atol=tol)
+        np.testing.assert_allclose(band[n:, 1][::-1], result[f"{side}_tco"]["p10"], atol=tol)
     for key, label in (
         ("breakeven_utilisation", "Break-even vs renting"),
         ("breakeven_vs_api", "Break-even vs the API"),
     ):
         p50 = result[key]["p50"]
-        mark = lines[f"{label} P50 ({fmt_utilisation(p50)})"]
-        assert list(mark.get_xdata()) == pytest.approx([100 * p50] * 2)
-    assert ax.get_title(loc="left") == "Buy vs rent vs API: total cost over the horizon"
+        drawn = ax.vline_x(f"{label} P50 ({fmt_utilisation(p50)})")
+        assert drawn == pytest.approx(100 * p50, abs=0.01)
+    assert root.findtext(f"{svgread.SVG}title") == "Buy vs rent vs API: total cost over the horizon"
+    assert [t[2] for t in ax.xticks] == ["0%", "20%", "40%", "60%", "80%", "100%"]
+    (y_low, _, _), (y_high, _, _) = ax.yticks[0], ax.yticks[-1]
+    assert ax.box[1] <= y_high and y_low <= ax.box[3]  # the y ticks lie within the axes
 
 
 def test_inference_xlsx_has_the_api_columns_and_chart():
@@ -868,6 +893,10 @@ def _md_pages(md: str) -> list:
     from cmarkgfm.cmark import Options
 
     commonmark = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    # markdown-it drops data URIs other than raster images; the charts are SVG images, which
+    # browsers and cmark-gfm show: let them through, and only them.
+    known = commonmark.validateLink
+    commonmark.validateLink = lambda url: url.startswith(_SVG_DATA) or known(url)
     github = cmarkgfm.github_flavored_markdown_to_html(md, options=Options.CMARK_OPT_UNSAFE)
     return [_parse_html(html.encode("utf-8")) for html in (commonmark.render(md), github)]
 
@@ -936,7 +965,7 @@ def test_html_shows_the_authors_markup_as_text(sample, text, no_charts):
     page = _parse_html(render(_typed(_hostile(sample, text)), "html"))
     assert [t for t in page.tags if t in ("a", "script", "em", "code")] == ["code"] * 2
     assert not [r for r in page.refs if "javascript" in r]
-    assert len(page.imgs) == 3
+    assert page.tags.count("svg") == 3
     assert "".join(page.text).count(text) >= 10
 
 
@@ -1003,9 +1032,9 @@ def test_write_md_puts_charts_beside(sample, tmp_path):
     paths = write(_typed(sample), "md", out)
     names = [
         "run 1.md",
-        "run 1_breakeven.png",
-        "run 1_prob_buy_cheaper.png",
-        "run 1_cumulative.png",
+        "run 1_breakeven.svg",
+        "run 1_prob_buy_cheaper.svg",
+        "run 1_cumulative.svg",
     ]
     assert [p.name for p in paths] == names
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
@@ -1013,12 +1042,12 @@ def test_write_md_puts_charts_beside(sample, tmp_path):
     assert "data:image" not in text
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
     assert links == [
-        "run%201_breakeven.png",
-        "run%201_prob_buy_cheaper.png",
-        "run%201_cumulative.png",
+        "run%201_breakeven.svg",
+        "run%201_prob_buy_cheaper.svg",
+        "run%201_cumulative.svg",
     ]
     for p in paths[1:]:
-        _png_ok(p.read_bytes())
+        _svg_ok(p.read_bytes())
 
 
 def test_write_is_atomic_on_failure(sample, tmp_path, monkeypatch):
@@ -1204,11 +1233,8 @@ def test_plan_html_is_self_contained_with_its_charts(plan_source, plan):
     raw = _plan_rendered(plan_source, "html")
     page = _parse_html(raw)
     assert [r for r in page.refs if re.match(r"\s*(https?:)?//", r, re.I)] == []
-    assert "script" not in page.tags and "link" not in page.tags
-    assert len(page.imgs) == _charts(plan)
-    for src in page.imgs:
-        assert src.startswith("data:image/png;base64,")
-        _png_ok(base64.b64decode(src.partition(",")[2]))
+    assert "script" not in page.tags and "link" not in page.tags and page.imgs == []
+    assert len(_html_charts(raw)) == page.tags.count("svg") == _charts(plan)
 
 
 def test_plan_markdown_tables_and_images(plan_source, plan):
@@ -1225,10 +1251,10 @@ def test_plan_markdown_tables_and_images(plan_source, plan):
     best = dict(r for r in next(t for t in tables if t[0] == ["Figure", "Value"])[1:])
     assert best["Servers owned"] == str(plan["best"]["servers"])
     assert best["Instances reserved"] == str(plan["best"]["instances"])
-    images = re.findall(r"!\[[^\]]*\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", text)
+    images = _MD_SVG.findall(text)
     assert len(images) == _charts(plan)
     for b64 in images:
-        _png_ok(base64.b64decode(b64))
+        _svg_ok(base64.b64decode(b64))
     assert " ".join(plan["verdict"].split()) in text.replace("\\", "")
 
 
@@ -1463,37 +1489,33 @@ def test_the_scenario_xlsx_chart_shows_its_axes(sample):
 
 @pytest.mark.parametrize("source", ["plan-h100-fleet-reserved-spot.yaml", "uncertain"])
 def test_cost_by_servers_bands_only_the_best_reservation_count(source):
-    from matplotlib.collections import PolyCollection
-    from matplotlib.colors import to_rgb
-
-    from present.reports.plan_charts import servers_figure
+    from present.reports.plan_charts import servers_chart
 
     plan = from_dict(json.loads(_plan_json(source)))
-    ax = servers_figure(plan).axes[0]
+    (ax,) = svgread.axes(svgread.parse(servers_chart(plan)))
     counts = sorted({c.instances for c in plan.candidates})
     assert len(counts) > 1
-    lines = {line.get_label(): line for line in ax.get_lines()}
-    means = [lines[f"{k} reserved: mean"] for k in counts]
-    assert len({to_rgb(line.get_color()) for line in means}) == len(counts)  # distinct colours
-    (band,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
-    assert band.get_label() == f"{plan.best.instances} reserved (as the best plan): P10–P90"
-    best = means[counts.index(plan.best.instances)]
-    assert to_rgb(band.get_facecolor()[0]) == pytest.approx(to_rgb(best.get_color()))
-    ys = band.get_paths()[0].vertices[:, 1]
+    colours = [ax.colour(f"{k} reserved: mean") for k in counts]
+    assert len(set(colours)) == len(counts)  # distinct colours
+    bands = [label for label in ax.labels() if label.endswith("P10–P90")]
+    assert bands == [f"{plan.best.instances} reserved (as the best plan): P10–P90"]
+    assert ax.colour(bands[0]) == colours[counts.index(plan.best.instances)]
+    ys = ax.polygon(bands[0])[:, 1]
     mine = [c for c in plan.candidates if c.instances == plan.best.instances]
-    assert ys.min() == pytest.approx(min(c.cost.p10 for c in mine))
-    assert ys.max() == pytest.approx(max(c.cost.p90 for c in mine))
+    tol = 1e-4 * max(c.cost.p90 for c in plan.candidates)
+    assert ys.min() == pytest.approx(min(c.cost.p10 for c in mine), abs=tol)
+    assert ys.max() == pytest.approx(max(c.cost.p90 for c in mine), abs=tol)
 
 
 def test_plan_write_md_puts_the_charts_beside(tmp_path):
     result = from_dict(json.loads(_plan_json("uncertain")))
     paths = write(result, "md", tmp_path / "fleet plan.md")
     charts = ["frontier", "cost_by_servers", "work_split"]
-    assert [p.name for p in paths] == ["fleet plan.md", *(f"fleet plan_{c}.png" for c in charts)]
+    assert [p.name for p in paths] == ["fleet plan.md", *(f"fleet plan_{c}.svg" for c in charts)]
     text = paths[0].read_text("utf-8")
-    assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) == [f"fleet%20plan_{c}.png" for c in charts]
+    assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) == [f"fleet%20plan_{c}.svg" for c in charts]
     for p in paths[1:]:
-        _png_ok(p.read_bytes())
+        _svg_ok(p.read_bytes())
 
 
 def _hostile_plan(text: str) -> dict:
@@ -1534,7 +1556,7 @@ def test_plan_markdown_and_html_show_the_authors_markup_as_text(text, no_charts)
         assert " ".join("".join(page.text).split()).count(" ".join(text.split())) >= 9
     page = _parse_html(render(typed, "html"))
     assert [t for t in page.tags if t in ("a", "script", "em")] == []
-    assert not [r for r in page.refs if "javascript" in r] and len(page.imgs) == 3
+    assert not [r for r in page.refs if "javascript" in r] and page.tags.count("svg") == 3
     assert "".join(page.text).count(text) >= 9
 
 

@@ -561,9 +561,9 @@ def test_reports_show_the_tornado_and_the_value_of_information(contested):
     assert "How sure, and what would change it" in md
     assert f"would save {fmt_usd(voi.evpi)} on average" in md
     assert f"is worth up to {fmt_usd(top.evppi)}" in md
-    assert md.count("data:image/png;base64,") == 4  # the tornado chart beside the three
+    assert md.count("data:image/svg+xml;base64,") == 4  # the tornado chart beside the three
     html = render(contested, "html").decode("utf-8")
-    assert 'id="value-of-information"' in html and html.count("data:image/png") == 4
+    assert 'id="value-of-information"' in html and html.count("<svg ") == 4
     wb = openpyxl.load_workbook(io.BytesIO(render(contested, "xlsx")))
     rows = list(wb["tornado"].iter_rows(values_only=True))
     assert rows[0][0] == "input"

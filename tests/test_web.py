@@ -505,6 +505,31 @@ def test_page_has_a_tab_and_a_module_per_view(page):
         assert f'import * as {id_} from "./views/{id_}.js";' in main
 
 
+def test_the_page_names_the_sides_in_the_words_the_engine_registers(page):
+    """The page lists every registered kind of side, in the registry's order, with its words
+    (its "sides" element, read by static/js/sides.js), and its scripts and templates keep no
+    copy of those words: a side's label or choosing words are never written in them."""
+    from costmodel.sides import SIDES
+
+    listed = re.search(r'<script type="application/json" id="sides">(.*?)</script>', page[0])
+    assert listed
+    words = [{k: s[k] for k in ("name", "label", "option", "doing", "owned")} for s in
+             json.loads(html.unescape(listed.group(1)))]  # fmt: skip
+    assert words == [
+        {"name": s.name, "label": s.label, "option": s.option, "doing": s.doing, "owned": s.owned}
+        for s in SIDES.values()
+    ]
+    assert [w["name"] for w in words] == ["buy", "rent", "api"]  # the owned side first
+    copies = [f'"{w}"' for s in SIDES.values() for w in (s.label, s.doing)]
+    for path in [*STATIC.glob("js/*.js"), *STATIC.glob("js/views/*.js")]:
+        code = "\n".join(line for line in path.read_text("utf-8").splitlines()
+                         if not line.lstrip().startswith(("//", "*", "/**")))  # fmt: skip
+        assert not [c for c in copies if c in code], path.name
+    template = (WEB / "templates" / "web" / "_scenario.html").read_text("utf-8")
+    shown = re.sub(r"\{#.*?#\}", "", template, flags=re.S)  # what the comments say aside
+    assert "renting" not in shown and "the API" not in shown
+
+
 def _select_values(text: str, id_: str) -> list[str]:
     select = re.search(rf'<select id="{id_}"[^>]*>(.*?)</select>', text, re.S)
     assert select, id_

@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 from flask import Blueprint, Response, current_app, render_template, request
 
+from costmodel.sides import SIDES
 from present import reports, to_dict
 from pricing import Catalog, load_catalog
 from scenarios import evaluate
@@ -122,6 +123,23 @@ def work_rules() -> dict[str, Any]:
     }
 
 
+def side_words() -> dict[str, dict[str, Any]]:
+    """The words of each kind of side the engine registers (:data:`costmodel.sides.SIDES`), in
+    its order (the owned side first): its ``name``, ``label``, ``option``, ``doing`` and
+    ``owned``, with which the page names the sides of a result, keeping no copy of them (the
+    page reads them as a list: its JSON keeps their order, which a mapping's would not)."""
+    return {
+        s.name: {
+            "name": s.name,
+            "label": s.label,
+            "option": s.option,
+            "doing": s.doing,
+            "owned": s.owned,
+        }
+        for s in SIDES.values()
+    }
+
+
 def _catalog() -> Catalog:
     """The catalog the app resolves ids in (the shipped one, or an operator's prices over it)."""
     return current_app.extensions["costmodel"].get("catalog") or load_catalog()
@@ -165,6 +183,7 @@ def index() -> Response:
         auth_required=boot["auth_required"],
         formats=reports.FORMATS,
         catalog=catalog,
+        sides=side_words(),
     )
     response = Response(html, mimetype="text/html")
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY

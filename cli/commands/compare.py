@@ -9,11 +9,13 @@ import sys
 
 from cli.common import UsageError, catalog, print_rendered
 from cli.options import (
+    SERVING_FLAGS,
     add_format,
     add_prices,
     add_samples,
     add_seed,
     add_serving,
+    add_serving_request,
     add_tier,
     add_verbose,
     command,
@@ -32,11 +34,7 @@ _FLAGS = {
     "samples": "--samples",
     "seed": "--seed",
     "model": "--model",
-    "input_tokens": "--input-tokens",
-    "output_tokens": "--output-tokens",
-    "min_tokens_per_s_per_user": "--min-tokens-per-s-per-user",
-    "max_tpot_ms": "--max-tpot-ms",
-    "max_ttft_ms": "--max-ttft-ms",
+    **SERVING_FLAGS,
     "grid": "--grid",
     "sort": "--sort",
     "model.config": "--model-config",
@@ -143,19 +141,14 @@ def _add_serving(p: argparse.ArgumentParser) -> None:
         help="a catalog model id (llama-3.3-70b): rank the ways to serve it by cost per M tokens "
         "(with --model-config: the name of the model read from it)",
     )
-    for side in ("input", "output"):
-        p.add_argument(
-            f"--{side}-tokens",
-            type=int,
-            metavar=side[0].upper(),
-            help=f"with --model: {side} tokens per request (default 1,000)",
-        )
-    p.add_argument(
-        "--min-tokens-per-s-per-user",
-        type=float,
-        metavar="F",
-        help="with --model: serve each request at least F tokens/s (measurements that do, "
+    add_serving_request(
+        p,
+        shape="with --model: {side} tokens per request (default 1,000)",
+        floor="with --model: serve each request at least S tokens/s (measurements that do, "
         "estimates at the batch that does)",
+        ceiling="with --model: serve each request within T ms {what}, at the estimate's "
+        "operating point where no measurement of it holds; options that cannot are left out "
+        "and counted, with the best they reach",
     )
     p.add_argument(
         "--model-config",
@@ -170,15 +163,6 @@ def _add_serving(p: argparse.ArgumentParser) -> None:
         help="with --model-config: its parameters [billions] where the config's family is not "
         "counted (default: the catalog's for a model of that name, else counted)",
     )
-    for flag, what in (("--max-tpot-ms", "per output token"), ("--max-ttft-ms", "to first token")):
-        p.add_argument(
-            flag,
-            type=float,
-            metavar="T",
-            help=f"with --model: serve each request within T ms {what}, at the estimate's "
-            "operating point where no measurement of it holds; options that cannot are left "
-            "out and counted, with the best they reach",
-        )
 
 
 def execute(args: argparse.Namespace) -> int:

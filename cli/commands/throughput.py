@@ -9,20 +9,16 @@ import json
 import sys
 
 from cli.common import UsageError, catalog, print_rendered
-from cli.options import add_format, add_serving, command
+from cli.options import SERVING_FLAGS, add_format, add_serving, add_serving_request, command
 
 __all__ = ["add_parser", "execute"]
 
 #: The option that sets each key of a question, to name it in an error.
 _FLAGS = {
-    "input_tokens": "--input-tokens",
-    "output_tokens": "--output-tokens",
+    **SERVING_FLAGS,
     "concurrency": "--concurrency",
     "gpus": "--gpus",
     "params_b": "--params-b",
-    "min_tokens_per_s_per_user": "--min-tokens-per-s-per-user",
-    "max_tpot_ms": "--max-tpot-ms",
-    "max_ttft_ms": "--max-ttft-ms",
 }
 
 
@@ -57,27 +53,18 @@ def add_parser(sub) -> None:
     p.add_argument("--gpu", action="append", metavar="ID", help="a catalog GPU id (repeatable)")
     p.add_argument("--gpus", type=int, metavar="N", help="GPUs per build (default: each tier)")
     p.add_argument("--precision", metavar="P", help="fp16, fp8 or fp4 (default: the catalog's)")
-    for side in ("input", "output"):
-        p.add_argument(
-            f"--{side}-tokens",
-            type=int,
-            metavar=side[0].upper(),
-            help=f"{side} tokens per request (default 1,000)",
-        )
+    add_serving_request(
+        p,
+        shape="{side} tokens per request (default 1,000)",
+        floor="serve each request at least S output tokens/s",
+        ceiling="time {what} ceiling",
+    )
     p.add_argument(
         "--concurrency",
         type=int,
         metavar="C",
         help="requests in flight on the whole build (default: as many as fit)",
     )
-    p.add_argument(
-        "--min-tokens-per-s-per-user",
-        type=float,
-        metavar="S",
-        help="serve each request at least S output tokens/s",
-    )
-    p.add_argument("--max-ttft-ms", type=float, metavar="T", help="time to first token ceiling")
-    p.add_argument("--max-tpot-ms", type=float, metavar="T", help="time per output token ceiling")
     p.add_argument(
         "--params-b",
         type=float,

@@ -4,7 +4,7 @@ atomically. What differs between the two is in :mod:`.kinds`.
 
 >>> from present import reports
 >>> reports.render(answer, "html")            # bytes of one self-contained HTML file
->>> reports.write(answer, "md", "out/run.md")  # [out/run.md, out/run_breakeven.png, ...]
+>>> reports.write(answer, "md", "out/run.md")  # [out/run.md, out/run_breakeven.svg, ...]
 
 Money is in [USD] at present value, utilisation and probabilities are fractions [-] (shown as
 percentages), payback is in [month], unit cost in [USD per unit of work] (a reference GPU-hour,
@@ -97,7 +97,7 @@ def write_atomic(path: Path, data: bytes) -> Path:
 def write(shown: Answer | Result | PlanResult, fmt: str, out: str | Path) -> list[Path]:
     """Write the report to ``out`` atomically and return every path written.
 
-    For ``md`` the chart PNGs are written beside the document as ``<stem>_<chart>.png`` and
+    For ``md`` the chart SVGs are written beside the document as ``<stem>_<chart>.svg`` and
     linked relatively; they are written before the document so it never links a missing file,
     and removed again when the document cannot be written.
     """
@@ -114,9 +114,9 @@ def write(shown: Answer | Result | PlanResult, fmt: str, out: str | Path) -> lis
     images: list[Path] = []
     links: dict[str, str] = {}
     try:
-        for name, png in kind_of(result).charts(result).items():
-            image = out.with_name(f"{out.stem}_{name}.png")
-            images.append(write_atomic(image, png))
+        for name, svg in kind_of(result).charts(result).items():
+            image = out.with_name(f"{out.stem}_{name}.svg")
+            images.append(write_atomic(image, svg.encode("utf-8")))
             links[name] = quote(image.name)
         return [write_atomic(out, render_markdown(result, links)), *images]
     except BaseException:

@@ -1,4 +1,4 @@
-"""The capacity chart of a plan that adds servers later (``own.add``), as PNG bytes.
+"""The capacity chart of a plan that adds servers later (``own.add``), as an SVG document.
 
 The best plan's owned capacity of each month 1..H against the work [units of work/month]: the
 work's mean (the best plan's owned, reserved and burst work summed) with its P10–P90 band over
@@ -17,11 +17,18 @@ import numpy as np
 from costmodel.plan_result import PlanResult
 
 from ..formatting import fmt_candidate, fmt_share
-from .charts import figure, legend, month_axes, png
+from .chart import Chart
 from .colours import BUY, MARK, OTHER, RENT
-from .layout import TITLE_SIZE
+from .plot import Axes, Axis, steps
 
-__all__ = ["CapacitySeries", "capacity_chart", "capacity_series"]
+__all__ = ["CapacitySeries", "capacity_chart", "capacity_series", "month_axes"]
+
+
+def month_axes(months: int, ylabel: str) -> tuple[Axis, Axis]:
+    """Months 1..``months`` on the x axis (month m spanning m - 1/2 to m + 1/2, whole ticks)
+    and, from 0 up, an amount with its thousands grouped labelled ``ylabel``."""
+    x = Axis("Month", low=0.5, high=months + 0.5, integer=True)
+    return x, Axis(ylabel, lambda v: f"{v:,.0f}", low=0.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,32 +78,27 @@ def _arrival_label(s: CapacitySeries) -> str:
     return text + (f", never {fmt_share(s.never)}" if s.never > 0 else "")
 
 
-def capacity_chart(result: PlanResult) -> bytes | None:
-    """The best plan's owned capacity against the work by month; PNG bytes, ``None`` without
+def capacity_chart(result: PlanResult) -> str | None:
+    """The best plan's owned capacity against the work by month; SVG, ``None`` without
     ``own.add``."""
     s = capacity_series(result)
     if s is None:
         return None
-    fig, ax = figure()
-    ax.fill_between(
-        s.months, s.work_p10, s.work_p90, color=RENT, alpha=0.18, linewidth=0,
-        label="work: P10–P90 of the draws",
-    )  # fmt: skip
-    ax.plot(s.months, s.work, color=RENT, linewidth=1.8, label="work: mean")
-    ax.step(
-        s.months, s.capacity, where="mid", color=BUY, linewidth=2.2,
-        label="owned capacity: mean",
-    )  # fmt: skip
+    ax = Axes(*month_axes(s.months.size, "Work and owned capacity [the demand's unit/month]"))
+    ax.band(s.months, s.work_p10, s.work_p90, RENT, label="work: P10–P90 of the draws")
+    ax.line(s.months, s.work, RENT, width=1.8, label="work: mean")
+    # Month m's capacity held from m - 1/2 to m + 1/2, stepping where the months meet.
+    x, capacity = steps(np.append(s.months - 0.5, s.months[-1] + 0.5), s.capacity)
+    ax.line(x, capacity, BUY, width=2.2, label="owned capacity: mean")
     low, mid, high = s.arrival
     if not (math.isnan(low) or math.isnan(high)) and high > low:
-        ax.axvspan(low - 0.5, high - 0.5, color=OTHER, alpha=0.25, linewidth=0)
+        ax.vspan(low - 0.5, high - 0.5, OTHER, opacity=0.25)
     if not math.isnan(mid):
-        ax.axvline(mid - 0.5, color=MARK, linestyle="--", linewidth=1.2, label=_arrival_label(s))
-    month_axes(ax, s.months.size, "Work and owned capacity [the demand's unit/month]")
-    ax.set_title(
-        f"Owned capacity against the work, best plan ({fmt_candidate(result.best)})",
-        loc="left",
-        fontsize=TITLE_SIZE,
+        ax.vline(mid - 0.5, MARK, width=1.2, style="--", label=_arrival_label(s))
+    best = fmt_candidate(result.best)
+    title = f"Owned capacity against the work, best plan ({best})"
+    desc = (
+        f"Owned capacity of the best plan ({best}) against the work by month, with the month "
+        f"the added servers arrive: {_arrival_label(s)}."
     )
-    legend(fig, ax)
-    return png(fig)
+    return Chart("capacity", title, desc, [ax]).svg()

@@ -183,7 +183,8 @@ def _figure_notes(words: Wording) -> list[str]:
 
 
 def report_context(result: Answer[Result], images: Mapping[str, str]) -> dict[str, Any]:
-    """Everything the HTML and Markdown templates show; ``images`` maps chart name -> URI."""
+    """Everything the HTML and Markdown templates show; ``images`` maps chart name -> inline SVG
+    (HTML) or image URI (Markdown)."""
     api = result.api_tco is not None
     return {
         **_common(result, images),
@@ -207,7 +208,8 @@ def report_context(result: Answer[Result], images: Mapping[str, str]) -> dict[st
 
 
 def plan_context(result: Answer[PlanResult], images: Mapping[str, str]) -> dict[str, Any]:
-    """Everything the plan templates show; ``images`` maps chart name -> URI."""
+    """Everything the plan templates show; ``images`` maps chart name -> inline SVG
+    (HTML) or image URI (Markdown)."""
     best = result.best
     return {
         **_common(result, images),

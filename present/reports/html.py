@@ -1,4 +1,4 @@
-"""The self-contained HTML report: one file, charts as base64 PNG, CSS inline, no scripts.
+"""The self-contained HTML report: one file, charts as inline SVG, CSS inline, no scripts.
 
 Rendered with jinja2 (autoescape on) from ``templates/report.html.j2`` (a scenario's result) or
 ``templates/plan.html.j2`` (a plan's), both laid out by ``templates/_base.html.j2``.
@@ -6,16 +6,16 @@ Rendered with jinja2 (autoescape on) from ``templates/report.html.j2`` (a scenar
 
 from __future__ import annotations
 
-import base64
 from functools import cache
 from importlib.resources import files
 
 import jinja2
+from markupsafe import Markup
 
 from ..answer import Answer
 from .kinds import kind_of
 
-__all__ = ["data_uri", "render_html"]
+__all__ = ["render_html"]
 
 
 @cache
@@ -29,15 +29,11 @@ def _env() -> jinja2.Environment:
     )
 
 
-def data_uri(png: bytes) -> str:
-    """A ``data:image/png;base64,...`` URI for PNG bytes."""
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-
-
 def render_html(result: Answer) -> bytes:
     """The whole report as one self-contained UTF-8 HTML document."""
     kind = kind_of(result)
-    images = {name: data_uri(png) for name, png in kind.charts(result).items()}
+    # The charts' SVG is written by .chart, which escapes every text it holds.
+    images = {name: Markup(svg) for name, svg in kind.charts(result).items()}
     css = files("present.reports").joinpath("templates/report.css").read_text("utf-8")
     ctx = kind.context(result, images)
     text = _env().get_template(f"{kind.template}.html.j2").render(css=css, **ctx)

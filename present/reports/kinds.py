@@ -27,21 +27,21 @@ class Kind:
     """How one kind of result is reported.
 
     ``template`` is the stem of ``templates/<template>.html.j2`` and ``.md.j2``; ``charts``
-    gives ``{chart name: PNG bytes}``; ``context`` the templates' variables from the result and
-    ``{chart name: image URI}``; ``columns`` the CSV table as ``[(column, values)]``; ``xlsx``
-    the workbook's bytes.
+    gives ``{chart name: SVG document}``; ``context`` the templates' variables from the result
+    and ``{chart name: inline SVG or image URI}``; ``columns`` the CSV table as
+    ``[(column, values)]``; ``xlsx`` the workbook's bytes.
     """
 
     template: str
-    charts: Callable[[Any], dict[str, bytes]]
+    charts: Callable[[Any], dict[str, str]]
     context: Callable[[Any, Mapping[str, str]], dict[str, Any]]
     columns: Callable[[Any], list[tuple[str, Any]]]
     xlsx: Callable[[Any], bytes]
 
 
 def _lazy(module: str, name: str) -> Callable[..., Any]:
-    """``module.name``, imported at its first call: matplotlib and openpyxl are slow to import,
-    and a CSV report needs neither."""
+    """``module.name``, imported at its first call: openpyxl is slow to import, and a CSV
+    report needs neither it nor the charts."""
 
     def call(*args: Any) -> Any:
         return getattr(import_module(module, __package__), name)(*args)

@@ -1,11 +1,12 @@
 """The Markdown report: the HTML report's content as GitHub-flavoured pipe tables plus charts.
 
-Charts are PNG images, embedded as data URIs (one standalone file) or linked to files beside
+Charts are SVG images, embedded as data URIs (one standalone file) or linked to files beside
 the document when :func:`present.reports.write` saves them.
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping, Sequence
 from functools import cache, partial
@@ -14,11 +15,10 @@ from typing import Any
 import jinja2
 
 from ..answer import Answer
-from .html import data_uri
 from .kinds import kind_of
 from .tables import Table
 
-__all__ = ["md_escape", "md_table", "render_markdown"]
+__all__ = ["data_uri", "md_escape", "md_table", "render_markdown"]
 
 #: What gives Markdown (CommonMark, GitHub's flavour and its math) a meaning wherever it stands:
 #: a backslash; code, emphasis and strikethrough marks (an ``_`` inside a word means nothing);
@@ -56,6 +56,11 @@ def md_escape(text: Any, *, cell: bool = False, line_start: bool = False) -> str
     if line_start:
         out = _LINE_START.sub(lambda m: m.group()[:-1] + "\\" + m.group()[-1], out)
     return out
+
+
+def data_uri(svg: str) -> str:
+    """A ``data:image/svg+xml;base64,...`` URI for an SVG document."""
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
 
 
 def md_table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool]) -> str:
@@ -100,11 +105,11 @@ def render_markdown(result: Answer, image_links: Mapping[str, str] | None = None
     """The report as UTF-8 Markdown.
 
     ``image_links`` maps chart name -> relative link; without it the charts are embedded as
-    ``data:image/png;base64`` URIs so the document stands alone.
+    ``data:image/svg+xml;base64`` URIs so the document stands alone.
     """
     kind = kind_of(result)
     if image_links is None:
-        image_links = {name: data_uri(png) for name, png in kind.charts(result).items()}
+        image_links = {name: data_uri(svg) for name, svg in kind.charts(result).items()}
     ctx = kind.context(result, image_links)
     ctx["assumptions"] = _assumptions(ctx["assumptions"])
     return _env().get_template(f"{kind.template}.md.j2").render(**ctx).encode("utf-8")

@@ -1,4 +1,4 @@
-"""A fleet plan's three charts as PNG bytes, drawn like the scenario charts (:mod:`.charts`).
+"""A fleet plan's charts as SVG documents, drawn like the scenario charts (:mod:`.charts`).
 
 - ``frontier``: every candidate at (mean cost, P90 cost) [USD, present value]; the frontier
   (no other candidate is cheaper on both) connected, the best and all-cloud marked.
@@ -12,21 +12,25 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib import colormaps
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from costmodel.plan_result import Candidate, PlanResult
 
 from ..formatting import fmt_candidate, fmt_servers
-from .capacity_chart import capacity_chart, capacity_series
-from .charts import figure, legend, month_axes, png, usd_tick
-from .colours import BUY, LAYERS, MARK, OTHER, RENT
-from .layout import TITLE_SIZE
+from .capacity_chart import capacity_chart, capacity_series, month_axes
+from .chart import Chart
+from .charts import usd_tick
+from .colours import BUY, LAYERS, MARK, OTHER, RENT, ramp
 from .plan_tables import WORK_LAYERS
+from .plot import Axes, Axis, steps
 
-__all__ = ["PLAN_CHARTS", "plan_chart_names", "render_plan_charts", "servers_figure"]
+__all__ = [
+    "PLAN_CHARTS",
+    "frontier_chart",
+    "plan_chart_names",
+    "render_plan_charts",
+    "servers_chart",
+    "work_split_chart",
+]
 
 PLAN_CHARTS = ("frontier", "cost_by_servers", "work_split")
 
@@ -42,127 +46,86 @@ def _point_label(c: Candidate) -> str:
 
 def _star(ax: Axes, x: float, y: float, best: Candidate) -> None:
     """The best candidate, a star at (x, y)."""
-    label = f"best: {fmt_candidate(best)}"
-    ax.scatter([x], [y], marker="*", s=240, color=RENT, zorder=5, label=label)
+    ax.scatter([x], [y], RENT, shape="*", size=15.5, label=f"best: {fmt_candidate(best)}")
 
 
-def frontier_chart(result: PlanResult) -> bytes:
-    """Mean against P90 cost of every candidate, the frontier highlighted; PNG bytes."""
-    fig, ax = figure()
-    cs = result.candidates
-    ax.scatter(
-        [c.cost.mean for c in cs], [c.cost.p90 for c in cs], s=16, color=OTHER, label="candidate"
+def frontier_chart(result: PlanResult) -> str:
+    """Mean against P90 cost of every candidate, the frontier highlighted; SVG."""
+    ax = Axes(
+        Axis("Mean cost [USD, present value]", usd_tick),
+        Axis("P90 cost [USD, present value]", usd_tick),
     )
+    cs = result.candidates
+    ax.scatter([c.cost.mean for c in cs], [c.cost.p90 for c in cs], OTHER, label="candidate")
     front = sorted(result.frontier, key=lambda c: (c.cost.mean, c.cost.p90))
     fx, fy = [c.cost.mean for c in front], [c.cost.p90 for c in front]
-    ax.plot(fx, fy, color=BUY, linewidth=2, marker="o", markersize=5, label="frontier")
+    ax.line(fx, fy, BUY, marker_="o", size=5.0, label="frontier")
     for c in front:
-        ax.annotate(
-            _point_label(c),
-            (c.cost.mean, c.cost.p90),
-            xytext=(5, 4),
-            textcoords="offset points",
-            fontsize=7,
-            color=BUY,
-        )
+        ax.text(c.cost.mean, c.cost.p90, _point_label(c), BUY, size=7.0, dx=5.0, dy=4.0)
     cloud = result.all_cloud
     label = "all-cloud (rent everything)"
-    ax.scatter([cloud.cost.mean], [cloud.cost.p90], marker="s", s=60, color=MARK, label=label)
+    ax.scatter([cloud.cost.mean], [cloud.cost.p90], MARK, shape="s", size=7.7, label=label)
     _star(ax, result.best.cost.mean, result.best.cost.p90, result.best)
-    ax.xaxis.set_major_formatter(FuncFormatter(usd_tick))
-    ax.yaxis.set_major_formatter(FuncFormatter(usd_tick))
-    ax.set_xlabel("Mean cost [USD, present value]")
-    ax.set_ylabel("P90 cost [USD, present value]")
-    ax.set_title(
-        "Cost versus risk: every candidate (labels: servers+reserved)",
-        loc="left",
-        fontsize=TITLE_SIZE,
-    )
-    legend(fig, ax)
-    return png(fig)
+    best = fmt_candidate(result.best)
+    desc = f"Mean against P90 cost of every candidate, the frontier connected; best plan {best}."
+    title = "Cost versus risk: every candidate (labels: servers+reserved)"
+    return Chart("frontier", title, desc, [ax]).svg()
 
 
-def servers_figure(result: PlanResult) -> Figure:
+def servers_chart(result: PlanResult) -> str:
     """Mean cost by server count, one line per reservation count, and the P10–P90 band of the
-    best plan's reservation count only: the bands of all counts overlap into one blur."""
-    fig, ax = figure()
+    best plan's reservation count only (the bands of all counts overlap into one blur); SVG."""
+    servers = [c.servers for c in result.candidates]
+    ax = Axes(
+        Axis(
+            "Owned servers [count]", low=min(servers) - 0.5, high=max(servers) + 0.5, integer=True
+        ),
+        Axis("Cost over the horizon [USD, present value]", usd_tick),
+    )
     counts = sorted({c.instances for c in result.candidates})
-    palette = colormaps["viridis"](np.linspace(0.0, 0.85, len(counts)))
-    for k, color in zip(counts, palette, strict=True):
+    for k, colour in zip(counts, ramp(len(counts)), strict=True):
         line = sorted((c for c in result.candidates if c.instances == k), key=lambda c: c.servers)
         x = [c.servers for c in line]
         best = k == result.best.instances
         if best:
-            ax.fill_between(
-                x,
-                [c.cost.p10 for c in line],
-                [c.cost.p90 for c in line],
-                color=color,
-                alpha=0.18,
-                linewidth=0,
-                label=f"{k} reserved (as the best plan): P10–P90",
-            )
-        ax.plot(
+            label = f"{k} reserved (as the best plan): P10–P90"
+            lo, hi = [c.cost.p10 for c in line], [c.cost.p90 for c in line]
+            ax.band(x, lo, hi, colour, label=label)
+        ax.line(
             x,
             [c.cost.mean for c in line],
-            color=color,
-            linewidth=2.4 if best else 1.6,
-            marker="o",
-            markersize=4 if best else 3,
+            colour,
+            width=2.4 if best else 1.6,
+            marker_="o",
+            size=4.0 if best else 3.0,
             label=f"{k} reserved: mean",
-            zorder=3 if best else 2,
         )
     _star(ax, result.best.servers, result.best.cost.mean, result.best)
-    ax.axhline(
-        result.all_cloud.cost.mean,
-        color=MARK,
-        linestyle=":",
-        linewidth=1.2,
-        label="all-cloud mean",
-    )
-    servers = [c.servers for c in result.candidates]
-    ax.set_xlim(min(servers) - 0.5, max(servers) + 0.5)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
-    ax.yaxis.set_major_formatter(FuncFormatter(usd_tick))
-    ax.set_xlabel("Owned servers [count]")
-    ax.set_ylabel("Cost over the horizon [USD, present value]")
-    ax.set_title("Cost by the number of owned servers", loc="left", fontsize=TITLE_SIZE)
-    legend(fig, ax)
-    return fig
+    ax.hline(result.all_cloud.cost.mean, MARK, width=1.2, style=":", label="all-cloud mean")
+    desc = "Mean cost by the number of owned servers, one line per number of reserved instances."
+    return Chart("cost_by_servers", "Cost by the number of owned servers", desc, [ax]).svg()
 
 
-def servers_chart(result: PlanResult) -> bytes:
-    """:func:`servers_figure` as PNG bytes."""
-    return png(servers_figure(result))
-
-
-def work_split_chart(result: PlanResult) -> bytes:
-    """The best plan's mean monthly work, stacked owned / reserved / burst; PNG bytes."""
+def work_split_chart(result: PlanResult) -> str:
+    """The best plan's mean monthly work, stacked owned / reserved / burst; SVG."""
     split = result.work_split
     h = len(split.owned)
     work = (split.owned, split.reserved, split.burst)
     layers = [(v, c, label) for v, c, (_, label) in zip(work, LAYERS, WORK_LAYERS, strict=True)]
     shown = [layer for layer in layers if np.any(layer[0] > 0)] or layers[:1]
-    fig, ax = figure()
+    ax = Axes(*month_axes(h, "Work [reference GPU-hours/month]"))
     # Month m spans m - 1/2 to m + 1/2: a step for each month, so even one month shows.
     edges = np.arange(h + 1) + 0.5
-    ax.stackplot(
-        edges,
-        *(np.append(values, values[-1:]) for values, _, _ in shown),
-        colors=[color for _, color, _ in shown],
-        labels=[label for _, _, label in shown],
-        alpha=0.85,
-        linewidth=0,
-        step="post",
-    )
-    month_axes(ax, h, "Work [reference GPU-hours/month]")
-    ax.set_title(
-        f"Where the work runs in the best plan ({fmt_candidate(result.best)}), mean of the draws",
-        loc="left",
-        fontsize=TITLE_SIZE,
-    )
-    legend(fig, ax)
-    return png(fig)
+    below = np.zeros(h)
+    for values, colour, label in shown:
+        above = below + np.asarray(values, float)
+        x, lo = steps(edges, below)
+        ax.band(x, lo, steps(edges, above)[1], colour, opacity=0.85, label=label)
+        below = above
+    best = fmt_candidate(result.best)
+    title = f"Where the work runs in the best plan ({best}), mean of the draws"
+    desc = f"Monthly work of the best plan ({best}) on owned servers, reserved and burst instances."
+    return Chart("work_split", title, desc, [ax]).svg()
 
 
 def plan_chart_names(result: PlanResult) -> tuple[str, ...]:
@@ -171,9 +134,9 @@ def plan_chart_names(result: PlanResult) -> tuple[str, ...]:
     return PLAN_CHARTS + (() if capacity_series(result) is None else ("capacity",))
 
 
-def render_plan_charts(result: PlanResult) -> dict[str, bytes]:
-    """All plan charts as ``{name: PNG bytes}`` in the order of :data:`PLAN_CHARTS`, and for a
-    plan that adds servers later the ``capacity`` chart (:mod:`.capacity_chart`)."""
+def render_plan_charts(result: PlanResult) -> dict[str, str]:
+    """All plan charts as ``{name: SVG document}`` in the order of :data:`PLAN_CHARTS`, and for
+    a plan that adds servers later the ``capacity`` chart (:mod:`.capacity_chart`)."""
     charts = {
         "frontier": frontier_chart(result),
         "cost_by_servers": servers_chart(result),

@@ -5,7 +5,7 @@ of :meth:`Result.columns`, a hosted API's included, with a break-even chart of e
 ``summary``, ``candidates``, ``frontier`` (the frontier's candidates, cheapest first, with the
 cost-versus-risk chart of every candidate), ``work_split`` (with the best plan's monthly work,
 stacked), ``assumptions`` and ``warnings``. The charts are the workbook's own, drawn from its
-cells, as the PNG charts of the other reports draw them.
+cells, as the SVG charts of the other reports draw them.
 
 Numbers are stored as numbers; display formats only change how they look: money [USD] as
 ``$#,##0``, unit costs as ``$#,##0.00`` [USD/reference GPU-hour] or ``$#,##0.000`` [USD/M
@@ -236,7 +236,7 @@ def _frontier_chart(
 
 def _work_split_chart(ws: Worksheet, result: PlanResult) -> BarChart:
     """The best plan's mean work of each month [reference GPU-hours/month], stacked by where
-    it runs; a layer without work is left out, as in the PNG chart."""
+    it runs; a layer without work is left out, as in the SVG chart."""
     chart = BarChart()
     chart.type, chart.grouping, chart.overlap, chart.gapWidth = "col", "stacked", 100, 30
     _axes(chart, "Work of the best plan by month",

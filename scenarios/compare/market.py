@@ -62,7 +62,7 @@ from costmodel.stats import percentiles
 from pricing import GPU, PRICING_MODELS, Catalog, CatalogError, Model, load_catalog
 from pricing.carbon import GridIntensity
 from pricing.estimate import Estimate
-from pricing.estimated import conditions
+from pricing.estimated import conditions, fitted_error_words
 from pricing.serving import gpus_with_rows
 
 from ..advice import WEIGHTS_SHARE, Question, advise
@@ -385,11 +385,7 @@ def _citation(r: _Resolved, w: Work) -> tuple[float | None, Citation | None]:
         return t.value, Citation(row.id, row.as_of, row.source, t.origin, t.conditions, t.caveats)
     e, fit = speed.estimate, speed.fit
     where = f"{conditions(e)}, {e.bound}-bound, {w.input_tokens}/{w.output_tokens} tokens"
-    source = (
-        "estimated from the model's architecture and the GPU's specifications: calibrated "
-        f"roofline fitted on {len(fit.row_ids)} measured rows, leave-one-out median error "
-        f"{fit.loo_median_pct:.0f} %, lognormal sigma {speed.sigma:.2f}"
-    )
+    source = fitted_error_words(speed.sigma, fit)
     cited = Citation(ESTIMATE_ID, fit.as_of, source, "estimated", where, sigma=speed.sigma)
     return speed.value, cited
 

@@ -4,9 +4,10 @@ cannot serve the model.
 
 In this order:
 
-1. **measured**: the row a scenario's side would rest on (:func:`pricing.tokens_per_s`: the
-   user's rows before the catalog's, a replica size the build's GPU count is a multiple of,
-   the request shape nearest the question's, meeting the per-user floor when one is set);
+1. **measured**: the row a scenario's side rests on
+   (:meth:`scenarios.sides.Inference.measured`, :func:`pricing.tokens_per_s`: the user's rows
+   before the catalog's, a replica size the build's GPU count is a multiple of, the request
+   shape nearest the question's, meeting the per-user floor when one is set);
 2. **estimated**: the calibrated roofline of :func:`pricing.estimate.estimate` with the
    published calibration, at the largest batch that meets the targets, P50 the
    estimate and its error E ~ LogNormal(0, sigma) with the calibration's leave-one-out sigma
@@ -27,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from costmodel.options import ThroughputError
-from pricing import GPU, CatalogError, ServingThroughput, tokens_per_s
+from pricing import GPU, CatalogError, ServingThroughput
 from pricing.calibration import Fit
 from pricing.estimate import Architecture, Estimate, estimate
 
@@ -96,18 +97,7 @@ class Speeds:
         if w.model.is_inline:
             return None
         try:
-            row = tokens_per_s(
-                w.catalog,
-                w.model.id,
-                w.precision,
-                gpu.id,
-                w.input_tokens,
-                w.output_tokens,
-                w.min_tokens_per_s_per_user,
-                gpus,
-                max_tpot_ms=w.max_tpot_ms,
-                max_ttft_ms=w.max_ttft_ms,
-            )
+            row = w.measured(gpu, gpus)
         except CatalogError:  # no row holds for this build
             return None
         return Speed(row.value, measured=row)

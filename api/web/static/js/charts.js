@@ -12,6 +12,7 @@ import {
   fmtUsd,
   fmtUtilisation,
 } from "./format.js";
+import { OWNED, rivalsOf, SIDES, sidesOf, versusFigures } from "./sides.js";
 
 const SVG = "http://www.w3.org/2000/svg"; // the SVG namespace name, not a resource
 
@@ -131,13 +132,17 @@ function geometry(width) {
   return { height, box, count: narrow ? 4 : 6 };
 }
 
-/** The sides a break-even chart draws, bottom layer first: [class, its TCO bands]. */
+/** The sides a break-even chart draws, bottom layer first (the owned side on top): [class,
+ * its TCO bands]. */
 function sides(result) {
-  return [
-    ...(result.api_tco ? [["api", result.api_tco]] : []),
-    ["rent", result.rent_tco],
-    ["buy", result.buy_tco],
-  ];
+  return sidesOf(result)
+    .reverse()
+    .map((s) => [s, result[`${s}_tco`]]);
+}
+
+/** "buying and of renting and of the API": how a chart's title names the `drawn` sides. */
+function sidesWords(drawn) {
+  return drawn.map((s) => SIDES[s].doing).join(" and of ");
 }
 
 /** The P10–P90 band and the P50 line over `xs` of each of `layers` ([class, bands]), bottom
@@ -189,12 +194,16 @@ export function breakevenChart(result, width) {
   const { height, box, count } = geometry(width);
   const u = result.utilisation;
   const be = result.breakeven_utilisation;
-  const vsApi = result.api_tco ? result.breakeven_vs_api : null;
+  // the break-evens with the rivals after renting (a hosted API), each dotted
+  const [first, ...further] = rivalsOf(result);
+  const more = further.map((s) => [s, versusFigures(result, s)[0]]);
   const label =
-    `Total cost of buying and of renting${vsApi ? " and of the API" : ""} against utilisation;` +
-    ` break-even${vsApi ? " with renting" : ""} P50 ${fmtUtilisation(be.p50)}` +
+    `Total cost of ${sidesWords(sidesOf(result))} against utilisation;` +
+    ` break-even${more.length ? ` with ${SIDES[first].doing}` : ""} P50 ${fmtUtilisation(be.p50)}` +
     ` (P10 ${fmtUtilisation(be.p10)}, P90 ${fmtUtilisation(be.p90)})` +
-    (vsApi ? `; break-even with the API P50 ${fmtUtilisation(vsApi.p50)}` : "");
+    more
+      .map(([s, b]) => `; break-even with ${SIDES[s].doing} P50 ${fmtUtilisation(b.p50)}`)
+      .join("");
   const svg = frame(width, height, label);
   let x0 = Math.min(...u);
   let x1 = Math.max(...u);
@@ -234,13 +243,14 @@ export function breakevenChart(result, width) {
       );
   }
   drawBands(svg, u, sides(result), x, y);
-  const words = vsApi ? "vs rent" : "break-even";
+  const words = more.length ? `vs ${SIDES[first].option}` : "break-even";
   if (shown(be.p50))
     breakevenLine(svg, box, x, be.p50, "be-line", `${words} ${fmtUtilisation(be.p50)}`, 0);
-  if (vsApi && shown(vsApi.p50)) {
-    const text = `vs API ${fmtUtilisation(vsApi.p50)}`;
-    breakevenLine(svg, box, x, vsApi.p50, "be-line api", text, 1);
-  }
+  for (const [row, [s, b]] of more.entries())
+    if (shown(b.p50)) {
+      const text = `vs ${SIDES[s].option} ${fmtUtilisation(b.p50)}`;
+      breakevenLine(svg, box, x, b.p50, `be-line ${s}`, text, row + 1);
+    }
   return svg;
 }
 
@@ -262,19 +272,23 @@ export function paybackChart(result, width) {
   const { height, box, count } = geometry(width);
   const cum = result.cumulative_cost;
   const months = cum.months;
-  const layers = [...(cum.api ? [["api", cum.api]] : []), ["rent", cum.rent], ["buy", cum.buy]];
+  const drawn = Object.keys(SIDES).filter((s) => cum[s]);
+  const layers = [...drawn].reverse().map((s) => [s, cum[s]]);
   const i = nearestLevel(result, cum.utilisation);
+  // the paybacks against the rivals after renting (a hosted API), each dotted
+  const further = drawn.filter((s) => !SIDES[s].owned).slice(1);
   const paybacks = [
     ["", "be-line", "payback", result.payback_months.p50[i]],
-    ...(cum.api
-      ? [[" against the API", "be-line api", "vs API", result.payback_vs_api_months.p50[i]]]
-      : []),
+    ...further.map((s) => {
+      const m = versusFigures(result, s)[1].p50[i];
+      return [` against ${SIDES[s].doing}`, `be-line ${s}`, `vs ${SIDES[s].option}`, m];
+    }),
   ];
   const words = paybacks
     .map(([against, , , m]) => `payback${against} P50 ${fmtMonths(m)}`)
     .join("; ");
   const label =
-    `Cumulative cost of buying and of renting${cum.api ? " and of the API" : ""} by month at ` +
+    `Cumulative cost of ${sidesWords(drawn)} by month at ` +
     `${fmtUtilisation(cum.utilisation)} utilisation, without resale; ${words}`;
   const svg = frame(width, height, label);
   const x1 = months[months.length - 1];
@@ -357,8 +371,9 @@ function fittedTicks(x0, x1, x, count, left, right) {
 }
 
 /**
- * Tornado `t` of buying against `versus` ("rent" or "api"): one bar per input (tornadoBars),
- * from TCO_buy - TCO_<versus> [USD] at the tornado's utilisation with the input at its P10 to
+ * Tornado `t` of buying against side `versus` ("rent", "api"; its words from SIDES): one bar
+ * per input (tornadoBars), from TCO_buy - TCO_<versus> [USD] at the tornado's utilisation with
+ * the input at its P10 to
  * that with it at its P90, every other input at its median; the input's name and its P10 →
  * P90 above its bar, its P90 end marked; a line at every input's median and, in range, a
  * dashed one at 0. A bar is coloured by what the input's P90 does to buying: cheaper (the buy
@@ -366,7 +381,8 @@ function fittedTicks(x0, x1, x, count, left, right) {
  */
 export function tornadoChart(t, versus, width) {
   const bars = tornadoBars(t);
-  const [short, words] = versus === "api" ? ["API", "the API"] : ["rent", "renting"];
+  const [short, words] = [SIDES[versus].option, SIDES[versus].doing];
+  const [Buy, buy] = [SIDES[OWNED].label, SIDES[OWNED].option];
   const u = fmtUtilisation(t.utilisation, "?");
   const pad = 10;
   const labelX = pad + 4;
@@ -381,7 +397,7 @@ export function tornadoChart(t, versus, width) {
   const box = { l: pad, r: width - pad, t: 2, b: top - ROW_GAP_PX / 2 };
   const height = Math.round(box.b + 44);
   const label =
-    `Buy minus ${short} total cost at ${u} utilisation, each input from its P10 to its P90 ` +
+    `${Buy} minus ${short} total cost at ${u} utilisation, each input from its P10 to its P90 ` +
     `with the others at their medians (all at their medians: ${fmtUsd(t.gap_at_median)}): ` +
     bars
       .map((b) => `${b.input} ${fmtUsd(b.gap_at_low)} to ${fmtUsd(b.gap_at_high)}`)
@@ -394,7 +410,8 @@ export function tornadoChart(t, versus, width) {
   [x0, x1] = [x0 - d, x1 + d];
   const x = scale(x0, x1, box.l, box.r);
   const xTicks = fittedTicks(x0, x1, x, width < 480 ? 4 : 6, 2, width - 2);
-  axes(svg, box, x, null, xTicks, [], usdTick, null, `Buy \u2212 ${short} TCO at ${u} [USD]`, "");
+  const title = `${Buy} \u2212 ${short} TCO at ${u} [USD]`;
+  axes(svg, box, x, null, xTicks, [], usdTick, null, title, "");
 
   for (const [i, b] of bars.entries()) {
     const [at10, at90] = [b.gap_at_low, b.gap_at_high];
@@ -414,7 +431,7 @@ export function tornadoChart(t, versus, width) {
       node(
         "title",
         {},
-        `${b.input} from ${fmtNumber(b.low)} (P10) to ${fmtNumber(b.high)} (P90): buy ` +
+        `${b.input} from ${fmtNumber(b.low)} (P10) to ${fmtNumber(b.high)} (P90): ${buy} ` +
           `\u2212 ${short} ${fmtUsd(b.gap_at_low)} to ${fmtUsd(b.gap_at_high)}, break-even ` +
           `with ${words} ${be}`,
       ),

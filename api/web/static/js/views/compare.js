@@ -18,6 +18,7 @@ import { throughputChart, throughputSeries } from "../charts.js";
 import { counted, fmtGrams, fmtNumber, fmtShare, fmtUnitCost, fmtUsd } from "../format.js";
 import { Field, Lifecycle } from "../lifecycle.js";
 import { drawChart, el } from "../render.js";
+import { SIDES } from "../sides.js";
 
 export const ENDPOINT = "/v1/compare";
 /** Rows shown until "show all". */
@@ -36,8 +37,11 @@ const SERVING = [
 export const CURVES = 5;
 /** The compare request's keys that GET /v1/throughput takes too. */
 const THROUGHPUT = ["model", "precision", ...SERVING];
-/** Each side's tag in the table. */
-const TAGS = { buy: "own", rent: "rent", api: "API" };
+/** Each option's tag in the table: the owned side's "own", another side's name in a list of
+ * options ("rent", "API"; the server's words, SIDES), its pricing in words after it. */
+function tag(o) {
+  return SIDES[o.side].owned ? "own" : SIDES[o.side].option;
+}
 
 function fromCatalog(o) {
   return o.price_origin !== "prices";
@@ -343,8 +347,8 @@ class Compare {
       el(
         "td",
         { class: "side" },
-        el("span", { class: `side-tag ${o.side}` }, TAGS[o.side]),
-        o.side === "buy" ? null : ` ${o.pricing_name}`,
+        el("span", { class: `side-tag ${o.side}` }, tag(o)),
+        SIDES[o.side].owned ? null : ` ${o.pricing_name}`,
       ),
       el("td", { class: "num" }, fmtUnitCost(c.p50)),
       el("td", { class: "num" }, `${fmtUnitCost(c.p10)}\u2013${fmtUnitCost(c.p90)}`),
@@ -425,7 +429,7 @@ class Compare {
           "tr",
           {},
           el("th", { scope: "row", class: "option" }, o.name),
-          el("td", {}, o.side === "buy" ? "own" : `${TAGS[o.side]} ${o.pricing_name}`),
+          el("td", {}, SIDES[o.side].owned ? tag(o) : `${tag(o)} ${o.pricing_name}`),
           el("td", {}, o.reason),
         ),
       ),

@@ -26,11 +26,9 @@ import {
   UNIT_WORDS,
 } from "../format.js";
 import { drawChart, fillTable, figures, warnings } from "../render.js";
+import { OWNED, rivalsOf, SIDES, sidesOf, versusFigures } from "../sides.js";
 
 export const kind = "scenario";
-
-// The sides of a result, in the order a tie goes (buy, rent, api), and their words.
-const SIDES = { buy: "buying", rent: "renting", api: "the API" };
 
 function span(lo, hi, fmt) {
   return `P10\u2013P90: ${fmt(lo)} to ${fmt(hi)}`;
@@ -58,8 +56,8 @@ function cheapest(shares, i) {
   const top = topSide(shares, i);
   const others = Object.keys(SIDES)
     .filter((s) => shares[s] && s !== top)
-    .map((s) => `${SIDES[s]} ${fmtShare(shares[s][i])}`);
-  return `${SIDES[top]} (${fmtShare(shares[top][i])} of draws; ${others.join(", ")})`;
+    .map((s) => `${SIDES[s].doing} ${fmtShare(shares[s][i])}`);
+  return `${SIDES[top].doing} (${fmtShare(shares[top][i])} of draws; ${others.join(", ")})`;
 }
 
 /** The sides with a cost per M tokens (inference work); none for training. */
@@ -68,38 +66,35 @@ function perToken(result) {
   return unit && unit.unit === "million_tokens" ? Object.keys(SIDES).filter((s) => unit[s]) : [];
 }
 
-/** [label, value] of each comparison of buying with `other` (renting, or the API). */
-function against(result, i, at, api) {
-  const name = api ? " than the API" : " than renting";
-  const be = api ? result.breakeven_vs_api : result.breakeven_utilisation;
-  const pb = api ? result.payback_vs_api_months : result.payback_months;
-  const prob = api ? result.prob_buy_cheaper_than_api : result.prob_buy_cheaper;
+/** [label, value] of each comparison of buying with side `versus` (renting, the API). */
+function against(result, i, at, versus) {
+  const words = SIDES[versus].doing;
+  const [be, pb, prob] = versusFigures(result, versus);
   return [
-    [`Break-even with ${api ? "the API" : "renting"} (P50)`, breakeven(be)],
-    [`P(buy cheaper${name}) at ${at}`, fmtShare(prob[i])],
-    [`Payback against ${api ? "the API" : "renting"} at ${at} (P50)`, payback(pb, i)],
+    [`Break-even with ${words} (P50)`, breakeven(be)],
+    [`P(buy cheaper than ${words}) at ${at}`, fmtShare(prob[i])],
+    [`Payback against ${words} at ${at} (P50)`, payback(pb, i)],
   ];
 }
 
-/** The key figures at level `i` (`at`: its utilisation in words). */
+/** The key figures at level `i` (`at`: its utilisation in words): against one rival its
+ * break-even, P(buy cheaper) and payback; against several the cheapest side and those of
+ * each; then each side's TCO. */
 function keyFigures(result, i, at) {
-  const be = result.breakeven_utilisation;
-  const pairs = result.api_tco
-    ? [
-        [`Cheapest at ${at}`, cheapest(result.cheapest_share, i)],
-        ...against(result, i, at, false),
-        ...against(result, i, at, true),
-      ]
-    : [
-        ["Break-even utilisation (P50)", breakeven(be)],
-        [`P(buy cheaper) at ${at}`, fmtShare(result.prob_buy_cheaper[i])],
-        [`Payback at ${at} (P50)`, payback(result.payback_months, i)],
-      ];
-  pairs.push(
-    [`Buy TCO at ${at} (P50)`, fmtUsd(result.buy_tco.p50[i])],
-    [`Rent TCO at ${at} (P50)`, fmtUsd(result.rent_tco.p50[i])],
-  );
-  if (result.api_tco) pairs.push([`API TCO at ${at} (P50)`, fmtUsd(result.api_tco.p50[i])]);
+  const rivals = rivalsOf(result);
+  const pairs =
+    rivals.length > 1
+      ? [
+          [`Cheapest at ${at}`, cheapest(result.cheapest_share, i)],
+          ...rivals.flatMap((versus) => against(result, i, at, versus)),
+        ]
+      : [
+          ["Break-even utilisation (P50)", breakeven(result.breakeven_utilisation)],
+          [`P(buy cheaper) at ${at}`, fmtShare(result.prob_buy_cheaper[i])],
+          [`Payback at ${at} (P50)`, payback(result.payback_months, i)],
+        ];
+  for (const s of sidesOf(result))
+    pairs.push([`${SIDES[s].label} TCO at ${at} (P50)`, fmtUsd(result[`${s}_tco`].p50[i])]);
   return pairs;
 }
 
@@ -124,8 +119,6 @@ function paragraphs(node, texts) {
   node.hidden = !texts.length;
 }
 
-const HEADS = { buy: "Buy", rent: "Rent", api: "API" };
-
 /** The emissions table at level `i`: [headers, rows], one row a side (the API's "unknown"
  * when its emissions are, never 0); [] without carbon figures. */
 function emissions(result, i) {
@@ -137,49 +130,50 @@ function emissions(result, i) {
   const rows = sides.map((s) =>
     c[s]
       ? [
-          HEADS[s],
+          SIDES[s].label,
           fmtTonnes(c[s].p50[i]),
           `${fmtTonnes(c[s].p10[i])} to ${fmtTonnes(c[s].p90[i])}`,
           fmtGrams(c.per_unit[s] ? c.per_unit[s].p50[i] : null),
         ]
-      : [HEADS[s], fmtTonnes(null), fmtTonnes(null), fmtTonnes(null)],
+      : [SIDES[s].label, fmtTonnes(null), fmtTonnes(null), fmtTonnes(null)],
   );
   return [headers, rows];
 }
 
-/** The results by utilisation: [headers, rows, highlighted(j)]. Inference adds each side's
- * cost per M tokens; a hosted API its TCO, P(buy cheaper than it) and the cheapest side. */
+/** The results by utilisation: [headers, rows, highlighted(j)]: each side's TCO; against
+ * several rivals (a hosted API beside renting) P(buy cheaper) than each and the cheapest side;
+ * inference adds each side's cost per M tokens. */
 function levels(result) {
-  const api = Boolean(result.api_tco);
+  const all = sidesOf(result);
+  const rivals = rivalsOf(result);
+  const several = rivals.length > 1;
   const unit = result.cost_per_unit;
   const sides = perToken(result);
   const headers = [
     "Utilisation",
-    "Buy TCO P50",
-    "Rent TCO P50",
-    ...(api ? ["API TCO P50", "P(buy cheaper than renting)", "P(buy cheaper than the API)"] : []),
-    ...(api ? ["Cheapest (share of draws)"] : ["P(buy cheaper)"]),
-    ...sides.map((s) => `${HEADS[s]} per ${UNIT_WORDS[unit.unit]} P50`),
+    ...all.map((s) => `${SIDES[s].label} TCO P50`),
+    ...(several
+      ? [...rivals.map((s) => `P(buy cheaper than ${SIDES[s].doing})`), "Cheapest (share of draws)"]
+      : ["P(buy cheaper)"]),
+    ...sides.map((s) => `${SIDES[s].label} per ${UNIT_WORDS[unit.unit]} P50`),
     "Payback P50 [months]",
   ];
   const shares = result.cheapest_share;
+  const top = (j) => topSide(shares, j);
   const rows = result.utilisation.map((v, j) => [
     fmtUtilisation(v, "\u2014"),
-    fmtUsd(result.buy_tco.p50[j]),
-    fmtUsd(result.rent_tco.p50[j]),
-    ...(api
+    ...all.map((s) => fmtUsd(result[`${s}_tco`].p50[j])),
+    ...(several
       ? [
-          fmtUsd(result.api_tco.p50[j]),
-          fmtShare(result.prob_buy_cheaper[j]),
-          fmtShare(result.prob_buy_cheaper_than_api[j]),
-          `${SIDES[topSide(shares, j)]} ${fmtShare(shares[topSide(shares, j)][j])}`,
+          ...rivals.map((s) => fmtShare(versusFigures(result, s)[2][j])),
+          `${SIDES[top(j)].doing} ${fmtShare(shares[top(j)][j])}`,
         ]
       : [fmtShare(result.prob_buy_cheaper[j])]),
     ...sides.map((s) => fmtUnitCost(unit[s].p50[j])),
     fmtMonths(result.payback_months.p50[j]),
   ]);
-  const highlighted = api
-    ? (j) => shares.buy[j] >= 0.5
+  const highlighted = several
+    ? (j) => shares[OWNED][j] >= 0.5
     : (j) => result.prob_buy_cheaper[j] >= 0.5;
   return [headers, rows, highlighted];
 }
@@ -199,10 +193,9 @@ const VOI_INPUTS = 5;
  * weighed against (renting, the API) with its EVPI, then the inputs the server names as worth
  * naming (`wording.worth_naming`, largest first); [] without any. */
 function valueOfInformation(result) {
-  const sides = [
-    ["renting", uncertainty(result, "rent")[1]],
-    ["the API", uncertainty(result, "api")[1]],
-  ].filter(([, voi]) => voi);
+  const sides = rivalsOf(result)
+    .map((s) => [SIDES[s].doing, uncertainty(result, s)[1]])
+    .filter(([, voi]) => voi);
   if (!sides.length) return [];
   const inputs = result.wording ? result.wording.worth_naming : [];
   const evppi = (voi, name) => fmtUsd(voi.by_input.find((v) => v.input === name)?.evppi);
@@ -240,34 +233,42 @@ function rho(spearman) {
   return `${sign}${Math.abs(spearman).toFixed(2)}`;
 }
 
-/** The rank correlations as [headers, rows]: the 8 strongest inputs with the buy-minus-rent
- * gap (what a higher value does in words); with a hosted API the 8 strongest with either gap,
- * by the larger, one column for each (an input missing from one side's list: "0.00"). */
+/** The rank correlations as [headers, rows, sides]: the 8 strongest inputs with the
+ * buy-minus-rent gap (what a higher value does in words); against several rivals (a hosted
+ * API beside renting) the 8 strongest with any gap, by the largest, one column for each (an
+ * input missing from one side's list: "0.00") and the side it is strongest with (the first
+ * on a tie). `sides`: the rivals of the columns. */
 function rankCorrelations(result) {
   const rent = result.sensitivity.inputs;
-  const api = result.rivals?.find((r) => r.versus === "api")?.sensitivity.inputs;
-  if (!api) {
+  const further = (result.rivals || []).filter((r) => r.sensitivity);
+  const [buy, buying] = [SIDES[OWNED].option, SIDES[OWNED].doing];
+  if (!further.length) {
     const top = rent.filter((d) => d.spearman).slice(0, 8);
-    const words = (d) => (d.spearman > 0 ? "makes buying dearer" : "makes buying cheaper");
+    const words = (d) => `makes ${buying} ${d.spearman > 0 ? "dearer" : "cheaper"}`;
     return [
       ["Input", "Spearman \u03c1", "A higher value\u2026"],
       top.map((d) => [d.input, rho(d.spearman), words(d)]),
+      ["rent"],
     ];
   }
+  const sides = ["rent", ...further.map((r) => r.versus)];
   const of = (list) => new Map(list.map((d) => [d.input, d.spearman]));
-  const [vsRent, vsApi] = [of(rent), of(api)];
-  const names = [...new Set([...vsRent.keys(), ...vsApi.keys()])];
-  const strength = (n) => Math.max(Math.abs(vsRent.get(n) ?? 0), Math.abs(vsApi.get(n) ?? 0));
+  const maps = [of(rent), ...further.map((r) => of(r.sensitivity.inputs))];
+  const names = [...new Set(maps.flatMap((m) => [...m.keys()]))];
+  const strength = (n) => Math.max(...maps.map((m) => Math.abs(m.get(n) ?? 0)));
   const top = names
     .filter((n) => strength(n) > 0)
     .sort((a, b) => strength(b) - strength(a) || (a < b ? -1 : 1))
     .slice(0, 8);
+  const heads = sides.map((s) => `\u03c1 with ${buy} \u2212 ${SIDES[s].option}`);
   return [
-    ["Input", "\u03c1 with buy \u2212 rent", "\u03c1 with buy \u2212 API", "Strongest with"],
+    ["Input", ...heads, "Strongest with"],
     top.map((n) => {
-      const [r, a] = [vsRent.get(n) ?? 0, vsApi.get(n) ?? 0];
-      return [n, rho(r), rho(a), Math.abs(a) > Math.abs(r) ? "the API" : "renting"];
+      const values = maps.map((m) => m.get(n) ?? 0);
+      const k = values.reduce((a, v, j) => (Math.abs(v) > Math.abs(values[a]) ? j : a), 0);
+      return [n, ...values.map(rho), SIDES[sides[k]].doing];
     }),
+    sides,
   ];
 }
 
@@ -275,16 +276,20 @@ function rankCorrelations(result) {
  * the section and each part shown only with something in it. */
 function drivers(result, q) {
   const sens = result.sensitivity;
-  const [heads, correlations] = rankCorrelations(result);
-  const api = heads.length > 3;
+  const [heads, correlations, sides] = rankCorrelations(result);
+  const several = sides.length > 1;
+  const minus = (s) => `${SIDES[OWNED].option}-minus-${SIDES[s].option}`;
   q("drivers-part").hidden = !correlations.length;
   q("drivers-at").textContent = fmtUtilisation(sens.utilisation, "?");
-  q("drivers-versus").textContent = api ? " (and with buy-minus-API)" : "";
-  const numeric = api ? [false, true, true, false] : [false, true, false];
+  const versus = sides.slice(1).map(minus).join(", ");
+  q("drivers-versus").textContent = several ? ` (and with ${versus})` : "";
+  const numeric = several ? [false, ...sides.map(() => true), false] : [false, true, false];
   fillTable(q("drivers"), heads, correlations, numeric);
-  const draws = ["rent", "api"].map((versus) =>
-    tornadoFigure(q(`tornado-${versus}`), uncertainty(result, versus)[0], versus),
-  );
+  // a tornado for each rival the view has a figure for (tornado-rent, tornado-api)
+  const draws = [...q("drivers-section").querySelectorAll("figure.tornado")].map((figure) => {
+    const versus = figure.dataset.role.slice("tornado-".length);
+    return tornadoFigure(figure, uncertainty(result, versus)[0], versus);
+  });
   const [headers, rows, at] = valueOfInformation(result);
   q("voi-part").hidden = !headers;
   if (headers) {
@@ -304,6 +309,7 @@ export function render(result, view) {
   q("verdict").textContent = result.verdict;
   const api = Boolean(result.api_tco);
   for (const node of view.querySelectorAll('[data-role="api"]')) node.hidden = !api;
+  const several = rivalsOf(result).length > 1;
 
   const u = result.cumulative_cost.utilisation ?? result.sensitivity.utilisation ?? 0.5;
   const i = nearestLevel(result, u);
@@ -326,7 +332,7 @@ export function render(result, view) {
   warnings(q("warnings"), result.warnings);
 
   const [headers, rows, highlighted] = levels(result);
-  q("levels-key").textContent = api ? "the cheapest option" : "cheaper";
+  q("levels-key").textContent = several ? "the cheapest option" : "cheaper";
   fillTable(
     q("levels"),
     headers,
