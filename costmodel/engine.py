@@ -64,6 +64,7 @@ from .sampling import Sample, Sampler, average_ranks, gaussian_copula, sample
 from .sides import SIDES
 from .stats import (
     LevelBands,
+    Reciprocals,
     centred,
     input_bins,
     input_ranks,
@@ -638,6 +639,55 @@ def _proportional(lines: dict[str, BuyLine | RentLine], s: int) -> dict[str, Lev
     return out
 
 
+def _proportional_unit(
+    lines: dict[str, BuyLine | RentLine],
+    per_u: dict[str, LevelBands],
+    own: Value,
+    horizon: int,
+    scratch: np.ndarray,
+) -> dict[str, LevelBands]:
+    """The cost per unit of work [USD/unit] of each side of ``per_u`` (a line through the
+    origin) where the owned work differs between draws: TCO(u) / (u*730*H*T_own) is the same
+    at every u > 0, so it is summarised once, at u = 1 (none with one amount of work)."""
+    out = {}
+    if not np.ndim(own):
+        return out
+    for side in per_u:
+        bands = out[side] = LevelBands(1, mean=False)
+        work = np.multiply(730.0 * horizon, own, out=scratch)  # units of work at u = 1
+        bands.put(0, np.divide(_tco_at(lines[side], 1.0, np.empty(own.size)), work, out=scratch))
+    return out
+
+
+#: Elements of one block of levels whose cost per unit of work is summarised at once.
+_UNIT_BLOCK_ELEMENTS = 2_000_000
+
+
+def _unit_per_draw(
+    lines: dict[str, BuyLine | RentLine],
+    grid: np.ndarray,
+    own: np.ndarray,
+    horizon: int,
+    unit: dict[str, LevelBands],
+) -> None:
+    """The percentiles of each draw's cost per unit of work, TCO(u) / (u*730*H*T_own)
+    [USD/unit], of each side of ``lines`` at every level u > 0 of ``grid``, into ``unit``:
+    a block of levels at a time, their percentiles selected in one call."""
+    levels = np.flatnonzero(grid > 0)
+    step = max(1, min(levels.size, _UNIT_BLOCK_ELEMENTS // own.size))
+    block, work = np.empty((step, own.size)), np.empty(own.size)
+    for side, line in lines.items():
+        for start in range(0, levels.size, step):
+            js = levels[start : start + step]
+            rows = block[: js.size]
+            for row, j in zip(rows, js, strict=True):
+                u = grid[j]
+                np.multiply(u * 730.0 * horizon, own, out=work)  # units of work
+                np.divide(_tco_at(line, u, row), work, out=row)
+            for name, q in percentiles(rows).items():
+                unit[side].q[name][js] = q
+
+
 def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     """Mean and percentiles of each side's TCO at every level of ``grid``, their cost per
     unit of work (NaN at u = 0), the share of draws where buying is cheaper (than renting and
@@ -659,6 +709,10 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         gap_se[side] = np.empty(grid.size)
     scratch, own = np.empty(s), sim.own_throughput  # per-level gaps, each draw's work
     per_u = _proportional(lines, s)
+    unit_once = _proportional_unit(lines, per_u, own, h, scratch)
+    if np.ndim(own):  # work per draw: the percentiles of each draw's ratio
+        others = {side: line for side, line in lines.items() if side not in unit_once}
+        _unit_per_draw(others, grid, own, h, unit)
     for j, u in enumerate(grid):
         at = {side: _tco_at(line, u, buf[side]) for side, line in lines.items()}
         b = at["buy"]
@@ -674,9 +728,8 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         if shares is not None:
             _cheapest_into(shares, j, list(at.values()), s)
         for side, values in at.items():
-            if np.ndim(own) and u > 0:  # work per draw: the percentiles of each draw's ratio
-                work = np.multiply(u * 730.0 * h, own, out=scratch)  # units of work
-                unit[side].put(j, np.divide(values, work, out=scratch))
+            if side in unit_once and u > 0:  # the same at every u > 0
+                unit[side].times(j, unit_once[side], 1.0)
             if side in per_u:
                 tco[side].times(j, per_u[side], float(u))
             else:
@@ -869,6 +922,8 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
         if not np.any(line.at_zero):
             once[side] = LevelBands(1), LevelBands(1, mean=False)
             _carbon_level(*once[side], 0, _kg_into(kg, line, 1.0), work(1.0))
+    same = [s for s, x in sides.items() if s not in once and not np.ndim(x.at_zero + x.per_u)]
+    ratios = Reciprocals(full) if same and full.ndim and np.all(full > 0) else None
     for j, u in enumerate(grid):
         for side, line in sides.items():
             if side in once:
@@ -878,8 +933,13 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
                     per[side].times(j, g1, 1.0)
                 else:
                     per[side].scaled(j, tonnes[side], 0.0)
-                continue
-            _carbon_level(tonnes[side], per[side], j, _kg_into(kg, line, u), work(u))
+            elif side in same and ratios is not None and u * ratios.smallest > 0:
+                # the same emissions in every draw over each draw's work
+                tonnes[side].put(j, _kg_into(kg, line, u), scale=carbon.KG_PER_TONNE)
+                g = ratios.percentiles(line.per_u * u + line.at_zero, u)
+                per[side].put_percentiles(j, g, scale=1.0 / carbon.G_PER_KG)
+            else:
+                _carbon_level(tonnes[side], per[side], j, _kg_into(kg, line, u), work(u))
     bands = {side: b.bands() for side, b in tonnes.items()}
     unit = UnitCost(inputs.unit, {side: b.bands() for side, b in per.items()})
     unknown = ("api",) if inputs.api is not None and e.api is None else ()

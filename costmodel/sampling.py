@@ -30,6 +30,7 @@ import hashlib
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 
@@ -172,12 +173,8 @@ class Sampler:
         for name, rng in self._streams.items():
             if method == "random":
                 self._q[name] = [_open_unit(rng, n)]
-                continue
-            self._q[name], self._strata[name] = [], []
-            for m in self.sizes:
-                perm = rng.permutation(m)
-                self._q[name].append((perm + _open_unit(rng, m)) / m)
-                self._strata[name].append(perm)
+            else:
+                self._q[name], self._strata[name] = _latin(rng, self.sizes)
 
     def _sobol_points(self, block: int, n: int) -> np.ndarray:
         with warnings.catch_warnings():
@@ -189,10 +186,7 @@ class Sampler:
     def sample(self) -> Sample:
         """The percentiles drawn so far, replicate after replicate (and, for ``lhs`` of one
         replicate, each draw's stratum as its rank)."""
-        q = {
-            name: np.concatenate(parts) if len(parts) > 1 else parts[0]
-            for name, parts in self._q.items()
-        }
+        q = {name: _joined(parts) for name, parts in self._q.items()}
         if len(self.sizes) > 1:
             return Sample(q, {}, tuple(self.sizes))
         ranks = {
@@ -218,6 +212,41 @@ class Sampler:
                 )
         self.sizes = [2 * m for m in self.sizes]
         self.n = 2 * self.n
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """``parts`` one after the other: the array they are consecutive views of, as
+    :func:`_latin` makes them, or else a new one."""
+    whole = parts[0].base
+    if len(parts) == 1:
+        return parts[0]
+    if (
+        isinstance(whole, np.ndarray)
+        and whole.ndim == 1
+        and whole.size == sum(p.size for p in parts)
+        and all(p.base is whole and p.flags.c_contiguous for p in parts)
+        and parts[0].ctypes.data == whole.ctypes.data
+        and all(a.ctypes.data + a.nbytes == b.ctypes.data for a, b in pairwise(parts))
+    ):
+        return whole
+    return np.concatenate(parts)
+
+
+def _latin(rng: np.random.Generator, sizes: list[int]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """A Latin hypercube's percentiles and strata in each replicate of ``sizes``, replicate
+    after replicate from ``rng``: a random permutation of the m strata, then m uniform
+    offsets within them, (stratum + offset) / m, the arithmetic done once for all replicates.
+    Returns the percentiles as views of one array, and the strata."""
+    strata, offsets = [], []
+    for m in sizes:
+        strata.append(rng.permutation(m))
+        offsets.append(rng.integers(0, 2**53, size=m, dtype=np.int64))
+    q = np.concatenate(offsets) + 0.5  # as _open_unit: 53-bit integers offset by half a step
+    q *= _EPS
+    q += np.concatenate(strata)
+    q /= np.repeat(np.asarray(sizes, dtype=float), sizes)
+    ends = np.cumsum(sizes)[:-1]
+    return np.split(q, ends), strata
 
 
 def _split_strata(

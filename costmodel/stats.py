@@ -27,6 +27,7 @@ __all__ = [
     "REPLICATES",
     "Drawn",
     "LevelBands",
+    "Reciprocals",
     "bootstrap_difference_se",
     "breakeven",
     "centred",
@@ -131,7 +132,12 @@ class LevelBands:
         """Level ``j`` from ``values`` (reordered in place), divided by ``scale``."""
         if self.mean is not None:
             self.mean[j] = values.mean() / scale
-        for k, v in percentiles(values).items():
+        self.put_percentiles(j, percentiles(values), scale)
+
+    def put_percentiles(self, j: int, q: dict[str, float], scale: float = 1.0) -> None:
+        """Level ``j``'s percentiles from ``q`` (as :func:`percentiles` gives them), divided
+        by ``scale``; the mean is left as it was."""
+        for k, v in q.items():
             self.q[k][j] = v / scale
 
     def times(self, j: int, other: LevelBands, factor: float) -> None:
@@ -157,6 +163,39 @@ class LevelBands:
         """The percentiles of each row of ``values`` (K x draws), without means; ``values`` is
         partitioned row by row in place."""
         return Bands(**{k: frozen_array(v) for k, v in percentiles(values).items()}, mean=None)
+
+
+class Reciprocals:
+    """The percentiles of ``c / (u * w)`` over the draws, for any constant ``c`` and ``u`` > 0,
+    from the positive draws ``w`` (n,) sorted once: dividing a constant by a positive
+    number is monotone in floating point too, so the k-th smallest ratio is ``c`` over ``u``
+    times the k-th largest ``w`` (the k-th smallest when ``c`` < 0). The same numbers as
+    :func:`percentiles` of the ratios (a quantity of the same amount in every draw over each
+    draw's work, say), without an array of them per ``(c, u)``."""
+
+    def __init__(self, w: np.ndarray) -> None:
+        n = w.size
+        self._order = _order_statistics(n)
+        ranks = {r for _, lo, _ in self._order for r in (lo, min(lo + 1, n - 1))}
+        ordered = np.sort(w)  # faster than a partition at several ranks
+        self._n, self._w = n, {k: float(ordered[k]) for k in ranks | {n - 1 - r for r in ranks}}
+        self.smallest = float(ordered[0])
+
+    def percentiles(self, c: float, u: float) -> dict[str, float]:
+        """P10/P50/P90 of ``c / (u * w)`` as :func:`percentiles` finds them (NaN where one
+        is not finite); ``u * self.smallest`` must be above 0."""
+        c, last = float(c), self._n - 1
+
+        def ratio(k: int) -> float:  # the k-th smallest ratio
+            return c / (u * self._w[last - k if c >= 0.0 else k])
+
+        out = {}
+        for name, (frac, lo, _) in zip(_NAMES, self._order, strict=True):
+            v = ratio(lo)
+            if frac != 0.0:
+                v += frac * (ratio(lo + 1) - v)
+            out[name] = v if math.isfinite(v) else math.nan
+        return out
 
 
 def input_ranks(sim: Drawn, name: str, dist: Distribution | None = None) -> np.ndarray:
