@@ -660,7 +660,7 @@ def _proportional_unit(
 
 
 #: Elements of one block of levels whose cost per unit of work is summarised at once.
-_UNIT_BLOCK_ELEMENTS = 2_000_000
+_UNIT_BLOCK_ELEMENTS = 1_000_000
 
 
 def _unit_per_draw(

@@ -315,6 +315,50 @@ def gaussian_copula(drawn: Sample, pairs: Sequence[tuple[str, str, float]]) -> S
     return Sample(q, ranks, drawn.blocks)
 
 
+#: The fewest values :func:`ascending` sorts as packed keys (below, ``argsort`` is as fast).
+_PACKED_FROM = 1 << 12
+
+
+def ascending(values: np.ndarray) -> np.ndarray:
+    """An ascending sort order of the floats ``values`` (n,), tied values in any order: as
+    ``np.argsort`` finds one, in about half its time for many values.
+
+    Each value's bits, mapped to an unsigned integer that sorts as the float does, keep their
+    high bits and carry the value's index in the low ceil(log2 n) bits; one sort of these
+    integers (a vectorised sort, where argsort is not) orders the values by their high bits,
+    and the few runs of values that share them are ordered again by their whole bits. Values
+    with a NaN are ordered by ``argsort``."""
+    n = values.size
+    shift = max(1, (n - 1).bit_length())
+    if values.dtype != np.float64 or values.ndim != 1 or n < _PACKED_FROM or shift > 32:
+        return np.argsort(values)
+    if np.isnan(values).any():
+        return np.argsort(values)
+    key = _sortable(values)
+    key >>= np.uint64(shift)
+    key <<= np.uint64(shift)
+    key |= np.arange(n, dtype=np.uint64)
+    key.sort()
+    order = (key & np.uint64((1 << shift) - 1)).astype(np.intp)
+    key >>= np.uint64(shift)
+    shared = np.flatnonzero(key[1:] == key[:-1])  # runs of equal high bits: by whole bits
+    if shared.size:
+        at = np.union1d(shared, shared + 1)  # positions in a run, ascending
+        run = np.cumsum(np.diff(at, prepend=-2) != 1)  # consecutive positions: one run
+        order[at] = order[at][np.lexsort((_sortable(values[order[at]]), run))]
+    return order
+
+
+def _sortable(values: np.ndarray) -> np.ndarray:
+    """Unsigned integers that sort as the floats ``values`` do (no NaN): a non-negative
+    float's bits with the sign bit set, a negative one's bits all flipped."""
+    bits = values.view(np.int64)
+    mask = bits >> 63  # all ones for a negative float, else none
+    mask |= np.int64(-(2**63))
+    mask ^= bits
+    return mask.view(np.uint64)
+
+
 #: Ranks written at once by :func:`average_ranks` [draw].
 _RANK_BLOCK = 1 << 16
 
@@ -329,7 +373,7 @@ def average_ranks(values: np.ndarray, order: np.ndarray | None = None) -> np.nda
     """
     values = np.asarray(values)
     if order is None:
-        order = np.argsort(values)  # any order of tied values gives the same average ranks
+        order = ascending(values)  # any order of tied values gives the same average ranks
     ordered = values[order]
     n = ordered.size
     new = np.empty(n, dtype=bool)

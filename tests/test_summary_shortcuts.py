@@ -1,6 +1,7 @@
 """The summary's shortcuts give the numbers of the long way: percentiles of a constant over
 each draw's work from one sort (``stats.Reciprocals``), a Latin hypercube's arithmetic done once
-for all replicates, and the cost per unit of work of a line through the origin summarised once."""
+for all replicates, the cost per unit of work of a line through the origin summarised once, and
+a sort order from packed keys (``sampling.ascending``)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import dataclasses
 
 import numpy as np
 import pytest
+from scipy.stats import rankdata
 
 import scenarios
 from costmodel.engine import simulate, summarise
-from costmodel.sampling import _EPS, Sampler, stream
+from costmodel.sampling import _EPS, Sampler, ascending, average_ranks, stream
 from costmodel.stats import Reciprocals, percentiles
 
 
@@ -98,3 +100,31 @@ def test_cost_per_unit_of_a_line_through_the_origin_is_the_same_at_every_level()
             at_u = percentiles(sim.rent_tco(u) / (u * work))
             assert band[j] == pytest.approx(at_u[name], rel=1e-14)
             assert band[j] == expected[name]
+
+
+def _cases() -> list[np.ndarray]:
+    rng = np.random.default_rng(5)
+    return [
+        rng.normal(size=50_000),
+        -rng.lognormal(size=20_000),
+        np.round(rng.normal(size=30_000), 2),  # many ties
+        1.0 + rng.random(8192) * 1e-12,  # differ only in their low bits
+        np.concatenate([rng.normal(size=5000), [0.0, -0.0, np.inf, -np.inf, 0.0]]),
+        np.full(5000, 2.5),
+        rng.normal(size=100),  # too few to pack
+        np.concatenate([rng.normal(size=5000), [np.nan]]),  # argsort's order
+    ]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_ascending_sorts_as_argsort_does(case):
+    x = _cases()[case]
+    order = ascending(x)
+    assert np.array_equal(np.sort(order), np.arange(x.size))  # each draw once
+    assert np.array_equal(x[order], np.sort(x), equal_nan=True)
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_average_ranks_from_packed_keys_equal_rankdata(case):
+    x = _cases()[case]
+    assert np.array_equal(average_ranks(x), rankdata(x))
