@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import resource
 import subprocess
 import sys
@@ -235,6 +236,10 @@ _RUSAGE = (
 )
 
 
+#: The environment of the timed processes; ``--bytecode`` drops PYTHONDONTWRITEBYTECODE from it.
+_ENV = dict(os.environ)
+
+
 def _run(samples: int, checkout: Path) -> tuple[float, float, float, str]:
     """One whole ``costmodel run --format json`` process of ``checkout``'s code on this
     checkout's scenario: CPU seconds, wall seconds, peak resident memory [MiB] and exit status."""
@@ -246,6 +251,7 @@ def _run(samples: int, checkout: Path) -> tuple[float, float, float, str]:
         text=True,
         check=True,
         cwd=checkout,  # ``python -m`` imports the packages of the folder it runs in
+        env=_ENV,
     ).stdout.split("\n")[-2]  # the last line; the command's JSON went to this pipe too
     wall = time.perf_counter() - start
     cpu, rss, status = out.split()
@@ -285,7 +291,16 @@ def main() -> None:
         "--against", type=Path, help="another checkout whose whole processes pair with these"
     )
     parser.add_argument("--runs", type=int, default=9, help="pairs of runs with --against")
+    parser.add_argument(
+        "--bytecode",
+        action="store_true",
+        help="time processes as an installed package runs: each module's bytecode written "
+        "once beside it (by the first run, not counted), not compiled by every process as "
+        "with PYTHONDONTWRITEBYTECODE set",
+    )
     args = parser.parse_args()
+    if args.bytecode:
+        _ENV.pop("PYTHONDONTWRITEBYTECODE", None)
     scenario = scenarios.load_file(SCENARIO)
     print(
         f"{SCENARIO.name}: {len(scenario.resolved.inputs.utilisation)} levels x "

@@ -669,13 +669,15 @@ def _unit_per_draw(
     own: np.ndarray,
     horizon: int,
     unit: dict[str, LevelBands],
+    work: np.ndarray,
 ) -> None:
     """The percentiles of each draw's cost per unit of work, TCO(u) / (u*730*H*T_own)
     [USD/unit], of each side of ``lines`` at every level u > 0 of ``grid``, into ``unit``:
-    a block of levels at a time, their percentiles selected in one call."""
+    a block of levels at a time, their percentiles selected in one call (``work`` a buffer
+    of draws)."""
     levels = np.flatnonzero(grid > 0)
     step = max(1, min(levels.size, _UNIT_BLOCK_ELEMENTS // own.size))
-    block, work = np.empty((step, own.size)), np.empty(own.size)
+    block = np.empty((step, own.size))
     for side, line in lines.items():
         for start in range(0, levels.size, step):
             js = levels[start : start + step]
@@ -712,7 +714,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     unit_once = _proportional_unit(lines, per_u, own, h, scratch)
     if np.ndim(own):  # work per draw: the percentiles of each draw's ratio
         others = {side: line for side, line in lines.items() if side not in unit_once}
-        _unit_per_draw(others, grid, own, h, unit)
+        _unit_per_draw(others, grid, own, h, unit, scratch)
     for j, u in enumerate(grid):
         at = {side: _tco_at(line, u, buf[side]) for side, line in lines.items()}
         b = at["buy"]
@@ -922,7 +924,9 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
         if not np.any(line.at_zero):
             once[side] = LevelBands(1), LevelBands(1, mean=False)
             _carbon_level(*once[side], 0, _kg_into(kg, line, 1.0), work(1.0))
-    same = [s for s, x in sides.items() if s not in once and not np.ndim(x.at_zero + x.per_u)]
+    same = [
+        k for k, x in sides.items() if k not in once and not np.ndim(x.at_zero) + np.ndim(x.per_u)
+    ]
     ratios = Reciprocals(full) if same and full.ndim and np.all(full > 0) else None
     for j, u in enumerate(grid):
         for side, line in sides.items():

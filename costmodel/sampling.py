@@ -27,10 +27,10 @@ draws grow: of the order of 1/m off in m draws, which replicates of a few hundre
 from __future__ import annotations
 
 import hashlib
+import itertools
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
 
 import numpy as np
 
@@ -226,7 +226,7 @@ def _joined(parts: list[np.ndarray]) -> np.ndarray:
         and whole.size == sum(p.size for p in parts)
         and all(p.base is whole and p.flags.c_contiguous for p in parts)
         and parts[0].ctypes.data == whole.ctypes.data
-        and all(a.ctypes.data + a.nbytes == b.ctypes.data for a, b in pairwise(parts))
+        and all(a.ctypes.data + a.nbytes == b.ctypes.data for a, b in itertools.pairwise(parts))
     ):
         return whole
     return np.concatenate(parts)
@@ -235,18 +235,19 @@ def _joined(parts: list[np.ndarray]) -> np.ndarray:
 def _latin(rng: np.random.Generator, sizes: list[int]) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """A Latin hypercube's percentiles and strata in each replicate of ``sizes``, replicate
     after replicate from ``rng``: a random permutation of the m strata, then m uniform
-    offsets within them, (stratum + offset) / m, the arithmetic done once for all replicates.
-    Returns the percentiles as views of one array, and the strata."""
-    strata, offsets = [], []
-    for m in sizes:
+    offsets within them (as :func:`_open_unit` draws them), (stratum + offset) / m, in one
+    array. Returns the percentiles as consecutive views of it, and the strata."""
+    ends = np.cumsum([0, *sizes])
+    q, strata = np.empty(int(ends[-1])), []
+    parts = [q[a:b] for a, b in itertools.pairwise(ends)]
+    for part, m in zip(parts, sizes, strict=True):
         strata.append(rng.permutation(m))
-        offsets.append(rng.integers(0, 2**53, size=m, dtype=np.int64))
-    q = np.concatenate(offsets) + 0.5  # as _open_unit: 53-bit integers offset by half a step
+        np.add(rng.integers(0, 2**53, size=m, dtype=np.int64), 0.5, out=part)
     q *= _EPS
-    q += np.concatenate(strata)
-    q /= np.repeat(np.asarray(sizes, dtype=float), sizes)
-    ends = np.cumsum(sizes)[:-1]
-    return np.split(q, ends), strata
+    for part, perm, m in zip(parts, strata, sizes, strict=True):
+        part += perm
+        part /= m
+    return parts, strata
 
 
 def _split_strata(
@@ -334,12 +335,12 @@ def ascending(values: np.ndarray) -> np.ndarray:
         return np.argsort(values)
     if np.isnan(values).any():
         return np.argsort(values)
-    key = _sortable(values)
+    key, order = _sortable(values), np.arange(n, dtype=np.intp)
     key >>= np.uint64(shift)
     key <<= np.uint64(shift)
-    key |= np.arange(n, dtype=np.uint64)
+    key |= order.view(np.uint64)
     key.sort()
-    order = (key & np.uint64((1 << shift) - 1)).astype(np.intp)
+    np.bitwise_and(key, np.uint64((1 << shift) - 1), out=order.view(np.uint64))
     key >>= np.uint64(shift)
     shared = np.flatnonzero(key[1:] == key[:-1])  # runs of equal high bits: by whole bits
     if shared.size:
