@@ -26,9 +26,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
 
-import scenarios
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
+
+import scenarios  # noqa: E402
 
 _TRI = {"dist": "triangular"}
 BASE = {
