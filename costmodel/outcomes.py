@@ -59,13 +59,18 @@ def _interpolate(
     f(m) <= 0; ``inf`` where there is none (``here`` > 0). Written over ``prev`` (``here`` is
     overwritten too), and returned; ``mask`` is a boolean buffer of their shape (a new one
     when not given)."""
-    still = np.less_equal(here, 0.0, out=mask)
-    np.logical_not(still, out=still)  # no crossing: f still open
+    still = np.greater(here, 0.0, out=mask)  # no crossing: f still open
     with np.errstate(divide="ignore", invalid="ignore"):
         step = np.subtract(prev, here, out=here)
         t = np.divide(prev, step, out=prev)
-    np.add(month, t, out=t)
-    np.copyto(t, np.inf, where=still)
+        np.add(month, t, out=t)
+        # inf where f is still open, t elsewhere, without a branch per draw (a copy under a
+        # mask costs a mispredicted branch a draw): max(t, +inf or -inf); t is no NaN where
+        # f is open (prev > 0 there, so prev / (prev - f) is a number or +inf)
+        bound = np.multiply(still, 2.0, out=step)
+        bound -= 1.0
+        bound *= np.inf
+        np.maximum(t, bound, out=t)
     return t
 
 
