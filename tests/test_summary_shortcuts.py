@@ -15,6 +15,7 @@ import scenarios
 from costmodel.engine import simulate, summarise
 from costmodel.sampling import _EPS, Sampler, ascending, average_ranks, stream
 from costmodel.stats import Reciprocals, percentiles
+from tests.test_throughput_error import ESTIMATED
 
 
 def test_reciprocals_by_hand():
@@ -63,21 +64,7 @@ def test_latin_hypercube_doubled_keeps_its_draws():
 
 
 def _estimated(samples: int):
-    doc = {
-        "version": 1,
-        "name": "estimated",
-        "horizon_months": 36,
-        "workload": {
-            "kind": "inference",
-            "model": "llama-3.1-8b",
-            "precision": "fp8",
-            "input_tokens": 1000,
-            "output_tokens": 1000,
-        },
-        "buy": {"gpu": "rtx-6000-ada", "gpu_count": 4},
-        "rent": {"instance": "runpod/1x_l40s_secure"},
-    }
-    inputs = scenarios.load_mapping(doc).resolved.inputs
+    inputs = scenarios.load_mapping(ESTIMATED).resolved.inputs
     return dataclasses.replace(inputs, samples=samples)
 
 
