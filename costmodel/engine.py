@@ -659,35 +659,49 @@ def _proportional_unit(
     return out
 
 
-#: Elements of one block of levels whose cost per unit of work is summarised at once.
+#: Elements of the blocks of levels whose costs per unit of work are summarised at once.
 _UNIT_BLOCK_ELEMENTS = 1_000_000
 
 
-def _unit_per_draw(
-    lines: dict[str, BuyLine | RentLine],
-    grid: np.ndarray,
-    own: np.ndarray,
-    horizon: int,
-    unit: dict[str, LevelBands],
-    work: np.ndarray,
-) -> None:
-    """The percentiles of each draw's cost per unit of work, TCO(u) / (u*730*H*T_own)
-    [USD/unit], of each side of ``lines`` at every level u > 0 of ``grid``, into ``unit``:
-    a block of levels at a time, their percentiles selected in one call (``work`` a buffer
-    of draws)."""
-    levels = np.flatnonzero(grid > 0)
-    step = max(1, min(levels.size, _UNIT_BLOCK_ELEMENTS // own.size))
-    block = np.empty((step, own.size))
-    for side, line in lines.items():
-        for start in range(0, levels.size, step):
-            js = levels[start : start + step]
-            rows = block[: js.size]
-            for row, j in zip(rows, js, strict=True):
-                u = grid[j]
-                np.multiply(u * 730.0 * horizon, own, out=work)  # units of work
-                np.divide(_tco_at(line, u, row), work, out=row)
-            for name, q in percentiles(rows).items():
-                unit[side].q[name][js] = q
+class _UnitRows:
+    """Each draw's cost per unit of work, TCO(u) / (u*730*H*T_own) [USD/unit], of ``sides``
+    at the levels u > 0 the caller gives it one by one (from the TCOs it has made for the
+    level), into ``unit``: the percentiles of a block of levels selected in one call, or of
+    each level at once where a side's block of two levels would not fit (then in ``spare``,
+    a buffer of draws free while the caller's level is summarised)."""
+
+    def __init__(
+        self,
+        sides: list[str],
+        levels: int,
+        own: np.ndarray,
+        horizon: int,
+        unit: dict[str, LevelBands],
+        spare: np.ndarray,
+    ) -> None:
+        self.own, self.horizon, self.unit = own, horizon, unit
+        step = min(levels, _UNIT_BLOCK_ELEMENTS // (own.size * max(1, len(sides))))
+        shared = spare.reshape(1, -1)
+        self.block = {side: shared if step < 2 else np.empty((step, own.size)) for side in sides}
+        self.levels: dict[str, list[int]] = {side: [] for side in sides}
+
+    def put(self, j: int, u: float, tco: dict[str, np.ndarray]) -> None:
+        """Level ``j`` at utilisation ``u`` > 0 from every draw's TCO by side (not changed)."""
+        for side, js in self.levels.items():
+            row = self.block[side][len(js)]
+            np.multiply(u * 730.0 * self.horizon, self.own, out=row)  # units of work
+            np.divide(tco[side], row, out=row)
+            js.append(j)
+            if len(js) == len(self.block[side]):
+                self.flush(side)
+
+    def flush(self, side: str) -> None:
+        """Select the percentiles of the levels of ``side`` held so far."""
+        js = self.levels[side]
+        if js:
+            for name, q in percentiles(self.block[side][: len(js)]).items():
+                self.unit[side].q[name][js] = q
+            js.clear()
 
 
 def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
@@ -712,9 +726,10 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     scratch, own = np.empty(s), sim.own_throughput  # per-level gaps, each draw's work
     per_u = _proportional(lines, s)
     unit_once = _proportional_unit(lines, per_u, own, h, scratch)
-    if np.ndim(own):  # work per draw: the percentiles of each draw's ratio
-        others = {side: line for side, line in lines.items() if side not in unit_once}
-        _unit_per_draw(others, grid, own, h, unit, scratch)
+    per_draw = None  # work per draw: the percentiles of each draw's ratio
+    if np.ndim(own):
+        others = [side for side in lines if side not in unit_once]
+        per_draw = _UnitRows(others, int(np.count_nonzero(grid > 0)), own, h, unit, scratch)
     for j, u in enumerate(grid):
         at = {side: _tco_at(line, u, buf[side]) for side, line in lines.items()}
         b = at["buy"]
@@ -729,6 +744,8 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
             p[j] = np.count_nonzero(b < at[side]) / s
         if shares is not None:
             _cheapest_into(shares, j, list(at.values()), s)
+        if per_draw is not None and u > 0:  # before the TCOs are reordered
+            per_draw.put(j, u, at)
         for side, values in at.items():
             if side in unit_once and u > 0:  # the same at every u > 0
                 unit[side].times(j, unit_once[side], 1.0)
@@ -739,6 +756,8 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
             if not np.ndim(own) or u == 0:  # one amount of work: the TCO's percentiles over it
                 work = u * 730.0 * h * np.asarray(own)
                 unit[side].scaled(j, tco[side], float(np.max(work)))
+    for side in per_draw.levels if per_draw is not None else ():
+        per_draw.flush(side)
     return _Levels(
         tco={side: bands.bands() for side, bands in tco.items()},
         unit=UnitCost(sim.inputs.unit, {side: bands.bands() for side, bands in unit.items()}),
