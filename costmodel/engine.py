@@ -65,6 +65,7 @@ from .sides import SIDES
 from .stats import (
     LevelBands,
     Reciprocals,
+    RisingLine,
     centred,
     input_bins,
     input_ranks,
@@ -903,14 +904,21 @@ def _versus(sim: Simulation, levels: _Levels) -> dict[str, Versus]:
     }
 
 
-def _carbon_level(t: LevelBands, g: LevelBands, j: int, kg: np.ndarray, work: np.ndarray) -> None:
+def _carbon_level(
+    t: LevelBands,
+    g: LevelBands,
+    j: int,
+    kg: np.ndarray,
+    work: np.ndarray,
+    q: dict[str, float] | None = None,
+) -> None:
     """Level ``j`` of the emissions ``kg`` [kg CO2e] of every draw into ``t`` [t CO2e] and,
     over ``work`` [units of work] (a 0-d array, or one per draw, then overwritten), into ``g``
-    [g CO2e/unit]."""
+    [g CO2e/unit]; ``q``, when given, holds the percentiles of ``kg``."""
     per_draw = work.ndim > 0 and bool(np.all(work > 0))
     if per_draw:  # work per draw: the percentiles of each draw's ratio
         g.put(j, np.divide(kg, work, out=work), scale=1.0 / carbon.G_PER_KG)
-    t.put(j, kg, scale=carbon.KG_PER_TONNE)
+    t.put(j, kg, scale=carbon.KG_PER_TONNE, q=q)
     if not per_draw:  # [t] / [units/1e6] = [g/unit]
         g.scaled(j, t, float(np.max(work)) / 1e6)
 
@@ -947,6 +955,11 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
         k for k, x in sides.items() if k not in once and not np.ndim(x.at_zero) + np.ndim(x.per_u)
     ]
     ratios = Reciprocals(full) if same and full.ndim and np.all(full > 0) else None
+    rising = {  # a line per draw whose ends rise together: its percentiles from one sort
+        k: RisingLine.of(*(np.broadcast_to(v, (s,)) for v in (x.at_zero, x.per_u)))
+        for k, x in sides.items()
+        if k not in once and k not in same
+    }
     for j, u in enumerate(grid):
         for side, line in sides.items():
             if side in once:
@@ -962,7 +975,9 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
                 g = ratios.percentiles(line.per_u * u + line.at_zero, u)
                 per[side].put_percentiles(j, g, scale=1.0 / carbon.G_PER_KG)
             else:
-                _carbon_level(tonnes[side], per[side], j, _kg_into(kg, line, u), work(u))
+                line_q = rising.get(side)
+                q = None if line_q is None else line_q.percentiles(float(u))
+                _carbon_level(tonnes[side], per[side], j, _kg_into(kg, line, u), work(u), q)
     bands = {side: b.bands() for side, b in tonnes.items()}
     unit = UnitCost(inputs.unit, {side: b.bands() for side, b in per.items()})
     unknown = ("api",) if inputs.api is not None and e.api is None else ()

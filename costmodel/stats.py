@@ -19,7 +19,7 @@ import numpy as np
 
 from .distributions import Discrete, Distribution
 from .result import Bands, Breakeven, frozen_array
-from .sampling import Sample, average_ranks
+from .sampling import Sample, ascending, average_ranks
 from .uncertainty import quantile_bins
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "Drawn",
     "LevelBands",
     "Reciprocals",
+    "RisingLine",
     "bootstrap_difference_se",
     "breakeven",
     "centred",
@@ -128,11 +129,14 @@ class LevelBands:
         self.q = {k: np.empty(levels) for k in ("p10", "p50", "p90")}
         self.mean = np.empty(levels) if mean else None
 
-    def put(self, j: int, values: np.ndarray, scale: float = 1.0) -> None:
-        """Level ``j`` from ``values`` (reordered in place), divided by ``scale``."""
+    def put(
+        self, j: int, values: np.ndarray, scale: float = 1.0, q: dict[str, float] | None = None
+    ) -> None:
+        """Level ``j`` from ``values`` (reordered in place, unless their percentiles ``q`` are
+        given), divided by ``scale``."""
         if self.mean is not None:
             self.mean[j] = values.mean() / scale
-        self.put_percentiles(j, percentiles(values), scale)
+        self.put_percentiles(j, percentiles(values) if q is None else q, scale)
 
     def put_percentiles(self, j: int, q: dict[str, float], scale: float = 1.0) -> None:
         """Level ``j``'s percentiles from ``q`` (as :func:`percentiles` gives them), divided
@@ -194,6 +198,43 @@ class Reciprocals:
             v = ratio(lo)
             if frac != 0.0:
                 v += frac * (ratio(lo + 1) - v)
+            out[name] = v if math.isfinite(v) else math.nan
+        return out
+
+
+class RisingLine:
+    """The percentiles of ``a + b * u`` over the draws at any u >= 0 from one sort, for draws
+    whose ``a`` and ``b`` (n,) rise together (an order of the draws in which neither falls:
+    each a multiple of one drawn factor, say): then ``a + b * u`` does not fall in that order
+    either, in floating point too, and its k-th smallest value is that of the k-th draw.
+    The same numbers as :func:`percentiles` of ``a + b * u`` computed draw by draw."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray, order: np.ndarray) -> None:
+        n = a.size
+        self._order = _order_statistics(n)
+        ranks = {r for _, lo, _ in self._order for r in (lo, min(lo + 1, n - 1))}
+        self._ab = {k: (float(a[order[k]]), float(b[order[k]])) for k in ranks}
+
+    @classmethod
+    def of(cls, a: np.ndarray, b: np.ndarray) -> RisingLine | None:
+        """The line of ``a`` and ``b``, or ``None`` where they do not rise together (or one
+        holds a NaN)."""
+        order = ascending(a)
+        rising = bool(np.all(np.diff(a[order]) >= 0.0) and np.all(np.diff(b[order]) >= 0.0))
+        return cls(a, b, order) if rising else None
+
+    def percentiles(self, u: float) -> dict[str, float]:
+        """P10/P50/P90 of ``a + b * u`` (NaN where one is not finite)."""
+
+        def value(k: int) -> float:
+            a, b = self._ab[k]
+            return b * u + a
+
+        out = {}
+        for name, (frac, lo, _) in zip(_NAMES, self._order, strict=True):
+            v = value(lo)
+            if frac != 0.0:
+                v += frac * (value(lo + 1) - v)
             out[name] = v if math.isfinite(v) else math.nan
         return out
 

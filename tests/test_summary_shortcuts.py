@@ -1,7 +1,8 @@
 """The summary's shortcuts give the numbers of the long way: percentiles of a constant over
 each draw's work from one sort (``stats.Reciprocals``), a Latin hypercube's arithmetic done once
 for all replicates, the cost per unit of work of a line through the origin summarised once, and
-a sort order from packed keys (``sampling.ascending``)."""
+a sort order from packed keys (``sampling.ascending``) and the percentiles of a line whose ends
+rise together from one sort (``stats.RisingLine``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from scipy.stats import rankdata
 import scenarios
 from costmodel.engine import simulate, summarise
 from costmodel.sampling import _EPS, Sampler, ascending, average_ranks, stream
-from costmodel.stats import Reciprocals, percentiles
+from costmodel.stats import Reciprocals, RisingLine, percentiles
 from tests.test_throughput_error import ESTIMATED
 
 
@@ -115,3 +116,25 @@ def test_ascending_sorts_as_argsort_does(case):
 def test_average_ranks_from_packed_keys_equal_rankdata(case):
     x = _cases()[case]
     assert np.array_equal(average_ranks(x), rankdata(x))
+
+
+def test_rising_line_by_hand():
+    # a = 1, 2, 3, 4 and b = 10, 20, 30, 40 rise together; at u = 0.5, a + b*u = 6, 12, 18, 24.
+    # P10 at 0.3: 6 + 0.3*(12 - 6) = 7.8; P50 at 1.5: 12 + 0.5*6 = 15;
+    # P90 at 2.7: 18 + 0.7*6 = 22.2.
+    line = RisingLine.of(np.array([3.0, 1.0, 4.0, 2.0]), np.array([30.0, 10.0, 40.0, 20.0]))
+    assert line.percentiles(0.5) == pytest.approx({"p10": 7.8, "p50": 15.0, "p90": 22.2})
+
+
+@pytest.mark.parametrize("n", [1, 5, 16, 1000, 20_001])
+def test_rising_line_equals_the_percentiles_of_each_draw(n):
+    factor = np.random.default_rng(n).triangular(1.1, 1.3, 1.6, n)  # a drawn PUE, say
+    a, b = 600.0 + 2993.4577 * factor, 5000.0 * factor
+    line = RisingLine.of(a, b)
+    for u in (0.0, 0.05, 0.35, 1.0):
+        assert line.percentiles(u) == percentiles(b * u + a)  # bit for bit
+
+
+def test_a_line_whose_ends_do_not_rise_together_is_left_to_the_long_way():
+    rng = np.random.default_rng(3)
+    assert RisingLine.of(rng.random(100), rng.random(100)) is None
