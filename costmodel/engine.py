@@ -923,6 +923,11 @@ def _carbon_level(
         g.scaled(j, t, float(np.max(work)) / 1e6)
 
 
+def _per_draw_line(line: carbon.CarbonLine) -> bool:
+    """Whether ``line``'s emissions differ between draws."""
+    return bool(np.ndim(line.at_zero) or np.ndim(line.per_u))
+
+
 def _kg_into(out: np.ndarray, line: carbon.CarbonLine, u: float) -> np.ndarray:
     """Every draw's emissions [kg CO2e] on ``line`` at utilisation ``u``, into ``out``."""
     np.multiply(line.per_u, u, out=out)
@@ -940,6 +945,13 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
     sides = {"buy": e.buy, "rent": e.rent, **({"api": e.api} if e.api is not None else {})}
     tonnes = {side: LevelBands(grid.size) for side in sides}
     per = {side: LevelBands(grid.size, mean=False) for side in sides}
+    origin = [k for k, x in sides.items() if not np.any(x.at_zero)]
+    same = [k for k, x in sides.items() if k not in origin and not _per_draw_line(x)]
+    rising = {  # a line per draw whose ends rise together: its percentiles from one sort
+        k: RisingLine.of(*(np.broadcast_to(v, (s,)) for v in (x.at_zero, x.per_u)))
+        for k, x in sides.items()
+        if k not in origin and k not in same
+    }  # before the buffers below (a million draws: 8 MB each)
     kg, scratch = np.empty(s), np.empty(s)  # each draw's emissions and work at a level
     full = HOURS_PER_MONTH * inputs.horizon_months * np.asarray(own, dtype=float)  # at u = 1
 
@@ -947,19 +959,10 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
         return u * full if full.ndim == 0 else np.multiply(u, full, out=scratch)
 
     once = {}
-    for side, line in sides.items():
-        if not np.any(line.at_zero):
-            once[side] = LevelBands(1), LevelBands(1, mean=False)
-            _carbon_level(*once[side], 0, _kg_into(kg, line, 1.0), work(1.0))
-    same = [
-        k for k, x in sides.items() if k not in once and not np.ndim(x.at_zero) + np.ndim(x.per_u)
-    ]
+    for side in origin:
+        once[side] = LevelBands(1), LevelBands(1, mean=False)
+        _carbon_level(*once[side], 0, _kg_into(kg, sides[side], 1.0), work(1.0))
     ratios = Reciprocals(full) if same and full.ndim and np.all(full > 0) else None
-    rising = {  # a line per draw whose ends rise together: its percentiles from one sort
-        k: RisingLine.of(*(np.broadcast_to(v, (s,)) for v in (x.at_zero, x.per_u)))
-        for k, x in sides.items()
-        if k not in once and k not in same
-    }
     for j, u in enumerate(grid):
         for side, line in sides.items():
             if side in once:
