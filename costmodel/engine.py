@@ -64,6 +64,8 @@ from .sampling import Sample, Sampler, average_ranks, gaussian_copula, sample
 from .sides import SIDES
 from .stats import (
     LevelBands,
+    Reciprocals,
+    RisingLine,
     centred,
     input_bins,
     input_ranks,
@@ -638,6 +640,71 @@ def _proportional(lines: dict[str, BuyLine | RentLine], s: int) -> dict[str, Lev
     return out
 
 
+def _proportional_unit(
+    lines: dict[str, BuyLine | RentLine],
+    per_u: dict[str, LevelBands],
+    own: Value,
+    horizon: int,
+    scratch: np.ndarray,
+) -> dict[str, LevelBands]:
+    """The cost per unit of work [USD/unit] of each side of ``per_u`` (a line through the
+    origin) where the owned work differs between draws: TCO(u) / (u*730*H*T_own) is the same
+    at every u > 0, so it is summarised once, at u = 1 (none with one amount of work)."""
+    out = {}
+    if not np.ndim(own):
+        return out
+    for side in per_u:
+        bands = out[side] = LevelBands(1, mean=False)
+        work = np.multiply(730.0 * horizon, own, out=scratch)  # units of work at u = 1
+        bands.put(0, np.divide(_tco_at(lines[side], 1.0, np.empty(own.size)), work, out=scratch))
+    return out
+
+
+#: Elements of the blocks of levels whose costs per unit of work are summarised at once.
+_UNIT_BLOCK_ELEMENTS = 1_000_000
+
+
+class _UnitRows:
+    """Each draw's cost per unit of work, TCO(u) / (u*730*H*T_own) [USD/unit], of ``sides``
+    at the levels u > 0 the caller gives it one by one (from the TCOs it has made for the
+    level), into ``unit``: the percentiles of a block of levels selected in one call, or of
+    each level at once where a side's block of two levels would not fit (then in ``spare``,
+    a buffer of draws free while the caller's level is summarised)."""
+
+    def __init__(
+        self,
+        sides: list[str],
+        levels: int,
+        own: np.ndarray,
+        horizon: int,
+        unit: dict[str, LevelBands],
+        spare: np.ndarray,
+    ) -> None:
+        self.own, self.horizon, self.unit = own, horizon, unit
+        step = min(levels, _UNIT_BLOCK_ELEMENTS // (own.size * max(1, len(sides))))
+        shared = spare.reshape(1, -1)
+        self.block = {side: shared if step < 2 else np.empty((step, own.size)) for side in sides}
+        self.levels: dict[str, list[int]] = {side: [] for side in sides}
+
+    def put(self, j: int, u: float, tco: dict[str, np.ndarray]) -> None:
+        """Level ``j`` at utilisation ``u`` > 0 from every draw's TCO by side (not changed)."""
+        for side, js in self.levels.items():
+            row = self.block[side][len(js)]
+            np.multiply(u * 730.0 * self.horizon, self.own, out=row)  # units of work
+            np.divide(tco[side], row, out=row)
+            js.append(j)
+            if len(js) == len(self.block[side]):
+                self.flush(side)
+
+    def flush(self, side: str) -> None:
+        """Select the percentiles of the levels of ``side`` held so far."""
+        js = self.levels[side]
+        if js:
+            for name, q in percentiles(self.block[side][: len(js)]).items():
+                self.unit[side].q[name][js] = q
+            js.clear()
+
+
 def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     """Mean and percentiles of each side's TCO at every level of ``grid``, their cost per
     unit of work (NaN at u = 0), the share of draws where buying is cheaper (than renting and
@@ -659,6 +726,11 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         gap_se[side] = np.empty(grid.size)
     scratch, own = np.empty(s), sim.own_throughput  # per-level gaps, each draw's work
     per_u = _proportional(lines, s)
+    unit_once = _proportional_unit(lines, per_u, own, h, scratch)
+    per_draw = None  # work per draw: the percentiles of each draw's ratio
+    if np.ndim(own):
+        others = [side for side in lines if side not in unit_once]
+        per_draw = _UnitRows(others, int(np.count_nonzero(grid > 0)), own, h, unit, scratch)
     for j, u in enumerate(grid):
         at = {side: _tco_at(line, u, buf[side]) for side, line in lines.items()}
         b = at["buy"]
@@ -673,10 +745,11 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
             p[j] = np.count_nonzero(b < at[side]) / s
         if shares is not None:
             _cheapest_into(shares, j, list(at.values()), s)
+        if per_draw is not None and u > 0:  # before the TCOs are reordered
+            per_draw.put(j, u, at)
         for side, values in at.items():
-            if np.ndim(own) and u > 0:  # work per draw: the percentiles of each draw's ratio
-                work = np.multiply(u * 730.0 * h, own, out=scratch)  # units of work
-                unit[side].put(j, np.divide(values, work, out=scratch))
+            if side in unit_once and u > 0:  # the same at every u > 0
+                unit[side].times(j, unit_once[side], 1.0)
             if side in per_u:
                 tco[side].times(j, per_u[side], float(u))
             else:
@@ -684,6 +757,8 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
             if not np.ndim(own) or u == 0:  # one amount of work: the TCO's percentiles over it
                 work = u * 730.0 * h * np.asarray(own)
                 unit[side].scaled(j, tco[side], float(np.max(work)))
+    for side in per_draw.levels if per_draw is not None else ():
+        per_draw.flush(side)
     return _Levels(
         tco={side: bands.bands() for side, bands in tco.items()},
         unit=UnitCost(sim.inputs.unit, {side: bands.bands() for side, bands in unit.items()}),
@@ -829,16 +904,28 @@ def _versus(sim: Simulation, levels: _Levels) -> dict[str, Versus]:
     }
 
 
-def _carbon_level(t: LevelBands, g: LevelBands, j: int, kg: np.ndarray, work: np.ndarray) -> None:
+def _carbon_level(
+    t: LevelBands,
+    g: LevelBands,
+    j: int,
+    kg: np.ndarray,
+    work: np.ndarray,
+    q: dict[str, float] | None = None,
+) -> None:
     """Level ``j`` of the emissions ``kg`` [kg CO2e] of every draw into ``t`` [t CO2e] and,
     over ``work`` [units of work] (a 0-d array, or one per draw, then overwritten), into ``g``
-    [g CO2e/unit]."""
+    [g CO2e/unit]; ``q``, when given, holds the percentiles of ``kg``."""
     per_draw = work.ndim > 0 and bool(np.all(work > 0))
     if per_draw:  # work per draw: the percentiles of each draw's ratio
         g.put(j, np.divide(kg, work, out=work), scale=1.0 / carbon.G_PER_KG)
-    t.put(j, kg, scale=carbon.KG_PER_TONNE)
+    t.put(j, kg, scale=carbon.KG_PER_TONNE, q=q)
     if not per_draw:  # [t] / [units/1e6] = [g/unit]
         g.scaled(j, t, float(np.max(work)) / 1e6)
+
+
+def _per_draw_line(line: carbon.CarbonLine) -> bool:
+    """Whether ``line``'s emissions differ between draws."""
+    return bool(np.ndim(line.at_zero) or np.ndim(line.per_u))
 
 
 def _kg_into(out: np.ndarray, line: carbon.CarbonLine, u: float) -> np.ndarray:
@@ -858,6 +945,13 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
     sides = {"buy": e.buy, "rent": e.rent, **({"api": e.api} if e.api is not None else {})}
     tonnes = {side: LevelBands(grid.size) for side in sides}
     per = {side: LevelBands(grid.size, mean=False) for side in sides}
+    origin = [k for k, x in sides.items() if not np.any(x.at_zero)]
+    same = [k for k, x in sides.items() if k not in origin and not _per_draw_line(x)]
+    rising = {  # a line per draw whose ends rise together: its percentiles from one sort
+        k: RisingLine.of(*(np.broadcast_to(v, (s,)) for v in (x.at_zero, x.per_u)))
+        for k, x in sides.items()
+        if k not in origin and k not in same
+    }  # before the buffers below (a million draws: 8 MB each)
     kg, scratch = np.empty(s), np.empty(s)  # each draw's emissions and work at a level
     full = HOURS_PER_MONTH * inputs.horizon_months * np.asarray(own, dtype=float)  # at u = 1
 
@@ -865,10 +959,10 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
         return u * full if full.ndim == 0 else np.multiply(u, full, out=scratch)
 
     once = {}
-    for side, line in sides.items():
-        if not np.any(line.at_zero):
-            once[side] = LevelBands(1), LevelBands(1, mean=False)
-            _carbon_level(*once[side], 0, _kg_into(kg, line, 1.0), work(1.0))
+    for side in origin:
+        once[side] = LevelBands(1), LevelBands(1, mean=False)
+        _carbon_level(*once[side], 0, _kg_into(kg, sides[side], 1.0), work(1.0))
+    ratios = Reciprocals(full) if same and full.ndim and np.all(full > 0) else None
     for j, u in enumerate(grid):
         for side, line in sides.items():
             if side in once:
@@ -878,8 +972,15 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
                     per[side].times(j, g1, 1.0)
                 else:
                     per[side].scaled(j, tonnes[side], 0.0)
-                continue
-            _carbon_level(tonnes[side], per[side], j, _kg_into(kg, line, u), work(u))
+            elif side in same and ratios is not None and u * ratios.smallest > 0:
+                # the same emissions in every draw over each draw's work
+                tonnes[side].put(j, _kg_into(kg, line, u), scale=carbon.KG_PER_TONNE)
+                g = ratios.percentiles(line.per_u * u + line.at_zero, u)
+                per[side].put_percentiles(j, g, scale=1.0 / carbon.G_PER_KG)
+            else:
+                line_q = rising.get(side)
+                q = None if line_q is None else line_q.percentiles(float(u))
+                _carbon_level(tonnes[side], per[side], j, _kg_into(kg, line, u), work(u), q)
     bands = {side: b.bands() for side, b in tonnes.items()}
     unit = UnitCost(inputs.unit, {side: b.bands() for side, b in per.items()})
     unknown = ("api",) if inputs.api is not None and e.api is None else ()

@@ -52,12 +52,26 @@ def _dearer(d: Value, buy: BuyLine, rent: RentLine, u: Value) -> np.ndarray:
     return d > TIE_RTOL * np.maximum(np.abs(buy.tco(u)), np.abs(rent.tco(u)))
 
 
-def _interpolate(month: np.ndarray, here: np.ndarray, prev: np.ndarray) -> np.ndarray:
+def _interpolate(
+    month: np.ndarray, here: np.ndarray, prev: np.ndarray, mask: np.ndarray | None = None
+) -> np.ndarray:
     """t = (m - 1) + f(m-1)/(f(m-1) - f(m)) for the first month m (index ``month``) with
-    f(m) <= 0; ``inf`` where there is none (``here`` > 0)."""
+    f(m) <= 0; ``inf`` where there is none (``here`` > 0). Written over ``prev`` (``here`` is
+    overwritten too), and returned; ``mask`` is a boolean buffer of their shape (a new one
+    when not given)."""
+    still = np.greater(here, 0.0, out=mask)  # no crossing: f still open
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = month + prev / (prev - here)
-    return np.where(here <= 0.0, t, np.inf)
+        step = np.subtract(prev, here, out=here)
+        t = np.divide(prev, step, out=prev)
+        np.add(month, t, out=t)
+        # inf where f is still open, t elsewhere, without a branch per draw (a copy under a
+        # mask costs a mispredicted branch a draw): max(t, +inf or -inf); t is no NaN where
+        # f is open (prev > 0 there, so prev / (prev - f) is a number or +inf)
+        bound = np.multiply(still, 2.0, out=step)
+        bound -= 1.0
+        bound *= np.inf
+        np.maximum(t, bound, out=t)
+    return t
 
 
 def _scan(gap: Gap, rows: np.ndarray, u: float) -> np.ndarray:
@@ -95,18 +109,27 @@ def _open_levels(net0: np.ndarray, netu: np.ndarray, levels: np.ndarray) -> np.n
     return count
 
 
-def _count_evenly(threshold: np.ndarray, levels: np.ndarray, out: np.ndarray) -> np.ndarray:
+def _count_evenly(
+    threshold: np.ndarray, levels: np.ndarray, out: np.ndarray, work: Workspace
+) -> np.ndarray:
     """How many of the evenly spaced ascending ``levels`` lie strictly below each threshold,
     into ``out`` (uint8), arithmetically; returns the flat indices of the thresholds within
-    rounding of a level, whose counts the caller checks (``threshold`` is overwritten)."""
+    rounding of a level, whose counts the caller checks (``threshold`` is overwritten; the
+    workspace ``work`` lends the buffers, so that no fresh array is touched chunk after
+    chunk)."""
     step = levels[1] - levels[0]
     grid = levels[0] + step * np.arange(levels.size)
     slack = float(np.max(np.abs(levels - grid))) / step + _NEAR
     x = threshold
+    off = work.get("off", x.shape)  # how far each is from the nearest level, in steps
     with np.errstate(invalid="ignore"):
         np.subtract(x, levels[0], out=x)
         np.divide(x, step, out=x)  # the threshold in steps from the first level
-        doubt = np.flatnonzero(np.abs(np.rint(x) - x) <= slack)
+        np.rint(x, out=off)
+        np.subtract(off, x, out=off)
+        np.abs(off, out=off)
+        near = np.less_equal(off, slack, out=work.get("near", x.shape, np.bool_))
+    doubt = np.flatnonzero(near)
     np.ceil(x, out=x)
     np.clip(x, 0, levels.size, out=x)
     np.copyto(out, x, casting="unsafe")
@@ -140,7 +163,7 @@ def _open_counts(gap: Gap, levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     np.negative(threshold, out=threshold)
     if some_rise:  # open at every level, or closed at every one
         threshold[rising] = np.where(net0[rising] <= 0, -np.inf, np.inf)
-    doubt = _count_evenly(threshold, levels, count)
+    doubt = _count_evenly(threshold, levels, count, work)
     flat = count.ravel()
     flat[doubt] = _open_levels(net0.ravel()[doubt], netu.ravel()[doubt], levels)
     return count, scan
@@ -161,13 +184,18 @@ def _months_before(count: np.ndarray, levels: int, work: Workspace) -> np.ndarra
         last = int(np.count_nonzero(highest > k))  # no draw has a later month open at level k
         np.greater(count[:last], k, out=above[:last])
         np.add.reduce(above[:last], axis=0, dtype=np.uint8, out=before[k])
-    return before.astype(np.intp)
+    out = work.get("months", before.shape, np.intp)
+    np.copyto(out, before)
+    return out
 
 
-def _gap_at(gap: Gap, at: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """f(u) = net0 + u * slope at the flat indices ``at`` of the month-major arrays."""
-    out = np.take(gap.net0.ravel(), at)
-    out += u * np.take(gap.slope.ravel(), at)
+def _gap_at(gap: Gap, at: np.ndarray, u: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """f(u) = net0 + u * slope at the flat indices ``at`` of the month-major arrays, into
+    ``out`` (the workspace's ``"gathered"`` buffer holds the slope's)."""
+    np.take(gap.net0.ravel(), at, out=out, mode="clip")  # every index is valid
+    slope = np.take(gap.slope.ravel(), at, out=gap.work.get("gathered", at.shape), mode="clip")
+    np.multiply(u, slope, out=slope)
+    out += slope
     return out
 
 
@@ -177,17 +205,17 @@ def _crossings(gap: Gap, levels: np.ndarray, month: np.ndarray) -> np.ndarray:
     interpolated from the month before (the capex before month 0); ``inf`` without one, where
     f is still open in the last month."""
     months, draws = gap.net0.shape
-    cols = np.arange(draws)
-    at = np.minimum(month, months - 1)
+    work, cols = gap.work, np.arange(draws)
+    at = np.minimum(month, months - 1, out=work.get("at", month.shape, np.intp))
     at *= draws
     at += cols  # flat index of (month, draw)
-    here = _gap_at(gap, at, levels)
+    here = _gap_at(gap, at, levels, work.get("here", month.shape))
     at -= draws  # the month before; month 0 starts from the capex
-    first = at < 0
+    first = np.less(at, 0, out=work.get("first", month.shape, np.bool_))
     np.maximum(at, cols, out=at)
-    prev = _gap_at(gap, at, levels)
+    prev = _gap_at(gap, at, levels, work.get("prev", month.shape))
     np.copyto(prev, gap.capex, where=first)
-    return _interpolate(month, here, prev)
+    return _interpolate(month, here, prev, mask=first)
 
 
 def payback(gap: Gap, levels: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -216,5 +244,7 @@ def payback(gap: Gap, levels: np.ndarray, out: np.ndarray | None = None) -> np.n
         for k, u in enumerate(ordered):
             t[k, rows] = _scan(gap, rows, u)
     out[order] = t
-    out[:, gap.capex <= 0.0] = 0.0
+    free = gap.capex <= 0.0
+    if free.any():
+        out[:, free] = 0.0
     return out

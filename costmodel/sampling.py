@@ -27,6 +27,7 @@ draws grow: of the order of 1/m off in m draws, which replicates of a few hundre
 from __future__ import annotations
 
 import hashlib
+import itertools
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -182,12 +183,8 @@ class Sampler:
         for name, rng in self._streams.items():
             if method == "random":
                 self._q[name] = [_open_unit(rng, n)]
-                continue
-            self._q[name], self._strata[name] = [], []
-            for m in self.sizes:
-                perm = rng.permutation(m)
-                self._q[name].append((perm + _open_unit(rng, m)) / m)
-                self._strata[name].append(perm)
+            else:
+                self._q[name], self._strata[name] = _latin(rng, self.sizes)
 
     def _sobol_points(self, block: int, n: int) -> np.ndarray:
         with warnings.catch_warnings():
@@ -199,10 +196,7 @@ class Sampler:
     def sample(self) -> Sample:
         """The percentiles drawn so far, replicate after replicate (and, for ``lhs`` of one
         replicate, each draw's stratum as its rank)."""
-        q = {
-            name: np.concatenate(parts) if len(parts) > 1 else parts[0]
-            for name, parts in self._q.items()
-        }
+        q = {name: _joined(parts) for name, parts in self._q.items()}
         if len(self.sizes) > 1:
             return Sample(q, {}, tuple(self.sizes))
         ranks = {
@@ -228,6 +222,42 @@ class Sampler:
                 )
         self.sizes = [2 * m for m in self.sizes]
         self.n = 2 * self.n
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """``parts`` one after the other: the array they are consecutive views of, as
+    :func:`_latin` makes them, or else a new one."""
+    whole = parts[0].base
+    if len(parts) == 1:
+        return parts[0]
+    if (
+        isinstance(whole, np.ndarray)
+        and whole.ndim == 1
+        and whole.size == sum(p.size for p in parts)
+        and all(p.base is whole and p.flags.c_contiguous for p in parts)
+        and parts[0].ctypes.data == whole.ctypes.data
+        and all(a.ctypes.data + a.nbytes == b.ctypes.data for a, b in itertools.pairwise(parts))
+    ):
+        return whole
+    return np.concatenate(parts)
+
+
+def _latin(rng: np.random.Generator, sizes: list[int]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """A Latin hypercube's percentiles and strata in each replicate of ``sizes``, replicate
+    after replicate from ``rng``: a random permutation of the m strata, then m uniform
+    offsets within them (as :func:`_open_unit` draws them), (stratum + offset) / m, in one
+    array. Returns the percentiles as consecutive views of it, and the strata."""
+    ends = np.cumsum([0, *sizes])
+    q, strata = np.empty(int(ends[-1])), []
+    parts = [q[a:b] for a, b in itertools.pairwise(ends)]
+    for part, m in zip(parts, sizes, strict=True):
+        strata.append(rng.permutation(m))
+        np.add(rng.integers(0, 2**53, size=m, dtype=np.int64), 0.5, out=part)
+    q *= _EPS
+    for part, perm, m in zip(parts, strata, sizes, strict=True):
+        part += perm
+        part /= m
+    return parts, strata
 
 
 def _split_strata(
@@ -296,6 +326,50 @@ def gaussian_copula(drawn: Sample, pairs: Sequence[tuple[str, str, float]]) -> S
     return Sample(q, ranks, drawn.blocks)
 
 
+#: The fewest values :func:`ascending` sorts as packed keys (below, ``argsort`` is as fast).
+_PACKED_FROM = 1 << 12
+
+
+def ascending(values: np.ndarray) -> np.ndarray:
+    """An ascending sort order of the floats ``values`` (n,), tied values in any order: as
+    ``np.argsort`` finds one, in about half its time for many values.
+
+    Each value's bits, mapped to an unsigned integer that sorts as the float does, keep their
+    high bits and carry the value's index in the low ceil(log2 n) bits; one sort of these
+    integers (a vectorised sort, where argsort is not) orders the values by their high bits,
+    and the few runs of values that share them are ordered again by their whole bits. Values
+    with a NaN are ordered by ``argsort``."""
+    n = values.size
+    shift = max(1, (n - 1).bit_length())
+    if values.dtype != np.float64 or values.ndim != 1 or n < _PACKED_FROM or shift > 32:
+        return np.argsort(values)
+    if np.isnan(values).any():
+        return np.argsort(values)
+    key, order = _sortable(values), np.arange(n, dtype=np.intp)
+    key >>= np.uint64(shift)
+    key <<= np.uint64(shift)
+    key |= order.view(np.uint64)
+    key.sort()
+    np.bitwise_and(key, np.uint64((1 << shift) - 1), out=order.view(np.uint64))
+    key >>= np.uint64(shift)
+    shared = np.flatnonzero(key[1:] == key[:-1])  # runs of equal high bits: by whole bits
+    if shared.size:
+        at = np.union1d(shared, shared + 1)  # positions in a run, ascending
+        run = np.cumsum(np.diff(at, prepend=-2) != 1)  # consecutive positions: one run
+        order[at] = order[at][np.lexsort((_sortable(values[order[at]]), run))]
+    return order
+
+
+def _sortable(values: np.ndarray) -> np.ndarray:
+    """Unsigned integers that sort as the floats ``values`` do (no NaN): a non-negative
+    float's bits with the sign bit set, a negative one's bits all flipped."""
+    bits = values.view(np.int64)
+    mask = bits >> 63  # all ones for a negative float, else none
+    mask |= np.int64(-(2**63))
+    mask ^= bits
+    return mask.view(np.uint64)
+
+
 #: Ranks written at once by :func:`average_ranks` [draw].
 _RANK_BLOCK = 1 << 16
 
@@ -310,7 +384,7 @@ def average_ranks(values: np.ndarray, order: np.ndarray | None = None) -> np.nda
     """
     values = np.asarray(values)
     if order is None:
-        order = np.argsort(values)  # any order of tied values gives the same average ranks
+        order = ascending(values)  # any order of tied values gives the same average ranks
     ordered = values[order]
     n = ordered.size
     new = np.empty(n, dtype=bool)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .distributions import Discrete, Distribution
 from .result import Bands, Breakeven, frozen_array
-from .sampling import Sample, average_ranks
+from .sampling import Sample, ascending, average_ranks
 from .uncertainty import quantile_bins
 
 __all__ = [
@@ -27,6 +27,8 @@ __all__ = [
     "REPLICATES",
     "Drawn",
     "LevelBands",
+    "Reciprocals",
+    "RisingLine",
     "bootstrap_difference_se",
     "breakeven",
     "centred",
@@ -127,11 +129,19 @@ class LevelBands:
         self.q = {k: np.empty(levels) for k in ("p10", "p50", "p90")}
         self.mean = np.empty(levels) if mean else None
 
-    def put(self, j: int, values: np.ndarray, scale: float = 1.0) -> None:
-        """Level ``j`` from ``values`` (reordered in place), divided by ``scale``."""
+    def put(
+        self, j: int, values: np.ndarray, scale: float = 1.0, q: dict[str, float] | None = None
+    ) -> None:
+        """Level ``j`` from ``values`` (reordered in place, unless their percentiles ``q`` are
+        given), divided by ``scale``."""
         if self.mean is not None:
             self.mean[j] = values.mean() / scale
-        for k, v in percentiles(values).items():
+        self.put_percentiles(j, percentiles(values) if q is None else q, scale)
+
+    def put_percentiles(self, j: int, q: dict[str, float], scale: float = 1.0) -> None:
+        """Level ``j``'s percentiles from ``q`` (as :func:`percentiles` gives them), divided
+        by ``scale``; the mean is left as it was."""
+        for k, v in q.items():
             self.q[k][j] = v / scale
 
     def times(self, j: int, other: LevelBands, factor: float) -> None:
@@ -157,6 +167,79 @@ class LevelBands:
         """The percentiles of each row of ``values`` (K x draws), without means; ``values`` is
         partitioned row by row in place."""
         return Bands(**{k: frozen_array(v) for k, v in percentiles(values).items()}, mean=None)
+
+
+class Reciprocals:
+    """The percentiles of ``c / (u * w)`` over the draws, for any constant ``c`` and ``u`` > 0,
+    from the positive draws ``w`` (n,) sorted once: dividing a constant by a positive
+    number is monotone in floating point too, so the k-th smallest ratio is ``c`` over ``u``
+    times the k-th largest ``w`` (the k-th smallest when ``c`` < 0). The same numbers as
+    :func:`percentiles` of the ratios (a quantity of the same amount in every draw over each
+    draw's work, say), without an array of them per ``(c, u)``."""
+
+    def __init__(self, w: np.ndarray) -> None:
+        n = w.size
+        self._order = _order_statistics(n)
+        ranks = {r for _, lo, _ in self._order for r in (lo, min(lo + 1, n - 1))}
+        ordered = np.sort(w)  # faster than a partition at several ranks
+        self._n, self._w = n, {k: float(ordered[k]) for k in ranks | {n - 1 - r for r in ranks}}
+        self.smallest = float(ordered[0])
+
+    def percentiles(self, c: float, u: float) -> dict[str, float]:
+        """P10/P50/P90 of ``c / (u * w)`` as :func:`percentiles` finds them (NaN where one
+        is not finite); ``u * self.smallest`` must be above 0."""
+        c, last = float(c), self._n - 1
+
+        def ratio(k: int) -> float:  # the k-th smallest ratio
+            return c / (u * self._w[last - k if c >= 0.0 else k])
+
+        out = {}
+        for name, (frac, lo, _) in zip(_NAMES, self._order, strict=True):
+            v = ratio(lo)
+            if frac != 0.0:
+                v += frac * (ratio(lo + 1) - v)
+            out[name] = v if math.isfinite(v) else math.nan
+        return out
+
+
+class RisingLine:
+    """The percentiles of ``a + b * u`` over the draws at any u >= 0 from one sort, for draws
+    whose ``a`` and ``b`` (n,) rise together (an order of the draws in which neither falls:
+    each a multiple of one drawn factor, say): then ``a + b * u`` does not fall in that order
+    either, in floating point too, and its k-th smallest value is that of the k-th draw.
+    The same numbers as :func:`percentiles` of ``a + b * u`` computed draw by draw."""
+
+    def __init__(self, a: np.ndarray, b: np.ndarray, order: np.ndarray) -> None:
+        n = a.size
+        self._order = _order_statistics(n)
+        ranks = {r for _, lo, _ in self._order for r in (lo, min(lo + 1, n - 1))}
+        self._ab = {k: (float(a[order[k]]), float(b[order[k]])) for k in ranks}
+
+    @classmethod
+    def of(cls, a: np.ndarray, b: np.ndarray) -> RisingLine | None:
+        """The line of ``a`` and ``b``, or ``None`` where they do not rise together (or one
+        holds a NaN)."""
+        order = ascending(a)
+        for x in (a, b):
+            ordered = x[order]  # one at a time: a million draws hold 8 MB each
+            if not np.all(ordered[1:] >= ordered[:-1]):
+                return None
+        return cls(a, b, order)
+
+    def percentiles(self, u: float) -> dict[str, float]:
+        """P10/P50/P90 of ``a + b * u`` (NaN where one is not finite)."""
+
+        def value(k: int) -> float:
+            a, b = self._ab[k]
+            return b * u + a
+
+        out = {}
+        for name, (frac, lo, _) in zip(_NAMES, self._order, strict=True):
+            v = value(lo)
+            if frac != 0.0:
+                v += frac * (value(lo + 1) - v)
+            out[name] = v if math.isfinite(v) else math.nan
+        return out
 
 
 def input_ranks(sim: Drawn, name: str, dist: Distribution | None = None) -> np.ndarray:

@@ -1,0 +1,140 @@
+"""The summary's shortcuts give the numbers of the long way: percentiles of a constant over
+each draw's work from one sort (``stats.Reciprocals``), a Latin hypercube's arithmetic done once
+for all replicates, the cost per unit of work of a line through the origin summarised once, and
+a sort order from packed keys (``sampling.ascending``) and the percentiles of a line whose ends
+rise together from one sort (``stats.RisingLine``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from scipy.stats import rankdata
+
+import scenarios
+from costmodel.engine import simulate, summarise
+from costmodel.sampling import _EPS, Sampler, ascending, average_ranks, stream
+from costmodel.stats import Reciprocals, RisingLine, percentiles
+from tests.test_throughput_error import ESTIMATED
+
+
+def test_reciprocals_by_hand():
+    # w = 1, 2, 4, 5, c = 20, u = 0.5: c/(u*w) = 40, 20, 10, 8 -> sorted 8, 10, 20, 40.
+    # P10 at 0.3: 8 + 0.3*(10 - 8) = 8.6; P50 at 1.5: 10 + 0.5*(20 - 10) = 15;
+    # P90 at 2.7: 20 + 0.7*(40 - 20) = 34.
+    got = Reciprocals(np.array([4.0, 1.0, 5.0, 2.0])).percentiles(20.0, 0.5)
+    assert got == pytest.approx({"p10": 8.6, "p50": 15.0, "p90": 34.0}, rel=1e-15)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 15, 16, 17, 1000, 10_001])
+@pytest.mark.parametrize("c", [3.7e5, -2.5, 0.0])
+def test_reciprocals_equal_the_percentiles_of_the_ratios(n, c):
+    w = np.random.default_rng(n).lognormal(3.0, 1.0, n)
+    w[: n // 3] = w[0]  # ties
+    for u in (0.05, 0.35, 1.0):
+        long_way = percentiles(np.divide(c, np.multiply(u, w)))
+        assert Reciprocals(w).percentiles(c, u) == long_way  # the same numbers, bit for bit
+
+
+def test_reciprocals_of_an_infinite_constant_are_nan():
+    got = Reciprocals(np.ones(20)).percentiles(np.inf, 1.0)
+    assert all(np.isnan(v) for v in got.values())
+
+
+@pytest.mark.parametrize("n", [100, 10_000, 12_345])
+def test_latin_hypercube_replicates_as_drawn_one_by_one(n):
+    sampler = Sampler(["a", "b"], n, 7, "lhs")
+    for name in ("a", "b"):
+        rng, parts = stream(7, name), []
+        for m in sampler.sizes:  # the construction, replicate after replicate
+            perm = rng.permutation(m)
+            parts.append((perm + (rng.integers(0, 2**53, size=m) + 0.5) * _EPS) / m)
+        assert np.array_equal(sampler.sample.q[name], np.concatenate(parts))
+
+
+def test_latin_hypercube_doubled_keeps_its_draws():
+    sampler = Sampler(["a"], 1000, 3, "lhs")
+    first = sampler.sample.q["a"].copy()
+    sampler.double()
+    q = sampler.sample.q["a"]
+    sizes = [m // 2 for m in sampler.sizes]
+    ends = np.cumsum([0, *sampler.sizes])
+    kept = np.concatenate([q[ends[b] : ends[b] + m] for b, m in enumerate(sizes)])
+    assert np.array_equal(kept, first)
+
+
+def _estimated(samples: int):
+    inputs = scenarios.load_mapping(ESTIMATED).resolved.inputs
+    return dataclasses.replace(inputs, samples=samples)
+
+
+def test_cost_per_unit_of_a_line_through_the_origin_is_the_same_at_every_level():
+    inputs = _estimated(2000)
+    sim = simulate(inputs)
+    assert np.ndim(sim.own_throughput) == 1 and not np.any(sim.rent.at_zero)
+    result = summarise(sim)
+    grid = np.asarray(result.utilisation)
+    rent = result.cost_per_unit.sides["rent"]
+    tco = np.asarray(sim.rent_tco(1.0))
+    work = 730.0 * inputs.horizon_months * sim.own_throughput  # units of work at u = 1
+    expected = percentiles(tco / work)
+    for name in ("p10", "p50", "p90"):
+        band = np.asarray(getattr(rent, name))
+        assert np.all(np.isnan(band[grid == 0]))
+        # the long way at each level: TCO(u) / (u*730*H*T_own), the same within rounding
+        for j in np.flatnonzero(grid > 0):
+            u = grid[j]
+            at_u = percentiles(sim.rent_tco(u) / (u * work))
+            assert band[j] == pytest.approx(at_u[name], rel=1e-14)
+            assert band[j] == expected[name]
+
+
+def _cases() -> list[np.ndarray]:
+    rng = np.random.default_rng(5)
+    return [
+        rng.normal(size=50_000),
+        -rng.lognormal(size=20_000),
+        np.round(rng.normal(size=30_000), 2),  # many ties
+        1.0 + rng.random(8192) * 1e-12,  # differ only in their low bits
+        np.concatenate([rng.normal(size=5000), [0.0, -0.0, np.inf, -np.inf, 0.0]]),
+        np.full(5000, 2.5),
+        rng.normal(size=100),  # too few to pack
+        np.concatenate([rng.normal(size=5000), [np.nan]]),  # argsort's order
+    ]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_ascending_sorts_as_argsort_does(case):
+    x = _cases()[case]
+    order = ascending(x)
+    assert np.array_equal(np.sort(order), np.arange(x.size))  # each draw once
+    assert np.array_equal(x[order], np.sort(x), equal_nan=True)
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_average_ranks_from_packed_keys_equal_rankdata(case):
+    x = _cases()[case]
+    assert np.array_equal(average_ranks(x), rankdata(x))
+
+
+def test_rising_line_by_hand():
+    # a = 1, 2, 3, 4 and b = 10, 20, 30, 40 rise together; at u = 0.5, a + b*u = 6, 12, 18, 24.
+    # P10 at 0.3: 6 + 0.3*(12 - 6) = 7.8; P50 at 1.5: 12 + 0.5*6 = 15;
+    # P90 at 2.7: 18 + 0.7*6 = 22.2.
+    line = RisingLine.of(np.array([3.0, 1.0, 4.0, 2.0]), np.array([30.0, 10.0, 40.0, 20.0]))
+    assert line.percentiles(0.5) == pytest.approx({"p10": 7.8, "p50": 15.0, "p90": 22.2})
+
+
+@pytest.mark.parametrize("n", [1, 5, 16, 1000, 20_001])
+def test_rising_line_equals_the_percentiles_of_each_draw(n):
+    factor = np.random.default_rng(n).triangular(1.1, 1.3, 1.6, n)  # a drawn PUE, say
+    a, b = 600.0 + 2993.4577 * factor, 5000.0 * factor
+    line = RisingLine.of(a, b)
+    for u in (0.0, 0.05, 0.35, 1.0):
+        assert line.percentiles(u) == percentiles(b * u + a)  # bit for bit
+
+
+def test_a_line_whose_ends_do_not_rise_together_is_left_to_the_long_way():
+    rng = np.random.default_rng(3)
+    assert RisingLine.of(rng.random(100), rng.random(100)) is None
