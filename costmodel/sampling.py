@@ -252,7 +252,9 @@ def _latin(rng: np.random.Generator, sizes: list[int]) -> tuple[list[np.ndarray]
     parts = [q[a:b] for a, b in itertools.pairwise(ends)]
     for part, m in zip(parts, sizes, strict=True):
         strata.append(rng.permutation(m))
-        np.add(rng.integers(0, 2**53, size=m, dtype=np.int64), 0.5, out=part)
+        words = rng.bit_generator.random_raw(m)
+        words >>= 11
+        np.add(words, 0.5, out=part)
     q *= _EPS
     for part, perm, m in zip(parts, strata, sizes, strict=True):
         part += perm
