@@ -18,6 +18,7 @@ from marshmallow import Schema, fields, missing, validate
 
 from costmodel.distributions import Fixed
 from costmodel.inputs import Demand, input_fields
+from pricing import Catalog, load_catalog
 from pricing.vocabulary import written
 
 from .schema import (
@@ -31,6 +32,7 @@ from .schema import (
     Utilisation,
     UtilisationRangeSchema,
 )
+from .sidecarbon import DEFAULT_GRID, GENERIC_GPU_KG, HOST_GPUS, INLINE_PUE, OWNED_CARBON
 from .sides import DOC_LABELS, HOSTED, OWNED, RENTED, Source
 
 __all__ = ["BEGIN", "END", "key_reference", "schema_keys"]
@@ -77,18 +79,7 @@ _DEFAULT_TEXT = {
     "the second month after",
     "own.add.price_annual_change": "`0`: the price of month 0",
     "own.financing": "`{kind: cash}`: paid at once; its keys are those of `buy.financing`",
-    "buy.grid": "`US`: the United States average (Ember 2024, lifecycle, 383.6 g/kWh), as for "
-    "the electricity price",
-    "buy.grid_annual_change": "`0`: a grid as carbon-intensive as today",
-    "buy.embodied_kg_co2e": "catalog: (`buy.gpu_count` + spares) x the GPU's embodied carbon + "
-    "the platform tier's (150 kg for an inline GPU, an estimate)",
-    "rent.grid": "catalog: the grid of the instance's region; `US` for an inline instance",
-    "rent.grid_annual_change": "`0`: a grid as carbon-intensive as today",
-    "rent.pue": "catalog: the provider's PUE in the instance's region; `1.25` (the public-cloud "
-    "average) for an inline instance",
     "rent.power_kw": "catalog: n x the GPU's TDP + the platform power of the tier holding n GPUs",
-    "rent.embodied_kg_co2e": "catalog: n x the GPU's embodied carbon + n/8 of the 8-GPU "
-    "server's (a cloud host shared by the GPUs in use)",
     "api.g_co2e_per_mtok": "none: the API's emissions are reported unknown, never 0",
     "workload.model.params_b": "**required**, unless `config` names a config.json: then the "
     "catalog's figure for a model of that name, else the count from the file",
@@ -97,6 +88,33 @@ _DEFAULT_TEXT = {
     "own.embodied_kg_co2e": "catalog: `own.gpu_count` x the GPU's embodied carbon + the "
     "platform tier's, per server (each pooled spare adds the GPU's)",
 }
+
+
+def _carbon_text(catalog: Catalog) -> dict[str, str]:
+    """The defaults of the carbon keys in words, written from the values they describe: the
+    default grid (:data:`~scenarios.sidecarbon.DEFAULT_GRID`) with its catalog row (the
+    publisher is its citation's first word), an inline GPU's embodied carbon, an inline
+    instance's PUE, the cloud host's GPUs and the grid's annual change (its field's default)."""
+    grid = catalog.grid(DEFAULT_GRID)
+    change = next(_source_text(src, {}) for src in OWNED_CARBON if src.key == "grid_annual_change")
+    publisher = grid.source.split()[0]
+    return {
+        "buy.grid": f"`{grid.id}`: the {grid.name} average ({publisher} {grid.year}, "
+        f"{grid.basis}, {written(grid.g_co2e_per_kwh)} g/kWh), as for the electricity price",
+        "buy.grid_annual_change": change,
+        "buy.embodied_kg_co2e": "catalog: (`buy.gpu_count` + spares) x the GPU's embodied "
+        f"carbon + the platform tier's ({written(GENERIC_GPU_KG)} kg for an inline GPU, an "
+        "estimate)",
+        "rent.grid": "catalog: the grid of the instance's region; "
+        f"`{grid.id}` for an inline instance",
+        "rent.grid_annual_change": change,
+        "rent.pue": "catalog: the provider's PUE in the instance's region; "
+        f"`{written(INLINE_PUE)}` (the public-cloud average) for an inline instance",
+        "rent.embodied_kg_co2e": "catalog: n x the GPU's embodied carbon + "
+        f"n/{HOST_GPUS} of the {HOST_GPUS}-GPU server's (a cloud host shared by the GPUs in use)",
+    }
+
+
 _SECTIONS = {
     "": "Top level",
     "simulation": "`simulation`: how the draws are made",
@@ -188,13 +206,15 @@ def _source_text(src: Source, labels: dict[str, str]) -> str:
     return f"`{written(src.value)}`: {origin.removeprefix('default: ')}"
 
 
-def _default(key: str, field: fields.Field) -> str:
-    if key in _DEFAULT_TEXT:
-        return _DEFAULT_TEXT[key]
+def _default(key: str, field: fields.Field, words: dict[str, str]) -> str:
+    """Key ``key``'s default in words: as ``words`` (the defaults worked out when a document
+    is resolved) gives it, else from where it comes (a catalog row, the field's default)."""
+    if key in words:
+        return words[key]
     head, _, rest = key.partition(".")
     if head in _PLAN_AS and rest and not rest.startswith(("servers", "instances")):
         side = _PLAN_AS[head]
-        text = _default(f"{side}.{rest}", field)
+        text = _default(f"{side}.{rest}", field, words)
         return text.replace(f"`{side}.", f"`{head}.")
     if key in _SOURCES:
         rows = _SOURCES[key]
@@ -202,8 +222,6 @@ def _default(key: str, field: fields.Field) -> str:
         if len(rows) == 1:
             return texts[0]
         return "; ".join(f"{src.when}: {text}" for (src, _), text in zip(rows, texts, strict=True))
-    if key in _DEFAULT_TEXT:
-        return _DEFAULT_TEXT[key]
     demand = _DEMAND.get(rest) if head == "demand" else None
     if demand is not None and isinstance(demand.default, Fixed):
         return f"`{written(demand.default.value)}`: {demand.metadata['origin']}"
@@ -272,6 +290,7 @@ def key_reference() -> str:
     :data:`END`."""
     out = [BEGIN]
     section = None
+    words = {**_DEFAULT_TEXT, **_carbon_text(load_catalog())}
     for titles, sec, key, field in _documents():
         if (titles[sec], sec) != section:
             section = (titles[sec], sec)
@@ -284,7 +303,8 @@ def key_reference() -> str:
         meaning = field.metadata.get("description", "")
         if key in _SAME_AS:
             meaning += f"; inline, it takes the keys of `{_SAME_AS[key]}`"
-        cells = (f"`{key}`", _kind(field), unit, _range(field), _default(key, field), meaning)
+        default = _default(key, field, words)
+        cells = (f"`{key}`", _kind(field), unit, _range(field), default, meaning)
         out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     out += ["", END]
     return "\n".join(out)

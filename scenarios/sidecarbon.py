@@ -29,6 +29,9 @@ from .sources import Source, built, field_defaults
 
 __all__ = [
     "DEFAULT_GRID",
+    "GENERIC_GPU_KG",
+    "HOST_GPUS",
+    "INLINE_PUE",
     "OWNED_CARBON",
     "RENTED_CARBON",
     "SideCarbon",
@@ -42,7 +45,12 @@ __all__ = [
 #: average, like the default electricity price.
 DEFAULT_GRID = "US"
 #: Embodied carbon of an inline GPU [kg CO2e]: Cloud Carbon Footprint's figure per GPU card.
-_GENERIC_GPU_KG = 150.0
+GENERIC_GPU_KG = 150.0
+#: The PUE of an inline instance [-]: the public-cloud average (IDC, 2025).
+INLINE_PUE = 1.25
+#: The GPUs of the cloud host whose embodied carbon a rented instance's n GPUs take n of
+#: (EcoLogits' allocation of a host to the GPUs in use) [GPUs].
+HOST_GPUS = 8
 
 
 @dataclass
@@ -71,8 +79,8 @@ class _Site:
         """Embodied carbon of one GPU [kg CO2e] (its words in ``texts["gpu_kg"]``)."""
         gpu = self.gpu
         if gpu.is_inline:
-            self.texts["gpu_kg"] = f"inline GPU {gpu.name!r} at {_GENERIC_GPU_KG:g} kg (estimated)"
-            return _GENERIC_GPU_KG
+            self.texts["gpu_kg"] = f"inline GPU {gpu.name!r} at {GENERIC_GPU_KG:g} kg (estimated)"
+            return GENERIC_GPU_KG
         row = self.catalog.gpu_embodied(gpu.id)
         self.texts["gpu_kg"] = f"{gpu.id} at {row.kg_co2e:g} kg{_est(row)}"
         return row.kg_co2e
@@ -106,14 +114,14 @@ class _Site:
         return (n * self.gpu.tdp_w + count * tier.power_w) / 1000.0
 
     def rented_embodied(self) -> float:
-        """n x the GPU's figure + n/8 of the 8-GPU server's [kg CO2e]."""
+        """n x the GPU's figure + n/8 of the 8-GPU server's (:data:`HOST_GPUS`) [kg CO2e]."""
         n, gpu = self.gpus, self.gpu_kg()
-        host = self.catalog.platform_embodied(8)
+        host = self.catalog.platform_embodied(HOST_GPUS)
         self.texts["embodied"] = (
-            f"{n} x {self.texts['gpu_kg']} + {n}/8 of the 8-GPU server's "
+            f"{n} x {self.texts['gpu_kg']} + {n}/{HOST_GPUS} of the {HOST_GPUS}-GPU server's "
             f"{host.kg_co2e:g} kg{_est(host)}"
         )
-        return n * gpu + n / 8 * host.kg_co2e
+        return n * gpu + n / HOST_GPUS * host.kg_co2e
 
 
 def _inline(c: _Site) -> bool:
@@ -148,7 +156,7 @@ RENTED_CARBON: tuple[Source, ...] = (
     ),
     Source(
         "pue",
-        1.25,
+        INLINE_PUE,
         "default: the public-cloud average (IDC, 2025)",
         applies=_inline,
         kind=Origin.DEFAULT,

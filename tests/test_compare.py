@@ -256,6 +256,30 @@ def test_error_advice_rules_an_option_out(monkeypatch):
     ]
 
 
+def test_a_ruled_out_option_is_named_in_words_as_a_ranked_one_is(monkeypatch):
+    """A ruled-out row carries the ``name`` and ``pricing_name`` a ranked row has (the page's
+    table of them shows "rent on demand", never "rent undefined")."""
+
+    def no_small_rentals(question):
+        if any(side.path == "rent" and side.gpu.id == "small" for side in question.sides):
+            yield Advice("too_small", "error", "the small GPU cannot be rented")
+        if any(side.path == "buy" and side.gpu.id == "small" for side in question.sides):
+            yield Advice("too_small", "error", "the small GPU cannot be built")
+
+    monkeypatch.setattr(market, "advise", lambda r: tuple(no_small_rentals(r)))
+    result = compare(REQUEST, _catalog(), uncertainty={}, counts=(1,))
+    doc = ComparisonSchema().dump(result)
+    assert doc["ruled_out"] == [
+        {"id": "small", "side": "buy", "pricing": "purchase", "gpu_count": 1,
+         "reason": "the small GPU cannot be built", "name": "1 x small", "pricing_name": "own"},
+        {"id": "cloud/tiny", "side": "rent", "pricing": "on_demand", "gpu_count": 1,
+         "reason": "the small GPU cannot be rented", "name": "cloud/tiny",
+         "pricing_name": "on demand"},
+    ]  # fmt: skip
+    ranked = {(o["name"], o["pricing_name"]) for o in doc["options"]}
+    assert ("1 x ref", "own") in ranked and ("cloud/one", "reserved 1y") in ranked
+
+
 def test_the_default_uncertainty_spreads_every_option_around_its_value():
     catalog = _catalog()
     fixed = compare(REQUEST, catalog, uncertainty={}, counts=(1,))

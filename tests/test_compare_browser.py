@@ -186,3 +186,36 @@ def test_compare_by_model_in_chromium(driver, tmp_path):
         assert json.loads(_compare_requests(page)[-1]["postData"]) == {"utilisation": 0.5}
         assert len(page.errors()) == 1  # the browser's note of the 422 that refused fp16
         _only_this_origin(page)
+
+
+def test_ruled_out_options_are_named_in_words(driver, tmp_path, monkeypatch):
+    """The table of options ruled out names each as the ranking does: a rented one with its
+    pricing in words ("rent on demand"), never "undefined"."""
+    from costmodel.result import Advice
+    from scenarios.compare import market
+
+    advise = market.advise
+
+    def no_l40s_rentals(question):
+        rented = [s for s in question.sides if s.path == "rent"]
+        extra = (Advice("no_l40s", "error", "no L40S rentals here"),)
+        return advise(question) + (extra if any(s.gpu.id == "l40s" for s in rented) else ())
+
+    monkeypatch.setattr(market, "advise", no_l40s_rentals)
+    with Server(tmp_path) as server:
+        page = Page(driver, server)
+        page.by_id("tab-compare").click()
+        assert page.settled("compare") == "idle"
+        answer = _answer(server, {"utilisation": 0.5})
+        ruled = answer["ruled_out"]
+        assert {o["side"] for o in ruled} == {"buy", "rent"}
+        rows = page.js(
+            "return [...document.querySelectorAll('#compare-ruled-out tbody tr')]"
+            ".map((r) => [...r.children].map((c) => c.textContent))"
+        )
+        side = {"buy": "own", "rent": "rent {}"}  # the words of the ranking's column
+        assert rows == [
+            [o["name"], side[o["side"]].format(o["pricing_name"]), o["reason"]] for o in ruled
+        ]
+        assert ["runpod/1x_l40s_secure", "rent on demand", "no L40S rentals here"] in rows
+        assert "undefined" not in page.text("compare-ruled-out")

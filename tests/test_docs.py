@@ -34,6 +34,44 @@ def test_the_key_reference_is_generated_from_the_schema():
     assert section == key_reference(), "run: python tools/build_docs.py"
 
 
+def _default_of(reference: str, key: str) -> str:
+    """The default column of key ``key``'s row of the key reference."""
+    row = next(r for r in reference.splitlines() if r.startswith(f"| `{key}` |"))
+    return row.split(" | ")[4]
+
+
+def test_the_carbon_defaults_are_written_from_the_values_resolution_uses(monkeypatch):
+    """The key reference's carbon defaults name the values a document left without them gets
+    (the default grid and its catalog row, an inline GPU's embodied carbon, an inline
+    instance's PUE, the cloud host's GPUs), and follow them when they change."""
+    from scenarios import keyref, sidecarbon
+
+    ref = key_reference()
+    assert _default_of(ref, "buy.grid") == (
+        "`US`: the United States average (Ember 2024, lifecycle, 383.6 g/kWh), as for the "
+        "electricity price"
+    )  # pricing/data/grid_carbon.csv: US,country,United States,383.6,2024,lifecycle
+    assert (sidecarbon.DEFAULT_GRID, sidecarbon.GENERIC_GPU_KG) == ("US", 150.0)
+    assert (sidecarbon.INLINE_PUE, sidecarbon.HOST_GPUS) == (1.25, 8)
+    assert "(150 kg for an inline GPU, an estimate)" in _default_of(ref, "buy.embodied_kg_co2e")
+    assert _default_of(ref, "rent.grid").endswith("; `US` for an inline instance")
+    assert "; `1.25` (the public-cloud average)" in _default_of(ref, "rent.pue")
+    assert "n/8 of the 8-GPU server's" in _default_of(ref, "rent.embodied_kg_co2e")
+    change = "`0`: a grid as carbon-intensive as today"
+    assert _default_of(ref, "buy.grid_annual_change") == change
+    assert _default_of(ref, "own.grid") == _default_of(ref, "buy.grid")
+
+    for name, value in (("DEFAULT_GRID", "DE"), ("GENERIC_GPU_KG", 175.0),
+                        ("INLINE_PUE", 1.3), ("HOST_GPUS", 4)):  # fmt: skip
+        monkeypatch.setattr(keyref, name, value)
+    ref = key_reference()
+    assert _default_of(ref, "buy.grid").startswith("`DE`: the Germany average (Ember ")
+    assert "(175 kg for an inline GPU" in _default_of(ref, "buy.embodied_kg_co2e")
+    assert _default_of(ref, "rent.grid").endswith("; `DE` for an inline instance")
+    assert "; `1.3` (the public-cloud average)" in _default_of(ref, "rent.pue")
+    assert "n/4 of the 4-GPU server's" in _default_of(ref, "rent.embodied_kg_co2e")
+
+
 def test_every_schema_key_is_documented():
     text = (DOCS / "scenario-format.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"^\| `([^`]+)` \|", text, re.M))

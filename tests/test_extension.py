@@ -263,3 +263,90 @@ def test_the_structure_page_names_the_files_this_test_stands_for() -> None:
     assert Path(costmodel.sides.__file__) == root / "costmodel" / "sides" / "__init__.py"
     assert Path(costmodel.units.__file__) == root / "costmodel" / "units.py"
     assert costmodel.sides.SIDES is SIDES and costmodel.units.UNITS is UNITS
+
+
+def _rgb(hex_colour: str) -> str:
+    """``#rrggbb`` as the browser computes it: ``rgb(r, g, b)``."""
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+#: What the page computes of a selector's first element: is it shown, its fill, its stroke
+#: and its background colour.
+_LOOK = (
+    "const n = document.querySelector(arguments[0]); if (!n) return null;"
+    "const s = getComputedStyle(n);"
+    "return {shown: n.getClientRects().length > 0, fill: s.fill, stroke: s.stroke,"
+    " background: s.backgroundColor, dash: s.strokeDasharray,"
+    " gradient: s.backgroundImage, text: n.closest('li') && n.closest('li').textContent};"
+)
+
+
+def test_the_page_draws_it_in_a_colour_of_its_own(driver, tmp_path) -> None:
+    """The web page, served with the side registered, draws a scenario with a dedicated server
+    as a fourth side: its legend entries in the break-even and payback charts, its band and
+    line and its dotted break-even line, each in a colour of its own (the first of the page's
+    further colours, none of the other sides'), and a tornado against it, coloured likewise."""
+    import yaml
+
+    from api.web.views import FURTHER_COLOURS, side_colours
+    from tests.test_web_browser import Page, Server
+
+    colours = side_colours()
+    own = colours["dedicated"]
+    assert own == FURTHER_COLOURS[0]
+    assert own not in {colours[s] for s in ("buy", "rent", "api")}
+    with Server(tmp_path) as server:
+        page = Page(driver, server)
+        before = page.sent("scenario")
+        doc = _document(monthly_fee_usd=1500, setup_usd=500)
+        # an uncertain GPU price: a higher one makes buying dearer (a bar of the rival's colour)
+        doc["buy"]["gpu_price_usd"] = {"dist": "triangular", "low": 900, "mode": 1000, "high": 1300}
+        page.js(
+            "const t = arguments[0]; t.value = arguments[1];"
+            "t.dispatchEvent(new Event('input', {bubbles: true}));",
+            page.by_id("scenario-yaml"),
+            yaml.safe_dump(doc, sort_keys=False),
+        )
+        page.wait(lambda: page.sent("scenario") > before, "the document to be sent")
+        assert page.settled() == "idle"
+        page.charts_drawn()
+        look = lambda selector: page.js(_LOOK, selector)  # noqa: E731
+        for chart, mark in (
+            ("#scenario-chart", "Break-even with"),
+            ("#scenario-payback", "Payback against"),
+        ):
+            legend = f"{chart} + ul.legend"
+            swatch = look(f'{legend} li[data-side="dedicated"] .swatch.dedicated')
+            assert swatch["shown"] and swatch["background"] == _rgb(own), chart
+            assert swatch["text"] == "Dedicated: P50 line, P10–P90 band"
+            dotted = look(f'{legend} li[data-side="dedicated"] .swatch.be-dedicated')
+            assert dotted["shown"] and _rgb(own) in dotted["gradient"], chart
+            assert dotted["text"] == f"{mark} the dedicated server P50 (dotted)"
+            assert look(f'{legend} li[data-side="api"]')["shown"] is False  # no API here
+            assert look(f"{chart} polygon.band.dedicated")["fill"] == _rgb(own)
+            assert look(f"{chart} polyline.line.dedicated")["stroke"] == _rgb(own)
+            assert look(f"{chart} polyline.line.buy")["stroke"] == _rgb(colours["buy"])
+        # The payback against the dedicated server (break-even: 0, left of the levels drawn):
+        # dotted, in its colour.
+        line = look("#scenario-payback line.be-line.dedicated")
+        assert line["stroke"] == _rgb(own) and line["dash"] == "2px, 3px"
+
+        # The engine weighs the uncertain inputs against renting and the API only: with the
+        # tornado against renting given as one against the dedicated server, the page draws
+        # it in the figure of that side, its bars that make buying dearer in its colour.
+        page.js(
+            "const [result, view] = arguments;"
+            "const t = result.tornado;"
+            "result.rivals = [{versus: 'dedicated', tornado: t, value_of_information: null,"
+            " sensitivity: null}];"
+            "return import('/assets/js/views/scenario.js').then((m) => m.render(result, view));",
+            server.api("POST", "/v1/evaluate", doc)[1],
+            page.by_id("view-scenario"),
+        )
+        page.charts_drawn()
+        figure = '[data-role="tornado-dedicated"]'
+        assert look(f"{figure} .swatch.dedicated")["background"] == _rgb(own)
+        assert look(f"{figure} .tornado-bar.dearer.dedicated")["fill"] == _rgb(own)
+        assert "against the dedicated server" in page.text("scenario-tornado-dedicated-title")
+        assert page.errors() == []

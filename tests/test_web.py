@@ -530,6 +530,44 @@ def test_the_page_names_the_sides_in_the_words_the_engine_registers(page):
     assert "renting" not in shown and "the API" not in shown
 
 
+def test_each_side_has_a_colour_the_reports_share_and_the_page_draws_it_with(client):
+    """sides.css gives every registered side a colour (the reports' for buy, rent and the API)
+    and the rules that draw it: its band, line and swatch, and for each rival its tornado bars
+    and (after renting, whose line is the dashed grey one) its dotted break-even line."""
+    from costmodel.sides import SIDES
+    from present.reports import colours
+
+    response = client.get("/assets/sides.css")
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == "text/css; charset=utf-8"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    css = response.get_data(as_text=True)
+    given = dict(re.findall(r"^  --(\w+): (#[0-9a-f]{6});$", css, re.M))
+    assert given == views.side_colours()
+    assert list(given) == list(SIDES) == ["buy", "rent", "api"]
+    assert (given["buy"], given["rent"], given["api"]) == (colours.BUY, colours.RENT, colours.API)
+    rules = set(re.findall(r"^(\S[^{\n]*?) \{$", css, re.M))
+    for side in SIDES:
+        assert {f".chart-svg .band.{side}", f".chart-svg .line.{side}", f".swatch.{side}"} <= rules
+    assert {f".chart-svg .tornado-bar.dearer.{s}" for s in ("rent", "api")} <= rules
+    assert ".chart-svg .be-line.api" in rules and ".chart-svg .be-line.rent" not in rules
+    # app.css leaves each side's colour and its rules to sides.css
+    app = (STATIC / "css" / "app.css").read_text("utf-8")
+    assert not re.search(r"--(buy|rent|api):|\.(band|line|swatch)\.(buy|rent|api)\b", app)
+
+
+def test_further_sides_take_the_further_colours_in_order(monkeypatch):
+    """A side the reports leave grey takes the next of FURTHER_COLOURS, in the registry's
+    order, round again after the last."""
+    from costmodel.sides import SIDES
+
+    names = [f"extra{i}" for i in range(len(views.FURTHER_COLOURS) + 1)]
+    monkeypatch.setattr(views, "SIDES", {**SIDES, **{n: None for n in names}})
+    got = views.side_colours()
+    assert [got[n] for n in names] == [*views.FURTHER_COLOURS, views.FURTHER_COLOURS[0]]
+    assert got["rent"] == "#d9620b"
+
+
 def _select_values(text: str, id_: str) -> list[str]:
     select = re.search(rf'<select id="{id_}"[^>]*>(.*?)</select>', text, re.S)
     assert select, id_
@@ -616,6 +654,7 @@ def test_page_links_its_assets(page):
     links = [a.get("src") or a.get("href") for tag, a in parsed.tags if tag in ("script", "link")]
     links = [x for x in links if x]
     assert "/assets/js/main.js" in links and "/assets/css/app.css" in links
+    assert "/assets/sides.css" in links  # each side's colour, from the registry
     assert "/assets/favicon.svg" in links  # else the browser asks for /favicon.ico: a 404
 
 

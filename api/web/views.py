@@ -1,4 +1,5 @@
-"""``GET /``: the service's web page, and its scripts and style sheets under ``/assets/``.
+"""``GET /``: the service's web page, and its scripts and style sheets under ``/assets/`` (the
+sides' colours and the rules that draw them, ``sides.css``, written from the registry).
 
 The page edits a scenario or a fleet plan (a form for the common inputs, a YAML editor for the
 whole format), or the options of a market comparison, and shows the answer as one types,
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from importlib import resources
+from itertools import cycle
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -25,6 +27,7 @@ from flask import Blueprint, Response, current_app, render_template, request
 
 from costmodel.sides import SIDES
 from present import reports, to_dict
+from present.reports.colours import OTHER, side_colour
 from pricing import Catalog, load_catalog
 from scenarios import evaluate
 from scenarios.schema import (
@@ -40,7 +43,7 @@ from scenarios.schema import (
 from ..openapi import scenario_examples
 from .form import FORMS, compare_form, form
 
-__all__ = ["DEFAULT_EXAMPLES", "VIEWS", "asset_headers", "blp", "work_rules"]
+__all__ = ["DEFAULT_EXAMPLES", "VIEWS", "asset_headers", "blp", "side_colours", "work_rules"]
 
 blp = Blueprint(
     "web",
@@ -140,6 +143,21 @@ def side_words() -> dict[str, dict[str, Any]]:
     }
 
 
+#: The colours of the sides the reports leave grey (every side registered beyond buy, rent
+#: and a hosted API), given in the order they are registered: teal, raspberry and ochre, apart
+#: from the reports' blue, orange and purple and from the page's carbon green and grey.
+FURTHER_COLOURS = ("#0f8b8d", "#b8336a", "#8a6a00")
+
+
+def side_colours() -> dict[str, str]:
+    """The colour of each registered side (``#rrggbb``), in the registry's order: the reports'
+    (:func:`present.reports.colours.side_colour`) where they give one, else the next of
+    :data:`FURTHER_COLOURS` (round again after the last)."""
+    further = cycle(FURTHER_COLOURS)
+    colours = {name: side_colour(name) for name in SIDES}
+    return {name: next(further) if c == OTHER else c for name, c in colours.items()}
+
+
 def _catalog() -> Catalog:
     """The catalog the app resolves ids in (the shipped one, or an operator's prices over it)."""
     return current_app.extensions["costmodel"].get("catalog") or load_catalog()
@@ -189,6 +207,16 @@ def index() -> Response:
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     response.headers["Referrer-Policy"] = "no-referrer"
     return response
+
+
+@blp.route("/assets/sides.css", methods=["GET"])
+def sides_css() -> Response:
+    """The style sheet of the sides: each registered side's colour (``--<side>``) and the rules
+    that draw it (its bands, lines, legend swatches and, for a side buying is weighed against,
+    its tornado bars and dotted break-even line), so that a side registered later is drawn in a
+    colour of its own."""
+    css = render_template("web/sides.css", sides=list(SIDES.values()), colours=side_colours())
+    return Response(css, mimetype="text/css")
 
 
 @blp.after_request

@@ -109,6 +109,20 @@ _SERVING_OPTION_KEYS = ("cost_per_unit", "tokens_per_s_per_gpu", "source")
 _TRAINING_OPTION_KEYS = ("cost_per_reference_gpu_hour",)
 
 
+def _named() -> tuple[fields.Function, fields.Function]:
+    """The fields that name an option in words, ranked or ruled out alike: ``name`` and
+    ``pricing_name``."""
+    return (
+        fields.Function(
+            option_name,
+            metadata={"description": "the option in words: '4 x rtx-4090' or the id"},
+        ),
+        fields.Function(
+            pricing_name, metadata={"description": "'own', or the pricing model in words"}
+        ),
+    )
+
+
 class CompareOptionSchema(Schema):
     """One owned, rented or (by model) API option."""
 
@@ -163,12 +177,7 @@ class CompareOptionSchema(Schema):
         metadata={"description": "catalog, or prices: the user's prices file laid over it"},
     )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)
-    name = fields.Function(
-        option_name, metadata={"description": "the option in words: '4 x rtx-4090' or the id"}
-    )
-    pricing_name = fields.Function(
-        pricing_name, metadata={"description": "'own', or the pricing model in words"}
-    )
+    name, pricing_name = _named()
     from_peaks = fields.Function(
         from_peaks,
         metadata={
@@ -248,13 +257,14 @@ class CompareWordingSchema(Schema):
 
 
 class CompareLeftOutSchema(Schema):
-    """An option left out, and why."""
+    """An option left out, and why; named in words as a ranked option is."""
 
     id = fields.String(required=True)
     side = fields.String(required=True, validate=validate.OneOf(("buy", "rent", "api")))
     pricing = fields.String(required=True)
     gpu_count = fields.Integer(required=True, allow_none=True)
     reason = fields.String(required=True)
+    name, pricing_name = _named()
 
 
 class ServedModelSchema(Schema):

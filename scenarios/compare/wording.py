@@ -19,7 +19,14 @@ from pricing.serving_options import Z90
 
 from ..advice import WEIGHTS_SHARE
 from .request import CompareRequest
-from .result import PROVIDER_SERVICE_LIFE_YEARS, SERVICE_LIFE_YEARS, Comparison, Option, Unserved
+from .result import (
+    PROVIDER_SERVICE_LIFE_YEARS,
+    SERVICE_LIFE_YEARS,
+    Comparison,
+    LeftOut,
+    Option,
+    Unserved,
+)
 
 __all__ = ["Wording", "estimated", "from_peaks", "option_name", "pricing_name", "wording"]
 
@@ -45,13 +52,15 @@ UNKNOWN_CARBON_NOTE = (
 )
 
 
-def option_name(o: Option) -> str:
-    """ "4 x rtx-4090" (owned: GPUs per server and the GPU), or the instance or API offer id."""
+def option_name(o: Option | LeftOut) -> str:
+    """ "4 x rtx-4090" (owned: GPUs per server and the GPU), or the instance or API offer id;
+    of an option ranked or ruled out alike."""
     return f"{o.gpu_count} x {o.id}" if o.side == "buy" else o.id
 
 
-def pricing_name(o: Option) -> str:
-    """ "own", or the pricing model in words ("on demand", "per token")."""
+def pricing_name(o: Option | LeftOut) -> str:
+    """ "own", or the pricing model in words ("on demand", "per token"); of an option ranked or
+    ruled out alike."""
     return "own" if o.side == "buy" else o.pricing.replace("_", " ")
 
 

@@ -178,7 +178,7 @@ function levels(result) {
   return [headers, rows, highlighted];
 }
 
-/** The tornado and value of information of buying against side `versus` ("rent", "api"):
+/** The tornado and value of information of buying against side `versus` (a rival):
  * [tornado, value of information], each null when the result has none. */
 function uncertainty(result, versus) {
   if (versus === "rent") return [result.tornado ?? null, result.value_of_information ?? null];
@@ -285,7 +285,7 @@ function drivers(result, q) {
   q("drivers-versus").textContent = several ? ` (and with ${versus})` : "";
   const numeric = several ? [false, ...sides.map(() => true), false] : [false, true, false];
   fillTable(q("drivers"), heads, correlations, numeric);
-  // a tornado for each rival the view has a figure for (tornado-rent, tornado-api)
+  // a tornado for each rival the view has a figure for (tornado-<side>, one per registered rival)
   const draws = [...q("drivers-section").querySelectorAll("figure.tornado")].map((figure) => {
     const versus = figure.dataset.role.slice("tornado-".length);
     return tornadoFigure(figure, uncertainty(result, versus)[0], versus);
@@ -307,9 +307,11 @@ function drivers(result, q) {
 export function render(result, view) {
   const q = (role) => view.querySelector(`[data-role="${role}"]`);
   q("verdict").textContent = result.verdict;
-  const api = Boolean(result.api_tco);
-  for (const node of view.querySelectorAll('[data-role="api"]')) node.hidden = !api;
+  const drawn = sidesOf(result);
+  for (const node of view.querySelectorAll("[data-side]"))
+    node.hidden = !drawn.includes(node.dataset.side);
   const several = rivalsOf(result).length > 1;
+  for (const node of view.querySelectorAll('[data-role="several"]')) node.hidden = !several;
 
   const u = result.cumulative_cost.utilisation ?? result.sensitivity.utilisation ?? 0.5;
   const i = nearestLevel(result, u);
