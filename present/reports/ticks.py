@@ -38,7 +38,8 @@ def view(
 
 def nice_ticks(lo: float, hi: float, bins: int, integer: bool = False) -> np.ndarray:
     """The ticks [data units] within [``lo``, ``hi``]: multiples of the smallest round step
-    that gives at most ``bins`` intervals; whole numbers only when ``integer``."""
+    that gives at most ``bins`` intervals; whole numbers only when ``integer``. An end within
+    1e-9 of a step of a multiple is taken as that multiple (the rounding of ``lo / step``)."""
     raw = (hi - lo) / max(bins, 1)
     mag = 10.0 ** math.floor(math.log10(raw))
     steps = [m * mag for m in _STEPS]
