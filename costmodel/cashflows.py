@@ -536,6 +536,11 @@ class Lines:
     availability: Value = 1.0
     further: Mapping[str, RentLine] = field(default_factory=dict)
 
+    def rival(self, name: str) -> RentLine | None:
+        """The line of side ``name`` buying is weighed against (``"rent"``, ``"api"`` or a
+        further side), ``None`` without that side."""
+        return getattr(self, name) if name in ("rent", "api") else self.further.get(name)
+
 
 def model_lines(inputs: ModelInputs, values: dict[str, Value]) -> Lines:
     """The TCO lines of every side of ``inputs`` for the draws ``values`` (by input name,

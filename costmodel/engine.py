@@ -61,7 +61,7 @@ from .result import (
     frozen_array,
 )
 from .sampling import Sample, Sampler, average_ranks, gaussian_copula, sample
-from .sides import SIDES
+from .sides import SIDES, by_month, further_lines
 from .stats import (
     LevelBands,
     Reciprocals,
@@ -244,7 +244,7 @@ def _lines(inputs: ModelInputs, values: dict[str, Value]) -> tuple[Lines, dict[s
     """The TCO lines of the draws ``values`` (a carbon price folded in) and each draw's
     break-even utilisation against each rival side: ``"rent"`` and, with a hosted API,
     ``"api"``."""
-    lines = _with_further(inputs, values, carbon.priced_lines(inputs, values))
+    lines = further_lines(inputs, values, carbon.priced_lines(inputs, values))
     rivals = {"rent": lines.rent} if lines.api is None else {"rent": lines.rent, "api": lines.api}
     rivals |= lines.further
     s = inputs.samples
@@ -354,8 +354,8 @@ def _cumulative_draws(
     )
     for name, obj in inputs.further:
         kind = SIDES[name]
-        fixed, per_u = kind.by_month(kind.drawn(obj, part, name), own_head, terms)
-        out[name] = np.array(np.broadcast_to(_by_draw(fixed + level * per_u), cum_buy.shape))
+        fixed, per_u = by_month(kind, kind.drawn(obj, part, name), own_head, terms)
+        out[name] = np.array(np.broadcast_to(fixed + level * per_u, cum_buy.shape))
     return out
 
 
@@ -398,26 +398,6 @@ def _paybacks(
 _NOTHING = metered(0.0, 0.0)
 
 
-def _with_further(inputs: ModelInputs, values: dict[str, Value], lines: Lines) -> Lines:
-    """``lines`` with the TCO line of each further side (its registered kind's
-    :attr:`~costmodel.sides.Side.line`, doing the owned build's work)."""
-    if not inputs.further:
-        return lines
-    terms = Terms(inputs.horizon_months, inputs.discount_rate, inputs.tax_rate)
-    further = {}
-    for name, obj in inputs.further:
-        kind = SIDES[name]
-        d = kind.drawn(obj, values, name)
-        further[name] = kind.line(d, lines.own, kind.capacity(d), terms)
-    return dataclasses.replace(lines, further=further)
-
-
-def _by_draw(x: np.ndarray) -> np.ndarray:
-    """A month-major ``(H + 1,)`` or ``(H + 1, S)`` array as ``(H + 1, 1)`` or itself."""
-    x = np.asarray(x, dtype=float)
-    return x[:, None] if x.ndim == 1 else x
-
-
 def _further_paybacks(
     inputs: ModelInputs,
     values: dict[str, Value],
@@ -442,8 +422,7 @@ def _further_paybacks(
             kind = SIDES[name]
             g = gap(bp, _NOTHING, t_own, 1.0, terms, rows.stop - start, work)
             g = carbon.priced_gap(g, inputs, part, t_own, 1.0, terms, against=name)
-            monthly = kind.by_month(kind.drawn(obj, part, name), t_own, terms)
-            fixed, per_u = (_by_draw(x) for x in monthly)
+            fixed, per_u = by_month(kind, kind.drawn(obj, part, name), t_own, terms)
             np.subtract(g.net0, fixed[1:], out=g.net0)  # the gap's own buffers
             np.subtract(g.slope, per_u[1:], out=g.slope)
             capex = np.broadcast_to(g.capex - fixed[0], g.capex.shape)
@@ -584,7 +563,7 @@ class _Levels:
     """What the TCO lines give level by level (:func:`_level_bands`): every side's TCO bands
     [USD] and cost per unit of work [USD/unit], P(TCO_buy < TCO_rent) [-], the standard error
     of the mean gap TCO_buy - TCO_<side> [USD] per level and every draw's gap at the
-    sensitivity level, by rival side (rent and, with one, the API); with a hosted API also
+    sensitivity level, by rival side (every side but buying); with a hosted API also
     P(TCO_buy < TCO_api) and the share of draws in which each side is the cheapest (``None``
     without one); P(TCO_buy < TCO_<side>) of each further side by name.
     """
@@ -719,7 +698,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     prob, prob_api = np.empty(grid.size), np.empty(grid.size) if sim.api else None
     prob_further = {side: np.empty(grid.size) for side in sim.further}
     shares = np.empty((len(lines), grid.size)) if len(lines) > 2 else None
-    rivals = [side for side in lines if side in ("rent", "api")]
+    rivals = [side for side in lines if side != "buy"]
     gap_se = {side: _gap_se(sim, grid, side) for side in rivals}
     per_level_se = [side for side in rivals if gap_se[side] is None]
     for side in per_level_se:
@@ -817,14 +796,20 @@ def _rivals(
     levels: _Levels,
     by_side: dict[str, tuple[Sensitivity, ValueOfInformation]],
 ) -> tuple[Rival, ...]:
-    """The uncertainty figures against each rival side but renting (the top-level ones): the
-    API's, with its break-even, gap and P(buy cheaper than the API)."""
-    if sim.api is None:
-        return ()
-    sens, voi = by_side["api"]
-    t = tornado(sim.inputs, sim.report_utilisation, "api")
-    c = _convergence(sim, sim.breakeven_api, levels.gap_se["api"], levels.prob_api)
-    return (Rival("api", sens, t, voi, c),)
+    """The uncertainty figures against each rival side but renting (the top-level ones), in
+    the question's order: a hosted API's and each further side's, with its break-even, gap
+    and P(buy cheaper than it)."""
+    against = {} if sim.api is None else {"api": (sim.breakeven_api, levels.prob_api)}
+    against |= {
+        side: (sim.breakeven_further[side], levels.prob_further[side]) for side in sim.further
+    }
+    out = []
+    for side, (breakeven, prob) in against.items():
+        sens, voi = by_side[side]
+        t = tornado(sim.inputs, sim.report_utilisation, side)
+        c = _convergence(sim, breakeven, levels.gap_se[side], prob)
+        out.append(Rival(side, sens, t, voi, c))
+    return tuple(out)
 
 
 def summarise(sim: Simulation, phases: Phases | None = None) -> Result:

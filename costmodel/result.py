@@ -314,11 +314,11 @@ class ValueOfInformation:
 @dataclass(frozen=True)
 class Rival:
     """The uncertainty figures of buying against one more side than renting, named by
-    ``versus`` (``"api"``): the sensitivity, tornado, value of information and convergence of
-    TCO_buy - TCO_<versus> in place of TCO_buy - TCO_rent, at the same utilisation levels
-    (the tornado's and the convergence's break-evens are those against that side, its
-    ``prob_buy_cheaper_se`` that of P(buy cheaper than that side)); ``convergence`` is
-    ``None`` in results stored before it was added."""
+    ``versus`` (``"api"``, or a further side's name): the sensitivity, tornado, value of
+    information and convergence of TCO_buy - TCO_<versus> in place of TCO_buy - TCO_rent, at
+    the same utilisation levels (the tornado's and the convergence's break-evens are those
+    against that side, its ``prob_buy_cheaper_se`` that of P(buy cheaper than that side));
+    ``convergence`` is ``None`` in results stored before it was added."""
 
     versus: str
     sensitivity: Sensitivity
@@ -385,8 +385,9 @@ class Result:
     emissions where the
     inputs have carbon figures (``None`` otherwise). ``sensitivity``, ``tornado`` and
     ``value_of_information`` are of buying against renting; ``rivals`` holds the same against
-    each further side (the API), empty without one. ``versus`` holds buying against each
-    side beyond buy, rent and api (a registered kind of side, :mod:`costmodel.sides`) by name.
+    each further side (a hosted API, then each side of ``versus``), empty without one.
+    ``versus`` holds buying against each side beyond buy, rent and api (a registered kind of
+    side, :mod:`costmodel.sides`) by name.
     """
 
     utilisation: np.ndarray

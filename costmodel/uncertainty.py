@@ -40,6 +40,7 @@ from .cashflows import Lines
 from .inputs import ModelInputs
 from .outcomes import breakeven_utilisation
 from .result import Z95, Tornado, TornadoBar
+from .sides.registry import further_lines
 
 __all__ = [
     "CONFIDENCE",
@@ -322,7 +323,8 @@ def expected_value_of_information(gap: np.ndarray) -> tuple[float, float]:
 
 def tornado(inputs: ModelInputs, level: float, versus: str = "rent") -> Tornado:
     """Each uncertain input at its P10 and at its P90 with every other at its median: the
-    break-even utilisation against side ``versus`` (``"rent"`` or ``"api"``) and the gap
+    break-even utilisation against side ``versus`` (``"rent"``, ``"api"`` or a further side,
+    :attr:`~costmodel.inputs.ModelInputs.further`) and the gap
     TCO_buy - TCO_<versus> at ``level`` at each end.
 
     All 2k + 1 cases (the last: every input at its median) go through the closed-form TCO
@@ -366,7 +368,7 @@ def _cases(inputs: ModelInputs) -> tuple[tuple[str, ...], dict[str, tuple[float,
         i = names.index(name)
         column[2 * i], column[2 * i + 1] = p10, p90
         values[name], ends[name] = column, (p10, p90)
-    return tuple(names), ends, carbon.priced_lines(inputs, values)
+    return tuple(names), ends, further_lines(inputs, values, carbon.priced_lines(inputs, values))
 
 
 @lru_cache(maxsize=32)
@@ -374,7 +376,7 @@ def _tornado(inputs: ModelInputs, level: float, versus: str) -> Tornado:
     """:func:`tornado` of inputs without sampling settings (a result for every draw count)."""
     names, ends, lines = _cases(inputs)
     rows = 2 * len(names) + 1
-    rival = getattr(lines, versus)
+    rival = lines.rival(versus)
     if rival is None:
         raise ValueError(f"no {versus!r} side to set a tornado against")
     be = np.array(breakeven_utilisation(lines.buy, rival, rows), dtype=float)

@@ -678,14 +678,27 @@ class ValueOfInformationSchema(Strict):
         return ValueOfInformation(**{**data, "by_input": tuple(data["by_input"])})
 
 
+class _Rival(validate.Validator):
+    """A side buying is weighed against beside renting: a registered side (:data:`SIDES`),
+    neither the owned one nor ``rent``, read from the registry when called (a side registered
+    after the schema was made counts). ``choices`` lists them (the OpenAPI enum)."""
+
+    @property
+    def choices(self) -> list[str]:
+        return [name for name, s in SIDES.items() if not s.owned and name != "rent"]
+
+    def __call__(self, value: str) -> str:
+        if value not in self.choices:
+            raise ValidationError(f"Must be one of: {', '.join(self.choices)}.")
+        return value
+
+
 class RivalSchema(Strict):
     """The sensitivity, tornado, value of information and convergence of buying against one
-    more side than renting: of TCO_buy - TCO_<versus> (and the break-even against it), at the
-    levels of the top-level ones."""
+    more side than renting (a hosted API, or a further registered side): of TCO_buy -
+    TCO_<versus> (and the break-even against it), at the levels of the top-level ones."""
 
-    versus = fields.String(
-        required=True, validate=validate.OneOf(("api",)), metadata={"example": "api"}
-    )
+    versus = fields.String(required=True, validate=_Rival(), metadata={"example": "api"})
     sensitivity = fields.Nested(SensitivitySchema, required=True)
     tornado = fields.Nested(TornadoSchema, required=True)
     value_of_information = fields.Nested(ValueOfInformationSchema, required=True)
@@ -983,7 +996,8 @@ class ResultSchema(ResultBase):
         load_default=(),
         metadata={
             "description": "sensitivity, tornado, value of information and convergence "
-            "against each side but renting (the API); with a hosted API only"
+            "against each side but renting (a hosted API, then each further side, in the "
+            "question's order); with such a side only"
         },
     )
     warnings = fields.List(fields.Nested(AdviceSchema), required=True)

@@ -12,10 +12,21 @@ from __future__ import annotations
 
 from .hosted import HOSTED
 from .owned import OWNED
-from .registry import SIDES, Side, SideError, register, side
+from .registry import SIDES, Side, SideError, by_month, further_lines, register, side
 from .rented import RENTED
 
-__all__ = ["HOSTED", "OWNED", "RENTED", "SIDES", "Side", "SideError", "register", "side"]
+__all__ = [
+    "HOSTED",
+    "OWNED",
+    "RENTED",
+    "SIDES",
+    "Side",
+    "SideError",
+    "by_month",
+    "further_lines",
+    "register",
+    "side",
+]
 
 for _record in (OWNED, RENTED, HOSTED):
     register(_record)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..carbon import CarbonLine
-from ..cashflows import BuyLine, RentLine, Terms, Value
+import numpy as np
 
-__all__ = ["SIDES", "Side", "SideError", "register", "side"]
+from ..carbon import CarbonLine
+from ..cashflows import BuyLine, Lines, RentLine, Terms, Value
+from ..inputs import ModelInputs
+
+__all__ = ["SIDES", "Side", "SideError", "by_month", "further_lines", "register", "side"]
 
 
 class SideError(ValueError):
@@ -76,3 +80,28 @@ def side(name: str) -> Side:
         return SIDES[name]
     except KeyError:
         raise SideError(f"unknown side {name!r}; valid: {', '.join(SIDES)}") from None
+
+
+def further_lines(inputs: ModelInputs, values: dict[str, Value], lines: Lines) -> Lines:
+    """``lines`` with the TCO line [USD] of each further side of ``inputs``
+    (:attr:`~costmodel.inputs.ModelInputs.further`, its registered kind's :attr:`Side.line`
+    doing the work of the owned build of ``lines``) for the draws ``values`` (by input name,
+    floats or ``(S,)`` arrays); the engine's draws and the tornado's cases alike."""
+    if not inputs.further:
+        return lines
+    terms = Terms(inputs.horizon_months, inputs.discount_rate, inputs.tax_rate)
+    further = {}
+    for name, obj in inputs.further:
+        kind = side(name)
+        d = kind.drawn(obj, values, name)
+        further[name] = kind.line(d, lines.own, kind.capacity(d), terms)
+    return dataclasses.replace(lines, further=further)
+
+
+def by_month(record: Side, draws: Any, own: Value, terms: Terms) -> tuple[np.ndarray, np.ndarray]:
+    """Side ``record``'s cumulative cost by month m = 0..H [USD] as a line in utilisation
+    (:attr:`Side.by_month` of ``draws``, doing the work of an owned build of capacity ``own``):
+    ``(fixed, per_u)``, each month-major ``(H + 1, 1)`` or ``(H + 1, S)``, so that either
+    broadcasts against the other and against the draws."""
+    fixed, per_u = (np.asarray(x, dtype=float) for x in record.by_month(draws, own, terms))
+    return tuple(x[:, None] if x.ndim == 1 else x for x in (fixed, per_u))
