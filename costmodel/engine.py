@@ -354,7 +354,7 @@ def _cumulative_draws(
     )
     for name, obj in inputs.further:
         kind = SIDES[name]
-        fixed, per_u = by_month(kind, kind.drawn(obj, part, name), own_head, terms)
+        fixed, per_u = by_month(kind, kind.drawn(obj, part, name), own_head, terms, head.stop)
         out[name] = np.array(np.broadcast_to(fixed + level * per_u, cum_buy.shape))
     return out
 
@@ -422,7 +422,8 @@ def _further_paybacks(
             kind = SIDES[name]
             g = gap(bp, _NOTHING, t_own, 1.0, terms, rows.stop - start, work)
             g = carbon.priced_gap(g, inputs, part, t_own, 1.0, terms, against=name)
-            fixed, per_u = by_month(kind, kind.drawn(obj, part, name), t_own, terms)
+            d = kind.drawn(obj, part, name)
+            fixed, per_u = by_month(kind, d, t_own, terms, rows.stop - start)
             np.subtract(g.net0, fixed[1:], out=g.net0)  # the gap's own buffers
             np.subtract(g.slope, per_u[1:], out=g.slope)
             capex = np.broadcast_to(g.capex - fixed[0], g.capex.shape)

@@ -27,7 +27,7 @@ from costmodel.cashflows import RentLine, Terms, Value
 from costmodel.discounting import growth_sum
 from costmodel.distributions import Discrete, Distribution
 from costmodel.result import CatalogRef
-from costmodel.sides import SIDES, Side
+from costmodel.sides import SIDES, Side, SideError
 from costmodel.units import UNITS, Unit
 from present import from_dict, to_dict
 from present.answer import Answer
@@ -220,6 +220,59 @@ def test_the_engine_weighs_the_inputs_against_the_new_side() -> None:
     assert se == pytest.approx([math.sqrt(0.75 * 0.25 / 400)], rel=1e-12)
     # Against renting (2 USD/h, 8,760 at u = 0.5, cheaper in every draw) nothing to learn.
     assert got.value_of_information.evpi == 0.0
+    # By month, each draw its own fee: against the server at 1,500 buying pays back at
+    # 15,000 = 500 + 1,500 t, t = 9.6667 months; against the one at 1,000 (12,500 in all)
+    # never. The server's cumulative cost at month 12 is 12,500 in a quarter of the draws
+    # (its P10) and 18,500 in the rest (its P50).
+    payback = got.versus["dedicated"].payback
+    assert payback.p50 == pytest.approx([9 + 1000 / 1500], rel=1e-12)
+    assert list(payback.prob_never) == [0.25]
+    cum = got.cumulative_cost["dedicated"]
+    assert (cum.p10[-1], cum.p50[-1]) == pytest.approx((12_500.0, 18_500.0), rel=1e-12)
+
+
+def _draw_major(d: DedicatedDraws, own: Value, terms: Terms) -> tuple[np.ndarray, np.ndarray]:
+    fixed, per_u = _by_month(d, own, terms)
+    return fixed.T, per_u  # (S, H + 1): draws first
+
+
+@pytest.mark.parametrize(
+    ("by_month", "said"),
+    [
+        pytest.param(
+            _draw_major, "fixed of shape (400, 13); it must be (13,) or (13, 400)", id="transposed"
+        ),
+        pytest.param(
+            lambda d, own, terms: (np.zeros(13), np.zeros(12)),
+            "per_u of shape (12,); it must be (13,) or (13, 400): months 0..12",
+            id="no-month-0",
+        ),
+        pytest.param(
+            lambda d, own, terms: np.zeros(13),
+            "by_month gave a ndarray; it must give a pair (fixed, per_u)",
+            id="one-array",
+        ),
+        pytest.param(None, "has no by_month", id="none"),
+    ],
+)
+def test_a_by_month_cost_of_another_shape_is_the_sides_error(by_month, said) -> None:
+    # A further side's by-month cost is (fixed, per_u), each (H + 1,) or (H + 1, S): months
+    # 0..12 of a 12-month horizon, then one column per draw of the 400 (the fee is drawn).
+    broken = dataclasses.replace(DEDICATED, name="broken", by_month=by_month)
+    fee = Discrete((1000.0, 1500.0), (0.25, 0.75))
+    inputs = dataclasses.replace(
+        _inputs(),
+        samples=400,
+        further=(("broken", DedicatedInputs(monthly_fee_usd=fee, setup_usd=Fixed(500))),),
+    )
+    SIDES[broken.name] = broken
+    try:
+        with pytest.raises(SideError) as exc:
+            simulate(inputs)
+    finally:
+        del SIDES[broken.name]
+    assert str(exc.value).startswith("side 'broken'")
+    assert said in str(exc.value)
 
 
 def _document(**dedicated: Any) -> dict:

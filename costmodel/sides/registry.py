@@ -17,7 +17,8 @@ __all__ = ["SIDES", "Side", "SideError", "by_month", "further_lines", "register"
 
 
 class SideError(ValueError):
-    """A side that is not registered, or registered twice."""
+    """A side that is not registered, or registered twice, or whose record breaks its
+    contract (:func:`by_month`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,7 +45,8 @@ class Side:
     :attr:`~costmodel.inputs.ModelInputs.further`) gives as well ``by_month(draws, own,
     terms)``: its cumulative cost by month m = 0..H [USD, present value, after tax] as a line
     in utilisation, ``(fixed, per_u)`` each of shape ``(H + 1,)`` or ``(H + 1, S)`` (for
-    payback and the cumulative-cost chart); its TCO ``line`` must then have no kink.
+    payback and the cumulative-cost chart); its TCO ``line`` must then have no kink. Another
+    shape is a :class:`SideError` (:func:`by_month`).
     """
 
     name: str
@@ -98,10 +100,36 @@ def further_lines(inputs: ModelInputs, values: dict[str, Value], lines: Lines) -
     return dataclasses.replace(lines, further=further)
 
 
-def by_month(record: Side, draws: Any, own: Value, terms: Terms) -> tuple[np.ndarray, np.ndarray]:
+def by_month(
+    record: Side, draws: Any, own: Value, terms: Terms, rows: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Side ``record``'s cumulative cost by month m = 0..H [USD] as a line in utilisation
-    (:attr:`Side.by_month` of ``draws``, doing the work of an owned build of capacity ``own``):
-    ``(fixed, per_u)``, each month-major ``(H + 1, 1)`` or ``(H + 1, S)``, so that either
-    broadcasts against the other and against the draws."""
-    fixed, per_u = (np.asarray(x, dtype=float) for x in record.by_month(draws, own, terms))
-    return tuple(x[:, None] if x.ndim == 1 else x for x in (fixed, per_u))
+    (:attr:`Side.by_month` of ``draws``, ``rows`` draws doing the work of an owned build of
+    capacity ``own``): ``(fixed, per_u)``, each month-major ``(H + 1, 1)`` or
+    ``(H + 1, rows)``, so that either broadcasts against the other and against the draws.
+
+    A side without ``by_month``, or whose ``by_month`` gives anything but a pair of arrays of
+    shape ``(H + 1,)`` or ``(H + 1, rows)``, is a :class:`SideError` that names the side, what
+    it gave and what it must give."""
+    if record.by_month is None:
+        raise SideError(
+            f"side {record.name!r} has no by_month: a further side gives its cumulative cost "
+            "by month (for payback and the cumulative-cost chart)"
+        )
+    got = record.by_month(draws, own, terms)
+    if not isinstance(got, tuple | list) or len(got) != 2:
+        raise SideError(
+            f"side {record.name!r}: by_month gave a {type(got).__name__}; it must give a "
+            "pair (fixed, per_u) [USD]"
+        )
+    n = terms.horizon + 1
+    out = []
+    for part, x in zip(("fixed", "per_u"), got, strict=True):
+        x = np.asarray(x, dtype=float)
+        if x.shape not in ((n,), (n, rows)):
+            raise SideError(
+                f"side {record.name!r}: by_month gave {part} of shape {x.shape}; it must be "
+                f"({n},) or ({n}, {rows}): months 0..{terms.horizon}, then one column per draw"
+            )
+        out.append(x[:, None] if x.ndim == 1 else x)
+    return out[0], out[1]
