@@ -457,6 +457,26 @@ class Result:
         fixed = {"buy": self.buy_tco, "rent": self.rent_tco, "api": self.api_tco}
         return fixed[side] if side in fixed else self.versus[side].tco
 
+    def against(self, side: str) -> Versus:
+        """Buying against ``side`` (one of :attr:`sides` but ``buy``): the side's TCO bands
+        [USD], P(TCO_buy < TCO_<side>) per level [-], the break-even and the payback [month]
+        of buying against it (renting's and the API's from their top-level fields)."""
+        if side == "rent":
+            return Versus(
+                self.rent_tco,
+                self.prob_buy_cheaper,
+                self.breakeven_utilisation,
+                self.payback_months,
+            )
+        if side == "api" and self.api_tco is not None:
+            return Versus(
+                self.api_tco,
+                self.prob_buy_cheaper_than_api,
+                self.breakeven_vs_api,
+                self.payback_vs_api_months,
+            )
+        return self.versus[side]
+
     def to_frame(self) -> pandas.DataFrame:
         """One row per utilisation level: TCO bands, P(buy cheaper), payback and unit cost.
 

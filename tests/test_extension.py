@@ -341,6 +341,27 @@ def test_the_html_and_xlsx_reports_show_it(result) -> None:
     assert "dedicated_tco_p50" in header and "payback_vs_dedicated_months_p50" in header
 
 
+def test_the_report_charts_draw_it_in_the_colour_the_page_gives_it(result) -> None:
+    """One palette: the reports' charts draw the dedicated server in the colour the page gives
+    it (the first further colour, not the grey of an unregistered side, nor the API's purple
+    that the second rival's line once took whatever side it was)."""
+    from present.reports.charts import breakeven_chart, prob_chart
+    from present.reports.colours import API, BUY, FURTHER_COLOURS, MARK, OTHER, side_colours
+    from tests import svgread
+
+    own = side_colours()["dedicated"]
+    assert own == FURTHER_COLOURS[0] and own not in (OTHER, API)
+    (ax,) = svgread.axes(svgread.parse(breakeven_chart(result)))
+    assert ax.colour("Dedicated P50") == own
+    # Buying is cheaper than the server at every level: its break-even is 0 %, marked in its
+    # colour; against renting 15,000 = 17,520 u at u = 0.856, marked in the marks' grey.
+    (ax,) = svgread.axes(svgread.parse(prob_chart(result)))
+    assert ax.colour("P(buy cheaper than renting)") == BUY
+    assert ax.colour("P(buy cheaper than the dedicated server)") == own
+    assert ax.colour("Break-even vs the dedicated server P50 (0 %)") == own
+    assert ax.colour("Break-even vs renting P50 (85.6 %)") == MARK
+
+
 def test_the_openapi_document_names_it() -> None:
     from api import create_app
 
@@ -396,7 +417,7 @@ def test_the_page_draws_it_in_a_colour_of_its_own(driver, tmp_path) -> None:
     likewise."""
     import yaml
 
-    from api.web.views import FURTHER_COLOURS, side_colours
+    from present.reports.colours import FURTHER_COLOURS, side_colours
     from tests.test_web_browser import Page, Server
 
     colours = side_colours()

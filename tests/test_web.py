@@ -543,7 +543,7 @@ def test_each_side_has_a_colour_the_reports_share_and_the_page_draws_it_with(cli
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     css = response.get_data(as_text=True)
     given = dict(re.findall(r"^  --(\w+): (#[0-9a-f]{6});$", css, re.M))
-    assert given == views.side_colours()
+    assert given == colours.side_colours()
     assert list(given) == list(SIDES) == ["buy", "rent", "api"]
     assert (given["buy"], given["rent"], given["api"]) == (colours.BUY, colours.RENT, colours.API)
     rules = set(re.findall(r"^(\S[^{\n]*?) \{$", css, re.M))
@@ -557,15 +557,18 @@ def test_each_side_has_a_colour_the_reports_share_and_the_page_draws_it_with(cli
 
 
 def test_further_sides_take_the_further_colours_in_order(monkeypatch):
-    """A side the reports leave grey takes the next of FURTHER_COLOURS, in the registry's
-    order, round again after the last."""
+    """A side beyond buy, rent and the API takes the next of FURTHER_COLOURS, in the
+    registry's order, round again after the last: in the page and the reports alike."""
     from costmodel.sides import SIDES
+    from present.reports import colours
 
-    names = [f"extra{i}" for i in range(len(views.FURTHER_COLOURS) + 1)]
-    monkeypatch.setattr(views, "SIDES", {**SIDES, **{n: None for n in names}})
-    got = views.side_colours()
-    assert [got[n] for n in names] == [*views.FURTHER_COLOURS, views.FURTHER_COLOURS[0]]
-    assert got["rent"] == "#d9620b"
+    further = colours.FURTHER_COLOURS
+    names = [f"extra{i}" for i in range(len(further) + 1)]
+    monkeypatch.setattr(colours, "SIDES", {**SIDES, **{n: None for n in names}})
+    got = colours.side_colours()
+    assert [got[n] for n in names] == [*further, further[0]]
+    assert [colours.side_colour(n) for n in names] == [*further, further[0]]
+    assert got["rent"] == "#d9620b" and colours.side_colour("unregistered") == colours.OTHER
 
 
 def _select_values(text: str, id_: str) -> list[str]:

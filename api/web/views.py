@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import threading
 from importlib import resources
-from itertools import cycle
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -27,7 +26,7 @@ from flask import Blueprint, Response, current_app, render_template, request
 
 from costmodel.sides import SIDES
 from present import reports, to_dict
-from present.reports.colours import OTHER, side_colour
+from present.reports.colours import side_colours
 from pricing import Catalog, load_catalog
 from scenarios import evaluate
 from scenarios.schema import (
@@ -43,7 +42,7 @@ from scenarios.schema import (
 from ..openapi import scenario_examples
 from .form import FORMS, compare_form, form
 
-__all__ = ["DEFAULT_EXAMPLES", "VIEWS", "asset_headers", "blp", "side_colours", "work_rules"]
+__all__ = ["DEFAULT_EXAMPLES", "VIEWS", "asset_headers", "blp", "work_rules"]
 
 blp = Blueprint(
     "web",
@@ -141,21 +140,6 @@ def side_words() -> dict[str, dict[str, Any]]:
         }
         for s in SIDES.values()
     }
-
-
-#: The colours of the sides the reports leave grey (every side registered beyond buy, rent
-#: and a hosted API), given in the order they are registered: teal, raspberry and ochre, apart
-#: from the reports' blue, orange and purple and from the page's carbon green and grey.
-FURTHER_COLOURS = ("#0f8b8d", "#b8336a", "#8a6a00")
-
-
-def side_colours() -> dict[str, str]:
-    """The colour of each registered side (``#rrggbb``), in the registry's order: the reports'
-    (:func:`present.reports.colours.side_colour`) where they give one, else the next of
-    :data:`FURTHER_COLOURS` (round again after the last)."""
-    further = cycle(FURTHER_COLOURS)
-    colours = {name: side_colour(name) for name in SIDES}
-    return {name: next(further) if c == OTHER else c for name, c in colours.items()}
 
 
 def _catalog() -> Catalog:

@@ -26,7 +26,7 @@ from costmodel.sides import side as side_of
 
 from ..formatting import fmt_months, fmt_utilisation, missing
 from .chart import Chart
-from .colours import API, BUY, HIGH, LOW, MARK, side_colour
+from .colours import BUY, HIGH, LOW, MARK, side_colour
 from .plot import Axes, Axis
 from .tables import cumulative_payback
 from .uncertainty import RIVAL_WORDS, rival_tornado
@@ -104,20 +104,23 @@ class _Rival:
         return "Break-even" + (f" vs {self.name}" if self.name else "")
 
 
+#: How the break-even against a side is drawn: renting's dashed in the marks' grey (its TCO
+#: band is already in its colour), the API's dash-dotted and any other side's dotted, each in
+#: the side's colour.
+_STYLES = {"rent": "--", "api": "-."}
+
+
 def _rivals(result: Result) -> list[_Rival]:
-    """Renting, and with a hosted API the API too, then any further side."""
-    be, prob = result.breakeven_utilisation, result.prob_buy_cheaper
-    further = [
-        _Rival(side_of(side).doing, v.prob_buy_cheaper, v.breakeven, side_colour(side), ":")
-        for side, v in result.versus.items()
-    ]
-    if result.api_tco is None and not further:
-        return [_Rival("", prob, be, MARK, "--")]
-    out = [_Rival("renting", prob, be, MARK, "--")]
-    if result.api_tco is not None:
-        be_api = result.breakeven_vs_api
-        out.append(_Rival("the API", result.prob_buy_cheaper_than_api, be_api, API, "-."))
-    return out + further
+    """Every side buying is set against, in the result's order (renting, a hosted API, then
+    any further side); renting unnamed when it is the only one."""
+    rivals = result.sides[1:]
+    out = []
+    for side in rivals:
+        v = result.against(side)
+        name = "" if len(rivals) == 1 else side_of(side).doing
+        colour = MARK if side == "rent" else side_colour(side)
+        out.append(_Rival(name, v.prob_buy_cheaper, v.breakeven, colour, _STYLES.get(side, ":")))
+    return out
 
 
 def _percent(p: float) -> str:
@@ -172,9 +175,10 @@ def prob_chart(result: Result) -> str:
     ax = Axes(Axis(_UTILISATION, percent(), 0.0, 100.0), y)
     x = result.utilisation * 100
     rivals = _rivals(result)
-    for rival, colour in zip(rivals, (BUY, API, *(r.colour for r in rivals[2:])), strict=False):
+    for i, rival in enumerate(rivals):
         p = rival.prob * 100
-        if colour == BUY:  # one shaded area: two would blur into each other
+        colour = BUY if i == 0 else rival.colour  # against renting: buying's own chance
+        if i == 0:  # one shaded area: two would blur into each other
             ax.band(x, np.zeros_like(p), p, colour, opacity=0.12)
         label = "P(buy cheaper" + (f" than {rival.name})" if rival.name else ")")
         ax.line(x, p, colour, marker_="o", label=label)

@@ -1,12 +1,17 @@
-"""The colours the report's charts share, the SVG charts and the XLSX workbook's alike
-(``#rrggbb``): a side (buy, rent, a hosted API), a plan's layers of work and the marks drawn
-over them."""
+"""The colours the report's charts share, the SVG charts, the XLSX workbook's and the web
+page's alike (``#rrggbb``): each registered side (buy, rent, a hosted API and any further side,
+:data:`costmodel.sides.SIDES`), a plan's layers of work and the marks drawn over them."""
 
 from __future__ import annotations
+
+from itertools import cycle
+
+from costmodel.sides import SIDES
 
 __all__ = [
     "API",
     "BUY",
+    "FURTHER_COLOURS",
     "HIGH",
     "LAYERS",
     "LOW",
@@ -16,6 +21,7 @@ __all__ = [
     "RESERVED",
     "ramp",
     "side_colour",
+    "side_colours",
 ]
 
 BUY, RENT, MARK = "#1f5fa8", "#d9620b", "#3a3a3a"
@@ -27,13 +33,26 @@ LOW, HIGH = "#7fa7d6", "#a8324a"  # the P10 and the P90 end of a tornado bar
 LAYERS = (BUY, RESERVED, RENT)
 
 
-#: The colour of each side a result compares.
+#: The colours of the sides registered beyond buy, rent and a hosted API, given in the order
+#: they are registered: teal, raspberry and ochre, apart from the blue, orange and purple above
+#: and from the page's carbon green and grey.
+FURTHER_COLOURS = ("#0f8b8d", "#b8336a", "#8a6a00")
+
+#: The colour of each side every question may compare.
 _SIDES = {"buy": BUY, "rent": RENT, "api": API}
 
 
+def side_colours() -> dict[str, str]:
+    """The colour of each registered side, in the registry's order: buy's, rent's and the
+    API's above, every other side the next of :data:`FURTHER_COLOURS` (round again after the
+    last)."""
+    further = cycle(FURTHER_COLOURS)
+    return {name: _SIDES.get(name) or next(further) for name in SIDES}
+
+
 def side_colour(side: str) -> str:
-    """The colour of side ``side`` (``buy``, ``rent``, ``api``); a further side's is grey."""
-    return _SIDES.get(side, OTHER)
+    """The colour of side ``side`` (:func:`side_colours`); grey for a side not registered."""
+    return side_colours().get(side, OTHER)
 
 
 #: matplotlib's viridis at 0, 0.1, ..., 1 (``#rrggbb``), the ramp of a plan's reservation counts.
