@@ -154,22 +154,23 @@ def _warnings(result: Answer, console: Console) -> None:
 
 
 def _precision(result: Result, words: Wording, console: Console) -> None:
-    """One line on the precision of the break-even P50 (and with a hosted API one on that of
-    the break-even against it), then the three largest tornado swings (against renting, and
-    with an API against it) and what knowing the inputs would save (nothing for results
-    stored before these existed)."""
+    """One line on the precision of the break-even P50 (and one on that of the break-even
+    against each other side weighed: a hosted API, a further side), then the three largest
+    tornado swings (against renting, and against each of those) and what knowing the inputs
+    would save (nothing for results stored before these existed)."""
+    from present.reports.uncertainty import rival_words
     from present.verdict import precision_text
 
-    lines = [precision_text(result), precision_text(result, "api")]
+    lines = [precision_text(result), *(precision_text(result, r.versus) for r in result.rivals)]
     if lines[0] is not None:
         console.print()
     for text in filter(None, lines):
         console.print(text, highlight=False)
     if result.tornado is not None:
         _swings(result.tornado, "rent", "", console)
-    api = result.rival("api")
-    if api is not None:
-        _swings(api.tornado, "API", " against the API", console)
+    for rival in result.rivals:
+        short, prose = rival_words(rival.versus)
+        _swings(rival.tornado, short, f" against {prose}", console)
     if words.value_of_information:
         console.print()
     for text in words.value_of_information:

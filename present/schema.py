@@ -725,8 +725,8 @@ class WordingSchema(Strict):
     "" where a sentence does not apply."""
 
     shares = _sentences(
-        "against renting, then the API: the shares of draws in which buying is cheaper even "
-        "idle and dearer even at 100 % utilisation"
+        "against renting, then the API, then any further side: the shares of draws in which "
+        "buying is cheaper even idle and dearer even at 100 % utilisation"
     )
     cost = fields.String(
         required=True,
@@ -737,7 +737,8 @@ class WordingSchema(Strict):
         metadata={"description": "why buying can be cheaper and still not pay back; or empty"},
     )
     value_of_information = _sentences(
-        "what knowing the inputs before deciding would save, against renting, then the API"
+        "what knowing the inputs before deciding would save, against renting, then the API, "
+        "then any further side"
     )
     worth_naming = _sentences(
         "the inputs whose value of information is worth naming (at least 1 % of the EVPI "

@@ -199,15 +199,17 @@ def _plan_sentence(
 
 def precision_text(result: Result, versus: str = "rent") -> str | None:
     """ "Break-even P50 36.2 % ± 0.4 % (95 % interval, 10,000 draws)", against renting, or
-    "Break-even vs the API P50 ..." (``versus="api"``); None without that ``convergence``."""
+    "Break-even vs the API P50 ..." against another side (``versus="api"``, or a further
+    side's name); None without that ``convergence``."""
     if versus == "rent":
-        c, be, name = result.convergence, result.breakeven_utilisation, "Break-even"
+        c, name = result.convergence, "Break-even"
     else:
         rival = result.rival(versus)
         c = None if rival is None else rival.convergence
-        be, name = result.breakeven_vs_api, "Break-even vs the API"
+        name = f"Break-even vs {side_of(versus).doing}"
     if c is None:
         return None
+    be = result.against(versus).breakeven
     p50 = be.p50
     lo, hi = c.breakeven_p50_ci95
     if missing(c.breakeven_p50_halfwidth) or missing(p50):

@@ -18,7 +18,7 @@ from costmodel.result import Breakeven, Result
 from costmodel.sides import side as side_of
 
 from .formatting import fmt_per_unit, fmt_share, fmt_utilisation, missing
-from .reports.uncertainty import api_voi_sentence, voi_sentence, worth_naming
+from .reports.uncertainty import rival_voi_sentence, voi_sentence, worth_naming
 
 if TYPE_CHECKING:
     from .answer import Answer
@@ -37,14 +37,16 @@ class Wording:
     """The sentences of a scenario's result ("": the sentence does not apply).
 
     Attributes:
-        shares: for each side buying is weighed against (renting, then the API), the shares of
-            draws in which buying is cheaper even idle and dearer even at 100 % utilisation.
+        shares: for each side buying is weighed against (renting, then the API, then any
+            further side), the shares of draws in which buying is cheaper even idle and dearer
+            even at 100 % utilisation.
         cost: each side's P50 cost per unit of work at the report utilisation ("" when that
             level was not run).
         payback_note: :data:`PAYBACK_NOTE` when buying is cheaper in most draws at a level
             where it does not pay back within the horizon (P50), else "".
         value_of_information: what knowing the inputs before deciding would save, against
-            renting and then the API (none in a result stored before it).
+            renting and then each other side in the result's ``rivals`` (none in a result
+            stored before it).
         worth_naming: the inputs whose value of information against any side is worth naming,
             largest first.
     """
@@ -88,9 +90,9 @@ def _payback_note(result: Result) -> str:
 
 
 def _worth_naming(result: Result) -> tuple[str, ...]:
-    """The inputs worth naming against renting or the API, by their largest EVPPI [USD]."""
-    api = result.rival("api")
-    rivals = [result.value_of_information, api.value_of_information if api else None]
+    """The inputs worth naming against renting or any other side, by their largest EVPPI
+    [USD]."""
+    rivals = [result.value_of_information, *(r.value_of_information for r in result.rivals)]
     largest: dict[str, float] = {}
     for voi in filter(None, rivals):
         for v in worth_naming(voi):
@@ -101,12 +103,8 @@ def _worth_naming(result: Result) -> tuple[str, ...]:
 
 def wording(result: Result) -> Wording:
     """The :class:`Wording` of a scenario's ``result``."""
-    shares = [_shares(result.breakeven_utilisation, "renting")]
-    if result.breakeven_vs_api is not None:
-        shares.append(_shares(result.breakeven_vs_api, "the API"))
-    for side, v in result.versus.items():
-        shares.append(_shares(v.breakeven, side_of(side).doing))
-    voi = (voi_sentence(result), api_voi_sentence(result))
+    shares = [_shares(result.against(s).breakeven, side_of(s).doing) for s in result.sides[1:]]
+    voi = (voi_sentence(result), *(rival_voi_sentence(result, r.versus) for r in result.rivals))
     return Wording(
         shares=tuple(shares),
         cost=_cost(result),

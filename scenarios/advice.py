@@ -22,6 +22,7 @@ from costmodel.cashflows import term_end
 from costmodel.inputs import MAX_SAMPLES
 from costmodel.plan_result import Precision
 from costmodel.result import Advice, Convergence, Origin
+from costmodel.sides import side as side_of
 from present.formatting import (
     fmt_margin,
     fmt_mix,
@@ -684,8 +685,8 @@ def advise(q: Question) -> tuple[Advice, ...]:
 
 def convergence_advice(c: Convergence | None, versus: str = "rent") -> tuple[Advice, ...]:
     """After a run: a ``convergence`` warning when the break-even P50 against side ``versus``
-    (renting, or ``"api"``) is less precise than ``simulation.target_halfwidth`` asked, after
-    doubling the draws up to the cap."""
+    (renting, ``"api"`` or a further side) is less precise than
+    ``simulation.target_halfwidth`` asked, after doubling the draws up to the cap."""
     if c is None or c.met is not False:
         return ()
     lo, hi = c.breakeven_p50_ci95
@@ -696,7 +697,7 @@ def convergence_advice(c: Convergence | None, versus: str = "rent") -> tuple[Adv
         reached = f"is {fmt_margin((lo + hi) / 2, width)}"
     target = c.target_halfwidth or 0.0
     cap = c.max_samples or MAX_SAMPLES
-    against = " against the API" if versus == "api" else ""
+    against = "" if versus == "rent" else f" against {side_of(versus).doing}"
     if cap >= MAX_SAMPLES:
         advice = "loosen the target, or read the break-even with that margin"
     else:

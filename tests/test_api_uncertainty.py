@@ -141,12 +141,12 @@ def test_evpi_against_the_api_by_hand():
 def test_the_api_voi_sentence_names_an_input_only_above_one_percent_of_the_evpi():
     # The case above: EVPI 400 USD, all of it the input price's. Scaled to 3 USD (below 1 %
     # of the EVPI, which would read "worth up to $3" beside noise), the input goes unnamed.
-    from present.reports.uncertainty import api_voi_sentence
+    from present.reports.uncertainty import rival_voi_sentence
 
     res = _result(
         _model(api_price=Discrete((0.2, 1.0), (0.4, 0.6)), a_out=0.2, method="lhs", samples=500)
     )
-    text = api_voi_sentence(res)
+    text = rival_voi_sentence(res, "api")
     assert text.endswith(
         "would save $400 on average; the API's input price alone is worth up to $400."
     )
@@ -157,7 +157,7 @@ def test_the_api_voi_sentence_names_an_input_only_above_one_percent_of_the_evpi(
     res = dataclasses.replace(
         res.result, rivals=(dataclasses.replace(rival, value_of_information=small),)
     )
-    assert api_voi_sentence(res).endswith("would save $400 on average.")
+    assert rival_voi_sentence(res, "api").endswith("would save $400 on average.")
 
 
 def test_evpi_against_the_api_is_the_mean_of_the_positive_gaps_on_the_draws():

@@ -175,23 +175,34 @@ def test_the_engine_compares_the_new_side_in_the_new_unit(result) -> None:
     assert result.carbon is None
 
 
-def test_the_engine_weighs_the_inputs_against_the_new_side() -> None:
+def _drawn_fee(name: str = "dedicated") -> Any:
+    """The question above at u = 0.5 with the server's fee drawn: 1,000 USD a month (25 %) or
+    1,500 (75 %), over a Latin hypercube of 400 draws (one replicate: exactly 100 at 1,000);
+    the side given as ``name``."""
+    fee = Discrete((1000.0, 1500.0), (0.25, 0.75))
+    return dataclasses.replace(
+        _inputs(),
+        utilisation=(0.5,),
+        samples=400,
+        method="lhs",
+        further=((name, DedicatedInputs(monthly_fee_usd=fee, setup_usd=Fixed(500))),),
+    )
+
+
+@pytest.fixture(scope="module")
+def drawn_fee() -> Any:
+    """:func:`_drawn_fee`'s result in an answer."""
+    return Answer(summarise(simulate(_drawn_fee())), catalog=CatalogRef("test", "2026-01-01"))
+
+
+def test_the_engine_weighs_the_inputs_against_the_new_side(drawn_fee) -> None:
     # The build at 15,000 USD; the dedicated server's fee 1,000 USD a month (25 %) or 1,500
     # (75 %), setup 500, 12 months, no discounting or tax: TCO_dedicated = 500 + 12 * 1,000
     # = 12,500 or 500 + 12 * 1,500 = 18,500, mean 0.25 * 12,500 + 0.75 * 18,500 = 17,000.
     # gap = TCO_buy - TCO_dedicated = +2,500 or -3,500, E gap = 625 - 2,625 = -2,000 < 0:
     # not knowing the fee one buys; knowing it one takes the server at 1,000 a month and
-    # saves 2,500 there, so EVPI = 0.25 * 2,500 = 625 USD, all of it the fee's. A Latin
-    # hypercube of 400 draws (one replicate) puts exactly 100 of them at 1,000.
-    fee = Discrete((1000.0, 1500.0), (0.25, 0.75))
-    inputs = dataclasses.replace(
-        _inputs(),
-        utilisation=(0.5,),
-        samples=400,
-        method="lhs",
-        further=(("dedicated", DedicatedInputs(monthly_fee_usd=fee, setup_usd=Fixed(500))),),
-    )
-    got = summarise(simulate(inputs))
+    # saves 2,500 there, so EVPI = 0.25 * 2,500 = 625 USD, all of it the fee's.
+    got = drawn_fee
     assert got.versus["dedicated"].tco.mean == pytest.approx([17_000.0], rel=1e-12)
     assert list(got.versus["dedicated"].prob_buy_cheaper) == [0.75]
     rival = got.rival("dedicated")
@@ -236,6 +247,54 @@ def _draw_major(d: DedicatedDraws, own: Value, terms: Terms) -> tuple[np.ndarray
     return fixed.T, per_u  # (S, H + 1): draws first
 
 
+def test_the_words_weigh_the_inputs_against_it(drawn_fee) -> None:
+    """The sentences of the case above, written once (the wording) and printed by the CLI and
+    the HTML and Markdown reports: the precision of the break-even against the server, its
+    tornado and what knowing the fee would save (625 USD, all of it the fee's)."""
+    from cli.tables import print_result
+    from present.reports.charts import chart_names
+    from present.wording import wording
+
+    voi = (
+        "Between buying and the dedicated server at 50 % utilisation, knowing every uncertain "
+        "input first would save $625 on average; dedicated.monthly_fee_usd alone is worth up "
+        "to $625."
+    )
+    # Every draw breaks even at 0 or never: the interval of the P50 (0) is 0 to 0.
+    precision = "Break-even vs the dedicated server P50 0.0 % ± 0.0 % (95 % interval, 400 draws)."
+    words = wording(drawn_fee.result)
+    assert words.value_of_information[1] == voi
+    assert words.worth_naming == ("dedicated.monthly_fee_usd",)
+    assert words.shares[1] == (
+        "Buying is cheaper than the dedicated server even when idle in 75 % of draws, and "
+        "dearer even at 100 % utilisation in 25 %."
+    )
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    print_result(drawn_fee, console)
+    out = console.file.getvalue()
+    assert precision in out and voi in out
+    assert "Largest swings against the dedicated server" in out
+    assert "Buy − dedicated server at 50 %" in out and "$2,500 → -$3,500" in out
+    assert chart_names(drawn_fee.result)[-1] == "tornado_dedicated"
+    html = render(drawn_fee, "html").decode()
+    assert "<h3>Against the dedicated server</h3>" in html
+    assert f'<p id="precision-dedicated">{precision}</p>' in html
+    assert 'class="tornado-dedicated"' in html and 'id="value-of-information-dedicated"' in html
+    assert 'id="chart-tornado-dedicated-title"' in html  # its tornado chart, inline
+    md = render(drawn_fee, "md").decode().replace("\\", "")
+    assert "### Against the dedicated server" in md and voi in md
+    # A target missed against the server is a warning that names it.
+    from scenarios.advice import convergence_advice
+
+    missed = dataclasses.replace(
+        drawn_fee.rival("dedicated").convergence, met=False, target_halfwidth=0.001
+    )
+    (advice,) = convergence_advice(missed, "dedicated")
+    assert advice.message.startswith(
+        "the 95 % interval of the break-even P50 against the dedicated server "
+    )
+
+
 @pytest.mark.parametrize(
     ("by_month", "said"),
     [
@@ -259,16 +318,10 @@ def test_a_by_month_cost_of_another_shape_is_the_sides_error(by_month, said) -> 
     # A further side's by-month cost is (fixed, per_u), each (H + 1,) or (H + 1, S): months
     # 0..12 of a 12-month horizon, then one column per draw of the 400 (the fee is drawn).
     broken = dataclasses.replace(DEDICATED, name="broken", by_month=by_month)
-    fee = Discrete((1000.0, 1500.0), (0.25, 0.75))
-    inputs = dataclasses.replace(
-        _inputs(),
-        samples=400,
-        further=(("broken", DedicatedInputs(monthly_fee_usd=fee, setup_usd=Fixed(500))),),
-    )
     SIDES[broken.name] = broken
     try:
         with pytest.raises(SideError) as exc:
-            simulate(inputs)
+            simulate(_drawn_fee("broken"))
     finally:
         del SIDES[broken.name]
     assert str(exc.value).startswith("side 'broken'")

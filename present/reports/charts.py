@@ -9,7 +9,8 @@
   where the curves cross.
 - ``tornado`` (when the result has uncertain inputs): each input from its P10 to its P90 with
   the others at their medians, as bars of the break-even [%] and of buy − rent [USD];
-  ``tornado_api`` the same against the hosted API (with one).
+  ``tornado_<side>`` the same against each further side weighed (``tornado_api`` against a
+  hosted API).
 
 No value (NaN) is drawn as a gap. Each chart's ``<desc>`` says what it shows in words.
 """
@@ -29,11 +30,12 @@ from .chart import Chart
 from .colours import BUY, HIGH, LOW, MARK, side_colour
 from .plot import Axes, Axis
 from .tables import cumulative_payback
-from .uncertainty import RIVAL_WORDS, rival_tornado
+from .uncertainty import rival_tornado, rival_words
 
 __all__ = ["CHARTS", "chart_names", "render_charts", "usd_tick"]
 
-CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative", "tornado", "tornado_api")
+#: The charts of a result, in order (then ``tornado_<side>`` of each rival: :func:`chart_names`).
+CHARTS = ("breakeven", "prob_buy_cheaper", "cumulative", "tornado")
 #: Most inputs the tornado chart shows.
 TORNADO_BARS = 10
 _UTILISATION = "Utilisation of the owned GPUs [% of wall-clock hours]"
@@ -251,7 +253,7 @@ def _tornado_panel(ax: Axes, base: float, lows: list[float], highs: list[float])
 
 
 def tornado_chart(result: Result, versus: str = "rent") -> str | None:
-    """Break-even and buy − rent (or buy − API, ``versus``) at the report utilisation, each
+    """Break-even and buy − rent (or buy − <side>, ``versus``) at the report utilisation, each
     uncertain input from its P10 to its P90 (largest swing on top); SVG, or None without
     tornado inputs."""
     t = rival_tornado(result, versus)
@@ -264,7 +266,7 @@ def tornado_chart(result: Result, versus: str = "rent") -> str | None:
         for b in bars
     ]
     base = never if missing(t.breakeven_at_median) else t.breakeven_at_median * 100
-    short, words = RIVAL_WORDS[versus]
+    short, words = rival_words(versus)
     against = "" if versus == "rent" else f" against {words}"
     u = fmt_utilisation(t.utilisation, none="?")
     names = [b.input for b in bars]
@@ -293,16 +295,23 @@ def tornado_chart(result: Result, versus: str = "rent") -> str | None:
     return Chart(f"tornado-{versus}", title, desc, [left, right], height).svg()
 
 
-def chart_names(result: Result) -> tuple[str, ...]:
-    """The charts of ``result`` in the order of :data:`CHARTS`: ``tornado`` only when the
-    result has one with uncertain inputs, ``tornado_api`` when it has one against a hosted
-    API."""
-    tornados = []
-    for name, versus in (("tornado", "rent"), ("tornado_api", "api")):
+def _tornados(result: Result) -> dict[str, str]:
+    """The name of each tornado chart of ``result`` (``tornado`` against renting, then
+    ``tornado_<side>`` against each rival, in the result's order) by the side it is against,
+    only where that tornado has uncertain inputs."""
+    sides = ["rent", *(r.versus for r in result.rivals)]
+    out = {}
+    for versus in sides:
         t = rival_tornado(result, versus)
         if t is not None and t.inputs:
-            tornados.append(name)
-    return ("breakeven", "prob_buy_cheaper", "cumulative", *tornados)
+            out[versus] = "tornado" if versus == "rent" else f"tornado_{versus}"
+    return out
+
+
+def chart_names(result: Result) -> tuple[str, ...]:
+    """The charts of ``result``: those of :data:`CHARTS`, ``tornado`` only when the result has
+    one with uncertain inputs, then ``tornado_<side>`` for each rival side with one."""
+    return ("breakeven", "prob_buy_cheaper", "cumulative", *_tornados(result).values())
 
 
 def render_charts(result: Result) -> dict[str, str]:
@@ -311,7 +320,7 @@ def render_charts(result: Result) -> dict[str, str]:
         "breakeven": lambda: breakeven_chart(result),
         "prob_buy_cheaper": lambda: prob_chart(result),
         "cumulative": lambda: cumulative_chart(result),
-        "tornado": lambda: tornado_chart(result, "rent"),
-        "tornado_api": lambda: tornado_chart(result, "api"),
     }
+    for versus, name in _tornados(result).items():
+        draw[name] = lambda versus=versus: tornado_chart(result, versus)
     return {name: draw[name]() or "" for name in chart_names(result)}

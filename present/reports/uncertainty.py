@@ -12,6 +12,7 @@ from typing import Any
 
 from costmodel.plan_result import PlanResult
 from costmodel.result import Column, Quantity, Result, Tornado
+from costmodel.sides import side as side_of
 
 from ..formatting import fmt_mix, fmt_number, fmt_usd, fmt_utilisation, missing
 from ..verdict import precision_text
@@ -19,9 +20,9 @@ from .tables import Table
 
 __all__ = [
     "INPUT_LABELS",
-    "RIVAL_WORDS",
-    "api_voi_sentence",
     "rival_tornado",
+    "rival_voi_sentence",
+    "rival_words",
     "TORNADO_HEADER",
     "plan_voi_sentence",
     "tornado_rows",
@@ -104,8 +105,12 @@ def _label(name: str) -> str:
     return INPUT_LABELS.get(name, name)
 
 
-#: How the tables and sentences name each rival side.
-RIVAL_WORDS = {"rent": ("rent", "renting"), "api": ("API", "the API")}
+def rival_words(versus: str) -> tuple[str, str]:
+    """How the tables and sentences name rival side ``versus``: its short name (``"rent"``,
+    ``"API"``: the registered side's ``option``) and its name in prose (``"renting"``, ``"the
+    API"``: its ``doing``)."""
+    record = side_of(versus)
+    return record.option, record.doing
 
 
 def rival_tornado(result: Result, versus: str = "rent") -> Tornado | None:
@@ -119,8 +124,8 @@ def rival_tornado(result: Result, versus: str = "rent") -> Tornado | None:
 
 def tornado_table(result: Result, top: int = 10, versus: str = "rent") -> Table | None:
     """The largest ``top`` swings against side ``versus``: each input from its P10 to its P90,
-    the break-even and the buy - rent (or buy - API) gap at each end; None without tornado
-    inputs."""
+    the break-even and the buy - rent (or buy - <versus>) gap at each end; None without
+    tornado inputs."""
     t = rival_tornado(result, versus)
     if t is None or not t.inputs:
         return None
@@ -138,7 +143,7 @@ def tornado_table(result: Result, top: int = 10, versus: str = "rent") -> Table 
         "Uncertain input",
         "P10 → P90",
         "Break-even",
-        f"Buy − {RIVAL_WORDS[versus][0]} at {u}",
+        f"Buy − {rival_words(versus)[0]} at {u}",
     )
     return Table(headers, rows, (False, True, True, True))
 
@@ -214,18 +219,19 @@ def voi_table(result: Result, top: int = 8) -> Table | None:
     return Table(headers, rows, (False, False, True))
 
 
-def api_voi_sentence(result: Result) -> str | None:
-    """The value of information of choosing between buying and the API, in words; None
-    without an API."""
-    rival = result.rival("api")
+def rival_voi_sentence(result: Result, versus: str) -> str | None:
+    """The value of information of choosing between buying and side ``versus`` (one of the
+    result's ``rivals``: a hosted API, a further side), in words; None without that side."""
+    rival = result.rival(versus)
     if rival is None:
         return None
     voi = rival.value_of_information
     u = fmt_utilisation(voi.utilisation, none="?")
+    words = rival_words(versus)[1]
     if voi.evpi <= 0:
-        return f"Of buying and the API, the same one is cheaper in every draw at {u} utilisation."
+        return f"Of buying and {words}, the same one is cheaper in every draw at {u} utilisation."
     text = (
-        f"Between buying and the API at {u} utilisation, knowing every uncertain input first "
+        f"Between buying and {words} at {u} utilisation, knowing every uncertain input first "
         f"would save {fmt_usd(voi.evpi)} on average"
     )
     worth = worth_naming(voi)
@@ -237,24 +243,36 @@ def api_voi_sentence(result: Result) -> str | None:
 def uncertainty_context(result: Result) -> dict[str, Any]:
     """The report templates' variables for precision, tornado and value of information:
     ``precision`` and ``voi_sentence`` (text or None), ``tornado`` and ``voi`` (tables or
-    None), ``tornado_u`` (the tornado's utilisation); with a hosted API also
-    ``precision_api``, ``tornado_api`` (a table) and ``voi_api_sentence`` (None without
-    one)."""
+    None), ``tornado_u`` (the tornado's utilisation); and ``rivals``, one entry for each side
+    buying is weighed against beside renting (a hosted API, each further side), in the
+    result's order: its ``side``, its ``short`` name and its ``words`` in prose, its
+    ``precision``, ``tornado`` (a table) and ``voi_sentence`` (each None where it has none) and
+    the name of its tornado ``chart`` (``tornado_<side>``)."""
     t = result.tornado
+    rivals = [
+        {
+            "side": r.versus,
+            "short": rival_words(r.versus)[0],
+            "words": rival_words(r.versus)[1],
+            "precision": precision_text(result, r.versus),
+            "tornado": tornado_table(result, versus=r.versus),
+            "chart": f"tornado_{r.versus}",
+            "voi_sentence": rival_voi_sentence(result, r.versus),
+        }
+        for r in result.rivals
+    ]
     return {
         "precision": precision_text(result),
-        "precision_api": precision_text(result, "api"),
         "tornado": tornado_table(result),
         "tornado_u": fmt_utilisation(t.utilisation, none="?") if t is not None else "?",
         "voi_sentence": voi_sentence(result),
         "voi": voi_table(result),
-        "tornado_api": tornado_table(result, versus="api"),
-        "voi_api_sentence": api_voi_sentence(result),
+        "rivals": rivals,
     }
 
 
 def tornado_rows(result: Result, versus: str = "rent") -> list[tuple[Any, ...]]:
-    """The XLSX ``tornado`` (or ``tornado_vs_api``) sheet's rows against side ``versus`` (raw
+    """The XLSX ``tornado`` (or ``tornado_vs_<versus>``) sheet's rows against side ``versus`` (raw
     numbers, None for "never"), largest swing first, with each input's EVPPI [USD] where
     known."""
     t = rival_tornado(result, versus)
