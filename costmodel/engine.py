@@ -242,8 +242,8 @@ def _rows(x: Value, rows: slice) -> Value:
 
 def _lines(inputs: ModelInputs, values: dict[str, Value]) -> tuple[Lines, dict[str, np.ndarray]]:
     """The TCO lines of the draws ``values`` (a carbon price folded in) and each draw's
-    break-even utilisation against each rival side: ``"rent"`` and, with a hosted API,
-    ``"api"``."""
+    break-even utilisation against each rival side: ``"rent"``, with a hosted API ``"api"``,
+    and each further side by name."""
     lines = further_lines(inputs, values, carbon.priced_lines(inputs, values))
     rivals = {"rent": lines.rent} if lines.api is None else {"rent": lines.rent, "api": lines.api}
     rivals |= lines.further

@@ -250,15 +250,16 @@ def _draw_major(d: DedicatedDraws, own: Value, terms: Terms) -> tuple[np.ndarray
 def test_the_words_weigh_the_inputs_against_it(drawn_fee) -> None:
     """The sentences of the case above, written once (the wording) and printed by the CLI and
     the HTML and Markdown reports: the precision of the break-even against the server, its
-    tornado and what knowing the fee would save (625 USD, all of it the fee's)."""
+    tornado and what knowing the fee would save (625 USD, all of it the fee's, named by its
+    field's text)."""
     from cli.tables import print_result
     from present.reports.charts import chart_names
     from present.wording import wording
 
     voi = (
         "Between buying and the dedicated server at 50 % utilisation, knowing every uncertain "
-        "input first would save $625 on average; dedicated.monthly_fee_usd alone is worth up "
-        "to $625."
+        "input first would save $625 on average; the dedicated server's fee a month alone is "
+        "worth up to $625."
     )
     # Every draw breaks even at 0 or never: the interval of the P50 (0) is 0 to 0.
     precision = "Break-even vs the dedicated server P50 0.0 % ± 0.0 % (95 % interval, 400 draws)."

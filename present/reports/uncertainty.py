@@ -8,10 +8,12 @@ Money in [USD] present value, utilisation as a fraction [-] shown as a percentag
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from costmodel.plan_result import PlanResult
 from costmodel.result import Column, Quantity, Result, Tornado
+from costmodel.sides import SIDES
 from costmodel.sides import side as side_of
 
 from ..formatting import fmt_mix, fmt_number, fmt_usd, fmt_utilisation, missing
@@ -92,7 +94,9 @@ _QUOTED = {
 
 
 def _label(name: str) -> str:
-    """How prose names input ``name`` (a plan's ``own.pue`` reads as ``buy.pue`` does)."""
+    """How prose names input ``name`` (a plan's ``own.pue`` reads as ``buy.pue`` does; an
+    input of a further registered side by its field's text: "the dedicated server's fee a
+    month")."""
     if name.startswith("burst.api."):  # a plan's API burst reads as a scenario's API
         return INPUT_LABELS.get(name.removeprefix("burst."), name)
     side, _, key = name.partition(".")
@@ -102,6 +106,11 @@ def _label(name: str) -> str:
         if label is None:
             return name
         return label if side == "own" else f"{owner} {label.removeprefix('the ')}"
+    if name not in INPUT_LABELS and side in SIDES and side not in ("buy", "rent", "api"):
+        text = next(
+            (f.metadata.get("text") for f in fields(SIDES[side].inputs) if f.name == key), None
+        )
+        return f"{SIDES[side].doing}'s {text}" if text else name
     return INPUT_LABELS.get(name, name)
 
 
