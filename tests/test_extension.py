@@ -284,6 +284,22 @@ def test_the_words_weigh_the_inputs_against_it(drawn_fee) -> None:
     assert 'id="chart-tornado-dedicated-title"' in html  # its tornado chart, inline
     md = render(drawn_fee, "md").decode().replace("\\", "")
     assert "### Against the dedicated server" in md and voi in md
+    # The key figures and the XLSX summary give the break-even against each side: against
+    # renting 15,000 = 17,520 u at u = 0.856 in every draw; against the server 0 in 75 % of
+    # the draws (P10 and P50) and never in 25 % (P90).
+    from present.reports.tables import key_figures_table, summary_items
+
+    figures = dict(key_figures_table(drawn_fee.result).rows)
+    assert figures["Break-even utilisation vs renting P50"] == "85.6 %"
+    assert figures["Break-even utilisation vs the dedicated server P50"] == "0 %"
+    assert figures["Break-even utilisation vs the dedicated server P90"] == "never"
+    # Payback against the server at 1,500 a month: 9.6667 months (P10, P50); never against
+    # the one at 1,000 (P90).
+    key = "Payback vs the dedicated server at 50 % utilisation P10 / P50 / P90 [months]"
+    assert figures[key] == "9.7 / 9.7 / never"
+    items = dict(summary_items(drawn_fee))
+    assert items["breakeven_vs_dedicated_prob_never"] == 0.25
+    assert items["breakeven_vs_dedicated_p90"] is None  # "never"
     # A target missed against the server is a warning that names it.
     from scenarios.advice import convergence_advice
 

@@ -206,19 +206,19 @@ def carbon_note(result: Answer[Result]) -> str:
 
 
 def _paybacks(result: Result, *, short: bool) -> list[tuple[str, Payback]]:
-    """Each payback [month] with its name: "Payback" alone, or with a hosted API the payback
-    against renting and against the API ("vs rent", "vs API" when ``short``)."""
-    further = [
-        (f"Payback vs {side_of(side).option if short else side_of(side).doing}", v.payback)
-        for side, v in result.versus.items()
-    ]
-    if result.payback_vs_api_months is None and not further:
+    """Each payback [month] with its name: "Payback" alone, or with more sides than renting
+    the payback against each ("vs renting", "vs the API", ...; "vs rent", "vs API" when
+    ``short``)."""
+    rivals = result.sides[1:]
+    if len(rivals) == 1:
         return [("Payback", result.payback_months)]
-    rent, api = ("rent", "API") if short else ("renting", "the API")
-    out = [(f"Payback vs {rent}", result.payback_months)]
-    if result.payback_vs_api_months is not None:
-        out.append((f"Payback vs {api}", result.payback_vs_api_months))
-    return out + further
+    return [
+        (
+            f"Payback vs {side_of(s).option if short else side_of(s).doing}",
+            result.against(s).payback,
+        )
+        for s in rivals
+    ]
 
 
 def cumulative_payback(
@@ -268,15 +268,20 @@ def _at_report_level(result: Result) -> list[tuple[str, str]]:
 
 
 def key_figures_table(result: Result) -> Table:
-    """Break-even utilisation percentiles and the shares of "always" and "never" draws (with a
-    hosted API: against renting and against the API), then the figures at the report
-    utilisation (:func:`_at_report_level`)."""
-    be = result.breakeven_utilisation
-    if result.api_tco is None:
-        rows = _breakeven_rows(be, "Break-even utilisation")
+    """Break-even utilisation percentiles and mean (with more sides than renting: against
+    each, "vs renting", "vs the API", ...), then the figures at the report utilisation
+    (:func:`_at_report_level`)."""
+    rivals = result.sides[1:]
+    if len(rivals) == 1:
+        rows = _breakeven_rows(result.breakeven_utilisation, "Break-even utilisation")
     else:
-        rows = _breakeven_rows(be, "Break-even utilisation vs renting")
-        rows += _breakeven_rows(result.breakeven_vs_api, "Break-even utilisation vs the API")
+        rows = [
+            row
+            for s in rivals
+            for row in _breakeven_rows(
+                result.against(s).breakeven, f"Break-even utilisation vs {side_of(s).doing}"
+            )
+        ]
     rows += _at_report_level(result)
     return Table(("Figure", "Value"), tuple(rows), (False, True))
 
@@ -327,12 +332,13 @@ def _breakeven_items(stem: str, be: Breakeven) -> list[Column]:
 
 
 def summary_items(result: Answer[Result]) -> list[Column]:
-    """The XLSX summary sheet: raw values (fractions [-], counts), ``None`` for no value; with
-    a hosted API also the break-even against it (``breakeven_vs_api_...``)."""
+    """The XLSX summary sheet: raw values (fractions [-], counts), ``None`` for no value; also
+    the break-even against each side beyond renting (``breakeven_vs_api_...``,
+    ``breakeven_vs_<side>_...``)."""
     items = [Column("verdict", result.verdict)]
     items += _breakeven_items("breakeven_utilisation", result.breakeven_utilisation)
-    if result.breakeven_vs_api is not None:
-        items += _breakeven_items("breakeven_vs_api", result.breakeven_vs_api)
+    for s in result.sides[2:]:
+        items += _breakeven_items(f"breakeven_vs_{s}", result.against(s).breakeven)
     return items + run_items(result)
 
 
