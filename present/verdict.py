@@ -30,14 +30,15 @@ OBJECTIVE_WORDS = {"mean": "mean cost", "p90": "P90 cost", "cvar95": "CVaR95 cos
 
 def verdict(result: Result) -> str:
     """Break-even P50 with its P10-P90 range, then the picture at the report utilisation
-    (that of the cumulative cost by month); with a hosted API, the option cheapest in most
-    draws at the report utilisation and both break-evens (:func:`_three_sides`).
+    (that of the cumulative cost by month); with more sides than renting (a hosted API, a
+    further side), the option cheapest in most draws at the report utilisation and each
+    break-even (:func:`_many_sides`).
 
     The part at the report utilisation is left out when that level is not one of the
     ``utilisation`` levels.
     """
-    if result.api_tco is not None:
-        return _three_sides(result)
+    if len(result.sides) > 2:
+        return _many_sides(result)
     be = result.breakeven_utilisation
     if missing(be.p50):
         head = (
@@ -78,17 +79,16 @@ def _breakeven(be: Breakeven, against: str) -> str:
     return f"breaks even with {against} at {fmt_utilisation(be.p50)}{_spread(be)}"
 
 
-def _three_sides(result: Result) -> str:
+def _many_sides(result: Result) -> str:
     """The option cheapest in most draws at the report utilisation, with the others' shares,
-    then where buying breaks even with renting and with the API."""
-    renting = _breakeven(result.breakeven_utilisation, "renting")
-    api = _breakeven(result.breakeven_vs_api, "the API")
-    tail = f"buying {renting} and {api}"
+    then where buying breaks even with each other side (renting, the API, ...)."""
+    said = [_breakeven(result.against(s).breakeven, side_of(s).doing) for s in result.sides[1:]]
+    tail = f"buying {', '.join(said[:-1])} and {said[-1]}"
     j = result.level(result.cumulative_cost.utilisation)
     if j is None:
         return tail[0].upper() + tail[1:] + "."
     shares = {side: float(share[j]) for side, share in result.cheapest_share.items()}
-    best = max(shares, key=lambda side: shares[side])  # the first of buy, rent, api on ties
+    best = max(shares, key=lambda side: shares[side])  # the first in the sides' order on ties
     others = ", ".join(f"{side_of(s).doing} {fmt_share(v)}" for s, v in shares.items() if s != best)
     level = fmt_utilisation(result.cumulative_cost.utilisation)
     head = (

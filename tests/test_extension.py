@@ -284,6 +284,15 @@ def test_the_words_weigh_the_inputs_against_it(drawn_fee) -> None:
     assert 'id="chart-tornado-dedicated-title"' in html  # its tornado chart, inline
     md = render(drawn_fee, "md").decode().replace("\\", "")
     assert "### Against the dedicated server" in md and voi in md
+    # The verdict weighs every side: at u = 0.5 renting (8,760) is cheaper than buying
+    # (15,000) and the server (12,500 or 18,500) in every draw.
+    from present.verdict import verdict
+
+    assert verdict(drawn_fee.result) == (
+        "At 50 % utilisation renting is the cheapest option in 100 % of draws (buying 0 %, the "
+        "dedicated server 0 %); buying breaks even with renting at 85.6 % and is cheaper than "
+        "the dedicated server even when idle in most draws."
+    )
     # The key figures and the XLSX summary give the break-even against each side: against
     # renting 15,000 = 17,520 u at u = 0.856 in every draw; against the server 0 in 75 % of
     # the draws (P10 and P50) and never in 25 % (P90).
