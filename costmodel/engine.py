@@ -640,6 +640,29 @@ def _proportional(lines: dict[str, BuyLine | RentLine], s: int) -> dict[str, Lev
     return out
 
 
+def _sloped(
+    lines: dict[str, BuyLine | RentLine], per_u: dict[str, LevelBands], s: int
+) -> dict[str, RisingLine]:
+    """The order statistics of the slopes of each rent line (not through the origin: those
+    are ``per_u``'s) whose intercept and kink are the same in every draw, without a priced
+    carbon's ``per_u``: TCO(u) = at_zero + slope * max(0, u - kink) keeps the order of the
+    slopes at every u, so its percentiles come from one selection of them."""
+    out = {}
+    for side, line in lines.items():
+        same = not (np.ndim(line.at_zero) or np.ndim(line.per_u) or np.any(line.per_u))
+        if isinstance(line, RentLine) and side not in per_u and same and not np.ndim(line.kink):
+            out[side] = RisingLine.sloped(float(line.at_zero), _per_draw(line.slope, s))
+    return out
+
+
+def _sloped_percentiles(sloped: RisingLine, line: RentLine, u: float) -> dict[str, float] | None:
+    """The percentiles of ``line``'s TCO at ``u`` from its slopes' order statistics, as
+    :func:`_tco_at` evaluates it draw by draw; ``None`` where every draw's TCO is a zero
+    whose sign the order of the slopes does not tell (the draws are summarised instead)."""
+    x = float(np.maximum(0.0, u - line.kink))
+    return None if x == 0.0 and line.at_zero == 0.0 else sloped.percentiles(x)
+
+
 def _proportional_unit(
     lines: dict[str, BuyLine | RentLine],
     per_u: dict[str, LevelBands],
@@ -726,6 +749,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         gap_se[side] = np.empty(grid.size)
     scratch, own = np.empty(s), sim.own_throughput  # per-level gaps, each draw's work
     per_u = _proportional(lines, s)
+    sloped = _sloped(lines, per_u, s)
     unit_once = _proportional_unit(lines, per_u, own, h, scratch)
     per_draw = None  # work per draw: the percentiles of each draw's ratio
     if np.ndim(own):
@@ -750,10 +774,11 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         for side, values in at.items():
             if side in unit_once and u > 0:  # the same at every u > 0
                 unit[side].times(j, unit_once[side], 1.0)
+            q = _sloped_percentiles(sloped[side], lines[side], u) if side in sloped else None
             if side in per_u:
                 tco[side].times(j, per_u[side], float(u))
             else:
-                tco[side].put(j, values)
+                tco[side].put(j, values, q=q)
             if not np.ndim(own) or u == 0:  # one amount of work: the TCO's percentiles over it
                 work = u * 730.0 * h * np.asarray(own)
                 unit[side].scaled(j, tco[side], float(np.max(work)))

@@ -11,6 +11,7 @@ difference of two rows' P90 or CVaR95 on the same draws.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
@@ -80,15 +81,7 @@ def percentiles(values: np.ndarray) -> dict[str, Any]:
 
     ``values`` of shape ``(n,)`` gives floats; ``(K, n)`` gives ``(K,)`` arrays, row by row
     (the same numbers, one numpy call per step for all rows)."""
-    n = values.shape[-1]
-    order = _order_statistics(n)
-    if n < 16:  # too few to part: sorted, each neighbour is in place
-        values.sort(axis=-1)
-    else:
-        (_, low10, _), (_, low50, _), (_, low90, _) = order
-        values.partition(low50, axis=-1)
-        values[..., :low50].partition(low10, axis=-1)
-        values[..., low50 + 1 :].partition(low90 - low50 - 1, axis=-1)
+    order = _partitioned(values)
     if values.ndim == 1:
         return {name: _between(values, *o) for name, o in zip(_NAMES, order, strict=True)}
     out = {}
@@ -98,6 +91,35 @@ def percentiles(values: np.ndarray) -> dict[str, Any]:
             if frac != 0.0:
                 v = v + frac * (np.fmin.reduce(values[:, lo + 1 : bound + 1], axis=1) - v)
             out[name] = np.where(np.isfinite(v), v, math.nan)
+    return out
+
+
+def _partitioned(values: np.ndarray) -> tuple[tuple[float, int, int], ...]:
+    """Reorder ``values`` (``(n,)``, or ``(K, n)`` row by row) so that each order statistic
+    :func:`percentiles` reads is in place and each upper neighbour lies between it and the
+    next (:func:`_order_statistics`, which is returned): a partition at P50, then one in each
+    half (fewer than 16 values are sorted)."""
+    n = values.shape[-1]
+    order = _order_statistics(n)
+    if n < 16:  # too few to part: sorted, each neighbour is in place
+        values.sort(axis=-1)
+    else:
+        (_, low10, _), (_, low50, _), (_, low90, _) = order
+        values.partition(low50, axis=-1)
+        values[..., :low50].partition(low10, axis=-1)
+        values[..., low50 + 1 :].partition(low90 - low50 - 1, axis=-1)
+    return order
+
+
+def _from_order(n: int, kth: Callable[[int], float]) -> dict[str, float]:
+    """P10/P50/P90 of ``n`` values as :func:`percentiles` finds them (NaN where one is not
+    finite), from ``kth(k)``, the k-th smallest value (0-based)."""
+    out = {}
+    for name, (frac, lo, _) in zip(_NAMES, _order_statistics(n), strict=True):
+        v = kth(lo)
+        if frac != 0.0:
+            v += frac * (kth(lo + 1) - v)
+        out[name] = v if math.isfinite(v) else math.nan
     return out
 
 
@@ -179,8 +201,7 @@ class Reciprocals:
 
     def __init__(self, w: np.ndarray) -> None:
         n = w.size
-        self._order = _order_statistics(n)
-        ranks = {r for _, lo, _ in self._order for r in (lo, min(lo + 1, n - 1))}
+        ranks = {r for _, lo, _ in _order_statistics(n) for r in (lo, min(lo + 1, n - 1))}
         ordered = np.sort(w)  # faster than a partition at several ranks
         self._n, self._w = n, {k: float(ordered[k]) for k in ranks | {n - 1 - r for r in ranks}}
         self.smallest = float(ordered[0])
@@ -193,13 +214,7 @@ class Reciprocals:
         def ratio(k: int) -> float:  # the k-th smallest ratio
             return c / (u * self._w[last - k if c >= 0.0 else k])
 
-        out = {}
-        for name, (frac, lo, _) in zip(_NAMES, self._order, strict=True):
-            v = ratio(lo)
-            if frac != 0.0:
-                v += frac * (ratio(lo + 1) - v)
-            out[name] = v if math.isfinite(v) else math.nan
-        return out
+        return _from_order(self._n, ratio)
 
 
 class RisingLine:
@@ -209,11 +224,15 @@ class RisingLine:
     either, in floating point too, and its k-th smallest value is that of the k-th draw.
     The same numbers as :func:`percentiles` of ``a + b * u`` computed draw by draw."""
 
-    def __init__(self, a: np.ndarray, b: np.ndarray, order: np.ndarray) -> None:
-        n = a.size
-        self._order = _order_statistics(n)
-        ranks = {r for _, lo, _ in self._order for r in (lo, min(lo + 1, n - 1))}
-        self._ab = {k: (float(a[order[k]]), float(b[order[k]])) for k in ranks}
+    def __init__(self, n: int, ab: dict[int, tuple[float, float]]) -> None:
+        self._n, self._ab = n, ab  # (a, b) of the k-th draw in the order, by the ranks read
+
+    @classmethod
+    def sloped(cls, a: float, b: np.ndarray) -> RisingLine:
+        """The line of an ``a`` the same in every draw and each draw's ``b`` (not changed):
+        the order of ``b``, which ``a + b * u`` keeps at every u >= 0, from one selection of
+        the order statistics read (no sort)."""
+        return cls(b.size, {k: (float(a), v) for k, v in _ranked(np.array(b)).items()})
 
     @classmethod
     def of(cls, a: np.ndarray, b: np.ndarray) -> RisingLine | None:
@@ -224,7 +243,9 @@ class RisingLine:
             ordered = x[order]  # one at a time: a million draws hold 8 MB each
             if not np.all(ordered[1:] >= ordered[:-1]):
                 return None
-        return cls(a, b, order)
+        n = a.size
+        ranks = {r for _, lo, _ in _order_statistics(n) for r in (lo, min(lo + 1, n - 1))}
+        return cls(n, {k: (float(a[order[k]]), float(b[order[k]])) for k in ranks})
 
     def percentiles(self, u: float) -> dict[str, float]:
         """P10/P50/P90 of ``a + b * u`` (NaN where one is not finite)."""
@@ -233,13 +254,19 @@ class RisingLine:
             a, b = self._ab[k]
             return b * u + a
 
-        out = {}
-        for name, (frac, lo, _) in zip(_NAMES, self._order, strict=True):
-            v = value(lo)
-            if frac != 0.0:
-                v += frac * (value(lo + 1) - v)
-            out[name] = v if math.isfinite(v) else math.nan
-        return out
+        return _from_order(self._n, value)
+
+
+def _ranked(values: np.ndarray) -> dict[int, float]:
+    """The order statistics :func:`percentiles` reads of ``values`` (n,), by 0-based rank:
+    each percentile's lower one and, where it interpolates, the next; ``values`` is reordered
+    (:func:`_partitioned`)."""
+    out = {}
+    for frac, lo, bound in _partitioned(values):
+        out[lo] = float(values[lo])
+        if frac != 0.0:
+            out[lo + 1] = float(np.fmin.reduce(values[lo + 1 : bound + 1]))
+    return out
 
 
 def input_ranks(sim: Drawn, name: str, dist: Distribution | None = None) -> np.ndarray:
