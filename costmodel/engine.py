@@ -812,10 +812,10 @@ def _payback_months(paid: np.ndarray) -> Payback:
     horizon."""
     u_count, s = paid.shape
     pay, never = LevelBands(u_count, mean=False), np.empty(u_count)
-    scratch = np.empty(s)
+    scratch, finite = np.empty(s), np.empty(s, dtype=bool)
     for j, row in enumerate(paid):
         np.copyto(scratch, row)
-        never[j] = np.count_nonzero(~np.isfinite(scratch)) / s
+        never[j] = (s - np.count_nonzero(np.isfinite(scratch, out=finite))) / s
         pay.put(j, scratch)
     bands = pay.bands()
     return Payback(bands.p10, bands.p50, bands.p90, frozen_array(never))
@@ -946,11 +946,14 @@ def _carbon_level(
     kg: np.ndarray,
     work: np.ndarray,
     q: dict[str, float] | None = None,
+    per_draw: bool | None = None,
 ) -> None:
     """Level ``j`` of the emissions ``kg`` [kg CO2e] of every draw into ``t`` [t CO2e] and,
     over ``work`` [units of work] (a 0-d array, or one per draw, then overwritten), into ``g``
-    [g CO2e/unit]; ``q``, when given, holds the percentiles of ``kg``."""
-    per_draw = work.ndim > 0 and bool(np.all(work > 0))
+    [g CO2e/unit]; ``q``, when given, holds the percentiles of ``kg``; ``per_draw``, when
+    given, whether ``work`` is an array above 0 in every draw (else looked at)."""
+    if per_draw is None:
+        per_draw = work.ndim > 0 and bool(np.all(work > 0))
     if per_draw:  # work per draw: the percentiles of each draw's ratio
         g.put(j, np.divide(kg, work, out=work), scale=1.0 / carbon.G_PER_KG)
     t.put(j, kg, scale=carbon.KG_PER_TONNE, q=q)
@@ -998,6 +1001,8 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
         once[side] = LevelBands(1), LevelBands(1, mean=False)
         _carbon_level(*once[side], 0, _kg_into(kg, sides[side], 1.0), work(1.0))
     ratios = Reciprocals(full) if same and full.ndim and np.all(full > 0) else None
+    # u * full > 0 in every draw where u * min(full) is (a product with u >= 0 is monotone)
+    smallest = float(full.min()) if full.ndim else math.nan
     for j, u in enumerate(grid):
         for side, line in sides.items():
             if side in once:
@@ -1015,7 +1020,8 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
             else:
                 line_q = rising.get(side)
                 q = None if line_q is None else line_q.percentiles(float(u))
-                _carbon_level(tonnes[side], per[side], j, _kg_into(kg, line, u), work(u), q)
+                kg_u, per_draw = _kg_into(kg, line, u), bool(u * smallest > 0)
+                _carbon_level(tonnes[side], per[side], j, kg_u, work(u), q, per_draw)
     bands = {side: b.bands() for side, b in tonnes.items()}
     unit = UnitCost(inputs.unit, {side: b.bands() for side, b in per.items()})
     unknown = ("api",) if inputs.api is not None and e.api is None else ()
