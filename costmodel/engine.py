@@ -651,17 +651,19 @@ def _proportional(lines: dict[str, BuyLine | RentLine], s: int) -> dict[str, Lev
 
 
 def _sloped(
-    lines: dict[str, BuyLine | RentLine], per_u: dict[str, LevelBands], s: int
+    lines: dict[str, BuyLine | RentLine], per_u: dict[str, LevelBands], spare: np.ndarray
 ) -> dict[str, RisingLine]:
     """The order statistics of the slopes of each rent line (not through the origin: those
     are ``per_u``'s) whose intercept and kink are the same in every draw, without a priced
     carbon's ``per_u``: TCO(u) = at_zero + slope * max(0, u - kink) keeps the order of the
-    slopes at every u, so its percentiles come from one selection of them."""
+    slopes at every u, so its percentiles come from one selection of them (in ``spare``, a
+    free buffer of draws)."""
     out = {}
     for side, line in lines.items():
         same = not (np.ndim(line.at_zero) or np.ndim(line.per_u) or np.any(line.per_u))
         if isinstance(line, RentLine) and side not in per_u and same and not np.ndim(line.kink):
-            out[side] = RisingLine.sloped(float(line.at_zero), _per_draw(line.slope, s))
+            spare[...] = line.slope
+            out[side] = RisingLine.sloped(float(line.at_zero), spare)
     return out
 
 
@@ -759,7 +761,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         gap_se[side] = np.empty(grid.size)
     scratch, own = np.empty(s), sim.own_throughput  # per-level gaps, each draw's work
     per_u = _proportional(lines, s)
-    sloped = _sloped(lines, per_u, s)
+    sloped = _sloped(lines, per_u, scratch)
     unit_once = _proportional_unit(lines, per_u, own, h, scratch)
     per_draw = None  # work per draw: the percentiles of each draw's ratio
     if np.ndim(own):

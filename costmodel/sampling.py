@@ -241,20 +241,23 @@ def _latin(
     """A Latin hypercube's percentiles and strata in each replicate of ``sizes``, replicate
     after replicate from ``rng``: a random permutation of the m strata, then m uniform
     offsets within them (as :func:`_open_unit` draws them), (stratum + offset) / m, in one
-    array, the arithmetic done once for every replicate. Returns that array, the
-    percentiles as consecutive views of it, and the strata."""
+    array, the offsets' arithmetic done once for every replicate (their words are read into
+    the array's own memory). Returns that array, the percentiles as consecutive views of it,
+    and the strata."""
     ends = np.cumsum([0, *sizes])
-    words, strata = np.empty(int(ends[-1]), np.uint64), []
+    q, strata = np.empty(int(ends[-1])), []
+    words = q.view(np.uint64)
     for (a, b), m in zip(itertools.pairwise(ends), sizes, strict=True):
         strata.append(rng.permutation(m))  # the stream's order: permutation, then offsets
         words[a:b] = rng.bit_generator.random_raw(m)
     words >>= 11
-    q = np.add(words, 0.5)
-    del words
+    np.add(words, 0.5, out=q)  # each word read before its place is written
     q *= _EPS
-    q += np.concatenate(strata)
-    q /= sizes[0] if min(sizes) == max(sizes) else np.repeat(np.asarray(sizes, float), sizes)
-    return q, [q[a:b] for a, b in itertools.pairwise(ends)], strata
+    parts = [q[a:b] for a, b in itertools.pairwise(ends)]
+    for part, perm, m in zip(parts, strata, sizes, strict=True):
+        part += perm
+        part /= m
+    return q, parts, strata
 
 
 def _split_strata(

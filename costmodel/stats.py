@@ -229,10 +229,10 @@ class RisingLine:
 
     @classmethod
     def sloped(cls, a: float, b: np.ndarray) -> RisingLine:
-        """The line of an ``a`` the same in every draw and each draw's ``b`` (not changed):
-        the order of ``b``, which ``a + b * u`` keeps at every u >= 0, from one selection of
-        the order statistics read (no sort)."""
-        return cls(b.size, {k: (float(a), v) for k, v in _ranked(np.array(b)).items()})
+        """The line of an ``a`` the same in every draw and each draw's ``b`` (reordered in
+        place): the order of ``b``, which ``a + b * u`` keeps at every u >= 0, from one
+        selection of the order statistics read (no sort)."""
+        return cls(b.size, {k: (float(a), v) for k, v in _ranked(b).items()})
 
     @classmethod
     def of(cls, a: np.ndarray, b: np.ndarray) -> RisingLine | None:
