@@ -695,7 +695,8 @@ def _proportional_unit(
     return out
 
 
-#: Elements of the blocks of levels whose costs per unit of work are summarised at once.
+#: Elements of the blocks of levels whose costs per unit of work (or payback months) are
+#: summarised at once.
 _UNIT_BLOCK_ELEMENTS = 1_000_000
 
 
@@ -813,6 +814,11 @@ def _payback_months(paid: np.ndarray) -> Payback:
     (NaN where they land on "never") and the share of draws that do not pay back within the
     horizon."""
     u_count, s = paid.shape
+    if paid.size <= _UNIT_BLOCK_ELEMENTS:  # every level at once: one call a step, not one a level
+        block = np.array(paid)
+        never = (s - np.count_nonzero(np.isfinite(block), axis=1)) / s
+        bands = LevelBands.of_rows(block)
+        return Payback(bands.p10, bands.p50, bands.p90, frozen_array(never))
     pay, never = LevelBands(u_count, mean=False), np.empty(u_count)
     scratch, finite = np.empty(s), np.empty(s, dtype=bool)
     for j, row in enumerate(paid):
