@@ -14,6 +14,7 @@ target precision the draws are doubled until it is met (:func:`_converge`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 import tracemalloc
@@ -28,6 +29,7 @@ from .cashflows import (
     ApiDraws,
     BuyDraws,
     BuyLine,
+    Gap,
     Lines,
     RentDraws,
     RentLine,
@@ -64,6 +66,7 @@ from .sampling import Sample, Sampler, average_ranks, gaussian_copula, sample
 from .sides import SIDES
 from .stats import (
     LevelBands,
+    Paybacks,
     Reciprocals,
     RisingLine,
     centred,
@@ -143,12 +146,15 @@ class Phases:
 class Simulation:
     """Per-draw outcomes. Shapes: S draws, U utilisation levels, H months.
 
-    ``buy``, ``rent``: the TCO lines of each draw [USD]; ``payback`` [month] (U, S), inf = never;
-    ``breakeven`` [-] (S,), inf = never; ``own_throughput`` [reference GPU-hours/hour], a float
-    or (S,); ``cum_buy``, ``cum_rent`` [USD] month-major (H + 1, min(S, CUMULATIVE_DRAWS)) at
+    ``buy``, ``rent``: the TCO lines of each draw [USD]; ``paybacks`` each draw's payback
+    months against each side bought against by name (``"rent"``, ``"api"``, further sides'),
+    as the summary reads them (:class:`~costmodel.stats.Paybacks`), and ``payback`` [month]
+    (U, S), inf = never, those against renting as an array; ``breakeven`` [-] (S,), inf =
+    never; ``own_throughput`` [reference GPU-hours/hour], a float or (S,); ``cum_buy``,
+    ``cum_rent`` [USD] month-major (H + 1, min(S, CUMULATIVE_DRAWS)) at
     ``report_utilisation`` (``cum_api`` the hosted API's, ``None`` without one); ``draws``
-    every input by name (floats for fixed ones) and ``sample``
-    the ranks the sampler knew (its percentiles are let go once mapped to draws).
+    every input by name (floats for fixed ones) and ``sample`` the ranks the sampler knew
+    (its percentiles are let go once mapped to draws).
     ``inputs.samples`` is the number of draws made; ``initial_samples`` the number asked for
     (fewer when the draws were doubled toward ``inputs.target_halfwidth``). With a hosted API,
     ``api`` is its TCO line and ``payback_api`` (U, S), ``breakeven_api`` (S,) those of buying
@@ -164,7 +170,7 @@ class Simulation:
     sample: Sample
     buy: BuyLine
     rent: RentLine
-    payback: np.ndarray
+    paybacks: Mapping[str, Paybacks]
     breakeven: np.ndarray
     own_throughput: Value
     report_utilisation: float
@@ -172,15 +178,28 @@ class Simulation:
     cum_rent: np.ndarray
     initial_samples: int = 0
     api: RentLine | None = None
-    payback_api: np.ndarray | None = None
     breakeven_api: np.ndarray | None = None
     availability: Value = 1.0
     carbon: carbon.Emissions | None = None
     cum_api: np.ndarray | None = None
     further: Mapping[str, RentLine] = field(default_factory=dict)
     breakeven_further: Mapping[str, np.ndarray] = field(default_factory=dict)
-    payback_further: Mapping[str, np.ndarray] = field(default_factory=dict)
     cum_further: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    @functools.cached_property
+    def payback(self) -> np.ndarray:
+        """Each draw's payback month against renting [month] (U, S), inf = never."""
+        return self.paybacks["rent"].months()
+
+    @functools.cached_property
+    def payback_api(self) -> np.ndarray | None:
+        """Each draw's payback month against the hosted API [month] (U, S), or ``None``."""
+        return self.paybacks["api"].months() if "api" in self.paybacks else None
+
+    @functools.cached_property
+    def payback_further(self) -> dict[str, np.ndarray]:
+        """Each draw's payback month against each further side [month] (U, S), by name."""
+        return {side: self.paybacks[side].months() for side in self.further}
 
     def buy_tco(self, u: float) -> np.ndarray:
         """TCO_buy [USD] of every draw at utilisation ``u``, a new ``(S,)`` array."""
@@ -306,8 +325,7 @@ def simulate(
     terms = Terms(inputs.horizon_months, inputs.discount_rate, inputs.tax_rate)
     t_own = lines.own
     levels = np.asarray(inputs.utilisation, dtype=float)
-    paid, paid_api = _paybacks(inputs, values, lines, terms, levels, progress)
-    paid_further = _further_paybacks(inputs, values, lines, terms, levels)
+    paid = _paybacks(inputs, values, lines, terms, levels, progress)
     level = _report_level(inputs)
     cum = _cumulative_draws(inputs, values, lines, terms, level)
     phases.mark("payback")
@@ -317,7 +335,7 @@ def simulate(
         sample=drawn,
         buy=lines.buy,
         rent=lines.rent,
-        payback=paid,
+        paybacks=paid,
         breakeven=breakevens["rent"],
         own_throughput=t_own,
         report_utilisation=level,
@@ -326,13 +344,11 @@ def simulate(
         cum_api=cum.get("api"),
         initial_samples=initial,
         api=lines.api,
-        payback_api=paid_api,
         breakeven_api=breakevens.get("api"),
         availability=lines.availability,
         carbon=carbon.emissions(inputs, values, lines),
         further=lines.further,
         breakeven_further={name: breakevens[name] for name in lines.further},
-        payback_further=paid_further,
         cum_further={name: cum[name] for name in lines.further},
     )
 
@@ -368,32 +384,87 @@ def _paybacks(
     terms: Terms,
     levels: np.ndarray,
     progress: Progress | None,
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Each draw's payback month at every level against renting and, with a hosted API,
-    against the API (``None`` without one), one chunk of draws at a time; ``progress`` is
-    told the share of draws done after each chunk."""
-    s, api = inputs.samples, inputs.api
-    chunk = _chunk_draws(inputs)
-    paid = np.empty((levels.size, s))
-    paid_api = None if api is None else np.empty((levels.size, s))
-    work = Workspace()
+) -> dict[str, Paybacks]:
+    """Each draw's payback month at every level against each side bought against, by name:
+    ``"rent"``, with a hosted API ``"api"``, and each further side, one chunk of draws at a
+    time (:func:`_side_payback`); ``progress`` is told the share of draws done after each
+    chunk. Whether a reservation's kink bends the gap is decided on the whole sample, so a
+    draw's months are the same whichever draws it is evaluated with (as :class:`Paybacks`
+    needs to compute some again)."""
+    s, chunk = inputs.samples, _chunk_draws(inputs)
+    rivals = {"rent": lines.rent} if lines.api is None else {"rent": lines.rent, "api": lines.api}
+    kinked = {side: bool(np.any(np.asarray(line.kink) > 0)) for side, line in rivals.items()}
+    sides = [*rivals, *(name for name, _ in inputs.further)]
+    out = {}
+    for side in sides:
+        exact = _exact_paybacks(inputs, values, lines, terms, levels, side, kinked.get(side))
+        out[side] = Paybacks(levels.size, s, inputs.horizon_months, chunk, exact)
+    work, buf = Workspace(), np.empty((levels.size, min(s, chunk)))
     for start in range(0, s, chunk):
         rows = slice(start, min(s, start + chunk))
         n = rows.stop - start
         part = {k: _rows(v, rows) for k, v in values.items()}
-        bp, t_own = BuyDraws.sampled(inputs.buy, part), _rows(lines.own, rows)
-        rp, t_inst = RentDraws.sampled(inputs.rent, part), _rows(lines.instance, rows)
-        g = gap(bp, rp, t_own, t_inst, terms, n, work)
-        g = carbon.priced_gap(g, inputs, part, t_own, t_inst, terms)
-        payback(g, levels, out=paid[:, rows])
-        if paid_api is not None:
-            ap = ApiDraws.sampled(api, part).as_rented()
-            g = gap(bp, ap, t_own, 1.0, terms, n, work)
-            g = carbon.priced_gap(g, inputs, part, t_own, t_inst, terms, against="api")
-            payback(g, levels, out=paid_api[:, rows])
+        own, inst = _rows(lines.own, rows), _rows(lines.instance, rows)
+        for side in sides:
+            g = _side_payback(inputs, part, own, inst, terms, n, side, kinked.get(side), work)
+            out[side].put(rows, payback(g, levels, out=buf[:, :n]))
         if progress is not None:
             progress(rows.stop / s)
-    return paid, paid_api
+    return out
+
+
+def _exact_paybacks(
+    inputs: ModelInputs,
+    values: dict[str, Value],
+    lines: Lines,
+    terms: Terms,
+    levels: np.ndarray,
+    side: str,
+    kinked: bool | None,
+) -> Callable[[np.ndarray], np.ndarray]:
+    """The payback months (U, k) against ``side`` of the draws of given indices, computed
+    again as :func:`_paybacks` computes them."""
+
+    def exact(draws: np.ndarray) -> np.ndarray:
+        part = {k: _rows(v, draws) for k, v in values.items()}
+        own, inst = _rows(lines.own, draws), _rows(lines.instance, draws)
+        g = _side_payback(inputs, part, own, inst, terms, draws.size, side, kinked, Workspace())
+        return payback(g, levels)
+
+    return exact
+
+
+def _side_payback(
+    inputs: ModelInputs,
+    part: dict[str, Value],
+    own: Value,
+    inst: Value,
+    terms: Terms,
+    draws: int,
+    side: str,
+    kinked: bool | None,
+    work: Workspace,
+) -> Gap:
+    """The cumulative gap by month of buying against ``side`` of the ``draws`` draws
+    ``part`` (of throughputs ``own`` and ``inst``), carbon's price in: against renting, the
+    hosted API, or a further side (buying's cumulative cost, against a side that costs
+    nothing, less the side's own by month, :attr:`~costmodel.sides.Side.by_month`);
+    ``kinked`` as ``any_kink`` of :func:`~costmodel.cashflows.gap`."""
+    bp = BuyDraws.sampled(inputs.buy, part)
+    if side == "rent":
+        g = gap(bp, RentDraws.sampled(inputs.rent, part), own, inst, terms, draws, work, kinked)
+        return carbon.priced_gap(g, inputs, part, own, inst, terms)
+    if side == "api":
+        ap = ApiDraws.sampled(inputs.api, part).as_rented()
+        g = gap(bp, ap, own, 1.0, terms, draws, work, kinked)
+        return carbon.priced_gap(g, inputs, part, own, inst, terms, against="api")
+    kind, obj = SIDES[side], dict(inputs.further)[side]
+    g = gap(bp, _NOTHING, own, 1.0, terms, draws, work)
+    g = carbon.priced_gap(g, inputs, part, own, 1.0, terms, against=side)
+    fixed, per_u = (_by_draw(x) for x in kind.by_month(kind.drawn(obj, part, side), own, terms))
+    np.subtract(g.net0, fixed[1:], out=g.net0)  # the gap's own buffers
+    np.subtract(g.slope, per_u[1:], out=g.slope)
+    return dataclasses.replace(g, capex=np.broadcast_to(g.capex - fixed[0], g.capex.shape))
 
 
 def _chunk_draws(inputs: ModelInputs) -> int:
@@ -426,39 +497,6 @@ def _by_draw(x: np.ndarray) -> np.ndarray:
     """A month-major ``(H + 1,)`` or ``(H + 1, S)`` array as ``(H + 1, 1)`` or itself."""
     x = np.asarray(x, dtype=float)
     return x[:, None] if x.ndim == 1 else x
-
-
-def _further_paybacks(
-    inputs: ModelInputs,
-    values: dict[str, Value],
-    lines: Lines,
-    terms: Terms,
-    levels: np.ndarray,
-) -> dict[str, np.ndarray]:
-    """Each draw's payback month at every level against each further side, by name: the gap
-    of buying against a side that costs nothing, less the side's cumulative cost by month
-    (:attr:`~costmodel.sides.Side.by_month`), one chunk of draws at a time."""
-    if not inputs.further:
-        return {}
-    s = inputs.samples
-    chunk = _chunk_draws(inputs)
-    out = {name: np.empty((levels.size, s)) for name, _ in inputs.further}
-    work = Workspace()
-    for start in range(0, s, chunk):
-        rows = slice(start, min(s, start + chunk))
-        part = {k: _rows(v, rows) for k, v in values.items()}
-        bp, t_own = BuyDraws.sampled(inputs.buy, part), _rows(lines.own, rows)
-        for name, obj in inputs.further:
-            kind = SIDES[name]
-            g = gap(bp, _NOTHING, t_own, 1.0, terms, rows.stop - start, work)
-            g = carbon.priced_gap(g, inputs, part, t_own, 1.0, terms, against=name)
-            monthly = kind.by_month(kind.drawn(obj, part, name), t_own, terms)
-            fixed, per_u = (_by_draw(x) for x in monthly)
-            np.subtract(g.net0, fixed[1:], out=g.net0)  # the gap's own buffers
-            np.subtract(g.slope, per_u[1:], out=g.slope)
-            capex = np.broadcast_to(g.capex - fixed[0], g.capex.shape)
-            payback(dataclasses.replace(g, capex=capex), levels, out=out[name][:, rows])
-    return out
 
 
 def _by_input(
@@ -809,24 +847,11 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     )
 
 
-def _payback_months(paid: np.ndarray) -> Payback:
-    """Percentiles of the payback month at every level of ``paid`` (levels, draws) [month]
-    (NaN where they land on "never") and the share of draws that do not pay back within the
-    horizon."""
-    u_count, s = paid.shape
-    if paid.size <= _UNIT_BLOCK_ELEMENTS:  # every level at once: one call a step, not one a level
-        block = np.array(paid)
-        never = (s - np.count_nonzero(np.isfinite(block), axis=1)) / s
-        bands = LevelBands.of_rows(block)
-        return Payback(bands.p10, bands.p50, bands.p90, frozen_array(never))
-    pay, never = LevelBands(u_count, mean=False), np.empty(u_count)
-    scratch, finite = np.empty(s), np.empty(s, dtype=bool)
-    for j, row in enumerate(paid):
-        np.copyto(scratch, row)
-        never[j] = (s - np.count_nonzero(np.isfinite(scratch, out=finite))) / s
-        pay.put(j, scratch)
-    bands = pay.bands()
-    return Payback(bands.p10, bands.p50, bands.p90, frozen_array(never))
+def _payback_months(paid: Paybacks) -> Payback:
+    """Percentiles of the payback month at every level [month] (NaN where they land on
+    "never") and the share of draws that do not pay back within the horizon."""
+    q, never = paid.summary()
+    return Payback(*(frozen_array(q[k]) for k in ("p10", "p50", "p90")), frozen_array(never))
 
 
 def _cumulative(sim: Simulation) -> CumulativeCost:
@@ -881,7 +906,7 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
     grid = frozen_array(inputs.utilisation)
     sens_level = int(np.argmin(np.abs(grid - sim.report_utilisation)))
     levels = _level_bands(sim, grid, sens_level)
-    payback_months = _payback_months(sim.payback)
+    payback_months = _payback_months(sim.paybacks["rent"])
     breakeven = summarise_breakeven(sim.breakeven)
     by_side = _sensitivity(sim, grid, sens_level, levels.sens_gap)
     sensitivity, voi = by_side["rent"]
@@ -929,7 +954,7 @@ def _api_outcomes(sim: Simulation, levels: _Levels) -> dict[str, object]:
         "api_tco": levels.tco["api"],
         "prob_buy_cheaper_than_api": levels.prob_api,
         "breakeven_vs_api": summarise_breakeven(sim.breakeven_api),
-        "payback_vs_api_months": _payback_months(sim.payback_api),
+        "payback_vs_api_months": _payback_months(sim.paybacks["api"]),
     }
 
 
@@ -941,7 +966,7 @@ def _versus(sim: Simulation, levels: _Levels) -> dict[str, Versus]:
             tco=levels.tco[side],
             prob_buy_cheaper=levels.prob_further[side],
             breakeven=summarise_breakeven(sim.breakeven_further[side]),
-            payback=_payback_months(sim.payback_further[side]),
+            payback=_payback_months(sim.paybacks[side]),
         )
         for side in sim.further
     }
