@@ -395,10 +395,23 @@ def _paybacks(
     rivals = {"rent": lines.rent} if lines.api is None else {"rent": lines.rent, "api": lines.api}
     kinked = {side: bool(np.any(np.asarray(line.kink) > 0)) for side, line in rivals.items()}
     sides = [*rivals, *(name for name, _ in inputs.further)]
-    out = {}
-    for side in sides:
-        exact = _exact_paybacks(inputs, values, lines, terms, levels, side, kinked.get(side))
-        out[side] = Paybacks(levels.size, s, inputs.horizon_months, chunk, exact)
+
+    def again(side: str) -> Callable[[np.ndarray], np.ndarray]:
+        """The months (U, k) against ``side`` of the draws of given indices, once more."""
+
+        def months(draws: np.ndarray) -> np.ndarray:
+            part = {k: _rows(v, draws) for k, v in values.items()}
+            own, inst = _rows(lines.own, draws), _rows(lines.instance, draws)
+            g = _side_payback(
+                inputs, part, own, inst, terms, draws.size, side, kinked.get(side), Workspace()
+            )
+            return payback(g, levels)
+
+        return months
+
+    out = {
+        side: Paybacks(levels.size, s, inputs.horizon_months, chunk, again(side)) for side in sides
+    }
     work, buf = Workspace(), np.empty((levels.size, min(s, chunk)))
     for start in range(0, s, chunk):
         rows = slice(start, min(s, start + chunk))
@@ -411,27 +424,6 @@ def _paybacks(
         if progress is not None:
             progress(rows.stop / s)
     return out
-
-
-def _exact_paybacks(
-    inputs: ModelInputs,
-    values: dict[str, Value],
-    lines: Lines,
-    terms: Terms,
-    levels: np.ndarray,
-    side: str,
-    kinked: bool | None,
-) -> Callable[[np.ndarray], np.ndarray]:
-    """The payback months (U, k) against ``side`` of the draws of given indices, computed
-    again as :func:`_paybacks` computes them."""
-
-    def exact(draws: np.ndarray) -> np.ndarray:
-        part = {k: _rows(v, draws) for k, v in values.items()}
-        own, inst = _rows(lines.own, draws), _rows(lines.instance, draws)
-        g = _side_payback(inputs, part, own, inst, terms, draws.size, side, kinked, Workspace())
-        return payback(g, levels)
-
-    return exact
 
 
 def _side_payback(
