@@ -776,12 +776,17 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     unit of work (NaN at u = 0), the share of draws where buying is cheaper (than renting and
     than the API) and the standard error of the mean gap (in closed form unless the
     reservation's kink varies), with the draws' gaps at level ``sens_level``. A buffer of draws
-    per side is reused level after level (no page faults per level)."""
+    per side is reused level after level (no page faults per level); where every level's TCOs
+    fit a block (:data:`_UNIT_BLOCK_ELEMENTS`), they are summarised at once after the levels,
+    one call a step for every level."""
     s, h = sim.inputs.samples, sim.inputs.horizon_months
     lines = sim.lines()
     tco = {side: LevelBands(grid.size) for side in lines}
     unit = {side: LevelBands(grid.size, mean=False) for side in lines}
-    buf = {side: np.empty(s) for side in lines}
+    per_u = _proportional(lines, s)
+    blocked = grid.size * s <= _UNIT_BLOCK_ELEMENTS
+    rows = {side: np.empty((grid.size, s)) for side in lines if blocked and side not in per_u}
+    buf = {side: np.empty(s) for side in lines if side not in rows}
     prob, prob_api = np.empty(grid.size), np.empty(grid.size) if sim.api else None
     prob_further = {side: np.empty(grid.size) for side in sim.further}
     shares = np.empty((len(lines), grid.size)) if len(lines) > 2 else None
@@ -791,15 +796,17 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     for side in per_level_se:
         gap_se[side] = np.empty(grid.size)
     scratch, own = np.empty(s), sim.own_throughput  # per-level gaps, each draw's work
-    per_u = _proportional(lines, s)
-    sloped = _sloped(lines, per_u, scratch)
+    sloped = {} if blocked else _sloped(lines, per_u, scratch)
     unit_once = _proportional_unit(lines, per_u, own, h, scratch)
     per_draw = None  # work per draw: the percentiles of each draw's ratio
     if np.ndim(own):
         others = [side for side in lines if side not in unit_once]
         per_draw = _UnitRows(others, int(np.count_nonzero(grid > 0)), own, h, unit, scratch)
     for j, u in enumerate(grid):
-        at = {side: _tco_at(line, u, buf[side]) for side, line in lines.items()}
+        at = {
+            side: _tco_at(line, u, rows[side][j] if side in rows else buf[side])
+            for side, line in lines.items()
+        }
         b = at["buy"]
         prob[j] = np.count_nonzero(b < at["rent"]) / s
         for side in per_level_se:
@@ -820,13 +827,17 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
             q = _sloped_percentiles(sloped[side], lines[side], u) if side in sloped else None
             if side in per_u:
                 tco[side].times(j, per_u[side], float(u))
-            else:
+            elif side not in rows:
                 tco[side].put(j, values, q=q)
-            if not np.ndim(own) or u == 0:  # one amount of work: the TCO's percentiles over it
-                work = u * 730.0 * h * np.asarray(own)
-                unit[side].scaled(j, tco[side], float(np.max(work)))
     for side in per_draw.levels if per_draw is not None else ():
         per_draw.flush(side)
+    for side, block in rows.items():
+        tco[side].put_rows(block)
+    for j, u in enumerate(grid):
+        if not np.ndim(own) or u == 0:  # one amount of work: the TCO's percentiles over it
+            work = float(np.max(u * 730.0 * h * np.asarray(own)))
+            for side in lines:
+                unit[side].scaled(j, tco[side], work)
     return _Levels(
         tco={side: bands.bands() for side, bands in tco.items()},
         unit=UnitCost(sim.inputs.unit, {side: bands.bands() for side, bands in unit.items()}),

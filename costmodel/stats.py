@@ -162,6 +162,14 @@ class LevelBands:
             self.mean[j] = values.mean() / scale
         self.put_percentiles(j, percentiles(values) if q is None else q, scale)
 
+    def put_rows(self, values: np.ndarray) -> None:
+        """Every level from ``values`` (levels, draws), partitioned row by row in place: the
+        numbers :meth:`put` gives level by level, one call a step for every level."""
+        if self.mean is not None:
+            self.mean[:] = values.mean(axis=1)
+        for k, v in percentiles(values).items():
+            self.q[k][:] = v
+
     def put_percentiles(self, j: int, q: dict[str, float], scale: float = 1.0) -> None:
         """Level ``j``'s percentiles from ``q`` (as :func:`percentiles` gives them), divided
         by ``scale``; the mean is left as it was."""
