@@ -358,7 +358,7 @@ class Paybacks:
             for code in set(ranked[j].values()) - {_NEVER}:
                 asked[j, code] = np.count_nonzero(codes < code), np.flatnonzero(codes == code)
         if not asked:  # every order statistic read is "never"
-            return _from_codes(levels, draws, ranked, lambda j, k: math.inf), never
+            return _from_codes(levels, draws, lambda j, k: math.inf), never
         union = np.unique(np.concatenate([idx for _, idx in asked.values()]))
         if union.size > draws // 4:  # codes shared by many draws (identical draws, say)
             return self._summary_of_months(never)
@@ -378,7 +378,7 @@ class Paybacks:
             below, ordered = sorted_at[j, code]
             return float(ordered[k - below])
 
-        return _from_codes(levels, draws, ranked, kth), never
+        return _from_codes(levels, draws, kth), never
 
     def _summary_of_months(self, never: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """The percentiles of every level from the exact months of every draw, level by
@@ -391,9 +391,7 @@ class Paybacks:
         return out, never
 
 
-def _from_codes(
-    levels: int, draws: int, ranked: list[dict[int, int]], kth: Callable[[int, int], float]
-) -> dict[str, np.ndarray]:
+def _from_codes(levels: int, draws: int, kth: Callable[[int, int], float]) -> dict[str, np.ndarray]:
     """P10/P50/P90 of each level from ``kth(level, k)``, the k-th smallest month of a level."""
     out = {name: np.empty(levels) for name in _NAMES}
     for j in range(levels):

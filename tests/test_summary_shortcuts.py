@@ -176,6 +176,12 @@ def test_payback_codes_by_hand(monkeypatch):
     assert never[0] == 0.2
 
 
+def test_payback_codes_of_draws_that_never_pay_back(monkeypatch):
+    # 20 draws, none paying back within the horizon: every percentile NaN, all of them never.
+    q, never = _coded(np.full((1, 20), np.inf), 12, monkeypatch).summary()
+    assert all(np.isnan(v[0]) for v in q.values()) and never[0] == 1.0
+
+
 @pytest.mark.parametrize("n", [16, 1000, 20_001])
 @pytest.mark.parametrize("shared", [0.1, 0.5])  # above a quarter: every draw computed again
 def test_payback_codes_give_the_percentiles_of_the_months(n, shared, monkeypatch):
