@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask, Response
 from werkzeug.exceptions import InternalServerError
 
+from costmodel.allocator import keep_freed_memory
 from scenarios.store import StoreError
 
 from .catalog import blp as catalog_blp
@@ -26,7 +27,7 @@ from .plans import blp as plans_blp
 from .query import check_query
 from .runs import blp as runs_blp
 from .runs.jobs import JobRunner
-from .service import ResultCache, keep_freed_memory, priced_catalog, store_unavailable
+from .service import ResultCache, priced_catalog, store_unavailable
 from .throughput import blp as throughput_blp
 from .web import blp as web_blp
 

@@ -3,10 +3,8 @@ with its cache of answers."""
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import logging
-import os
 import threading
 import time
 from collections import OrderedDict
@@ -41,7 +39,6 @@ __all__ = [
     "get_catalog",
     "get_store",
     "json_response",
-    "keep_freed_memory",
     "priced_catalog",
     "request_document",
     "result_json",
@@ -51,31 +48,6 @@ __all__ = [
 
 _log = logging.getLogger("api")
 _STORE_LOCK = threading.Lock()
-#: glibc ``mallopt`` parameters (malloc.h) and the values :func:`keep_freed_memory` gives them.
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-_KEEP_FREED = 64 * 2**20  # [byte] free memory at the top of the heap kept for the next request
-_HEAP_BLOCKS = 32 * 2**20  # [byte] largest block taken from the heap (glibc's own maximum)
-
-
-def keep_freed_memory() -> bool:
-    """Let the C allocator keep the memory one request frees for the next (glibc only).
-
-    An evaluation of 10,000 draws allocates and frees some 30 MB of arrays. By default glibc
-    maps every block above an adaptive threshold on its own and hands free memory at the top
-    of the heap back to the kernel, so each request page-faults all of it in afresh, about a
-    fifth of its CPU time. Blocks up to 32 MB are then taken from the heap and up to 64 MB of
-    free memory stays with the process. Returns whether the allocator took both settings;
-    other C libraries are left as they are.
-    """
-    try:
-        glibc = os.confstr("CS_GNU_LIBC_VERSION")
-    except (AttributeError, ValueError, OSError):
-        glibc = None
-    if not glibc:
-        return False
-    mallopt = ctypes.CDLL(None).mallopt  # this process's C library
-    settings = ((_M_MMAP_THRESHOLD, _HEAP_BLOCKS), (_M_TRIM_THRESHOLD, _KEEP_FREED))
-    return all([mallopt(param, value) == 1 for param, value in settings])
 
 
 def get_store(app: Flask | None = None) -> RunStore:

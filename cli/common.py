@@ -53,7 +53,9 @@ def evaluate(document, args, timings: dict[str, float]):
     ``timings``, drawing a progress bar on stderr while a long run goes (:mod:`cli.progress`)."""
     import scenarios
     from cli.progress import ProgressBar
+    from costmodel.allocator import keep_freed_memory
 
+    keep_freed_memory()  # the engine's arrays, freed and made again, not faulted in anew
     with ProgressBar(sys.stderr) as bar:
         return scenarios.evaluate(
             document, samples=args.samples, seed=args.seed, timings=timings, progress=bar

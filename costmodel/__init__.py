@@ -22,10 +22,27 @@ from .distributions import (
     Uniform,
 )
 from .engine import simulate, summarise
-from .fleet import simulate_plan, summarise_plan
 from .inputs import BuyInputs, Financing, InputError, ModelInputs, PlanInputs, RentInputs
-from .options import OptionInputs, ThroughputError, evaluate_options
 from .result import Result
+
+#: The names of the modules that only a plan or a market comparison needs, imported on first
+#: use (a scenario's run does without them).
+_LATER = {
+    "simulate_plan": "fleet",
+    "summarise_plan": "fleet",
+    "OptionInputs": "options",
+    "ThroughputError": "options",
+    "evaluate_options": "options",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _LATER:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f".{_LATER[name]}", __name__), name)
+
 
 __all__ = [
     "BuyInputs",

@@ -700,6 +700,7 @@ def gap(
     terms: Terms,
     draws: int,
     work: Workspace | None = None,
+    any_kink: bool | None = None,
 ) -> Gap:
     """The cumulative buy-minus-rent gap by month of ``draws`` draws, for payback.
 
@@ -708,7 +709,9 @@ def gap(
     G_m, F_m the present value to month m of 1 USD a month growing as electricity, as the cloud
     price, and flat; financed, the first term is what the loan or lease has cost by month m,
     what is still owed counted (:func:`_capital`). ``work`` lends the buffers (a fresh
-    :class:`Workspace` when not given).
+    :class:`Workspace` when not given). ``any_kink``: whether a reservation's kink is above 0
+    in some draw of the whole sample, so that the form of a draw's gap does not depend on the
+    draws evaluated with it (when not given, of these draws).
     """
     work = work or Workspace()
     tau = terms.tax_rate
@@ -742,7 +745,7 @@ def gap(
         (1.0 - tau) * p.kw_per_u * p.energy_month, slope,
     )  # fmt: skip
     kink = np.broadcast_to(np.asarray(q.kink, dtype=float), (draws,))
-    kinked = reserved and bool(np.any(kink > 0))
+    kinked = reserved and (bool(np.any(kink > 0)) if any_kink is None else any_kink)
     rent = _monthly_growth(
         r.price_annual_change, rate, h, draws,
         (1.0 - tau) * q.hours_at_full * q.price, work.get("rent", shape) if kinked else spare,

@@ -14,6 +14,7 @@ target precision the draws are doubled until it is met (:func:`_converge`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 import tracemalloc
@@ -28,6 +29,7 @@ from .cashflows import (
     ApiDraws,
     BuyDraws,
     BuyLine,
+    Gap,
     Lines,
     RentDraws,
     RentLine,
@@ -64,6 +66,7 @@ from .sampling import Sample, Sampler, average_ranks, gaussian_copula, sample
 from .sides import SIDES, by_month, further_lines
 from .stats import (
     LevelBands,
+    Paybacks,
     Reciprocals,
     RisingLine,
     centred,
@@ -95,9 +98,11 @@ __all__ = [
     "summarise",
 ]
 
-#: Elements of one chunk's (draws x months) arrays: a few MB each, so that a chunk's arrays
-#: stay in the processor's cache (measured on 1M draws x 60 months: 500,000 is fastest).
-_CHUNK_ELEMENTS = 500_000
+#: Elements of one chunk's (draws x months) arrays, about: a few MB each, so that a chunk's
+#: arrays stay near the processor's cache, in chunks of equal size (:func:`_chunk_draws`).
+#: Measured on 1M draws x 60 months: 250,000-350,000 fastest, 10 % faster than 500,000; each
+#: chunk costs some 0.5 ms of calls, so a sample of up to 1.5 times this is one chunk.
+_CHUNK_ELEMENTS = 300_000
 #: Draws used for the cumulative-cost-by-month summary (the first ones; the chart needs no more).
 CUMULATIVE_DRAWS = 20_000
 
@@ -141,12 +146,15 @@ class Phases:
 class Simulation:
     """Per-draw outcomes. Shapes: S draws, U utilisation levels, H months.
 
-    ``buy``, ``rent``: the TCO lines of each draw [USD]; ``payback`` [month] (U, S), inf = never;
-    ``breakeven`` [-] (S,), inf = never; ``own_throughput`` [reference GPU-hours/hour], a float
-    or (S,); ``cum_buy``, ``cum_rent`` [USD] month-major (H + 1, min(S, CUMULATIVE_DRAWS)) at
+    ``buy``, ``rent``: the TCO lines of each draw [USD]; ``paybacks`` each draw's payback
+    months against each side bought against by name (``"rent"``, ``"api"``, further sides'),
+    as the summary reads them (:class:`~costmodel.stats.Paybacks`), and ``payback`` [month]
+    (U, S), inf = never, those against renting as an array; ``breakeven`` [-] (S,), inf =
+    never; ``own_throughput`` [reference GPU-hours/hour], a float or (S,); ``cum_buy``,
+    ``cum_rent`` [USD] month-major (H + 1, min(S, CUMULATIVE_DRAWS)) at
     ``report_utilisation`` (``cum_api`` the hosted API's, ``None`` without one); ``draws``
-    every input by name (floats for fixed ones) and ``sample``
-    the ranks the sampler knew (its percentiles are let go once mapped to draws).
+    every input by name (floats for fixed ones) and ``sample`` the ranks the sampler knew
+    (its percentiles are let go once mapped to draws).
     ``inputs.samples`` is the number of draws made; ``initial_samples`` the number asked for
     (fewer when the draws were doubled toward ``inputs.target_halfwidth``). With a hosted API,
     ``api`` is its TCO line and ``payback_api`` (U, S), ``breakeven_api`` (S,) those of buying
@@ -162,7 +170,7 @@ class Simulation:
     sample: Sample
     buy: BuyLine
     rent: RentLine
-    payback: np.ndarray
+    paybacks: Mapping[str, Paybacks]
     breakeven: np.ndarray
     own_throughput: Value
     report_utilisation: float
@@ -170,15 +178,28 @@ class Simulation:
     cum_rent: np.ndarray
     initial_samples: int = 0
     api: RentLine | None = None
-    payback_api: np.ndarray | None = None
     breakeven_api: np.ndarray | None = None
     availability: Value = 1.0
     carbon: carbon.Emissions | None = None
     cum_api: np.ndarray | None = None
     further: Mapping[str, RentLine] = field(default_factory=dict)
     breakeven_further: Mapping[str, np.ndarray] = field(default_factory=dict)
-    payback_further: Mapping[str, np.ndarray] = field(default_factory=dict)
     cum_further: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    @functools.cached_property
+    def payback(self) -> np.ndarray:
+        """Each draw's payback month against renting [month] (U, S), inf = never."""
+        return self.paybacks["rent"].months()
+
+    @functools.cached_property
+    def payback_api(self) -> np.ndarray | None:
+        """Each draw's payback month against the hosted API [month] (U, S), or ``None``."""
+        return self.paybacks["api"].months() if "api" in self.paybacks else None
+
+    @functools.cached_property
+    def payback_further(self) -> dict[str, np.ndarray]:
+        """Each draw's payback month against each further side [month] (U, S), by name."""
+        return {side: self.paybacks[side].months() for side in self.further}
 
     def buy_tco(self, u: float) -> np.ndarray:
         """TCO_buy [USD] of every draw at utilisation ``u``, a new ``(S,)`` array."""
@@ -304,8 +325,7 @@ def simulate(
     terms = Terms(inputs.horizon_months, inputs.discount_rate, inputs.tax_rate)
     t_own = lines.own
     levels = np.asarray(inputs.utilisation, dtype=float)
-    paid, paid_api = _paybacks(inputs, values, lines, terms, levels, progress)
-    paid_further = _further_paybacks(inputs, values, lines, terms, levels)
+    paid = _paybacks(inputs, values, lines, terms, levels, progress)
     level = _report_level(inputs)
     cum = _cumulative_draws(inputs, values, lines, terms, level)
     phases.mark("payback")
@@ -315,7 +335,7 @@ def simulate(
         sample=drawn,
         buy=lines.buy,
         rent=lines.rent,
-        payback=paid,
+        paybacks=paid,
         breakeven=breakevens["rent"],
         own_throughput=t_own,
         report_utilisation=level,
@@ -324,13 +344,11 @@ def simulate(
         cum_api=cum.get("api"),
         initial_samples=initial,
         api=lines.api,
-        payback_api=paid_api,
         breakeven_api=breakevens.get("api"),
         availability=lines.availability,
         carbon=carbon.emissions(inputs, values, lines),
         further=lines.further,
         breakeven_further={name: breakevens[name] for name in lines.further},
-        payback_further=paid_further,
         cum_further={name: cum[name] for name in lines.further},
     )
 
@@ -366,69 +384,91 @@ def _paybacks(
     terms: Terms,
     levels: np.ndarray,
     progress: Progress | None,
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Each draw's payback month at every level against renting and, with a hosted API,
-    against the API (``None`` without one), one chunk of draws at a time; ``progress`` is
-    told the share of draws done after each chunk."""
-    s, api = inputs.samples, inputs.api
-    chunk = max(1, _CHUNK_ELEMENTS // inputs.horizon_months)
-    paid = np.empty((levels.size, s))
-    paid_api = None if api is None else np.empty((levels.size, s))
-    work = Workspace()
+) -> dict[str, Paybacks]:
+    """Each draw's payback month at every level against each side bought against, by name:
+    ``"rent"``, with a hosted API ``"api"``, and each further side, one chunk of draws at a
+    time (:func:`_side_payback`); ``progress`` is told the share of draws done after each
+    chunk. Whether a reservation's kink bends the gap is decided on the whole sample, so a
+    draw's months are the same whichever draws it is evaluated with (as :class:`Paybacks`
+    needs to compute some again)."""
+    s, chunk = inputs.samples, _chunk_draws(inputs)
+    rivals = {"rent": lines.rent} if lines.api is None else {"rent": lines.rent, "api": lines.api}
+    kinked = {side: bool(np.any(np.asarray(line.kink) > 0)) for side, line in rivals.items()}
+    sides = [*rivals, *(name for name, _ in inputs.further)]
+
+    def again(side: str) -> Callable[[np.ndarray], np.ndarray]:
+        """The months (U, k) against ``side`` of the draws of given indices, once more."""
+
+        def months(draws: np.ndarray) -> np.ndarray:
+            part = {k: _rows(v, draws) for k, v in values.items()}
+            own, inst = _rows(lines.own, draws), _rows(lines.instance, draws)
+            g = _side_payback(
+                inputs, part, own, inst, terms, draws.size, side, kinked.get(side), Workspace()
+            )
+            return payback(g, levels)
+
+        return months
+
+    out = {
+        side: Paybacks(levels.size, s, inputs.horizon_months, chunk, again(side)) for side in sides
+    }
+    work, buf = Workspace(), np.empty((levels.size, min(s, chunk)))
     for start in range(0, s, chunk):
         rows = slice(start, min(s, start + chunk))
         n = rows.stop - start
         part = {k: _rows(v, rows) for k, v in values.items()}
-        bp, t_own = BuyDraws.sampled(inputs.buy, part), _rows(lines.own, rows)
-        rp, t_inst = RentDraws.sampled(inputs.rent, part), _rows(lines.instance, rows)
-        g = gap(bp, rp, t_own, t_inst, terms, n, work)
-        g = carbon.priced_gap(g, inputs, part, t_own, t_inst, terms)
-        payback(g, levels, out=paid[:, rows])
-        if paid_api is not None:
-            ap = ApiDraws.sampled(api, part).as_rented()
-            g = gap(bp, ap, t_own, 1.0, terms, n, work)
-            g = carbon.priced_gap(g, inputs, part, t_own, t_inst, terms, against="api")
-            payback(g, levels, out=paid_api[:, rows])
+        own, inst = _rows(lines.own, rows), _rows(lines.instance, rows)
+        for side in sides:
+            g = _side_payback(inputs, part, own, inst, terms, n, side, kinked.get(side), work)
+            out[side].put(rows, payback(g, levels, out=buf[:, :n]))
         if progress is not None:
             progress(rows.stop / s)
-    return paid, paid_api
+    return out
+
+
+def _side_payback(
+    inputs: ModelInputs,
+    part: dict[str, Value],
+    own: Value,
+    inst: Value,
+    terms: Terms,
+    draws: int,
+    side: str,
+    kinked: bool | None,
+    work: Workspace,
+) -> Gap:
+    """The cumulative gap by month of buying against ``side`` of the ``draws`` draws
+    ``part`` (of throughputs ``own`` and ``inst``), carbon's price in: against renting, the
+    hosted API, or a further side (buying's cumulative cost, against a side that costs
+    nothing, less the side's own by month, :attr:`~costmodel.sides.Side.by_month`);
+    ``kinked`` as ``any_kink`` of :func:`~costmodel.cashflows.gap`."""
+    bp = BuyDraws.sampled(inputs.buy, part)
+    if side == "rent":
+        g = gap(bp, RentDraws.sampled(inputs.rent, part), own, inst, terms, draws, work, kinked)
+        return carbon.priced_gap(g, inputs, part, own, inst, terms)
+    if side == "api":
+        ap = ApiDraws.sampled(inputs.api, part).as_rented()
+        g = gap(bp, ap, own, 1.0, terms, draws, work, kinked)
+        return carbon.priced_gap(g, inputs, part, own, inst, terms, against="api")
+    kind, obj = SIDES[side], dict(inputs.further)[side]
+    g = gap(bp, _NOTHING, own, 1.0, terms, draws, work)
+    g = carbon.priced_gap(g, inputs, part, own, 1.0, terms, against=side)
+    fixed, per_u = by_month(kind, kind.drawn(obj, part, side), own, terms, draws)
+    np.subtract(g.net0, fixed[1:], out=g.net0)  # the gap's own buffers
+    np.subtract(g.slope, per_u[1:], out=g.slope)
+    return dataclasses.replace(g, capex=np.broadcast_to(g.capex - fixed[0], g.capex.shape))
+
+
+def _chunk_draws(inputs: ModelInputs) -> int:
+    """Draws per chunk of the (draws x months) arrays: the sample in chunks of equal size of
+    about :data:`_CHUNK_ELEMENTS` elements (one chunk for a sample of up to 1.5 times that)."""
+    s = inputs.samples
+    chunks = max(1, round(s * inputs.horizon_months / _CHUNK_ELEMENTS))
+    return -(-s // chunks)
 
 
 #: A rented side that costs nothing: the gap of buying against it is buying's cumulative cost.
 _NOTHING = metered(0.0, 0.0)
-
-
-def _further_paybacks(
-    inputs: ModelInputs,
-    values: dict[str, Value],
-    lines: Lines,
-    terms: Terms,
-    levels: np.ndarray,
-) -> dict[str, np.ndarray]:
-    """Each draw's payback month at every level against each further side, by name: the gap
-    of buying against a side that costs nothing, less the side's cumulative cost by month
-    (:attr:`~costmodel.sides.Side.by_month`), one chunk of draws at a time."""
-    if not inputs.further:
-        return {}
-    s = inputs.samples
-    chunk = max(1, _CHUNK_ELEMENTS // inputs.horizon_months)
-    out = {name: np.empty((levels.size, s)) for name, _ in inputs.further}
-    work = Workspace()
-    for start in range(0, s, chunk):
-        rows = slice(start, min(s, start + chunk))
-        part = {k: _rows(v, rows) for k, v in values.items()}
-        bp, t_own = BuyDraws.sampled(inputs.buy, part), _rows(lines.own, rows)
-        for name, obj in inputs.further:
-            kind = SIDES[name]
-            g = gap(bp, _NOTHING, t_own, 1.0, terms, rows.stop - start, work)
-            g = carbon.priced_gap(g, inputs, part, t_own, 1.0, terms, against=name)
-            d = kind.drawn(obj, part, name)
-            fixed, per_u = by_month(kind, d, t_own, terms, rows.stop - start)
-            np.subtract(g.net0, fixed[1:], out=g.net0)  # the gap's own buffers
-            np.subtract(g.slope, per_u[1:], out=g.slope)
-            capex = np.broadcast_to(g.capex - fixed[0], g.capex.shape)
-            payback(dataclasses.replace(g, capex=capex), levels, out=out[name][:, rows])
-    return out
 
 
 def _by_input(
@@ -620,6 +660,31 @@ def _proportional(lines: dict[str, BuyLine | RentLine], s: int) -> dict[str, Lev
     return out
 
 
+def _sloped(
+    lines: dict[str, BuyLine | RentLine], per_u: dict[str, LevelBands], spare: np.ndarray
+) -> dict[str, RisingLine]:
+    """The order statistics of the slopes of each rent line (not through the origin: those
+    are ``per_u``'s) whose intercept and kink are the same in every draw, without a priced
+    carbon's ``per_u``: TCO(u) = at_zero + slope * max(0, u - kink) keeps the order of the
+    slopes at every u, so its percentiles come from one selection of them (in ``spare``, a
+    free buffer of draws)."""
+    out = {}
+    for side, line in lines.items():
+        same = not (np.ndim(line.at_zero) or np.ndim(line.per_u) or np.any(line.per_u))
+        if isinstance(line, RentLine) and side not in per_u and same and not np.ndim(line.kink):
+            spare[...] = line.slope
+            out[side] = RisingLine.sloped(float(line.at_zero), spare)
+    return out
+
+
+def _sloped_percentiles(sloped: RisingLine, line: RentLine, u: float) -> dict[str, float] | None:
+    """The percentiles of ``line``'s TCO at ``u`` from its slopes' order statistics, as
+    :func:`_tco_at` evaluates it draw by draw; ``None`` where every draw's TCO is a zero
+    whose sign the order of the slopes does not tell (the draws are summarised instead)."""
+    x = float(np.maximum(0.0, u - line.kink))
+    return None if x == 0.0 and line.at_zero == 0.0 else sloped.percentiles(x)
+
+
 def _proportional_unit(
     lines: dict[str, BuyLine | RentLine],
     per_u: dict[str, LevelBands],
@@ -640,7 +705,8 @@ def _proportional_unit(
     return out
 
 
-#: Elements of the blocks of levels whose costs per unit of work are summarised at once.
+#: Elements of the blocks of levels whose costs per unit of work (or payback months) are
+#: summarised at once.
 _UNIT_BLOCK_ELEMENTS = 1_000_000
 
 
@@ -690,12 +756,17 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     unit of work (NaN at u = 0), the share of draws where buying is cheaper (than renting and
     than the API) and the standard error of the mean gap (in closed form unless the
     reservation's kink varies), with the draws' gaps at level ``sens_level``. A buffer of draws
-    per side is reused level after level (no page faults per level)."""
+    per side is reused level after level (no page faults per level); where every level's TCOs
+    fit a block (:data:`_UNIT_BLOCK_ELEMENTS`), they are summarised at once after the levels,
+    one call a step for every level."""
     s, h = sim.inputs.samples, sim.inputs.horizon_months
     lines = sim.lines()
     tco = {side: LevelBands(grid.size) for side in lines}
     unit = {side: LevelBands(grid.size, mean=False) for side in lines}
-    buf = {side: np.empty(s) for side in lines}
+    per_u = _proportional(lines, s)
+    blocked = grid.size * s <= _UNIT_BLOCK_ELEMENTS
+    rows = {side: np.empty((grid.size, s)) for side in lines if blocked and side not in per_u}
+    buf = {side: np.empty(s) for side in lines if side not in rows}
     prob, prob_api = np.empty(grid.size), np.empty(grid.size) if sim.api else None
     prob_further = {side: np.empty(grid.size) for side in sim.further}
     shares = np.empty((len(lines), grid.size)) if len(lines) > 2 else None
@@ -705,14 +776,17 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     for side in per_level_se:
         gap_se[side] = np.empty(grid.size)
     scratch, own = np.empty(s), sim.own_throughput  # per-level gaps, each draw's work
-    per_u = _proportional(lines, s)
+    sloped = {} if blocked else _sloped(lines, per_u, scratch)
     unit_once = _proportional_unit(lines, per_u, own, h, scratch)
     per_draw = None  # work per draw: the percentiles of each draw's ratio
     if np.ndim(own):
         others = [side for side in lines if side not in unit_once]
         per_draw = _UnitRows(others, int(np.count_nonzero(grid > 0)), own, h, unit, scratch)
     for j, u in enumerate(grid):
-        at = {side: _tco_at(line, u, buf[side]) for side, line in lines.items()}
+        at = {
+            side: _tco_at(line, u, rows[side][j] if side in rows else buf[side])
+            for side, line in lines.items()
+        }
         b = at["buy"]
         prob[j] = np.count_nonzero(b < at["rent"]) / s
         for side in per_level_se:
@@ -730,15 +804,20 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         for side, values in at.items():
             if side in unit_once and u > 0:  # the same at every u > 0
                 unit[side].times(j, unit_once[side], 1.0)
+            q = _sloped_percentiles(sloped[side], lines[side], u) if side in sloped else None
             if side in per_u:
                 tco[side].times(j, per_u[side], float(u))
-            else:
-                tco[side].put(j, values)
-            if not np.ndim(own) or u == 0:  # one amount of work: the TCO's percentiles over it
-                work = u * 730.0 * h * np.asarray(own)
-                unit[side].scaled(j, tco[side], float(np.max(work)))
+            elif side not in rows:
+                tco[side].put(j, values, q=q)
     for side in per_draw.levels if per_draw is not None else ():
         per_draw.flush(side)
+    for side, block in rows.items():
+        tco[side].put_rows(block)
+    for j, u in enumerate(grid):
+        if not np.ndim(own) or u == 0:  # one amount of work: the TCO's percentiles over it
+            work = float(np.max(u * 730.0 * h * np.asarray(own)))
+            for side in lines:
+                unit[side].scaled(j, tco[side], work)
     return _Levels(
         tco={side: bands.bands() for side, bands in tco.items()},
         unit=UnitCost(sim.inputs.unit, {side: bands.bands() for side, bands in unit.items()}),
@@ -751,19 +830,11 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     )
 
 
-def _payback_months(paid: np.ndarray) -> Payback:
-    """Percentiles of the payback month at every level of ``paid`` (levels, draws) [month]
-    (NaN where they land on "never") and the share of draws that do not pay back within the
-    horizon."""
-    u_count, s = paid.shape
-    pay, never = LevelBands(u_count, mean=False), np.empty(u_count)
-    scratch = np.empty(s)
-    for j, row in enumerate(paid):
-        np.copyto(scratch, row)
-        never[j] = np.count_nonzero(~np.isfinite(scratch)) / s
-        pay.put(j, scratch)
-    bands = pay.bands()
-    return Payback(bands.p10, bands.p50, bands.p90, frozen_array(never))
+def _payback_months(paid: Paybacks) -> Payback:
+    """Percentiles of the payback month at every level [month] (NaN where they land on
+    "never") and the share of draws that do not pay back within the horizon."""
+    q, never = paid.summary()
+    return Payback(*(frozen_array(q[k]) for k in ("p10", "p50", "p90")), frozen_array(never))
 
 
 def _cumulative(sim: Simulation) -> CumulativeCost:
@@ -824,7 +895,7 @@ def summarise(sim: Simulation, phases: Phases | None = None) -> Result:
     grid = frozen_array(inputs.utilisation)
     sens_level = int(np.argmin(np.abs(grid - sim.report_utilisation)))
     levels = _level_bands(sim, grid, sens_level)
-    payback_months = _payback_months(sim.payback)
+    payback_months = _payback_months(sim.paybacks["rent"])
     breakeven = summarise_breakeven(sim.breakeven)
     by_side = _sensitivity(sim, grid, sens_level, levels.sens_gap)
     sensitivity, voi = by_side["rent"]
@@ -872,7 +943,7 @@ def _api_outcomes(sim: Simulation, levels: _Levels) -> dict[str, object]:
         "api_tco": levels.tco["api"],
         "prob_buy_cheaper_than_api": levels.prob_api,
         "breakeven_vs_api": summarise_breakeven(sim.breakeven_api),
-        "payback_vs_api_months": _payback_months(sim.payback_api),
+        "payback_vs_api_months": _payback_months(sim.paybacks["api"]),
     }
 
 
@@ -884,7 +955,7 @@ def _versus(sim: Simulation, levels: _Levels) -> dict[str, Versus]:
             tco=levels.tco[side],
             prob_buy_cheaper=levels.prob_further[side],
             breakeven=summarise_breakeven(sim.breakeven_further[side]),
-            payback=_payback_months(sim.payback_further[side]),
+            payback=_payback_months(sim.paybacks[side]),
         )
         for side in sim.further
     }
@@ -897,11 +968,14 @@ def _carbon_level(
     kg: np.ndarray,
     work: np.ndarray,
     q: dict[str, float] | None = None,
+    per_draw: bool | None = None,
 ) -> None:
     """Level ``j`` of the emissions ``kg`` [kg CO2e] of every draw into ``t`` [t CO2e] and,
     over ``work`` [units of work] (a 0-d array, or one per draw, then overwritten), into ``g``
-    [g CO2e/unit]; ``q``, when given, holds the percentiles of ``kg``."""
-    per_draw = work.ndim > 0 and bool(np.all(work > 0))
+    [g CO2e/unit]; ``q``, when given, holds the percentiles of ``kg``; ``per_draw``, when
+    given, whether ``work`` is an array above 0 in every draw (else looked at)."""
+    if per_draw is None:
+        per_draw = work.ndim > 0 and bool(np.all(work > 0))
     if per_draw:  # work per draw: the percentiles of each draw's ratio
         g.put(j, np.divide(kg, work, out=work), scale=1.0 / carbon.G_PER_KG)
     t.put(j, kg, scale=carbon.KG_PER_TONNE, q=q)
@@ -949,6 +1023,8 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
         once[side] = LevelBands(1), LevelBands(1, mean=False)
         _carbon_level(*once[side], 0, _kg_into(kg, sides[side], 1.0), work(1.0))
     ratios = Reciprocals(full) if same and full.ndim and np.all(full > 0) else None
+    # u * full > 0 in every draw where u * min(full) is (a product with u >= 0 is monotone)
+    smallest = float(full.min()) if full.ndim else math.nan
     for j, u in enumerate(grid):
         for side, line in sides.items():
             if side in once:
@@ -966,7 +1042,8 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
             else:
                 line_q = rising.get(side)
                 q = None if line_q is None else line_q.percentiles(float(u))
-                _carbon_level(tonnes[side], per[side], j, _kg_into(kg, line, u), work(u), q)
+                kg_u, per_draw = _kg_into(kg, line, u), bool(u * smallest > 0)
+                _carbon_level(tonnes[side], per[side], j, kg_u, work(u), q, per_draw)
     bands = {side: b.bands() for side, b in tonnes.items()}
     unit = UnitCost(inputs.unit, {side: b.bands() for side, b in per.items()})
     unknown = ("api",) if inputs.api is not None and e.api is None else ()

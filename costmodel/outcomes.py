@@ -110,29 +110,29 @@ def _open_levels(net0: np.ndarray, netu: np.ndarray, levels: np.ndarray) -> np.n
 
 
 def _count_evenly(
-    threshold: np.ndarray, levels: np.ndarray, out: np.ndarray, work: Workspace
+    ratio: np.ndarray, levels: np.ndarray, out: np.ndarray, work: Workspace
 ) -> np.ndarray:
-    """How many of the evenly spaced ascending ``levels`` lie strictly below each threshold,
-    into ``out`` (uint8), arithmetically; returns the flat indices of the thresholds within
-    rounding of a level, whose counts the caller checks (``threshold`` is overwritten; the
-    workspace ``work`` lends the buffers, so that no fresh array is touched chunk after
-    chunk)."""
+    """How many of the evenly spaced ascending ``levels`` lie strictly below each threshold
+    t = -``ratio``, into ``out`` (uint8), arithmetically; returns the flat indices of the
+    thresholds within rounding of a level, whose counts the caller checks (``ratio`` is
+    overwritten; the workspace ``work`` lends the buffers, so that no fresh array is touched
+    chunk after chunk)."""
     step = levels[1] - levels[0]
     grid = levels[0] + step * np.arange(levels.size)
     slack = float(np.max(np.abs(levels - grid))) / step + _NEAR
-    x = threshold
-    off = work.get("off", x.shape)  # how far each is from the nearest level, in steps
+    x = ratio
+    below = work.get("below", x.shape)  # the levels below each threshold, before clipping
     with np.errstate(invalid="ignore"):
-        np.subtract(x, levels[0], out=x)
-        np.divide(x, step, out=x)  # the threshold in steps from the first level
-        np.rint(x, out=off)
-        np.subtract(off, x, out=off)
-        np.abs(off, out=off)
-        near = np.less_equal(off, slack, out=work.get("near", x.shape, np.bool_))
+        np.multiply(x, -1.0 / step, out=x)
+        x -= levels[0] / step  # the threshold in steps from the first level, (t - u_0)/step
+        np.ceil(x, out=below)
+        np.subtract(below, x, out=x)  # steps up to the next level, in [0, 1)
+        x -= 0.5  # within the slack of a level: at most it, or at least 1 - it
+        np.abs(x, out=x)
+        near = np.greater_equal(x, 0.5 - slack, out=work.get("near", x.shape, np.bool_))
     doubt = np.flatnonzero(near)
-    np.ceil(x, out=x)
-    np.clip(x, 0, levels.size, out=x)
-    np.copyto(out, x, casting="unsafe")
+    np.clip(below, 0, levels.size, out=below)
+    np.copyto(out, below, casting="unsafe")
     return doubt
 
 
@@ -147,7 +147,7 @@ def _open_counts(gap: Gap, levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     grid, each count within rounding of a level checked on f itself; any other grid is counted
     on f level by level. A flat or rising gap is open at every level or closed at every one.
     """
-    net0, netu, threshold, work = gap.net0, gap.slope, gap.spare, gap.work
+    net0, netu, ratio, work = gap.net0, gap.slope, gap.spare, gap.work
     count = work.get("count", net0.shape, np.uint8)
     rising = np.greater_equal(netu, 0.0, out=work.get("rising", net0.shape, np.bool_))
     scan = np.full(gap.capex.shape, gap.rent_u is not None)  # a kink below every level
@@ -159,11 +159,10 @@ def _open_counts(gap: Gap, levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         count[...] = _open_levels(net0, netu, levels)
         return count, scan
     with np.errstate(divide="ignore", invalid="ignore"):
-        np.divide(net0, netu, out=threshold)
-    np.negative(threshold, out=threshold)
-    if some_rise:  # open at every level, or closed at every one
-        threshold[rising] = np.where(net0[rising] <= 0, -np.inf, np.inf)
-    doubt = _count_evenly(threshold, levels, count, work)
+        np.divide(net0, netu, out=ratio)  # -t_m, the threshold t_m = -net0_m/netu_m negated
+    if some_rise:  # open at every level (t = +inf), or closed at every one (t = -inf)
+        ratio[rising] = np.where(net0[rising] <= 0, np.inf, -np.inf)
+    doubt = _count_evenly(ratio, levels, count, work)
     flat = count.ravel()
     flat[doubt] = _open_levels(net0.ravel()[doubt], netu.ravel()[doubt], levels)
     return count, scan

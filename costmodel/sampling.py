@@ -165,6 +165,7 @@ class Sampler:
         # each input's percentiles (and, for lhs, strata) replicate by replicate
         self._q: dict[str, list[np.ndarray]] = {}
         self._strata: dict[str, list[np.ndarray]] = {}
+        self._whole: dict[str, np.ndarray] = {}  # each input's replicates in one array, as drawn
         self._streams: dict[str, np.random.Generator] = {}
         self._names = sorted(names) if method == "sobol" else list(names)
         if method == "sobol":
@@ -184,7 +185,8 @@ class Sampler:
             if method == "random":
                 self._q[name] = [_open_unit(rng, n)]
             else:
-                self._q[name], self._strata[name] = _latin(rng, self.sizes)
+                whole, self._q[name], self._strata[name] = _latin(rng, self.sizes)
+                self._whole[name] = whole
 
     def _sobol_points(self, block: int, n: int) -> np.ndarray:
         with warnings.catch_warnings():
@@ -196,7 +198,10 @@ class Sampler:
     def sample(self) -> Sample:
         """The percentiles drawn so far, replicate after replicate (and, for ``lhs`` of one
         replicate, each draw's stratum as its rank)."""
-        q = {name: _joined(parts) for name, parts in self._q.items()}
+        q = {
+            name: self._whole[name] if name in self._whole else _joined(parts)
+            for name, parts in self._q.items()
+        }
         if len(self.sizes) > 1:
             return Sample(q, {}, tuple(self.sizes))
         ranks = {
@@ -207,6 +212,7 @@ class Sampler:
 
     def double(self) -> None:
         """Add as many new draws as there are, in each replicate."""
+        self._whole = {}
         if self.method == "sobol":
             for b, m in enumerate(self.sizes if self._names else ()):
                 points = self._sobol_points(b, m)
@@ -225,41 +231,33 @@ class Sampler:
 
 
 def _joined(parts: list[np.ndarray]) -> np.ndarray:
-    """``parts`` one after the other: the array they are consecutive views of, as
-    :func:`_latin` makes them, or else a new one."""
-    whole = parts[0].base
-    if len(parts) == 1:
-        return parts[0]
-    if (
-        isinstance(whole, np.ndarray)
-        and whole.ndim == 1
-        and whole.size == sum(p.size for p in parts)
-        and all(p.base is whole and p.flags.c_contiguous for p in parts)
-        and parts[0].ctypes.data == whole.ctypes.data
-        and all(a.ctypes.data + a.nbytes == b.ctypes.data for a, b in itertools.pairwise(parts))
-    ):
-        return whole
-    return np.concatenate(parts)
+    """``parts`` one after the other (the one part itself)."""
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def _latin(rng: np.random.Generator, sizes: list[int]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def _latin(
+    rng: np.random.Generator, sizes: list[int]
+) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
     """A Latin hypercube's percentiles and strata in each replicate of ``sizes``, replicate
     after replicate from ``rng``: a random permutation of the m strata, then m uniform
     offsets within them (as :func:`_open_unit` draws them), (stratum + offset) / m, in one
-    array. Returns the percentiles as consecutive views of it, and the strata."""
+    array, the offsets' arithmetic done once for every replicate (their words are read into
+    the array's own memory). Returns that array, the percentiles as consecutive views of it,
+    and the strata."""
     ends = np.cumsum([0, *sizes])
     q, strata = np.empty(int(ends[-1])), []
-    parts = [q[a:b] for a, b in itertools.pairwise(ends)]
-    for part, m in zip(parts, sizes, strict=True):
-        strata.append(rng.permutation(m))
-        words = rng.bit_generator.random_raw(m)
-        words >>= 11
-        np.add(words, 0.5, out=part)
+    words = q.view(np.uint64)
+    for (a, b), m in zip(itertools.pairwise(ends), sizes, strict=True):
+        strata.append(rng.permutation(m))  # the stream's order: permutation, then offsets
+        words[a:b] = rng.bit_generator.random_raw(m)
+    words >>= 11
+    np.add(words, 0.5, out=q)  # each word read before its place is written
     q *= _EPS
+    parts = [q[a:b] for a, b in itertools.pairwise(ends)]
     for part, perm, m in zip(parts, strata, sizes, strict=True):
         part += perm
         part /= m
-    return parts, strata
+    return q, parts, strata
 
 
 def _split_strata(

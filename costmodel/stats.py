@@ -11,6 +11,7 @@ difference of two rows' P90 or CVaR95 on the same draws.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
@@ -26,7 +27,9 @@ __all__ = [
     "QUANTILES",
     "REPLICATES",
     "Drawn",
+    "HELD_PAYBACKS",
     "LevelBands",
+    "Paybacks",
     "Reciprocals",
     "RisingLine",
     "bootstrap_difference_se",
@@ -80,15 +83,7 @@ def percentiles(values: np.ndarray) -> dict[str, Any]:
 
     ``values`` of shape ``(n,)`` gives floats; ``(K, n)`` gives ``(K,)`` arrays, row by row
     (the same numbers, one numpy call per step for all rows)."""
-    n = values.shape[-1]
-    order = _order_statistics(n)
-    if n < 16:  # too few to part: sorted, each neighbour is in place
-        values.sort(axis=-1)
-    else:
-        (_, low10, _), (_, low50, _), (_, low90, _) = order
-        values.partition(low50, axis=-1)
-        values[..., :low50].partition(low10, axis=-1)
-        values[..., low50 + 1 :].partition(low90 - low50 - 1, axis=-1)
+    order = _partitioned(values)
     if values.ndim == 1:
         return {name: _between(values, *o) for name, o in zip(_NAMES, order, strict=True)}
     out = {}
@@ -98,6 +93,35 @@ def percentiles(values: np.ndarray) -> dict[str, Any]:
             if frac != 0.0:
                 v = v + frac * (np.fmin.reduce(values[:, lo + 1 : bound + 1], axis=1) - v)
             out[name] = np.where(np.isfinite(v), v, math.nan)
+    return out
+
+
+def _partitioned(values: np.ndarray) -> tuple[tuple[float, int, int], ...]:
+    """Reorder ``values`` (``(n,)``, or ``(K, n)`` row by row) so that each order statistic
+    :func:`percentiles` reads is in place and each upper neighbour lies between it and the
+    next (:func:`_order_statistics`, which is returned): a partition at P50, then one in each
+    half (fewer than 16 values are sorted)."""
+    n = values.shape[-1]
+    order = _order_statistics(n)
+    if n < 16:  # too few to part: sorted, each neighbour is in place
+        values.sort(axis=-1)
+    else:
+        (_, low10, _), (_, low50, _), (_, low90, _) = order
+        values.partition(low50, axis=-1)
+        values[..., :low50].partition(low10, axis=-1)
+        values[..., low50 + 1 :].partition(low90 - low50 - 1, axis=-1)
+    return order
+
+
+def _from_order(n: int, kth: Callable[[int], float]) -> dict[str, float]:
+    """P10/P50/P90 of ``n`` values as :func:`percentiles` finds them (NaN where one is not
+    finite), from ``kth(k)``, the k-th smallest value (0-based)."""
+    out = {}
+    for name, (frac, lo, _) in zip(_NAMES, _order_statistics(n), strict=True):
+        v = kth(lo)
+        if frac != 0.0:
+            v += frac * (kth(lo + 1) - v)
+        out[name] = v if math.isfinite(v) else math.nan
     return out
 
 
@@ -137,6 +161,14 @@ class LevelBands:
         if self.mean is not None:
             self.mean[j] = values.mean() / scale
         self.put_percentiles(j, percentiles(values) if q is None else q, scale)
+
+    def put_rows(self, values: np.ndarray) -> None:
+        """Every level from ``values`` (levels, draws), partitioned row by row in place: the
+        numbers :meth:`put` gives level by level, one call a step for every level."""
+        if self.mean is not None:
+            self.mean[:] = values.mean(axis=1)
+        for k, v in percentiles(values).items():
+            self.q[k][:] = v
 
     def put_percentiles(self, j: int, q: dict[str, float], scale: float = 1.0) -> None:
         """Level ``j``'s percentiles from ``q`` (as :func:`percentiles` gives them), divided
@@ -179,8 +211,7 @@ class Reciprocals:
 
     def __init__(self, w: np.ndarray) -> None:
         n = w.size
-        self._order = _order_statistics(n)
-        ranks = {r for _, lo, _ in self._order for r in (lo, min(lo + 1, n - 1))}
+        ranks = {r for _, lo, _ in _order_statistics(n) for r in (lo, min(lo + 1, n - 1))}
         ordered = np.sort(w)  # faster than a partition at several ranks
         self._n, self._w = n, {k: float(ordered[k]) for k in ranks | {n - 1 - r for r in ranks}}
         self.smallest = float(ordered[0])
@@ -193,13 +224,7 @@ class Reciprocals:
         def ratio(k: int) -> float:  # the k-th smallest ratio
             return c / (u * self._w[last - k if c >= 0.0 else k])
 
-        out = {}
-        for name, (frac, lo, _) in zip(_NAMES, self._order, strict=True):
-            v = ratio(lo)
-            if frac != 0.0:
-                v += frac * (ratio(lo + 1) - v)
-            out[name] = v if math.isfinite(v) else math.nan
-        return out
+        return _from_order(self._n, ratio)
 
 
 class RisingLine:
@@ -209,11 +234,15 @@ class RisingLine:
     either, in floating point too, and its k-th smallest value is that of the k-th draw.
     The same numbers as :func:`percentiles` of ``a + b * u`` computed draw by draw."""
 
-    def __init__(self, a: np.ndarray, b: np.ndarray, order: np.ndarray) -> None:
-        n = a.size
-        self._order = _order_statistics(n)
-        ranks = {r for _, lo, _ in self._order for r in (lo, min(lo + 1, n - 1))}
-        self._ab = {k: (float(a[order[k]]), float(b[order[k]])) for k in ranks}
+    def __init__(self, n: int, ab: dict[int, tuple[float, float]]) -> None:
+        self._n, self._ab = n, ab  # (a, b) of the k-th draw in the order, by the ranks read
+
+    @classmethod
+    def sloped(cls, a: float, b: np.ndarray) -> RisingLine:
+        """The line of an ``a`` the same in every draw and each draw's ``b`` (reordered in
+        place): the order of ``b``, which ``a + b * u`` keeps at every u >= 0, from one
+        selection of the order statistics read (no sort)."""
+        return cls(b.size, {k: (float(a), v) for k, v in _ranked(b).items()})
 
     @classmethod
     def of(cls, a: np.ndarray, b: np.ndarray) -> RisingLine | None:
@@ -224,7 +253,9 @@ class RisingLine:
             ordered = x[order]  # one at a time: a million draws hold 8 MB each
             if not np.all(ordered[1:] >= ordered[:-1]):
                 return None
-        return cls(a, b, order)
+        n = a.size
+        ranks = {r for _, lo, _ in _order_statistics(n) for r in (lo, min(lo + 1, n - 1))}
+        return cls(n, {k: (float(a[order[k]]), float(b[order[k]])) for k in ranks})
 
     def percentiles(self, u: float) -> dict[str, float]:
         """P10/P50/P90 of ``a + b * u`` (NaN where one is not finite)."""
@@ -233,13 +264,140 @@ class RisingLine:
             a, b = self._ab[k]
             return b * u + a
 
-        out = {}
-        for name, (frac, lo, _) in zip(_NAMES, self._order, strict=True):
-            v = value(lo)
-            if frac != 0.0:
-                v += frac * (value(lo + 1) - v)
-            out[name] = v if math.isfinite(v) else math.nan
+        return _from_order(self._n, value)
+
+
+def _ranked(values: np.ndarray) -> dict[int, float]:
+    """The order statistics :func:`percentiles` reads of ``values`` (n,), by 0-based rank:
+    each percentile's lower one and, where it interpolates, the next; ``values`` is reordered
+    (:func:`_partitioned`)."""
+    out = {}
+    for frac, lo, bound in _partitioned(values):
+        out[lo] = float(values[lo])
+        if frac != 0.0:
+            out[lo + 1] = float(np.fmin.reduce(values[lo + 1 : bound + 1]))
+    return out
+
+
+#: The code of a payback month that is no number of months ("never": +inf, or NaN).
+_NEVER = np.iinfo(np.uint16).max
+#: Levels x draws of payback months :class:`Paybacks` holds as they are; more are held as codes.
+HELD_PAYBACKS = 1_000_000
+
+
+class Paybacks:
+    """Every draw's payback month at every level [month] (U, S; inf: never), as the summary
+    reads them: held as they are up to :data:`HELD_PAYBACKS` of them, else as 2-byte codes that
+    order as the months do, floor(t * 65534 / H) ("never" 65535), a quarter of the memory (a
+    million draws at 20 levels: 40 MB, not 160). A level's percentiles are then selected on its
+    codes, and each order statistic they read is the exact month of one of the draws that share
+    the code at its rank: ``exact`` computes the months of chosen draws again (ascending draw
+    indices -> their months (U, k), the numbers the evaluation made; ``chunk`` draws at a
+    time)."""
+
+    def __init__(
+        self,
+        levels: int,
+        draws: int,
+        horizon: int,
+        chunk: int,
+        exact: Callable[[np.ndarray], np.ndarray],
+    ) -> None:
+        self._exact, self._chunk, self._scale = exact, chunk, (_NEVER - 1) / horizon
+        held = levels * draws <= HELD_PAYBACKS
+        self.held = np.empty((levels, draws)) if held else None
+        self.codes = None if held else np.empty((levels, draws), np.uint16)
+
+    def put(self, rows: slice, t: np.ndarray) -> None:
+        """The months ``t`` (U, n) of the draws ``rows`` (overwritten when held as codes)."""
+        if self.codes is None:
+            self.held[:, rows] = t
+            return
+        self._code(t, self.codes[:, rows])
+
+    def _code(self, t: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """The codes of months ``t`` (0 <= t <= H, or not a number: never) into ``out``
+        (``t`` is overwritten): monotone, as a product with a positive number and the floor
+        (a truncation, t being >= 0) are."""
+        np.multiply(t, self._scale, out=t)
+        np.fmin(t, _NEVER, out=t)  # inf and NaN: never
+        np.copyto(out, t, casting="unsafe")
         return out
+
+    def months(self) -> np.ndarray:
+        """Every draw's months (U, S): those held, or computed again (a new array)."""
+        if self.held is not None:
+            return self.held
+        return self._months_of(np.arange(self.codes.shape[1]))
+
+    def _months_of(self, draws: np.ndarray) -> np.ndarray:
+        """The exact months (U, k) of the ascending draw indices ``draws``, computed again
+        ``chunk`` draws at a time."""
+        out = np.empty((self.codes.shape[0], draws.size))
+        for start in range(0, draws.size, self._chunk):
+            stop = min(draws.size, start + self._chunk)
+            out[:, start:stop] = self._exact(draws[start:stop])
+        return out
+
+    def summary(self) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """P10/P50/P90 of every level [month] (NaN where one lands on "never") and the share
+        of draws that never pay back, per level."""
+        if self.codes is None:
+            block = np.array(self.held)
+            draws = block.shape[1]
+            never = (draws - np.count_nonzero(np.isfinite(block), axis=1)) / draws
+            return percentiles(block), never
+        levels, draws = self.codes.shape
+        never = np.empty(levels)
+        ranked, asked = [], {}  # each level's {rank: code}; (level, code) -> (below, draws)
+        row = np.empty(draws, np.uint16)
+        for j, codes in enumerate(self.codes):
+            never[j] = np.count_nonzero(codes == _NEVER) / draws
+            np.copyto(row, codes)
+            ranked.append({k: int(c) for k, c in _ranked(row).items()})
+            for code in set(ranked[j].values()) - {_NEVER}:
+                asked[j, code] = np.count_nonzero(codes < code), np.flatnonzero(codes == code)
+        if not asked:  # every order statistic read is "never"
+            return _from_codes(levels, draws, lambda j, k: math.inf), never
+        union = np.unique(np.concatenate([idx for _, idx in asked.values()]))
+        if union.size > draws // 4:  # codes shared by many draws (identical draws, say)
+            return self._summary_of_months(never)
+        exact = self._months_of(union)
+        check = self._code(np.array(exact), np.empty(exact.shape, np.uint16))
+        sorted_at = {}
+        for (j, code), (below, idx) in asked.items():
+            at = np.searchsorted(union, idx)
+            if np.any(check[j, at] != code):  # not the months that were coded
+                return self._summary_of_months(never)
+            sorted_at[j, code] = below, np.sort(exact[j, at])
+
+        def kth(j: int, k: int) -> float:
+            code = ranked[j][k]
+            if code == _NEVER:
+                return math.inf
+            below, ordered = sorted_at[j, code]
+            return float(ordered[k - below])
+
+        return _from_codes(levels, draws, kth), never
+
+    def _summary_of_months(self, never: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The percentiles of every level from the exact months of every draw, level by
+        level, and ``never``."""
+        months = self.months()
+        out = {name: np.empty(months.shape[0]) for name in _NAMES}
+        for j, row in enumerate(months):
+            for name, v in percentiles(row).items():
+                out[name][j] = v
+        return out, never
+
+
+def _from_codes(levels: int, draws: int, kth: Callable[[int, int], float]) -> dict[str, np.ndarray]:
+    """P10/P50/P90 of each level from ``kth(level, k)``, the k-th smallest month of a level."""
+    out = {name: np.empty(levels) for name in _NAMES}
+    for j in range(levels):
+        for name, v in _from_order(draws, lambda k, j=j: kth(j, k)).items():
+            out[name][j] = v
+    return out
 
 
 def input_ranks(sim: Drawn, name: str, dist: Distribution | None = None) -> np.ndarray:

@@ -26,11 +26,14 @@ __all__ = ["Answer", "from_dict", "to_dict", "to_json"]
 def to_dict(answer: Answer | Result | PlanResult) -> dict[str, Any]:
     """The documented JSON form of a scenario's or plan's answer (``null`` for NaN), as plain
     Python data; an engine result alone is written as an answer without words."""
-    from .plan_schema import PlanResultSchema
     from .schema import ResultSchema, prebuilt
 
     answer = Answer.of(answer)
-    return prebuilt(PlanResultSchema if answer.is_plan else ResultSchema).dump(answer)
+    if not answer.is_plan:  # a scenario's answer: the plans' schemas are not imported
+        return prebuilt(ResultSchema).dump(answer)
+    from .plan_schema import PlanResultSchema
+
+    return prebuilt(PlanResultSchema).dump(answer)
 
 
 def to_json(answer: Answer | Result | PlanResult) -> bytes:

@@ -9,7 +9,7 @@ run store; plus the example scenario library.
 from . import email_patterns  # noqa: F401  (first: marshmallow without its e-mail patterns)
 from .errors import ScenarioError
 from .library import example
-from .plan import Plan
+from .resolve import Plan
 from .scenario import Scenario, evaluate, load_file, load_files, load_mapping
 from .schema import PlanSchema, ScenarioSchema
 

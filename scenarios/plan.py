@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from costmodel.distributions import Distribution
 from costmodel.engine import Progress
 from costmodel.inputs import Addition, Demand, InputError, PlanInputs, input_fields
 from costmodel.plan_result import PlanResult
-from costmodel.result import Advice, Assumption, CatalogRef, Origin
+from costmodel.result import Assumption, CatalogRef, Origin
 from costmodel.units import unit as unit_of
 from present.answer import Answer
 from present.prebuilt import prebuilt
@@ -33,7 +32,7 @@ from .advice import Question, advise, close_call_advice
 from .distspec import to_spec
 from .emissions import Emitting, plan_emitting
 from .errors import ScenarioError
-from .resolve import Keyed, with_sampling
+from .resolve import Plan, with_sampling
 from .schema import CARBON_KEYS, BurstSchema, CarbonPriceSchema, PlanSchema, ReserveSchema
 from .sides import Hosted, Rented, Training, Work, gathered, hosted, owned, rented, work
 from .userprices import scaled
@@ -56,38 +55,6 @@ _PLAN_PATH = {
 #: The inputs a plan's reserved and burst blocks hold (rent extras are not planned).
 _RESERVE = frozenset(ReserveSchema._declared_fields)
 _BURST = frozenset(BurstSchema._declared_fields)
-
-
-@dataclass(frozen=True)
-class Plan(Keyed):
-    """A validated plan resolved against a catalog, ready to evaluate.
-
-    ``document`` is the plan with every default filled in (itself a valid plan).
-    """
-
-    source: str
-    inputs: PlanInputs
-    document: dict[str, Any]
-    assumptions: tuple[Assumption, ...]
-    warnings: tuple[Advice, ...]
-    catalog: Catalog
-
-    @property
-    def name(self) -> str:
-        return self.document["name"]
-
-    @property
-    def samples(self) -> int:
-        return self.inputs.samples
-
-    @property
-    def seed(self) -> int:
-        return self.inputs.seed
-
-    def max_draws(self, samples: int | None = None) -> int:
-        """The most draws an evaluation makes [draw]: ``samples``, else the plan's (a plan does
-        not double its draws toward a target)."""
-        return samples or self.samples
 
 
 def _named_gpu_hours(block: Mapping[str, Any], w: Work) -> tuple[Distribution, str] | None:

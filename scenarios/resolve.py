@@ -15,8 +15,8 @@ from dataclasses import MISSING, dataclass
 from typing import Any
 
 from costmodel.distributions import Distribution
-from costmodel.inputs import InputError, ModelInputs, input_fields
-from costmodel.result import Assumption, Origin
+from costmodel.inputs import InputError, ModelInputs, PlanInputs, input_fields
+from costmodel.result import Advice, Assumption, Origin
 from costmodel.sides import SIDES
 from present.prebuilt import prebuilt
 from pricing import Catalog, PriceEntry
@@ -28,7 +28,7 @@ from .errors import ScenarioError
 from .schema import ScenarioSchema, further_sides
 from .sides import Hosted, Owned, Rented, Work, gathered, hosted, owned, rented, work
 
-__all__ = ["Keyed", "Resolved", "resolve", "with_sampling"]
+__all__ = ["Keyed", "Plan", "Resolved", "resolve", "with_sampling"]
 
 
 @dataclass(frozen=True)
@@ -216,3 +216,35 @@ class Keyed:
         doc["catalog_version"] = self.catalog.version  # type: ignore[attr-defined]
         text = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Plan(Keyed):
+    """A validated plan resolved against a catalog, ready to evaluate.
+
+    ``document`` is the plan with every default filled in (itself a valid plan).
+    """
+
+    source: str
+    inputs: PlanInputs
+    document: dict[str, Any]
+    assumptions: tuple[Assumption, ...]
+    warnings: tuple[Advice, ...]
+    catalog: Catalog
+
+    @property
+    def name(self) -> str:
+        return self.document["name"]
+
+    @property
+    def samples(self) -> int:
+        return self.inputs.samples
+
+    @property
+    def seed(self) -> int:
+        return self.inputs.seed
+
+    def max_draws(self, samples: int | None = None) -> int:
+        """The most draws an evaluation makes [draw]: ``samples``, else the plan's (a plan does
+        not double its draws toward a target)."""
+        return samples or self.samples

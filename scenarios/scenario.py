@@ -29,8 +29,7 @@ from .advice import advise, convergence_advice
 from .errors import ScenarioError, by_line
 from .loader import load_documents, validate, with_lines
 from .modelconfig import with_model_config
-from .plan import Plan, evaluate_plan, resolve_plan
-from .resolve import Keyed, Resolved, resolve, with_sampling
+from .resolve import Keyed, Plan, Resolved, resolve, with_sampling
 from .sides import unknown_ids
 
 __all__ = ["Scenario", "evaluate", "load_document", "load_file", "load_files", "load_mapping"]
@@ -98,6 +97,8 @@ def load_document(
     try:
         valid = with_model_config(valid, base_dir, catalog)
         if valid.get("kind") == "plan":
+            from .plan import resolve_plan  # a scenario's run needs none of the plans' code
+
             return resolve_plan(valid, source, catalog)
         resolved = resolve(valid, source, catalog)
     except ScenarioError as exc:
@@ -159,6 +160,8 @@ def evaluate(
     elif not isinstance(scenario, Scenario | Plan):
         scenario = load_file(scenario, catalog=catalog)
     if isinstance(scenario, Plan):
+        from .plan import evaluate_plan
+
         start = time.perf_counter()
         plan_result = evaluate_plan(scenario, samples=samples, seed=seed, progress=progress)
         if timings is not None:

@@ -812,7 +812,7 @@ def test_cache_can_be_switched_off(tmp_path: Path) -> None:
 _FAULTS = """
 import json, resource, sys
 from api import create_app
-from api.service import keep_freed_memory
+from costmodel.allocator import keep_freed_memory
 client = create_app({"DB": sys.argv[1], "API_KEYS": "", "RESULT_CACHE": 0}).test_client()
 body = json.dumps(json.load(open(sys.argv[2])))
 faults = []

@@ -290,15 +290,15 @@ def _written_progress(
 def test_the_progress_of_a_job_rises_to_one(
     store_app: Flask, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # 50,000 draws over 240 months: chunks of 500,000 // 240 = 2,083 draws, 24 of them
-    # (49,992 draws) and one of 8, so the engine reports 2,083 / 50,000, ..., 49,992 / 50,000, 1
+    # 50,000 draws over 240 months: 12,000,000 elements in round(12e6 / 300,000) = 40 chunks
+    # of equal size, 1,250 draws each, so the engine reports 1,250 / 50,000, ..., 50,000 / 50,000
     written = _written_progress(store_app, monkeypatch)
     client = store_app.test_client()
     posted = client.post("/v1/runs?samples=50000", json=LONG, headers=ASYNC)
     seen = [posted.get_json()["progress"]]
     run = poll(client, posted.headers["Location"])
     assert run["status"] == "done"
-    assert written == pytest.approx([2083 * k / 50_000 for k in range(1, 25)] + [1.0])
+    assert written == pytest.approx([1250 * k / 50_000 for k in range(1, 41)])
     seen.append(run["progress"])
     assert seen == [0.0, 1.0]
 

@@ -15,7 +15,7 @@ from scipy.stats import rankdata
 import scenarios
 from costmodel.engine import simulate, summarise
 from costmodel.sampling import _EPS, Sampler, ascending, average_ranks, stream
-from costmodel.stats import Reciprocals, RisingLine, percentiles
+from costmodel.stats import Paybacks, Reciprocals, RisingLine, percentiles
 from tests.test_throughput_error import ESTIMATED
 
 
@@ -138,3 +138,85 @@ def test_rising_line_equals_the_percentiles_of_each_draw(n):
 def test_a_line_whose_ends_do_not_rise_together_is_left_to_the_long_way():
     rng = np.random.default_rng(3)
     assert RisingLine.of(rng.random(100), rng.random(100)) is None
+
+
+def test_sloped_line_by_hand():
+    # a = 5 in every draw, b = 30, 10, 40, 20: at u = 0.5, a + b*u = 20, 10, 25, 15 -> sorted
+    # 10, 15, 20, 25. P10 at 0.3: 10 + 0.3*5 = 11.5; P50 at 1.5: 15 + 0.5*5 = 17.5;
+    # P90 at 2.7: 20 + 0.7*5 = 23.5.
+    line = RisingLine.sloped(5.0, np.array([30.0, 10.0, 40.0, 20.0]))
+    assert line.percentiles(0.5) == pytest.approx({"p10": 11.5, "p50": 17.5, "p90": 23.5})
+
+
+@pytest.mark.parametrize("n", [1, 7, 16, 1000, 20_001])
+def test_sloped_line_equals_the_percentiles_of_each_draw(n):
+    slope = np.random.default_rng(n).triangular(2.5, 3.0, 3.06, n) * 730.0 * 60  # a rent price
+    slope[: n // 4] = slope[0]  # ties
+    line = RisingLine.sloped(1234.5, np.array(slope))
+    for x in (0.0, 0.05, 0.35, 1.0):
+        assert line.percentiles(x) == percentiles(slope * x + 1234.5)  # bit for bit
+
+
+def _coded(months: np.ndarray, horizon: int, monkeypatch) -> Paybacks:
+    """``months`` (U, S) held as codes, computed again from ``months`` itself."""
+    monkeypatch.setattr("costmodel.stats.HELD_PAYBACKS", 0)
+    paid = Paybacks(*months.shape, horizon, 7, lambda draws: months[:, draws])
+    for start in range(0, months.shape[1], 7):
+        rows = slice(start, start + 7)
+        paid.put(rows, np.array(months[:, rows]))
+    assert paid.codes is not None
+    return paid
+
+
+def test_payback_codes_by_hand(monkeypatch):
+    # Months 2, 1, never, 4, 3 over a 6-month horizon: sorted 1, 2, 3, 4, inf. P10 at 0.4:
+    # 1 + 0.4*(2 - 1) = 1.4; P50 at 2: 3; P90 at 3.6 touches "never": NaN; 1 in 5 never.
+    q, never = _coded(np.array([[2.0, 1.0, np.inf, 4.0, 3.0]]), 6, monkeypatch).summary()
+    assert q["p10"][0] == pytest.approx(1.4) and q["p50"][0] == 3.0 and np.isnan(q["p90"][0])
+    assert never[0] == 0.2
+
+
+def test_payback_codes_of_draws_that_never_pay_back(monkeypatch):
+    # 20 draws, none paying back within the horizon: every percentile NaN, all of them never.
+    q, never = _coded(np.full((1, 20), np.inf), 12, monkeypatch).summary()
+    assert all(np.isnan(v[0]) for v in q.values()) and never[0] == 1.0
+
+
+@pytest.mark.parametrize("n", [16, 1000, 20_001])
+@pytest.mark.parametrize("shared", [0.1, 0.5])  # above a quarter: every draw computed again
+def test_payback_codes_give_the_percentiles_of_the_months(n, shared, monkeypatch):
+    rng = np.random.default_rng(n)
+    months = rng.gamma(4.0, 3.0, (3, n)).clip(0.0, 36.0)
+    months[0, : int(shared * n)] = months[0, 0]  # a month many draws share
+    months[1, rng.random(n) < 0.3] = np.inf  # never
+    months[2, : n // 10] = 36.0  # the horizon's last month
+    q, never = _coded(months, 36, monkeypatch).summary()
+    for j, row in enumerate(months):
+        assert {k: v[j] for k, v in q.items()} == pytest.approx(
+            percentiles(np.array(row)), rel=0, abs=0, nan_ok=True
+        )  # bit for bit
+        assert never[j] == np.count_nonzero(np.isinf(row)) / n
+
+
+@pytest.mark.parametrize(
+    "example", ["inference-8b-rtx6000ada-vs-api", "h100-8x-vs-p5-48xlarge-reserved-1y"]
+)
+def test_a_simulation_holding_codes_gives_the_numbers_of_one_holding_the_months(
+    example, monkeypatch
+):
+    inputs = scenarios.load_file(scenarios.example(example)).resolved.inputs
+    inputs = dataclasses.replace(inputs, samples=3000)
+    held = simulate(inputs)
+    monkeypatch.setattr("costmodel.stats.HELD_PAYBACKS", 0)
+    coded = simulate(inputs)
+    assert all(paid.codes is not None for paid in coded.paybacks.values())
+    for side, paid in held.paybacks.items():  # computed again, draw by draw, the same
+        np.testing.assert_array_equal(coded.paybacks[side].months(), paid.months())
+    a, b = summarise(held), summarise(coded)
+    for got, want in (
+        (a.payback_months, b.payback_months),
+        (a.payback_vs_api_months, b.payback_vs_api_months),
+    ):
+        if want is not None:
+            for k in ("p10", "p50", "p90", "prob_never"):
+                np.testing.assert_array_equal(getattr(got, k), getattr(want, k))

@@ -31,13 +31,17 @@ def add_parser(sub) -> None:
     )
 
 
-def execute(args: argparse.Namespace) -> int:
-    from cli.tables import print_result
+def _print_result(result, console) -> None:
+    from cli.tables import print_result  # the tables only when they are shown, not for JSON
 
+    print_result(result, console)
+
+
+def execute(args: argparse.Namespace) -> int:
     document = load(args.file, "scenario", args.prices, args.serving)
     timings: dict[str, float] = {}
     result = evaluate(document, args, timings)
     show_evaluation(
-        args, result, print_result, timings, f"{len(result.utilisation)} utilisation levels"
+        args, result, _print_result, timings, f"{len(result.utilisation)} utilisation levels"
     )
     return 0
