@@ -2,27 +2,32 @@
 states them.
 
 Work is counted in one unit for every kind of request, :data:`UNIT_S` (3 ns) of CPU. Each
-piece of work is counted as the units it takes, as ``benchmarks/bench_limits.py`` measures:
+piece of work is counted as the units it takes, as ``benchmarks/bench_limits.py`` measures and
+fits (a constant may be a fraction of a unit; each count is rounded to a whole unit):
 
 * a scenario: draws x (months x :data:`SCENARIO_MONTH_WORK` + levels x
   :data:`SCENARIO_LEVEL_WORK` + :data:`SCENARIO_DRAW_WORK`): each draw's month-by-month cash
   flows, each level's statistics over the draws, and each draw's sampling and summary (the
   levels' own month-by-month sums cost next to nothing beside these); a hosted API adds its
-  own payback pass (months x :data:`SCENARIO_MONTH_WORK` again) and levels x
-  :data:`SCENARIO_API_LEVEL_WORK`;
+  own payback pass (months x :data:`SCENARIO_MONTH_WORK` again; its bands cost next to nothing
+  beside the levels' statistics);
 * a plan (:func:`plan_work`): :data:`PLAN_REQUEST_WORK` to answer it; per draw and month
   whatever the candidates, :data:`PLAN_MONTH_WORK` for each pass over the draws' months
-  (:func:`plan_passes`) and :data:`PLAN_CARBON_MONTH_WORK` for each table of emissions; per
-  draw, :data:`PLAN_SAMPLE_WORK` and :data:`PLAN_SERVER_WORK` per server count; per draw and
-  candidate, :data:`PLAN_DRAW_WORK` (its cost summed in closed form over the months, its
-  statistics), :data:`PLAN_CARBON_DRAW_WORK` more counting carbon, months x
-  :data:`PLAN_BAND_WORK` under a daily peak and :data:`PLAN_STAGED_WORK` for one that adds
-  servers later; per candidate :data:`PLAN_CANDIDATE_WORK` (and
-  :data:`PLAN_STAGED_CANDIDATE_WORK`), and the result's bytes x :data:`RESULT_BYTE_WORK`;
-* a comparison: draws x options x :data:`COMPARE_OPTION_WORK`.
+  (:func:`plan_passes`) and, counting carbon, :data:`PLAN_CARBON_MONTH_WORK` for each table
+  of emissions in each pass that evaluates candidates; per draw, :data:`PLAN_SAMPLE_WORK` and
+  :data:`PLAN_SERVER_WORK` per server count; per draw and candidate, :data:`PLAN_DRAW_WORK`
+  (its cost summed in closed form over the months, its statistics),
+  :data:`PLAN_CARBON_DRAW_WORK` more counting carbon, months x :data:`PLAN_BAND_WORK` under a
+  daily peak (and months x :data:`PLAN_CARBON_BAND_WORK` more counting carbon) and
+  :data:`PLAN_STAGED_WORK` for one that adds servers later; per candidate
+  :data:`PLAN_CANDIDATE_WORK` (and :data:`PLAN_STAGED_CANDIDATE_WORK`), and the result's
+  bytes x :data:`RESULT_BYTE_WORK`;
+* a comparison: options x (draws x :data:`COMPARE_OPTION_WORK` (and
+  :data:`COMPARE_MODEL_OPTION_WORK` more by model) + :data:`COMPARE_RESOLVE_WORK`).
 
 ``COSTMODEL_MAX_WORK`` bounds the sum, so the largest request the defaults allow takes about
-1.5 s of CPU and well under 1 GiB. A run (``POST /v1/runs``) asking for more is a job instead, up
+1.5 s of CPU (under 2 s over the benchmark's shapes, whose CPU is within 0.65 to 1.28 times the
+count). A run (``POST /v1/runs``) asking for more is a job instead, up
 to ``COSTMODEL_MAX_JOB_WORK``. A plan is also held to ``COSTMODEL_MAX_CANDIDATES`` and to the size
 its result may reach (``COSTMODEL_MAX_RESULT_BYTES``), and a scenario or plan to the memory its
 whole evaluation holds (:mod:`api.memory`, ``COSTMODEL_MAX_MEMORY``), all known before anything
@@ -55,10 +60,13 @@ from .memory import (
 )
 
 __all__ = [
+    "COMPARE_MODEL_OPTION_WORK",
     "COMPARE_OPTION_WORK",
+    "COMPARE_RESOLVE_WORK",
     "LIMITS",
     "PLAN_BAND_WORK",
     "PLAN_CANDIDATE_WORK",
+    "PLAN_CARBON_BAND_WORK",
     "PLAN_CARBON_DRAW_WORK",
     "PLAN_CARBON_MONTH_WORK",
     "PLAN_DRAW_WORK",
@@ -72,7 +80,6 @@ __all__ = [
     "plan_passes",
     "RESULT_BYTE_WORK",
     "SCENARIO_DRAW_WORK",
-    "SCENARIO_API_LEVEL_WORK",
     "SCENARIO_LEVEL_WORK",
     "SCENARIO_MONTH_WORK",
     "UNIT_S",
@@ -93,60 +100,69 @@ __all__ = [
 
 #: CPU time of one unit of work [s].
 UNIT_S = 3e-9
-#: Work of the cash flows of one draw and month, whatever the levels [unit] (measured: 30 to
-#: 42 ns, 10 to 14 units).
-SCENARIO_MONTH_WORK = 12
-#: Work of one level's statistics over one draw [unit] (measured: 99 to 127 ns).
-SCENARIO_LEVEL_WORK = 40
+#: Work of the cash flows of one draw and month, whatever the levels [unit] (fitted by
+#: ``benchmarks/bench_limits.py``, as every constant below: 2.2 to 3.2).
+SCENARIO_MONTH_WORK = 2.5
+#: Work of one level's statistics over one draw [unit] (fitted: 11 to 13).
+SCENARIO_LEVEL_WORK = 12
 #: Work of one draw whatever its months and levels: its sampling, its share of the summary
-#: [unit] (measured: 3.0 to 3.5 us).
-SCENARIO_DRAW_WORK = 1_000
-#: A hosted API's share of a scenario: its own payback scan is a second pass over every draw
-#: and month (x :data:`SCENARIO_MONTH_WORK`), its bands half a level's statistics again
-#: (measured: payback 1.66 and summary 1.27 times a scenario without one).
-SCENARIO_API_LEVEL_WORK = SCENARIO_LEVEL_WORK // 2
+#: [unit] (fitted: 280 to 350).
+SCENARIO_DRAW_WORK = 320
 #: Work of answering a plan whatever its draws and candidates: its words, advice and JSON
-#: [unit] (fitted: 0.6 to 9.8 million, 2 to 29 ms, as busy as the machine was).
-PLAN_REQUEST_WORK = 4_000_000
+#: [unit] (fitted: 0 to 0.3 million, lost in the noise of the shapes; a few ms).
+PLAN_REQUEST_WORK = 1_000_000
 #: Work of one draw and month of a plan whatever its candidates, for each pass over the draws
-#: (:func:`plan_passes`) [unit]: the month's work and prices, the best plan's monthly split
-#: (fitted: 2.2).
-PLAN_MONTH_WORK = 3
+#: (:func:`plan_passes`) [unit]: the month's work and prices, their suffix sums, the best
+#: plan's monthly split (fitted: 1.3 to 2.0).
+PLAN_MONTH_WORK = 2
 #: Work of one draw, month and table of emissions of a plan that counts carbon (one for the
-#: burst, one more with servers, one more with reservations): their suffix sums [unit]
-#: (fitted: 4.5 to 4.8; the shapes with every table the noisiest, up to 1.7 times the count
-#: at 5).
-PLAN_CARBON_MONTH_WORK = 8
+#: burst, one more with servers, one more with reservations), for each pass that evaluates
+#: candidates (every pass but the monthly split's): their suffix sums [unit] (fitted: 4.6 to
+#: 5.3).
+PLAN_CARBON_MONTH_WORK = 4.7
 #: Work of one server count over one draw: its owned work and energy in closed form, its
-#: shares [unit] (fitted: 7.5).
-PLAN_SERVER_WORK = 8
+#: shares [unit] (fitted: 10 to 15).
+PLAN_SERVER_WORK = 12
 #: Work of one candidate over one draw: its burst in closed form over the months, its
-#: statistics and holding its outcomes [unit] (fitted: 5.6).
+#: statistics (selecting its percentiles, about 5 units a draw: most of it) and holding its
+#: outcomes [unit] (fitted: 2.6 to 5.9; 10,201 candidates at 15,236 draws took 2.5 times a
+#: count of 2.7).
 PLAN_DRAW_WORK = 6
 #: What counting carbon adds to one candidate over one draw: its emissions in the same
-#: look-ups, their statistics [unit] (fitted: 6.2).
-PLAN_CARBON_DRAW_WORK = 12
+#: look-ups, their statistics [unit] (fitted: 10 to 16).
+PLAN_CARBON_DRAW_WORK = 12.5
 #: Work of one candidate over one draw and month under a daily peak: the band's months
 #: summed one by one, counted over every month (the band is a share of them) [unit]
-#: (fitted: 1.7).
-PLAN_BAND_WORK = 2
+#: (fitted: 1.4 to 1.6).
+PLAN_BAND_WORK = 1.4
+#: What counting carbon adds to the band of one candidate over one draw and month: each
+#: table of emissions summed over the band's months too [unit] (fitted: 2.0 to 2.2; without
+#: it a plan of 3 x 2 candidates over 240 months with carbon and a daily peak took 1.9 times
+#: its count).
+PLAN_CARBON_BAND_WORK = 2.2
 #: What adding servers later adds to one candidate over one draw: the cohort's price, two
-#: runs of months [unit] (fitted: 23).
-PLAN_STAGED_WORK = 24
-#: ... and whatever the draws: its turn of the loops [unit] (measured: 54 us).
-PLAN_STAGED_CANDIDATE_WORK = 18_000
+#: runs of months [unit] (fitted: 30 to 35).
+PLAN_STAGED_WORK = 35
+#: ... and whatever the draws: its turn of the loops [unit] (fitted: 15,000 to 26,000).
+PLAN_STAGED_CANDIDATE_WORK = 15_000
 #: Work of one draw of a plan whatever its months and candidates: its sampling, more with
-#: more uncertain inputs [unit] (fitted: 19 to 32 with one uncertain input).
-PLAN_SAMPLE_WORK = 40
-#: Work of one candidate whatever the draws: its summary [unit] (fitted: 2,600 beside the
-#: bytes of its result).
-PLAN_CANDIDATE_WORK = 2_600
+#: more uncertain inputs [unit] (fitted: 19 to 100 with one uncertain input).
+PLAN_SAMPLE_WORK = 20
+#: Work of one candidate whatever the draws: its summary [unit] (fitted: 1,500 to 1,950
+#: beside the bytes of its result).
+PLAN_CANDIDATE_WORK = 2_000
 #: Work of writing one byte of a plan's result as JSON, per byte :func:`plan_result_bytes`
 #: counts [unit] (an upper bound of the bytes: a candidate takes some 250 of the 680 counted).
 RESULT_BYTE_WORK = 4
-#: Work of one option of a comparison over one draw, its share of answering included [unit]
-#: (fitted: 11.7 and 9 million a request; 12.5 to 13 over the whole of 20,000 and 50,000 draws).
-COMPARE_OPTION_WORK = 16
+#: Work of one option of a comparison over one draw [unit] (fitted: 11 to 13).
+COMPARE_OPTION_WORK = 12
+#: What a comparison by model adds to one option over one draw: its throughput's lognormal
+#: error drawn and carried [unit] (fitted: 7 to 19).
+COMPARE_MODEL_OPTION_WORK = 8
+#: Work of one option of a comparison whatever its draws: resolving it from the catalog, its
+#: row of the answer [unit] (fitted: 110,000 to 130,000; a comparison of 1,000 draws is
+#: nearly all this).
+COMPARE_RESOLVE_WORK = 120_000
 
 #: The most bytes one candidate takes in a plan's JSON result: two counts, ten numbers of
 #: 24 characters at most (``-1.2345678901234567e-100``; two of them the Wilson interval of
@@ -220,11 +236,11 @@ def plan_result_bytes(candidates: int, months: int, *, carbon: bool = False) -> 
 
 def scenario_work(samples: int, levels: int, months: int, *, api: bool = False) -> int:
     """The work of a scenario of ``levels`` utilisation levels over ``months`` [unit], with a
-    hosted API as a third side when ``api``."""
+    hosted API as a third side when ``api``, rounded to a whole unit."""
     per_draw = months * SCENARIO_MONTH_WORK + levels * SCENARIO_LEVEL_WORK + SCENARIO_DRAW_WORK
     if api:
-        per_draw += months * SCENARIO_MONTH_WORK + levels * SCENARIO_API_LEVEL_WORK
-    return samples * per_draw
+        per_draw += months * SCENARIO_MONTH_WORK
+    return round(samples * per_draw)
 
 
 @dataclass(frozen=True)
@@ -259,22 +275,28 @@ class PlanShape:
 
 def plan_passes(samples: int, shape: PlanShape) -> int:
     """How many times a plan builds each chunk of draws' months [-]: once when one chunk holds
-    every draw (it is kept), else once for each block of candidates and once for the best
+    every draw (it is kept), else once for each block of candidates, once more for the few
+    candidates the summary compares when there are several blocks, and once for the best
     plan's monthly split."""
     if samples * shape.months <= CHUNK_ELEMENTS:
         return 1
     rows = block_rows(samples, carbon=shape.carbon, staged=shape.staged > 0)
-    return -(-shape.candidates // rows) + 1
+    blocks = -(-shape.candidates // rows)
+    return blocks + (blocks > 1) + 1
 
 
 def plan_work(samples: int, shape: PlanShape) -> int:
     """The work of a plan of ``shape`` over ``samples`` draws [unit]: per draw and month
-    whatever the candidates (per pass, and per table of emissions), per draw and server
-    count, per draw and candidate, per candidate and per byte of its result."""
+    whatever the candidates (per pass, and per table of emissions and pass that evaluates
+    candidates), per draw and server count, per draw and candidate (and month, under a daily
+    peak), per candidate and per byte of its result; rounded to a whole unit."""
     s = shape
     tables = 1 + (s.servers > 1) + s.reserves
-    month = plan_passes(samples, s) * PLAN_MONTH_WORK + s.carbon * tables * PLAN_CARBON_MONTH_WORK
-    draw = PLAN_DRAW_WORK + s.carbon * PLAN_CARBON_DRAW_WORK + s.peaked * s.months * PLAN_BAND_WORK
+    passes = plan_passes(samples, s)
+    evaluating = passes - (passes > 1)  # the monthly split's pass has no emissions' sums
+    month = passes * PLAN_MONTH_WORK + s.carbon * tables * evaluating * PLAN_CARBON_MONTH_WORK
+    band = s.peaked * s.months * (PLAN_BAND_WORK + s.carbon * PLAN_CARBON_BAND_WORK)
+    draw = PLAN_DRAW_WORK + s.carbon * PLAN_CARBON_DRAW_WORK + band
     per_draw = (
         s.months * month
         + PLAN_SAMPLE_WORK
@@ -282,7 +304,7 @@ def plan_work(samples: int, shape: PlanShape) -> int:
         + s.candidates * draw
         + s.staged * PLAN_STAGED_WORK
     )
-    return (
+    return round(
         PLAN_REQUEST_WORK
         + samples * per_draw
         + s.candidates * PLAN_CANDIDATE_WORK
@@ -291,9 +313,11 @@ def plan_work(samples: int, shape: PlanShape) -> int:
     )
 
 
-def compare_work(samples: int, options: int) -> int:
-    """The work of a comparison of ``options`` over ``samples`` draws [unit]."""
-    return samples * options * COMPARE_OPTION_WORK
+def compare_work(samples: int, options: int, *, model: bool = False) -> int:
+    """The work of a comparison of ``options`` over ``samples`` draws [unit], by ``model``
+    (cost per M tokens) or not; rounded to a whole unit."""
+    per_draw = COMPARE_OPTION_WORK + model * COMPARE_MODEL_OPTION_WORK
+    return round(options * (samples * per_draw + COMPARE_RESOLVE_WORK))
 
 
 def _samples_check(document: Scenario | Plan, samples: int | None) -> Check:
@@ -305,16 +329,19 @@ def _samples_check(document: Scenario | Plan, samples: int | None) -> Check:
     return Check(path, wanted, "MAX_SAMPLES", LIMITS["MAX_SAMPLES"].counts)
 
 
-def compare_checks(samples: int, months: int, options: int) -> list[Check]:
-    """The limits of a comparison of ``options`` over ``samples`` draws and ``months``."""
+def compare_checks(samples: int, months: int, options: int, *, model: bool = False) -> list[Check]:
+    """The limits of a comparison of ``options`` over ``samples`` draws and ``months``, by
+    ``model`` or not."""
+    per_draw = COMPARE_OPTION_WORK + model * COMPARE_MODEL_OPTION_WORK
     return [
         Check("samples", samples, "MAX_SAMPLES", LIMITS["MAX_SAMPLES"].counts),
         Check("horizon_months", months, "MAX_HORIZON", _MONTHS),
         Check(
             "samples",
-            compare_work(samples, options),
+            compare_work(samples, options, model=model),
             "MAX_WORK",
-            f"units of work (samples x {options} options x {COMPARE_OPTION_WORK})",
+            f"units of work ({options} options x (samples x {per_draw:g} + "
+            f"{COMPARE_RESOLVE_WORK:,}))",
         ),
     ]
 
@@ -336,12 +363,18 @@ def _plan_checks(plan: Plan, draws: int, work_limit: str) -> list[Check]:
     draw, candidate = held(carbon)
     terms = [
         f"{PLAN_REQUEST_WORK:,}",
-        f"samples x months x {PLAN_MONTH_WORK} a pass over the draws",
-        *([f"samples x months x {PLAN_CARBON_MONTH_WORK} a table of emissions"] * carbon),
+        f"samples x months x {PLAN_MONTH_WORK:g} a pass over the draws",
+        *(
+            [f"samples x months x {PLAN_CARBON_MONTH_WORK:g} a table of emissions and pass"]
+            * carbon
+        ),
         f"samples x {PLAN_SAMPLE_WORK}",
         f"samples x server counts x {PLAN_SERVER_WORK}",
-        f"samples x candidates x {PLAN_DRAW_WORK + carbon * PLAN_CARBON_DRAW_WORK}",
-        *([f"samples x candidates x months x {PLAN_BAND_WORK}"] * shape.peaked),
+        f"samples x candidates x {PLAN_DRAW_WORK + carbon * PLAN_CARBON_DRAW_WORK:g}",
+        *(
+            [f"samples x candidates x months x {PLAN_BAND_WORK + carbon * PLAN_CARBON_BAND_WORK:g}"]
+            * shape.peaked
+        ),
         *([f"samples x later purchases x {PLAN_STAGED_WORK}"] * bool(shape.staged)),
         f"{PLAN_CANDIDATE_WORK:,} per candidate",
         f"{RESULT_BYTE_WORK} per byte of result",
@@ -378,10 +411,7 @@ def _document_checks(
     horizon, levels = inputs.horizon_months, len(inputs.utilisation)
     api = inputs.api is not None
     work = scenario_work(draws, levels, horizon, api=api)
-    month, level = (
-        SCENARIO_MONTH_WORK * (1 + api),
-        SCENARIO_LEVEL_WORK + api * SCENARIO_API_LEVEL_WORK,
-    )
+    month = SCENARIO_MONTH_WORK * (1 + api)
     return [
         samples_check,
         Check("horizon_months", horizon, "MAX_HORIZON", _MONTHS),
@@ -390,7 +420,7 @@ def _document_checks(
             "utilisation",
             work,
             work_limit,
-            f"units of work (samples x (months x {month} + levels x {level} + "
+            f"units of work (samples x (months x {month:g} + levels x {SCENARIO_LEVEL_WORK} + "
             f"{SCENARIO_DRAW_WORK:,}))",
         ),
         Check(

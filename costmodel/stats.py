@@ -484,27 +484,26 @@ def row_stats(cost: np.ndarray, tail: float = _TAIL) -> dict[str, np.ndarray]:
     interpolate linearly between order statistics as :func:`percentiles` does (NaN where one is
     not finite).
 
-    One partition per block of rows finds every order statistic and the tail at once; blocks of
-    about :data:`_BLOCK_ELEMENTS` bound the memory of the copy.
+    Each block of rows is copied and selected one rank at a time, as :func:`percentiles` does
+    (the median, then P10 below it and P90 above it), then the tail above P90: each partition
+    reads only the part the one before left, some five times less than partitioning at every
+    rank at once. Blocks of about :data:`_BLOCK_ELEMENTS` bound the memory of the copy.
     """
     rows, n = cost.shape
     worst = max(1, math.ceil(tail * n))
-    positions = [q * (n - 1) for q in QUANTILES]
-    low = [math.floor(p) for p in positions]
-    kth = sorted({*low, *(min(lo + 1, n - 1) for lo in low), n - worst})
+    first = n - worst
+    _, low90, _ = _order_statistics(n)[-1]
     out = {name: np.empty(rows) for name in ("mean", "p10", "p50", "p90", "cvar95")}
     step = max(1, _BLOCK_ELEMENTS // n)
     for start in range(0, rows, step):
         block = slice(start, min(rows, start + step))
         out["mean"][block] = cost[block].mean(axis=1)
-        part = np.partition(cost[block], kth, axis=1)
-        for name, p, lo in zip(_NAMES, positions, low, strict=True):
-            v = part[:, lo]
-            frac = p - lo
-            if frac != 0.0:  # the next order statistic is in place: kth holds lo + 1
-                v = v + frac * (part[:, lo + 1] - v)
-            out[name][block] = np.where(np.isfinite(v), v, np.nan)
-        out["cvar95"][block] = part[:, n - worst :].mean(axis=1)
+        part = cost[block].copy()
+        for name, v in percentiles(part).items():
+            out[name][block] = v
+        if n >= 16 and first > low90 + 1:  # else sorted, or the tail begins in place
+            part[:, low90 + 1 :].partition(first - low90 - 1, axis=1)
+        out["cvar95"][block] = part[:, first:].mean(axis=1)
     return out
 
 

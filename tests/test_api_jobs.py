@@ -29,8 +29,8 @@ from tests.test_plan import PLAN
 
 ASYNC = {"Prefer": "respond-async"}
 #: The worked example over 240 months: 200,000 draws are 24 chunks of the engine and
-#: 200,000 x (240 x 12 + 4 x 40 + 1,000) = 808,000,000 units, above COSTMODEL_MAX_WORK
-#: (500,000,000).
+#: 200,000 x (240 x 2.5 + 4 x 12 + 320) = 193,600,000 units, within COSTMODEL_MAX_WORK
+#: (500,000,000), so posted with ``Prefer: respond-async`` to be a job.
 LONG = scenario(horizon_months=240, simulation={"samples": 200_000, "seed": 0})
 #: Polling stops after this long without the state waited for [s] (a hang, not a slow machine).
 PATIENCE_S = 120
@@ -237,8 +237,8 @@ def test_a_job_answers_202_and_ends_with_the_synchronous_result(
 
 
 def test_work_above_the_synchronous_limit_is_a_job(tmp_path: Path) -> None:
-    # 10,000 draws x (36 months x 12 + 4 levels x 40 + 1,000) = 15,920,000 units of work
-    app = make_app(tmp_path, MAX_WORK=1_000_000, MAX_JOB_WORK=20_000_000)
+    # 10,000 draws x (36 months x 2.5 + 4 levels x 12 + 320) = 4,580,000 units of work
+    app = make_app(tmp_path, MAX_WORK=1_000_000, MAX_JOB_WORK=6_000_000)
     client = app.test_client()
     try:
         body = assert_error(client.post("/v1/evaluate?samples=10000", json=WORKED), 422)
@@ -249,7 +249,7 @@ def test_work_above_the_synchronous_limit_is_a_job(tmp_path: Path) -> None:
         assert poll(client, posted.headers["Location"])["status"] == "done"
         # above the limit of a job: 422 naming it, nothing stored
         body = assert_error(client.post("/v1/runs?samples=20000", json=WORKED), 422)
-        assert "31,840,000 exceeds the limit of 20,000,000" in body["message"]
+        assert "9,160,000 exceeds the limit of 6,000,000" in body["message"]
         assert "(COSTMODEL_MAX_JOB_WORK)" in body["message"]
         assert "as a job" not in assert_error(client.post("/v1/evaluate?samples=20000",
                                                           json=WORKED), 422)["message"]  # fmt: skip
@@ -331,7 +331,7 @@ def test_a_plan_job_shows_its_progress_before_it_is_done(
 
 
 def test_polling_shows_progress_that_never_goes_back(store_client: FlaskClient) -> None:
-    posted = store_client.post("/v1/runs", json=LONG)
+    posted = store_client.post("/v1/runs", json=LONG, headers=ASYNC)
     assert posted.status_code == 202
     location = posted.headers["Location"]
     seen = []
@@ -401,7 +401,7 @@ def _job_processes() -> list[multiprocessing.Process]:
 def test_a_job_whose_process_is_killed_runs_again(
     store_client: FlaskClient, store_location: str
 ) -> None:
-    posted = store_client.post("/v1/runs", json=LONG)
+    posted = store_client.post("/v1/runs", json=LONG, headers=ASYNC)
     location = posted.headers["Location"]
     poll(store_client, location, until=("running",))
     deadline = time.monotonic() + PATIENCE_S
@@ -464,7 +464,7 @@ def test_a_closing_server_puts_its_jobs_back_for_another(
 ) -> None:
     first = make_app(tmp_path, DB=store_location)
     client = first.test_client()
-    posted = client.post("/v1/runs", json=LONG)
+    posted = client.post("/v1/runs", json=LONG, headers=ASYNC)
     poll(client, posted.headers["Location"], until=("running",))
     close(first)
     run_id = posted.get_json()["id"]

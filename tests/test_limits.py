@@ -26,6 +26,7 @@ import scenarios
 from api import limits
 from api.compare.resources import option_count
 from api.service import ResultCache
+from costmodel.fleet import block_rows
 from present import to_dict
 from pricing import load_catalog
 from scenarios.compare import CompareRequest, compare
@@ -110,17 +111,17 @@ def test_a_scenario_is_held_to_the_memory_limit(tmp_path):
 
 def test_the_work_of_a_plan_counts_each_candidate_and_its_result(tmp_path):
     # With the candidate and size caps lifted, 1001 x 101 candidates at 1 draw and 12 months:
-    # 4,000,000                                          =     4,000,000 answering a plan
-    # 1 x (12 x 3 + 40 + 1,001 x 8 + 101,101 x 6)        =       614,690 evaluating
-    # 101,101 x 2,600                                    =   262,862,600 per candidate
+    # 1,000,000                                          =     1,000,000 answering a plan
+    # 1 x (12 x 2 + 20 + 1,001 x 12 + 101,101 x 6)       =       618,662 evaluating
+    # 101,101 x 2,000                                    =   202,202,000 per candidate
     # ((2 x 101,101 + 2) x 414 + 12 x 75 + 65,536) x 4   =   335,115,568 writing the result
-    #                                                     =   602,592,858 > 500,000,000
+    #                                                     =   538,936,230 > 500,000,000
     client = make_app(tmp_path, MAX_CANDIDATES=10**7, MAX_RESULT_BYTES=10**12).test_client()
     body = assert_error(client.post("/v1/plans?samples=1", json=plan(1000, 100, 12)), 422)
     assert set(errors_by_setting(body)) == {"MAX_WORK"}
-    assert "602,592,858 exceeds the limit of 500,000,000 units of work" in body["message"]
+    assert "538,936,230 exceeds the limit of 500,000,000 units of work" in body["message"]
     shape = limits.PlanShape(101_101, 12, servers=1001, reserves=True)
-    assert limits.plan_work(1, shape) == 602_592_858
+    assert limits.plan_work(1, shape) == 538_936_230
 
 
 def test_a_plan_within_the_limits_is_evaluated(tmp_path):
@@ -166,20 +167,22 @@ def test_a_plan_counting_carbon_is_counted_what_carbon_adds(tmp_path):
     # memory  21 x 10 x 8 + 21 x 800 (one block of the 21)           =  18,480 bytes more
     # result  (3 x 21 + 2) x (414 + 172) - (2 x 21 + 2) x 414
     #         = 38,090 - 18,216                                      =  19,874 bytes more
-    # work    10 x (36 x 3 x 8 + 21 x 12) + 19,874 x 4              =  90,656 units more
-    #         (three tables of emissions: the burst's, the servers', the reservations')
+    # work    10 x (36 x 3 x 4.7 + 21 x 12.5) + 19,874 x 4
+    #         = 10 x (507.6 + 262.5) + 79,496                        =  87,197 units more
+    #         (three tables of emissions: the burst's, the servers', the reservations'; one
+    #         pass over the draws, one chunk holding them all)
     client = make_app(tmp_path, MAX_MEMORY=1, MAX_RESULT_BYTES=1, MAX_WORK=1).test_client()
     twin = plan(6, 2)
     twin["own"]["grid"] = "DE"
     plain, carbon = _counted(client, plan(6, 2)), _counted(client, twin)
     added = {k: carbon[k] - plain[k] for k in plain}
-    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 19_874, "MAX_WORK": 90_656}
+    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 19_874, "MAX_WORK": 87_197}
     body = assert_error(client.post("/v1/plans?samples=10", json=twin), 422)
     assert (
         "samples x min(candidates, a block of 157,286) x 32 + 4,400 per candidate"
         in errors_by_setting(body)["MAX_MEMORY"]
     )
-    assert "months x 8 a table of emissions" in errors_by_setting(body)["MAX_WORK"]
+    assert "months x 4.7 a table of emissions and pass" in errors_by_setting(body)["MAX_WORK"]
 
 
 def test_the_result_size_counted_bounds_a_carbon_result():
@@ -212,19 +215,21 @@ def test_candidates_and_result_size_limits_are_settings(tmp_path):
 
 
 def test_the_reported_comparison_is_refused_naming_the_work_limit(tmp_path):
-    # 200,000 draws x 324 options: about 8 s and 1.22 GB when reported (some 2.4 s now);
-    # counted as 200,000 x 324 x 16
+    # 200,000 draws x 324 options: about 8 s and 1.22 GB when reported (some 3 s now);
+    # counted as 324 x (200,000 x 12 + 120,000) = 324 x 2,520,000 = 816,480,000
     client = make_app(tmp_path).test_client()
     request = {"utilisation": 1.0, "horizon_months": 240, "samples": 200_000}
     body = assert_error(client.post("/v1/compare", json=request), 422)
     assert set(errors_by_setting(body)) == {"MAX_WORK"}
-    assert "1,036,800,000 exceeds the limit" in body["message"]
+    assert "816,480,000 exceeds the limit" in body["message"]
+    assert "324 options x (samples x 12 + 120,000)" in body["message"]
     assert body["errors"][0]["path"] == "samples"
 
 
 def test_the_work_of_a_comparison_counts_the_options_asked_for(tmp_path):
-    client = make_app(tmp_path, MAX_WORK=2_000_000).test_client()
-    # 1,000 draws x 16 = 16,000 an option: 125 options are allowed, not the catalog's 324
+    client = make_app(tmp_path, MAX_WORK=5_000_000).test_client()
+    # 1,000 draws x 12 + 120,000 = 132,000 an option: 37 options are allowed, not the
+    # catalog's 324; the marketplace's instances of 80 GB or more and the owned options are 36
     body = assert_error(client.post("/v1/compare", json={"utilisation": 0.5, "samples": 1000}), 422)
     assert "324 options" in body["message"]
     narrow = {"utilisation": 0.5, "samples": 1000, "tier": "marketplace", "min_memory_gb": 80}
@@ -530,20 +535,46 @@ def test_gunicorn_answers_a_request_past_its_deadline_in_the_error_shape(slow_se
 
 
 def test_a_daily_peak_and_an_api_are_counted_as_the_work_they_add():
-    # a plan under a daily peak sums each candidate's band months one by one: 2 units a
-    # candidate-month, 101,101 x 1 x 12 x 2 = 2,426,424 more
+    # a plan under a daily peak sums each candidate's band months one by one: 1.4 units a
+    # candidate-month, 538,936,230 + 101,101 x 1 x 12 x 1.4 = 538,936,230 + 1,698,496.8
+    # = 540,634,726.8
     peaked = limits.PlanShape(101_101, 12, servers=1001, reserves=True, peaked=True)
-    assert limits.plan_work(1, peaked) == 602_592_858 + 2_426_424
+    assert limits.plan_work(1, peaked) == 540_634_727
     # the months of a plan's draws whatever its candidates: 121,000 draws of one candidate
-    # over 240 months, carbon and a daily peak (5.64 s of CPU in the report, counted 1.49 s;
-    # 1.00 s now): 4,000,000 + 121,000 x (240 x (2 x 3 + 1 x 8) + 40 + 8 + (6 + 12 + 240 x 2))
-    # + 2,600 + ((3 + 2) x 586 + 240 x 75 + 65,536) x 4 = 476,974,464 units, 1.43 s
-    # (240 x 121,000 draw-months are 15 chunks: the months are built twice, for the one block
-    # and the best plan's split)
+    # over 240 months, carbon and a daily peak (5.64 s of CPU in the report; 0.76 s now):
+    # 1,000,000 + 121,000 x (240 x (2 x 2 + 1 x 1 x 4.7) + 20 + 12
+    # + (6 + 12.5 + 240 x (1.4 + 2.2))) + 2,000 + ((3 + 2) x 586 + 240 x 75 + 65,536) x 4
+    # = 1,000,000 + 121,000 x (2,088 + 32 + 882.5) + 2,000 + 345,864 = 364,650,364 units,
+    # 1.09 s (240 x 121,000 draw-months are 15 chunks: the months are built twice, for the
+    # one block and the best plan's split; the emissions' sums once, the split needs none)
     lone = limits.PlanShape(1, 240, peaked=True, carbon=True)
     assert limits.plan_passes(121_000, lone) == 2
-    assert limits.plan_work(121_000, lone) == 476_974_464
-    # a scenario with a hosted API: its payback is a second pass over the months (12 x 36) and
-    # its bands half a level (20 x 20): 10,000 x (36 x 24 + 20 x 60 + 1,000) = 30,640,000
-    assert limits.scenario_work(10_000, 20, 36) == 10_000 * (36 * 12 + 20 * 40 + 1_000)
-    assert limits.scenario_work(10_000, 20, 36, api=True) == 30_640_000
+    assert limits.plan_work(121_000, lone) == 364_650_364
+    # a scenario: 10,000 x (36 x 2.5 + 20 x 12 + 320) = 10,000 x 650 = 6,500,000; with a hosted
+    # API its payback is a second pass over the months (36 x 2.5 again; its bands cost next to
+    # nothing): 10,000 x (36 x 5 + 20 x 12 + 320) = 10,000 x 740 = 7,400,000
+    assert limits.scenario_work(10_000, 20, 36) == 6_500_000
+    assert limits.scenario_work(10_000, 20, 36, api=True) == 7_400_000
+
+
+def test_a_plan_rebuilding_its_months_counts_the_emissions_of_every_pass(tmp_path):
+    # 108,822 draws of 21 x 5 = 105 candidates over 48 months counting carbon were counted
+    # 500,000,000 units (1.50 s, answered at once) and took 3.74 s of CPU: 5.2 million
+    # draw-months are three chunks, so each block of 14 candidates (50,331,648 // (32 x
+    # 108,822)) builds the months and the three tables of emissions again, 8 blocks, then once
+    # for the best candidates compared and once for the split: 10 passes, 9 with emissions.
+    # 108,822 x (48 x (10 x 2 + 3 x 9 x 4.7) + 20 + 21 x 12 + 105 x (6 + 12.5))
+    #   = 108,822 x (7,051.2 + 20 + 252 + 1,942.5) = 108,822 x 9,265.7 = 1,008,312,005.4
+    # + 1,000,000 + 105 x 2,000 + ((3 x 105 + 2) x 586 + 48 x 75 + 65,536) x 4 (1,019,592)
+    #   = 1,010,541,597.4: a job, not answered at once
+    shape = limits.PlanShape(105, 48, servers=21, reserves=True, carbon=True)
+    assert block_rows(108_822, carbon=True) == 14
+    assert limits.plan_passes(108_822, shape) == 10
+    assert limits.plan_work(108_822, shape) == 1_010_541_597
+    doc = plan(20, 4, 48)
+    doc["own"]["grid"] = "DE"
+    doc["carbon"] = {"usd_per_tonne": 100}
+    client = make_app(tmp_path).test_client()
+    body = assert_error(client.post("/v1/plans?samples=108822", json=doc), 422)
+    assert set(errors_by_setting(body)) == {"MAX_WORK"}
+    assert "1,010,541,597 exceeds the limit of 500,000,000" in body["message"]

@@ -19,7 +19,7 @@ def _one_by_one(row: np.ndarray) -> dict[str, float]:
     return {"mean": float(row.mean()), **percentiles(row.copy()), "cvar95": float(tail.mean())}
 
 
-@pytest.mark.parametrize("draws", [1, 2, 7, 15, 16, 21, 1000, 1001])
+@pytest.mark.parametrize("draws", [1, 2, 7, 15, 16, 17, 20, 21, 41, 1000, 1001])
 def test_statistics_of_every_row_at_once_match_each_row_alone(draws):
     rng = np.random.default_rng(draws)
     cost = rng.lognormal(11.0, 0.4, size=(37, draws))

@@ -104,7 +104,10 @@ def compare_options(wanted: CompareRequest) -> Any:
         options = option_count(wanted, catalog)
     except ScenarioError as exc:
         _refused(exc)
-    abort_over_limits(compare_checks(wanted.samples, wanted.horizon_months, options))
+    by_model = wanted.model is not None
+    abort_over_limits(
+        compare_checks(wanted.samples, wanted.horizon_months, options, model=by_model)
+    )
     check_deadline("validating the comparison")
     result: Comparison = compare(wanted, catalog)
     check_deadline("comparing the options")

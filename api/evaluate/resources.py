@@ -27,7 +27,7 @@ LIMITS_TEXT = (
     "Limits: body size (MAX_CONTENT_LENGTH, 413; a gzip body, `Content-Encoding: gzip`, "
     "counts decoded), samples per request (COSTMODEL_MAX_SAMPLES, default 200,000, 422), "
     "horizon and utilisation-grid bounds (COSTMODEL_MAX_HORIZON, COSTMODEL_MAX_LEVELS, 422), "
-    "the work, samples x (months x 12 + levels x 40 + 1,000) (COSTMODEL_MAX_WORK, 422; on "
+    "the work, samples x (months x 2.5 + levels x 12 + 320) (COSTMODEL_MAX_WORK, 422; on "
     "POST /v1/runs a job instead, 202), and the deadline (COSTMODEL_DEADLINE, 503). Strict "
     "JSON: NaN, Infinity, duplicate keys and malformed text are answered 400, a non-JSON "
     "content type 415, unknown keys and out-of-range values 422 with their key paths. Results "
