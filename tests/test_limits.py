@@ -26,6 +26,7 @@ import scenarios
 from api import limits
 from api.compare.resources import option_count
 from api.service import ResultCache
+from costmodel.inputs import MIN_UTILISATION
 from present import to_dict
 from pricing import load_catalog
 from scenarios.compare import CompareRequest, compare
@@ -465,6 +466,26 @@ def test_the_spec_bounds_discrete_weights_and_the_compare_model(tmp_path):
         request = {"utilisation": 1.0, "model": model, "samples": 100}
         assert compare_spec.is_valid(request) is ok
         assert (client.post("/v1/compare", json=request).status_code == 200) is ok
+
+
+def test_the_spec_states_the_utilisation_floor(tmp_path):
+    # The server refuses a busy share above 0 and below 1e-6; the spec said (0, 1] for a
+    # comparison and [0, 1] for a scenario's levels, so 5e-7 was valid by the spec.
+    spec = _spec(tmp_path)
+    client = make_app(tmp_path).test_client()
+    utilisation = _props(spec, "Compare")["utilisation"]
+    assert utilisation["minimum"] == MIN_UTILISATION and "exclusiveMinimum" not in utilisation
+    compare_spec = _validator(spec, "Compare")
+    for u in (-1, 0, 5e-7, MIN_UTILISATION, 0.5, 1, 1.5):
+        request = {"utilisation": u, "samples": 20}
+        status = client.post("/v1/compare", json=request).status_code
+        assert compare_spec.is_valid(request) == (status == 200), (u, status)
+    scenario = _validator(spec, "Scenario")
+    grids = ([0, 5e-7], [0, MIN_UTILISATION, 0.5], {"start": 5e-7, "stop": 0.5, "step": 0.25})
+    for levels in (*grids, {"start": 0, "stop": 0.5, "step": 0.25}):
+        doc = {**WORKED, "utilisation": levels}
+        status = client.post("/v1/evaluate", json=doc).status_code
+        assert scenario.is_valid(doc) == (status == 200), (levels, status)
 
 
 def test_a_retry_after_a_503_stores_the_run_once(tmp_path, monkeypatch, clock):
