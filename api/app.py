@@ -125,7 +125,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_error_handler(
         StoreError, lambda exc: api.handle_http_exception(store_unavailable(exc))
     )
-    register_openapi(api, app.config)
+    register_openapi(api, app.config, catalog)
     blps = (evaluate_blp, plans_blp, compare_blp, throughput_blp, runs_blp, catalog_blp, health_blp)
     for blp in blps:
         api.register_blueprint(blp)
