@@ -18,6 +18,7 @@ from .deadline import start_deadline
 from .docs import blp as docs_blp
 from .errors import ApiWithErrors
 from .evaluate import blp as evaluate_blp
+from .gunicorn_conf import limit_request_line, request_line_too_long
 from .health import blp as health_blp
 from .jsonio import StrictJSONProvider, decode_content_encoding
 from .limits import write_limits
@@ -46,9 +47,9 @@ _SPEC_CONFIG: dict[str, Any] = {
             "Money is in USD at present value; units are given in square brackets in each "
             "field's description. Every error is answered as {code, status, message, errors} "
             "with errors a list of {path, message}, also those of the HTTP server itself: a "
-            "request line (method, path and query) longer than 8,190 bytes is 414, a header "
-            "field longer than 8,190 bytes or more than 100 of them 431, a request it cannot "
-            "parse 400.",
+            f"request line longer than {limit_request_line:,} bytes is 414 ('"
+            f"{request_line_too_long()}'), a header field longer than 8,190 bytes or more "
+            "than 100 of them 431, a request it cannot parse 400.",
         },
         "servers": [{"url": "/"}],
     },
