@@ -109,6 +109,27 @@ def test_a_scenario_is_held_to_the_memory_limit(tmp_path):
     assert "487,481,600 exceeds the limit of 487,481,599 bytes" in body["message"]
 
 
+def test_a_scenario_counts_the_memory_of_its_api_side_and_carbon(tmp_path):
+    # The same shape with an API side and an uncertain carbon price peaked at 701 MiB (552 MiB
+    # with the API alone) while it was counted 465 MiB, as without them. Counted now:
+    # 83,886,080 (the process) + 111,995,520 (a chunk)
+    # + 20,000 x 240 x 8 x (1 + 3 + 1) = 192,000,000 (the cumulative cost, and with a carbon
+    #   price 3 lines of priced emissions by month, and one for the API)
+    # + 200,000 x (256 + 101 x 10 + 1 x (48 + 101 x 9) + 64) = 200,000 x 2,287 = 457,400,000
+    # = 845,281,600 bytes (806 MiB)
+    assert limits.scenario_memory(200_000, 101, 240, sides=1, priced=True) == 845_281_600
+    doc = yaml.safe_load((EXAMPLES / "inference-8b-rtx6000ada-vs-api.yaml").read_text())
+    doc.update(horizon_months=240, utilisation=[i / 100 for i in range(101)])
+    doc["carbon"] = {"usd_per_tonne": {"dist": "triangular", "low": 50, "mode": 100, "high": 200}}
+    doc["api"]["g_co2e_per_mtok"] = 300
+    client = make_app(tmp_path, MAX_MEMORY=845_281_599, MAX_WORK=10**12).test_client()
+    body = assert_error(client.post("/v1/evaluate?samples=200000", json=doc), 422)
+    assert set(errors_by_setting(body)) == {"MAX_MEMORY"}
+    assert "845,281,600 exceeds the limit of 845,281,599 bytes" in body["message"]
+    assert "months x 8 x 5 for each of the first 20,000 samples" in body["message"]
+    assert "samples x (256 + levels x 10 + 1 x (48 + levels x 9) + 64)" in body["message"]
+
+
 def test_the_work_of_a_plan_counts_each_candidate_and_its_result(tmp_path):
     # With the candidate and size caps lifted, 1001 x 101 candidates at 1 draw and 12 months:
     # 4,000,000                                          =     4,000,000 answering a plan
