@@ -112,8 +112,9 @@ def scenario_terms(sides: int, priced: bool) -> str:
         )
     if priced:
         per_draw += f" + {SCENARIO_CARBON_DRAW_BYTES}"
+    times = f" x {lines}" if lines > 1 else ""
     return (
-        f"months x 8 x {lines} for each of the first {CUMULATIVE_DRAWS:,} samples + samples x "
+        f"months x 8{times} for each of the first {CUMULATIVE_DRAWS:,} samples + samples x "
         f"({per_draw})"
     )
 
