@@ -18,13 +18,13 @@ from .deadline import start_deadline
 from .docs import blp as docs_blp
 from .errors import ApiWithErrors
 from .evaluate import blp as evaluate_blp
-from .gunicorn_conf import limit_request_line, request_line_too_long
 from .health import blp as health_blp
 from .jsonio import StrictJSONProvider, decode_content_encoding
 from .limits import write_limits
 from .openapi import register_openapi, write_choices
 from .plans import blp as plans_blp
 from .query import check_query
+from .requestline import LIMIT_REQUEST_LINE, request_line_too_long
 from .runs import blp as runs_blp
 from .runs.jobs import JobRunner
 from .service import ResultCache, keep_freed_memory, priced_catalog, store_unavailable
@@ -47,7 +47,7 @@ _SPEC_CONFIG: dict[str, Any] = {
             "Money is in USD at present value; units are given in square brackets in each "
             "field's description. Every error is answered as {code, status, message, errors} "
             "with errors a list of {path, message}, also those of the HTTP server itself: a "
-            f"request line longer than {limit_request_line:,} bytes is 414 ('"
+            f"request line longer than {LIMIT_REQUEST_LINE:,} bytes is 414 ('"
             f"{request_line_too_long()}'), a header field longer than 8,190 bytes or more "
             "than 100 of them 431, a request it cannot parse 400.",
         },

@@ -14,8 +14,9 @@
   takes the place of ``gunicorn.util.write_error`` in every worker (``post_worker_init``).
   The status line's phrase is the body's ``status``.
 
-Loading this module imports nothing of the API in gunicorn's master process; the workers import
-:mod:`api.errors` and :mod:`api.app` when they write their first such error.
+Loading this module imports nothing of the app in gunicorn's master process (only
+:mod:`api.requestline`, the limit and the 414's words); the workers import :mod:`api.errors`
+and :mod:`api.app` when they write their first such error.
 """
 
 from __future__ import annotations
@@ -26,20 +27,12 @@ import socket
 
 import gunicorn.util
 
-__all__ = ["limit_request_line", "post_worker_init", "request_line_too_long", "write_error"]
+from api.requestline import LIMIT_REQUEST_LINE, request_line_too_long
+
+__all__ = ["limit_request_line", "post_worker_init", "write_error"]
 
 #: The longest request line gunicorn reads (its own maximum) [byte].
-limit_request_line = 8190
-
-
-def request_line_too_long(size: int | None = None) -> str:
-    """The 414's message (and the spec's words for it): the limit, and ``size``, the bytes
-    gunicorn had read of the line when it gave up (the line is at least as long)."""
-    read = f" ({size:,} bytes or more)" if size else ""
-    return (
-        f"the request line (method, path and query) is longer than {limit_request_line:,} "
-        f"bytes{read}; no route of this API needs one as long"
-    )
+limit_request_line = LIMIT_REQUEST_LINE
 
 
 def _message(code: int, detail: str) -> str:
