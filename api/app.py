@@ -25,6 +25,7 @@ from .limits import write_limits
 from .openapi import register_openapi, write_choices
 from .plans import blp as plans_blp
 from .query import check_query
+from .requestline import LIMIT_REQUEST_LINE, request_line_too_long
 from .runs import blp as runs_blp
 from .runs.jobs import JobRunner
 from .service import ResultCache, priced_catalog, store_unavailable
@@ -47,9 +48,9 @@ _SPEC_CONFIG: dict[str, Any] = {
             "Money is in USD at present value; units are given in square brackets in each "
             "field's description. Every error is answered as {code, status, message, errors} "
             "with errors a list of {path, message}, also those of the HTTP server itself: a "
-            "request line (method, path and query) longer than 8,190 bytes is 414, a header "
-            "field longer than 8,190 bytes or more than 100 of them 431, a request it cannot "
-            "parse 400.",
+            f"request line longer than {LIMIT_REQUEST_LINE:,} bytes is 414 ('"
+            f"{request_line_too_long()}'), a header field longer than 8,190 bytes or more "
+            "than 100 of them 431, a request it cannot parse 400.",
         },
         "servers": [{"url": "/"}],
     },
@@ -126,7 +127,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_error_handler(
         StoreError, lambda exc: api.handle_http_exception(store_unavailable(exc))
     )
-    register_openapi(api, app.config)
+    register_openapi(api, app.config, catalog)
     blps = (evaluate_blp, plans_blp, compare_blp, throughput_blp, runs_blp, catalog_blp, health_blp)
     for blp in blps:
         api.register_blueprint(blp)

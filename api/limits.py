@@ -43,7 +43,6 @@ from typing import Any
 from flask import current_app
 from flask_smorest import abort
 
-from costmodel.engine import CUMULATIVE_DRAWS
 from costmodel.fleet import block_rows
 from scenarios import Plan, Scenario
 
@@ -52,11 +51,10 @@ from .memory import (
     CHUNK_ELEMENTS,
     PLAN_SAMPLE_BYTES,
     PROCESS_BYTES,
-    SCENARIO_DRAW_BYTES,
-    SCENARIO_LEVEL_BYTES,
     held,
     plan_memory,
     scenario_memory,
+    scenario_terms,
 )
 
 __all__ = [
@@ -423,16 +421,18 @@ def _document_checks(
             f"units of work (samples x (months x {month:g} + levels x {SCENARIO_LEVEL_WORK} + "
             f"{SCENARIO_DRAW_WORK:,}))",
         ),
-        Check(
-            samples_check.path,
-            scenario_memory(draws, levels, horizon),
-            "MAX_MEMORY",
-            _held_text(
-                f"months x 8 for each of the first {CUMULATIVE_DRAWS:,} samples + samples x "
-                f"({SCENARIO_DRAW_BYTES} + levels x {SCENARIO_LEVEL_BYTES})"
-            ),
-        ),
+        _scenario_memory_check(samples_check.path, inputs, draws),
     ]
+
+
+def _scenario_memory_check(path: str, inputs: Any, draws: int) -> Check:
+    """The memory a scenario's evaluation over ``draws`` holds, its sides and a carbon price
+    counted."""
+    sides = (inputs.api is not None) + len(inputs.further_sides)
+    priced = inputs.carbon is not None and inputs.carbon.priced
+    levels, months = len(inputs.utilisation), inputs.horizon_months
+    memory = scenario_memory(draws, levels, months, sides=sides, priced=priced)
+    return Check(path, memory, "MAX_MEMORY", _held_text(scenario_terms(sides, priced)))
 
 
 def check_document(document: Scenario | Plan, samples: int | None, *, job: bool = False) -> None:

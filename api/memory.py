@@ -25,11 +25,15 @@ __all__ = [
     "PLAN_DRAW_BYTES",
     "PLAN_SAMPLE_BYTES",
     "PROCESS_BYTES",
+    "SCENARIO_CARBON_DRAW_BYTES",
     "SCENARIO_DRAW_BYTES",
     "SCENARIO_LEVEL_BYTES",
+    "SCENARIO_SIDE_DRAW_BYTES",
+    "SCENARIO_SIDE_LEVEL_BYTES",
     "held",
     "plan_memory",
     "scenario_memory",
+    "scenario_terms",
 ]
 
 #: The memory of a job's process before its draws: the interpreter with numpy and scipy, the
@@ -45,6 +49,15 @@ CHUNK_ARRAYS = 7
 SCENARIO_DRAW_BYTES = 256
 #: Memory of one utilisation level's outcomes over one draw [byte] (fitted: 9.2).
 SCENARIO_LEVEL_BYTES = 10
+#: Memory of one draw of each side beyond buying and renting (the API, a further side)
+#: whatever the levels [byte] (fitted: 47, the API's).
+SCENARIO_SIDE_DRAW_BYTES = 48
+#: Memory of one utilisation level's outcomes over one draw of each side beyond buying and
+#: renting [byte] (fitted: 8.4, the API's).
+SCENARIO_SIDE_LEVEL_BYTES = 9
+#: Memory of one draw's emissions in money, with a carbon price, whatever the levels [byte]
+#: (fitted: 64).
+SCENARIO_CARBON_DRAW_BYTES = 64
 #: Memory of one draw of a plan whatever its candidates: its sampled inputs [byte] (fitted: 29).
 PLAN_SAMPLE_BYTES = 32
 #: Memory of one candidate's outcomes over one draw: cost, owned share, utilisation [byte],
@@ -66,15 +79,44 @@ def _chunk(samples: int, months: int) -> int:
     return CHUNK_ARRAYS * 8 * min(samples, max(1, CHUNK_ELEMENTS // months)) * months
 
 
-def scenario_memory(samples: int, levels: int, months: int) -> int:
+def scenario_memory(
+    samples: int, levels: int, months: int, *, sides: int = 0, priced: bool = False
+) -> int:
     """The peak memory of a job evaluating a scenario of ``levels`` utilisation levels over
-    ``months`` [byte]: the process, one chunk's arrays, the cumulative cost by month of the
-    first :data:`~costmodel.engine.CUMULATIVE_DRAWS` draws and each draw's inputs and
-    outcomes (measured: 432 MiB for 200,000 draws x 101 levels x 240 months, counted as
-    83,886,080 + 111,995,520 + 38,400,000 + 253,200,000 = 487,481,600 bytes, 465 MiB)."""
-    cumulative = min(samples, CUMULATIVE_DRAWS) * months * 8
-    per_draw = SCENARIO_DRAW_BYTES + levels * SCENARIO_LEVEL_BYTES
+    ``months`` with ``sides`` beyond buying and renting (the API, further sides), ``priced``
+    when carbon has a price [byte]: the process, one chunk's arrays, the cumulative cost by
+    month of the first :data:`~costmodel.engine.CUMULATIVE_DRAWS` draws (with a carbon price
+    3 more such lines, and one a side beyond buying and renting: the priced emissions by
+    month), and each draw's inputs and outcomes (measured: 432 MiB for 200,000 draws x 101
+    levels x 240 months, counted as 83,886,080 + 111,995,520 + 38,400,000 + 253,200,000 =
+    487,481,600 bytes, 465 MiB; with the API 552 MiB, with the API and an uncertain carbon
+    price 701 MiB, counted 806 MiB. A fixed price held less: counted as an uncertain one)."""
+    lines = 1 + priced * (3 + sides)
+    cumulative = min(samples, CUMULATIVE_DRAWS) * months * 8 * lines
+    per_draw = (
+        SCENARIO_DRAW_BYTES
+        + levels * SCENARIO_LEVEL_BYTES
+        + sides * (SCENARIO_SIDE_DRAW_BYTES + levels * SCENARIO_SIDE_LEVEL_BYTES)
+        + priced * SCENARIO_CARBON_DRAW_BYTES
+    )
     return PROCESS_BYTES + _chunk(samples, months) + cumulative + samples * per_draw
+
+
+def scenario_terms(sides: int, priced: bool) -> str:
+    """The words of :func:`scenario_memory`'s terms after the process and the chunk."""
+    lines = 1 + priced * (3 + sides)
+    per_draw = f"{SCENARIO_DRAW_BYTES} + levels x {SCENARIO_LEVEL_BYTES}"
+    if sides:
+        per_draw += (
+            f" + {sides} x ({SCENARIO_SIDE_DRAW_BYTES} + levels x {SCENARIO_SIDE_LEVEL_BYTES})"
+        )
+    if priced:
+        per_draw += f" + {SCENARIO_CARBON_DRAW_BYTES}"
+    times = f" x {lines}" if lines > 1 else ""
+    return (
+        f"months x 8{times} for each of the first {CUMULATIVE_DRAWS:,} samples + samples x "
+        f"({per_draw})"
+    )
 
 
 def plan_memory(samples: int, candidates: int, months: int, *, carbon: bool = False) -> int:

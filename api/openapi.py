@@ -58,14 +58,16 @@ def scenario_examples(kind: str = "scenario") -> dict[str, dict[str, Any]]:
     return out
 
 
-class _ConfiguredMaxima(BasePlugin):
-    """Writes the maxima an app enforces from its configuration (:data:`api.limits.LIMITS`)
-    into the schemas of the query parameters they bound, as each operation is added; and
-    leaves out the operations' ``security`` when the app takes no API keys (an open service:
-    no lock in ``/docs``)."""
+class _ConfiguredQuery(BasePlugin):
+    """Writes what an app enforces on query parameters into their schemas, as each operation
+    is added: the maxima its configuration sets (:data:`api.limits.LIMITS`) and the catalog
+    ids a parameter takes (``choices``: an array parameter's items); and leaves out the
+    operations' ``security`` when the app takes no API keys (an open service: no lock in
+    ``/docs``)."""
 
-    def __init__(self, maxima: dict[str, int], keys: bool) -> None:
+    def __init__(self, maxima: dict[str, int], choices: dict[str, list[str]], keys: bool) -> None:
         self.maxima = maxima
+        self.choices = choices
         self.keys = keys
 
     def operation_helper(self, path=None, operations=None, **kwargs: Any) -> None:
@@ -73,18 +75,28 @@ class _ConfiguredMaxima(BasePlugin):
             if not self.keys:
                 operation.pop("security", None)
             for param in operation.get("parameters", []):
-                query = isinstance(param, dict) and param.get("in") == "query"
-                if query and param.get("name") in self.maxima:
-                    param["schema"]["maximum"] = self.maxima[param["name"]]
+                if not (isinstance(param, dict) and param.get("in") == "query"):
+                    continue
+                name, schema = param.get("name"), param["schema"]
+                if name in self.maxima:
+                    schema["maximum"] = self.maxima[name]
+                if name in self.choices:
+                    schema.get("items", schema)["enum"] = self.choices[name]
 
 
-def register_openapi(api: Api, config: Mapping[str, Any]) -> None:
-    """Teach ``api``'s spec the custom scenario fields and the limits ``config`` sets on query
-    parameters, and register the shared components (the bearer scheme only when ``config``
-    sets API keys); before any blueprint (the limits on the request bodies follow with
-    :func:`api.limits.write_limits` after them)."""
+def _query_choices(catalog: Catalog) -> dict[str, list[str]]:
+    """The catalog ids each query parameter that names one takes (``GET /v1/throughput``'s
+    ``model`` and ``gpu``), by parameter name; the server refuses any other with 400."""
+    return {"model": sorted(catalog.models), "gpu": sorted(catalog.gpus)}
+
+
+def register_openapi(api: Api, config: Mapping[str, Any], catalog: Catalog) -> None:
+    """Teach ``api``'s spec the custom scenario fields, the limits ``config`` sets on query
+    parameters and the ``catalog`` ids they take, and register the shared components (the
+    bearer scheme only when ``config`` sets API keys); before any blueprint (the limits on the
+    request bodies follow with :func:`api.limits.write_limits` after them)."""
     keys = bool(config.get("API_KEYS"))
-    plugin = _ConfiguredMaxima(query_maxima(config), keys)
+    plugin = _ConfiguredQuery(query_maxima(config), _query_choices(catalog), keys)
     plugin.init_spec(api.spec)
     api.spec.plugins.append(plugin)  # after the marshmallow plugin, which makes the schemas
     api.ma_plugin.converter.add_attribute_function(field_schema)

@@ -5,10 +5,11 @@ samples, and ``GET /v1/catalog/instances?provider=aws`` answered with every prov
 silent guess. The parameters a route takes are those its OpenAPI document lists (its query
 schema); the web page and the documentation pages, which are not the API, are not checked.
 
-One rule holds for every query parameter: a value outside the range the OpenAPI document states
-for it is 400, whether the range is the parameter's own (``samples`` from 1) or a limit of the
+One rule holds for every query parameter: a value outside what the OpenAPI document states for
+it is 400, whether the range is the parameter's own (``samples`` from 1), a limit of the
 service (``samples`` up to ``COSTMODEL_MAX_SAMPLES``, ``page_size`` up to
-``COSTMODEL_MAX_PAGE_SIZE``). A request whose parameters are in range but whose work or memory
+``COSTMODEL_MAX_PAGE_SIZE``) or the catalog's ids (``GET /v1/throughput``'s ``model`` and
+``gpu``). A request whose parameters are in range but whose work or memory
 is over a limit is 422, like a document over one.
 """
 

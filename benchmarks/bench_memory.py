@@ -5,7 +5,7 @@ JSON result, in a fresh process; the process's peak resident memory is printed b
 ``api.memory`` counts for it before it runs, and their ratio.
 
     python benchmarks/bench_memory.py            # about a minute
-    python benchmarks/bench_memory.py --quick    # three shapes
+    python benchmarks/bench_memory.py --quick    # four shapes
 """
 
 from __future__ import annotations
@@ -23,10 +23,14 @@ import json, resource, sys, yaml
 from scenarios.executor import Job, _execute
 from scenarios.scenario import load_document
 kind, n, a, b, h = sys.argv[1], *map(int, sys.argv[2:6])
-if kind == "scenario":
-    doc = yaml.safe_load(open("scenarios/examples/lab-4x-rtx2080ti-vs-p3-8xlarge.yaml"))
+if kind.startswith("scenario"):
+    name = "inference-8b-rtx6000ada-vs-api" if "+api" in kind else "lab-4x-rtx2080ti-vs-p3-8xlarge"
+    doc = yaml.safe_load(open(f"scenarios/examples/{name}.yaml"))
     doc.update(horizon_months=h, report_utilisation=None,
                utilisation=[round(i / max(1, a - 1), 6) for i in range(a)] if a > 1 else [0.5])
+    if "+price" in kind:
+        doc["carbon"] = {"usd_per_tonne": {"dist": "triangular", "low": 50, "mode": 100,
+                                           "high": 200}}
 else:
     doc = yaml.safe_load(open("scenarios/examples/plan-worked-example.yaml"))
     doc["own"]["servers"] = {"min": 0, "max": a - 1}
@@ -39,13 +43,20 @@ _execute(job)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
 """
 
-#: (kind, draws, levels or servers, reservations, months)
+#: (kind, draws, levels or servers, reservations, months); a scenario "+api" has an API side
+#: (the inference example's), "+price" an uncertain carbon price.
 SHAPES = [
     ("scenario", 1, 1, 1, 12),
     ("scenario", 25_000, 101, 1, 240),
     ("scenario", 100_000, 11, 1, 60),
     ("scenario", 200_000, 1, 1, 12),
     ("scenario", 200_000, 101, 1, 240),
+    ("scenario+api", 200_000, 101, 1, 12),
+    ("scenario+api", 200_000, 101, 1, 240),
+    ("scenario+price", 200_000, 1, 1, 240),
+    ("scenario+price", 50_000, 101, 1, 240),
+    ("scenario+api+price", 50_000, 101, 1, 240),
+    ("scenario+api+price", 200_000, 101, 1, 240),
     ("plan", 100_000, 1, 1, 12),
     ("plan", 200_000, 11, 1, 240),
     ("plan", 100_000, 11, 5, 120),
@@ -56,14 +67,16 @@ SHAPES = [
     ("plan", 10_000, 101, 21, 48),
     ("plan", 1, 1001, 101, 12),
 ]
-QUICK = [SHAPES[0], SHAPES[4], SHAPES[-1]]
+QUICK = [SHAPES[0], SHAPES[4], SHAPES[10], SHAPES[-1]]
 
 
 def counted(kind: str, n: int, a: int, b: int, h: int) -> int:
     """The bytes ``api.memory`` counts for a shape."""
     from api.memory import plan_memory, scenario_memory
 
-    return scenario_memory(n, a, h) if kind == "scenario" else plan_memory(n, a * b, h)
+    if kind.startswith("scenario"):
+        return scenario_memory(n, a, h, sides="+api" in kind, priced="+price" in kind)
+    return plan_memory(n, a * b, h)
 
 
 def measured(shape: tuple[str, int, int, int, int]) -> int:
@@ -75,13 +88,13 @@ def measured(shape: tuple[str, int, int, int, int]) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="three shapes only")
+    parser.add_argument("--quick", action="store_true", help="four shapes only")
     shapes = QUICK if parser.parse_args().quick else SHAPES
     mib = 2**20
-    print(f"{'shape (kind, draws, a, b, months)':<40} {'peak MiB':>9} {'counted':>9} {'ratio':>6}")
+    print(f"{'shape (kind, draws, a, b, months)':<46} {'peak MiB':>9} {'counted':>9} {'ratio':>6}")
     for shape in shapes:
         peak, count = measured(shape), counted(*shape)
-        print(f"{str(shape):<40} {peak / mib:>9.0f} {count / mib:>9.0f} {count / peak:>6.2f}")
+        print(f"{str(shape):<46} {peak / mib:>9.0f} {count / mib:>9.0f} {count / peak:>6.2f}")
 
 
 if __name__ == "__main__":

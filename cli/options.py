@@ -16,6 +16,7 @@ __all__ = [
     "FORMATS",
     "HelpFormatter",
     "MAX_SAMPLES",
+    "MIN_UTILISATION",
     "SERVING_FLAGS",
     "add_evaluation",
     "add_format",
@@ -36,6 +37,9 @@ __all__ = [
 #: engine import; tests/test_cli.py checks that the two agree).
 FORMATS = ("html", "md", "csv", "xlsx", "json")
 MAX_SAMPLES = 1_000_000
+#: The least busy share a comparison takes [-] (``costmodel.inputs.MIN_UTILISATION``, kept here
+#: for ``--help`` as well; tests/test_cli.py checks that the two agree).
+MIN_UTILISATION = 1e-6
 _MAX_SEED = 2**63 - 1
 
 

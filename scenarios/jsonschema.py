@@ -23,6 +23,8 @@ from typing import Any
 
 from marshmallow import fields, validate
 
+from costmodel.inputs import MIN_UTILISATION
+
 from .distspec import DIST_FORMS
 from .loader import MAX_VALUES
 from .schema import (
@@ -40,6 +42,7 @@ from .schema import (
     Ref,
     ScenarioSchema,
     Utilisation,
+    UtilisationFloor,
     UtilisationRangeSchema,
 )
 
@@ -167,7 +170,24 @@ def field_schema(self: Any, field: fields.Field, ret: dict | None = None, **_: A
     if field.metadata.get("unit"):
         out["x-unit"] = field.metadata["unit"]
     out.update(_open_ends(field, openapi))
+    if any(isinstance(v, UtilisationFloor) and v.zero for v in field.validators):
+        out.update(_FLOOR_GAP[openapi >= (3, 1)])
     return out
+
+
+#: The levels a utilisation that may be 0 refuses: above 0 and below the floor (JSON Schema
+#: 2020-12 and OpenAPI 3.1 write an open end as a number, OpenAPI 3.0 as a flag).
+_FLOOR_GAP = {
+    True: {"not": {"exclusiveMinimum": 0, "exclusiveMaximum": MIN_UTILISATION}},
+    False: {
+        "not": {
+            "minimum": 0,
+            "exclusiveMinimum": True,
+            "maximum": MIN_UTILISATION,
+            "exclusiveMaximum": True,
+        }
+    },
+}
 
 
 def _open_ends(field: fields.Field, openapi: tuple[int, int]) -> dict[str, Any]:
@@ -214,7 +234,12 @@ def _custom(self: Any, field: fields.Field, openapi: tuple[int, int]) -> dict[st
             "oneOf": [
                 {
                     "type": "array",
-                    "items": {"type": "number", "minimum": 0, "maximum": 1},
+                    "items": {
+                        "type": "number",
+                        "minimum": 0,
+                        "maximum": 1,
+                        **_FLOOR_GAP[openapi >= (3, 1)],
+                    },
                     "minItems": 1,
                     "maxItems": 101,
                 },

@@ -309,28 +309,35 @@ _LEVEL = input_fields(ModelInputs)["utilisation"].metadata["bound"]
 _COUNT = Bound(0, MAX_FLEET, "[count]", integer=True)
 
 
-class UtilisationFloor(validate.Validator):
-    """Refuses a utilisation above 0 but below :data:`MIN_UTILISATION`; ``zero`` says whether
-    0 itself is valid (for the message)."""
+class UtilisationFloor(BoundRange):
+    """A utilisation [-] in [0, 1] that is 0 or at least :data:`MIN_UTILISATION` (``zero``),
+    else one that must be busy: in [:data:`MIN_UTILISATION`, 1]. A level above 0 but below
+    the floor is refused with why. apispec reads the range as minimum and maximum (the floor
+    when 0 is refused); :func:`scenarios.jsonschema.field_schema` states the gap between 0 and
+    the floor of a level that may be 0."""
 
     def __init__(self, zero: bool = True) -> None:
+        super().__init__(_LEVEL)
         self.zero = zero
+        if not zero:
+            self.min = MIN_UTILISATION
 
     def __call__(self, value: float) -> float:
-        if 0 < value < MIN_UTILISATION:
+        if value < MIN_UTILISATION and (value > 0 or not self.zero):
             least = f"{'0 or ' if self.zero else ''}at least {MIN_UTILISATION:g} [-]"
-            raise ValidationError(
-                f"must be {least}, got {value:g}: at a smaller busy share the cost per hour "
-                "of work is too large to compute"
+            why = (
+                ": at a smaller busy share the cost per hour of work is too large to compute"
+                if value > 0
+                else ""
             )
-        return value
+            raise ValidationError(f"must be {least}, got {value:g}{why}")
+        return super().__call__(value)
 
 
 def _level(description: str, **kwargs: Any) -> fields.Field:
     """A utilisation level [-]: in [0, 1], and 0 or at least :data:`MIN_UTILISATION`."""
-    field = _bounded(fields.Float, _LEVEL, description, **kwargs)
-    field.validators.append(UtilisationFloor())
-    return field
+    metadata = {"description": description, "unit": _LEVEL.unit}
+    return fields.Float(validate=UtilisationFloor(), allow_nan=False, metadata=metadata, **kwargs)
 
 
 class UtilisationRangeSchema(_Base):

@@ -707,6 +707,22 @@ def test_the_report_formats_of_the_help_are_the_exporters():
     assert tuple(FORMATS) == tuple(EXPORTED)
 
 
+def test_the_compare_help_states_the_utilisation_it_takes():
+    # The help said "(0, 1]" while a comparison refuses a busy share below 1e-6.
+    from cli.options import MIN_UTILISATION
+    from costmodel.inputs import MIN_UTILISATION as FLOOR
+    from scenarios.compare import load_request
+    from scenarios.errors import ScenarioError
+
+    assert MIN_UTILISATION == FLOOR
+    help_text = " ".join(_costmodel("compare", "--help").stdout.split())
+    assert "busy share of wall-clock hours, in [1e-06, 1]" in help_text
+    load_request({"utilisation": FLOOR})
+    for u in (FLOOR / 2, 1.0000001):
+        with pytest.raises(ScenarioError):
+            load_request({"utilisation": u})
+
+
 def test_costs_per_unit_of_work_keep_three_significant_figures_with_their_zeros():
     # "$0.54" beside "$0.374" in one column read as two precisions: trailing zeros are kept.
     from present.formatting import fmt_unit_cost

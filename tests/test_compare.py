@@ -374,8 +374,8 @@ def test_compare_prints_a_table_json_and_csv(capsys):
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--utilisation", "0"], "--utilisation: Must be greater than 0"),
-        (["--utilisation", "1.5"], "--utilisation: Must be greater than 0"),
+        (["--utilisation", "0"], "--utilisation: must be at least 1e-06 [-], got 0"),
+        (["--utilisation", "1.5"], "--utilisation: must be <= 1 [-], got 1.5"),
         (["-u", "0.5", "--tier", "cloud"], "--tier: Must be one of: hyperscaler"),
         (["-u", "0.5", "--precision", "fp64"], "--precision: Must be one of: fp32, fp16, int8"),
         (["-u", "0.5", "--horizon", "0"], "--horizon: Must be greater than or equal to 1"),

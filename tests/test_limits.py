@@ -27,6 +27,7 @@ from api import limits
 from api.compare.resources import option_count
 from api.service import ResultCache
 from costmodel.fleet import block_rows
+from costmodel.inputs import MIN_UTILISATION
 from present import to_dict
 from pricing import load_catalog
 from scenarios.compare import CompareRequest, compare
@@ -107,6 +108,27 @@ def test_a_scenario_is_held_to_the_memory_limit(tmp_path):
     assert set(errors_by_setting(body)) == {"MAX_MEMORY"}
     assert body["errors"][0]["path"] == "query.samples"
     assert "487,481,600 exceeds the limit of 487,481,599 bytes" in body["message"]
+
+
+def test_a_scenario_counts_the_memory_of_its_api_side_and_carbon(tmp_path):
+    # The same shape with an API side and an uncertain carbon price peaked at 701 MiB (552 MiB
+    # with the API alone) while it was counted 465 MiB, as without them. Counted now:
+    # 83,886,080 (the process) + 111,995,520 (a chunk)
+    # + 20,000 x 240 x 8 x (1 + 3 + 1) = 192,000,000 (the cumulative cost, and with a carbon
+    #   price 3 lines of priced emissions by month, and one for the API)
+    # + 200,000 x (256 + 101 x 10 + 1 x (48 + 101 x 9) + 64) = 200,000 x 2,287 = 457,400,000
+    # = 845,281,600 bytes (806 MiB)
+    assert limits.scenario_memory(200_000, 101, 240, sides=1, priced=True) == 845_281_600
+    doc = yaml.safe_load((EXAMPLES / "inference-8b-rtx6000ada-vs-api.yaml").read_text())
+    doc.update(horizon_months=240, utilisation=[i / 100 for i in range(101)])
+    doc["carbon"] = {"usd_per_tonne": {"dist": "triangular", "low": 50, "mode": 100, "high": 200}}
+    doc["api"]["g_co2e_per_mtok"] = 300
+    client = make_app(tmp_path, MAX_MEMORY=845_281_599, MAX_WORK=10**12).test_client()
+    body = assert_error(client.post("/v1/evaluate?samples=200000", json=doc), 422)
+    assert set(errors_by_setting(body)) == {"MAX_MEMORY"}
+    assert "845,281,600 exceeds the limit of 845,281,599 bytes" in body["message"]
+    assert "months x 8 x 5 for each of the first 20,000 samples" in body["message"]
+    assert "samples x (256 + levels x 10 + 1 x (48 + levels x 9) + 64)" in body["message"]
 
 
 def test_the_work_of_a_plan_counts_each_candidate_and_its_result(tmp_path):
@@ -470,6 +492,26 @@ def test_the_spec_bounds_discrete_weights_and_the_compare_model(tmp_path):
         request = {"utilisation": 1.0, "model": model, "samples": 100}
         assert compare_spec.is_valid(request) is ok
         assert (client.post("/v1/compare", json=request).status_code == 200) is ok
+
+
+def test_the_spec_states_the_utilisation_floor(tmp_path):
+    # The server refuses a busy share above 0 and below 1e-6; the spec said (0, 1] for a
+    # comparison and [0, 1] for a scenario's levels, so 5e-7 was valid by the spec.
+    spec = _spec(tmp_path)
+    client = make_app(tmp_path).test_client()
+    utilisation = _props(spec, "Compare")["utilisation"]
+    assert utilisation["minimum"] == MIN_UTILISATION and "exclusiveMinimum" not in utilisation
+    compare_spec = _validator(spec, "Compare")
+    for u in (-1, 0, 5e-7, MIN_UTILISATION, 0.5, 1, 1.5):
+        request = {"utilisation": u, "samples": 20}
+        status = client.post("/v1/compare", json=request).status_code
+        assert compare_spec.is_valid(request) == (status == 200), (u, status)
+    scenario = _validator(spec, "Scenario")
+    grids = ([0, 5e-7], [0, MIN_UTILISATION, 0.5], {"start": 5e-7, "stop": 0.5, "step": 0.25})
+    for levels in (*grids, {"start": 0, "stop": 0.5, "step": 0.25}):
+        doc = {**WORKED, "utilisation": levels}
+        status = client.post("/v1/evaluate", json=doc).status_code
+        assert scenario.is_valid(doc) == (status == 200), (levels, status)
 
 
 def test_a_retry_after_a_503_stores_the_run_once(tmp_path, monkeypatch, clock):

@@ -159,16 +159,25 @@ def test_api_answers_the_same_as_the_command(tmp_path: Path, capsys):
 
 def test_api_errors_are_in_the_one_shape(tmp_path: Path):
     client = make_app(tmp_path).test_client()
-    body = assert_error(client.get("/v1/throughput?model=llama-3.1-8c"), 422)
-    assert body["errors"][0]["path"] == "model"
+    # A model or GPU the catalog lacks is a query parameter outside the spec's enum: 400, as
+    # any query parameter out of range (it was 422 while ?gpus=999 was 400).
+    body = assert_error(client.get("/v1/throughput?model=llama-3.1-8c"), 400)
+    assert body["errors"][0]["path"] == "query.model"
     assert "llama-3.1-8b" in body["message"]
-    assert assert_error(client.get("/v1/throughput?model=x&gpu=h100"), 422)
+    body = assert_error(client.get("/v1/throughput?model=llama-3.1-8b&gpu=l4&gpu=h100"), 400)
+    assert body["errors"][0]["path"] == "query.gpu" and "h100-sxm5-80gb" in body["message"]
+    assert assert_error(client.get("/v1/throughput?model=x&gpu=h100"), 400)
     assert_error(client.get("/v1/throughput?model=llama-3.1-8b&input_tokens=-1"), 400)
     assert_error(client.get("/v1/throughput?model=llama-3.1-8b&sample=1"), 400)
     body = assert_error(client.get("/v1/throughput?model=deepseek-r1&gpu=l4&gpus=1"), 422)
     assert "do not fit" in body["message"]
     spec = client.get("/openapi.json").get_json()
     assert {"/v1/throughput", "/v1/throughput/calibration"} <= set(spec["paths"])
+    # the spec names the ids the server takes
+    params = {p["name"]: p["schema"] for p in spec["paths"]["/v1/throughput"]["get"]["parameters"]}
+    catalog = load_catalog()
+    assert params["model"]["enum"] == sorted(catalog.models)
+    assert params["gpu"]["items"]["enum"] == sorted(catalog.gpus)
 
 
 def test_chart_curves_run_from_batch_one_to_the_operating_point(tmp_path: Path, capsys):

@@ -599,7 +599,8 @@ def test_compare_inputs_are_the_options_of_the_compare_api(page, client):
             assert f.unit == key["x-unit"] and f.unit.startswith("["), f.path
         if "minimum" in key:
             shown = [float(x.replace(",", "")) for x in f.range.strip("[(])").split(", ")]
-            assert shown == [key[k] * scale for k in ("minimum", "maximum")], f.path
+            bounds = [key[k] * scale for k in ("minimum", "maximum")]
+            assert shown == pytest.approx(bounds, rel=1e-12), f.path  # 1e-6 x 100: 1e-4
             assert f"range {f.range}" in f.hint
         default = key.get("default")
         if default is not None:
@@ -607,11 +608,11 @@ def test_compare_inputs_are_the_options_of_the_compare_api(page, client):
             assert f'data-default="{default}"' in text
     assert all(keys[k]["x-unit"] for k in keys if keys[k].get("type") in ("integer", "number"))
     utilisation = next(f for f in fields if f.path == "utilisation")
-    assert utilisation.kind == "percent" and utilisation.range == "(0, 100]"
+    assert utilisation.kind == "percent" and utilisation.range == "[0.0001, 100]"
     assert float(utilisation.initial) == keys["utilisation"]["example"] * 100
     match = re.search(r'<input id="compare-utilisation"[^>]*>', text)
     assert match and f'value="{utilisation.initial}"' in match.group(0)
-    assert 'data-range="(0, 100]"' in text
+    assert 'data-range="[0.0001, 100]"' in text
     # No default: the empty choice says what it means.
     empty = r'<select id="compare-{}"[^>]*>\s*<option value="">{}</option>'
     assert re.search(empty.format("tier", "all tiers"), text)

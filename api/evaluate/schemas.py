@@ -24,7 +24,8 @@ class EvaluateQuerySchema(Schema):
         validate=validate.Range(min=1),
         metadata={
             "description": "Monte Carlo draws [-]; overrides simulation.samples. At most "
-            "COSTMODEL_MAX_SAMPLES (default 200,000); more is answered 422 naming the limit.",
+            "COSTMODEL_MAX_SAMPLES (default 200,000); more is answered 400 naming the limit, "
+            "as any query parameter out of range.",
             "example": 10000,
         },
     )

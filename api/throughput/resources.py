@@ -37,8 +37,9 @@ _TEXT = (
     "the most tokens/s per GPU meeting `min_tokens_per_s_per_user`, `max_ttft_ms` and "
     "`max_tpot_ms`; `concurrency` fixes the requests in flight on the build. Builds that "
     "cannot hold the model or meet the targets are in `left_out` with the best they can do. "
-    "An unknown model or GPU (the closest ids named), a model without an architecture or a "
-    "question no GPU can serve is answered 422; a malformed query 400. With `curves`, also "
+    "A model or GPU the catalog lacks is answered 400 at `query.model` or `query.gpu` (the "
+    "closest ids named), as is any query parameter outside what this document states for it; "
+    "a model without an architecture or a question no GPU can serve 422. With `curves`, also "
     "the best estimated GPUs' tokens/s per GPU (P10/P50/P90) against tokens/s per user as "
     "the batch grows: the throughput chart's curves."
 )
@@ -68,8 +69,10 @@ def throughput(model: str, gpu: list[str], curves: int, **given: Any) -> Any:
     )
     try:
         result = answer(question, get_catalog())
-    except UnknownIdError as exc:
-        _refused(exc, "model" if exc.kind == "model" else "gpu")
+    except UnknownIdError as exc:  # a query parameter outside the spec's enum: 400
+        where = f"query.{'model' if exc.kind == 'model' else 'gpu'}"
+        errors = [{"path": where, "message": str(exc)}]
+        abort(400, message=f"invalid request parameters: {where}: {exc}", errors=errors)
     except CatalogError as exc:
         _refused(exc, str(exc).split(" ", 1)[0] if " must " in str(exc) else "model")
     if not result.options:

@@ -9,6 +9,7 @@ import sys
 
 from cli.common import UsageError, catalog, print_rendered
 from cli.options import (
+    MIN_UTILISATION,
     SERVING_FLAGS,
     add_format,
     add_prices,
@@ -85,7 +86,7 @@ def add_parser(sub) -> None:
         required=True,
         type=float,
         metavar="U",
-        help="busy share of wall-clock hours, in (0, 1]",
+        help=f"busy share of wall-clock hours, in [{MIN_UTILISATION:g}, 1]",
     )
     p.add_argument(
         "--precision",

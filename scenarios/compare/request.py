@@ -26,7 +26,7 @@ from marshmallow import (
     validates_schema,
 )
 
-from costmodel.inputs import MAX_SAMPLES, ModelInputs, input_fields
+from costmodel.inputs import MAX_SAMPLES, MIN_UTILISATION, ModelInputs, input_fields
 from pricing import PRECISIONS, SERVING_PRECISIONS
 from pricing.vocabulary import GPU_LIMITS, SERVING_LIMITS, TIERS
 
@@ -144,9 +144,9 @@ class CompareSchema(Schema):
     utilisation = fields.Float(
         required=True,
         allow_nan=False,
-        validate=[validate.Range(0, 1, min_inclusive=False), UtilisationFloor(zero=False)],
+        validate=UtilisationFloor(zero=False),
         metadata={
-            "description": "busy share of wall-clock hours, in (0, 1]",
+            "description": f"busy share of wall-clock hours, in [{MIN_UTILISATION:g}, 1]",
             "unit": "[-]",
             "example": 0.5,
         },
