@@ -100,11 +100,13 @@ def _cases() -> list[np.ndarray]:
         np.concatenate([rng.normal(size=5000), [0.0, -0.0, np.inf, -np.inf, 0.0]]),
         np.full(5000, 2.5),
         rng.normal(size=100),  # too few to pack
+        np.concatenate([rng.normal(size=5000), [0.0, -0.0]]),  # one tie, of different bits
+        np.repeat(1.0 + rng.random(4096) * 1e-9, [1] * 4095 + [2]),  # one tie among shared bits
         np.concatenate([rng.normal(size=5000), [np.nan]]),  # argsort's order
     ]
 
 
-@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("case", range(10))
 def test_ascending_sorts_as_argsort_does(case):
     x = _cases()[case]
     order = ascending(x)
@@ -112,7 +114,7 @@ def test_ascending_sorts_as_argsort_does(case):
     assert np.array_equal(x[order], np.sort(x), equal_nan=True)
 
 
-@pytest.mark.parametrize("case", range(7))
+@pytest.mark.parametrize("case", range(9))
 def test_average_ranks_from_packed_keys_equal_rankdata(case):
     x = _cases()[case]
     assert np.array_equal(average_ranks(x), rankdata(x))
