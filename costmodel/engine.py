@@ -713,9 +713,11 @@ _UNIT_BLOCK_ELEMENTS = 1_000_000
 class _UnitRows:
     """Each draw's cost per unit of work, TCO(u) / (u*730*H*T_own) [USD/unit], of ``sides``
     at the levels u > 0 the caller gives it one by one (from the TCOs it has made for the
-    level), into ``unit``: the percentiles of a block of levels selected in one call, or of
-    each level at once where a side's block of two levels would not fit (then in ``spare``,
-    a buffer of draws free while the caller's level is summarised)."""
+    level), into ``unit``: each draw's TCO(u) / (730*H*T_own), one product a draw with the
+    reciprocal of its work made once, whose percentiles over u are those of the costs (a
+    division by the same u > 0 keeps the order of the draws), for a block of levels selected
+    in one call, or for each level at once where a side's block of two levels would not fit
+    (then in ``spare``, a buffer of draws free while the caller's level is summarised)."""
 
     def __init__(
         self,
@@ -726,19 +728,17 @@ class _UnitRows:
         unit: dict[str, LevelBands],
         spare: np.ndarray,
     ) -> None:
-        self.own, self.horizon, self.unit = own, horizon, unit
+        self.per_work, self.unit = np.divide(1.0, 730.0 * horizon * own), unit
         step = min(levels, _UNIT_BLOCK_ELEMENTS // (own.size * max(1, len(sides))))
         shared = spare.reshape(1, -1)
         self.block = {side: shared if step < 2 else np.empty((step, own.size)) for side in sides}
-        self.levels: dict[str, list[int]] = {side: [] for side in sides}
+        self.levels: dict[str, list[tuple[int, float]]] = {side: [] for side in sides}
 
     def put(self, j: int, u: float, tco: dict[str, np.ndarray]) -> None:
         """Level ``j`` at utilisation ``u`` > 0 from every draw's TCO by side (not changed)."""
         for side, js in self.levels.items():
-            row = self.block[side][len(js)]
-            np.multiply(u * 730.0 * self.horizon, self.own, out=row)  # units of work
-            np.divide(tco[side], row, out=row)
-            js.append(j)
+            np.multiply(tco[side], self.per_work, out=self.block[side][len(js)])
+            js.append((j, u))
             if len(js) == len(self.block[side]):
                 self.flush(side)
 
@@ -746,8 +746,9 @@ class _UnitRows:
         """Select the percentiles of the levels of ``side`` held so far."""
         js = self.levels[side]
         if js:
+            levels, u = (np.array(x) for x in zip(*js, strict=True))
             for name, q in percentiles(self.block[side][: len(js)]).items():
-                self.unit[side].q[name][js] = q
+                self.unit[side].q[name][levels] = q / u
             js.clear()
 
 
@@ -983,6 +984,38 @@ def _carbon_level(
         g.scaled(j, t, float(np.max(work)) / 1e6)
 
 
+def _carbon_rows(
+    t: LevelBands,
+    g: LevelBands,
+    line: carbon.CarbonLine,
+    grid: np.ndarray,
+    full: np.ndarray,
+    rising: RisingLine | None,
+) -> None:
+    """Every level of ``grid`` of the emissions on ``line`` [kg CO2e] into ``t`` [t CO2e] and,
+    over each draw's work ``full`` at u = 1 (S,) times u, into ``g`` [g CO2e/unit], as
+    :func:`_carbon_level` fills them level by level, the levels' draws in one block (levels x
+    draws) selected in one call a step; ``rising``, when given, holds the percentiles of the
+    emissions at any u."""
+    kg = np.empty((grid.size, full.size))
+    np.multiply(line.per_u, grid[:, None], out=kg)
+    kg += line.at_zero
+    work = np.multiply(grid[:, None], full)
+    per_draw = grid * float(full.min()) > 0  # the levels of work above 0 in every draw
+    t.mean[:] = kg.mean(axis=1) / carbon.KG_PER_TONNE
+    ratios = percentiles(np.divide(kg[per_draw], work[per_draw]))
+    for name, q in ratios.items():
+        g.q[name][per_draw] = q / (1.0 / carbon.G_PER_KG)
+    if rising is None:
+        for name, q in percentiles(kg).items():
+            t.q[name][:] = q / carbon.KG_PER_TONNE
+    else:
+        for j, u in enumerate(grid):
+            t.put_percentiles(j, rising.percentiles(float(u)), scale=carbon.KG_PER_TONNE)
+    for j in np.flatnonzero(~per_draw):  # [t] / [units/1e6] = [g/unit]
+        g.scaled(j, t, float(np.max(work[j])) / 1e6)
+
+
 def _per_draw_line(line: carbon.CarbonLine) -> bool:
     """Whether ``line``'s emissions differ between draws."""
     return bool(np.ndim(line.at_zero) or np.ndim(line.per_u))
@@ -1025,8 +1058,14 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
     ratios = Reciprocals(full) if same and full.ndim and np.all(full > 0) else None
     # u * full > 0 in every draw where u * min(full) is (a product with u >= 0 is monotone)
     smallest = float(full.min()) if full.ndim else math.nan
+    blocked = full.ndim and grid.size * s <= _UNIT_BLOCK_ELEMENTS
+    for side in sides if blocked else ():
+        if side not in once and side not in same:
+            _carbon_rows(tonnes[side], per[side], sides[side], grid, full, rising.get(side))
     for j, u in enumerate(grid):
         for side, line in sides.items():
+            if blocked and side not in once and side not in same:
+                continue
             if side in once:
                 t1, g1 = once[side]
                 tonnes[side].times(j, t1, float(u))

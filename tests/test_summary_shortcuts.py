@@ -2,11 +2,13 @@
 each draw's work from one sort (``stats.Reciprocals``), a Latin hypercube's arithmetic done once
 for all replicates, the cost per unit of work of a line through the origin summarised once, and
 a sort order from packed keys (``sampling.ascending``) and the percentiles of a line whose ends
-rise together from one sort (``stats.RisingLine``)."""
+rise together from one sort (``stats.RisingLine``), the emissions of every level selected in one
+block and the cost per unit of work from each draw's reciprocal of its work."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +19,8 @@ from costmodel.engine import simulate, summarise
 from costmodel.sampling import _EPS, Sampler, ascending, average_ranks, stream
 from costmodel.stats import Paybacks, Reciprocals, RisingLine, percentiles
 from tests.test_throughput_error import ESTIMATED
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_reciprocals_by_hand():
@@ -222,3 +226,36 @@ def test_a_simulation_holding_codes_gives_the_numbers_of_one_holding_the_months(
         if want is not None:
             for k in ("p10", "p50", "p90", "prob_never"):
                 np.testing.assert_array_equal(getattr(got, k), getattr(want, k))
+
+
+@pytest.mark.parametrize(
+    "example", ["lab-4x-rtx2080ti-vs-p3-8xlarge", "worked-example", "benchmarks/scenario-1m.yaml"]
+)
+def test_carbon_in_blocks_of_levels_gives_the_numbers_level_by_level(example, monkeypatch):
+    path = ROOT / example if example.endswith(".yaml") else scenarios.example(example)
+    inputs = scenarios.load_file(path).resolved.inputs  # with and without a rising line
+    grid = (0.0, *inputs.utilisation)  # u = 0 too: no work, no emissions per unit
+    sim = simulate(dataclasses.replace(inputs, samples=3000, utilisation=grid))
+    blocked = summarise(sim).carbon
+    monkeypatch.setattr("costmodel.engine._UNIT_BLOCK_ELEMENTS", 0)  # one level at a time
+    by_level = summarise(sim).carbon
+    for side, bands in by_level.sides.items():
+        for got, want in ((blocked.sides[side], bands), (blocked.per_unit.sides[side], None)):
+            want = want or by_level.per_unit.sides[side]
+            for k in ("p10", "p50", "p90", "mean"):
+                if getattr(want, k) is not None:  # bit for bit
+                    np.testing.assert_array_equal(getattr(got, k), getattr(want, k))
+
+
+def test_cost_per_unit_of_work_per_draw_equals_the_long_way():
+    inputs = scenarios.load_file(scenarios.example("lab-4x-rtx2080ti-vs-p3-8xlarge")).resolved
+    inputs = dataclasses.replace(inputs.inputs, samples=2000)
+    sim = simulate(inputs)
+    unit = summarise(sim).cost_per_unit.sides
+    work = 730.0 * inputs.horizon_months * sim.own_throughput  # units of work at u = 1
+    assert np.ndim(work) == 1  # a throughput per draw: each draw's ratio is selected
+    for j, u in enumerate(np.asarray(inputs.utilisation)):
+        for side, tco in (("buy", sim.buy_tco(u)), ("rent", sim.rent_tco(u))):
+            at_u = percentiles(tco / (u * work))  # within the rounding of the division
+            for k, v in at_u.items():
+                assert getattr(unit[side], k)[j] == pytest.approx(v, rel=1e-14)
