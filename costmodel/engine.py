@@ -18,7 +18,7 @@ import functools
 import math
 import time
 import tracemalloc
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -728,7 +728,8 @@ class _UnitRows:
         unit: dict[str, LevelBands],
         spare: np.ndarray,
     ) -> None:
-        self.per_work, self.unit = np.divide(1.0, 730.0 * horizon * own), unit
+        self.per_work, self.unit = np.multiply(own, 730.0 * horizon), unit  # work at u = 1
+        np.divide(1.0, self.per_work, out=self.per_work)
         step = min(levels, _UNIT_BLOCK_ELEMENTS // (own.size * max(1, len(sides))))
         shared = spare.reshape(1, -1)
         self.block = {side: shared if step < 2 else np.empty((step, own.size)) for side in sides}
@@ -991,29 +992,50 @@ def _carbon_rows(
     grid: np.ndarray,
     full: np.ndarray,
     rising: RisingLine | None,
+    s: int,
 ) -> None:
-    """Every level of ``grid`` of the emissions on ``line`` [kg CO2e] into ``t`` [t CO2e] and,
-    over each draw's work ``full`` at u = 1 (S,) times u, into ``g`` [g CO2e/unit], as
-    :func:`_carbon_level` fills them level by level, the levels' draws in one block (levels x
-    draws) selected in one call a step; ``rising``, when given, holds the percentiles of the
-    emissions at any u."""
-    kg = np.empty((grid.size, full.size))
-    np.multiply(line.per_u, grid[:, None], out=kg)
-    kg += line.at_zero
-    work = np.multiply(grid[:, None], full)
-    per_draw = grid * float(full.min()) > 0  # the levels of work above 0 in every draw
-    t.mean[:] = kg.mean(axis=1) / carbon.KG_PER_TONNE
-    ratios = percentiles(np.divide(kg[per_draw], work[per_draw]))
-    for name, q in ratios.items():
-        g.q[name][per_draw] = q / (1.0 / carbon.G_PER_KG)
-    if rising is None:
-        for name, q in percentiles(kg).items():
-            t.q[name][:] = q / carbon.KG_PER_TONNE
-    else:
+    """Every level of ``grid`` of the emissions of the ``s`` draws on ``line`` [kg CO2e] into
+    ``t`` [t CO2e] and, over each draw's work at u = 1 ``full`` (a 0-d array, or (S,)) times
+    u, into ``g`` [g CO2e/unit]. The mean at u is mean(at_zero) + u * mean(per_u) (the
+    same within rounding); the percentiles of the emissions come from ``rising`` when given,
+    else from every draw's, and those over the work from each draw's at_zero/work + per_u/work
+    at u = 1, the first over u: at every level a product and a sum a draw, where the work is
+    above 0 in every draw (else the emissions' percentiles over the most work). The levels'
+    draws are selected in blocks of levels x draws (:data:`_UNIT_BLOCK_ELEMENTS`)."""
+    at_zero = np.broadcast_to(line.at_zero, (s,))
+    per_u = np.broadcast_to(line.per_u, (s,))
+    t.mean[:] = (float(np.mean(at_zero)) + grid * float(np.mean(per_u))) / carbon.KG_PER_TONNE
+    if rising is not None:
         for j, u in enumerate(grid):
             t.put_percentiles(j, rising.percentiles(float(u)), scale=carbon.KG_PER_TONNE)
+    else:
+        for levels, rows in _level_rows(grid, at_zero, per_u, 1.0):
+            for name, q in percentiles(rows).items():
+                t.q[name][levels] = q / carbon.KG_PER_TONNE
+    per_draw = grid * float(full.min()) > 0 if full.ndim else np.zeros(grid.size, dtype=bool)
+    if per_draw.any():  # the work above 0 in every draw: each draw's ratio
+        fixed, rate = at_zero / full, per_u / full
+        for levels, rows in _level_rows(grid[per_draw], rate, fixed, -1.0):
+            for name, q in percentiles(rows).items():
+                g.q[name][np.flatnonzero(per_draw)[levels]] = q * carbon.G_PER_KG
     for j in np.flatnonzero(~per_draw):  # [t] / [units/1e6] = [g/unit]
-        g.scaled(j, t, float(np.max(work[j])) / 1e6)
+        g.scaled(j, t, float(np.max(grid[j] * full)) / 1e6)
+
+
+def _level_rows(
+    grid: np.ndarray, first: np.ndarray, second: np.ndarray, power: float
+) -> Iterator[tuple[slice, np.ndarray]]:
+    """``first + second * u**power`` (levels, S) for each block of the levels ``grid`` of
+    at most :data:`_UNIT_BLOCK_ELEMENTS` (one level at least), in one buffer, with the
+    block's slice of ``grid``."""
+    step = max(1, min(grid.size, _UNIT_BLOCK_ELEMENTS // first.size))
+    buf = np.empty((step, first.size))
+    for start in range(0, grid.size, step):
+        levels = slice(start, min(grid.size, start + step))
+        rows = buf[: levels.stop - start]
+        np.multiply(second, grid[levels, None] ** power, out=rows)
+        rows += first
+        yield levels, rows
 
 
 def _per_draw_line(line: carbon.CarbonLine) -> bool:
@@ -1058,13 +1080,11 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
     ratios = Reciprocals(full) if same and full.ndim and np.all(full > 0) else None
     # u * full > 0 in every draw where u * min(full) is (a product with u >= 0 is monotone)
     smallest = float(full.min()) if full.ndim else math.nan
-    blocked = full.ndim and grid.size * s <= _UNIT_BLOCK_ELEMENTS
-    for side in sides if blocked else ():
-        if side not in once and side not in same:
-            _carbon_rows(tonnes[side], per[side], sides[side], grid, full, rising.get(side))
+    for side in rising:  # a line per draw
+        _carbon_rows(tonnes[side], per[side], sides[side], grid, full, rising[side], s)
     for j, u in enumerate(grid):
         for side, line in sides.items():
-            if blocked and side not in once and side not in same:
+            if side in rising:
                 continue
             if side in once:
                 t1, g1 = once[side]

@@ -229,22 +229,36 @@ def test_a_simulation_holding_codes_gives_the_numbers_of_one_holding_the_months(
 
 
 @pytest.mark.parametrize(
-    "example", ["lab-4x-rtx2080ti-vs-p3-8xlarge", "worked-example", "benchmarks/scenario-1m.yaml"]
+    "example",
+    [
+        "lab-4x-rtx2080ti-vs-p3-8xlarge",
+        "server-8x-v100-vs-p3-16xlarge",
+        "benchmarks/scenario-1m.yaml",
+    ],
 )
-def test_carbon_in_blocks_of_levels_gives_the_numbers_level_by_level(example, monkeypatch):
+@pytest.mark.parametrize("block", [None, 0])  # all levels in one block; one level at a time
+def test_carbon_of_a_line_per_draw_equals_the_long_way(example, block, monkeypatch):
     path = ROOT / example if example.endswith(".yaml") else scenarios.example(example)
-    inputs = scenarios.load_file(path).resolved.inputs  # with and without a rising line
+    inputs = scenarios.load_file(path).resolved.inputs  # rising or not, work per draw or not
     grid = (0.0, *inputs.utilisation)  # u = 0 too: no work, no emissions per unit
     sim = simulate(dataclasses.replace(inputs, samples=3000, utilisation=grid))
-    blocked = summarise(sim).carbon
-    monkeypatch.setattr("costmodel.engine._UNIT_BLOCK_ELEMENTS", 0)  # one level at a time
-    by_level = summarise(sim).carbon
-    for side, bands in by_level.sides.items():
-        for got, want in ((blocked.sides[side], bands), (blocked.per_unit.sides[side], None)):
-            want = want or by_level.per_unit.sides[side]
-            for k in ("p10", "p50", "p90", "mean"):
-                if getattr(want, k) is not None:  # bit for bit
-                    np.testing.assert_array_equal(getattr(got, k), getattr(want, k))
+    if block is not None:
+        monkeypatch.setattr("costmodel.engine._UNIT_BLOCK_ELEMENTS", block)
+    got = summarise(sim).carbon
+    line = sim.carbon.buy
+    assert np.ndim(line.at_zero) == 1  # emissions per draw
+    work = 730.0 * inputs.horizon_months * sim.own_throughput  # units of work at u = 1
+    for j, u in enumerate(grid):
+        kg = line.at_zero + line.per_u * u
+        tonnes, per_unit = got.sides["buy"], got.per_unit.sides["buy"]
+        assert tonnes.mean[j] == pytest.approx(kg.mean() / 1000.0, rel=1e-14)
+        for k, v in percentiles(kg / 1000.0).items():
+            assert getattr(tonnes, k)[j] == pytest.approx(v, rel=1e-14)
+        if u == 0:  # no work: no emissions per unit
+            assert all(np.isnan(getattr(per_unit, k)[j]) for k in ("p10", "p50", "p90"))
+            continue
+        for k, v in percentiles(kg * 1000.0 / (u * work)).items():  # [g CO2e/unit]
+            assert getattr(per_unit, k)[j] == pytest.approx(v, rel=1e-14)
 
 
 def test_cost_per_unit_of_work_per_draw_equals_the_long_way():
