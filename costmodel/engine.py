@@ -992,16 +992,18 @@ def _carbon_rows(
     grid: np.ndarray,
     full: np.ndarray,
     rising: RisingLine | None,
-    s: int,
+    buffers: tuple[np.ndarray, np.ndarray],
 ) -> None:
-    """Every level of ``grid`` of the emissions of the ``s`` draws on ``line`` [kg CO2e] into
-    ``t`` [t CO2e] and, over each draw's work at u = 1 ``full`` (a 0-d array, or (S,)) times
-    u, into ``g`` [g CO2e/unit]. The mean at u is mean(at_zero) + u * mean(per_u) (the
-    same within rounding); the percentiles of the emissions come from ``rising`` when given,
-    else from every draw's, and those over the work from each draw's at_zero/work + per_u/work
-    at u = 1, the first over u: at every level a product and a sum a draw, where the work is
-    above 0 in every draw (else the emissions' percentiles over the most work). The levels'
-    draws are selected in blocks of levels x draws (:data:`_UNIT_BLOCK_ELEMENTS`)."""
+    """Every level of ``grid`` of the emissions of the draws on ``line`` [kg CO2e] into ``t``
+    [t CO2e] and, over each draw's work at u = 1 ``full`` (a 0-d array, or (S,)) times u, into
+    ``g`` [g CO2e/unit], with two free buffers of the S draws. The mean at u is mean(at_zero)
+    + u * mean(per_u) (the same within rounding); the percentiles of the emissions come from
+    ``rising`` when given, else from every draw's, and those over the work from each draw's
+    at_zero/work / u + per_u/work, both ratios made once: at every level a product and a sum a
+    draw, where the work is above 0 in every draw (else the emissions' percentiles over the
+    most work). The levels' draws are selected in blocks of levels x draws
+    (:data:`_UNIT_BLOCK_ELEMENTS`)."""
+    s = buffers[0].size
     at_zero = np.broadcast_to(line.at_zero, (s,))
     per_u = np.broadcast_to(line.per_u, (s,))
     t.mean[:] = (float(np.mean(at_zero)) + grid * float(np.mean(per_u))) / carbon.KG_PER_TONNE
@@ -1014,7 +1016,9 @@ def _carbon_rows(
                 t.q[name][levels] = q / carbon.KG_PER_TONNE
     per_draw = grid * float(full.min()) > 0 if full.ndim else np.zeros(grid.size, dtype=bool)
     if per_draw.any():  # the work above 0 in every draw: each draw's ratio
-        fixed, rate = at_zero / full, per_u / full
+        fixed, rate = (
+            np.divide(x, full, out=b) for x, b in zip((at_zero, per_u), buffers, strict=True)
+        )
         for levels, rows in _level_rows(grid[per_draw], rate, fixed, -1.0):
             for name, q in percentiles(rows).items():
                 g.q[name][np.flatnonzero(per_draw)[levels]] = q * carbon.G_PER_KG
@@ -1081,7 +1085,7 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
     # u * full > 0 in every draw where u * min(full) is (a product with u >= 0 is monotone)
     smallest = float(full.min()) if full.ndim else math.nan
     for side in rising:  # a line per draw
-        _carbon_rows(tonnes[side], per[side], sides[side], grid, full, rising[side], s)
+        _carbon_rows(tonnes[side], per[side], sides[side], grid, full, rising[side], (kg, scratch))
     for j, u in enumerate(grid):
         for side, line in sides.items():
             if side in rising:
