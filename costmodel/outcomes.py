@@ -206,11 +206,12 @@ def _crossings(gap: Gap, levels: np.ndarray, month: np.ndarray) -> np.ndarray:
 
     The gathers go draw by draw, every level of a draw before the next draw: a draw's months
     lie in one column of the month-major arrays, whose cache lines the next seven draws share,
-    so each line is read once from memory however far apart the levels' months are. Level by
-    level, every level would read the arrays (megabytes, beyond the core's cache) once more
-    wherever the months differ between draws, as they do where each draw has its own
-    throughput (10,000 draws, 36 months, 20 levels: 1.4 ms more than with one throughput in
-    every draw, level by level; 0.3 ms more draw by draw)."""
+    so each line is fetched into the core's cache once however far apart the levels' months
+    are. Level by level, every level would fetch the arrays (megabytes, beyond the core's
+    cache) once more wherever the months differ between draws, as they do where each draw has
+    its own throughput (benchmarks/bench_throughput_error.py, 10,000 draws, 36 months, 20
+    levels: payback took 1.2-1.4 ms more than with one throughput in every draw level by
+    level, 0.1-0.4 ms more draw by draw)."""
     months, draws = gap.net0.shape
     work, cols = gap.work, np.arange(draws)[:, None]
     at = np.minimum(month, months - 1, out=work.get("at", month.shape, np.intp))
