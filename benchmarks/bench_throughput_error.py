@@ -12,20 +12,33 @@ capacity, without the estimate or its error input); the median of each one's CPU
 median, P10 and P90 of the rounds' ratios are printed (a drift of the machine's speed hits the
 runs of one round alike). Target: the estimated side within 10 % of the measured one.
 
-Measured on the team's 2-core machine, shared (10,000 draws, 41 rounds): measured 24.4 ms,
-estimated 26.4 ms, ratio 1.080 (P10 1.057, P90 1.103); the same script on the code before
-(the summary's per-draw selections, payback's masked copy) 1.130 (P10 1.110, P90 1.154).
-What the estimated side still costs, about 2 ms: one more input to draw (its 16 replicates'
-strata and a truncated lognormal, 0.4 ms), to rank, bin and tornado (0.1 ms); a selection per
-level for the owned side's cost per unit of work, which differs between draws (0.45 ms);
-payback's gathers on paybacks that differ more between draws (0.25 ms); the estimate's
-operating point at resolution (0.25 ms). A side given as a distribution costs as much
-(estimated / same spread given about 1.01). About 10 ms of either evaluation is page faults
-of the multi-megabyte arrays a 10,000-draw run makes afresh (payback's month-major arrays):
-with glibc told to keep freed memory (MALLOC_TRIM_THRESHOLD_, MALLOC_MMAP_THRESHOLD_) the
-measured side takes about 14 ms and the ratio is about 1.2, the same 2 ms over less.
+Measured on the team's 2-core machine, shared (load 2.9-4.8; 10,000 draws, 101 rounds, nine
+runs of the script): measured 29-37 ms, estimated 32-36 ms, ratio 1.072-1.091 (P10 0.95-1.03,
+P90 1.13-1.20), estimated - measured 2.3-2.6 ms; the code before payback's gathers went draw
+by draw, three runs interleaved with three of these: 1.110-1.125 (P10 1.01-1.04, P90
+1.20-1.32). Timed function by function (the same rounds, instrumented), the estimated side's
+extra time went from 3.3 to 2.65 ms (payback's from 1.2 to 0.4 ms). What it still costs,
+about 2.6 ms: the summary 1.0 ms (a selection per level of the owned side's cost per unit of
+work, which differs between draws, 0.6 ms; its emissions per unit of work likewise, 0.17 ms;
+the extra input's ranks, bins and correlations, 0.13 ms); one more input to draw (its 16
+replicates' strata and a truncated lognormal, 0.35-0.5 ms); the estimate's operating point
+at resolution (0.3 ms); payback (0.4 ms: the levels' months lie further apart in the draws
+it gathers); the TCO lines (0.15 ms). A side given as a distribution costs as much
+(estimated / same spread given about 1.01).
 
-    python benchmarks/bench_throughput_error.py [--samples 10000] [--rounds 31]
+Most of either evaluation here is page faults of the multi-megabyte arrays a 10,000-draw run
+makes afresh; the API's workers and the command keep freed memory for the next arrays
+(:mod:`costmodel.allocator`), and ``--keep-freed`` sets the allocator as they do. Then
+(load 2.1-2.8, 101 rounds, two runs): measured 13.1-13.8 ms, estimated 15.0-15.9 ms, ratio
+1.142-1.146 (P10 1.04-1.06, P90 1.23-1.25), estimated - measured 1.85-1.94 ms; before the
+draw-by-draw gathers, two runs interleaved with these (glibc's MALLOC_MMAP_THRESHOLD_ and
+MALLOC_TRIM_THRESHOLD_ set alike), 1.168-1.171 (P10 1.05-1.07, P90 1.24-1.31); timed function
+by function, payback's share of the difference 0.4 ms before, 0.1 ms now. There the target is
+not met: the summary's selections per draw (cost and emissions per unit of work, 0.75 ms),
+drawing the extra input (0.36 ms), the estimate (0.33 ms), the input's sensitivity (0.13 ms)
+and the cumulative cost's summary (0.14 ms) remain.
+
+    python benchmarks/bench_throughput_error.py [--samples 10000] [--rounds 31] [--keep-freed]
 """
 
 from __future__ import annotations
@@ -39,6 +52,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's packages
 
 import scenarios  # noqa: E402
+from costmodel.allocator import keep_freed_memory  # noqa: E402
 
 _TRI = {"dist": "triangular"}
 BASE = {
@@ -103,7 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=31, help="interleaved rounds")
+    parser.add_argument(
+        "--keep-freed",
+        action="store_true",
+        help="the C allocator set as the API's workers and the command set it "
+        "(costmodel.allocator.keep_freed_memory)",
+    )
     args = parser.parse_args(argv)
+    if args.keep_freed and not keep_freed_memory():
+        parser.error("--keep-freed: this C library does not take the settings (glibc only)")
     for gpu in ("l40s", "rtx-6000-ada"):  # imports and caches warmed
         scenarios.evaluate(_scenario(gpu), samples=args.samples)
     estimated_doc = _scenario("rtx-6000-ada")
@@ -113,10 +135,16 @@ def main(argv: list[str] | None = None) -> int:
         "same spread given as a lognormal throughput": _spread_as_given(estimated_doc),
     }
     times = _paired(runs, args.samples, args.rounds)
-    print(f"{args.samples:,} draws, {args.rounds} interleaved rounds of whole evaluations (CPU):")
+    allocator = ", freed memory kept" if args.keep_freed else ""
+    print(
+        f"{args.samples:,} draws, {args.rounds} interleaved rounds of whole evaluations "
+        f"(CPU{allocator}):"
+    )
     for name, seconds in times.items():
         print(f"  {name:<52} {statistics.median(seconds) * 1e3:8.1f} ms (median)")
     measured, estimated, given = times.values()
+    extra = statistics.median(e - m for e, m in zip(estimated, measured, strict=True))
+    print(f"  estimated - measured: {extra * 1e3:.2f} ms (median of the rounds' differences)")
     for label, base in (("measured", measured), ("same spread given", given)):
         ratios = sorted(e / b for e, b in zip(estimated, base, strict=True))
         q = statistics.quantiles(ratios, n=10)

@@ -27,7 +27,7 @@ from costmodel.cashflows import RentLine, Terms, Value
 from costmodel.discounting import growth_sum
 from costmodel.distributions import Discrete, Distribution
 from costmodel.result import CatalogRef
-from costmodel.sides import SIDES, Side, SideError
+from costmodel.sides import SIDES, Side, SideError, register
 from costmodel.units import UNITS, Unit
 from present import from_dict, to_dict
 from present.answer import Answer
@@ -352,6 +352,31 @@ def test_a_by_month_cost_of_another_shape_is_the_sides_error(by_month, said) -> 
         del SIDES[broken.name]
     assert str(exc.value).startswith("side 'broken'")
     assert said in str(exc.value)
+
+
+@pytest.mark.parametrize("name", ["a_dedicated_server", "Dedicated", "2nd", "dedicated-server", ""])
+def test_a_side_name_that_cannot_name_a_sheet_or_key_is_refused(name) -> None:
+    # "a_dedicated_server" is 18 characters: "sensitivity_vs_a_dedicated_server" would be 33,
+    # over Excel's 31-character sheet names; the others are not lower-case keys.
+    with pytest.raises(SideError, match="1 to 16 lower-case letters"):
+        register(dataclasses.replace(DEDICATED, name=name))
+    assert name not in SIDES
+
+
+def test_the_longest_side_name_names_every_sheet_within_31_characters() -> None:
+    # 16 characters: "sensitivity_vs_" (15) + 16 = 31, the longest sheet name Excel opens;
+    # the workbook of the drawn-fee question against it names both sheets in full.
+    name = "dedicated_server"
+    register(dataclasses.replace(DEDICATED, name=name))
+    try:
+        with pytest.raises(SideError, match="registered already"):
+            register(dataclasses.replace(DEDICATED, name=name))
+        answer = Answer(summarise(simulate(_drawn_fee(name))), catalog=CatalogRef("t", "2026"))
+        sheets = load_workbook(io.BytesIO(render(answer, "xlsx"))).sheetnames
+    finally:
+        del SIDES[name]
+    assert f"sensitivity_vs_{name}" in sheets and f"tornado_vs_{name}" in sheets
+    assert max(len(s) for s in sheets) == 31
 
 
 def _document(**dedicated: Any) -> dict:

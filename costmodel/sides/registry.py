@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -68,8 +69,18 @@ class Side:
 SIDES: dict[str, Side] = {}
 
 
+#: A side's name: a scenario key and a column prefix, short enough that every XLSX sheet named
+#: after it (``sensitivity_vs_<name>``, 15 + 16 characters) keeps within Excel's 31.
+NAME = re.compile(r"[a-z][a-z0-9_]{0,15}")
+
+
 def register(record: Side) -> Side:
-    """Add ``record`` to :data:`SIDES`."""
+    """Add ``record`` to :data:`SIDES`; its name must match :data:`NAME`."""
+    if not NAME.fullmatch(record.name):
+        raise SideError(
+            f"side name {record.name!r} must be 1 to 16 lower-case letters, digits or "
+            "underscores, starting with a letter (it names scenario keys and report sheets)"
+        )
     if record.name in SIDES:
         raise SideError(f"side {record.name!r} is registered already")
     SIDES[record.name] = record
