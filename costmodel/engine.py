@@ -619,8 +619,9 @@ class _Levels:
     prob_further: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def _tco_at(line: BuyLine | RentLine, u: float, out: np.ndarray) -> np.ndarray:
-    """Every draw's TCO [USD] on ``line`` at utilisation ``u``, into ``out``."""
+def _tco_at(line: BuyLine | RentLine, u: float | np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Every draw's TCO [USD] on ``line`` at utilisation ``u``, into ``out``: (S,) at one
+    level, or (L, S) at a column (L, 1) of levels, the same numbers level by level."""
     if isinstance(line, BuyLine):
         _tco_into(out, line.at_zero, line.per_u, u)
     else:
@@ -784,9 +785,11 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     if np.ndim(own):
         others = [side for side in lines if side not in unit_once]
         per_draw = _UnitRows(others, int(np.count_nonzero(grid > 0)), own, h, unit, scratch)
+    for side, block in rows.items():  # every level in one call a step
+        _tco_at(lines[side], grid[:, None], block)
     for j, u in enumerate(grid):
         at = {
-            side: _tco_at(line, u, rows[side][j] if side in rows else buf[side])
+            side: rows[side][j] if side in rows else _tco_at(line, u, buf[side])
             for side, line in lines.items()
         }
         b = at["buy"]
