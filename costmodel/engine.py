@@ -631,6 +631,19 @@ def _tco_at(line: BuyLine | RentLine, u: float | np.ndarray, out: np.ndarray) ->
     return out
 
 
+def _mean_tco(line: BuyLine | RentLine, grid: np.ndarray) -> np.ndarray | None:
+    """The mean TCO [USD] over the draws on ``line`` at every level of ``grid`` from the
+    means of its parts, in which it is linear (the same within rounding: one pass over the
+    draws a part, not one a level), or ``None`` where a reservation's kink differs between
+    draws (then taken level by level)."""
+    if isinstance(line, BuyLine):
+        return np.mean(line.at_zero) + grid * np.mean(line.per_u)
+    if np.ndim(line.kink):
+        return None
+    used = np.maximum(0.0, grid - float(line.kink))  # the use beyond a reservation, paid by u
+    return np.mean(line.at_zero) + used * np.mean(line.slope) + grid * np.mean(line.per_u)
+
+
 def _cheapest_into(shares: np.ndarray, j: int, tco: list[np.ndarray], s: int) -> None:
     """Level ``j`` of ``shares`` (sides, levels): the share of draws in which each side of
     ``tco`` (buy, rent, then the others) is the cheapest, a tie going to the first."""
@@ -764,9 +777,11 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     one call a step for every level."""
     s, h = sim.inputs.samples, sim.inputs.horizon_months
     lines = sim.lines()
-    tco = {side: LevelBands(grid.size) for side in lines}
-    unit = {side: LevelBands(grid.size, mean=False) for side in lines}
     per_u = _proportional(lines, s)
+    means = {side: _mean_tco(line, grid) for side, line in lines.items() if side not in per_u}
+    means = {side: mean for side, mean in means.items() if mean is not None}
+    tco = {side: LevelBands(grid.size, mean=side not in means) for side in lines}
+    unit = {side: LevelBands(grid.size, mean=False) for side in lines}
     blocked = grid.size * s <= _UNIT_BLOCK_ELEMENTS
     rows = {side: np.empty((grid.size, s)) for side in lines if blocked and side not in per_u}
     buf = {side: np.empty(s) for side in lines if side not in rows}
@@ -818,6 +833,8 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         per_draw.flush(side)
     for side, block in rows.items():
         tco[side].put_rows(block)
+    for side, mean in means.items():  # the others' made level by level
+        tco[side].mean = mean
     for j, u in enumerate(grid):
         if not np.ndim(own) or u == 0:  # one amount of work: the TCO's percentiles over it
             work = float(np.max(u * 730.0 * h * np.asarray(own)))

@@ -273,3 +273,27 @@ def test_cost_per_unit_of_work_per_draw_equals_the_long_way():
             at_u = percentiles(tco / (u * work))  # within the rounding of the division
             for k, v in at_u.items():
                 assert getattr(unit[side], k)[j] == pytest.approx(v, rel=1e-14)
+
+
+@pytest.mark.parametrize(
+    "example",
+    [
+        "lab-4x-rtx2080ti-vs-p3-8xlarge",  # a rent line per draw
+        "h100-8x-vs-p5-48xlarge-reserved-1y",  # a reservation's kink
+        "inference-8b-rtx6000ada-vs-api",  # a hosted API, through the origin
+    ],
+)
+@pytest.mark.parametrize("block", [None, 0])  # all levels in one block; one level at a time
+def test_mean_tco_from_the_means_of_its_parts_equals_the_mean_of_the_draws(
+    example, block, monkeypatch
+):
+    inputs = scenarios.load_file(scenarios.example(example)).resolved.inputs
+    sim = simulate(dataclasses.replace(inputs, samples=2000))
+    if block is not None:
+        monkeypatch.setattr("costmodel.engine._UNIT_BLOCK_ELEMENTS", block)
+    result = summarise(sim)
+    bands = {"buy": result.buy_tco, "rent": result.rent_tco, "api": result.api_tco}
+    for side, line in sim.lines().items():
+        for j, u in enumerate(inputs.utilisation):
+            want = np.mean(np.broadcast_to(line.tco(u), (2000,)))  # each draw's TCO
+            assert bands[side].mean[j] == pytest.approx(want, rel=1e-14)
