@@ -631,17 +631,22 @@ def _tco_at(line: BuyLine | RentLine, u: float | np.ndarray, out: np.ndarray) ->
     return out
 
 
-def _mean_tco(line: BuyLine | RentLine, grid: np.ndarray) -> np.ndarray | None:
-    """The mean TCO [USD] over the draws on ``line`` at every level of ``grid`` from the
-    means of its parts, in which it is linear (the same within rounding: one pass over the
-    draws a part, not one a level), or ``None`` where a reservation's kink differs between
-    draws (then taken level by level)."""
-    if isinstance(line, BuyLine):
-        return np.mean(line.at_zero) + grid * np.mean(line.per_u)
-    if np.ndim(line.kink):
-        return None
-    used = np.maximum(0.0, grid - float(line.kink))  # the use beyond a reservation, paid by u
-    return np.mean(line.at_zero) + used * np.mean(line.slope) + grid * np.mean(line.per_u)
+def _mean_tcos(
+    lines: dict[str, BuyLine | RentLine], grid: np.ndarray, skip: Iterable[str]
+) -> dict[str, np.ndarray]:
+    """The mean TCO [USD] over the draws of each side's line but those in ``skip`` at every
+    level of ``grid``, from the means of its parts, in which it is linear (the same within
+    rounding: one pass over the draws a part, not one a level); none for a line whose
+    reservation's kink differs between draws (then taken level by level)."""
+    out = {}
+    for side, line in lines.items():
+        if isinstance(line, BuyLine) and side not in skip:
+            out[side] = np.mean(line.at_zero) + grid * np.mean(line.per_u)
+        elif side not in skip and not np.ndim(line.kink):
+            used = np.maximum(0.0, grid - float(line.kink))  # the use beyond a reservation
+            slope, per_u = np.mean(line.slope), np.mean(line.per_u)
+            out[side] = np.mean(line.at_zero) + used * slope + grid * per_u
+    return out
 
 
 def _cheapest_into(shares: np.ndarray, j: int, tco: list[np.ndarray], s: int) -> None:
@@ -778,12 +783,13 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     s, h = sim.inputs.samples, sim.inputs.horizon_months
     lines = sim.lines()
     per_u = _proportional(lines, s)
-    means = {side: _mean_tco(line, grid) for side, line in lines.items() if side not in per_u}
-    means = {side: mean for side, mean in means.items() if mean is not None}
+    means = _mean_tcos(lines, grid, per_u)
     tco = {side: LevelBands(grid.size, mean=side not in means) for side in lines}
     unit = {side: LevelBands(grid.size, mean=False) for side in lines}
     blocked = grid.size * s <= _UNIT_BLOCK_ELEMENTS
     rows = {side: np.empty((grid.size, s)) for side in lines if blocked and side not in per_u}
+    for side, block in rows.items():  # every level in one call a step
+        _tco_at(lines[side], grid[:, None], block)
     buf = {side: np.empty(s) for side in lines if side not in rows}
     prob, prob_api = np.empty(grid.size), np.empty(grid.size) if sim.api else None
     prob_further = {side: np.empty(grid.size) for side in sim.further}
@@ -800,8 +806,6 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     if np.ndim(own):
         others = [side for side in lines if side not in unit_once]
         per_draw = _UnitRows(others, int(np.count_nonzero(grid > 0)), own, h, unit, scratch)
-    for side, block in rows.items():  # every level in one call a step
-        _tco_at(lines[side], grid[:, None], block)
     for j, u in enumerate(grid):
         at = {
             side: rows[side][j] if side in rows else _tco_at(line, u, buf[side])
@@ -835,11 +839,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         tco[side].put_rows(block)
     for side, mean in means.items():  # the others' made level by level
         tco[side].mean = mean
-    for j, u in enumerate(grid):
-        if not np.ndim(own) or u == 0:  # one amount of work: the TCO's percentiles over it
-            work = float(np.max(u * 730.0 * h * np.asarray(own)))
-            for side in lines:
-                unit[side].scaled(j, tco[side], work)
+    _over_one_work(unit, tco, grid, own, h)
     return _Levels(
         tco={side: bands.bands() for side, bands in tco.items()},
         unit=UnitCost(sim.inputs.unit, {side: bands.bands() for side, bands in unit.items()}),
@@ -850,6 +850,18 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         cheapest=None if shares is None else _cheapest(lines, shares, sim.inputs.samples),
         prob_further={side: frozen_array(p) for side, p in prob_further.items()},
     )
+
+
+def _over_one_work(
+    unit: dict[str, LevelBands], tco: dict[str, LevelBands], grid: np.ndarray, own: Value, h: int
+) -> None:
+    """Each side's cost per unit of work [USD/unit] at the levels where every draw does the
+    same work (one throughput ``own``, or u = 0): its TCO's percentiles over it (NaN at 0)."""
+    for j, u in enumerate(grid):
+        if not np.ndim(own) or u == 0:
+            work = float(np.max(u * 730.0 * h * np.asarray(own)))
+            for side, bands in tco.items():
+                unit[side].scaled(j, bands, work)
 
 
 def _payback_months(paid: Paybacks) -> Payback:
