@@ -15,8 +15,8 @@ Targets on a 2-core machine: 1,000,000 draws at least 15 times faster than the d
 agreeing to 1e-12; the whole process within 400 MiB, with at least 1.8 times less CPU than
 f69c217 (before payback and the summary lost their loops over months and repeated work).
 Measured on the team's shared machine (load 0.9-3.2): the engine 18.4 times faster than the
-dense one at 1M draws, agreeing to 7.2e-14; whole processes 1.69-1.84 s of CPU and 282 MiB
-against f69c217's 2.43-2.62 s and 474 MiB, 1.40-1.43 times less (medians of 5-9 pairs in three
+dense one at 1M draws, agreeing to 7.2e-14; whole processes 1.60-1.84 s of CPU and 282 MiB
+against f69c217's 2.31-2.62 s and 474 MiB, 1.36-1.44 times less (medians of 7-9 pairs in four
 runs; the ratio rises with the load). Where a 1M-draw process goes: imports 0.22 s (0.09 s of
 it compiling without bytecode), drawing 0.19 s (a permutation per replicate and input, not to
 be changed without changing the draws), payback 0.53-0.58 s at that load (200 chunks of draws
