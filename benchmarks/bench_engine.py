@@ -14,17 +14,18 @@ of compiled by every process as under PYTHONDONTWRITEBYTECODE, about 0.1 s of ea
 Targets on a 2-core machine: 1,000,000 draws at least 15 times faster than the dense engine,
 agreeing to 1e-12; the whole process within 400 MiB, with at least 1.8 times less CPU than
 f69c217 (before payback and the summary lost their loops over months and repeated work).
-Measured on the team's shared machine (load 0.3-1.5): the engine 18.9 times faster than the
-dense one at 1M draws, agreeing to 7.2e-14; whole processes 1.43-1.49 s of CPU and 275 MiB
-against f69c217's 1.94-2.04 s and 474 MiB, 1.31-1.40 times less (medians of 7-9 pairs in
-three runs; the ratio rises with the load). Where a 1M-draw process goes: imports 0.22 s
-(0.09 s of it compiling without bytecode), drawing 0.19 s (a permutation per replicate and
-input, not to be changed without changing the draws), payback 0.40 s (200 chunks of draws x
-months; some 0.5 ms of each is calls), the summary 0.47 s (about 110 selections of a million
-draws, 2 ms each, and the ranks of the ten sorted series of sensitivity, 12 ms each), and
-0.1-0.3 s of system time: this machine's first touch of fresh memory costs about 1 ms per MB,
-so the paybacks are held as 2-byte codes (``costmodel.stats.Paybacks``) and freed arrays are
-kept for the next ones (``costmodel.allocator``).
+Measured on the team's shared machine (load 0.9-3.2): the engine 18.4 times faster than the
+dense one at 1M draws, agreeing to 7.2e-14; whole processes 1.60-1.84 s of CPU and 282 MiB
+against f69c217's 2.31-2.62 s and 474 MiB, 1.36-1.44 times less (medians of 7-9 pairs in four
+runs; the ratio rises with the load). Where a 1M-draw process goes: imports 0.22 s (0.09 s of
+it compiling without bytecode), drawing 0.19 s (a permutation per replicate and input, not to
+be changed without changing the draws), payback 0.53-0.58 s at that load (200 chunks of draws
+x months; some 0.5 ms of each is calls), the summary 0.47-0.49 s at that load, 0.57 s before
+its last round (about 100 selections of a million draws, 2 ms each, and the ranks of the ten
+series of sensitivity, 11 ms each, 21 ms while ties were looked for in the draws re-read in
+sorted order), and 0.1-0.3 s of system time: this machine's first touch of fresh memory costs
+about 1 ms per MB, so the paybacks are held as 2-byte codes (``costmodel.stats.Paybacks``) and
+freed arrays are kept for the next ones (``costmodel.allocator``).
 
     python benchmarks/bench_engine.py                       # 10k, 100k and 1M draws
     python benchmarks/bench_engine.py --samples 10000 100000 --process

@@ -18,7 +18,7 @@ import functools
 import math
 import time
 import tracemalloc
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -619,14 +619,33 @@ class _Levels:
     prob_further: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def _tco_at(line: BuyLine | RentLine, u: float, out: np.ndarray) -> np.ndarray:
-    """Every draw's TCO [USD] on ``line`` at utilisation ``u``, into ``out``."""
+def _tco_at(line: BuyLine | RentLine, u: float | np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Every draw's TCO [USD] on ``line`` at utilisation ``u``, into ``out``: (S,) at one
+    level, or (L, S) at a column (L, 1) of levels, the same numbers level by level."""
     if isinstance(line, BuyLine):
         _tco_into(out, line.at_zero, line.per_u, u)
     else:
         _tco_into(out, line.at_zero, line.slope, np.maximum(0.0, u - line.kink))
         if np.ndim(line.per_u) or line.per_u:  # a priced carbon (costmodel.carbon)
             out += np.multiply(line.per_u, u)
+    return out
+
+
+def _mean_tcos(
+    lines: dict[str, BuyLine | RentLine], grid: np.ndarray, skip: Iterable[str]
+) -> dict[str, np.ndarray]:
+    """The mean TCO [USD] over the draws of each side's line but those in ``skip`` at every
+    level of ``grid``, from the means of its parts, in which it is linear (the same within
+    rounding: one pass over the draws a part, not one a level); none for a line whose
+    reservation's kink differs between draws (then taken level by level)."""
+    out = {}
+    for side, line in lines.items():
+        if isinstance(line, BuyLine) and side not in skip:
+            out[side] = np.mean(line.at_zero) + grid * np.mean(line.per_u)
+        elif side not in skip and not np.ndim(line.kink):
+            used = np.maximum(0.0, grid - float(line.kink))  # the use beyond a reservation
+            slope, per_u = np.mean(line.slope), np.mean(line.per_u)
+            out[side] = np.mean(line.at_zero) + used * slope + grid * per_u
     return out
 
 
@@ -713,9 +732,11 @@ _UNIT_BLOCK_ELEMENTS = 1_000_000
 class _UnitRows:
     """Each draw's cost per unit of work, TCO(u) / (u*730*H*T_own) [USD/unit], of ``sides``
     at the levels u > 0 the caller gives it one by one (from the TCOs it has made for the
-    level), into ``unit``: the percentiles of a block of levels selected in one call, or of
-    each level at once where a side's block of two levels would not fit (then in ``spare``,
-    a buffer of draws free while the caller's level is summarised)."""
+    level), into ``unit``: each draw's TCO(u) / (730*H*T_own), one product a draw with the
+    reciprocal of its work made once, whose percentiles over u are those of the costs (a
+    division by the same u > 0 keeps the order of the draws), for a block of levels selected
+    in one call, or for each level at once where a side's block of two levels would not fit
+    (then in ``spare``, a buffer of draws free while the caller's level is summarised)."""
 
     def __init__(
         self,
@@ -726,19 +747,18 @@ class _UnitRows:
         unit: dict[str, LevelBands],
         spare: np.ndarray,
     ) -> None:
-        self.own, self.horizon, self.unit = own, horizon, unit
+        self.per_work, self.unit = np.multiply(own, 730.0 * horizon), unit  # work at u = 1
+        np.divide(1.0, self.per_work, out=self.per_work)
         step = min(levels, _UNIT_BLOCK_ELEMENTS // (own.size * max(1, len(sides))))
         shared = spare.reshape(1, -1)
         self.block = {side: shared if step < 2 else np.empty((step, own.size)) for side in sides}
-        self.levels: dict[str, list[int]] = {side: [] for side in sides}
+        self.levels: dict[str, list[tuple[int, float]]] = {side: [] for side in sides}
 
     def put(self, j: int, u: float, tco: dict[str, np.ndarray]) -> None:
         """Level ``j`` at utilisation ``u`` > 0 from every draw's TCO by side (not changed)."""
         for side, js in self.levels.items():
-            row = self.block[side][len(js)]
-            np.multiply(u * 730.0 * self.horizon, self.own, out=row)  # units of work
-            np.divide(tco[side], row, out=row)
-            js.append(j)
+            np.multiply(tco[side], self.per_work, out=self.block[side][len(js)])
+            js.append((j, u))
             if len(js) == len(self.block[side]):
                 self.flush(side)
 
@@ -746,8 +766,9 @@ class _UnitRows:
         """Select the percentiles of the levels of ``side`` held so far."""
         js = self.levels[side]
         if js:
+            levels, u = (np.array(x) for x in zip(*js, strict=True))
             for name, q in percentiles(self.block[side][: len(js)]).items():
-                self.unit[side].q[name][js] = q
+                self.unit[side].q[name][levels] = q / u
             js.clear()
 
 
@@ -761,11 +782,14 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     one call a step for every level."""
     s, h = sim.inputs.samples, sim.inputs.horizon_months
     lines = sim.lines()
-    tco = {side: LevelBands(grid.size) for side in lines}
-    unit = {side: LevelBands(grid.size, mean=False) for side in lines}
     per_u = _proportional(lines, s)
+    means = _mean_tcos(lines, grid, per_u)
+    tco = {side: LevelBands(grid.size, mean=side not in means) for side in lines}
+    unit = {side: LevelBands(grid.size, mean=False) for side in lines}
     blocked = grid.size * s <= _UNIT_BLOCK_ELEMENTS
     rows = {side: np.empty((grid.size, s)) for side in lines if blocked and side not in per_u}
+    for side, block in rows.items():  # every level in one call a step
+        _tco_at(lines[side], grid[:, None], block)
     buf = {side: np.empty(s) for side in lines if side not in rows}
     prob, prob_api = np.empty(grid.size), np.empty(grid.size) if sim.api else None
     prob_further = {side: np.empty(grid.size) for side in sim.further}
@@ -784,7 +808,7 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         per_draw = _UnitRows(others, int(np.count_nonzero(grid > 0)), own, h, unit, scratch)
     for j, u in enumerate(grid):
         at = {
-            side: _tco_at(line, u, rows[side][j] if side in rows else buf[side])
+            side: rows[side][j] if side in rows else _tco_at(line, u, buf[side])
             for side, line in lines.items()
         }
         b = at["buy"]
@@ -813,11 +837,9 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         per_draw.flush(side)
     for side, block in rows.items():
         tco[side].put_rows(block)
-    for j, u in enumerate(grid):
-        if not np.ndim(own) or u == 0:  # one amount of work: the TCO's percentiles over it
-            work = float(np.max(u * 730.0 * h * np.asarray(own)))
-            for side in lines:
-                unit[side].scaled(j, tco[side], work)
+    for side, mean in means.items():  # the others' made level by level
+        tco[side].mean = mean
+    _over_one_work(unit, tco, grid, own, h)
     return _Levels(
         tco={side: bands.bands() for side, bands in tco.items()},
         unit=UnitCost(sim.inputs.unit, {side: bands.bands() for side, bands in unit.items()}),
@@ -828,6 +850,18 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
         cheapest=None if shares is None else _cheapest(lines, shares, sim.inputs.samples),
         prob_further={side: frozen_array(p) for side, p in prob_further.items()},
     )
+
+
+def _over_one_work(
+    unit: dict[str, LevelBands], tco: dict[str, LevelBands], grid: np.ndarray, own: Value, h: int
+) -> None:
+    """Each side's cost per unit of work [USD/unit] at the levels where every draw does the
+    same work (one throughput ``own``, or u = 0): its TCO's percentiles over it (NaN at 0)."""
+    for j, u in enumerate(grid):
+        if not np.ndim(own) or u == 0:
+            work = float(np.max(u * 730.0 * h * np.asarray(own)))
+            for side, bands in tco.items():
+                unit[side].scaled(j, bands, work)
 
 
 def _payback_months(paid: Paybacks) -> Payback:
@@ -983,6 +1017,63 @@ def _carbon_level(
         g.scaled(j, t, float(np.max(work)) / 1e6)
 
 
+def _carbon_rows(
+    t: LevelBands,
+    g: LevelBands,
+    line: carbon.CarbonLine,
+    grid: np.ndarray,
+    full: np.ndarray,
+    rising: RisingLine | None,
+    buffers: tuple[np.ndarray, np.ndarray],
+) -> None:
+    """Every level of ``grid`` of the emissions of the draws on ``line`` [kg CO2e] into ``t``
+    [t CO2e] and, over each draw's work at u = 1 ``full`` (a 0-d array, or (S,)) times u, into
+    ``g`` [g CO2e/unit], with two free buffers of the S draws. The mean at u is mean(at_zero)
+    + u * mean(per_u) (the same within rounding); the percentiles of the emissions come from
+    ``rising`` when given, else from every draw's, and those over the work from each draw's
+    at_zero/work / u + per_u/work, both ratios made once: at every level a product and a sum a
+    draw, where the work is above 0 in every draw (else the emissions' percentiles over the
+    most work). The levels' draws are selected in blocks of levels x draws
+    (:data:`_UNIT_BLOCK_ELEMENTS`)."""
+    s = buffers[0].size
+    at_zero = np.broadcast_to(line.at_zero, (s,))
+    per_u = np.broadcast_to(line.per_u, (s,))
+    t.mean[:] = (float(np.mean(at_zero)) + grid * float(np.mean(per_u))) / carbon.KG_PER_TONNE
+    if rising is not None:
+        for j, u in enumerate(grid):
+            t.put_percentiles(j, rising.percentiles(float(u)), scale=carbon.KG_PER_TONNE)
+    else:
+        for levels, rows in _level_rows(grid, at_zero, per_u, 1.0):
+            for name, q in percentiles(rows).items():
+                t.q[name][levels] = q / carbon.KG_PER_TONNE
+    per_draw = grid * float(full.min()) > 0 if full.ndim else np.zeros(grid.size, dtype=bool)
+    if per_draw.any():  # the work above 0 in every draw: each draw's ratio
+        fixed, rate = (
+            np.divide(x, full, out=b) for x, b in zip((at_zero, per_u), buffers, strict=True)
+        )
+        for levels, rows in _level_rows(grid[per_draw], rate, fixed, -1.0):
+            for name, q in percentiles(rows).items():
+                g.q[name][np.flatnonzero(per_draw)[levels]] = q * carbon.G_PER_KG
+    for j in np.flatnonzero(~per_draw):  # [t] / [units/1e6] = [g/unit]
+        g.scaled(j, t, float(np.max(grid[j] * full)) / 1e6)
+
+
+def _level_rows(
+    grid: np.ndarray, first: np.ndarray, second: np.ndarray, power: float
+) -> Iterator[tuple[slice, np.ndarray]]:
+    """``first + second * u**power`` (levels, S) for each block of the levels ``grid`` of
+    at most :data:`_UNIT_BLOCK_ELEMENTS` (one level at least), in one buffer, with the
+    block's slice of ``grid``."""
+    step = max(1, min(grid.size, _UNIT_BLOCK_ELEMENTS // first.size))
+    buf = np.empty((step, first.size))
+    for start in range(0, grid.size, step):
+        levels = slice(start, min(grid.size, start + step))
+        rows = buf[: levels.stop - start]
+        np.multiply(second, grid[levels, None] ** power, out=rows)
+        rows += first
+        yield levels, rows
+
+
 def _per_draw_line(line: carbon.CarbonLine) -> bool:
     """Whether ``line``'s emissions differ between draws."""
     return bool(np.ndim(line.at_zero) or np.ndim(line.per_u))
@@ -1025,8 +1116,12 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
     ratios = Reciprocals(full) if same and full.ndim and np.all(full > 0) else None
     # u * full > 0 in every draw where u * min(full) is (a product with u >= 0 is monotone)
     smallest = float(full.min()) if full.ndim else math.nan
+    for side in rising:  # a line per draw
+        _carbon_rows(tonnes[side], per[side], sides[side], grid, full, rising[side], (kg, scratch))
     for j, u in enumerate(grid):
         for side, line in sides.items():
+            if side in rising:
+                continue
             if side in once:
                 t1, g1 = once[side]
                 tonnes[side].times(j, t1, float(u))

@@ -339,12 +339,20 @@ def ascending(values: np.ndarray) -> np.ndarray:
     integers (a vectorised sort, where argsort is not) orders the values by their high bits,
     and the few runs of values that share them are ordered again by their whole bits. Values
     with a NaN are ordered by ``argsort``."""
+    return _ascending(values)[0]
+
+
+def _ascending(values: np.ndarray) -> tuple[np.ndarray, bool]:
+    """:func:`ascending`'s order of ``values`` and whether it found no two of them equal
+    (``False`` also where it did not look): values that differ in their high bits differ, so
+    only those in a run that shares them can tie, and +0.0 with -0.0 (equal, of different
+    bits)."""
     n = values.size
     shift = max(1, (n - 1).bit_length())
     if values.dtype != np.float64 or values.ndim != 1 or n < _PACKED_FROM or shift > 32:
-        return np.argsort(values)
+        return np.argsort(values), False
     if np.isnan(values).any():
-        return np.argsort(values)
+        return np.argsort(values), False
     key, order = _sortable(values), np.arange(n, dtype=np.intp)
     key >>= np.uint64(shift)
     key <<= np.uint64(shift)
@@ -353,11 +361,14 @@ def ascending(values: np.ndarray) -> np.ndarray:
     np.bitwise_and(key, np.uint64((1 << shift) - 1), out=order.view(np.uint64))
     key >>= np.uint64(shift)
     shared = np.flatnonzero(key[1:] == key[:-1])  # runs of equal high bits: by whole bits
+    distinct = np.count_nonzero(values == 0.0) < 2
     if shared.size:
         at = np.union1d(shared, shared + 1)  # positions in a run, ascending
         run = np.cumsum(np.diff(at, prepend=-2) != 1)  # consecutive positions: one run
         order[at] = order[at][np.lexsort((_sortable(values[order[at]]), run))]
-    return order
+        ordered = values[order[at]]
+        distinct = distinct and not np.any((ordered[1:] == ordered[:-1]) & (run[1:] == run[:-1]))
+    return order, bool(distinct)
 
 
 def _sortable(values: np.ndarray) -> np.ndarray:
@@ -383,16 +394,19 @@ def average_ranks(values: np.ndarray, order: np.ndarray | None = None) -> np.nda
     82 ms; 17-20 ms from a known order); tests/test_closed_forms.py checks it equals rankdata.
     """
     values = np.asarray(values)
-    if order is None:
-        order = ascending(values)  # any order of tied values gives the same average ranks
-    ordered = values[order]
-    n = ordered.size
-    new = np.empty(n, dtype=bool)
-    new[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    del ordered  # before the ranks are made: a run of a million draws holds every 8 MB
+    distinct = False  # no two values equal: each value's rank is its place in the order
+    if order is None:  # any order of tied values gives the same average ranks
+        order, distinct = _ascending(values)
+    n = values.size
+    if not distinct:
+        ordered = values[order]
+        new = np.empty(n, dtype=bool)
+        new[:1] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        del ordered  # before the ranks are made: a run of a million draws holds every 8 MB
+        distinct = bool(new.all())
     ranks = np.empty(n)
-    if new.all():  # 1..n in blocks, without an array of n of them beside the ranks
+    if distinct:  # 1..n in blocks, without an array of n of them beside the ranks
         for start in range(0, n, _RANK_BLOCK):
             stop = min(n, start + _RANK_BLOCK)
             ranks[order[start:stop]] = np.arange(start + 1, stop + 1)

@@ -21,7 +21,7 @@ import numpy as np
 from .distributions import Discrete, Distribution
 from .result import Bands, Breakeven, frozen_array
 from .sampling import Sample, ascending, average_ranks
-from .uncertainty import quantile_bins
+from .uncertainty import quantile_bins, select_ranks
 
 __all__ = [
     "QUANTILES",
@@ -559,7 +559,7 @@ def _cells(first: np.ndarray, second: np.ndarray, objective: str, reach: int) ->
     ends = (max(0, k0 - reach), min(n - 1, k1 + reach))
     cell = np.zeros(n, dtype=np.int8)
     for weight, x in ((3, first), (1, second)):
-        part = np.partition(x, ends)
+        part = select_ranks(np.array(x), ends)
         cell[x >= part[ends[0]]] += weight  # in the band or above it
         cell[x > part[ends[1]]] += weight  # above it
     sizes = np.bincount(cell, minlength=9)

@@ -55,6 +55,7 @@ __all__ = [
     "median_interval_ranks",
     "quantile_bins",
     "replicate_se",
+    "select_ranks",
     "tornado",
     "wilson",
 ]
@@ -128,8 +129,21 @@ def median_interval(values: np.ndarray, blocks: tuple[int, ...] = ()) -> tuple[f
     if ranks is None:
         lo, hi = float(values.min()), float(values.max())
         return (lo, hi) if lo == hi else (math.nan, math.nan)
-    values.partition(ranks)
+    select_ranks(values, ranks)
     return float(values[ranks[0]]), float(values[ranks[1]])
+
+
+def select_ranks(values: np.ndarray, ranks: tuple[int, ...]) -> np.ndarray:
+    """``values`` (n,) reordered in place so that each of the ascending 0-based ``ranks``
+    holds its order statistic, everything below it before and everything above after: one
+    partition at each rank, of the part after the one before (numpy's partition at several
+    ranks at once is some six times slower at a million values). Returns ``values``."""
+    done = 0  # the values before this place are in place
+    for rank in ranks:
+        if rank >= done:
+            values[done:].partition(rank - done)
+            done = rank + 1
+    return values
 
 
 def _woodruff_ranks(values: np.ndarray, blocks: tuple[int, ...]) -> tuple[int, int]:

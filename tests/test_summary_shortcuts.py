@@ -2,11 +2,13 @@
 each draw's work from one sort (``stats.Reciprocals``), a Latin hypercube's arithmetic done once
 for all replicates, the cost per unit of work of a line through the origin summarised once, and
 a sort order from packed keys (``sampling.ascending``) and the percentiles of a line whose ends
-rise together from one sort (``stats.RisingLine``)."""
+rise together from one sort (``stats.RisingLine``), the emissions of every level selected in one
+block and the cost per unit of work from each draw's reciprocal of its work."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +19,8 @@ from costmodel.engine import simulate, summarise
 from costmodel.sampling import _EPS, Sampler, ascending, average_ranks, stream
 from costmodel.stats import Paybacks, Reciprocals, RisingLine, percentiles
 from tests.test_throughput_error import ESTIMATED
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_reciprocals_by_hand():
@@ -100,11 +104,13 @@ def _cases() -> list[np.ndarray]:
         np.concatenate([rng.normal(size=5000), [0.0, -0.0, np.inf, -np.inf, 0.0]]),
         np.full(5000, 2.5),
         rng.normal(size=100),  # too few to pack
+        np.concatenate([rng.normal(size=5000), [0.0, -0.0]]),  # one tie, of different bits
+        np.repeat(1.0 + rng.random(4096) * 1e-9, [1] * 4095 + [2]),  # one tie among shared bits
         np.concatenate([rng.normal(size=5000), [np.nan]]),  # argsort's order
     ]
 
 
-@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("case", range(10))
 def test_ascending_sorts_as_argsort_does(case):
     x = _cases()[case]
     order = ascending(x)
@@ -112,7 +118,7 @@ def test_ascending_sorts_as_argsort_does(case):
     assert np.array_equal(x[order], np.sort(x), equal_nan=True)
 
 
-@pytest.mark.parametrize("case", range(7))
+@pytest.mark.parametrize("case", range(9))
 def test_average_ranks_from_packed_keys_equal_rankdata(case):
     x = _cases()[case]
     assert np.array_equal(average_ranks(x), rankdata(x))
@@ -220,3 +226,74 @@ def test_a_simulation_holding_codes_gives_the_numbers_of_one_holding_the_months(
         if want is not None:
             for k in ("p10", "p50", "p90", "prob_never"):
                 np.testing.assert_array_equal(getattr(got, k), getattr(want, k))
+
+
+@pytest.mark.parametrize(
+    "example",
+    [
+        "lab-4x-rtx2080ti-vs-p3-8xlarge",
+        "server-8x-v100-vs-p3-16xlarge",
+        "benchmarks/scenario-1m.yaml",
+    ],
+)
+@pytest.mark.parametrize("block", [None, 0])  # all levels in one block; one level at a time
+def test_carbon_of_a_line_per_draw_equals_the_long_way(example, block, monkeypatch):
+    path = ROOT / example if example.endswith(".yaml") else scenarios.example(example)
+    inputs = scenarios.load_file(path).resolved.inputs  # rising or not, work per draw or not
+    grid = (0.0, *inputs.utilisation)  # u = 0 too: no work, no emissions per unit
+    sim = simulate(dataclasses.replace(inputs, samples=3000, utilisation=grid))
+    if block is not None:
+        monkeypatch.setattr("costmodel.engine._UNIT_BLOCK_ELEMENTS", block)
+    got = summarise(sim).carbon
+    line = sim.carbon.buy
+    assert np.ndim(line.at_zero) == 1  # emissions per draw
+    work = 730.0 * inputs.horizon_months * sim.own_throughput  # units of work at u = 1
+    for j, u in enumerate(grid):
+        kg = line.at_zero + line.per_u * u
+        tonnes, per_unit = got.sides["buy"], got.per_unit.sides["buy"]
+        assert tonnes.mean[j] == pytest.approx(kg.mean() / 1000.0, rel=1e-14)
+        for k, v in percentiles(kg / 1000.0).items():
+            assert getattr(tonnes, k)[j] == pytest.approx(v, rel=1e-14)
+        if u == 0:  # no work: no emissions per unit
+            assert all(np.isnan(getattr(per_unit, k)[j]) for k in ("p10", "p50", "p90"))
+            continue
+        for k, v in percentiles(kg * 1000.0 / (u * work)).items():  # [g CO2e/unit]
+            assert getattr(per_unit, k)[j] == pytest.approx(v, rel=1e-14)
+
+
+def test_cost_per_unit_of_work_per_draw_equals_the_long_way():
+    inputs = scenarios.load_file(scenarios.example("lab-4x-rtx2080ti-vs-p3-8xlarge")).resolved
+    inputs = dataclasses.replace(inputs.inputs, samples=2000)
+    sim = simulate(inputs)
+    unit = summarise(sim).cost_per_unit.sides
+    work = 730.0 * inputs.horizon_months * sim.own_throughput  # units of work at u = 1
+    assert np.ndim(work) == 1  # a throughput per draw: each draw's ratio is selected
+    for j, u in enumerate(np.asarray(inputs.utilisation)):
+        for side, tco in (("buy", sim.buy_tco(u)), ("rent", sim.rent_tco(u))):
+            at_u = percentiles(tco / (u * work))  # within the rounding of the division
+            for k, v in at_u.items():
+                assert getattr(unit[side], k)[j] == pytest.approx(v, rel=1e-14)
+
+
+@pytest.mark.parametrize(
+    "example",
+    [
+        "lab-4x-rtx2080ti-vs-p3-8xlarge",  # a rent line per draw
+        "h100-8x-vs-p5-48xlarge-reserved-1y",  # a reservation's kink
+        "inference-8b-rtx6000ada-vs-api",  # a hosted API, through the origin
+    ],
+)
+@pytest.mark.parametrize("block", [None, 0])  # all levels in one block; one level at a time
+def test_mean_tco_from_the_means_of_its_parts_equals_the_mean_of_the_draws(
+    example, block, monkeypatch
+):
+    inputs = scenarios.load_file(scenarios.example(example)).resolved.inputs
+    sim = simulate(dataclasses.replace(inputs, samples=2000))
+    if block is not None:
+        monkeypatch.setattr("costmodel.engine._UNIT_BLOCK_ELEMENTS", block)
+    result = summarise(sim)
+    bands = {"buy": result.buy_tco, "rent": result.rent_tco, "api": result.api_tco}
+    for side, line in sim.lines().items():
+        for j, u in enumerate(inputs.utilisation):
+            want = np.mean(np.broadcast_to(line.tco(u), (2000,)))  # each draw's TCO
+            assert bands[side].mean[j] == pytest.approx(want, rel=1e-14)

@@ -24,6 +24,7 @@ from costmodel.uncertainty import (
     binomial_half_cdf,
     median_interval,
     median_interval_ranks,
+    select_ranks,
     tornado,
 )
 from present import from_dict, to_dict
@@ -576,3 +577,22 @@ def test_reports_show_the_tornado_and_the_value_of_information(contested):
     assert summary["breakeven_utilisation_p50_ci95_low"] == pytest.approx(
         contested.convergence.breakeven_p50_ci95[0], rel=1e-15
     )
+
+
+def test_select_ranks_by_hand():
+    # sorted: 1 2 3 4 5; rank 1 holds 2 and rank 3 holds 4, 1 before the first, 3 between
+    values = select_ranks(np.array([5.0, 1.0, 4.0, 2.0, 3.0]), (1, 3))
+    assert (values[1], values[3]) == (2.0, 4.0)
+    assert values[0] == 1.0 and values[2] == 3.0 and values[4] == 5.0
+
+
+@pytest.mark.parametrize("ranks", [(0,), (3, 3), (10, 500, 501, 999), (999,)])
+def test_select_ranks_puts_each_order_statistic_in_place(ranks):
+    x = np.random.default_rng(2).normal(size=1000)
+    x[::7] = np.inf  # "never" ranks last
+    values = select_ranks(np.array(x), ranks)
+    ordered = np.sort(x)
+    assert np.array_equal(np.sort(values), ordered)  # the same values
+    for k in ranks:
+        assert values[k] == ordered[k]
+        assert np.all(values[:k] <= values[k]) and np.all(values[k + 1 :] >= values[k])
