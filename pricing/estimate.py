@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -449,7 +450,35 @@ def estimate(
         The :class:`Estimate`; one with ``meets_targets`` False (the best the build can do)
         when no G meets the targets; None when the model's weights and one request do not fit
         in any replica.
+
+    A pure function of its arguments (frozen records and numbers), kept for the last
+    :data:`_KEPT_ESTIMATES` of them: a service asked the same question again (every
+    evaluation of an estimated side resolves it) finds it without the replica sizes' batches.
     """
+    args = (arch, gpu, gpus, precision, input_tokens, output_tokens, targets, cal, concurrency)
+    try:
+        hash(args)
+    except TypeError:  # an inline GPU holding a list, say: estimated afresh
+        return _estimate(*args)
+    return _kept_estimate(*args)
+
+
+#: Estimates :func:`estimate` keeps, by their arguments [-].
+_KEPT_ESTIMATES = 256
+
+
+def _estimate(
+    arch: Architecture,
+    gpu: GPU,
+    gpus: int,
+    precision: str,
+    input_tokens: float,
+    output_tokens: float,
+    targets: Targets,
+    cal: Calibration,
+    concurrency: float | None,
+) -> Estimate | None:
+    """:func:`estimate`, worked out."""
     sizes = [g for g in REPLICA_SIZES if g <= gpus and gpus % g == 0]
     chosen, fallback = None, None
     for g in sizes:
@@ -465,3 +494,6 @@ def estimate(
         ):
             fallback = single
     return chosen if chosen is not None else fallback
+
+
+_kept_estimate = lru_cache(maxsize=_KEPT_ESTIMATES, typed=True)(_estimate)
