@@ -41,6 +41,18 @@ def test_reciprocals_equal_the_percentiles_of_the_ratios(n, c):
         assert Reciprocals(w).percentiles(c, u) == long_way  # the same numbers, bit for bit
 
 
+@pytest.mark.parametrize("n", [1, 7, 16, 1000])
+def test_reciprocals_at_many_pairs_equal_them_pair_by_pair(n):
+    w = np.random.default_rng(n).lognormal(3.0, 1.0, n)
+    c = np.array([3.7e5, -2.5, 0.0, np.inf, 12.0])
+    u = np.array([0.05, 0.35, 1.0, 1.0, 0.7])
+    got = Reciprocals(w).percentiles(c, u)
+    for i in range(c.size):
+        one = Reciprocals(w).percentiles(float(c[i]), float(u[i]))
+        for k, v in one.items():
+            assert got[k][i] == v or (np.isnan(got[k][i]) and np.isnan(v))  # bit for bit
+
+
 def test_reciprocals_of_an_infinite_constant_are_nan():
     got = Reciprocals(np.ones(20)).percentiles(np.inf, 1.0)
     assert all(np.isnan(v) for v in got.values())
