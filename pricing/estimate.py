@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -459,26 +460,18 @@ def estimate(
     try:
         hash(args)
     except TypeError:  # an inline GPU holding a list, say: estimated afresh
-        return _estimate(*args)
-    return _kept_estimate(*args)
+        return _estimate.__wrapped__(*args)
+    return _estimate(*args)
 
 
 #: Estimates :func:`estimate` keeps, by their arguments [-].
 _KEPT_ESTIMATES = 256
 
 
-def _estimate(
-    arch: Architecture,
-    gpu: GPU,
-    gpus: int,
-    precision: str,
-    input_tokens: float,
-    output_tokens: float,
-    targets: Targets,
-    cal: Calibration,
-    concurrency: float | None,
-) -> Estimate | None:
-    """:func:`estimate`, worked out."""
+@lru_cache(maxsize=_KEPT_ESTIMATES, typed=True)
+def _estimate(*args: Any) -> Estimate | None:
+    """:func:`estimate` of its arguments, worked out."""
+    arch, gpu, gpus, precision, input_tokens, output_tokens, targets, cal, concurrency = args
     sizes = [g for g in REPLICA_SIZES if g <= gpus and gpus % g == 0]
     chosen, fallback = None, None
     for g in sizes:
@@ -494,6 +487,3 @@ def _estimate(
         ):
             fallback = single
     return chosen if chosen is not None else fallback
-
-
-_kept_estimate = lru_cache(maxsize=_KEPT_ESTIMATES, typed=True)(_estimate)
