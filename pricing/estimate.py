@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
@@ -429,6 +428,11 @@ def _replica(arch, gpu, gpus, g, precision, i, o, targets, cal, concurrency):
     return best, _record(gpus, g, n_max, single, False)
 
 
+#: Estimates :func:`estimate` keeps, by their arguments [-].
+_KEPT_ESTIMATES = 256
+
+
+@lru_cache(maxsize=_KEPT_ESTIMATES, typed=True)
 def estimate(
     arch: Architecture,
     gpu: GPU,
@@ -456,22 +460,6 @@ def estimate(
     :data:`_KEPT_ESTIMATES` of them: a service asked the same question again (every
     evaluation of an estimated side resolves it) finds it without the replica sizes' batches.
     """
-    args = (arch, gpu, gpus, precision, input_tokens, output_tokens, targets, cal, concurrency)
-    try:
-        hash(args)
-    except TypeError:  # an inline GPU holding a list, say: estimated afresh
-        return _estimate.__wrapped__(*args)
-    return _estimate(*args)
-
-
-#: Estimates :func:`estimate` keeps, by their arguments [-].
-_KEPT_ESTIMATES = 256
-
-
-@lru_cache(maxsize=_KEPT_ESTIMATES, typed=True)
-def _estimate(*args: Any) -> Estimate | None:
-    """:func:`estimate` of its arguments, worked out."""
-    arch, gpu, gpus, precision, input_tokens, output_tokens, targets, cal, concurrency = args
     sizes = [g for g in REPLICA_SIZES if g <= gpus and gpus % g == 0]
     chosen, fallback = None, None
     for g in sizes:
