@@ -762,23 +762,6 @@ class _UnitRows:
             if len(js) == len(self.block[side]):
                 self.flush(side)
 
-    def put_rows(self, grid: np.ndarray, rows: dict[str, np.ndarray]) -> bool:
-        """Every level u > 0 of ``grid`` at once, selected, from every draw's TCO by side at
-        every level, (levels, S) (not changed), where those levels are consecutive and fit
-        each side's block: one product for all of them, not one a level. Whether it did."""
-        (positive,) = np.nonzero(grid > 0)
-        n = positive.size
-        if not n or positive[-1] - positive[0] != n - 1 or not self.levels:
-            return False
-        if any(side not in rows or len(self.block[side]) < n for side in self.levels):
-            return False
-        for side, js in self.levels.items():
-            block = self.block[side][:n]
-            np.multiply(rows[side][positive[0] : positive[-1] + 1], self.per_work, out=block)
-            js.extend(zip(positive.tolist(), grid[positive].tolist(), strict=True))
-            self.flush(side)
-        return True
-
     def flush(self, side: str) -> None:
         """Select the percentiles of the levels of ``side`` held so far."""
         js = self.levels[side]
@@ -823,8 +806,6 @@ def _level_bands(sim: Simulation, grid: np.ndarray, sens_level: int) -> _Levels:
     if np.ndim(own):
         others = [side for side in lines if side not in unit_once]
         per_draw = _UnitRows(others, int(np.count_nonzero(grid > 0)), own, h, unit, scratch)
-        if per_draw.put_rows(grid, rows):  # every level's TCOs made: at once, before the loop
-            per_draw = None
     for j, u in enumerate(grid):
         at = {
             side: rows[side][j] if side in rows else _tco_at(line, u, buf[side])

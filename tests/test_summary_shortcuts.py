@@ -273,8 +273,7 @@ def test_carbon_of_a_line_per_draw_equals_the_long_way(example, block, monkeypat
             assert getattr(per_unit, k)[j] == pytest.approx(v, rel=1e-14)
 
 
-# every level's TCOs made first, then their ratios at once; the same with u = 0 before them;
-# one level at a time (no block of levels)
+# every level in one block; the same with u = 0 before them; one level at a time
 @pytest.mark.parametrize(("zero", "block"), [(False, None), (True, None), (False, 0)])
 def test_cost_per_unit_of_work_per_draw_equals_the_long_way(zero, block, monkeypatch):
     inputs = scenarios.load_file(scenarios.example("lab-4x-rtx2080ti-vs-p3-8xlarge")).resolved
