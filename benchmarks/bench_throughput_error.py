@@ -29,14 +29,27 @@ it gathers); the TCO lines (0.15 ms). A side given as a distribution costs as mu
 Most of either evaluation here is page faults of the multi-megabyte arrays a 10,000-draw run
 makes afresh; the API's workers and the command keep freed memory for the next arrays
 (:mod:`costmodel.allocator`), and ``--keep-freed`` sets the allocator as they do. Then
-(load 2.1-2.8, 101 rounds, two runs): measured 13.1-13.8 ms, estimated 15.0-15.9 ms, ratio
-1.142-1.146 (P10 1.04-1.06, P90 1.23-1.25), estimated - measured 1.85-1.94 ms; before the
-draw-by-draw gathers, two runs interleaved with these (glibc's MALLOC_MMAP_THRESHOLD_ and
-MALLOC_TRIM_THRESHOLD_ set alike), 1.168-1.171 (P10 1.05-1.07, P90 1.24-1.31); timed function
-by function, payback's share of the difference 0.4 ms before, 0.1 ms now. There the target is
-not met: the summary's selections per draw (cost and emissions per unit of work, 0.75 ms),
-drawing the extra input (0.36 ms), the estimate (0.33 ms), the input's sensitivity (0.13 ms)
-and the cumulative cost's summary (0.14 ms) remain.
+(load 1.5-2.7, 41 rounds, six runs alternating with six of the code before the estimate was
+kept and the emissions below were batched): measured 14.7-17.2 ms, estimated
+16.7-19.1 ms, ratio 1.111-1.138 (P10 0.98-1.09, P90 1.15-1.25), estimated - measured
+1.78-2.19 ms; before, 1.137-1.151 (P10 0.92-1.10, P90 1.18-1.28), 2.10-2.38 ms; estimated /
+same spread given 1.002-1.015 (before 1.011-1.040). What changed: the estimate's operating
+point is kept by its arguments (:func:`pricing.estimate.estimate`), so a repeated question, as
+here and as a service sees it, no longer pays its 0.3 ms (the first one does); the emissions
+per unit of work of a side whose emissions are the same in every draw are one array
+computation for every level (0.05-0.1 ms), a Latin hypercube's strata added at once (0.03 ms
+an input, both sides; three of these runs were before it). The cost per unit of work's
+ratios made in one product for every level, not one a level (in these runs), saved nothing
+measurable (_level_bands alone, 40 x 15 calls alternating: within 0.05 ms) and was dropped. Timed
+function by function (81 interleaved rounds, load 1.5-2.5), the difference, 1.74 ms, is now
+the cost per unit of work's selections per level (0.5 ms: a partition of each level's draws,
+at numpy's floor of about 25 us for 10,000 draws), drawing the extra input (0.33 ms: its 16
+replicates' permutations and the normal quantile function, both the random numbers as
+drawn), payback (0.22 ms), the cumulative cost's selections (0.15 ms: the renting side's costs by
+month no longer share one order of the draws), the input's sensitivity (0.13 ms), emissions
+per unit of work (0.13 ms), resolution (0.1 ms) and renting's cost per unit (0.05 ms). The
+target is not met with the same numbers: what is left is mostly selections and draws the
+result is made of.
 
     python benchmarks/bench_throughput_error.py [--samples 10000] [--rounds 31] [--keep-freed]
 """

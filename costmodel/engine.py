@@ -1130,15 +1130,20 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
                 else:
                     per[side].scaled(j, tonnes[side], 0.0)
             elif side in same and ratios is not None and u * ratios.smallest > 0:
-                # the same emissions in every draw over each draw's work
+                # the same emissions in every draw over each draw's work (after the loop)
                 tonnes[side].put(j, _kg_into(kg, line, u), scale=carbon.KG_PER_TONNE)
-                g = ratios.percentiles(line.per_u * u + line.at_zero, u)
-                per[side].put_percentiles(j, g, scale=1.0 / carbon.G_PER_KG)
             else:
                 line_q = rising.get(side)
                 q = None if line_q is None else line_q.percentiles(float(u))
                 kg_u, per_draw = _kg_into(kg, line, u), bool(u * smallest > 0)
                 _carbon_level(tonnes[side], per[side], j, kg_u, work(u), q, per_draw)
+    if ratios is not None:  # the same emissions in every draw over each draw's work
+        at = grid * ratios.smallest > 0
+        for side in same:
+            line = sides[side]
+            g = ratios.percentiles(line.per_u * grid[at] + line.at_zero, grid[at])
+            for name, v in g.items():  # every level at once
+                per[side].q[name][at] = v / (1.0 / carbon.G_PER_KG)
     bands = {side: b.bands() for side, b in tonnes.items()}
     unit = UnitCost(inputs.unit, {side: b.bands() for side, b in per.items()})
     unknown = ("api",) if inputs.api is not None and e.api is None else ()

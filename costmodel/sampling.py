@@ -241,7 +241,7 @@ def _latin(
     """A Latin hypercube's percentiles and strata in each replicate of ``sizes``, replicate
     after replicate from ``rng``: a random permutation of the m strata, then m uniform
     offsets within them (as :func:`_open_unit` draws them), (stratum + offset) / m, in one
-    array, the offsets' arithmetic done once for every replicate (their words are read into
+    array, the arithmetic done once for every replicate (the offsets' words are read into
     the array's own memory). Returns that array, the percentiles as consecutive views of it,
     and the strata."""
     ends = np.cumsum([0, *sizes])
@@ -253,11 +253,9 @@ def _latin(
     words >>= 11
     np.add(words, 0.5, out=q)  # each word read before its place is written
     q *= _EPS
-    parts = [q[a:b] for a, b in itertools.pairwise(ends)]
-    for part, perm, m in zip(parts, strata, sizes, strict=True):
-        part += perm
-        part /= m
-    return q, parts, strata
+    q += np.concatenate(strata)
+    q /= sizes[0] if len(set(sizes)) == 1 else np.repeat(np.asarray(sizes, dtype=float), sizes)
+    return q, [q[a:b] for a, b in itertools.pairwise(ends)], strata
 
 
 def _split_strata(

@@ -113,15 +113,19 @@ def _partitioned(values: np.ndarray) -> tuple[tuple[float, int, int], ...]:
     return order
 
 
-def _from_order(n: int, kth: Callable[[int], float]) -> dict[str, float]:
+def _from_order(n: int, kth: Callable[[int], Any]) -> dict[str, Any]:
     """P10/P50/P90 of ``n`` values as :func:`percentiles` finds them (NaN where one is not
-    finite), from ``kth(k)``, the k-th smallest value (0-based)."""
+    finite), from ``kth(k)``, the k-th smallest value (0-based): a float, or a fresh array
+    of the k-th smallest of several sets of ``n`` values (then arrays of their percentiles)."""
     out = {}
     for name, (frac, lo, _) in zip(_NAMES, _order_statistics(n), strict=True):
         v = kth(lo)
         if frac != 0.0:
             v += frac * (kth(lo + 1) - v)
-        out[name] = v if math.isfinite(v) else math.nan
+        if np.ndim(v):
+            out[name] = np.where(np.isfinite(v), v, math.nan)
+        else:
+            out[name] = v if math.isfinite(v) else math.nan
     return out
 
 
@@ -216,15 +220,26 @@ class Reciprocals:
         self._n, self._w = n, {k: float(ordered[k]) for k in ranks | {n - 1 - r for r in ranks}}
         self.smallest = float(ordered[0])
 
-    def percentiles(self, c: float, u: float) -> dict[str, float]:
+    def percentiles(self, c: Any, u: Any) -> dict[str, Any]:
         """P10/P50/P90 of ``c / (u * w)`` as :func:`percentiles` finds them (NaN where one
-        is not finite); ``u * self.smallest`` must be above 0."""
-        c, last = float(c), self._n - 1
+        is not finite); ``u * self.smallest`` must be above 0. ``c`` and ``u`` floats, or
+        arrays (broadcast together): the percentiles at each pair, as arrays, the same
+        numbers pair by pair."""
+        last = self._n - 1
+        if np.ndim(c) or np.ndim(u):
+            c, u = np.broadcast_arrays(np.asarray(c, dtype=float), np.asarray(u, dtype=float))
 
-        def ratio(k: int) -> float:  # the k-th smallest ratio
+            def ratio(k: int) -> Any:  # the k-th smallest ratio of each pair
+                return c / (u * np.where(c >= 0.0, self._w[last - k], self._w[k]))
+
+            with np.errstate(invalid="ignore"):  # inf - inf: NaN, as between floats
+                return _from_order(self._n, ratio)
+        c = float(c)
+
+        def one(k: int) -> float:  # the k-th smallest ratio
             return c / (u * self._w[last - k if c >= 0.0 else k])
 
-        return _from_order(self._n, ratio)
+        return _from_order(self._n, one)
 
 
 class RisingLine:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -427,6 +428,11 @@ def _replica(arch, gpu, gpus, g, precision, i, o, targets, cal, concurrency):
     return best, _record(gpus, g, n_max, single, False)
 
 
+#: Estimates :func:`estimate` keeps, by their arguments [-].
+_KEPT_ESTIMATES = 256
+
+
+@lru_cache(maxsize=_KEPT_ESTIMATES, typed=True)
 def estimate(
     arch: Architecture,
     gpu: GPU,
@@ -449,6 +455,10 @@ def estimate(
         The :class:`Estimate`; one with ``meets_targets`` False (the best the build can do)
         when no G meets the targets; None when the model's weights and one request do not fit
         in any replica.
+
+    A pure function of its arguments (frozen records and numbers), kept for the last
+    :data:`_KEPT_ESTIMATES` of them: a service asked the same question again (every
+    evaluation of an estimated side resolves it) finds it without the replica sizes' batches.
     """
     sizes = [g for g in REPLICA_SIZES if g <= gpus and gpus % g == 0]
     chosen, fallback = None, None

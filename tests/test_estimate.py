@@ -89,6 +89,20 @@ def test_worked_example_through_estimate(cat, llama8):
     assert e.tpot_ms == pytest.approx(88.4143, abs=5e-5)
 
 
+def test_a_kept_estimate_is_keyed_on_its_arguments(cat, llama8):
+    l40s = cat.gpu("l40s")
+    args = (llama8, l40s, 1, "fp8", 1000, 1000, Targets(), EXAMPLE)
+    first = estimate(*args)
+    assert estimate(*args) == first  # asked again: the same operating point
+    # a slower calibration (eta_b 0.45 -> 0.30) is another question: fewer tokens/s
+    slower = estimate(*args[:-1], dataclasses.replace(EXAMPLE, eta_b=0.30))
+    assert slower.tokens_per_s_per_gpu < first.tokens_per_s_per_gpu
+    assert estimate(*args) == first
+    # a GPU of other specifications is another question too (bandwidth 864 -> 432 GB/s)
+    narrow = dataclasses.replace(l40s, bandwidth_gbs=432.0)
+    assert estimate(llama8, narrow, *args[2:]).tokens_per_s_per_gpu < first.tokens_per_s_per_gpu
+
+
 def test_per_user_floor_picks_the_largest_batch_meeting_it(cat, llama8):
     e = estimate(llama8, cat.gpu("l40s"), 1, "fp8", 1000, 1000, Targets(30), EXAMPLE)
     # n = 37: t_dec = (8.03e9 + 37 x 1500 x 65,536) / 3.888e11 = 1.1667248e10 / 3.888e11

@@ -41,6 +41,18 @@ def test_reciprocals_equal_the_percentiles_of_the_ratios(n, c):
         assert Reciprocals(w).percentiles(c, u) == long_way  # the same numbers, bit for bit
 
 
+@pytest.mark.parametrize("n", [1, 7, 16, 1000])
+def test_reciprocals_at_many_pairs_equal_them_pair_by_pair(n):
+    w = np.random.default_rng(n).lognormal(3.0, 1.0, n)
+    c = np.array([3.7e5, -2.5, 0.0, np.inf, 12.0])
+    u = np.array([0.05, 0.35, 1.0, 1.0, 0.7])
+    got = Reciprocals(w).percentiles(c, u)
+    for i in range(c.size):
+        one = Reciprocals(w).percentiles(float(c[i]), float(u[i]))
+        for k, v in one.items():
+            assert got[k][i] == v or (np.isnan(got[k][i]) and np.isnan(v))  # bit for bit
+
+
 def test_reciprocals_of_an_infinite_constant_are_nan():
     got = Reciprocals(np.ones(20)).percentiles(np.inf, 1.0)
     assert all(np.isnan(v) for v in got.values())
@@ -261,14 +273,22 @@ def test_carbon_of_a_line_per_draw_equals_the_long_way(example, block, monkeypat
             assert getattr(per_unit, k)[j] == pytest.approx(v, rel=1e-14)
 
 
-def test_cost_per_unit_of_work_per_draw_equals_the_long_way():
+# every level in one block; the same with u = 0 before them; one level at a time
+@pytest.mark.parametrize(("zero", "block"), [(False, None), (True, None), (False, 0)])
+def test_cost_per_unit_of_work_per_draw_equals_the_long_way(zero, block, monkeypatch):
     inputs = scenarios.load_file(scenarios.example("lab-4x-rtx2080ti-vs-p3-8xlarge")).resolved
-    inputs = dataclasses.replace(inputs.inputs, samples=2000)
+    grid = (0.0, *inputs.inputs.utilisation) if zero else inputs.inputs.utilisation
+    inputs = dataclasses.replace(inputs.inputs, samples=2000, utilisation=grid)
     sim = simulate(inputs)
+    if block is not None:
+        monkeypatch.setattr("costmodel.engine._UNIT_BLOCK_ELEMENTS", block)
     unit = summarise(sim).cost_per_unit.sides
     work = 730.0 * inputs.horizon_months * sim.own_throughput  # units of work at u = 1
     assert np.ndim(work) == 1  # a throughput per draw: each draw's ratio is selected
     for j, u in enumerate(np.asarray(inputs.utilisation)):
+        if u == 0:  # no work: no cost per unit
+            assert all(np.isnan(getattr(unit["buy"], k)[j]) for k in ("p10", "p50", "p90"))
+            continue
         for side, tco in (("buy", sim.buy_tco(u)), ("rent", sim.rent_tco(u))):
             at_u = percentiles(tco / (u * work))  # within the rounding of the division
             for k, v in at_u.items():
