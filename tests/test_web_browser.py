@@ -360,7 +360,8 @@ def test_page_in_chromium(driver, tmp_path):
         assert page.by_id("scenario-buy-gpu").get_attribute("value") == "rtx-2080-ti"
         assert page.js("return document.querySelectorAll('#scenario-drivers tbody tr').length") > 3
         assert page.errors() == []
-        assert page.text("runs-status").startswith("No saved runs")
+        # the runs list loads beside the answer: waited on, as every other state of the page
+        page.wait(lambda: page.text("runs-status").startswith("No saved runs"), "the runs list")
 
         # The page's number formats are the reports'.
         values = [0, 0.4, 9.994, 12.5, 999.5, 1234.5, 12345.6, -52349, 1_234_567, None]
