@@ -33,8 +33,12 @@ _APP = create_app(
     }
 )
 # The coverage phase enumerates boundary cases of every scenario field (about 11,000 requests
-# for POST /v1/evaluate alone); the examples phase and 100 generated cases per operation keep
-# the whole module well under two minutes.
+# for POST /v1/evaluate alone); the examples phase and 50 generated cases per operation keep
+# the whole module under half a minute. 50 reach as much of the code as 100 did: the lines of
+# api, scenarios, costmodel and present run by the operations that evaluate (compare, runs,
+# evaluate, plans, throughput), measured with coverage.py over runs of each, were 98.2 and
+# 98.4 % of all the runs' lines at 100 cases, 99.4 and 98.0 % at 50 (98.1 % at 30): the
+# draws of a run matter more than their number.
 _CONFIG = schemathesis.Config.from_dict({"phases": {"coverage": {"enabled": False}}})
 schema = schemathesis.openapi.from_wsgi("/openapi.json", _APP, config=_CONFIG)
 
@@ -74,6 +78,6 @@ def test_openapi_document_is_valid() -> None:
 
 
 @schema.parametrize()
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_server_errors_and_responses_match_the_spec(case: schemathesis.Case) -> None:
     case.call_and_validate(checks=_CHECKS)

@@ -52,11 +52,28 @@ def test_published_calibration_is_a_refit(refit):
     np.testing.assert_allclose(shipped.in_sample, refit.in_sample, rtol=1e-4)
 
 
-def test_the_tool_writes_the_published_text():
+def _same(a: object, b: object) -> bool:
+    """Whether two row sets (dataclasses of arrays, nested) hold the same values."""
+    if dataclasses.is_dataclass(a):
+        return type(a) is type(b) and all(
+            _same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a)
+        )
+    return np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_the_tool_writes_the_published_text(rows, refit, monkeypatch):
     spec = importlib.util.spec_from_file_location("build_calibration", TOOL)
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
+    asked = []
+
+    def fitted(tool_rows, terms, as_of):  # the fit of the same rows, terms and date: refit's
+        asked.append((_same(tool_rows, rows), terms, as_of))
+        return refit
+
+    monkeypatch.setattr(tool, "evaluate", fitted)
     assert from_json(tool.build()) == from_json(to_json(published()))
+    assert asked == [(True, FORM, load_catalog().as_of)]
 
 
 def test_the_published_error_beats_the_reference_form_and_says_how_much(refit):

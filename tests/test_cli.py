@@ -35,6 +35,24 @@ def _costmodel(*args: str, columns: int = 100) -> subprocess.CompletedProcess:
     )
 
 
+def _printed(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *args: str,
+    columns: int = 100,
+) -> str:
+    """What ``costmodel args`` prints into a pipe with a terminal ``columns`` wide: the bytes
+    :func:`_costmodel`'s subprocess prints (its environment, no terminal or colour variables),
+    run in this process rather than starting Python and importing the app again."""
+    for key in ("FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TERM", "LINES"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    status = main(list(args))
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    return out.out
+
+
 def _subparsers() -> dict[str, argparse.ArgumentParser]:
     parser = _parser()
     action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -83,17 +101,15 @@ def test_every_option_has_help_and_every_command_ends_with_examples(command):
     [["plan" if p.name.startswith("plan-") else "run", str(p)] for p in EXAMPLES]
     + [["catalog", "gpus"], ["catalog", "instances"]],
 )
-def test_tables_fit_a_100_column_terminal(args):
-    out = _costmodel(*args, columns=100)
-    assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
+def test_tables_fit_a_100_column_terminal(args, monkeypatch, capsys):
+    lines = _printed(monkeypatch, capsys, *args, columns=100).splitlines()
     assert max(len(line) for line in lines) <= 100
     assert all(line == line.rstrip() for line in lines)
 
 
-def test_narrow_terminals_drop_columns_by_priority():
-    wide = _costmodel("run", str(WORKED), columns=160).stdout
-    narrow = _costmodel("run", str(WORKED), columns=72).stdout
+def test_narrow_terminals_drop_columns_by_priority(monkeypatch, capsys):
+    wide = _printed(monkeypatch, capsys, "run", str(WORKED), columns=160)
+    narrow = _printed(monkeypatch, capsys, "run", str(WORKED), columns=72)
     assert "P10–P90" in wide and "P10–P90" not in narrow
     assert "P(buy" in narrow and max(len(x) for x in narrow.splitlines()) <= 72
 
