@@ -5,8 +5,9 @@ numpy's BLAS (OpenBLAS in its wheels, MKL or BLIS in other builds) starts a thre
 splits a large ``einsum`` or matrix product between them: a plan's emissions and fleet sums. On
 a server answering several requests at once the cores are already busy with requests, so the
 second thread adds CPU without adding answers: a plan of 3 x 2 candidates over 240 months and
-50,000 draws with carbon and a daily peak took 2.2 to 2.9 s of CPU with two threads on two
-cores and 1.6 s with one (and the work the API counts, :mod:`api.limits`, follows one thread).
+50,000 draws with carbon and a daily peak took 2.1 to 2.5 s of CPU with two threads on two
+cores and 1.7 to 2.1 s with one, in paired runs on a loaded machine (and the work the API
+counts, :mod:`api.limits`, follows one thread).
 The doors that evaluate (the API's workers, the job processes of :mod:`scenarios.executor`,
 the ``costmodel`` command) call :func:`pin_threads` once at start; the engine itself leaves the
 process's pools alone, as a notebook may want them.
