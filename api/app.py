@@ -10,6 +10,7 @@ from flask import Flask, Response
 from werkzeug.exceptions import InternalServerError
 
 from costmodel.allocator import keep_freed_memory
+from costmodel.threads import pin_threads
 from scenarios.store import StoreError
 
 from .catalog import blp as catalog_blp
@@ -94,6 +95,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     "api:create_app()"``.
     """
     keep_freed_memory()  # a worker evaluates request after request
+    pin_threads()  # ... beside others: a BLAS thread per core only adds CPU
     app = Flask("api")
     app.json = StrictJSONProvider(app)
     app.config.update(_SPEC_CONFIG)

@@ -9,26 +9,31 @@ fits (a constant may be a fraction of a unit; each count is rounded to a whole u
   :data:`SCENARIO_LEVEL_WORK` + :data:`SCENARIO_DRAW_WORK`): each draw's month-by-month cash
   flows, each level's statistics over the draws, and each draw's sampling and summary (the
   levels' own month-by-month sums cost next to nothing beside these); a hosted API adds its
-  own payback pass (months x :data:`SCENARIO_MONTH_WORK` again; its bands cost next to nothing
+  own payback pass (months x :data:`SCENARIO_API_MONTH_WORK`; its bands cost next to nothing
   beside the levels' statistics);
 * a plan (:func:`plan_work`): :data:`PLAN_REQUEST_WORK` to answer it; per draw and month
   whatever the candidates, :data:`PLAN_MONTH_WORK` for each pass over the draws' months
-  (:func:`plan_passes`) and, counting carbon, :data:`PLAN_CARBON_MONTH_WORK` for each table
-  of emissions in each pass that evaluates candidates; per draw, :data:`PLAN_SAMPLE_WORK` and
-  :data:`PLAN_SERVER_WORK` per server count; per draw and candidate, :data:`PLAN_DRAW_WORK`
-  (its cost summed in closed form over the months, its statistics),
-  :data:`PLAN_CARBON_DRAW_WORK` more counting carbon, months x :data:`PLAN_BAND_WORK` under a
-  daily peak (and months x :data:`PLAN_CARBON_BAND_WORK` more counting carbon) and
+  (:func:`plan_passes`), counting carbon :data:`PLAN_CARBON_MONTH_WORK` for each table
+  of emissions in each pass that evaluates candidates, and under a daily peak
+  :data:`PLAN_PEAK_MONTH_WORK` (the best plan's monthly split); per draw,
+  :data:`PLAN_SAMPLE_WORK` and :data:`PLAN_SERVER_WORK` per server count (and
+  :data:`PLAN_SERVER_CHUNK_WORK` per server count and chunk of draws); per draw and
+  candidate, :data:`PLAN_DRAW_WORK` (its cost summed in closed form over the months, its
+  statistics), :data:`PLAN_CARBON_DRAW_WORK` more counting carbon, under a daily peak months x
+  :data:`PLAN_BAND_WORK` for each candidate with a capacity (and months x
+  :data:`PLAN_CARBON_BAND_WORK` more counting carbon) and
   :data:`PLAN_STAGED_WORK` for one that adds servers later; per candidate
   :data:`PLAN_CANDIDATE_WORK` (and :data:`PLAN_STAGED_CANDIDATE_WORK`), and the result's
   bytes x :data:`RESULT_BYTE_WORK`;
 * a comparison: options x (draws x :data:`COMPARE_OPTION_WORK` (and
-  :data:`COMPARE_MODEL_OPTION_WORK` more by model) + :data:`COMPARE_RESOLVE_WORK`).
+  :data:`COMPARE_MODEL_OPTION_WORK` more by model) + :data:`COMPARE_RESOLVE_WORK`), and owned
+  options x draws x :data:`COMPARE_OWNED_OPTION_WORK` more.
 
 ``COSTMODEL_MAX_WORK`` bounds the sum, so the largest request the defaults allow takes about
-1.5 s of CPU (under 2 s over the benchmark's shapes, whose CPU is within 0.65 to 1.28 times the
-count). A run (``POST /v1/runs``) asking for more is a job instead, up
-to ``COSTMODEL_MAX_JOB_WORK``. A plan is also held to ``COSTMODEL_MAX_CANDIDATES`` and to the size
+1.5 s of CPU (at most 1.74 s over the benchmark's shapes, whose CPU is within 0.68 to 1.37
+times the count, each process's BLAS on one thread: :mod:`costmodel.threads`). A
+run (``POST /v1/runs``) asking for more is a job instead, up to ``COSTMODEL_MAX_JOB_WORK``.
+A plan is also held to ``COSTMODEL_MAX_CANDIDATES`` and to the size
 its result may reach (``COSTMODEL_MAX_RESULT_BYTES``), and a scenario or plan to the memory its
 whole evaluation holds (:mod:`api.memory`, ``COSTMODEL_MAX_MEMORY``), all known before anything
 is evaluated. Every 422 names the setting that refused the request.
@@ -60,6 +65,7 @@ from .memory import (
 __all__ = [
     "COMPARE_MODEL_OPTION_WORK",
     "COMPARE_OPTION_WORK",
+    "COMPARE_OWNED_OPTION_WORK",
     "COMPARE_RESOLVE_WORK",
     "LIMITS",
     "PLAN_BAND_WORK",
@@ -69,7 +75,9 @@ __all__ = [
     "PLAN_CARBON_MONTH_WORK",
     "PLAN_DRAW_WORK",
     "PLAN_MONTH_WORK",
+    "PLAN_PEAK_MONTH_WORK",
     "PLAN_SAMPLE_WORK",
+    "PLAN_SERVER_CHUNK_WORK",
     "PLAN_SERVER_WORK",
     "PLAN_STAGED_CANDIDATE_WORK",
     "PLAN_STAGED_WORK",
@@ -77,6 +85,7 @@ __all__ = [
     "PlanShape",
     "plan_passes",
     "RESULT_BYTE_WORK",
+    "SCENARIO_API_MONTH_WORK",
     "SCENARIO_DRAW_WORK",
     "SCENARIO_LEVEL_WORK",
     "SCENARIO_MONTH_WORK",
@@ -99,68 +108,92 @@ __all__ = [
 #: CPU time of one unit of work [s].
 UNIT_S = 3e-9
 #: Work of the cash flows of one draw and month, whatever the levels [unit] (fitted by
-#: ``benchmarks/bench_limits.py``, as every constant below: 2.2 to 3.2).
-SCENARIO_MONTH_WORK = 2.5
-#: Work of one level's statistics over one draw [unit] (fitted: 11 to 13).
-SCENARIO_LEVEL_WORK = 12
+#: ``benchmarks/bench_limits.py``, as every constant below: 2.8 to 4.2 with the API's pass
+#: counted apart; the lab example's thirteen uncertain inputs, several of them changing by the
+#: month, cost some 4.2 a month, the inference example's few 2.0).
+SCENARIO_MONTH_WORK = 3
+#: What a hosted API adds to one draw and month: its own payback pass [unit] (measured: 2.2,
+#: the inference example over 240 months at 100,000 draws with and without its API, 0.38 s
+#: and 0.22 s of CPU).
+SCENARIO_API_MONTH_WORK = 2
+#: Work of one level's statistics over one draw [unit] (fitted: 10 to 15).
+SCENARIO_LEVEL_WORK = 13
 #: Work of one draw whatever its months and levels: its sampling, its share of the summary
-#: [unit] (fitted: 280 to 350).
-SCENARIO_DRAW_WORK = 320
+#: [unit] (fitted: 190 to 330).
+SCENARIO_DRAW_WORK = 250
 #: Work of answering a plan whatever its draws and candidates: its words, advice and JSON
 #: [unit] (fitted: 0 to 0.3 million, lost in the noise of the shapes; a few ms).
 PLAN_REQUEST_WORK = 1_000_000
 #: Work of one draw and month of a plan whatever its candidates, for each pass over the draws
 #: (:func:`plan_passes`) [unit]: the month's work and prices, their suffix sums, the best
-#: plan's monthly split (fitted: 1.3 to 2.0).
-PLAN_MONTH_WORK = 2
+#: plan's monthly split (fitted: 2.7 to 3.1).
+PLAN_MONTH_WORK = 3
 #: Work of one draw, month and table of emissions of a plan that counts carbon (one for the
 #: burst, one more with servers, one more with reservations), for each pass that evaluates
-#: candidates (every pass but the monthly split's): their suffix sums [unit] (fitted: 4.6 to
-#: 5.3).
-PLAN_CARBON_MONTH_WORK = 4.7
+#: candidates (every pass but the monthly split's): their suffix sums [unit] (fitted: 2.2 to
+#: 4.4).
+PLAN_CARBON_MONTH_WORK = 2.5
+#: What a daily peak adds to one draw and month of a plan whatever its candidates: the best
+#: plan's monthly split, each month's work set against the band of two capacities [unit]
+#: (fitted: 0.8 to 1.5; one all-cloud candidate over 240 months took 0.08 s of CPU more per
+#: 100,000 draws under a peak, 1.1 units a month, which the band of candidates counted).
+PLAN_PEAK_MONTH_WORK = 1.5
 #: Work of one server count over one draw: its owned work and energy in closed form, its
-#: shares [unit] (fitted: 10 to 15).
-PLAN_SERVER_WORK = 12
+#: shares [unit] (fitted: 3.8 to 11.6).
+PLAN_SERVER_WORK = 9
+#: ... and whatever the draws, in each chunk of draws: its turn of the loop, some twenty numpy
+#: calls [unit] (fitted: 9,000 to 15,000; without it 1,001 server counts at 2,000 draws over
+#: 240 months took 1.4 times their count, 101 at 20,000 draws over 12 months 0.7 times).
+PLAN_SERVER_CHUNK_WORK = 15_000
 #: Work of one candidate over one draw: its burst in closed form over the months, its
-#: statistics (selecting its percentiles, about 5 units a draw: most of it) and holding its
-#: outcomes [unit] (fitted: 2.6 to 5.9; 10,201 candidates at 15,236 draws took 2.5 times a
-#: count of 2.7).
-PLAN_DRAW_WORK = 6
+#: statistics (selecting its percentiles one rank at a time: most of it) and holding its
+#: outcomes [unit] (fitted: 2.1 to 3.9; 10,201 candidates over 12 months at 12,708 draws took
+#: 1.22 times a count of 3, some 3.5 to 4 units a draw and candidate).
+PLAN_DRAW_WORK = 4
 #: What counting carbon adds to one candidate over one draw: its emissions in the same
-#: look-ups, their statistics [unit] (fitted: 10 to 16).
-PLAN_CARBON_DRAW_WORK = 12.5
-#: Work of one candidate over one draw and month under a daily peak: the band's months
-#: summed one by one, counted over every month (the band is a share of them) [unit]
-#: (fitted: 1.4 to 1.6).
-PLAN_BAND_WORK = 1.4
+#: look-ups, their statistics [unit] (fitted: 4.4 to 12).
+PLAN_CARBON_DRAW_WORK = 7.5
+#: Work of one candidate with a capacity (servers or reservations) over one draw and month
+#: under a daily peak: the band's months summed one by one, counted over every month (the
+#: band is a share of them: most months for 21 x 5 candidates over 48 months, 2.4 units a
+#: candidate-month; few for 201 x 5, whose larger fleets are above every draw's peak, 1.5)
+#: [unit] (fitted: 1.7 to 2.0). The all-cloud candidate has no band.
+PLAN_BAND_WORK = 1.8
 #: What counting carbon adds to the band of one candidate over one draw and month: each
-#: table of emissions summed over the band's months too [unit] (fitted: 2.0 to 2.2; without
+#: table of emissions summed over the band's months too [unit] (fitted: 0 to 2.5; without
 #: it a plan of 3 x 2 candidates over 240 months with carbon and a daily peak took 1.9 times
 #: its count).
-PLAN_CARBON_BAND_WORK = 2.2
+PLAN_CARBON_BAND_WORK = 1.5
 #: What adding servers later adds to one candidate over one draw: the cohort's price, two
-#: runs of months [unit] (fitted: 30 to 35).
+#: runs of months [unit] (fitted: 18 to 28 over the grid; 7 x 3 x 6 such candidates over 36
+#: months at 94,626 draws took 1.25 times a count of 27).
 PLAN_STAGED_WORK = 35
-#: ... and whatever the draws: its turn of the loops [unit] (fitted: 15,000 to 26,000).
-PLAN_STAGED_CANDIDATE_WORK = 15_000
+#: ... and whatever the draws: its turn of the loops [unit] (fitted: 15,000 to 31,000).
+PLAN_STAGED_CANDIDATE_WORK = 25_000
 #: Work of one draw of a plan whatever its months and candidates: its sampling, more with
-#: more uncertain inputs [unit] (fitted: 19 to 100 with one uncertain input).
+#: more uncertain inputs [unit] (fitted: 0 to 30 with one uncertain input).
 PLAN_SAMPLE_WORK = 20
-#: Work of one candidate whatever the draws: its summary [unit] (fitted: 1,500 to 1,950
-#: beside the bytes of its result).
-PLAN_CANDIDATE_WORK = 2_000
+#: Work of one candidate whatever the draws: its summary [unit] (fitted: 4,100 to 6,500
+#: beside the bytes of its result; 10,201 candidates at one draw took 0.22 s of CPU).
+PLAN_CANDIDATE_WORK = 6_000
 #: Work of writing one byte of a plan's result as JSON, per byte :func:`plan_result_bytes`
 #: counts [unit] (an upper bound of the bytes: a candidate takes some 250 of the 680 counted).
 RESULT_BYTE_WORK = 4
-#: Work of one option of a comparison over one draw [unit] (fitted: 11 to 13).
-COMPARE_OPTION_WORK = 12
+#: Work of one option of a comparison over one draw [unit] (fitted: 0 to 3: a rented option's
+#: few uncertain inputs drawn, its line at one utilisation).
+COMPARE_OPTION_WORK = 2
+#: What an owned option adds over one draw: its many uncertain inputs widened and drawn, its
+#: line [unit] (fitted: 25 to 31; counted per option alone, 10 to 19 units a draw and option
+#: were measured as the share of owned options went from a third, 32 of the 98 options of
+#: 80 GB or more, to 184 of all 324).
+COMPARE_OWNED_OPTION_WORK = 25
 #: What a comparison by model adds to one option over one draw: its throughput's lognormal
-#: error drawn and carried [unit] (fitted: 7 to 19).
-COMPARE_MODEL_OPTION_WORK = 8
+#: error drawn and carried [unit] (fitted: 17 to 22).
+COMPARE_MODEL_OPTION_WORK = 20
 #: Work of one option of a comparison whatever its draws: resolving it from the catalog, its
-#: row of the answer [unit] (fitted: 110,000 to 130,000; a comparison of 1,000 draws is
+#: row of the answer [unit] (fitted: 113,000 to 131,000; a comparison of 1,000 draws is
 #: nearly all this).
-COMPARE_RESOLVE_WORK = 120_000
+COMPARE_RESOLVE_WORK = 115_000
 
 #: The most bytes one candidate takes in a plan's JSON result: two counts, ten numbers of
 #: 24 characters at most (``-1.2345678901234567e-100``; two of them the Wilson interval of
@@ -235,16 +268,15 @@ def plan_result_bytes(candidates: int, months: int, *, carbon: bool = False) -> 
 def scenario_work(samples: int, levels: int, months: int, *, api: bool = False) -> int:
     """The work of a scenario of ``levels`` utilisation levels over ``months`` [unit], with a
     hosted API as a third side when ``api``, rounded to a whole unit."""
-    per_draw = months * SCENARIO_MONTH_WORK + levels * SCENARIO_LEVEL_WORK + SCENARIO_DRAW_WORK
-    if api:
-        per_draw += months * SCENARIO_MONTH_WORK
-    return round(samples * per_draw)
+    month = SCENARIO_MONTH_WORK + api * SCENARIO_API_MONTH_WORK
+    return round(samples * (months * month + levels * SCENARIO_LEVEL_WORK + SCENARIO_DRAW_WORK))
 
 
 @dataclass(frozen=True)
 class PlanShape:
     """What a plan's work follows: its ``candidates`` (``staged`` of them adding servers
-    later), ``servers`` server counts, whether it ``reserves``, its ``months``, a daily peak
+    later; one ``all_cloud``, no servers and no reservations, when both ranges start at 0),
+    ``servers`` server counts, whether it ``reserves``, its ``months``, a daily peak
     (``peaked``) and ``carbon``."""
 
     candidates: int
@@ -254,6 +286,7 @@ class PlanShape:
     peaked: bool = False
     carbon: bool = False
     staged: int = 0
+    all_cloud: bool = False
 
     @classmethod
     def of(cls, inputs: Any) -> PlanShape:
@@ -268,6 +301,7 @@ class PlanShape:
             inputs.demand.peak_to_mean.support() != (1.0, 1.0),
             inputs.carbon is not None,
             inputs.candidates - pairs,
+            inputs.servers[0] == 0 and inputs.instances[0] == 0,
         )
 
 
@@ -285,37 +319,47 @@ def plan_passes(samples: int, shape: PlanShape) -> int:
 
 def plan_work(samples: int, shape: PlanShape) -> int:
     """The work of a plan of ``shape`` over ``samples`` draws [unit]: per draw and month
-    whatever the candidates (per pass, and per table of emissions and pass that evaluates
-    candidates), per draw and server count, per draw and candidate (and month, under a daily
-    peak), per candidate and per byte of its result; rounded to a whole unit."""
+    whatever the candidates (per pass, per table of emissions and pass that evaluates
+    candidates, and under a daily peak), per draw and server count, per draw and candidate
+    (and month, under a daily peak, for those with a capacity), per candidate and per byte of
+    its result; rounded to a whole unit."""
     s = shape
     tables = 1 + (s.servers > 1) + s.reserves
     passes = plan_passes(samples, s)
     evaluating = passes - (passes > 1)  # the monthly split's pass has no emissions' sums
-    month = passes * PLAN_MONTH_WORK + s.carbon * tables * evaluating * PLAN_CARBON_MONTH_WORK
+    month = (
+        passes * PLAN_MONTH_WORK
+        + s.carbon * tables * evaluating * PLAN_CARBON_MONTH_WORK
+        + s.peaked * PLAN_PEAK_MONTH_WORK
+    )
     band = s.peaked * s.months * (PLAN_BAND_WORK + s.carbon * PLAN_CARBON_BAND_WORK)
-    draw = PLAN_DRAW_WORK + s.carbon * PLAN_CARBON_DRAW_WORK + band
+    draw = PLAN_DRAW_WORK + s.carbon * PLAN_CARBON_DRAW_WORK
     per_draw = (
         s.months * month
         + PLAN_SAMPLE_WORK
         + s.servers * PLAN_SERVER_WORK
         + s.candidates * draw
+        + (s.candidates - s.all_cloud) * band
         + s.staged * PLAN_STAGED_WORK
     )
+    chunks = -(-samples // max(1, CHUNK_ELEMENTS // s.months))  # each holds every server count
     return round(
         PLAN_REQUEST_WORK
         + samples * per_draw
+        + s.servers * chunks * PLAN_SERVER_CHUNK_WORK
         + s.candidates * PLAN_CANDIDATE_WORK
         + s.staged * PLAN_STAGED_CANDIDATE_WORK
         + plan_result_bytes(s.candidates, s.months, carbon=s.carbon) * RESULT_BYTE_WORK
     )
 
 
-def compare_work(samples: int, options: int, *, model: bool = False) -> int:
-    """The work of a comparison of ``options`` over ``samples`` draws [unit], by ``model``
-    (cost per M tokens) or not; rounded to a whole unit."""
+def compare_work(samples: int, options: int, owned: int = 0, *, model: bool = False) -> int:
+    """The work of a comparison of ``options`` (``owned`` of them owned builds) over
+    ``samples`` draws [unit], by ``model`` (cost per M tokens) or not; rounded to a whole
+    unit."""
     per_draw = COMPARE_OPTION_WORK + model * COMPARE_MODEL_OPTION_WORK
-    return round(options * (samples * per_draw + COMPARE_RESOLVE_WORK))
+    owned_work = owned * samples * COMPARE_OWNED_OPTION_WORK
+    return round(options * (samples * per_draw + COMPARE_RESOLVE_WORK) + owned_work)
 
 
 def _samples_check(document: Scenario | Plan, samples: int | None) -> Check:
@@ -327,19 +371,22 @@ def _samples_check(document: Scenario | Plan, samples: int | None) -> Check:
     return Check(path, wanted, "MAX_SAMPLES", LIMITS["MAX_SAMPLES"].counts)
 
 
-def compare_checks(samples: int, months: int, options: int, *, model: bool = False) -> list[Check]:
-    """The limits of a comparison of ``options`` over ``samples`` draws and ``months``, by
-    ``model`` or not."""
+def compare_checks(
+    samples: int, months: int, options: int, owned: int = 0, *, model: bool = False
+) -> list[Check]:
+    """The limits of a comparison of ``options`` (``owned`` of them owned builds) over
+    ``samples`` draws and ``months``, by ``model`` or not."""
     per_draw = COMPARE_OPTION_WORK + model * COMPARE_MODEL_OPTION_WORK
     return [
         Check("samples", samples, "MAX_SAMPLES", LIMITS["MAX_SAMPLES"].counts),
         Check("horizon_months", months, "MAX_HORIZON", _MONTHS),
         Check(
             "samples",
-            compare_work(samples, options, model=model),
+            compare_work(samples, options, owned, model=model),
             "MAX_WORK",
             f"units of work ({options} options x (samples x {per_draw:g} + "
-            f"{COMPARE_RESOLVE_WORK:,}))",
+            f"{COMPARE_RESOLVE_WORK:,}) + {owned} owned x samples x "
+            f"{COMPARE_OWNED_OPTION_WORK})",
         ),
     ]
 
@@ -366,11 +413,16 @@ def _plan_checks(plan: Plan, draws: int, work_limit: str) -> list[Check]:
             [f"samples x months x {PLAN_CARBON_MONTH_WORK:g} a table of emissions and pass"]
             * carbon
         ),
+        *([f"samples x months x {PLAN_PEAK_MONTH_WORK:g} under a daily peak"] * shape.peaked),
         f"samples x {PLAN_SAMPLE_WORK}",
         f"samples x server counts x {PLAN_SERVER_WORK}",
+        f"{PLAN_SERVER_CHUNK_WORK:,} per server count and chunk of draws",
         f"samples x candidates x {PLAN_DRAW_WORK + carbon * PLAN_CARBON_DRAW_WORK:g}",
         *(
-            [f"samples x candidates x months x {PLAN_BAND_WORK + carbon * PLAN_CARBON_BAND_WORK:g}"]
+            [
+                f"samples x candidates with a capacity x months x "
+                f"{PLAN_BAND_WORK + carbon * PLAN_CARBON_BAND_WORK:g}"
+            ]
             * shape.peaked
         ),
         *([f"samples x later purchases x {PLAN_STAGED_WORK}"] * bool(shape.staged)),
@@ -409,7 +461,7 @@ def _document_checks(
     horizon, levels = inputs.horizon_months, len(inputs.utilisation)
     api = inputs.api is not None
     work = scenario_work(draws, levels, horizon, api=api)
-    month = SCENARIO_MONTH_WORK * (1 + api)
+    month = SCENARIO_MONTH_WORK + api * SCENARIO_API_MONTH_WORK
     return [
         samples_check,
         Check("horizon_months", horizon, "MAX_HORIZON", _MONTHS),
@@ -432,7 +484,8 @@ def _scenario_memory_check(path: str, inputs: Any, draws: int) -> Check:
     priced = inputs.carbon is not None and inputs.carbon.priced
     levels, months = len(inputs.utilisation), inputs.horizon_months
     memory = scenario_memory(draws, levels, months, sides=sides, priced=priced)
-    return Check(path, memory, "MAX_MEMORY", _held_text(scenario_terms(sides, priced)))
+    terms = scenario_terms(draws, levels, sides, priced)
+    return Check(path, memory, "MAX_MEMORY", _held_text(terms))
 
 
 def check_document(document: Scenario | Plan, samples: int | None, *, job: bool = False) -> None:

@@ -5,7 +5,7 @@ each the heaviest job those limits admit, and polls every accepted one to its en
 samples the resident memory of the server's whole process tree every 50 ms. The heaviest job,
 by the memory ``api.memory`` counts, is a scenario with an API side and an uncertain carbon
 price at the most draws, utilisation levels and months (``COSTMODEL_MAX_SAMPLES``,
-``MAX_LEVELS``, ``MAX_HORIZON``): counted 806 MiB of ``COSTMODEL_MAX_MEMORY``'s 1 GiB, 701 MiB
+``MAX_LEVELS``, ``MAX_HORIZON``): counted 575 MiB of ``COSTMODEL_MAX_MEMORY``'s 1 GiB, 466 MiB
 measured (``bench_memory.py``); a plan counts less, its candidates' outcomes held a block at a
 time. Prints how many were accepted (202), refused (429) and otherwise answered, how many
 accepted jobs ended done, and the peak memory; exits 1 unless the tree stayed under 1.5 GiB,

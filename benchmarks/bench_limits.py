@@ -176,7 +176,7 @@ def _shape(shape: tuple):
     n, a, b, h, opts = shape
     staged = _staged(a, b, opts)
     return PlanShape(
-        a * b + staged, h, a, b > 1, "peak" in opts, "carbon" in opts, staged
+        a * b + staged, h, a, b > 1, "peak" in opts, "carbon" in opts, staged, all_cloud=True
     )  # fmt: skip
 
 
@@ -184,35 +184,37 @@ def _pieces(kind: str, shape: tuple) -> tuple[list[float], float]:
     """The pieces of work of a shape whose costs are fitted, in the API's own terms, and the
     work counted at known costs (a plan's result bytes) [unit]."""
     from api.limits import RESULT_BYTE_WORK, plan_passes, plan_result_bytes
+    from api.memory import CHUNK_ELEMENTS
 
     n, a, b, h, opts = shape
     if kind == "scenario":
         api = "api" in opts
-        return [n * h * (1 + api), n * a, n, 1.0], 0.0
+        return [n * h, n * h * api, n * a, n, 1.0], 0.0
     if kind == "plan":
         s = _shape(shape)
         tables = 1 + (s.servers > 1) + s.reserves
         c = s.candidates
         passes = plan_passes(n, s)
         evaluating = passes - (passes > 1)
-        band = n * c * h * s.peaked
+        band = n * (c - s.all_cloud) * h * s.peaked
+        chunks = -(-n // max(1, CHUNK_ELEMENTS // h))
         written = plan_result_bytes(c, h, carbon=s.carbon) * RESULT_BYTE_WORK
-        return [n * h * passes, n * h * s.carbon * tables * evaluating, n * a, n * c,
-                n * c * s.carbon, band, band * s.carbon, n * s.staged, s.staged, n, c,
-                1.0], written  # fmt: skip
-    options, model = _options(shape), "model" in opts
-    return [n * options, n * options * model, options, 1.0], 0.0
+        return [n * h * passes, n * h * s.carbon * tables * evaluating, n * h * s.peaked,
+                n * a, a * chunks, n * c, n * c * s.carbon, band, band * s.carbon, n * s.staged,
+                s.staged, n, c, 1.0], written  # fmt: skip
+    (options, owned), model = _options(shape), "model" in opts
+    return [n * options, n * owned, n * options * model, options, 1.0], 0.0
 
 
 @functools.cache
-def _options(shape: tuple) -> int:
-    """The options a comparison shape evaluates, as the API counts them."""
+def _options(shape: tuple) -> tuple[int, int]:
+    """The options a comparison shape evaluates, and the owned ones, as the API counts them."""
     from pricing import load_catalog
-    from scenarios.compare import CompareRequest, option_count
+    from scenarios.compare import CompareRequest, option_counts
 
     n, a, b, h, opts = shape
     request = CompareRequest(utilisation=1.0, horizon_months=h, **json.loads(opts or "{}"))
-    return option_count(request, load_catalog())
+    return option_counts(request, load_catalog())
 
 
 def _counted(kind: str, shape: tuple) -> float:
@@ -224,7 +226,7 @@ def _counted(kind: str, shape: tuple) -> float:
         return limits.scenario_work(n, a, h, api="api" in opts)
     if kind == "plan":
         return limits.plan_work(n, _shape(shape))
-    return limits.compare_work(n, _options(shape), model="model" in opts)
+    return limits.compare_work(n, *_options(shape), model="model" in opts)
 
 
 def _at_limit(kind: str, shape: tuple) -> tuple:
@@ -243,7 +245,8 @@ def _at_limit(kind: str, shape: tuple) -> tuple:
 #: The names of the fitted pieces and the constants of ``api.limits`` they are counted at.
 _NAMES = {
     "scenario": [
-        ("per draw x month (x 2 with an API)", "SCENARIO_MONTH_WORK"),
+        ("per draw x month", "SCENARIO_MONTH_WORK"),
+        ("per draw x month, an API's payback", "SCENARIO_API_MONTH_WORK"),
         ("per draw x level", "SCENARIO_LEVEL_WORK"),
         ("per draw", "SCENARIO_DRAW_WORK"),
         ("per request", None),
@@ -251,11 +254,13 @@ _NAMES = {
     "plan": [
         ("per draw x month x pass", "PLAN_MONTH_WORK"),
         ("per draw x month x table of emissions x pass", "PLAN_CARBON_MONTH_WORK"),
+        ("per draw x month under a daily peak", "PLAN_PEAK_MONTH_WORK"),
         ("per draw x server count", "PLAN_SERVER_WORK"),
+        ("per server count x chunk of draws", "PLAN_SERVER_CHUNK_WORK"),
         ("per draw x candidate", "PLAN_DRAW_WORK"),
         ("per draw x candidate, carbon's", "PLAN_CARBON_DRAW_WORK"),
-        ("per draw x candidate x month, a peak's band", "PLAN_BAND_WORK"),
-        ("per draw x candidate x month, a peak's band, carbon's", "PLAN_CARBON_BAND_WORK"),
+        ("per draw x candidate with a capacity x month, a peak's band", "PLAN_BAND_WORK"),
+        ("... carbon's", "PLAN_CARBON_BAND_WORK"),
         ("per draw x candidate adding servers later", "PLAN_STAGED_WORK"),
         ("per candidate adding servers later", "PLAN_STAGED_CANDIDATE_WORK"),
         ("per draw", "PLAN_SAMPLE_WORK"),
@@ -264,6 +269,7 @@ _NAMES = {
     ],
     "compare": [
         ("per draw x option", "COMPARE_OPTION_WORK"),
+        ("per draw x owned option", "COMPARE_OWNED_OPTION_WORK"),
         ("per draw x option, a model's", "COMPARE_MODEL_OPTION_WORK"),
         ("per option", "COMPARE_RESOLVE_WORK"),
         ("per request", None),

@@ -80,9 +80,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     _stand_in_for_what_cannot_be_shown()
     args = _parser(argv[0] if argv else None).parse_args(argv)
+    from costmodel.threads import pin_threads
     from pricing import CatalogError
     from scenarios.errors import ScenarioError
 
+    pin_threads()  # one BLAS thread: more burn CPU for little on the few large products
     try:
         return args.func(args)
     except (ScenarioError, CatalogError, UsageError) as exc:

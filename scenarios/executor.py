@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
+from costmodel.threads import pin_threads
 from present.answer import Answer
 from pricing import PriceEntry, ServingPoint, apply_prices, apply_serving, load_catalog
 
@@ -204,8 +205,16 @@ def _die_with_parent() -> bool:
         return False
 
 
+def _job_process(parent: int) -> None:
+    """What a process that runs jobs does first (a batch's worker, a job's own process): end
+    with its ``parent`` and hold its native thread pools to one thread (it runs beside other
+    jobs and requests)."""
+    _exit_with_parent(parent)
+    pin_threads()
+
+
 def _exit_with_parent(parent: int) -> None:
-    """Worker initializer: end this worker when the batch process dies (e.g. ``kill -9``).
+    """End this worker when the batch process dies (e.g. ``kill -9``).
 
     Workers of a killed :class:`ProcessPoolExecutor` would otherwise run on as orphans. On
     Linux the kernel kills the worker with its parent, whatever the worker is doing; elsewhere
@@ -234,7 +243,7 @@ def _run_pool(jobs: Sequence[Job], workers: int) -> Iterator[tuple[Job, Done | B
     pool = ProcessPoolExecutor(
         max_workers=min(workers, len(jobs)),
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_exit_with_parent,
+        initializer=_job_process,
         initargs=(os.getpid(),),
     )
     try:
@@ -287,7 +296,7 @@ Progress = Callable[[float], None]
 def _run_alone(job: Job, conn: Connection, parent: int) -> None:
     """Entry point of a job's own process: run ``job``, sending ``("progress", share)`` as it
     goes and then ``("done", Done)`` or ``("error", JobError)`` to ``conn``."""
-    _exit_with_parent(parent)
+    _job_process(parent)
     try:
         outcome: tuple[str, Any] = ("done", _execute(job, lambda s: conn.send(("progress", s))))
     except Exception as exc:

@@ -688,22 +688,22 @@ def test_configured_limits_name_themselves(tmp_path: Path) -> None:
 
 
 def test_total_work_limit_names_itself(tmp_path: Path) -> None:
-    # the worked example: 1000 samples x (36 months x 2.5 for the monthly cash flows + 4 levels
-    # x 12 for their statistics + 320 for sampling and summary) = 1000 x 458 = 458,000
+    # the worked example: 1000 samples x (36 months x 3 for the monthly cash flows + 4 levels
+    # x 13 for their statistics + 250 for sampling and summary) = 1000 x 410 = 410,000
     client = make_app(tmp_path, MAX_WORK=300_000).test_client()
     err = assert_error(client.post("/v1/evaluate?samples=1000", json=WORKED), 422)
-    assert "458,000 exceeds" in err["message"] and "COSTMODEL_MAX_WORK" in err["message"]
-    assert client.post("/v1/evaluate?samples=500", json=WORKED).status_code == 200  # 229,000
+    assert "410,000 exceeds" in err["message"] and "COSTMODEL_MAX_WORK" in err["message"]
+    assert client.post("/v1/evaluate?samples=500", json=WORKED).status_code == 200  # 205,000
 
 
 def test_a_scenario_of_many_levels_counts_their_statistics(tmp_path: Path) -> None:
     # 200,000 draws x 101 levels x 12 months took 4 s of CPU, counted 200,000 x 12 x (101 + 8)
-    # = 261,600,000; it takes some 0.8 s now and is counted 200,000 x (12 x 2.5 + 101 x 12
-    # + 320) = 200,000 x 1,562 = 312,400,000, the levels' statistics most of it
-    client = make_app(tmp_path, MAX_WORK=312_399_999).test_client()
+    # = 261,600,000; it takes some 0.8 s now and is counted 200,000 x (12 x 3 + 101 x 13
+    # + 250) = 200,000 x 1,599 = 319,800,000, the levels' statistics most of it
+    client = make_app(tmp_path, MAX_WORK=319_799_999).test_client()
     doc = scenario(horizon_months=12, utilisation={"start": 0.0, "stop": 1.0, "step": 0.01})
     err = assert_error(client.post("/v1/evaluate?samples=200000", json=doc), 422)
-    assert "312,400,000 exceeds the limit of 312,399,999" in err["message"]
+    assert "319,800,000 exceeds the limit of 319,799,999" in err["message"]
 
 
 def test_schema_bounds_on_horizon_and_grid(client: FlaskClient) -> None:

@@ -200,8 +200,8 @@ def test_gunicorn_workers_store_concurrent_runs(server: int) -> None:
 
 # ------------------------------------------------------------------------------------- jobs
 
-#: The worked example over 240 months at 200,000 draws: 200,000 x (240 x 2.5 + 4 x 12 + 320)
-#: = 193,600,000 units, within MAX_WORK, so posted with ``Prefer: respond-async`` to be a job,
+#: The worked example over 240 months at 200,000 draws: 200,000 x (240 x 3 + 4 x 13 + 250)
+#: = 204,400,000 units, within MAX_WORK, so posted with ``Prefer: respond-async`` to be a job,
 #: of a second or two.
 LONG = {**WORKED, "horizon_months": 240, "simulation": {"samples": 200_000, "seed": 0}}
 PATIENCE_S = 180

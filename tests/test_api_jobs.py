@@ -29,7 +29,7 @@ from tests.test_plan import PLAN
 
 ASYNC = {"Prefer": "respond-async"}
 #: The worked example over 240 months: 200,000 draws are 24 chunks of the engine and
-#: 200,000 x (240 x 2.5 + 4 x 12 + 320) = 193,600,000 units, within COSTMODEL_MAX_WORK
+#: 200,000 x (240 x 3 + 4 x 13 + 250) = 204,400,000 units, within COSTMODEL_MAX_WORK
 #: (500,000,000), so posted with ``Prefer: respond-async`` to be a job.
 LONG = scenario(horizon_months=240, simulation={"samples": 200_000, "seed": 0})
 #: Polling stops after this long without the state waited for [s] (a hang, not a slow machine).
@@ -237,7 +237,7 @@ def test_a_job_answers_202_and_ends_with_the_synchronous_result(
 
 
 def test_work_above_the_synchronous_limit_is_a_job(tmp_path: Path) -> None:
-    # 10,000 draws x (36 months x 2.5 + 4 levels x 12 + 320) = 4,580,000 units of work
+    # 10,000 draws x (36 months x 3 + 4 levels x 13 + 250) = 10,000 x 410 = 4,100,000 units
     app = make_app(tmp_path, MAX_WORK=1_000_000, MAX_JOB_WORK=6_000_000)
     client = app.test_client()
     try:
@@ -249,7 +249,7 @@ def test_work_above_the_synchronous_limit_is_a_job(tmp_path: Path) -> None:
         assert poll(client, posted.headers["Location"])["status"] == "done"
         # above the limit of a job: 422 naming it, nothing stored
         body = assert_error(client.post("/v1/runs?samples=20000", json=WORKED), 422)
-        assert "9,160,000 exceeds the limit of 6,000,000" in body["message"]
+        assert "8,200,000 exceeds the limit of 6,000,000" in body["message"]  # 20,000 x 410
         assert "(COSTMODEL_MAX_JOB_WORK)" in body["message"]
         assert "as a job" not in assert_error(client.post("/v1/evaluate?samples=20000",
                                                           json=WORKED), 422)["message"]  # fmt: skip

@@ -30,7 +30,7 @@ from costmodel.fleet import block_rows
 from costmodel.inputs import MIN_UTILISATION
 from present import to_dict
 from pricing import load_catalog
-from scenarios.compare import CompareRequest, compare
+from scenarios.compare import CompareRequest, compare, option_counts
 from tests.test_api import WORKED, assert_error, make_app
 from tests.test_api_gunicorn import free_port, request
 
@@ -64,7 +64,7 @@ def test_the_reported_plan_is_refused_naming_its_limits(tmp_path):
     # The report: 1001 x 1001 candidates, 1 draw, 12 months was counted as 1 x 1,002,001 x 12
     # = 12,024,012 (2.4 % of the limit) and then took 98.7 s and 2.36 GB.
     # Its memory: the process 83,886,080 + a chunk 7 x 8 x 1 x 12 = 672 + 1 x 32
-    # + 1,002,001 x (1 x 24 + 3,600) = 3,715,138,408 bytes > 1 GiB (2.36 GB measured when
+    # + 1,002,001 x (1 x 24 + 4,400) = 4,516,739,208 bytes > 1 GiB (2.36 GB measured when
     # every candidate's draws were held; the candidates' figures hold the most now).
     # A run of it would be a job (its work is within COSTMODEL_MAX_JOB_WORK): the rest refuse it.
     client = make_app(tmp_path).test_client()
@@ -76,7 +76,7 @@ def test_the_reported_plan_is_refused_naming_its_limits(tmp_path):
         problems = errors_by_setting(body)
         assert set(problems) == {"MAX_CANDIDATES", "MAX_RESULT_BYTES", "MAX_MEMORY"} | work
         assert "1,002,001 exceeds the limit of 10,201 candidates" in problems["MAX_CANDIDATES"]
-        assert "3,715,138,408 exceeds the limit of 1,073,741,824" in problems["MAX_MEMORY"]
+        assert "4,516,739,208 exceeds the limit of 1,073,741,824" in problems["MAX_MEMORY"]
         assert {e["path"] for e in body["errors"]} == {"own.servers"}
     assert client.get("/v1/runs").get_json()["total"] == 0
 
@@ -87,27 +87,42 @@ def test_a_job_is_counted_the_memory_of_its_whole_process(tmp_path):
     # 120 MiB (benchmarks/bench_memory.py). Counted whole: 83,886,080 (the process)
     # + 7 x 8 x 4,000 x 12 = 2,688,000 (a chunk) + 4,000 x 32 = 128,000 (the draws' inputs)
     # + 524 x 4,000 x 24 = 50,304,000 (a block: 48 MiB // (24 x 4,000) = 524 candidates)
-    # + 10,201 x 3,600 = 36,723,600 (the candidates' figures) = 173,729,680 bytes.
-    assert limits.plan_memory(4_000, 101 * 101, 12) == 173_729_680
-    client = make_app(tmp_path, MAX_MEMORY=173_729_679).test_client()
+    # + 10,201 x 4,400 = 44,884,400 (the candidates' figures) = 181,890,480 bytes.
+    assert limits.plan_memory(4_000, 101 * 101, 12) == 181_890_480
+    client = make_app(tmp_path, MAX_MEMORY=181_890_479).test_client()
     body = assert_error(client.post("/v1/runs?samples=4000", json=plan(100, 100, 12)), 422)
     assert set(errors_by_setting(body)) == {"MAX_MEMORY"}
-    assert "173,729,680 exceeds the limit of 173,729,679 bytes" in body["message"]
+    assert "181,890,480 exceeds the limit of 181,890,479 bytes" in body["message"]
 
 
 def test_a_scenario_is_held_to_the_memory_limit(tmp_path):
-    # 200,000 draws x 101 levels x 240 months (measured peak 432 MiB):
+    # 200,000 draws x 101 levels x 240 months (measured peak 298 MiB; 20,200,000 payback
+    # months, held as 2-byte codes, so 4 bytes a level and draw rather than 10):
     # 83,886,080 + 7 x 8 x 8,333 x 240 = 111,995,520 (a chunk of 2,000,000 // 240 draws)
-    # + 20,000 x 240 x 8 = 38,400,000 + 200,000 x (256 + 101 x 10) = 253,200,000
-    # = 487,481,600 bytes
-    assert limits.scenario_memory(200_000, 101, 240) == 487_481_600
-    client = make_app(tmp_path, MAX_MEMORY=487_481_599, MAX_WORK=10**12).test_client()
+    # + 20,000 x 240 x 8 = 38,400,000 + 200,000 x (256 + 101 x 4) = 132,000,000
+    # = 366,281,600 bytes
+    assert limits.scenario_memory(200_000, 101, 240) == 366_281_600
+    client = make_app(tmp_path, MAX_MEMORY=366_281_599, MAX_WORK=10**12).test_client()
     doc = {**WORKED, "horizon_months": 240, "utilisation": [i / 100 for i in range(101)]}
     doc.pop("report_utilisation", None)
     body = assert_error(client.post("/v1/evaluate?samples=200000", json=doc), 422)
     assert set(errors_by_setting(body)) == {"MAX_MEMORY"}
     assert body["errors"][0]["path"] == "query.samples"
-    assert "487,481,600 exceeds the limit of 487,481,599 bytes" in body["message"]
+    assert "366,281,600 exceeds the limit of 366,281,599 bytes" in body["message"]
+    assert "samples x (256 + levels x 4)" in body["message"]
+
+
+def test_a_scenario_counts_payback_codes_beyond_a_million_levels_x_draws():
+    # 10,000 draws x 100 levels = 1,000,000 payback months, held as they are (8 bytes):
+    # 83,886,080 + 7 x 8 x 10,000 x 12 = 6,720,000 + 10,000 x 12 x 8 = 960,000
+    # + 10,000 x (256 + 100 x 10) = 12,560,000, = 104,126,080 bytes; one level more, 1,010,000
+    # of them, are held as 2-byte codes: + 10,000 x (256 + 101 x 4) = 6,600,000, = 98,166,080
+    assert limits.scenario_memory(10_000, 100, 12) == 104_126_080
+    assert limits.scenario_memory(10_000, 101, 12) == 98_166_080
+    # an API side's paybacks alike: + 10,000 x (48 + 100 x 9) = 9,480,000 with the months
+    # held, + 10,000 x (48 + 101 x 3) = 3,510,000 as codes
+    assert limits.scenario_memory(10_000, 100, 12, sides=1) == 104_126_080 + 9_480_000
+    assert limits.scenario_memory(10_000, 101, 12, sides=1) == 98_166_080 + 3_510_000
 
 
 def test_a_scenario_counts_the_memory_of_its_api_side_and_carbon(tmp_path):
@@ -116,34 +131,36 @@ def test_a_scenario_counts_the_memory_of_its_api_side_and_carbon(tmp_path):
     # 83,886,080 (the process) + 111,995,520 (a chunk)
     # + 20,000 x 240 x 8 x (1 + 3 + 1) = 192,000,000 (the cumulative cost, and with a carbon
     #   price 3 lines of priced emissions by month, and one for the API)
-    # + 200,000 x (256 + 101 x 10 + 1 x (48 + 101 x 9) + 64) = 200,000 x 2,287 = 457,400,000
-    # = 845,281,600 bytes (806 MiB)
-    assert limits.scenario_memory(200_000, 101, 240, sides=1, priced=True) == 845_281_600
+    # + 200,000 x (256 + 101 x 4 + 1 x (48 + 101 x 3) + 64) = 200,000 x 1,075 = 215,000,000
+    #   (the payback months as 2-byte codes: 466 MiB measured now)
+    # = 602,881,600 bytes (575 MiB)
+    assert limits.scenario_memory(200_000, 101, 240, sides=1, priced=True) == 602_881_600
     doc = yaml.safe_load((EXAMPLES / "inference-8b-rtx6000ada-vs-api.yaml").read_text())
     doc.update(horizon_months=240, utilisation=[i / 100 for i in range(101)])
     doc["carbon"] = {"usd_per_tonne": {"dist": "triangular", "low": 50, "mode": 100, "high": 200}}
     doc["api"]["g_co2e_per_mtok"] = 300
-    client = make_app(tmp_path, MAX_MEMORY=845_281_599, MAX_WORK=10**12).test_client()
+    client = make_app(tmp_path, MAX_MEMORY=602_881_599, MAX_WORK=10**12).test_client()
     body = assert_error(client.post("/v1/evaluate?samples=200000", json=doc), 422)
     assert set(errors_by_setting(body)) == {"MAX_MEMORY"}
-    assert "845,281,600 exceeds the limit of 845,281,599 bytes" in body["message"]
+    assert "602,881,600 exceeds the limit of 602,881,599 bytes" in body["message"]
     assert "months x 8 x 5 for each of the first 20,000 samples" in body["message"]
-    assert "samples x (256 + levels x 10 + 1 x (48 + levels x 9) + 64)" in body["message"]
+    assert "samples x (256 + levels x 4 + 1 x (48 + levels x 3) + 64)" in body["message"]
 
 
 def test_the_work_of_a_plan_counts_each_candidate_and_its_result(tmp_path):
     # With the candidate and size caps lifted, 1001 x 101 candidates at 1 draw and 12 months:
     # 1,000,000                                          =     1,000,000 answering a plan
-    # 1 x (12 x 2 + 20 + 1,001 x 12 + 101,101 x 6)       =       618,662 evaluating
-    # 101,101 x 2,000                                    =   202,202,000 per candidate
+    # 1 x (12 x 3 + 20 + 1,001 x 9 + 101,101 x 4)        =       413,469 evaluating
+    # 1,001 x 1 x 15,000 (one chunk of draws)            =    15,015,000 the server counts' loop
+    # 101,101 x 6,000                                    =   606,606,000 per candidate
     # ((2 x 101,101 + 2) x 414 + 12 x 75 + 65,536) x 4   =   335,115,568 writing the result
-    #                                                     =   538,936,230 > 500,000,000
+    #                                                     =   958,150,037 > 500,000,000
     client = make_app(tmp_path, MAX_CANDIDATES=10**7, MAX_RESULT_BYTES=10**12).test_client()
     body = assert_error(client.post("/v1/plans?samples=1", json=plan(1000, 100, 12)), 422)
     assert set(errors_by_setting(body)) == {"MAX_WORK"}
-    assert "538,936,230 exceeds the limit of 500,000,000 units of work" in body["message"]
+    assert "958,150,037 exceeds the limit of 500,000,000 units of work" in body["message"]
     shape = limits.PlanShape(101_101, 12, servers=1001, reserves=True)
-    assert limits.plan_work(1, shape) == 538_936_230
+    assert limits.plan_work(1, shape) == 958_150_037
 
 
 def test_a_plan_within_the_limits_is_evaluated(tmp_path):
@@ -189,8 +206,8 @@ def test_a_plan_counting_carbon_is_counted_what_carbon_adds(tmp_path):
     # memory  21 x 10 x 8 + 21 x 800 (one block of the 21)           =  18,480 bytes more
     # result  (3 x 21 + 2) x (414 + 172) - (2 x 21 + 2) x 414
     #         = 38,090 - 18,216                                      =  19,874 bytes more
-    # work    10 x (36 x 3 x 4.7 + 21 x 12.5) + 19,874 x 4
-    #         = 10 x (507.6 + 262.5) + 79,496                        =  87,197 units more
+    # work    10 x (36 x 3 x 2.5 + 21 x 7.5) + 19,874 x 4
+    #         = 10 x (270 + 157.5) + 79,496                          =  83,771 units more
     #         (three tables of emissions: the burst's, the servers', the reservations'; one
     #         pass over the draws, one chunk holding them all)
     client = make_app(tmp_path, MAX_MEMORY=1, MAX_RESULT_BYTES=1, MAX_WORK=1).test_client()
@@ -198,13 +215,13 @@ def test_a_plan_counting_carbon_is_counted_what_carbon_adds(tmp_path):
     twin["own"]["grid"] = "DE"
     plain, carbon = _counted(client, plan(6, 2)), _counted(client, twin)
     added = {k: carbon[k] - plain[k] for k in plain}
-    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 19_874, "MAX_WORK": 87_197}
+    assert added == {"MAX_MEMORY": 18_480, "MAX_RESULT_BYTES": 19_874, "MAX_WORK": 83_771}
     body = assert_error(client.post("/v1/plans?samples=10", json=twin), 422)
     assert (
-        "samples x min(candidates, a block of 157,286) x 32 + 4,400 per candidate"
+        "samples x min(candidates, a block of 157,286) x 32 + 5,200 per candidate"
         in errors_by_setting(body)["MAX_MEMORY"]
     )
-    assert "months x 4.7 a table of emissions and pass" in errors_by_setting(body)["MAX_WORK"]
+    assert "months x 2.5 a table of emissions and pass" in errors_by_setting(body)["MAX_WORK"]
 
 
 def test_the_result_size_counted_bounds_a_carbon_result():
@@ -238,20 +255,23 @@ def test_candidates_and_result_size_limits_are_settings(tmp_path):
 
 def test_the_reported_comparison_is_refused_naming_the_work_limit(tmp_path):
     # 200,000 draws x 324 options: about 8 s and 1.22 GB when reported (some 3 s now);
-    # counted as 324 x (200,000 x 12 + 120,000) = 324 x 2,520,000 = 816,480,000
+    # counted as 324 x (200,000 x 2 + 115,000) + 184 owned x 200,000 x 25
+    # = 324 x 515,000 + 920,000,000 = 166,860,000 + 920,000,000 = 1,086,860,000
     client = make_app(tmp_path).test_client()
     request = {"utilisation": 1.0, "horizon_months": 240, "samples": 200_000}
     body = assert_error(client.post("/v1/compare", json=request), 422)
     assert set(errors_by_setting(body)) == {"MAX_WORK"}
-    assert "816,480,000 exceeds the limit" in body["message"]
-    assert "324 options x (samples x 12 + 120,000)" in body["message"]
+    assert "1,086,860,000 exceeds the limit" in body["message"]
+    assert "324 options x (samples x 2 + 115,000) + 184 owned x samples x 25" in body["message"]
     assert body["errors"][0]["path"] == "samples"
 
 
 def test_the_work_of_a_comparison_counts_the_options_asked_for(tmp_path):
-    client = make_app(tmp_path, MAX_WORK=5_000_000).test_client()
-    # 1,000 draws x 12 + 120,000 = 132,000 an option: 37 options are allowed, not the
-    # catalog's 324; the marketplace's instances of 80 GB or more and the owned options are 36
+    client = make_app(tmp_path, MAX_WORK=6_000_000).test_client()
+    # 1,000 draws x 2 + 115,000 = 117,000 an option, and 1,000 x 25 = 25,000 more an owned
+    # one: the catalog's 324 options, 184 owned, count 324 x 117,000 + 184 x 25,000
+    # = 42,508,000; the marketplace's instances of 80 GB or more and the owned options are 36,
+    # 32 owned: 36 x 117,000 + 32 x 25,000 = 4,212,000 + 800,000 = 5,012,000
     body = assert_error(client.post("/v1/compare", json={"utilisation": 0.5, "samples": 1000}), 422)
     assert "324 options" in body["message"]
     narrow = {"utilisation": 0.5, "samples": 1000, "tier": "marketplace", "min_memory_gb": 80}
@@ -267,6 +287,9 @@ def test_the_options_counted_are_the_options_compared(options):
     catalog = load_catalog()
     done = compare(wanted, catalog)
     assert option_count(wanted, catalog) == len(done.options) + len(done.ruled_out)
+    owned = sum(o.side == "buy" for o in (*done.options, *done.ruled_out))
+    assert option_counts(wanted, catalog) == (option_count(wanted, catalog), owned)
+    assert 0 < owned < option_count(wanted, catalog)
 
 
 # ---------------------------------------------------------------------------- result cache
@@ -577,26 +600,42 @@ def test_gunicorn_answers_a_request_past_its_deadline_in_the_error_shape(slow_se
 
 
 def test_a_daily_peak_and_an_api_are_counted_as_the_work_they_add():
-    # a plan under a daily peak sums each candidate's band months one by one: 1.4 units a
-    # candidate-month, 538,936,230 + 101,101 x 1 x 12 x 1.4 = 538,936,230 + 1,698,496.8
-    # = 540,634,726.8
+    # a plan under a daily peak sums each band month of each candidate with a capacity one by
+    # one, 1.8 units a candidate-month, and its best plan's monthly split sets every month
+    # against the band, 1.5 units a month whatever the candidates: 958,150,037 + 1 x 12 x 1.5
+    # + 101,101 x 12 x 1.8 = 958,150,037 + 18 + 2,183,781.6 = 960,333,836.6; when one of them
+    # is all-cloud (no band), 101,100 x 12 x 1.8 = 2,183,760: 960,333,815
     peaked = limits.PlanShape(101_101, 12, servers=1001, reserves=True, peaked=True)
-    assert limits.plan_work(1, peaked) == 540_634_727
-    # the months of a plan's draws whatever its candidates: 121,000 draws of one candidate
-    # over 240 months, carbon and a daily peak (5.64 s of CPU in the report; 0.76 s now):
-    # 1,000,000 + 121,000 x (240 x (2 x 2 + 1 x 1 x 4.7) + 20 + 12
-    # + (6 + 12.5 + 240 x (1.4 + 2.2))) + 2,000 + ((3 + 2) x 586 + 240 x 75 + 65,536) x 4
-    # = 1,000,000 + 121,000 x (2,088 + 32 + 882.5) + 2,000 + 345,864 = 364,650,364 units,
-    # 1.09 s (240 x 121,000 draw-months are 15 chunks: the months are built twice, for the
-    # one block and the best plan's split; the emissions' sums once, the split needs none)
-    lone = limits.PlanShape(1, 240, peaked=True, carbon=True)
+    assert limits.plan_work(1, peaked) == 960_333_837
+    with_cloud = dataclasses.replace(peaked, all_cloud=True)
+    assert limits.plan_work(1, with_cloud) == 960_333_815
+    # the months of a plan's draws whatever its candidates: 121,000 draws of one all-cloud
+    # candidate over 240 months, carbon and a daily peak (5.64 s of CPU in the report; 0.80 s
+    # now), two passes (2 x 3), one table of emissions (2.5), the split under the peak (1.5):
+    # 1,000,000 + 121,000 x (240 x (2 x 3 + 1 x 1 x 2.5 + 1.5) + 20 + 9 + (4 + 7.5) + 0)
+    # + 1 x 15 x 15,000 + 6,000 + ((3 + 2) x 586 + 240 x 75 + 65,536) x 4
+    # = 1,000,000 + 121,000 x (2,400 + 29 + 11.5) + 225,000 + 6,000 + 345,864 = 296,877,364
+    # units, 0.89 s (240 x 121,000 draw-months are 15 chunks: the months are built twice, for
+    # the one block and the best plan's split; the emissions' sums once, the split needs none)
+    lone = limits.PlanShape(1, 240, peaked=True, carbon=True, all_cloud=True)
     assert limits.plan_passes(121_000, lone) == 2
-    assert limits.plan_work(121_000, lone) == 364_650_364
-    # a scenario: 10,000 x (36 x 2.5 + 20 x 12 + 320) = 10,000 x 650 = 6,500,000; with a hosted
-    # API its payback is a second pass over the months (36 x 2.5 again; its bands cost next to
-    # nothing): 10,000 x (36 x 5 + 20 x 12 + 320) = 10,000 x 740 = 7,400,000
-    assert limits.scenario_work(10_000, 20, 36) == 6_500_000
-    assert limits.scenario_work(10_000, 20, 36, api=True) == 7_400_000
+    assert limits.plan_work(121_000, lone) == 296_877_364
+    # a scenario: 10,000 x (36 x 3 + 20 x 13 + 250) = 10,000 x 618 = 6,180,000; with a hosted
+    # API its payback is a second pass over the months (36 x 2 more; its bands cost next to
+    # nothing): 10,000 x (36 x 5 + 20 x 13 + 250) = 10,000 x 690 = 6,900,000
+    assert limits.scenario_work(10_000, 20, 36) == 6_180_000
+    assert limits.scenario_work(10_000, 20, 36, api=True) == 6_900_000
+
+
+def test_a_plan_has_an_all_cloud_candidate_when_its_servers_and_reservations_start_at_0():
+    # the all-cloud candidate has no capacity, so no band under a daily peak
+    doc = plan(6, 2)
+    doc["demand"]["peak_to_mean"] = 1.5
+    shape = limits.PlanShape.of(scenarios.load_mapping(doc).inputs)
+    assert (shape.candidates, shape.peaked, shape.all_cloud) == (21, True, True)
+    doc["reserve"]["instances"]["min"] = 1
+    shape = limits.PlanShape.of(scenarios.load_mapping(doc).inputs)
+    assert (shape.candidates, shape.all_cloud) == (14, False)
 
 
 def test_a_plan_rebuilding_its_months_counts_the_emissions_of_every_pass(tmp_path):
@@ -605,18 +644,19 @@ def test_a_plan_rebuilding_its_months_counts_the_emissions_of_every_pass(tmp_pat
     # draw-months are three chunks, so each block of 14 candidates (50,331,648 // (32 x
     # 108,822)) builds the months and the three tables of emissions again, 8 blocks, then once
     # for the best candidates compared and once for the split: 10 passes, 9 with emissions.
-    # 108,822 x (48 x (10 x 2 + 3 x 9 x 4.7) + 20 + 21 x 12 + 105 x (6 + 12.5))
-    #   = 108,822 x (7,051.2 + 20 + 252 + 1,942.5) = 108,822 x 9,265.7 = 1,008,312,005.4
-    # + 1,000,000 + 105 x 2,000 + ((3 x 105 + 2) x 586 + 48 x 75 + 65,536) x 4 (1,019,592)
-    #   = 1,010,541,597.4: a job, not answered at once
+    # 108,822 x (48 x (10 x 3 + 3 x 9 x 2.5) + 20 + 21 x 9 + 105 x (4 + 7.5))
+    #   = 108,822 x (4,680 + 20 + 189 + 1,207.5) = 108,822 x 6,096.5 = 663,433,323
+    # + 21 x 3 x 15,000 (each block's turn of the server counts over 3 chunks: 945,000)
+    # + 1,000,000 + 105 x 6,000 + ((3 x 105 + 2) x 586 + 48 x 75 + 65,536) x 4 (1,019,592)
+    #   = 667,027,915: a job, not answered at once
     shape = limits.PlanShape(105, 48, servers=21, reserves=True, carbon=True)
     assert block_rows(108_822, carbon=True) == 14
     assert limits.plan_passes(108_822, shape) == 10
-    assert limits.plan_work(108_822, shape) == 1_010_541_597
+    assert limits.plan_work(108_822, shape) == 667_027_915
     doc = plan(20, 4, 48)
     doc["own"]["grid"] = "DE"
     doc["carbon"] = {"usd_per_tonne": 100}
     client = make_app(tmp_path).test_client()
     body = assert_error(client.post("/v1/plans?samples=108822", json=doc), 422)
     assert set(errors_by_setting(body)) == {"MAX_WORK"}
-    assert "1,010,541,597 exceeds the limit of 500,000,000" in body["message"]
+    assert "667,027,915 exceeds the limit of 500,000,000" in body["message"]

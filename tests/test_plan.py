@@ -328,7 +328,7 @@ def test_a_plan_beyond_the_work_limit_is_422(client):
     doc = _plan(own__servers={"min": 0, "max": 100}, simulation={"samples": 200_000})
     body = _error(client.post("/v1/plans", json=doc), 422)
     assert body["errors"][0]["path"] == "own.servers"
-    assert "samples x candidates x 6" in body["errors"][0]["message"]
+    assert "samples x candidates x 4" in body["errors"][0]["message"]
 
 
 def test_plans_are_stored_as_runs(client):

@@ -37,9 +37,9 @@ def test_a_plan_the_command_cannot_hold_is_refused_at_once(tmp_path, capsys, mon
     err = capsys.readouterr().err
     # 83,886,080 (the process) + 26,880,000 (a chunk, 7 x 8 x 10,000 x 48) + 320,000 (the
     # draws, 10,000 x 32) + 50,160,000 (a block of 209 candidates, 209 x 10,000 x 24)
-    # + 3,607,203,600 (1,002,001 candidates x 3,600) = 3,768,449,680 bytes, 3.5 GiB
-    assert plan_memory(10_000, 1_002_001, 48) == 3_768_449_680
-    assert "1,002,001 candidates would hold about 3.5 GiB" in err, err
+    # + 4,408,804,400 (1,002,001 candidates x 4,400) = 4,570,050,480 bytes, 4.3 GiB
+    assert plan_memory(10_000, 1_002_001, 48) == 4_570_050_480
+    assert "1,002,001 candidates would hold about 4.3 GiB" in err, err
     assert "more than the 1.0 GiB" in err and "COSTMODEL_MAX_MEMORY" in err
     assert "narrow own.servers or reserve.instances" in err
     most = int(re.search(r"about ([\d,]+) candidates fit", err)[1].replace(",", ""))

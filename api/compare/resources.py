@@ -16,6 +16,7 @@ from scenarios.compare import (
     ComparisonSchema,
     compare,
     option_count,
+    option_counts,
 )
 from scenarios.errors import ScenarioError
 
@@ -101,12 +102,12 @@ def compare_options(wanted: CompareRequest) -> Any:
     require_owner()
     catalog = get_catalog()
     try:
-        options = option_count(wanted, catalog)
+        options, owned = option_counts(wanted, catalog)
     except ScenarioError as exc:
         _refused(exc)
     by_model = wanted.model is not None
     abort_over_limits(
-        compare_checks(wanted.samples, wanted.horizon_months, options, model=by_model)
+        compare_checks(wanted.samples, wanted.horizon_months, options, owned, model=by_model)
     )
     check_deadline("validating the comparison")
     result: Comparison = compare(wanted, catalog)

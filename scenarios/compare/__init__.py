@@ -32,7 +32,7 @@ package holds, one module each:
 - :mod:`.inline`: a model the catalog lacks (:func:`~.inline.model_from_config`);
 - :mod:`.speeds`: each build's throughput, measured or estimated;
 - :mod:`.market`: the options resolved, evaluated and ranked (:func:`compare`,
-  :func:`option_count`, the default :data:`UNCERTAINTY`);
+  :func:`option_count`, :func:`option_counts`, the default :data:`UNCERTAINTY`);
 - :mod:`.result`: what is answered, in numbers (:class:`Comparison`, :class:`Option`, ...);
 - :mod:`.wording`: the sentences a comparison is read by (:func:`wording` gives its
   :class:`Wording`);
@@ -47,7 +47,14 @@ True
 ('million_tokens', 'fp8', 'api')
 """
 
-from .market import API_UNCERTAINTY, GPU_COUNTS, UNCERTAINTY, compare, option_count
+from .market import (
+    API_UNCERTAINTY,
+    GPU_COUNTS,
+    UNCERTAINTY,
+    compare,
+    option_count,
+    option_counts,
+)
 from .request import SORTS, CompareRequest, CompareSchema, load_request
 from .result import (
     Citation,
@@ -84,5 +91,6 @@ __all__ = [
     "compare",
     "load_request",
     "option_count",
+    "option_counts",
     "wording",
 ]

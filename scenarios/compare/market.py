@@ -90,7 +90,14 @@ from .result import (
 )
 from .speeds import MISSES_TARGETS, TOO_BIG, TOO_SLOW, UNMEASURED, Speed, Speeds
 
-__all__ = ["API_UNCERTAINTY", "GPU_COUNTS", "UNCERTAINTY", "compare", "option_count"]
+__all__ = [
+    "API_UNCERTAINTY",
+    "GPU_COUNTS",
+    "UNCERTAINTY",
+    "compare",
+    "option_count",
+    "option_counts",
+]
 
 #: The default uncertainty of every option: the relative half-width of a symmetric triangular
 #: distribution around the catalog's (or the user's) value of each input [-]. Purchase and
@@ -260,15 +267,22 @@ def _listed(
     return len(asked), kept, speeds
 
 
-def option_count(request: CompareRequest, catalog: Catalog) -> int:
-    """How many options :func:`compare` evaluates or rules out for ``request`` [count]: the
-    candidates of the tier and memory asked for, less those a comparison by model leaves out
-    unresolved (their throughputs found, none resolved). Raises :class:`ScenarioError` as
-    :func:`compare` does."""
+def option_counts(request: CompareRequest, catalog: Catalog) -> tuple[int, int]:
+    """How many options :func:`compare` evaluates or rules out for ``request``, and how many
+    of them are owned builds [count]: the candidates of the tier and memory asked for, less
+    those a comparison by model leaves out unresolved (their throughputs found, none
+    resolved). Raises :class:`ScenarioError` as :func:`compare` does."""
     w = _work(request, catalog)
     _grid(request, catalog)
     _, kept, _ = _listed(catalog, request, GPU_COUNTS, w)
-    return sum(1 for _, speed in kept if not isinstance(speed, str))
+    counted = [c for c, speed in kept if not isinstance(speed, str)]
+    return len(counted), sum(c.side == "buy" for c in counted)
+
+
+def option_count(request: CompareRequest, catalog: Catalog) -> int:
+    """How many options :func:`compare` evaluates or rules out for ``request`` [count]
+    (:func:`option_counts`)."""
+    return option_counts(request, catalog)[0]
 
 
 def _given(speed: Speed | None) -> dict[str, Any]:
