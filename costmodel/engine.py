@@ -767,8 +767,7 @@ class _UnitRows:
         js = self.levels[side]
         if js:
             levels, u = (np.array(x) for x in zip(*js, strict=True))
-            for name, q in percentiles(self.block[side][: len(js)]).items():
-                self.unit[side].q[name][levels] = q / u
+            self.unit[side].put_percentiles(levels, percentiles(self.block[side][: len(js)]), u)
             js.clear()
 
 
@@ -1044,8 +1043,7 @@ def _carbon_rows(
             t.put_percentiles(j, rising.percentiles(float(u)), scale=carbon.KG_PER_TONNE)
     else:
         for levels, rows in _level_rows(grid, at_zero, per_u, 1.0):
-            for name, q in percentiles(rows).items():
-                t.q[name][levels] = q / carbon.KG_PER_TONNE
+            t.put_percentiles(levels, percentiles(rows), scale=carbon.KG_PER_TONNE)
     per_draw = grid * float(full.min()) > 0 if full.ndim else np.zeros(grid.size, dtype=bool)
     if per_draw.any():  # the work above 0 in every draw: each draw's ratio
         fixed, rate = (
@@ -1142,8 +1140,7 @@ def _carbon(e: carbon.Emissions, inputs: ModelInputs, own: Value) -> Carbon:
         for side in same:
             line = sides[side]
             g = ratios.percentiles(line.per_u * grid[at] + line.at_zero, grid[at])
-            for name, v in g.items():  # every level at once
-                per[side].q[name][at] = v / (1.0 / carbon.G_PER_KG)
+            per[side].put_percentiles(at, g, scale=1.0 / carbon.G_PER_KG)  # every level at once
     bands = {side: b.bands() for side, b in tonnes.items()}
     unit = UnitCost(inputs.unit, {side: b.bands() for side, b in per.items()})
     unknown = ("api",) if inputs.api is not None and e.api is None else ()

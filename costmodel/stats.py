@@ -171,12 +171,12 @@ class LevelBands:
         numbers :meth:`put` gives level by level, one call a step for every level."""
         if self.mean is not None:
             self.mean[:] = values.mean(axis=1)
-        for k, v in percentiles(values).items():
-            self.q[k][:] = v
+        self.put_percentiles(slice(None), percentiles(values))
 
-    def put_percentiles(self, j: int, q: dict[str, float], scale: float = 1.0) -> None:
+    def put_percentiles(self, j: Any, q: dict[str, Any], scale: Any = 1.0) -> None:
         """Level ``j``'s percentiles from ``q`` (as :func:`percentiles` gives them), divided
-        by ``scale``; the mean is left as it was."""
+        by ``scale``; the mean is left as it was. ``j`` may select several levels (a slice,
+        indices or a mask), ``q``'s values and ``scale`` then arrays of theirs."""
         for k, v in q.items():
             self.q[k][j] = v / scale
 
@@ -225,21 +225,19 @@ class Reciprocals:
         is not finite); ``u * self.smallest`` must be above 0. ``c`` and ``u`` floats, or
         arrays (broadcast together): the percentiles at each pair, as arrays, the same
         numbers pair by pair."""
-        last = self._n - 1
-        if np.ndim(c) or np.ndim(u):
+        last, several = self._n - 1, bool(np.ndim(c) or np.ndim(u))
+        if several:
             c, u = np.broadcast_arrays(np.asarray(c, dtype=float), np.asarray(u, dtype=float))
+        else:
+            c = float(c)
 
-            def ratio(k: int) -> Any:  # the k-th smallest ratio of each pair
+        def ratio(k: int) -> Any:  # the k-th smallest ratio (of each pair)
+            if several:
                 return c / (u * np.where(c >= 0.0, self._w[last - k], self._w[k]))
-
-            with np.errstate(invalid="ignore"):  # inf - inf: NaN, as between floats
-                return _from_order(self._n, ratio)
-        c = float(c)
-
-        def one(k: int) -> float:  # the k-th smallest ratio
             return c / (u * self._w[last - k if c >= 0.0 else k])
 
-        return _from_order(self._n, one)
+        with np.errstate(invalid="ignore"):  # inf - inf: NaN, as between floats
+            return _from_order(self._n, ratio)
 
 
 class RisingLine:
