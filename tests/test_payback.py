@@ -1,19 +1,26 @@
-"""Payback, gathered for every level at once, against a plain loop over draws, levels and months.
+"""Payback, gathered for every level at once, against a plain loop over draws, levels and months;
+and its compiled kernel against its numpy form, bit for bit.
 
 The reference is the definition read literally: for each draw and level, walk the months until
 the gap f_m(u) = net0_m + u * slope_m (less max(0, u - kink) * rent_m with a reservation) is at
 or below zero, and interpolate from the month before (the capex before month 0). The gaps are
 random walks on a grid of quarters, so that many f_m(u) are exactly 0 at the levels 0, 0.25,
 0.5, 0.75 and 1 (ties), some never close (never paid back), some close at low utilisation and
-open again at high, and some start at or below zero (paid back at once).
+open again at high, and some start at or below zero (paid back at once). The tests before the
+last ones run with whichever form ``COSTMODEL_KERNELS`` chooses; the last ones run both.
 """
 
+import importlib.util
 import math
+import os
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from costmodel.cashflows import Gap, Workspace
+from costmodel.compiled import KERNELS_VARIABLE
 from costmodel.outcomes import payback
 
 
@@ -119,3 +126,97 @@ def test_payback_into_the_callers_rows():
     payback(gap, levels, out=whole[:, 100:400])
     np.testing.assert_array_equal(whole[:, 100:400], _loop(gap, levels))
     assert np.all(whole[:, :100] == -1.0) and np.all(whole[:, 400:] == -1.0)
+
+
+def _payback_by(kernels: str, gap: Gap, levels, out=None) -> np.ndarray:
+    """:func:`payback` with ``COSTMODEL_KERNELS=kernels`` (``"c"`` or ``"numpy"``)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(KERNELS_VARIABLE, kernels)
+        return payback(gap, np.asarray(levels, dtype=float), out)
+
+
+def _require_the_kernel() -> None:
+    """Skip where the kernel was not built, unless it is required (CI sets
+    ``COSTMODEL_KERNELS=c``: there a missing kernel fails the test)."""
+    required = os.environ.get(KERNELS_VARIABLE, "").strip().lower() == "c"
+    if not required and importlib.util.find_spec("costmodel._payback") is None:
+        pytest.skip("costmodel._payback was not built (no C compiler at install): numpy only")
+
+
+def test_compiled_payback_of_a_small_case_by_hand():
+    _require_the_kernel()
+    # levels unsorted (1, 0, 0.5); f_m(u) = net0_m + u * slope_m, months m = 0..3 (rows):
+    # draw 0, capex 3: f_0 = 2 - 2u, f_1 = 1 - 4u, f_2 = 0.5 (flat), f_3 = -0.5 + u (rising, and
+    #   closed at u = 0: scanned from there). u = 1: f_0 = 0, t = 0 + 3/(3 - 0) = 1;
+    #   u = 0.5: f_0 = 1, f_1 = -1, t = 1 + 1/(1 + 1) = 1.5; u = 0: 2, 1, 0.5, then -0.5:
+    #   t = 3 + 0.5/(0.5 + 0.5) = 3.5.
+    # draw 1, capex 0: paid back at once, 0 at every level.
+    # draw 2, capex 1: f_m = 1 - 0.5u, 0.5 at u = 1 at the least: never (inf).
+    # draw 3, capex 2: f_0 = -1 + 4u (rising, closed at u = 0 only), f_1 = 1 - u,
+    #   f_2 = 0.25 - 0.5u, f_3 = 5 + u. u = 0: f_0 = -1, t = 0 + 2/(2 + 1) = 2/3; u = 1: f_0 = 3,
+    #   f_1 = 0, t = 1 + 3/(3 - 0) = 2; u = 0.5: f_0 = 1, f_1 = 0.5, f_2 = 0 (a tie),
+    #   t = 2 + 0.5/(0.5 - 0) = 3.
+    capex = np.array([3.0, 0.0, 1.0, 2.0])
+    net0 = np.array([[2.0, 1.0, 1.0, -1.0], [1.0, 1.0, 1.0, 1.0], [0.5, 1.0, 1.0, 0.25],
+                     [-0.5, 1.0, 1.0, 5.0]])  # fmt: skip
+    slope = np.array([[-2.0, -1.0, -0.5, 4.0], [-4.0, -1.0, -0.5, -1.0], [0.0, -1.0, -0.5, -0.5],
+                      [1.0, -1.0, -0.5, 1.0]])  # fmt: skip
+    gap = Gap(capex, net0, slope, None, np.zeros(4), np.empty((4, 4)), Workspace())
+    want = [[1.0, 0.0, np.inf, 2.0], [3.5, 0.0, np.inf, 2.0 / 3.0], [1.5, 0.0, np.inf, 3.0]]
+    np.testing.assert_array_equal(_payback_by("c", gap, [1.0, 0.0, 0.5]), want)
+    np.testing.assert_array_equal(_payback_by("numpy", gap, [1.0, 0.0, 0.5]), want)
+
+
+@st.composite
+def _levels(draw) -> np.ndarray:
+    """Utilisation levels as the engine takes them and beyond: an evenly spaced grid (on
+    quarters, where ties are exact, or the engine's 0.05 to 1), levels on quarters or anywhere
+    in [0, 1], repeated, in any order."""
+    kind = draw(st.sampled_from(["quarters", "engine", "on quarters", "anywhere"]))
+    if kind == "quarters":
+        start = draw(st.integers(0, 3))
+        levels = np.arange(start, draw(st.integers(start, 4)) + 1) / 4.0
+    elif kind == "engine":
+        levels = np.round(np.linspace(0.05, 1.0, 20), 2)
+    else:
+        size = draw(st.integers(1, 12))
+        quarters = st.integers(0, 4).map(lambda q: q / 4.0)
+        level = quarters if kind == "on quarters" else st.floats(0.0, 1.0)
+        levels = np.array(draw(st.lists(level, min_size=size, max_size=size)))
+    order = draw(st.permutations(range(levels.size)))
+    return levels[list(order)]
+
+
+@st.composite
+def _gaps(draw) -> Gap:
+    """A random gap: random walks on quarters (exact ties with levels on quarters) or anywhere,
+    falling or rising with u month by month, with a reservation's kink or without, some
+    capexes at or below 0."""
+    months, draws = draw(st.integers(1, 48)), draw(st.integers(1, 40))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    scale = 4.0 if draw(st.booleans()) else rng.uniform(1.0, 7.0)
+    rising = draw(st.floats(0.0, 1.0))  # the share of months whose slope steps up
+    capex = rng.integers(-2, 12, draws) / scale
+    net0 = capex + np.cumsum(rng.integers(-3, 3, (months, draws)) / scale, axis=0)
+    steps = np.where(rng.random((months, draws)) < rising, 1, -1) * rng.integers(0, 5, (1, draws))
+    slope = np.cumsum(steps / scale, axis=0)
+    rent_u, kink = None, np.zeros(draws)
+    if draw(st.booleans()):
+        rent_u = np.cumsum(rng.integers(0, 3, (months, draws)) / scale, axis=0)
+        kink = rng.choice([0.0, 0.25, 0.5, 0.3, 1.0], draws)
+    return Gap(capex, net0, slope, rent_u, kink, np.empty((months, draws)), Workspace())
+
+
+@settings(max_examples=300, deadline=None)
+@given(gap=_gaps(), levels=_levels(), strided=st.booleans())
+def test_compiled_payback_equals_numpy_bit_for_bit(gap, levels, strided):
+    _require_the_kernel()
+    want = _payback_by("numpy", gap, levels)
+    out = None
+    if strided:  # into the rows of a larger array, as the engine fills its last chunk
+        out = np.full((levels.size, gap.capex.size + 3), -1.0)[:, 1:-2]
+    got = _payback_by("c", gap, levels, out)
+    assert got is out or out is None
+    assert np.array_equal(got, want), np.argwhere(got != want)[:5]
+    if out is not None:
+        assert np.all(out.base[:, [0, -2, -1]] == -1.0)  # nothing written beside its rows
