@@ -220,3 +220,28 @@ def test_compiled_payback_equals_numpy_bit_for_bit(gap, levels, strided):
     assert np.array_equal(got, want), np.argwhere(got != want)[:5]
     if out is not None:
         assert np.all(out.base[:, [0, -2, -1]] == -1.0)  # nothing written beside its rows
+
+
+def test_compiled_payback_refuses_buffers_of_the_wrong_size():
+    _require_the_kernel()
+    from costmodel import _payback
+
+    # f_m(u) = 0.5 - u every month, capex 1: open at u = 0 (never), closed at u = 0.5 in
+    # month 0 (t = 0 + 1/(1 - 0) = 1)
+    net0, slope, capex = np.full((3, 4), 0.5), -np.ones((3, 4)), np.ones(4)
+    levels, order = np.array([0.0, 0.5]), np.arange(2)
+
+    def call(out=None, levels=levels, order=order, months=3):
+        out = np.empty((2, 4)) if out is None else out
+        _payback.payback(net0, slope, None, capex, capex, levels, order, out, months, 4)
+        return out
+
+    assert np.array_equal(call(), [[np.inf] * 4, [1.0] * 4])
+    with pytest.raises(ValueError, match="out holds 56 bytes, not 64"):
+        call(out=np.empty(7))
+    with pytest.raises(ValueError, match="net0 holds 96 bytes, not 128"):
+        call(months=4)
+    with pytest.raises(ValueError, match="ascending and at least 0"):
+        call(levels=np.array([0.5, 0.0]))
+    with pytest.raises(ValueError, match=r"order\[1\] = 2 is not a row of 2 levels"):
+        call(order=np.array([0, 2]))
