@@ -11,10 +11,10 @@
  * Without a kink, in a month where the slope is < 0, f falls as u rises (rounding is monotone),
  * so the levels still open are the lowest ones: each draw keeps their count c and at each month
  * closes levels c - 1, c - 2, ... while f <= 0 there (while not f > 0, as numpy counts the
- * open levels; a scan closes a level where f <= 0, as numpy's scan does). A month where the slope is >= 0 leaves
- * every level open while net0 > 0 (levels are >= 0); where net0 <= 0 too, f may close at low u
- * and stay open at high, and that draw's open levels are scanned one by one from that month on,
- * as are every draw's with a kink.
+ * open levels; a scan closes a level where f <= 0, as numpy's scan does). A month where the
+ * slope is >= 0 leaves every level open while net0 > 0 (levels are >= 0); where net0 <= 0 too,
+ * f may close at low u and stay open at high, and that draw's open levels are scanned one by
+ * one from that month on, as are every draw's with a kink.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
