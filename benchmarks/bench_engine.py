@@ -27,9 +27,9 @@ sorted order), and 0.1-0.3 s of system time: this machine's first touch of fresh
 about 1 ms per MB, so the paybacks are held as 2-byte codes (``costmodel.stats.Paybacks``) and
 freed arrays are kept for the next ones (``costmodel.allocator``).
 
-With payback's loop in C (``costmodel/_payback.c``), load 1.5-2.4: whole processes 1.35-1.36 s
-of CPU and 286 MiB against f69c217's 2.50 s and 474 MiB, 1.76-1.80 times less (medians of 7
-pairs in two runs); the payback phase 0.30 s, of it the kernel 0.14-0.18 s where numpy's form
+With payback's loop in C (``costmodel/_payback.c``), load 1.3-2.4: whole processes 1.35-1.54 s
+of CPU and 286 MiB against f69c217's 2.50-2.64 s and 474 MiB, 1.73-1.80 times less (medians of
+7 pairs in three runs); the payback phase 0.30 s, of it the kernel 0.14-0.18 s where numpy's form
 takes 0.34-0.37 s (the rest builds the gap); with ``COSTMODEL_KERNELS=numpy``, alternated in
 the same run, a median 1.71 s a process against 1.39 s.
 
