@@ -7,15 +7,16 @@
 
      OUTER  (0, sign, column (H,), row)           column[m] * row[s]
      FULL   (1, sign, array (H, S))               array[m, s]
-     GROWTH (2, sign, step (row), first (row))    A[m, s] with A_1 = first, A_m = A_{m-1} * step + first
+     GROWTH (2, sign, step (row), first (row))    A[m, s]: A_1 = first, A_m = A_{m-1} * step + first
      SCALED (3, sign, step, first, times (row))   A[m, s] * times[s]
 
    sign +1 adds the term, -1 subtracts it; the first term is the start (sign +1). These are the
    floating-point operations, in the same order, of the numpy form (cashflows._fold_numpy: each
    term over the whole array in turn, the recurrence a month at a time), so the numbers are the
    same bit for bit when the build does not contract a * b + c into a fused multiply-add
-   (-ffp-contract=off). The numpy form passes over the (H, S) array about twice a term and a
-   month's row twice a month for a recurrence; this writes each element once. */
+   (-ffp-contract=off). The numpy form passes over the whole (H, S) array about twice a term,
+   and over a month's row twice a month for a recurrence; this takes each block of a month's
+   row through every term while it is in the first-level cache, and writes the array once. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -169,10 +170,13 @@ parse_term(PyObject *item, Term *t, Py_ssize_t i, Py_ssize_t horizon, Py_ssize_t
             for (s = lo; s < hi; s++) o[s] = o[s] - (EXPR);                                 \
     } while (0)
 
-/* On x86-64 Linux with GCC or Clang, the loops are built twice, for AVX2 (4 values an
-   instruction) and for the baseline (SSE2, 2), and the processor's is chosen at load time: the
-   same operations on every value, so the same numbers. */
-#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+/* On x86-64 Linux with glibc (whose loader picks the clone) and GCC or Clang, the loops are
+   built twice, for AVX2 (4 values an instruction) and for the baseline (SSE2, 2), and the
+   processor's is chosen at load time: the same operations on every value, so the same
+   numbers. The loops vectorise at -O3 (pyproject.toml); at -O2 they run a value at a time
+   and are no faster than numpy's passes. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && \
+    (defined(__GNUC__) || defined(__clang__))
 #define WIDE __attribute__((target_clones("avx2", "default")))
 #else
 #define WIDE

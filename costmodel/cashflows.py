@@ -9,8 +9,10 @@ draw); results broadcast the same way. Both sides reduce to lines in utilisation
 
 The sums over months of a growing, discounted price are geometric series (:func:`growth_sum`), so
 the TCO needs no month axis; only the cumulative cost by month (payback, the cumulative chart)
-builds ``(S, H)`` arrays, one chunk of draws at a time. Sign rule: costs are positive; resale and
-tax shields reduce cost. Units: USD, months of 730 h, rates [1/year].
+builds month-major ``(H, S)`` arrays, one chunk of draws at a time, each a sum of month-by-draw
+terms that a compiled kernel adds up in one pass (:func:`_fold`; its numpy form gives the same
+numbers). Sign rule: costs are positive; resale and tax shields reduce cost. Units: USD, months
+of 730 h, rates [1/year].
 """
 
 from __future__ import annotations
@@ -623,10 +625,11 @@ def _fold(
     """``out`` (a C-contiguous ``(H, S)`` array) = t_0 +- t_1 +- ..., each term with its sign
     (+1 or -1; the first is +1), returned.
 
-    The loop is in C (``costmodel._months``, :mod:`costmodel.compiled`): months outer, draws
-    inner, each element written once, instead of the numpy form's pass over the whole array
-    for each operation and two operations per month for a growing term (the dearest part of
-    the payback's gap after the payback itself). Its numpy form, :func:`_fold_numpy`, runs
+    The loop is in C (``costmodel/_months.c``, loaded by :mod:`costmodel.compiled`): months
+    outer, draws inner, a block of a month's row taken through every term while it is in the
+    processor's cache and the array written once, where the numpy form passes over the whole
+    array for each operation and makes two calls a month for a growing term (the dearest part
+    of the payback's gap after the payback itself). Its numpy form, :func:`_fold_numpy`, runs
     with ``COSTMODEL_KERNELS=numpy`` or where the kernel was not built; the two give the same
     numbers bit for bit (the same operations in the same order). ``scratch`` is an ``(H, S)``
     buffer the numpy form may use (a new one when not given)."""
@@ -756,7 +759,8 @@ def gap(
     - (1-tau)*[extras*F_m + K*730*p_res*G_m + max(0, u - kink)*hours_at_full*p*G_m], with E_m,
     G_m, F_m the present value to month m of 1 USD a month growing as electricity, as the cloud
     price, and flat; financed, the first term is what the loan or lease has cost by month m,
-    what is still owed counted (:func:`_capital`). ``work`` lends the buffers (a fresh
+    what is still owed counted (:func:`_capital`). ``net0``, ``slope`` (and ``rent_u``) are
+    each one :func:`_fold` of those terms. ``work`` lends the buffers (a fresh
     :class:`Workspace` when not given). ``any_kink``: whether a reservation's kink is above 0
     in some draw of the whole sample, so that the form of a draw's gap does not depend on the
     draws evaluated with it (when not given, of these draws).
