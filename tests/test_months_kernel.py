@@ -5,7 +5,8 @@ The kernel must give the numpy form's numbers exactly (the same operations in th
 so every comparison is ``np.array_equal``: on random terms (outer products of month and draw
 factors, growing sums of fixed and drawn annual changes, whole arrays, added and subtracted,
 draw factors one value or one a draw, a single month), and on the payback's gap and the
-cumulative costs of random builds and rented sides (cash, loan, lease; on demand and reserved).
+cumulative costs of random builds and rented sides (cash, loan, lease; on demand, spot and
+reserved; each input fixed or drawn).
 """
 
 from __future__ import annotations
@@ -111,17 +112,44 @@ def test_kernel_equals_numpy_form(case):
     assert np.array_equal(got, want)
 
 
-def _drawn(rng, s: int, low: float, high: float, fixed: bool):
-    """A fixed input (a float) or one drawn per draw (an ``(S,)`` array)."""
-    return float(rng.uniform(low, high)) if fixed else rng.uniform(low, high, s)
+#: The ranges of the build's and the rented side's inputs that are fixed or drawn.
+_BUY = {
+    "gpu_price_usd": (800, 2000),
+    "platform_price_usd": (2000, 6000),
+    "setup_usd": (0, 1000),
+    "gpu_power_w": (200, 350),
+    "gpu_idle_w": (10, 50),
+    "platform_power_w": (100, 400),
+    "electricity_usd_per_kwh": (0.05, 0.4),
+    "electricity_annual_change": (-0.05, 0.1),
+    "pue": (1.0, 1.8),
+    "hosting_usd_per_kw_month": (0, 200),
+    "maintenance_rate": (0, 0.1),
+    "gpu_annual_failure_rate": (0, 0.1),
+    "admin_usd_per_month": (0, 300),
+    "resale_annual_decay": (0.1, 0.5),
+    "relative_throughput": (0.5, 1.5),
+    "scaling_efficiency": (0.8, 1.0),
+}
+_RENT = {
+    "price_usd_per_hour": (2, 15),
+    "price_annual_change": (-0.2, 0.05),
+    "spot_interruption_overhead": (0, 0.2),
+    "storage_usd_per_month": (0, 100),
+    "egress_usd_per_month": (0, 100),
+    "admin_usd_per_month": (0, 100),
+    "relative_throughput": (0.5, 2.0),
+    "scaling_efficiency": (0.8, 1.0),
+}
 
 
-def _sides(seed: int, s: int, financing: str, pricing: str, fixed: bool, idle: bool):
-    """A random build and rented side of ``s`` draws, inputs drawn or (``fixed``) fixed."""
+def _sides(seed: int, s: int, financing: str, pricing: str, fixed: float, idle: bool):
+    """A random build and rented side of ``s`` draws, each input fixed (a float) with
+    probability ``fixed``, else drawn (an ``(S,)`` array)."""
     rng = np.random.default_rng(seed)
 
     def x(low, high):
-        return _drawn(rng, s, low, high, fixed)
+        return float(rng.uniform(low, high)) if rng.random() < fixed else rng.uniform(low, high, s)
 
     paid = {
         "cash": FinancingDraws("cash", None, None, 0.0, None),
@@ -130,43 +158,22 @@ def _sides(seed: int, s: int, financing: str, pricing: str, fixed: bool, idle: b
     }[financing]
     b = BuyDraws(
         gpu_count=4,
-        gpu_price_usd=x(800, 2000),
-        platform_price_usd=x(2000, 6000),
-        setup_usd=x(0, 1000),
-        gpu_power_w=x(200, 350),
-        gpu_idle_w=x(10, 50),
-        platform_power_w=x(100, 400),
+        **{name: x(*bounds) for name, bounds in _BUY.items()},
         powered_when_idle=idle,
-        electricity_usd_per_kwh=x(0.05, 0.4),
-        electricity_annual_change=x(-0.05, 0.1),
-        pue=x(1.0, 1.8),
-        hosting_usd_per_kw_month=x(0, 200),
-        maintenance_rate=x(0, 0.1),
-        gpu_annual_failure_rate=x(0, 0.1),
-        admin_usd_per_month=x(0, 300),
-        resale_annual_decay=x(0.1, 0.5),
         depreciation="straight_line",
         depreciation_years=3,
-        relative_throughput=x(0.5, 1.5),
         tokens_per_s_per_gpu=None,
-        scaling_efficiency=x(0.8, 1.0),
         thermal_derate=1.0,
+        spare_gpus=int(rng.integers(0, 2)),
         financing=paid,
     )
     r = RentDraws(
         gpu_count=4,
         pricing=pricing,
-        price_usd_per_hour=x(2, 15),
-        on_demand_price_usd_per_hour=x(10, 25) if pricing != "on_demand" else None,
-        committed_instances=None,
-        price_annual_change=x(-0.2, 0.05),
-        spot_interruption_overhead=0.0,
-        storage_usd_per_month=x(0, 100),
-        egress_usd_per_month=x(0, 100),
-        admin_usd_per_month=x(0, 100),
-        relative_throughput=x(0.5, 2.0),
+        **{name: x(*bounds) for name, bounds in _RENT.items()},
+        on_demand_price_usd_per_hour=None if pricing in ("on_demand", "spot") else x(10, 25),
+        committed_instances=None if rng.random() < 0.5 else int(rng.integers(1, 3)),
         tokens_per_s_per_gpu=None,
-        scaling_efficiency=x(0.8, 1.0),
     )
     return b, r
 
@@ -177,8 +184,8 @@ def _sides(seed: int, s: int, financing: str, pricing: str, fixed: bool, idle: b
     draws=st.integers(1, 50),
     horizon=st.sampled_from([1, 2, 12, 36, 61]),
     financing=st.sampled_from(["cash", "loan", "lease"]),
-    pricing=st.sampled_from(["on_demand", "reserved_1y"]),
-    fixed=st.booleans(),
+    pricing=st.sampled_from(["on_demand", "spot", "reserved_1y", "reserved_3y"]),
+    fixed=st.sampled_from([0.0, 0.5, 1.0]),
     idle=st.booleans(),
 )
 def test_gap_and_cumulative_cost_are_the_same_with_either(
