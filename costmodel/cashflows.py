@@ -9,8 +9,10 @@ draw); results broadcast the same way. Both sides reduce to lines in utilisation
 
 The sums over months of a growing, discounted price are geometric series (:func:`growth_sum`), so
 the TCO needs no month axis; only the cumulative cost by month (payback, the cumulative chart)
-builds ``(S, H)`` arrays, one chunk of draws at a time. Sign rule: costs are positive; resale and
-tax shields reduce cost. Units: USD, months of 730 h, rates [1/year].
+builds month-major ``(H, S)`` arrays, one chunk of draws at a time, each a sum of month-by-draw
+terms that a compiled kernel adds up in one pass (:func:`_fold`; its numpy form gives the same
+numbers). Sign rule: costs are positive; resale and tax shields reduce cost. Units: USD, months
+of 730 h, rates [1/year].
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from pricing.vocabulary import RESERVATION_MONTHS
 
 from .api_price import blended_price
+from .compiled import kernel
 from .discounting import Value, discount_factors, growth_sum
 from .downtime import availability
 from .financing import FinancingDraws, lease_cost, loan_by_month, loan_cost
@@ -582,33 +585,108 @@ class Workspace:
         return buf[:size].reshape(shape)
 
 
-def _monthly_growth(
-    annual_change: Value,
-    rate: float,
-    horizon: int,
-    draws: int,
-    scale: Value = 1.0,
-    out: np.ndarray | None = None,
-) -> np.ndarray:
-    """``scale * growth_sum(g, r, m)`` for m = 1..H, month-major: ``(H,)`` when g and scale are
-    fixed, else ``(H, S)``; always ``(H, S)`` into ``out`` when it is given.
+class _Outer(NamedTuple):
+    """The term ``column[m] * row[s]`` of a month-major sum: an ``(H,)`` month factor times a
+    float or ``(S,)`` draw factor."""
 
-    For drawn g the sums follow the recurrence A_1 = c, A_m = c + x*A_{m-1} with
-    x = ((1 + g)/(1 + r))^(1/12) and c = scale*(1 + r)^(-1/12): two vector operations a month
-    instead of one exponential per draw and month (exact to a few ulps).
-    """
+    column: np.ndarray
+    row: Value
+
+
+class _Growth(NamedTuple):
+    """The term A_m (times ``times``, when given) with A_1 = ``first``, A_m = A_{m-1} * ``step``
+    + ``first``: a sum over months growing by ``step`` a month per draw (``(S,)``; ``first``
+    and ``times`` floats or ``(S,)``)."""
+
+    step: np.ndarray
+    first: Value
+    times: Value | None = None
+
+
+#: A term of :func:`_fold`: an outer product, a growing sum, or an ``(H, S)`` array as it is.
+_Term = _Outer | _Growth | np.ndarray
+
+
+def _growth(annual_change: Value, rate: float, horizon: int, scale: Value = 1.0) -> _Term:
+    """``scale * growth_sum(g, r, m)`` for m = 1..H as a term of :func:`_fold`: an outer
+    product of the closed-form sums and ``scale`` when g is fixed; for drawn g the recurrence
+    A_1 = c, A_m = c + x*A_{m-1} with x = ((1 + g)/(1 + r))^(1/12) and c = scale*(1 + r)^(-1/12)
+    (two operations a month instead of one exponential per draw and month; exact to a few
+    ulps)."""
     if np.ndim(annual_change) == 0:
-        sums = growth_sum(annual_change, rate, np.arange(1, horizon + 1))
-        if out is None:
-            return np.multiply.outer(sums, scale)
-        return np.multiply(sums[:, None], scale, out=out)
+        return _Outer(growth_sum(annual_change, rate, np.arange(1, horizon + 1)), scale)
     step = ((1.0 + np.asarray(annual_change)) / (1.0 + rate)) ** (1.0 / 12.0)
-    first = np.broadcast_to(np.asarray(scale) * (1.0 + rate) ** (-1.0 / 12.0), (draws,))
-    out = np.empty((horizon, draws)) if out is None else out
-    out[0] = first
-    for m in range(1, horizon):
-        np.multiply(out[m - 1], step, out=out[m])
-        out[m] += first
+    return _Growth(step, np.asarray(scale) * (1.0 + rate) ** (-1.0 / 12.0))
+
+
+def _fold(
+    out: np.ndarray, terms: list[tuple[int, _Term]], scratch: np.ndarray | None = None
+) -> np.ndarray:
+    """``out`` (a C-contiguous ``(H, S)`` array) = t_0 +- t_1 +- ..., each term with its sign
+    (+1 or -1; the first is +1), returned.
+
+    The loop is in C (``costmodel/_months.c``, loaded by :mod:`costmodel.compiled`): months
+    outer, draws inner, a block of a month's row taken through every term while it is in the
+    processor's cache and the array written once, where the numpy form passes over the whole
+    array for each operation and makes two calls a month for a growing term: the payback's
+    gap of 10,000 draws x 36 months in about 0.6 ms instead of 1.0, of 1M draws x 60 months
+    in 71 ms instead of 132 (2-core machine, 2026-12). Its numpy form, :func:`_fold_numpy`, runs
+    with ``COSTMODEL_KERNELS=numpy`` or where the kernel was not built; the two give the same
+    numbers bit for bit (the same operations in the same order). ``scratch`` is an ``(H, S)``
+    buffer the numpy form may use (a new one when not given)."""
+    months = kernel("months")
+    if months is None:
+        return _fold_numpy(out, terms, scratch)
+    h, s = out.shape
+    months.fold(out, h, s, [_packed(sign, term) for sign, term in terms])
+    return out
+
+
+def _row(x: Value) -> np.ndarray:
+    """A float or an array as a contiguous float64 vector (one value, or one a draw)."""
+    return np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+
+
+def _packed(sign: int, term: _Term) -> tuple:
+    """A term as ``costmodel._months.fold`` takes it: (kind, sign, buffers...)."""
+    if isinstance(term, _Outer):
+        return (0, sign, _row(term.column), _row(term.row))
+    if isinstance(term, _Growth):
+        if term.times is None:
+            return (2, sign, _row(term.step), _row(term.first))
+        return (3, sign, _row(term.step), _row(term.first), _row(term.times))
+    return (1, sign, np.ascontiguousarray(term, dtype=np.float64))
+
+
+def _fold_numpy(
+    out: np.ndarray, terms: list[tuple[int, _Term]], scratch: np.ndarray | None = None
+) -> np.ndarray:
+    """The numpy form of :func:`_fold`: each term over the whole array in turn, into ``out``
+    for the first and ``scratch`` for the others, then added or subtracted."""
+    for i, (sign, term) in enumerate(terms):
+        if isinstance(term, np.ndarray):
+            value = term
+        else:
+            if i and scratch is None:
+                scratch = np.empty_like(out)
+            value = out if i == 0 else scratch
+            if isinstance(term, _Outer):
+                np.multiply(term.column[:, None], term.row, out=value)
+            else:
+                first = np.broadcast_to(term.first, out.shape[1:])
+                value[0] = first
+                for m in range(1, out.shape[0]):
+                    np.multiply(value[m - 1], term.step, out=value[m])
+                    value[m] += first
+                if term.times is not None:
+                    value *= term.times
+        if i == 0:
+            if value is not out:
+                out[...] = value
+        elif sign > 0:
+            out += value
+        else:
+            out -= value
     return out
 
 
@@ -626,32 +704,6 @@ class Gap:
     kink: np.ndarray
     spare: np.ndarray
     work: Workspace
-
-
-def _full(x: np.ndarray, draws: int) -> np.ndarray:
-    """A month-major ``(H,)`` or ``(H, S)`` array as a read-only ``(H, S)`` view."""
-    return np.broadcast_to(x[:, None] if x.ndim == 1 else x, (x.shape[0], draws))
-
-
-def _rank_sum(
-    columns: list[np.ndarray],
-    rows: list[Value],
-    draws: int,
-    out: np.ndarray | None = None,
-    scratch: np.ndarray | None = None,
-) -> np.ndarray:
-    """``sum_i outer(columns[i], rows[i])``, month-major ``(H, S)``, for ``(H,)`` month factors
-    and float or ``(S,)`` draw factors, term by term in that order; ``scratch`` is an ``(H, S)``
-    buffer for the terms after the first (a new one when not given). (A BLAS matrix product
-    would do it in one call, but its threads spin on the other cores.)"""
-    out = np.empty((columns[0].size, draws)) if out is None else out
-    np.multiply(columns[0][:, None], rows[0], out=out)
-    if len(columns) > 1:
-        scratch = np.empty_like(out) if scratch is None else scratch
-        for column, row in zip(columns[1:], rows[1:], strict=True):
-            np.multiply(column[:, None], row, out=scratch)
-            out += scratch
-    return out
 
 
 def _months(terms: Terms, b: BuyDraws) -> tuple[np.ndarray, np.ndarray]:
@@ -708,7 +760,8 @@ def gap(
     - (1-tau)*[extras*F_m + K*730*p_res*G_m + max(0, u - kink)*hours_at_full*p*G_m], with E_m,
     G_m, F_m the present value to month m of 1 USD a month growing as electricity, as the cloud
     price, and flat; financed, the first term is what the loan or lease has cost by month m,
-    what is still owed counted (:func:`_capital`). ``work`` lends the buffers (a fresh
+    what is still owed counted (:func:`_capital`). ``net0``, ``slope`` (and ``rent_u``) are
+    each one :func:`_fold` of those terms. ``work`` lends the buffers (a fresh
     :class:`Workspace` when not given). ``any_kink``: whether a reservation's kink is above 0
     in some draw of the whole sample, so that the form of a draw's gap does not depend on the
     draws evaluated with it (when not given, of these draws).
@@ -721,42 +774,43 @@ def gap(
     capital = _capital(b, p, terms, kept)
     h, rate = terms.horizon, terms.discount_rate
     extras = r.storage_usd_per_month + r.egress_usd_per_month + r.admin_usd_per_month
-    energy = _monthly_growth(b.electricity_annual_change, rate, h, draws)
+    idle = (1.0 - tau) * p.kw_idle * p.energy_month
+    energy = _growth(b.electricity_annual_change, rate, h)
     reserved = r.pricing in RESERVATION_MONTHS
-    columns = [*capital.columns, flat]
-    rows: list[Value] = [*capital.rows, (1.0 - tau) * (p.fixed_month - extras)]
-    if energy.ndim == 1:
-        columns.append(energy)
-        rows.append((1.0 - tau) * p.kw_idle * p.energy_month)
+    net0_terms: list[tuple[int, _Term]] = [
+        (1, _Outer(column, row)) for column, row in zip(capital.columns, capital.rows, strict=True)
+    ]
+    net0_terms.append((1, _Outer(flat, (1.0 - tau) * (p.fixed_month - extras))))
+    if isinstance(energy, _Outer):
+        net0_terms.append((1, _Outer(energy.column, idle)))
+    if capital.extra is not None:
+        net0_terms.append((1, capital.extra))
+    if isinstance(energy, _Growth):
+        net0_terms.append((1, energy._replace(times=idle)))
+    if reserved:
+        net0_terms.append(
+            (-1, _growth(r.price_annual_change, rate, h, (1.0 - tau) * q.reserved_month))
+        )
     shape = (h, draws)
     spare = work.get("spare", shape)
-    net0 = _rank_sum(columns, rows, draws, out=work.get("net0", shape), scratch=spare)
-    if capital.extra is not None:
-        net0 += capital.extra
-    if energy.ndim == 2:
-        net0 += energy * ((1.0 - tau) * p.kw_idle * p.energy_month)
-    if reserved:
-        owed = (1.0 - tau) * q.reserved_month
-        net0 -= _monthly_growth(r.price_annual_change, rate, h, draws, owed, spare)
-    # the slope per u: buying's power, less (without a kink) the cloud's hours, in place
-    slope = work.get("slope", shape)
-    _monthly_growth(
-        b.electricity_annual_change, rate, h, draws,
-        (1.0 - tau) * p.kw_per_u * p.energy_month, slope,
-    )  # fmt: skip
+    net0 = _fold(work.get("net0", shape), net0_terms, spare)
+    # the slope per u: buying's power, less (without a kink) the cloud's hours
+    power = _growth(b.electricity_annual_change, rate, h, (1.0 - tau) * p.kw_per_u * p.energy_month)
     kink = np.broadcast_to(np.asarray(q.kink, dtype=float), (draws,))
     kinked = reserved and (bool(np.any(kink > 0)) if any_kink is None else any_kink)
-    rent = _monthly_growth(
-        r.price_annual_change, rate, h, draws,
-        (1.0 - tau) * q.hours_at_full * q.price, work.get("rent", shape) if kinked else spare,
-    )  # fmt: skip
-    if not kinked:
-        slope -= rent
+    hours = _growth(r.price_annual_change, rate, h, (1.0 - tau) * q.hours_at_full * q.price)
+    slope = work.get("slope", shape)
+    rent = None
+    if kinked:
+        _fold(slope, [(1, power)], spare)
+        rent = _fold(work.get("rent", shape), [(1, hours)], spare)
+    else:
+        _fold(slope, [(1, power), (-1, hours)], spare)
     return Gap(
         capex=np.broadcast_to(np.asarray(capital.start, dtype=float), (draws,)),
         net0=net0,
         slope=slope,
-        rent_u=rent if kinked else None,
+        rent_u=rent,
         kink=kink,
         spare=spare,
         work=work,
@@ -781,15 +835,18 @@ def cumulative_cost(
     flat, kept = _months(terms, b)
     capital = _capital(b, p, terms, kept)
     power = (1.0 - tau) * (p.kw_idle + u * p.kw_per_u) * p.energy_month
-    energy = _monthly_growth(b.electricity_annual_change, rate, h, draws, power)
     buy = np.empty((h + 1, draws))
     buy[0] = capital.start
-    _rank_sum(
-        [*capital.columns, flat], [*capital.rows, (1.0 - tau) * p.fixed_month], draws, out=buy[1:]
-    )
+    parts: list[tuple[int, _Term]] = [
+        (1, _Outer(column, row))
+        for column, row in zip(
+            [*capital.columns, flat], [*capital.rows, (1.0 - tau) * p.fixed_month], strict=True
+        )
+    ]
     if capital.extra is not None:
-        buy[1:] += capital.extra
-    buy[1:] += _full(energy, draws)
+        parts.append((1, capital.extra))
+    parts.append((1, _growth(b.electricity_annual_change, rate, h, power)))
+    _fold(buy[1:], parts)
     return buy, rented_cumulative(r, own_throughput, instance_throughput, terms, draws, u)
 
 
@@ -814,6 +871,6 @@ def rented_cumulative(
     )
     rent = np.empty((h + 1, draws))
     rent[0] = 0.0
-    _rank_sum([flat], [(1.0 - tau) * extras], draws, out=rent[1:])
-    rent[1:] += _full(_monthly_growth(r.price_annual_change, rate, h, draws, grow), draws)
+    extra = _Outer(flat, (1.0 - tau) * extras)
+    _fold(rent[1:], [(1, extra), (1, _growth(r.price_annual_change, rate, h, grow))])
     return rent
