@@ -82,7 +82,14 @@ def percentiles(values: np.ndarray) -> dict[str, Any]:
     sorting, at about half the cost. A percentile that touches +inf (or NaN) is NaN.
 
     ``values`` of shape ``(n,)`` gives floats; ``(K, n)`` gives ``(K,)`` arrays, row by row
-    (the same numbers, one numpy call per step for all rows)."""
+    (the same numbers, one numpy call per step for all rows).
+
+    The selection stays in numpy: on x86 with AVX2 or AVX-512 its partition is vectorised
+    (x86-simd-sort), about 9 us for 10,000 values. An exact selection in portable C (brackets
+    from a strided sample, counting passes, a selection among the values inside them) took
+    about twice as long per row at 10,000 and at a million draws (issue 32): copying out the
+    bracketed values and selecting among them one value at a time costs more than numpy's
+    vectorised passes."""
     order = _partitioned(values)
     if values.ndim == 1:
         return {name: _between(values, *o) for name, o in zip(_NAMES, order, strict=True)}
